@@ -1,0 +1,4 @@
+export * from './types';
+export * from './overlay';
+export * from './log';
+export * from './session';

@@ -1,0 +1,324 @@
+/**
+ * Session = append-only log + overlays. The log is never edited; overlays are
+ * typed records that can be added and removed. `resolveMessage` gives what the
+ * model sees of one message; per-message revisions let renderers cache their
+ * output so per-turn work grows with what changed, not with the history.
+ */
+import { makeMessage } from './log';
+import { authorRank, isStrategyAuthor, type Author, type NewOverlay, type Overlay, type SummaryOverlay } from './overlay';
+import type {
+  CallRecord,
+  ContentBlockParam,
+  LogBlock,
+  LogMessage,
+  MessageMeta,
+  Role,
+  TextBlockParam,
+  ToolDefinition,
+} from './types';
+
+export type BlockState = 'verbatim' | 'trimmed' | 'summarized' | 'pruned' | 'pinned';
+
+export interface ResolvedBlock {
+  readonly block: LogBlock;
+  readonly state: BlockState;
+  /** What the model sees of this block; undefined when the block is not sent. */
+  readonly sent?: ContentBlockParam;
+  /** The overlay that decided the state (the "why"). */
+  readonly overlay?: Overlay;
+}
+
+export interface ResolvedMessage {
+  readonly message: LogMessage;
+  readonly position: number;
+  readonly revision: number;
+  readonly blocks: readonly ResolvedBlock[];
+  /** Set on the first message of an active summary range: the summary is sent in its place. */
+  readonly summaryStart?: SummaryOverlay;
+}
+
+export interface SessionInit {
+  system?: string | TextBlockParam[];
+  tools?: ToolDefinition[];
+  model?: string;
+}
+
+export type SessionEvent =
+  | { type: 'message'; message: LogMessage }
+  | { type: 'overlay-added'; overlay: Overlay }
+  | { type: 'overlay-removed'; overlay: Overlay; by: Author };
+
+let counter = 0;
+/** Unique id for records made in this process (journal dedupe relies on uniqueness). */
+export function newId(prefix: string): string {
+  counter = (counter + 1) % 0x7fffffff;
+  return `${prefix}_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}${counter.toString(36)}`;
+}
+
+export class Session {
+  system?: string | TextBlockParam[];
+  tools?: ToolDefinition[];
+  model?: string;
+  readonly messages: LogMessage[] = [];
+  readonly calls: CallRecord[] = [];
+
+  private readonly positions = new Map<string, number>();
+  private readonly blocks = new Map<string, LogBlock>();
+  private readonly toolNames = new Map<string, string>();
+  private readonly toolUseBlock = new Map<string, string>();
+  private readonly toolResultBlock = new Map<string, string>();
+  private readonly overlays = new Map<string, Overlay>();
+  private readonly byBlock = new Map<string, Set<string>>();
+  private readonly messagePrunes = new Map<string, Set<string>>();
+  private summaries: SummaryOverlay[] = [];
+  private readonly revisions = new Map<string, number>();
+  /** Blocks the user restored: strategies leave them alone from then on. */
+  private readonly userRestored = new Set<string>();
+  private readonly listeners = new Set<(e: SessionEvent) => void>();
+
+  constructor(init: SessionInit = {}) {
+    this.system = init.system;
+    this.tools = init.tools;
+    this.model = init.model;
+  }
+
+  on(listener: (e: SessionEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private emit(e: SessionEvent): void {
+    for (const l of this.listeners) l(e);
+  }
+
+  /** Append new content to the log. */
+  append(role: Role, content: string | readonly ContentBlockParam[], meta: MessageMeta = {}, id?: string): LogMessage {
+    const m = makeMessage(id ?? newId('m'), this.messages.length, role, content, meta, this.toolNames);
+    return this.appendMessage(m);
+  }
+
+  /** Append an already-built message (importers, journal resume). Duplicate ids are ignored. */
+  appendMessage(m: LogMessage): LogMessage {
+    const existing = this.positions.get(m.id);
+    if (existing !== undefined) return this.messages[existing];
+    const msg = m.seq === this.messages.length ? m : makeMessage(m.id, this.messages.length, m.role, m.blocks.map((b) => b.param), m.meta, this.toolNames);
+    this.positions.set(msg.id, this.messages.length);
+    this.messages.push(msg);
+    for (const b of msg.blocks) {
+      this.blocks.set(b.id, b);
+      if (b.kind === 'tool_use' && b.toolUseId) {
+        this.toolUseBlock.set(b.toolUseId, b.id);
+        if (b.toolName) this.toolNames.set(b.toolUseId, b.toolName);
+      }
+      if (b.kind === 'tool_result' && b.toolUseId) this.toolResultBlock.set(b.toolUseId, b.id);
+    }
+    this.emit({ type: 'message', message: msg });
+    return msg;
+  }
+
+  recordCall(call: Omit<CallRecord, 'index'>): CallRecord {
+    const rec: CallRecord = { ...call, index: this.calls.length };
+    this.calls.push(rec);
+    return rec;
+  }
+
+  position(messageId: string): number | undefined {
+    return this.positions.get(messageId);
+  }
+  block(blockId: string): LogBlock | undefined {
+    return this.blocks.get(blockId);
+  }
+  messageOf(blockId: string): LogMessage | undefined {
+    const b = this.blocks.get(blockId);
+    return b ? this.messages[this.positions.get(b.messageId) ?? -1] : undefined;
+  }
+  toolName(toolUseId: string): string | undefined {
+    return this.toolNames.get(toolUseId);
+  }
+  toolUseBlockId(toolUseId: string): string | undefined {
+    return this.toolUseBlock.get(toolUseId);
+  }
+  toolResultBlockId(toolUseId: string): string | undefined {
+    return this.toolResultBlock.get(toolUseId);
+  }
+  revision(messageId: string): number {
+    return this.revisions.get(messageId) ?? 0;
+  }
+  isUserRestored(blockId: string): boolean {
+    return this.userRestored.has(blockId);
+  }
+
+  allOverlays(): Overlay[] {
+    return [...this.overlays.values()];
+  }
+  overlay(id: string): Overlay | undefined {
+    return this.overlays.get(id);
+  }
+  overlaysOnBlock(blockId: string): Overlay[] {
+    const ids = this.byBlock.get(blockId);
+    const out: Overlay[] = ids ? [...ids].map((i) => this.overlays.get(i)!).filter(Boolean) : [];
+    const b = this.blocks.get(blockId);
+    if (b) {
+      for (const i of this.messagePrunes.get(b.messageId) ?? []) out.push(this.overlays.get(i)!);
+      const pos = this.positions.get(b.messageId)!;
+      for (const s of this.summaries) if (this.inRange(s, pos)) out.push(s);
+    }
+    return out;
+  }
+  isPinned(blockId: string): boolean {
+    for (const i of this.byBlock.get(blockId) ?? []) if (this.overlays.get(i)?.kind === 'pin') return true;
+    return false;
+  }
+
+  private bump(messageId: string): void {
+    this.revisions.set(messageId, (this.revisions.get(messageId) ?? 0) + 1);
+  }
+
+  private range(s: SummaryOverlay): [number, number] {
+    return [this.positions.get(s.fromMessageId) ?? -1, this.positions.get(s.toMessageId) ?? -2];
+  }
+  private inRange(s: SummaryOverlay, pos: number): boolean {
+    const [a, b] = this.range(s);
+    return pos >= a && pos <= b;
+  }
+
+  /** Add an overlay. A user trim on a pinned block removes the pin (explicit intent wins). */
+  addOverlay(input: NewOverlay): Overlay {
+    const o = { ...input, id: input.id ?? newId('ov') } as Overlay;
+    if (this.overlays.has(o.id)) return this.overlays.get(o.id)!;
+    if (o.kind === 'summary') {
+      const [a, b] = this.range(o);
+      if (a < 0 || b < a) throw new Error(`summary overlay ${o.id}: unknown or reversed message range`);
+    } else if (o.kind === 'prune' && !o.blockId) {
+      if (!this.positions.has(o.messageId)) throw new Error(`prune overlay ${o.id}: unknown message ${o.messageId}`);
+    } else if (!this.blocks.has(o.blockId!)) {
+      throw new Error(`${o.kind} overlay ${o.id}: unknown block ${o.blockId}`);
+    }
+    if ((o.kind === 'trim' || o.kind === 'prune') && o.blockId && o.author !== 'user' && this.isPinned(o.blockId)) {
+      throw new Error(`${o.kind} overlay ${o.id}: block ${o.blockId} is pinned by the user`);
+    }
+    if (o.kind === 'trim' && o.author === 'user') {
+      for (const p of this.overlaysOnBlock(o.blockId)) if (p.kind === 'pin') this.removeOverlay(p.id, 'user');
+    }
+    if ((o.kind === 'trim' || o.kind === 'pin') && o.author === 'user') this.userRestored.delete(o.blockId);
+    this.overlays.set(o.id, o);
+    if (o.kind === 'summary') {
+      this.summaries.push(o);
+      this.summaries.sort((x, y) => this.range(x)[0] - this.range(y)[0]);
+      const [a, b] = this.range(o);
+      for (let p = a; p <= b; p++) this.bump(this.messages[p].id);
+    } else if (o.kind === 'prune' && !o.blockId) {
+      let set = this.messagePrunes.get(o.messageId);
+      if (!set) this.messagePrunes.set(o.messageId, (set = new Set()));
+      set.add(o.id);
+      this.bump(o.messageId);
+    } else {
+      const bid = o.blockId!;
+      let set = this.byBlock.get(bid);
+      if (!set) this.byBlock.set(bid, (set = new Set()));
+      set.add(o.id);
+      this.bump(this.blocks.get(bid)!.messageId);
+      // A pin changes which summaries are active: their ranges must re-render.
+      if (o.kind === 'pin') this.bumpSummariesCovering(this.blocks.get(bid)!.messageId);
+    }
+    this.emit({ type: 'overlay-added', overlay: o });
+    return o;
+  }
+
+  private bumpSummariesCovering(messageId: string): void {
+    const pos = this.positions.get(messageId)!;
+    for (const s of this.summaries) {
+      if (!this.inRange(s, pos)) continue;
+      const [a, b] = this.range(s);
+      for (let p = a; p <= b; p++) this.bump(this.messages[p].id);
+    }
+  }
+
+  /** Remove one overlay; the covered content is back to its original bytes. */
+  removeOverlay(id: string, by: Author = 'user'): Overlay | undefined {
+    const o = this.overlays.get(id);
+    if (!o) return undefined;
+    this.overlays.delete(id);
+    if (o.kind === 'summary') {
+      this.summaries = this.summaries.filter((s) => s.id !== id);
+      const [a, b] = this.range(o);
+      for (let p = a; p <= b; p++) this.bump(this.messages[p].id);
+    } else if (o.kind === 'prune' && !o.blockId) {
+      this.messagePrunes.get(o.messageId)?.delete(id);
+      this.bump(o.messageId);
+    } else {
+      this.byBlock.get(o.blockId!)?.delete(id);
+      const mid = this.blocks.get(o.blockId!)!.messageId;
+      this.bump(mid);
+      if (o.kind === 'pin') this.bumpSummariesCovering(mid);
+    }
+    this.emit({ type: 'overlay-removed', overlay: o, by });
+    return o;
+  }
+
+  /**
+   * Restore a block: remove every trim, prune and summary covering it (pins stay).
+   * When the user restores, strategies stop touching the block.
+   */
+  restore(blockId: string, by: Author = 'user'): Overlay[] {
+    const removed: Overlay[] = [];
+    for (const o of this.overlaysOnBlock(blockId)) {
+      if (o.kind === 'pin') continue;
+      if (this.removeOverlay(o.id, by)) removed.push(o);
+    }
+    if (by === 'user') this.userRestored.add(blockId);
+    return removed;
+  }
+
+  /** The active summary covering a position, if any (a summary over a pinned block is inactive: pins win). */
+  activeSummaryAt(pos: number): SummaryOverlay | undefined {
+    for (const s of this.summaries) {
+      if (!this.inRange(s, pos)) continue;
+      if (isStrategyAuthor(s.author) || s.author === 'agent') {
+        const [a, b] = this.range(s);
+        let pinned = false;
+        for (let p = a; p <= b && !pinned; p++) pinned = this.messages[p].blocks.some((x) => this.isPinned(x.id));
+        if (pinned) continue;
+      }
+      return s;
+    }
+    return undefined;
+  }
+
+  /** What the model sees of the message at `pos`. */
+  resolveMessage(pos: number): ResolvedMessage {
+    const message = this.messages[pos];
+    const summary = this.activeSummaryAt(pos);
+    const summaryStart = summary && this.range(summary)[0] === pos ? summary : undefined;
+    const prunes = [...(this.messagePrunes.get(message.id) ?? [])].map((i) => this.overlays.get(i)!);
+    const blocks = message.blocks.map((block) => this.resolveBlock(block, summary, prunes));
+    return { message, position: pos, revision: this.revision(message.id), blocks, summaryStart };
+  }
+
+  private resolveBlock(block: LogBlock, summary: SummaryOverlay | undefined, messagePrunes: Overlay[]): ResolvedBlock {
+    const own = [...(this.byBlock.get(block.id) ?? [])].map((i) => this.overlays.get(i)!);
+    const pin = own.find((o) => o.kind === 'pin');
+    const best = (list: Overlay[]): Overlay | undefined =>
+      list
+        .filter((o) => !pin || o.author === 'user')
+        .sort((x, y) => authorRank(y.author) - authorRank(x.author) || y.callIndex - x.callIndex)[0];
+    if (summary) return { block, state: 'summarized', overlay: summary };
+    const prune = best([...messagePrunes, ...own.filter((o) => o.kind === 'prune')]);
+    if (prune) return { block, state: 'pruned', overlay: prune };
+    const trim = best(own.filter((o) => o.kind === 'trim'));
+    if (trim && trim.kind === 'trim') return { block, state: 'trimmed', sent: applyTrim(block.param, trim.text), overlay: trim };
+    if (pin) return { block, state: 'pinned', sent: block.param, overlay: pin };
+    return { block, state: 'verbatim', sent: block.param };
+  }
+}
+
+/** The block as sent under a trim: tool results keep id and is_error; text keeps its type. */
+export function applyTrim(param: ContentBlockParam, text: string): ContentBlockParam {
+  if (param.type === 'tool_result') {
+    const out: ContentBlockParam = { type: 'tool_result', tool_use_id: param.tool_use_id, content: text };
+    if (param.is_error !== undefined) out.is_error = param.is_error;
+    return out;
+  }
+  if (param.type === 'tool_use') return { type: 'tool_use', id: param.id, name: param.name, input: { trimmed: text } };
+  return { type: 'text', text };
+}
