@@ -1,0 +1,166 @@
+/**
+ * Incremental structure over the session log: which messages start a user turn,
+ * which form tool rounds, and how many tokens each message sends under its current
+ * overlays. Everything extends lazily with new messages and re-computes only the
+ * messages whose revision changed, so per-call work grows with what is new.
+ */
+import type { Session } from '../session/session';
+import type { LogMessage } from '../session/types';
+import type { TokenAccountant } from '../tokens/types';
+
+/** Tokens of the role/turn framing per message (measured order of magnitude; small next to content). */
+const MESSAGE_OVERHEAD_TOKENS = 4;
+
+export interface ToolRound {
+  /** Position of the assistant message with the tool_use blocks. */
+  readonly assistantPos: number;
+  /** Position of the user message with the results (-1 until it arrives). */
+  resultPos: number;
+  readonly toolUseIds: readonly string[];
+}
+
+/** A user message that carries a prompt (text) and no tool results starts a turn. */
+export function isPrompt(m: LogMessage): boolean {
+  if (m.role !== 'user') return false;
+  if (m.meta.compactBoundary) return true;
+  let text = false;
+  for (const b of m.blocks) {
+    if (b.kind === 'tool_result') return false;
+    if (b.kind === 'text' || b.kind === 'image' || b.kind === 'document') text = true;
+  }
+  return text && !m.meta.unansweredToolUses;
+}
+
+/** Fenwick tree over message token counts: O(log n) point update and prefix sum. */
+class Fenwick {
+  private tree: number[] = [0];
+  get size(): number {
+    return this.tree.length - 1;
+  }
+  push(v: number): void {
+    const i = this.tree.length;
+    this.tree.push(0);
+    // Node i covers (i - lowbit(i), i]: seed it with the sum of that range.
+    const lo = i - (i & -i);
+    this.tree[i] = this.prefix(i - 1) - this.prefix(lo) + v;
+  }
+  add(pos: number, delta: number): void {
+    for (let i = pos + 1; i < this.tree.length; i += i & -i) this.tree[i] += delta;
+  }
+  /** Sum of positions [0, n). */
+  prefix(n: number): number {
+    let s = 0;
+    for (let i = Math.min(n, this.size); i > 0; i -= i & -i) s += this.tree[i];
+    return s;
+  }
+}
+
+export class MessageIndex {
+  readonly prompts: number[] = [];
+  readonly rounds: ToolRound[] = [];
+  private readonly roundByToolUse = new Map<string, ToolRound>();
+  private readonly tokens = new Fenwick();
+  private readonly counted: number[] = [];
+  private readonly countedRev: number[] = [];
+  private readonly dirty = new Set<number>();
+  private seen = 0;
+
+  constructor(
+    private readonly session: Session,
+    private readonly accountant: TokenAccountant,
+  ) {
+    session.on((e) => {
+      if (e.type !== 'overlay-added' && e.type !== 'overlay-removed') return;
+      const o = e.overlay;
+      if (o.kind === 'summary') {
+        const a = session.position(o.fromMessageId) ?? 0;
+        const b = session.position(o.toMessageId) ?? -1;
+        for (let p = a; p <= b; p++) this.dirty.add(p);
+      } else if (o.kind === 'prune' && !o.blockId) {
+        this.markDirty(session.position(o.messageId));
+      } else if (o.blockId) {
+        const m = session.messageOf(o.blockId);
+        this.markDirty(m ? session.position(m.id) : undefined);
+        // A pin may re-activate or deactivate summaries over its message.
+        if (o.kind === 'pin' && m) for (const s of session.allOverlays()) if (s.kind === 'summary') this.markSummary(s.fromMessageId, s.toMessageId);
+      }
+    });
+  }
+
+  private markDirty(pos: number | undefined): void {
+    if (pos !== undefined && pos < this.seen) this.dirty.add(pos);
+  }
+  private markSummary(from: string, to: string): void {
+    const a = this.session.position(from) ?? 0;
+    const b = this.session.position(to) ?? -1;
+    for (let p = a; p <= b; p++) this.markDirty(p);
+  }
+
+  /** Take in messages appended since the last call. */
+  update(): void {
+    const msgs = this.session.messages;
+    for (let pos = this.seen; pos < msgs.length; pos++) {
+      const m = msgs[pos];
+      if (isPrompt(m)) this.prompts.push(pos);
+      const uses = m.blocks.filter((b) => b.kind === 'tool_use' && b.toolUseId).map((b) => b.toolUseId!);
+      if (m.role === 'assistant' && uses.length) {
+        const r: ToolRound = { assistantPos: pos, resultPos: -1, toolUseIds: uses };
+        this.rounds.push(r);
+        for (const id of uses) this.roundByToolUse.set(id, r);
+      }
+      for (const b of m.blocks) {
+        if (b.kind !== 'tool_result' || !b.toolUseId) continue;
+        const r = this.roundByToolUse.get(b.toolUseId);
+        if (r && r.resultPos < 0) r.resultPos = pos;
+      }
+      const t = this.compute(pos);
+      this.counted.push(t);
+      this.countedRev.push(this.session.revision(m.id));
+      this.tokens.push(t);
+    }
+    this.seen = msgs.length;
+    for (const pos of this.dirty) this.recount(pos);
+    this.dirty.clear();
+  }
+
+  roundOf(toolUseId: string): ToolRound | undefined {
+    return this.roundByToolUse.get(toolUseId);
+  }
+
+  private recount(pos: number): void {
+    const rev = this.session.revision(this.session.messages[pos].id);
+    if (this.countedRev[pos] === rev) return;
+    const t = this.compute(pos);
+    this.tokens.add(pos, t - this.counted[pos]);
+    this.counted[pos] = t;
+    this.countedRev[pos] = rev;
+  }
+
+  private compute(pos: number): number {
+    const r = this.session.resolveMessage(pos);
+    let t = 0;
+    let any = false;
+    if (r.summaryStart) {
+      t += this.accountant.text(r.summaryStart.text).tokens;
+      any = true;
+    }
+    for (const b of r.blocks) {
+      if (!b.sent) continue;
+      t += this.accountant.block(b.sent).tokens;
+      any = true;
+    }
+    return any ? t + MESSAGE_OVERHEAD_TOKENS : 0;
+  }
+
+  /** Tokens message `pos` sends under its current overlays. */
+  messageTokens(pos: number): number {
+    if (this.dirty.has(pos)) this.update();
+    return this.counted[pos] ?? 0;
+  }
+
+  /** Tokens of messages [from, to) as currently sent. */
+  rangeTokens(from: number, to: number): number {
+    if (this.dirty.size) this.update();
+    return this.tokens.prefix(to) - this.tokens.prefix(from);
+  }
+}

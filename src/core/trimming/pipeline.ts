@@ -1,0 +1,86 @@
+/**
+ * The trimming pipeline: strategies in order, each proposing overlays; the
+ * cache-aware applier decides what is applied now. Pins and the user's own
+ * overlays win because strategies skip pinned/restored blocks and the session
+ * refuses strategy overlays on pinned blocks.
+ */
+import type { Session } from '../session/session';
+import type { TokenAccountant } from '../tokens/types';
+import { CacheAwareApplier, type CacheAwareOptions, type CacheState } from './cache-aware';
+import type { DecisionLog } from './decisions';
+import type { MessageIndex } from './message-index';
+import type { Proposal, Strategy, StrategyContext } from './types';
+
+export interface PipelineRunInput {
+  session: Session;
+  index: MessageIndex;
+  tokens: TokenAccountant;
+  decisions: DecisionLog;
+  callIndex: number;
+  epochStart: number;
+  upTo: number;
+  contextWindow: number;
+  now: number;
+  cache: CacheState;
+}
+
+export interface PipelineRunResult {
+  applied: number;
+  pending: number;
+  pendingSavings: number;
+  /** Strategies whose trigger held this call. */
+  ran: string[];
+}
+
+export class Pipeline {
+  readonly applier: CacheAwareApplier;
+
+  constructor(
+    readonly strategies: readonly Strategy[],
+    cacheAware?: CacheAwareOptions,
+  ) {
+    this.applier = new CacheAwareApplier(cacheAware);
+  }
+
+  get names(): string[] {
+    return this.strategies.map((s) => s.name);
+  }
+
+  run(input: PipelineRunInput): PipelineRunResult {
+    const { index } = input;
+    index.update();
+    const ran: string[] = [];
+    let applied = 0;
+    for (const s of this.strategies) {
+      const ctx = this.context(input);
+      if (s.trigger.kind === 'above') {
+        const used = ctx.viewTokens() / input.contextWindow;
+        if (used < s.trigger.fraction) continue;
+      }
+      s.run(ctx);
+      ran.push(s.name);
+      // Apply after each strategy so the next one sees the result (prune first, then window…).
+      applied += this.applier.flush({ ...input });
+      index.update();
+    }
+    return { applied, pending: this.applier.pendingCount(), pendingSavings: this.applier.pendingSavings(), ran };
+  }
+
+  private context(input: PipelineRunInput): StrategyContext {
+    const { index, epochStart, upTo } = input;
+    const applier = this.applier;
+    return {
+      session: input.session,
+      index,
+      tokens: input.tokens,
+      callIndex: input.callIndex,
+      epochStart,
+      upTo,
+      contextWindow: input.contextWindow,
+      viewTokens: () => index.rangeTokens(epochStart, upTo),
+      messageTokens: (pos) => index.messageTokens(pos),
+      isPending: (id) => applier.isPending(id),
+      propose: (p: Proposal) => applier.add(p),
+    };
+  }
+}

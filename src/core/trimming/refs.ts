@@ -1,0 +1,62 @@
+/**
+ * Reference ids: the identifiers in a tool result that a later step may need
+ * (file paths, hashes, ids). Summaries keep them so trimming loses as little as possible.
+ */
+
+export interface RefPattern {
+  readonly name: string;
+  readonly re: RegExp;
+}
+
+/** Default patterns, most specific first. Each regex must be global. */
+export const DEFAULT_REF_PATTERNS: readonly RefPattern[] = [
+  { name: 'ref_id', re: /\bref_id:\s*([\w.:/-]+)/g },
+  { name: 'url', re: /\bhttps?:\/\/[^\s"'<>)\]]+/g },
+  { name: 'uuid', re: /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi },
+  { name: 'api-id', re: /\b(?:toolu|msg|req|call|run|ref)_[A-Za-z0-9]{6,}\b/g },
+  // Paths: something/with/slashes or a Windows path, ending in a name; or a bare file name with an extension.
+  { name: 'path', re: /(?:[A-Za-z]:)?(?:[~.]{0,2}[\\/])?(?:[\w.@+-]+[\\/])+[\w.@+-]+/g },
+  { name: 'file', re: /\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|json|md|py|rs|go|java|kt|c|h|cpp|hpp|cs|rb|php|sh|ps1|yml|yaml|toml|ini|cfg|txt|html|css|scss|sql|xml|lock|log|csv|vue|svelte)\b/g },
+  { name: 'hash', re: /\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}\b/g },
+];
+
+/** Paths that are only noise (`a/b` fractions, dates). */
+const MIN_PATH_LENGTH = 4;
+
+/** Extract reference ids in first-seen order, deduplicated, at most `limit`. */
+export function extractRefs(text: string, patterns: readonly RefPattern[] = DEFAULT_REF_PATTERNS, limit = Infinity): string[] {
+  const seen = new Set<string>();
+  // Characters already inside a match of a more specific pattern (a URL's path is not a second ref).
+  const covered = new Uint8Array(text.length);
+  const out: { ref: string; at: number }[] = [];
+  for (const p of patterns) {
+    p.re.lastIndex = 0;
+    for (const m of text.matchAll(p.re)) {
+      const at = m.index ?? 0;
+      const end = at + m[0].length;
+      if (covered[at] || covered[end - 1]) continue;
+      covered.fill(1, at, end);
+      const ref = (m[1] ?? m[0]).replace(/[.,:;]+$/, '');
+      if (ref.length < MIN_PATH_LENGTH || seen.has(ref)) continue;
+      if (p.name === 'path' && /^\d+([\\/]\d+)+$/.test(ref)) continue;
+      seen.add(ref);
+      out.push({ ref, at });
+    }
+  }
+  out.sort((a, b) => a.at - b.at);
+  return out.slice(0, limit).map((x) => x.ref);
+}
+
+/** Compile user-configured patterns (strings) into global regexes; invalid ones are reported. */
+export function compilePatterns(sources: readonly string[]): { patterns: RefPattern[]; errors: string[] } {
+  const patterns: RefPattern[] = [];
+  const errors: string[] = [];
+  for (const src of sources) {
+    try {
+      patterns.push({ name: `custom:${src}`, re: new RegExp(src, 'g') });
+    } catch (e) {
+      errors.push(`invalid reference pattern ${JSON.stringify(src)}: ${(e as Error).message}`);
+    }
+  }
+  return { patterns, errors };
+}

@@ -1,0 +1,77 @@
+/**
+ * Strategy specs → pipelines. A spec is `none`, `default`, or a comma list of
+ * strategy names; options come from a config object (the CLI's --config file,
+ * the extension's settings).
+ */
+import { AtomicWindow, WINDOW_DEFAULTS, WINDOW_DOC, type WindowOptions } from './atomic-window';
+import { CACHE_AWARE_DEFAULTS, type CacheAwareOptions } from './cache-aware';
+import { Pipeline } from './pipeline';
+import { SUMMARIZE_DEFAULTS, SUMMARIZE_DOC, SummarizeToolResults, type SummarizeOptions } from './summarize-tool-results';
+import { SUPERSEDE_DEFAULTS, SUPERSEDE_DOC, SupersedeStaleReads, type SupersedeOptions } from './supersede-stale-reads';
+import { TOOL_PRUNING_DOC, ToolPruning } from './tool-pruning';
+import type { Strategy, StrategyDoc, Trigger } from './types';
+
+export interface PipelineConfig {
+  /** Per-strategy options, by strategy name. `trigger` may be a number (fraction of the window) or "always". */
+  strategies?: Record<string, Record<string, unknown>>;
+  cacheAware?: Partial<CacheAwareOptions>;
+}
+
+type Factory = (opts: Record<string, unknown>) => Strategy;
+
+function merged<T extends object>(defaults: T, opts: Record<string, unknown>, name: string): T {
+  const out: Record<string, unknown> = { ...(defaults as Record<string, unknown>) };
+  for (const [k, v] of Object.entries(opts)) {
+    if (k === 'trigger') {
+      out.trigger = parseTrigger(v, name);
+      continue;
+    }
+    if (!(k in defaults)) throw new Error(`${name}: unknown option "${k}" (known: ${Object.keys(defaults).filter((x) => x !== 'trigger').join(', ') || 'none'})`);
+    const want = Array.isArray((defaults as Record<string, unknown>)[k]) ? 'array' : typeof (defaults as Record<string, unknown>)[k];
+    const got = Array.isArray(v) ? 'array' : typeof v;
+    if (want !== got) throw new Error(`${name}: option "${k}" must be a ${want}, got ${got}`);
+    out[k] = v;
+  }
+  return out as T;
+}
+
+function parseTrigger(v: unknown, name: string): Trigger {
+  if (v === 'always' || v === undefined) return { kind: 'always' };
+  if (typeof v === 'number' && v > 0 && v <= 1) return { kind: 'above', fraction: v };
+  throw new Error(`${name}: trigger must be "always" or a fraction of the context window in (0, 1]`);
+}
+
+const FACTORIES: Record<string, Factory> = {
+  'summarize-tool-results': (o) => new SummarizeToolResults(merged<SummarizeOptions>(SUMMARIZE_DEFAULTS, o, 'summarize-tool-results')),
+  'supersede-stale-reads': (o) => new SupersedeStaleReads(merged<SupersedeOptions>(SUPERSEDE_DEFAULTS, o, 'supersede-stale-reads')),
+  'tool-pruning': (o) => new ToolPruning(merged({ trigger: { kind: 'always' } as Trigger }, o, 'tool-pruning')),
+  'atomic-window': (o) => new AtomicWindow(merged<WindowOptions>(WINDOW_DEFAULTS, o, 'atomic-window')),
+};
+
+export const STRATEGY_DOCS: readonly StrategyDoc[] = [SUPERSEDE_DOC, SUMMARIZE_DOC, TOOL_PRUNING_DOC, WINDOW_DOC];
+
+/**
+ * The recommended pipeline, tuned on the shared transcripts (see README, Benchmarks):
+ * stale reads first (exact duplicates and superseded files cost nothing to lose),
+ * then summaries of older tool results, then a safety window at 70% of the context.
+ */
+export const DEFAULT_SPEC = ['supersede-stale-reads', 'summarize-tool-results', 'atomic-window'];
+export const DEFAULT_OPTIONS: Record<string, Record<string, unknown>> = {
+  'atomic-window': { trigger: 0.7 },
+};
+
+export function strategyNames(): string[] {
+  return Object.keys(FACTORIES);
+}
+
+/** Parse a spec (`none`, `default`, `a,b,c`) into a pipeline. Throws one clear line on an unknown name. */
+export function createPipeline(spec: string, config: PipelineConfig = {}): Pipeline {
+  const names = spec === 'none' ? [] : spec === 'default' ? DEFAULT_SPEC : spec.split(',').map((s) => s.trim()).filter(Boolean);
+  const strategies = names.map((n) => {
+    const f = FACTORIES[n];
+    if (!f) throw new Error(`unknown strategy "${n}" (known: none, default, ${strategyNames().join(', ')})`);
+    const base = spec === 'default' ? (DEFAULT_OPTIONS[n] ?? {}) : {};
+    return f({ ...base, ...(config.strategies?.[n] ?? {}) });
+  });
+  return new Pipeline(strategies, { ...CACHE_AWARE_DEFAULTS, ...config.cacheAware });
+}

@@ -1,0 +1,104 @@
+/**
+ * summarize-tool-results: keep the last N tool rounds (assistant tool_use → user
+ * tool_result) verbatim; older results longer than a limit become a short summary
+ * that keeps the tool name, [OK]/[ERROR], reference ids and a trimmed marker.
+ * Incremental: a cursor walks the rounds once; each result is considered once.
+ */
+import { toolResultText } from '../session/log';
+import { compilePatterns, DEFAULT_REF_PATTERNS, type RefPattern } from './refs';
+import { summarizeToolResult } from './summary-text';
+import type { Strategy, StrategyContext, StrategyDoc, Trigger } from './types';
+
+export interface SummarizeOptions {
+  /** Most recent tool rounds kept verbatim. */
+  keepTurns: number;
+  /** Results up to this many characters are already short: left alone. */
+  minChars: number;
+  /** Reference ids kept per summary. */
+  maxRefs: number;
+  previewChars: number;
+  /** Extra reference-id regexes (strings), added to the defaults. */
+  refPatterns: string[];
+  trigger: Trigger;
+}
+
+export const SUMMARIZE_DEFAULTS: SummarizeOptions = {
+  keepTurns: 2,
+  minChars: 150,
+  maxRefs: 40,
+  previewChars: 120,
+  refPatterns: [],
+  trigger: { kind: 'always' },
+};
+
+export const SUMMARIZE_DOC: StrategyDoc = {
+  name: 'summarize-tool-results',
+  summary: 'Older tool results become short summaries (tool, OK/ERROR, reference ids, marker); the last N rounds stay verbatim.',
+  options: [
+    { name: 'keepTurns', type: 'number', default: 2, description: 'most recent tool rounds kept verbatim' },
+    { name: 'minChars', type: 'number', default: 150, description: 'results this short are left alone' },
+    { name: 'maxRefs', type: 'number', default: 40, description: 'reference ids kept per summary' },
+    { name: 'previewChars', type: 'number', default: 120, description: 'characters of the first line kept' },
+    { name: 'refPatterns', type: 'string[]', default: [], description: 'extra reference-id regexes (e.g. ticket ids)' },
+  ],
+};
+
+export class SummarizeToolResults implements Strategy {
+  readonly name = 'summarize-tool-results';
+  readonly trigger: Trigger;
+  private next = 0;
+  private readonly patterns: RefPattern[];
+
+  constructor(private readonly o: SummarizeOptions = SUMMARIZE_DEFAULTS) {
+    this.trigger = o.trigger;
+    const { patterns, errors } = compilePatterns(o.refPatterns);
+    if (errors.length) throw new Error(errors.join('; '));
+    this.patterns = [...patterns, ...DEFAULT_REF_PATTERNS];
+  }
+
+  run(ctx: StrategyContext): void {
+    const { rounds } = ctx.index;
+    // Rounds whose results are part of this request, newest N protected.
+    let complete = rounds.length;
+    while (complete > 0 && (rounds[complete - 1].resultPos < 0 || rounds[complete - 1].resultPos >= ctx.upTo)) complete--;
+    const limit = complete - this.o.keepTurns;
+    for (; this.next < limit; this.next++) {
+      const r = rounds[this.next];
+      if (r.assistantPos < ctx.epochStart) continue;
+      for (const id of r.toolUseIds) this.consider(ctx, id, r.resultPos);
+    }
+  }
+
+  private consider(ctx: StrategyContext, toolUseId: string, pos: number): void {
+    const { session } = ctx;
+    const blockId = session.toolResultBlockId(toolUseId);
+    if (!blockId || ctx.isPending(blockId) || session.isPinned(blockId) || session.isUserRestored(blockId)) return;
+    if (session.overlaysOnBlock(blockId).length) return;
+    const block = session.block(blockId)!;
+    if (toolResultText(block.param).length <= this.o.minChars) return;
+    const text = summarizeToolResult(block.param, {
+      toolName: block.toolName,
+      refPatterns: this.patterns,
+      maxRefs: this.o.maxRefs,
+      previewChars: this.o.previewChars,
+      label: `older than the last ${this.o.keepTurns} tool rounds`,
+    });
+    const before = ctx.tokens.block(block.param).tokens;
+    const after = ctx.tokens.text(text).tokens;
+    if (after >= before) return;
+    ctx.propose({
+      position: pos,
+      saved: before - after,
+      overlay: {
+        kind: 'trim',
+        blockId,
+        text,
+        author: `strategy:${this.name}`,
+        reason: `${block.toolName ?? 'tool'} result older than the last ${this.o.keepTurns} tool rounds: summarized (${before} → ${after} tokens)`,
+        callIndex: ctx.callIndex,
+        tokensBefore: before,
+        tokensAfter: after,
+      },
+    });
+  }
+}

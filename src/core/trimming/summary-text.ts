@@ -1,0 +1,60 @@
+/** The short text that replaces an old tool result: tool name, status, size, reference ids, a marker. */
+import { toolResultText } from '../session/log';
+import type { ContentBlockParam } from '../session/types';
+import { DEFAULT_REF_PATTERNS, extractRefs, type RefPattern } from './refs';
+
+/** Every trimmed text starts with this, so the model (and a reader) knows it is not the original. */
+export const TRIM_MARKER = '[trimmed by Trimline';
+
+/** Signs of failure in a tool result's text when the tool did not set is_error. */
+const ERROR_SIGNS: readonly RegExp[] = [
+  /^\s*(error|fatal|exception)\b/i,
+  /<tool_use_error>/,
+  /Traceback \(most recent call last\)/,
+  /\bexit(?:ed with)? code [1-9]\d*/i,
+  /\bcommand not found\b/,
+  /\bENOENT\b|\bEACCES\b|\bNo such file or directory\b/,
+];
+
+export function resultStatus(b: ContentBlockParam): 'OK' | 'ERROR' {
+  if (b.type === 'tool_result' && b.is_error !== undefined) return b.is_error ? 'ERROR' : 'OK';
+  const head = toolResultText(b).slice(0, 2000);
+  return ERROR_SIGNS.some((re) => re.test(head)) ? 'ERROR' : 'OK';
+}
+
+export interface SummaryOptions {
+  readonly toolName?: string;
+  readonly refPatterns?: readonly RefPattern[];
+  /** Most reference ids to keep; the rest are counted. */
+  readonly maxRefs: number;
+  /** Characters of the first meaningful line kept as a preview. */
+  readonly previewChars: number;
+  /** Why, in a few words (shown to the model after the marker). */
+  readonly label: string;
+}
+
+/** Lines that say nothing as a preview (line-number gutters, blank, fences). */
+function firstMeaningfulLine(text: string): string {
+  for (const raw of text.split('\n', 40)) {
+    const line = raw.replace(/^\s*\d+[→\t|:]\s?/, '').trim();
+    if (line.length > 2 && !/^[`~-]{3,}$/.test(line)) return line;
+  }
+  return '';
+}
+
+export function summarizeToolResult(b: ContentBlockParam, o: SummaryOptions): string {
+  const text = toolResultText(b);
+  const lines = text ? text.split('\n').length : 0;
+  const refs = extractRefs(text, o.refPatterns ?? DEFAULT_REF_PATTERNS);
+  const kept = refs.slice(0, o.maxRefs);
+  const more = refs.length - kept.length;
+  let preview = firstMeaningfulLine(text);
+  if (preview.length > o.previewChars) preview = `${preview.slice(0, o.previewChars)}…`;
+  const parts = [
+    `${TRIM_MARKER}: ${o.label}; original restorable]`,
+    `${o.toolName ?? 'tool'} [${resultStatus(b)}] ${lines} lines, ${text.length} chars`,
+  ];
+  if (preview) parts.push(`first line: ${preview}`);
+  if (kept.length) parts.push(`refs: ${kept.join(' ')}${more > 0 ? ` (+${more} more)` : ''}`);
+  return parts.join('\n');
+}

@@ -1,0 +1,142 @@
+/**
+ * supersede-stale-reads: once a later read or edit of the same file is in the view,
+ * earlier read results of that file become a one-line pointer (the newer content is
+ * what counts); identical repeated tool results collapse to the latest one.
+ * Incremental: each new message is scanned once; lookups are by path and content hash.
+ */
+import { createHash } from 'node:crypto';
+import { toolResultText } from '../session/log';
+import type { ToolUseBlockParam } from '../session/types';
+import { TRIM_MARKER } from './summary-text';
+import type { Strategy, StrategyContext, StrategyDoc, Trigger } from './types';
+
+export interface SupersedeOptions {
+  readTools: string[];
+  editTools: string[];
+  /** Input fields that hold the file path, in order of preference. */
+  pathFields: string[];
+  /** An edit of a file also supersedes earlier reads of it. */
+  supersedeOnEdit: boolean;
+  /** Collapse identical results (same tool, same text) to the latest. */
+  collapseDuplicates: boolean;
+  /** Results at most this long are not worth a pointer. */
+  minChars: number;
+  trigger: Trigger;
+}
+
+export const SUPERSEDE_DEFAULTS: SupersedeOptions = {
+  readTools: ['Read', 'read_file', 'view', 'NotebookRead', 'read'],
+  editTools: ['Edit', 'MultiEdit', 'Write', 'edit_file', 'write_file', 'str_replace_editor', 'NotebookEdit', 'write_to_file', 'replace_in_file'],
+  pathFields: ['file_path', 'path', 'filePath', 'notebook_path', 'filename'],
+  supersedeOnEdit: true,
+  collapseDuplicates: true,
+  minChars: 200,
+  trigger: { kind: 'always' },
+};
+
+export const SUPERSEDE_DOC: StrategyDoc = {
+  name: 'supersede-stale-reads',
+  summary: "A file's earlier read results become a pointer once a later read or edit of it is in view; identical results collapse to the latest.",
+  options: [
+    { name: 'readTools', type: 'string[]', default: SUPERSEDE_DEFAULTS.readTools, description: 'tools that read a file' },
+    { name: 'editTools', type: 'string[]', default: SUPERSEDE_DEFAULTS.editTools, description: 'tools that change a file' },
+    { name: 'pathFields', type: 'string[]', default: SUPERSEDE_DEFAULTS.pathFields, description: 'input fields holding the path' },
+    { name: 'supersedeOnEdit', type: 'boolean', default: true, description: 'an edit also makes earlier reads stale' },
+    { name: 'collapseDuplicates', type: 'boolean', default: true, description: 'identical results collapse to the latest' },
+    { name: 'minChars', type: 'number', default: 200, description: 'shorter results are left alone' },
+  ],
+};
+
+interface Seen {
+  blockId: string;
+  pos: number;
+}
+
+export class SupersedeStaleReads implements Strategy {
+  readonly name = 'supersede-stale-reads';
+  readonly trigger: Trigger;
+  private scanned = 0;
+  private readonly reads = new Map<string, Seen[]>();
+  private readonly byHash = new Map<string, Seen>();
+  private readonly pendingUses = new Map<string, { path?: string; kind: 'read' | 'edit' | 'other'; name: string }>();
+  private readonly readSet: Set<string>;
+  private readonly editSet: Set<string>;
+
+  constructor(private readonly o: SupersedeOptions = SUPERSEDE_DEFAULTS) {
+    this.trigger = o.trigger;
+    this.readSet = new Set(o.readTools);
+    this.editSet = new Set(o.editTools);
+  }
+
+  private pathOf(u: ToolUseBlockParam): string | undefined {
+    const input = u.input as Record<string, unknown> | null;
+    if (!input || typeof input !== 'object') return undefined;
+    for (const f of this.o.pathFields) if (typeof input[f] === 'string') return (input[f] as string).replace(/\\/g, '/');
+    return undefined;
+  }
+
+  run(ctx: StrategyContext): void {
+    const msgs = ctx.session.messages;
+    for (; this.scanned < ctx.upTo; this.scanned++) {
+      if (this.scanned < ctx.epochStart) continue;
+      const m = msgs[this.scanned];
+      for (const b of m.blocks) {
+        if (b.param.type === 'tool_use') {
+          const kind = this.readSet.has(b.param.name) ? 'read' : this.editSet.has(b.param.name) ? 'edit' : 'other';
+          this.pendingUses.set(b.param.id, { path: this.pathOf(b.param), kind, name: b.param.name });
+        } else if (b.param.type === 'tool_result') {
+          const use = this.pendingUses.get(b.param.tool_use_id);
+          this.pendingUses.delete(b.param.tool_use_id);
+          if (!use) continue;
+          const text = toolResultText(b.param);
+          if (use.path && (use.kind === 'read' || (use.kind === 'edit' && this.o.supersedeOnEdit))) {
+            this.supersede(ctx, use.path, use.kind, this.scanned);
+          }
+          if (use.path && use.kind === 'read' && !b.param.is_error) {
+            const list = this.reads.get(use.path) ?? [];
+            list.push({ blockId: b.id, pos: this.scanned });
+            this.reads.set(use.path, list);
+          }
+          if (this.o.collapseDuplicates && text.length > this.o.minChars) {
+            const h = createHash('sha1').update(use.name).update('\0').update(text).digest('base64');
+            const prev = this.byHash.get(h);
+            if (prev) this.point(ctx, prev, `identical to the later ${use.name} result in message ${this.scanned}`);
+            this.byHash.set(h, { blockId: b.id, pos: this.scanned });
+          }
+        }
+      }
+    }
+  }
+
+  private supersede(ctx: StrategyContext, path: string, kind: 'read' | 'edit', pos: number): void {
+    const list = this.reads.get(path);
+    if (!list) return;
+    for (const s of list) this.point(ctx, s, `${path} was ${kind === 'read' ? 'read again' : 'edited'} later (message ${pos}); the newer content is what counts`);
+    this.reads.delete(path);
+  }
+
+  private point(ctx: StrategyContext, s: Seen, why: string): void {
+    const { session } = ctx;
+    if (ctx.isPending(s.blockId) || session.isPinned(s.blockId) || session.isUserRestored(s.blockId)) return;
+    if (session.overlaysOnBlock(s.blockId).length) return;
+    const block = session.block(s.blockId)!;
+    if (toolResultText(block.param).length <= this.o.minChars) return;
+    const text = `${TRIM_MARKER}: superseded; original restorable] ${why}.`;
+    const before = ctx.tokens.block(block.param).tokens;
+    const after = ctx.tokens.text(text).tokens;
+    ctx.propose({
+      position: s.pos,
+      saved: before - after,
+      overlay: {
+        kind: 'trim',
+        blockId: s.blockId,
+        text,
+        author: `strategy:${this.name}`,
+        reason: `stale: ${why}`,
+        callIndex: ctx.callIndex,
+        tokensBefore: before,
+        tokensAfter: after,
+      },
+    });
+  }
+}

@@ -1,0 +1,101 @@
+/**
+ * tool-pruning: every prior user turn keeps only its prompt and its final assistant
+ * answer (text); the tool calls, results and thinking in between are hidden. The
+ * current turn stays complete, so a single-turn session is unchanged. Messages with
+ * a pinned block keep their whole tool round (pins win, and pairs are never split).
+ * Incremental: each turn is pruned once, when the next prompt arrives.
+ */
+import type { ToolRound } from './message-index';
+import type { Strategy, StrategyContext, StrategyDoc, Trigger } from './types';
+
+export interface ToolPruningOptions {
+  trigger: Trigger;
+}
+
+export const TOOL_PRUNING_DOC: StrategyDoc = {
+  name: 'tool-pruning',
+  summary: 'Prior user turns keep only the prompt and the final answer; the current turn keeps everything.',
+  options: [],
+};
+
+export class ToolPruning implements Strategy {
+  readonly name = 'tool-pruning';
+  readonly trigger: Trigger;
+  /** Index into ctx.index.prompts of the next turn to prune. */
+  private nextTurn = 0;
+
+  constructor(o: ToolPruningOptions = { trigger: { kind: 'always' } }) {
+    this.trigger = o.trigger;
+  }
+
+  run(ctx: StrategyContext): void {
+    const prompts = ctx.index.prompts;
+    // Turns that are complete: their successor prompt is inside this request.
+    for (; this.nextTurn + 1 < prompts.length && prompts[this.nextTurn + 1] < ctx.upTo; this.nextTurn++) {
+      const start = prompts[this.nextTurn];
+      const end = prompts[this.nextTurn + 1];
+      if (start >= ctx.epochStart) this.pruneTurn(ctx, start, end);
+    }
+  }
+
+  private pruneTurn(ctx: StrategyContext, start: number, end: number): void {
+    const { session } = ctx;
+    let final = -1;
+    for (let p = end - 1; p > start; p--) if (session.messages[p].role === 'assistant') { final = p; break; }
+    const keep = this.protectedPositions(ctx, start, end);
+    for (let p = start + 1; p < end; p++) {
+      if (keep.has(p)) continue;
+      const m = session.messages[p];
+      const tokens = ctx.messageTokens(p);
+      if (p === final) {
+        // The final answer keeps its text; its tool calls and thinking go.
+        const hasText = m.blocks.some((b) => b.kind === 'text');
+        for (const b of m.blocks) {
+          if (b.kind === 'text' && hasText) continue;
+          if (ctx.isPending(b.id) || session.overlaysOnBlock(b.id).length) continue;
+          const t = ctx.tokens.block(b.param).tokens;
+          this.prune(ctx, m.id, p, t, `tool call/thinking of a prior turn's final answer`, b.id);
+        }
+        continue;
+      }
+      if (ctx.isPending(m.id) || tokens === 0) continue;
+      this.prune(ctx, m.id, p, tokens, `intermediate step of the prior turn that began at message ${start}`);
+    }
+  }
+
+  /** Rounds with a pinned or user-restored block stay whole. */
+  private protectedPositions(ctx: StrategyContext, start: number, end: number): Set<number> {
+    const keep = new Set<number>();
+    const { session } = ctx;
+    for (let p = start + 1; p < end; p++) {
+      const m = session.messages[p];
+      if (!m.blocks.some((b) => session.isPinned(b.id) || session.isUserRestored(b.id))) continue;
+      keep.add(p);
+      for (const b of m.blocks) {
+        const r: ToolRound | undefined = b.toolUseId ? ctx.index.roundOf(b.toolUseId) : undefined;
+        if (r) {
+          keep.add(r.assistantPos);
+          if (r.resultPos >= 0) keep.add(r.resultPos);
+        }
+      }
+    }
+    return keep;
+  }
+
+  private prune(ctx: StrategyContext, messageId: string, pos: number, tokens: number, why: string, blockId?: string): void {
+    ctx.propose({
+      position: pos,
+      saved: tokens,
+      overlay: {
+        kind: 'prune',
+        messageId,
+        blockId,
+        author: `strategy:${this.name}`,
+        reason: why,
+        callIndex: ctx.callIndex,
+        tokensBefore: tokens,
+        tokensAfter: 0,
+      },
+    });
+  }
+}
