@@ -1,0 +1,287 @@
+/**
+ * Claude Code session JSONL → session log.
+ *
+ * One JSON record per line. Only `type: "user" | "assistant"` records with a
+ * `message` are conversation; everything else (summary, system, progress,
+ * file-history-snapshot, queue-operation, attachment, pr-link, …) is skipped.
+ * The log follows file order:
+ * - consecutive assistant lines sharing `message.id` are one API response
+ *   (Claude Code writes one content block per line) and become one message;
+ * - consecutive user lines become one message (parallel tool results are
+ *   written one per line), except that a compact summary always starts a new
+ *   message: the recorded history restarts there;
+ * - sub-agent (`isSidechain`) lines are skipped in a main conversation, but a
+ *   file holding only sidechain lines (`agent-*.jsonl`) is that sub-agent's
+ *   own conversation and is imported as such;
+ * - synthetic assistant entries (`model: "<synthetic>"`, e.g. "Request timed
+ *   out" API-error placeholders) were never produced by, nor sent to, the
+ *   model: they are left out of the log and reported as issues.
+ * Unparseable lines are skipped and reported with their line numbers.
+ */
+import { makeMessage } from '../session/log';
+import type {
+  CallRecord,
+  ContentBlockParam,
+  ImportedSession,
+  ImportIssue,
+  LogMessage,
+  MessageMeta,
+  Role,
+} from '../session/types';
+import type { TranscriptImporter, TranscriptInput } from './detect';
+import { ImportError, oneLine } from './errors';
+import { checkHistory } from './history-check';
+import { baseName, checkContent, isRecord, usageOf, withoutFields, type JsonRecord } from './util';
+
+/**
+ * Fields removed from content blocks before they enter the log, because the
+ * API would refuse them on input. Empty on purpose: every block in the
+ * Claude Code 2.0–2.1 data (shared/data/transcripts/m-claude) carries only API
+ * fields (text: type/text; thinking: type/thinking/signature; tool_use:
+ * type/id/name/input; tool_result: tool_use_id/type/content/is_error; image:
+ * type/source), and the extras newer versions write (`caller` on tool_use,
+ * `citations: null` on text) are accepted as input (SDK 1.12
+ * `ToolUseBlockParam.caller`, nullable `TextBlockParam.citations`). Keeping the
+ * blocks untouched keeps thinking signatures valid.
+ */
+export const CLAUDE_CODE_STRIPPED_BLOCK_FIELDS: readonly string[] = [];
+
+/** Claude Code's model name for entries it made up itself (API errors, timeouts): not model calls. */
+export const SYNTHETIC_MODEL = '<synthetic>';
+
+/** Non-empty lines examined by `detect`; a few leading lines may be corrupt or foreign. */
+const DETECT_SNIFF_LINES = 20;
+
+/** The user text Claude Code writes when the user stops a streaming response (not the "for tool use" variant). */
+const INTERRUPTED_MARKER = '[Request interrupted by user]';
+
+/** One conversation record of the file. */
+interface ConvLine {
+  readonly line: number;
+  readonly role: Role;
+  readonly rec: JsonRecord;
+  readonly message: JsonRecord;
+  readonly blocks: ContentBlockParam[];
+}
+
+/** Lines that become one log message. */
+interface Group {
+  readonly role: Role;
+  readonly lines: ConvLine[];
+  readonly blocks: ContentBlockParam[];
+  readonly apiMessageId?: string;
+  readonly compact: boolean;
+}
+
+export const claudeCodeImporter: TranscriptImporter = {
+  format: 'claude-code',
+  label: 'Claude Code JSONL',
+  expects: 'JSON lines with "type":"user"|"assistant" and a "message"',
+  detect: detectClaudeCode,
+  parse: parseClaudeCode,
+};
+
+/** Record kinds Claude Code writes (conversation and bookkeeping); used only to recognise the format. */
+const CLAUDE_CODE_RECORD_TYPES: ReadonlySet<string> = new Set([
+  'user',
+  'assistant',
+  'summary',
+  'system',
+  'progress',
+  'file-history-snapshot',
+  'queue-operation',
+  'attachment',
+  'pr-link',
+]);
+
+/** Keys that tie a record to a Claude Code session (one of them is on every record kind above). */
+const CLAUDE_CODE_ID_KEYS = ['sessionId', 'uuid', 'leafUuid', 'messageId'] as const;
+
+/** A Claude Code record: a known `type` plus a `message` or one of the session/record id keys. */
+function isClaudeCodeRecord(v: unknown): boolean {
+  if (!isRecord(v) || typeof v.type !== 'string' || !CLAUDE_CODE_RECORD_TYPES.has(v.type)) return false;
+  return isRecord(v.message) || CLAUDE_CODE_ID_KEYS.some((k) => typeof v[k] === 'string');
+}
+
+/** Any of the first `DETECT_SNIFF_LINES` non-empty lines is a Claude Code record. */
+function detectClaudeCode(input: TranscriptInput): boolean {
+  let seen = 0;
+  for (const raw of input.text.split('\n')) {
+    const line = raw.trim();
+    if (!line) continue;
+    if (++seen > DETECT_SNIFF_LINES) return false;
+    if (line[0] !== '{') continue;
+    try {
+      if (isClaudeCodeRecord(JSON.parse(line))) return true;
+    } catch {
+      // a corrupt line: keep looking
+    }
+  }
+  return false;
+}
+
+/** Lines → messages → calls, then the history checks; issues sorted by line. */
+function parseClaudeCode(input: TranscriptInput): ImportedSession {
+  const issues: ImportIssue[] = [];
+  const base = baseName(input.file);
+  const { conv, kinds } = readLines(input.text, issues);
+  const kept = selectLines(conv, issues);
+  if (!kept.length) {
+    const what = conv.length ? 'no usable user or assistant messages' : 'no user or assistant messages';
+    throw new ImportError(input.file, `${what} (${describeKinds(kinds)})`);
+  }
+  const groups = groupLines(kept, issues);
+  const toolNames = new Map<string, string>();
+  const messages: LogMessage[] = groups.map((g, i) => makeMessage(`m${i}`, i, g.role, g.blocks, groupMeta(g, groups[i + 1], base), toolNames));
+  const calls = callsOf(messages);
+  issues.push(...checkHistory(messages, (pos) => groups[pos]?.lines[0].line));
+  issues.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+  const model = calls.length ? calls[calls.length - 1].model : undefined;
+  return { format: 'claude-code', file: input.file, model, messages, calls, issues };
+}
+
+/** Parse every line; collect conversation lines, count record kinds, report unparseable and malformed lines. */
+function readLines(text: string, issues: ImportIssue[]): { conv: ConvLine[]; kinds: Map<string, number> } {
+  const conv: ConvLine[] = [];
+  const kinds = new Map<string, number>();
+  const lines = text.split('\n');
+  for (let i = 0; i < lines.length; i++) {
+    const raw = lines[i].trim();
+    if (!raw) continue;
+    const line = i + 1;
+    let rec: unknown;
+    try {
+      rec = JSON.parse(raw);
+    } catch (e) {
+      issues.push({ line, message: `unparseable line skipped (${oneLine(e instanceof Error ? e.message : String(e), 100)})` });
+      continue;
+    }
+    const kind = isRecord(rec) && typeof rec.type === 'string' ? rec.type : 'unknown';
+    kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+    if (!isRecord(rec) || (kind !== 'user' && kind !== 'assistant') || !isRecord(rec.message)) continue;
+    const checked = checkContent(rec.message.content);
+    if ('problem' in checked) {
+      issues.push({ line, message: `${kind} line skipped: message.${checked.problem}` });
+      continue;
+    }
+    const blocks = typeof checked.content === 'string' ? stringBlocks(checked.content) : checked.content.map(stripBlock);
+    conv.push({ line, role: kind, rec, message: rec.message, blocks });
+  }
+  return { conv, kinds };
+}
+
+/** String content as blocks: one text block, none for an empty string. */
+function stringBlocks(text: string): ContentBlockParam[] {
+  return text.length ? [{ type: 'text', text }] : [];
+}
+
+/** The block without `CLAUDE_CODE_STRIPPED_BLOCK_FIELDS` (today: unchanged). */
+function stripBlock(b: ContentBlockParam): ContentBlockParam {
+  return withoutFields(b, CLAUDE_CODE_STRIPPED_BLOCK_FIELDS);
+}
+
+/** "3 parseable lines: 2 system, 1 summary", for the no-conversation error. */
+function describeKinds(kinds: Map<string, number>): string {
+  let total = 0;
+  for (const n of kinds.values()) total += n;
+  const parts = [...kinds].map(([k, n]) => `${n} ${k}`);
+  return `${total} parseable line${total === 1 ? '' : 's'}${parts.length ? `: ${parts.join(', ')}` : ''}`;
+}
+
+/** Drop sidechain lines of a main conversation, synthetic entries and empty lines; report what was dropped. */
+function selectLines(conv: ConvLine[], issues: ImportIssue[]): ConvLine[] {
+  const hasMain = conv.some((l) => l.rec.isSidechain !== true);
+  const out: ConvLine[] = [];
+  for (const l of conv) {
+    if (hasMain && l.rec.isSidechain === true) continue;
+    if (l.role === 'assistant' && l.message.model === SYNTHETIC_MODEL) {
+      const text = l.blocks.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join(' ');
+      issues.push({ line: l.line, message: `synthetic Claude Code entry left out (not a model call): ${oneLine(text, 80)}` });
+      continue;
+    }
+    if (!l.blocks.length) {
+      issues.push({ line: l.line, message: `${l.role} line with empty content skipped` });
+      continue;
+    }
+    out.push(l);
+  }
+  return out;
+}
+
+/** Merge lines into messages: same-id assistant runs, user runs (a compact summary always starts a new one). */
+function groupLines(lines: ConvLine[], issues: ImportIssue[]): Group[] {
+  const groups: Group[] = [];
+  const seenIds = new Set<string>();
+  for (const l of lines) {
+    const cur = groups[groups.length - 1];
+    const id = typeof l.message.id === 'string' ? l.message.id : undefined;
+    const compact = l.role === 'user' && l.rec.isCompactSummary === true;
+    const sameCall = cur?.role === 'assistant' && l.role === 'assistant' && id !== undefined && cur.apiMessageId === id;
+    const userRun = cur?.role === 'user' && l.role === 'user' && !compact;
+    if (sameCall || userRun) {
+      cur.lines.push(l);
+      cur.blocks.push(...l.blocks);
+      continue;
+    }
+    if (l.role === 'assistant' && id !== undefined && seenIds.has(id)) {
+      issues.push({ line: l.line, message: `assistant message.id ${id} seen again after other messages: kept as a separate message, counted as one call` });
+    }
+    if (id !== undefined && l.role === 'assistant') seenIds.add(id);
+    groups.push({ role: l.role, lines: [l], blocks: [...l.blocks], apiMessageId: l.role === 'assistant' ? id : undefined, compact });
+  }
+  return groups;
+}
+
+/** Meta of one message: source line, first timestamp; for assistants the API id, model and the last usage. */
+function groupMeta(g: Group, next: Group | undefined, base: string): MessageMeta {
+  const first = g.lines[0];
+  const meta: MessageMeta = { source: `${base}:${first.line}` };
+  if (typeof first.rec.timestamp === 'string') meta.timestamp = first.rec.timestamp;
+  if (g.compact) meta.compactBoundary = true;
+  if (g.role !== 'assistant') return meta;
+  if (g.apiMessageId) meta.apiMessageId = g.apiMessageId;
+  const model = g.lines.map((l) => l.message.model).find((m): m is string => typeof m === 'string');
+  if (model) meta.model = model;
+  for (const l of g.lines) {
+    const u = usageOf(l.message.usage);
+    if (u) meta.usage = u;
+  }
+  if (next && isInterruption(next)) meta.interrupted = true;
+  return meta;
+}
+
+/** The next message starts with Claude Code's "[Request interrupted by user]": this response was cut while streaming. */
+function isInterruption(next: Group): boolean {
+  const b = next.blocks[0];
+  return next.role === 'user' && b?.type === 'text' && b.text.trim() === INTERRUPTED_MARKER;
+}
+
+/**
+ * One call per distinct assistant `message.id`, in file order: `at` is the
+ * message's position (the request held the messages before it), `epochStart`
+ * the position of the last compact boundary at or before it.
+ */
+function callsOf(messages: readonly LogMessage[]): CallRecord[] {
+  const calls: CallRecord[] = [];
+  const seen = new Set<string>();
+  let epochStart = 0;
+  for (const m of messages) {
+    if (m.meta.compactBoundary) epochStart = m.seq;
+    if (m.role !== 'assistant') continue;
+    const id = m.meta.apiMessageId;
+    if (id !== undefined) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+    }
+    calls.push({
+      index: calls.length,
+      at: m.seq,
+      epochStart,
+      apiMessageId: id,
+      model: m.meta.model,
+      timestamp: m.meta.timestamp,
+      usage: m.meta.usage,
+    });
+  }
+  return calls;
+}

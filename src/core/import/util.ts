@@ -1,0 +1,67 @@
+/** Small shared helpers of the importers: type guards over parsed JSON and content validation. */
+import type { CallUsage, ContentBlockParam, Role } from '../session/types';
+
+export type JsonRecord = Record<string, unknown>;
+
+export function isRecord(v: unknown): v is JsonRecord {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export function isRole(v: unknown): v is Role {
+  return v === 'user' || v === 'assistant';
+}
+
+/** Last path segment, for `meta.source` (`file.jsonl:12`); works for both / and \ separators. */
+export function baseName(file: string): string {
+  const parts = file.split(/[\\/]/);
+  return parts[parts.length - 1] || file;
+}
+
+/**
+ * Validate raw message content: a string, or an array of objects that each
+ * have a string `type`. Returns the problem when it is neither. The blocks are
+ * kept exactly as parsed (same object, same keys): the log stores the bytes we
+ * were given, and the request builder decides what is sendable.
+ */
+export function checkContent(content: unknown): { content: string | ContentBlockParam[] } | { problem: string } {
+  if (typeof content === 'string') return { content };
+  if (!Array.isArray(content)) return { problem: `content is ${describe(content)}, expected a string or an array of blocks` };
+  for (let i = 0; i < content.length; i++) {
+    const b: unknown = content[i];
+    if (!isRecord(b) || typeof b.type !== 'string') return { problem: `content[${i}] is ${describe(b)}, expected a block with a "type"` };
+  }
+  return { content: content as ContentBlockParam[] };
+}
+
+/** Short description of a JSON value's kind for error messages. */
+export function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'an array';
+  if (typeof v === 'object') return 'an object';
+  if (typeof v === 'undefined') return 'missing';
+  return `a ${typeof v}`;
+}
+
+/** A copy of `block` without the listed keys; the same object when none is present (nothing to strip). */
+export function withoutFields<T extends object>(block: T, fields: readonly string[]): T {
+  if (!fields.some((f) => f in block)) return block;
+  const copy: JsonRecord = { ...(block as JsonRecord) };
+  for (const f of fields) delete copy[f];
+  return copy as T;
+}
+
+/** ISO timestamp from a value that may be an ISO string or epoch milliseconds. */
+export function isoTimestamp(v: unknown): string | undefined {
+  if (typeof v === 'string' && v.length) return v;
+  if (typeof v === 'number' && Number.isFinite(v)) return new Date(v).toISOString();
+  return undefined;
+}
+
+/** The four token counts of an API usage object, or undefined when it is not one. */
+export function usageOf(v: unknown): CallUsage | undefined {
+  if (!isRecord(v) || typeof v.input_tokens !== 'number' || typeof v.output_tokens !== 'number') return undefined;
+  const u: CallUsage = { input_tokens: v.input_tokens, output_tokens: v.output_tokens };
+  if (typeof v.cache_creation_input_tokens === 'number') u.cache_creation_input_tokens = v.cache_creation_input_tokens;
+  if (typeof v.cache_read_input_tokens === 'number') u.cache_read_input_tokens = v.cache_read_input_tokens;
+  return u;
+}

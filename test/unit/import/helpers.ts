@@ -1,0 +1,79 @@
+/** Test helpers for the importers: where the shared transcripts live, and an independent reading of raw JSONL. */
+import { readdirSync, readFileSync } from 'node:fs';
+import * as path from 'node:path';
+
+/** shared/data/transcripts, resolved from the repo root (tests run with cwd = repo root). */
+export const TRANSCRIPTS = path.resolve(process.cwd(), '../shared/data/transcripts');
+export const M_CLAUDE = path.join(TRANSCRIPTS, 'm-claude');
+export const FIXTURES = path.resolve(process.cwd(), 'test/fixtures');
+
+export function mClaude(name: string): string {
+  const hit = readdirSync(M_CLAUDE).find((f) => f.startsWith(name));
+  if (!hit) throw new Error(`no transcript ${name} in ${M_CLAUDE}`);
+  return path.join(M_CLAUDE, hit);
+}
+
+export function allMClaude(): string[] {
+  return readdirSync(M_CLAUDE)
+    .filter((f) => f.endsWith('.jsonl'))
+    .sort()
+    .map((f) => path.join(M_CLAUDE, f));
+}
+
+export interface RawLine {
+  line: number;
+  rec: Record<string, unknown>;
+}
+
+export interface RawMsg {
+  id?: string;
+  model?: string;
+  content: unknown;
+  usage?: unknown;
+}
+
+/** Every parseable line with its 1-based number; unparseable line numbers separately. */
+export function rawLines(file: string): { lines: RawLine[]; bad: number[] } {
+  const lines: RawLine[] = [];
+  const bad: number[] = [];
+  readFileSync(file, 'utf8')
+    .split('\n')
+    .forEach((text, i) => {
+      if (!text.trim()) return;
+      try {
+        lines.push({ line: i + 1, rec: JSON.parse(text) as Record<string, unknown> });
+      } catch {
+        bad.push(i + 1);
+      }
+    });
+  return { lines, bad };
+}
+
+export function msgOf(l: RawLine): RawMsg {
+  return l.rec.message as RawMsg;
+}
+
+/** Conversation lines the import should use: user/assistant with a message, sidechains dropped unless the file is all sidechain. */
+export function conversationLines(file: string): RawLine[] {
+  const conv = rawLines(file).lines.filter((l) => (l.rec.type === 'user' || l.rec.type === 'assistant') && l.rec.message);
+  const hasMain = conv.some((l) => l.rec.isSidechain !== true);
+  return conv.filter((l) => !hasMain || l.rec.isSidechain !== true);
+}
+
+/** Distinct non-synthetic assistant message.ids, in file order: the expected calls. */
+export function expectedCallIds(file: string): string[] {
+  const ids: string[] = [];
+  for (const l of conversationLines(file)) {
+    const m = msgOf(l);
+    if (l.rec.type !== 'assistant' || m.model === '<synthetic>' || typeof m.id !== 'string') continue;
+    if (!ids.includes(m.id)) ids.push(m.id);
+  }
+  return ids;
+}
+
+/** The raw content of a line as a block list (strings become one text block). */
+export function rawBlocks(l: RawLine): unknown[] {
+  const c = msgOf(l).content;
+  if (typeof c === 'string') return c ? [{ type: 'text', text: c }] : [];
+  return c as unknown[];
+}
