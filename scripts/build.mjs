@@ -7,6 +7,7 @@ const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs'
 const configs = [
   { ...common, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
   { ...common, entryPoints: { bench: 'test/bench/main.ts' }, outdir: 'dist' },
+  { ...common, entryPoints: { 'dev-server': 'src/dev/main.ts' }, outdir: 'dist' },
 ];
 
 for (const cfg of configs) {

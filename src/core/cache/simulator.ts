@@ -1,0 +1,386 @@
+/**
+ * Prompt-cache simulator: replays the Messages API's caching rules over a
+ * sequence of requests and reports the usage the API would report.
+ *
+ * Rules (shared/reference/anthropic-api.md, "Prompt caching"):
+ * - The prompt is one flat sequence of block positions: tools, then system
+ *   blocks, then every message content block. A prefix is identified by its
+ *   content (a chain hash of every block up to that position), so editing any
+ *   block changes every later prefix.
+ * - Breakpoints are blocks carrying `cache_control` plus, with top-level
+ *   `cache_control` (automatic caching), the last cacheable block.
+ * - Reads: each breakpoint looks for a live entry at its own position or up to
+ *   {@link LOOKBACK_BLOCKS} positions before it; the longest hit over all
+ *   breakpoints is the cache read. A hit refreshes that entry's TTL.
+ * - Writes happen only at breakpoints after the read point, and only when the
+ *   prefix up to the breakpoint reaches the model's minimum cacheable length.
+ * - Usage: `cache_read` = tokens up to the read point, `cache_creation` =
+ *   tokens from there to the last written breakpoint, `input_tokens` = the rest.
+ *
+ * Pure: no I/O, no clock (time is passed in). Blocks are hashed once per
+ * object identity (blocks must not be mutated in place after being passed in),
+ * so a long session of large requests costs O(new blocks) hashing per step.
+ */
+
+/** The API checks this many block positions before each breakpoint for an earlier write. */
+export const LOOKBACK_BLOCKS = 20;
+/** Default TTL ("ephemeral" without ttl) and the long one, counted from last use. */
+export const TTL_5M_MS = 5 * 60_000;
+export const TTL_1H_MS = 60 * 60_000;
+/** Expired entries are swept every this many steps so a long simulation keeps bounded memory. */
+const SWEEP_EVERY_STEPS = 64;
+
+export interface SimCacheControl {
+  readonly type: string;
+  readonly ttl?: string | null;
+}
+/** Any tool definition, system text block or message content block. */
+export interface SimBlock {
+  readonly type?: string | null;
+  readonly cache_control?: SimCacheControl | null;
+}
+export interface SimMessage {
+  readonly role: string;
+  readonly content: string | readonly SimBlock[];
+}
+/** The parts of a Messages API request body that decide caching. */
+export interface SimRequest {
+  readonly model: string;
+  readonly tools?: readonly SimBlock[] | null;
+  readonly system?: string | readonly SimBlock[] | null;
+  readonly messages: readonly SimMessage[];
+  readonly cache_control?: SimCacheControl | null;
+  readonly tool_choice?: unknown;
+  readonly thinking?: unknown;
+}
+
+export type BlockLocation =
+  | { readonly section: 'tools'; readonly index: number }
+  | { readonly section: 'system'; readonly index: number }
+  | { readonly section: 'messages'; readonly messageIndex: number; readonly blockIndex: number; readonly role: string };
+
+/** Tokens of one block. String system/message content is passed as a `{type:'text', text}` block. */
+export type TokensOf = (block: SimBlock, at: BlockLocation) => number;
+
+export interface CacheUsage {
+  input_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+  cache_creation: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
+}
+
+/** Why the last step came out as it did (for tests and the inspector). */
+export interface CacheTrace {
+  readonly totalTokens: number;
+  readonly blockCount: number;
+  /** Flat positions of the breakpoints, in prompt order. */
+  readonly breakpoints: readonly number[];
+  /** Flat position of the longest cache hit, or -1. */
+  readonly readPosition: number;
+  /** Flat positions written (or re-written) by this step. */
+  readonly writePositions: readonly number[];
+  /** Breakpoints whose prefix was below the model minimum (nothing cached there). */
+  readonly belowMinimum: readonly number[];
+}
+
+export interface CacheSimulatorOptions {
+  /** Minimum cacheable prefix in tokens, fixed or per model. Default: {@link defaultMinCacheableTokens}. */
+  readonly minTokens?: number | ((model: string) => number);
+}
+
+/**
+ * Minimum cacheable prefix per model, from shared/reference/anthropic-api.md:
+ * 1,024 (Sonnet 4.x, Opus 4/4.1), 2,048 (Opus 4.7, Haiku 3.5), 4,096 (Opus 4.5/4.6, Haiku 4.5).
+ * Models the reference does not list get 1,024, the most common floor.
+ */
+export function defaultMinCacheableTokens(model: string): number {
+  if (/opus-4-7|haiku-3-5|3-5-haiku/.test(model)) return 2048;
+  if (/opus-4-5|opus-4-6|haiku-4-5/.test(model)) return 4096;
+  return 1024;
+}
+
+export function ttlMs(cc: SimCacheControl | null | undefined): number {
+  return cc?.ttl === '1h' ? TTL_1H_MS : TTL_5M_MS;
+}
+
+interface Entry {
+  expiresAt: number;
+  ttl: number;
+}
+
+// ---------------------------------------------------------------------------
+// Hashing: 64-bit state in two 32-bit lanes (cyrb53-style mixing). Collisions
+// over a session of a few million prefixes are vanishingly unlikely.
+
+const SEED_A = 0x9e3779b1;
+const SEED_B = 0x85ebca77;
+
+function finalize(h1: number, h2: number): [number, number] {
+  let a = Math.imul(h1 ^ (h1 >>> 16), 2246822507);
+  a ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  let b = Math.imul(h2 ^ (h2 >>> 16), 2246822507);
+  b ^= Math.imul(a ^ (a >>> 13), 3266489909);
+  return [a >>> 0, b >>> 0];
+}
+
+export function hashString(s: string): [number, number] {
+  let h1 = SEED_A ^ s.length;
+  let h2 = SEED_B ^ s.length;
+  for (let i = 0; i < s.length; i++) {
+    const ch = s.charCodeAt(i);
+    h1 = Math.imul(h1 ^ ch, 2654435761);
+    h2 = Math.imul(h2 ^ ch, 1597334677);
+  }
+  return finalize(h1, h2);
+}
+
+/** Chain step: prefix hash (a,b) extended by a block hash (c,d) and a small tag. */
+function chain(a: number, b: number, c: number, d: number, tag: number): [number, number] {
+  let h1 = Math.imul(a ^ c, 2654435761) ^ tag;
+  let h2 = Math.imul(b ^ d, 1597334677) ^ Math.imul(tag, 0x27d4eb2d);
+  h1 = Math.imul(h1 ^ (d >>> 7), 0x165667b1);
+  h2 = Math.imul(h2 ^ (c >>> 11), 0x61c88647);
+  return finalize(h1, h2);
+}
+
+/** Content identity of a block: its JSON without its own `cache_control` (placement is not content). */
+function blockJson(block: SimBlock): string {
+  if (!('cache_control' in block)) return JSON.stringify(block);
+  const { cache_control: _placement, ...content } = block;
+  return JSON.stringify(content);
+}
+
+/** Chain tags keep equal bytes in different places (a tool vs a system block, a user vs an assistant block) apart. */
+const ROLE_TAG: Readonly<Record<string, number>> = { user: 1, assistant: 2, system: 3 };
+const TAG_OTHER_ROLE = 4;
+const TAG_TOOL = 16;
+const TAG_SYSTEM = 17;
+/** Added to a message block's tag when it opens a new message (message boundaries are content). */
+const TAG_FIRST_IN_MESSAGE = 8;
+
+function isCacheable(block: SimBlock): boolean {
+  if (block.type === 'thinking' || block.type === 'redacted_thinking') return false;
+  if (block.type === 'text') {
+    const text = (block as { text?: unknown }).text;
+    return typeof text === 'string' && text.length > 0;
+  }
+  return true;
+}
+
+function containsImage(messages: readonly SimMessage[]): boolean {
+  for (const m of messages) {
+    if (typeof m.content === 'string') continue;
+    for (const b of m.content) if (b.type === 'image') return true;
+  }
+  return false;
+}
+
+export class CacheSimulator {
+  private readonly entries = new Map<string, Entry>();
+  private readonly blockHashes = new WeakMap<object, [number, number]>();
+  private readonly normalized = new WeakMap<object, readonly SimBlock[]>();
+  private readonly minTokens: (model: string) => number;
+  private steps = 0;
+  // Per-step scratch, grown as needed and reused across steps.
+  private chainA = new Uint32Array(1024);
+  private chainB = new Uint32Array(1024);
+  private cum = new Float64Array(1024);
+  private last: CacheTrace | undefined;
+
+  constructor(opts: CacheSimulatorOptions = {}) {
+    const m = opts.minTokens;
+    this.minTokens = typeof m === 'number' ? () => m : (m ?? defaultMinCacheableTokens);
+  }
+
+  /** The trace of the most recent {@link step}. */
+  get lastTrace(): CacheTrace | undefined {
+    return this.last;
+  }
+
+  /** Live (unexpired at `nowMs`) entries, for tests and diagnostics. */
+  liveEntries(nowMs: number): number {
+    let n = 0;
+    for (const e of this.entries.values()) if (e.expiresAt > nowMs) n++;
+    return n;
+  }
+
+  clear(): void {
+    this.entries.clear();
+    this.last = undefined;
+  }
+
+  /** Simulate one request at time `nowMs`; updates the cache and returns the usage the API would report. */
+  step(body: SimRequest, tokensOf: TokensOf, nowMs: number): CacheUsage {
+    const breakpoints: number[] = [];
+    const bpTtl: number[] = [];
+    let n = 0;
+    let a = 0;
+    let b = 0;
+    let total = 0;
+    let lastCacheable = -1;
+    let lastCacheableHasCc = false;
+    [a, b] = hashString(`model:${body.model}`);
+
+    const push = (block: SimBlock, at: BlockLocation, tag: number, hash: [number, number]): void => {
+      [a, b] = chain(a, b, hash[0], hash[1], tag);
+      this.ensure(n + 1);
+      this.chainA[n] = a;
+      this.chainB[n] = b;
+      total += tokensOf(block, at);
+      this.cum[n] = total;
+      if (isCacheable(block)) {
+        lastCacheable = n;
+        lastCacheableHasCc = block.cache_control != null;
+        if (block.cache_control != null) {
+          breakpoints.push(n);
+          bpTtl.push(ttlMs(block.cache_control));
+        }
+      }
+      n++;
+    };
+
+    (body.tools ?? []).forEach((tool, index) => push(tool, { section: 'tools', index }, TAG_TOOL, this.hashOf(tool)));
+    const system = body.system;
+    if (typeof system === 'string') {
+      if (system.length > 0) {
+        const block: SimBlock = { type: 'text', text: system } as SimBlock;
+        push(block, { section: 'system', index: 0 }, TAG_SYSTEM, hashString(blockJson(block)));
+      }
+    } else if (system) {
+      system.forEach((blk, index) => push(blk, { section: 'system', index }, TAG_SYSTEM, this.hashOf(blk)));
+    }
+
+    // tool_choice, thinking settings and the presence of images invalidate the message cache only.
+    const boundary = hashString(
+      JSON.stringify([body.tool_choice ?? null, body.thinking ?? null, containsImage(body.messages)]),
+    );
+    [a, b] = chain(a, b, boundary[0], boundary[1], 0);
+
+    body.messages.forEach((msg, messageIndex) => {
+      const blocks = this.blocksOf(msg);
+      const roleTag = ROLE_TAG[msg.role] ?? TAG_OTHER_ROLE;
+      blocks.forEach((blk, blockIndex) => {
+        const tag = roleTag + (blockIndex === 0 ? TAG_FIRST_IN_MESSAGE : 0);
+        push(blk, { section: 'messages', messageIndex, blockIndex, role: msg.role }, tag, this.hashOf(blk));
+      });
+    });
+
+    if (body.cache_control != null && lastCacheable >= 0 && !lastCacheableHasCc) {
+      breakpoints.push(lastCacheable);
+      bpTtl.push(ttlMs(body.cache_control));
+    }
+
+    return this.resolve(body.model, n, total, breakpoints, bpTtl, nowMs);
+  }
+
+  private resolve(
+    model: string,
+    n: number,
+    total: number,
+    breakpoints: number[],
+    bpTtl: number[],
+    nowMs: number,
+  ): CacheUsage {
+    // Reads: longest live prefix reachable from any breakpoint within the lookback window.
+    let readPos = -1;
+    for (const p of breakpoints) {
+      const stop = Math.max(0, p - LOOKBACK_BLOCKS);
+      for (let k = p; k >= stop; k--) {
+        const entry = this.entries.get(this.key(k));
+        if (entry && entry.expiresAt > nowMs) {
+          entry.expiresAt = nowMs + entry.ttl;
+          if (k > readPos) readPos = k;
+          break;
+        }
+      }
+    }
+    const readTokens = readPos >= 0 ? this.cum[readPos] : 0;
+
+    // Writes: every breakpoint past the read point whose prefix reaches the minimum.
+    const min = this.minTokens(model);
+    const writes: number[] = [];
+    const below: number[] = [];
+    let start = readTokens;
+    let created5m = 0;
+    let created1h = 0;
+    breakpoints.forEach((p, i) => {
+      if (p <= readPos) return;
+      if (this.cum[p] < min) {
+        below.push(p);
+        return;
+      }
+      const ttl = bpTtl[i];
+      const key = this.key(p);
+      const prior = this.entries.get(key);
+      const keepTtl = prior && prior.expiresAt > nowMs ? Math.max(prior.ttl, ttl) : ttl;
+      this.entries.set(key, { expiresAt: nowMs + keepTtl, ttl: keepTtl });
+      const segment = this.cum[p] - start;
+      if (segment > 0) {
+        if (ttl === TTL_1H_MS) created1h += segment;
+        else created5m += segment;
+      }
+      start = Math.max(start, this.cum[p]);
+      writes.push(p);
+    });
+
+    this.steps++;
+    if (this.steps % SWEEP_EVERY_STEPS === 0) this.sweep(nowMs);
+    this.last = {
+      totalTokens: total,
+      blockCount: n,
+      breakpoints: [...breakpoints],
+      readPosition: readPos,
+      writePositions: writes,
+      belowMinimum: below,
+    };
+    const creation = created5m + created1h;
+    return {
+      input_tokens: total - readTokens - creation,
+      cache_creation_input_tokens: creation,
+      cache_read_input_tokens: readTokens,
+      cache_creation: { ephemeral_5m_input_tokens: created5m, ephemeral_1h_input_tokens: created1h },
+    };
+  }
+
+  private key(pos: number): string {
+    return `${this.chainA[pos].toString(36)}.${this.chainB[pos].toString(36)}`;
+  }
+
+  private hashOf(block: SimBlock): [number, number] {
+    let h = this.blockHashes.get(block);
+    if (!h) {
+      h = hashString(blockJson(block));
+      this.blockHashes.set(block, h);
+    }
+    return h;
+  }
+
+  /** Message content as blocks; string content becomes one text block (memoized per message object). */
+  private blocksOf(msg: SimMessage): readonly SimBlock[] {
+    if (typeof msg.content !== 'string') return msg.content;
+    let blocks = this.normalized.get(msg);
+    if (!blocks) {
+      blocks = msg.content.length > 0 ? [{ type: 'text', text: msg.content } as SimBlock] : [];
+      this.normalized.set(msg, blocks);
+    }
+    return blocks;
+  }
+
+  private ensure(size: number): void {
+    if (size <= this.chainA.length) return;
+    const cap = Math.max(size, this.chainA.length * 2);
+    const chainA = new Uint32Array(cap);
+    const chainB = new Uint32Array(cap);
+    const cum = new Float64Array(cap);
+    chainA.set(this.chainA);
+    chainB.set(this.chainB);
+    cum.set(this.cum);
+    this.chainA = chainA;
+    this.chainB = chainB;
+    this.cum = cum;
+  }
+
+  private sweep(nowMs: number): void {
+    for (const [k, e] of this.entries) if (e.expiresAt <= nowMs) this.entries.delete(k);
+  }
+}
