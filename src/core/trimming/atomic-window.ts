@@ -47,14 +47,16 @@ export const WINDOW_DOC: StrategyDoc = {
 };
 
 export class AtomicWindow implements Strategy {
-  readonly name = 'atomic-window';
   readonly trigger: Trigger;
   /** Start of the window (log position) in the current epoch. */
   private start = 0;
   private epoch = -1;
   private overlayId?: string;
 
-  constructor(private readonly o: WindowOptions = WINDOW_DEFAULTS) {
+  constructor(
+    private readonly o: WindowOptions = WINDOW_DEFAULTS,
+    readonly name = 'atomic-window',
+  ) {
     this.trigger = o.trigger;
   }
 

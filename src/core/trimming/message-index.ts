@@ -63,6 +63,8 @@ export class MessageIndex {
   private readonly counted: number[] = [];
   private readonly countedRev: number[] = [];
   private readonly dirty = new Set<number>();
+  /** Prefix sums of each message's tokens without any overlay (the log never changes). */
+  private readonly originalPrefix: number[] = [0];
   private seen = 0;
 
   constructor(
@@ -113,6 +115,9 @@ export class MessageIndex {
         const r = this.roundByToolUse.get(b.toolUseId);
         if (r && r.resultPos < 0) r.resultPos = pos;
       }
+      let original = 0;
+      for (const b of m.blocks) original += this.accountant.block(b.param).tokens;
+      this.originalPrefix.push(this.originalPrefix[pos] + original + (m.blocks.length ? MESSAGE_OVERHEAD_TOKENS : 0));
       const t = this.compute(pos);
       this.counted.push(t);
       this.countedRev.push(this.session.revision(m.id));
@@ -156,6 +161,11 @@ export class MessageIndex {
   messageTokens(pos: number): number {
     if (this.dirty.has(pos)) this.update();
     return this.counted[pos] ?? 0;
+  }
+
+  /** Tokens of messages [from, to) without any trimming. */
+  originalTokens(from: number, to: number): number {
+    return this.originalPrefix[Math.min(to, this.seen)] - this.originalPrefix[Math.min(from, this.seen)];
   }
 
   /** Tokens of messages [from, to) as currently sent. */

@@ -3,6 +3,7 @@
  * strategy names; options come from a config object (the CLI's --config file,
  * the extension's settings).
  */
+import { ANCHOR_DOCS, AnthropicClearToolUses, OpencodePrune, OpenAIToolOutputTrimmer, strandsWindow } from './anchors';
 import { AtomicWindow, WINDOW_DEFAULTS, WINDOW_DOC, type WindowOptions } from './atomic-window';
 import { CACHE_AWARE_DEFAULTS, type CacheAwareOptions } from './cache-aware';
 import { Pipeline } from './pipeline';
@@ -48,7 +49,16 @@ const FACTORIES: Record<string, Factory> = {
   'atomic-window': (o) => new AtomicWindow(merged<WindowOptions>(WINDOW_DEFAULTS, o, 'atomic-window')),
 };
 
+/** Other products' defaults, for comparison; they edit on every call, ignoring the cache. */
+const ANCHORS: Record<string, () => Strategy> = {
+  'anthropic-clear-tool-uses': () => new AnthropicClearToolUses(),
+  'opencode-prune': () => new OpencodePrune(),
+  'openai-tool-output-trimmer': () => new OpenAIToolOutputTrimmer(),
+  'strands-window': strandsWindow,
+};
+
 export const STRATEGY_DOCS: readonly StrategyDoc[] = [SUPERSEDE_DOC, SUMMARIZE_DOC, TOOL_PRUNING_DOC, WINDOW_DOC];
+export { ANCHOR_DOCS };
 
 /**
  * The recommended pipeline, tuned on the shared transcripts (see README, Benchmarks):
@@ -61,17 +71,19 @@ export const DEFAULT_OPTIONS: Record<string, Record<string, unknown>> = {
 };
 
 export function strategyNames(): string[] {
-  return Object.keys(FACTORIES);
+  return [...Object.keys(FACTORIES), ...Object.keys(ANCHORS)];
 }
 
 /** Parse a spec (`none`, `default`, `a,b,c`) into a pipeline. Throws one clear line on an unknown name. */
 export function createPipeline(spec: string, config: PipelineConfig = {}): Pipeline {
   const names = spec === 'none' ? [] : spec === 'default' ? DEFAULT_SPEC : spec.split(',').map((s) => s.trim()).filter(Boolean);
   const strategies = names.map((n) => {
+    if (ANCHORS[n]) return ANCHORS[n]();
     const f = FACTORIES[n];
     if (!f) throw new Error(`unknown strategy "${n}" (known: none, default, ${strategyNames().join(', ')})`);
     const base = spec === 'default' ? (DEFAULT_OPTIONS[n] ?? {}) : {};
     return f({ ...base, ...(config.strategies?.[n] ?? {}) });
   });
-  return new Pipeline(strategies, { ...CACHE_AWARE_DEFAULTS, ...config.cacheAware });
+  const onlyAnchors = names.length > 0 && names.every((n) => n in ANCHORS);
+  return new Pipeline(strategies, { ...CACHE_AWARE_DEFAULTS, enabled: !onlyAnchors, ...config.cacheAware });
 }

@@ -1,0 +1,86 @@
+/** `trimline inspect <file>`: the view after replaying a transcript through a strategy. */
+import { importTranscript } from '../core/import';
+import { CostLedger, replay, totals, viewRows, type ContextEngine, type ReplayStep } from '../core/engine';
+import type { PipelineConfig } from '../core/trimming';
+import { pad, padStart, usd } from './common';
+
+export interface InspectOptions {
+  strategy: string;
+  config: PipelineConfig;
+  json: boolean;
+}
+
+/** Replay every recorded call, then prepare the request that would come next. */
+export function inspectTranscript(file: string, o: InspectOptions) {
+  const imp = importTranscript(file);
+  const it = replay(imp, { strategy: o.strategy, config: o.config });
+  let engine: ContextEngine | undefined;
+  let ledger: CostLedger | undefined;
+  let last: ReplayStep | undefined;
+  for (;;) {
+    const r = it.next();
+    if (r.done) {
+      engine = r.value;
+      break;
+    }
+    ledger ??= new CostLedger(r.value.prepared.body.model, r.value.engine.tokens);
+    ledger.step(r.value.prepared.body, r.value.now);
+    last = r.value;
+  }
+  const now = (last?.now ?? Date.now()) + 1000;
+  const epochStart = imp.calls.at(-1)?.epochStart ?? 0;
+  const cachedUpTo = last?.call.at ?? 0;
+  const next = engine.prepare({ callIndex: imp.calls.length, upTo: engine.session.messages.length, epochStart, now });
+  ledger ??= new CostLedger(next.body.model, engine.tokens);
+  const nextCost = ledger.step(next.body, now);
+  const rows = viewRows(engine, next, epochStart, cachedUpTo);
+  return { imp, engine, next, rows, totals: totals(rows), nextCost, ledger };
+}
+
+export function runInspect(file: string, o: InspectOptions): string {
+  const r = inspectTranscript(file, o);
+  if (o.json) {
+    return JSON.stringify(
+      {
+        file,
+        format: r.imp.format,
+        model: r.next.body.model,
+        strategy: o.strategy,
+        calls: r.imp.calls.length,
+        issues: r.imp.issues,
+        rows: r.rows,
+        totals: r.totals,
+        breakpoints: r.next.breakpoints,
+        next: { usage: r.nextCost.usage, cost: r.nextCost.cost },
+        decisions: r.engine.decisions.all(),
+      },
+      null,
+      2,
+    );
+  }
+  const out: string[] = [];
+  out.push(`${file}  (${r.imp.format}, ${r.imp.messages.length} messages, ${r.imp.calls.length} calls, model ${r.next.body.model}, strategy ${o.strategy})`);
+  for (const i of r.imp.issues.slice(0, 5)) out.push(`  note: ${i.line ? `line ${i.line}: ` : ''}${i.message}`);
+  if (r.imp.issues.length > 5) out.push(`  note: … ${r.imp.issues.length - 5} more import notes (--json lists all)`);
+  out.push('');
+  out.push(`${pad('#', 8)} ${pad('role', 9)} ${pad('kind', 12)} ${pad('tool', 14)} ${padStart('tokens', 8)} ${pad('q', 2)} ${pad('state', 10)} why`);
+  let cachedEnded = false;
+  for (const row of r.rows) {
+    if (!cachedEnded && !row.cached && r.rows[0]?.cached) {
+      out.push('──────── cached prefix of the previous request ends here ────────');
+      cachedEnded = true;
+    }
+    const tokens = row.sent ? String(row.tokens) : `(${row.originalTokens})`;
+    const mark = row.breakpoint ? ' ◆cache' : '';
+    out.push(`${pad(row.ref, 8)} ${pad(row.role, 9)} ${pad(row.kind, 12)} ${pad(row.tool ?? '', 14)} ${padStart(tokens, 8)} ${pad(row.quality[0], 2)} ${pad(row.state, 10)} ${row.why ?? ''}${mark}`);
+  }
+  const t = r.totals;
+  const c = r.nextCost;
+  out.push('');
+  out.push(`blocks: ${Object.entries(t.byState).map(([k, v]) => `${v} ${k}`).join(', ')}`);
+  out.push(`messages sent: ~${t.sentTokens} tokens (untrimmed ${t.untrimmedTokens}, ${t.untrimmedTokens ? Math.round((100 * t.sentTokens) / t.untrimmedTokens) : 100}%), quality ${r.rows[0]?.quality ?? 'estimated'}; breakpoints ${r.next.breakpoints.length}; repairs ${r.next.repairs.length}`);
+  out.push(`next request: input ${c.usage.input_tokens}, cache write ${c.usage.cache_creation_input_tokens}, cache read ${c.usage.cache_read_input_tokens} tokens → ${usd(c.cost.total)} input cost`);
+  out.push(`replay of ${r.ledger.totals.calls} requests: ${usd(r.ledger.totals.inputCost)} simulated input cost, cache hit ratio ${(100 * r.ledger.hitRatio()).toFixed(1)}%`);
+  out.push('(q: e = estimated, c = calibrated, x = exact; tokens in parentheses are not sent)');
+  return out.join('\n');
+}

@@ -1,0 +1,81 @@
+/**
+ * `trimline`: inspect, replay, strategies (run comes with the agent loop).
+ * User errors end in one clear line and exit code 2; never a stack trace.
+ */
+import { parseArgs } from 'node:util';
+import { ImportError } from '../core/import';
+import { loadConfig, UsageError } from './common';
+import { runInspect } from './inspect';
+import { runReplay } from './replay';
+import { runStrategies } from './strategies';
+
+const HELP = `trimline: see and trim what a coding agent sends to the model
+
+Usage:
+  trimline inspect <file> [--strategy S] [--config F] [--json]
+  trimline replay <file> --strategy S [--config F] --jsonl
+  trimline strategies [--json]
+
+<file>: a Claude Code session (.jsonl), a Cline api_conversation_history.json, or
+Anthropic Messages JSON (an array of messages or {system, tools, messages}).
+Strategy S: none | default | a comma list (see \`trimline strategies\`).`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  if (!command || command === '--help' || command === '-h' || command === 'help') {
+    process.stdout.write(HELP + '\n');
+    return command ? 0 : 2;
+  }
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: {
+      strategy: { type: 'string', short: 's' },
+      config: { type: 'string', short: 'c' },
+      json: { type: 'boolean' },
+      jsonl: { type: 'boolean' },
+    },
+  });
+  const config = loadConfig(values.config);
+  switch (command) {
+    case 'inspect': {
+      const file = positionals[0];
+      if (!file) throw new UsageError('inspect: missing <file> (a transcript to inspect)');
+      process.stdout.write(runInspect(file, { strategy: values.strategy ?? 'default', config, json: !!values.json }) + '\n');
+      return 0;
+    }
+    case 'replay': {
+      const file = positionals[0];
+      if (!file) throw new UsageError('replay: missing <file> (a transcript to replay)');
+      if (!values.jsonl) throw new UsageError('replay: output format is JSON lines; pass --jsonl');
+      await runReplay(file, { strategy: values.strategy ?? 'default', config }, process.stdout);
+      return 0;
+    }
+    case 'strategies':
+      process.stdout.write(runStrategies(!!values.json) + '\n');
+      return 0;
+    default:
+      throw new UsageError(`unknown command "${command}" (try: trimline --help)`);
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (e: unknown) => {
+    const err = e as Error & { code?: string };
+    if (e instanceof UsageError || e instanceof ImportError) {
+      process.stderr.write(`trimline: ${err.message}\n`);
+      process.exitCode = 2;
+    } else if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' || /unknown strategy|unknown option|must be/.test(err.message)) {
+      process.stderr.write(`trimline: ${err.message}\n`);
+      process.exitCode = 2;
+    } else if (err.code === 'EPIPE') {
+      process.exitCode = 0;
+    } else {
+      process.stderr.write(`trimline: internal error: ${err.stack ?? err.message}\n`);
+      process.exitCode = 1;
+    }
+  },
+);

@@ -1,0 +1,35 @@
+/** `trimline replay <file> --strategy S --jsonl`: the exact request of every recorded call. */
+import { Writable } from 'node:stream';
+import { importTranscript } from '../core/import';
+import { CostLedger, replay } from '../core/engine';
+import type { PipelineConfig } from '../core/trimming';
+
+export interface ReplayCliOptions {
+  strategy: string;
+  config: PipelineConfig;
+}
+
+/** Write one JSON line per call: {"call", "request", "stats"}; returns the number of calls. */
+export async function runReplay(file: string, o: ReplayCliOptions, out: Writable): Promise<number> {
+  const imp = importTranscript(file);
+  let ledger: CostLedger | undefined;
+  let n = 0;
+  for (const step of replay(imp, { strategy: o.strategy, config: o.config })) {
+    ledger ??= new CostLedger(step.prepared.body.model, step.engine.tokens);
+    const sim = ledger.step(step.prepared.body, step.now);
+    const line = JSON.stringify({
+      call: step.call.index,
+      request: step.prepared.body,
+      stats: {
+        ...step.prepared.stats,
+        recordedUsage: step.call.usage ?? null,
+        simulatedUsage: sim.usage,
+        simulatedInputCost: sim.cost.total,
+        repairs: step.prepared.repairs.map((r) => `${r.rule}: ${r.description}`),
+      },
+    });
+    if (!out.write(line + '\n')) await new Promise((res) => out.once('drain', res));
+    n++;
+  }
+  return n;
+}

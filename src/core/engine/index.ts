@@ -1,0 +1,4 @@
+export * from './context-engine';
+export * from './replay';
+export * from './view-rows';
+export * from './cost-ledger';

@@ -1,0 +1,54 @@
+/**
+ * Replay a recorded transcript through a strategy: for every recorded model call,
+ * in order, the exact request the engine would have sent at that point, with the
+ * strategy's state carried from call to call. The session grows as it did live.
+ */
+import { Session } from '../session/session';
+import type { CallRecord, ImportedSession } from '../session/types';
+import { ContextEngine, type EngineOptions, type PreparedCall } from './context-engine';
+
+export interface ReplayOptions extends EngineOptions {
+  /** Learn token calibration from the recorded usage while replaying (default true). */
+  calibrate?: boolean;
+}
+
+export interface ReplayStep {
+  call: CallRecord;
+  prepared: PreparedCall;
+  /** Time of the call in ms (recorded timestamp, or previous + 1s when missing). */
+  now: number;
+  engine: ContextEngine;
+}
+
+/** A fresh session with the transcript's system prompt, tools and model. */
+export function emptySessionFor(imp: ImportedSession): Session {
+  return new Session({ system: imp.system, tools: imp.tools, model: imp.model });
+}
+
+export function* replay(imp: ImportedSession, opts: ReplayOptions = {}): Generator<ReplayStep, ContextEngine> {
+  const session = emptySessionFor(imp);
+  const engine = new ContextEngine(session, { model: imp.model ?? imp.calls.find((c) => c.model)?.model, ...opts });
+  let appended = 0;
+  let now = 0;
+  for (const call of imp.calls) {
+    for (; appended < call.at; appended++) session.appendMessage(imp.messages[appended]);
+    const t = call.timestamp ? Date.parse(call.timestamp) : NaN;
+    now = Number.isFinite(t) ? t : now + 1000;
+    session.recordCall({ at: call.at, epochStart: call.epochStart, apiMessageId: call.apiMessageId, model: call.model, timestamp: call.timestamp, usage: call.usage });
+    const prepared = engine.prepare({ callIndex: call.index, upTo: call.at, epochStart: call.epochStart, now });
+    if (call.usage && opts.calibrate !== false) engine.observeUsage(call.usage, call.at, call.epochStart, true);
+    yield { call, prepared, now, engine };
+  }
+  for (; appended < imp.messages.length; appended++) session.appendMessage(imp.messages[appended]);
+  return engine;
+}
+
+/** Replay every call and return the engine, positioned after the whole transcript. */
+export function replayAll(imp: ImportedSession, opts: ReplayOptions = {}, onStep?: (s: ReplayStep) => void): ContextEngine {
+  const it = replay(imp, opts);
+  for (;;) {
+    const r = it.next();
+    if (r.done) return r.value;
+    onStep?.(r.value);
+  }
+}

@@ -1,0 +1,50 @@
+/**
+ * `npm run bench`: engine cost/quality on the shared transcripts, token calibration
+ * accuracy, and request-build speed. Results go to bench-results/ (JSON + Markdown).
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { aggregate, benchTranscripts, CONTENDERS, runOne, type Row } from './engine-bench';
+
+const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
+
+function engineSection(rows: Row[]): string {
+  const agg = aggregate(rows);
+  const lines = [
+    '| strategy | cost vs none | tokens vs none | retention | invalid requests | cache hit ratio | worst cost vs none | worst retention |',
+    '|---|---|---|---|---|---|---|---|',
+    ...agg.map((a) => `| ${a.contender} | ${pct(a.costVsNone)} | ${pct(a.tokensVsNone)} | ${pct(a.retention)} | ${a.invalid} | ${pct(a.hitRatio)} | ${pct(a.worstCostVsNone)} | ${pct(a.worstRetention)} |`),
+    '',
+    'Per transcript:',
+    '',
+    '| transcript | calls | strategy | tokens sent | input cost | hit ratio | retention (used ids) | invalid |',
+    '|---|---|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.transcript} | ${r.calls} | ${r.contender} | ${r.tokensSent} | $${r.inputCost.toFixed(3)} | ${pct(r.hitRatio)} | ${pct(r.retention)} (${r.needed}) | ${r.invalid}${r.firstInvalid ? ` (${r.firstInvalid.slice(0, 80)})` : ''} |`),
+  ];
+  return lines.join('\n');
+}
+
+async function main(): Promise<void> {
+  const only = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  const outDir = join(process.cwd(), 'bench-results');
+  mkdirSync(outDir, { recursive: true });
+  const transcripts = benchTranscripts();
+  const contenders = only.length ? CONTENDERS.filter((c) => only.includes(c.name) || only.includes(c.spec)) : CONTENDERS;
+  const rows: Row[] = [];
+  for (const imp of transcripts) {
+    for (const c of contenders) {
+      const r = runOne(imp, c);
+      rows.push(r);
+      process.stderr.write(`${r.transcript} ${c.name}: cost $${r.inputCost.toFixed(3)}, retention ${pct(r.retention)}, invalid ${r.invalid}, ${r.ms.toFixed(0)} ms\n`);
+    }
+  }
+  const md = [`# Trimline benchmarks`, '', `Transcripts: ${transcripts.length} (every shared Claude Code session with ≥ 10 calls).`, '', '## Cost and retention', '', engineSection(rows)].join('\n');
+  writeFileSync(join(outDir, 'engine.json'), JSON.stringify({ rows, aggregate: aggregate(rows) }, null, 2));
+  writeFileSync(join(outDir, 'engine.md'), md + '\n');
+  process.stdout.write(engineSection(rows).split('\n\nPer transcript')[0] + '\n');
+}
+
+main().catch((e: unknown) => {
+  process.stderr.write(`bench failed: ${(e as Error).stack}\n`);
+  process.exitCode = 1;
+});
