@@ -2,7 +2,8 @@
  * `npm run bench`: engine cost/quality on the shared transcripts, token calibration
  * accuracy, and request-build speed. Results go to bench-results/ (JSON + Markdown).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import type { PipelineConfig } from '../../src/core/trimming';
 import { join } from 'node:path';
 import { aggregate, benchTranscripts, CONTENDERS, runOne, type Row } from './engine-bench';
 
@@ -29,7 +30,11 @@ async function main(): Promise<void> {
   const outDir = join(process.cwd(), 'bench-results');
   mkdirSync(outDir, { recursive: true });
   const transcripts = benchTranscripts();
-  const contenders = only.length ? CONTENDERS.filter((c) => only.includes(c.name) || only.includes(c.spec)) : CONTENDERS;
+  // Ad-hoc contenders for tuning: --spec=a,b [--config=file.json]
+  const spec = process.argv.find((a) => a.startsWith('--spec='))?.slice(7);
+  const cfgFile = process.argv.find((a) => a.startsWith('--config='))?.slice(9);
+  const custom = spec ? [{ name: `custom: ${spec}`, spec, config: cfgFile ? (JSON.parse(readFileSync(cfgFile, 'utf8')) as PipelineConfig) : undefined }] : [];
+  const contenders = [...(only.length ? CONTENDERS.filter((c) => only.includes(c.name) || only.includes(c.spec)) : spec ? [] : CONTENDERS), ...custom];
   const rows: Row[] = [];
   for (const imp of transcripts) {
     for (const c of contenders) {

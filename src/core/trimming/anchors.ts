@@ -109,7 +109,7 @@ export class OpenAIToolOutputTrimmer implements Strategy {
  * no tool pair is split, on every call (no hysteresis). The omitted range is one note.
  */
 export function strandsWindow(): Strategy {
-  return new AtomicWindow({ maxTokens: Number.MAX_SAFE_INTEGER, maxMessages: 40, minRecentKeep: 1, lowWater: 1, trigger: ALWAYS }, 'strands-window');
+  return new AtomicWindow({ maxTokens: Number.MAX_SAFE_INTEGER, maxMessages: 40, minRecentKeep: 1, lowWater: 1, digest: false, trigger: ALWAYS }, 'strands-window');
 }
 
 export const ANCHOR_DOCS: readonly StrategyDoc[] = [

@@ -14,6 +14,7 @@
  * - Cache-friendly hysteresis: when over budget it cuts down to `lowWater` × budget,
  *   so the cached prefix is rebuilt once per big move, not on every call.
  */
+import { buildDigest } from './digest';
 import type { Strategy, StrategyContext, StrategyDoc, Trigger } from './types';
 
 export interface WindowOptions {
@@ -24,6 +25,8 @@ export interface WindowOptions {
   minRecentKeep: number;
   /** After a move, the window holds at most this share of the budget. */
   lowWater: number;
+  /** The note for the omitted range lists the user's words and the reference ids seen there. */
+  digest: boolean;
   trigger: Trigger;
 }
 
@@ -32,6 +35,7 @@ export const WINDOW_DEFAULTS: WindowOptions = {
   maxMessages: 0,
   minRecentKeep: 4,
   lowWater: 0.6,
+  digest: false,
   trigger: { kind: 'always' },
 };
 
@@ -43,6 +47,7 @@ export const WINDOW_DOC: StrategyDoc = {
     { name: 'maxMessages', type: 'number', default: 0, description: 'message budget (0 = none)' },
     { name: 'minRecentKeep', type: 'number', default: 4, description: 'messages always kept' },
     { name: 'lowWater', type: 'number', default: 0.6, description: 'share of the budget kept after a move (hysteresis for the cache)' },
+    { name: 'digest', type: 'boolean', default: false, description: "the omitted range's note lists the user's words and reference ids seen there" },
   ],
 };
 
@@ -117,7 +122,8 @@ export class AtomicWindow implements Strategy {
     const from = session.messages[ctx.epochStart];
     const to = session.messages[cut - 1];
     const omittedTokens = ctx.index.rangeTokens(ctx.epochStart, cut);
-    const text = `[Trimline window: ${cut - ctx.epochStart} earlier messages (about ${omittedTokens} tokens) are omitted to stay within the ${budget}-token budget; the user can restore them.]`;
+    const what = `${cut - ctx.epochStart} earlier messages (about ${omittedTokens} tokens) omitted to stay within the ${budget}-token window`;
+    const text = this.o.digest ? buildDigest(session, ctx.epochStart, cut - 1, what) : `[Trimline window: ${what}; the user can restore them.]`;
     const after = ctx.tokens.text(text).tokens;
     const id = `win_${ctx.epochStart}_${cut}_${ctx.callIndex}`;
     ctx.propose({

@@ -31,6 +31,12 @@ export interface CacheAwareOptions {
   /** Expected further calls: the calls so far, clamped to [minHorizon, maxHorizon]. */
   minHorizon: number;
   maxHorizon: number;
+  /**
+   * A batch inside the cached prefix must also save at least this share of the cached
+   * tokens it rewrites: many small rewrites cost more than one big one (each rewrite
+   * re-writes the whole tail), so batches wait until they are worth a real cut.
+   */
+  minBatchFraction: number;
 }
 
 export const CACHE_AWARE_DEFAULTS: CacheAwareOptions = {
@@ -43,6 +49,7 @@ export const CACHE_AWARE_DEFAULTS: CacheAwareOptions = {
   // survives longer without a pause past its TTL).
   minHorizon: 4,
   maxHorizon: 40,
+  minBatchFraction: 0.5,
 };
 
 export interface CacheState {
@@ -63,7 +70,7 @@ export interface ApplyContext {
 
 function keyOf(p: Proposal): string {
   const o = p.overlay;
-  if (o.kind === 'summary') return `${o.author}:range`;
+  if (o.kind === 'summary') return o.author === 'strategy:atomic-window' || o.author === 'strategy:strands-window' ? `${o.author}:range` : o.fromMessageId;
   if (o.kind === 'prune') return o.blockId ?? o.messageId;
   return o.blockId;
 }
@@ -127,7 +134,7 @@ export class CacheAwareApplier {
       if (k + 1 < costly.length && costly[k + 1].position === costly[k].position) continue;
       const B = ctx.index.rangeTokens(costly[k].position, cache.cachedUpTo);
       const net = S * r * K - ((Math.max(0, B - S) * w) - B * r);
-      if (net > best.net) best = { net, k, S, B };
+      if (net > best.net && S >= this.o.minBatchFraction * B) best = { net, k, S, B };
     }
     if (best.k < 0) {
       for (const p of costly) {

@@ -9,7 +9,7 @@ import { CACHE_AWARE_DEFAULTS, type CacheAwareOptions } from './cache-aware';
 import { Pipeline } from './pipeline';
 import { SUMMARIZE_DEFAULTS, SUMMARIZE_DOC, SummarizeToolResults, type SummarizeOptions } from './summarize-tool-results';
 import { SUPERSEDE_DEFAULTS, SUPERSEDE_DOC, SupersedeStaleReads, type SupersedeOptions } from './supersede-stale-reads';
-import { TOOL_PRUNING_DOC, ToolPruning } from './tool-pruning';
+import { TOOL_PRUNING_DEFAULTS, TOOL_PRUNING_DOC, ToolPruning, type ToolPruningOptions } from './tool-pruning';
 import type { Strategy, StrategyDoc, Trigger } from './types';
 
 export interface PipelineConfig {
@@ -45,7 +45,7 @@ function parseTrigger(v: unknown, name: string): Trigger {
 const FACTORIES: Record<string, Factory> = {
   'summarize-tool-results': (o) => new SummarizeToolResults(merged<SummarizeOptions>(SUMMARIZE_DEFAULTS, o, 'summarize-tool-results')),
   'supersede-stale-reads': (o) => new SupersedeStaleReads(merged<SupersedeOptions>(SUPERSEDE_DEFAULTS, o, 'supersede-stale-reads')),
-  'tool-pruning': (o) => new ToolPruning(merged({ trigger: { kind: 'always' } as Trigger }, o, 'tool-pruning')),
+  'tool-pruning': (o) => new ToolPruning(merged<ToolPruningOptions>(TOOL_PRUNING_DEFAULTS, o, 'tool-pruning')),
   'atomic-window': (o) => new AtomicWindow(merged<WindowOptions>(WINDOW_DEFAULTS, o, 'atomic-window')),
 };
 

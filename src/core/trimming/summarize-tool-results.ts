@@ -5,6 +5,7 @@
  * Incremental: a cursor walks the rounds once; each result is considered once.
  */
 import { toolResultText } from '../session/log';
+import { compactInput } from './compact-input';
 import { compilePatterns, DEFAULT_REF_PATTERNS, type RefPattern } from './refs';
 import { summarizeToolResult } from './summary-text';
 import type { Strategy, StrategyContext, StrategyDoc, Trigger } from './types';
@@ -19,6 +20,10 @@ export interface SummarizeOptions {
   previewChars: number;
   /** Extra reference-id regexes (strings), added to the defaults. */
   refPatterns: string[];
+  /** Old tool_use inputs: values longer than this many characters become a size marker (0 = keep inputs). */
+  trimInputsOver: number;
+  /** Drop thinking blocks of old rounds (the API allows dropping earlier turns' thinking). */
+  dropThinking: boolean;
   trigger: Trigger;
 }
 
@@ -28,6 +33,8 @@ export const SUMMARIZE_DEFAULTS: SummarizeOptions = {
   maxRefs: 40,
   previewChars: 120,
   refPatterns: [],
+  trimInputsOver: 400,
+  dropThinking: true,
   trigger: { kind: 'always' },
 };
 
@@ -40,6 +47,8 @@ export const SUMMARIZE_DOC: StrategyDoc = {
     { name: 'maxRefs', type: 'number', default: 40, description: 'reference ids kept per summary' },
     { name: 'previewChars', type: 'number', default: 120, description: 'characters of the first line kept' },
     { name: 'refPatterns', type: 'string[]', default: [], description: 'extra reference-id regexes (e.g. ticket ids)' },
+    { name: 'trimInputsOver', type: 'number', default: 400, description: 'old tool inputs: longer values become a size marker (0 = off)' },
+    { name: 'dropThinking', type: 'boolean', default: true, description: 'drop thinking blocks of old rounds' },
   ],
 };
 
@@ -66,6 +75,36 @@ export class SummarizeToolResults implements Strategy {
       const r = rounds[this.next];
       if (r.assistantPos < ctx.epochStart) continue;
       for (const id of r.toolUseIds) this.consider(ctx, id, r.resultPos);
+      this.compactCall(ctx, r.assistantPos);
+    }
+  }
+
+  /** The old round's assistant message: long tool inputs compacted, thinking dropped. */
+  private compactCall(ctx: StrategyContext, pos: number): void {
+    const { session } = ctx;
+    const m = session.messages[pos];
+    for (const b of m.blocks) {
+      if (ctx.isPending(b.id) || session.isPinned(b.id) || session.isUserRestored(b.id) || session.overlaysOnBlock(b.id).length) continue;
+      if ((b.kind === 'thinking' || b.kind === 'redacted_thinking') && this.o.dropThinking) {
+        const before = ctx.tokens.block(b.param).tokens;
+        ctx.propose({
+          position: pos,
+          saved: before,
+          overlay: { kind: 'prune', messageId: m.id, blockId: b.id, author: `strategy:${this.name}`, reason: `thinking of a round older than the last ${this.o.keepTurns}: dropped (the API allows it)`, callIndex: ctx.callIndex, tokensBefore: before, tokensAfter: 0 },
+        });
+      } else if (b.param.type === 'tool_use' && this.o.trimInputsOver > 0) {
+        const compact = compactInput(b.param.input, this.o.trimInputsOver);
+        if (!compact) continue;
+        const text = JSON.stringify(compact);
+        const before = ctx.tokens.block(b.param).tokens;
+        const after = ctx.tokens.block({ ...b.param, input: compact }).tokens;
+        if (after >= before) continue;
+        ctx.propose({
+          position: pos,
+          saved: before - after,
+          overlay: { kind: 'trim', blockId: b.id, text, author: `strategy:${this.name}`, reason: `${b.param.name} input of a round older than the last ${this.o.keepTurns}: long values replaced by their size (${before} → ${after} tokens)`, callIndex: ctx.callIndex, tokensBefore: before, tokensAfter: after },
+        });
+      }
     }
   }
 

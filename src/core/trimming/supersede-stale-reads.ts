@@ -7,6 +7,7 @@
 import { createHash } from 'node:crypto';
 import { toolResultText } from '../session/log';
 import type { ToolUseBlockParam } from '../session/types';
+import { compactInput } from './compact-input';
 import { TRIM_MARKER } from './summary-text';
 import type { Strategy, StrategyContext, StrategyDoc, Trigger } from './types';
 
@@ -21,6 +22,8 @@ export interface SupersedeOptions {
   collapseDuplicates: boolean;
   /** Results at most this long are not worth a pointer. */
   minChars: number;
+  /** Tools whose every call restates the whole state (a todo list): a later call supersedes earlier ones. */
+  stateTools: string[];
   trigger: Trigger;
 }
 
@@ -31,6 +34,7 @@ export const SUPERSEDE_DEFAULTS: SupersedeOptions = {
   supersedeOnEdit: true,
   collapseDuplicates: true,
   minChars: 200,
+  stateTools: ['TodoWrite', 'todo_write', 'update_todo_list'],
   trigger: { kind: 'always' },
 };
 
@@ -44,6 +48,7 @@ export const SUPERSEDE_DOC: StrategyDoc = {
     { name: 'supersedeOnEdit', type: 'boolean', default: true, description: 'an edit also makes earlier reads stale' },
     { name: 'collapseDuplicates', type: 'boolean', default: true, description: 'identical results collapse to the latest' },
     { name: 'minChars', type: 'number', default: 200, description: 'shorter results are left alone' },
+    { name: 'stateTools', type: 'string[]', default: SUPERSEDE_DEFAULTS.stateTools, description: 'tools whose later call restates the whole state' },
   ],
 };
 
@@ -60,12 +65,16 @@ export class SupersedeStaleReads implements Strategy {
   private readonly byHash = new Map<string, Seen>();
   private readonly pendingUses = new Map<string, { path?: string; kind: 'read' | 'edit' | 'other'; name: string }>();
   private readonly readSet: Set<string>;
+  private readonly stateSet: Set<string>;
+  /** Latest call of each state tool: [tool_use block, its position]. */
+  private readonly lastState = new Map<string, Seen>();
   private readonly editSet: Set<string>;
 
   constructor(private readonly o: SupersedeOptions = SUPERSEDE_DEFAULTS) {
     this.trigger = o.trigger;
     this.readSet = new Set(o.readTools);
     this.editSet = new Set(o.editTools);
+    this.stateSet = new Set(o.stateTools);
   }
 
   private pathOf(u: ToolUseBlockParam): string | undefined {
@@ -84,6 +93,11 @@ export class SupersedeStaleReads implements Strategy {
         if (b.param.type === 'tool_use') {
           const kind = this.readSet.has(b.param.name) ? 'read' : this.editSet.has(b.param.name) ? 'edit' : 'other';
           this.pendingUses.set(b.param.id, { path: this.pathOf(b.param), kind, name: b.param.name });
+          if (this.stateSet.has(b.param.name)) {
+            const prev = this.lastState.get(b.param.name);
+            if (prev) this.supersedeState(ctx, prev, b.param.name, this.scanned);
+            this.lastState.set(b.param.name, { blockId: b.id, pos: this.scanned });
+          }
         } else if (b.param.type === 'tool_result') {
           const use = this.pendingUses.get(b.param.tool_use_id);
           this.pendingUses.delete(b.param.tool_use_id);
@@ -113,6 +127,30 @@ export class SupersedeStaleReads implements Strategy {
     if (!list) return;
     for (const s of list) this.point(ctx, s, `${path} was ${kind === 'read' ? 'read again' : 'edited'} later (message ${pos}); the newer content is what counts`);
     this.reads.delete(path);
+  }
+
+  /** An earlier call of a state tool: its input is compacted and its result pointed at the newer one. */
+  private supersedeState(ctx: StrategyContext, prev: Seen, name: string, pos: number): void {
+    const { session } = ctx;
+    const use = session.block(prev.blockId)!;
+    const why = `a later ${name} call (message ${pos}) restates the whole state`;
+    if (use.param.type === 'tool_use' && !ctx.isPending(use.id) && !session.isPinned(use.id) && !session.isUserRestored(use.id) && !session.overlaysOnBlock(use.id).length) {
+      const compact = compactInput(use.param.input, 0);
+      if (compact) {
+        const before = ctx.tokens.block(use.param).tokens;
+        const after = ctx.tokens.block({ ...use.param, input: compact }).tokens;
+        if (after < before) {
+          ctx.propose({
+            position: prev.pos,
+            saved: before - after,
+            overlay: { kind: 'trim', blockId: use.id, text: JSON.stringify(compact), author: `strategy:${this.name}`, reason: `stale: ${why}`, callIndex: ctx.callIndex, tokensBefore: before, tokensAfter: after },
+          });
+        }
+      }
+    }
+    const resultId = use.toolUseId ? session.toolResultBlockId(use.toolUseId) : undefined;
+    const resultPos = resultId ? session.position(session.block(resultId)!.messageId) : undefined;
+    if (resultId && resultPos !== undefined && resultPos < pos) this.point(ctx, { blockId: resultId, pos: resultPos }, why);
   }
 
   private point(ctx: StrategyContext, s: Seen, why: string): void {

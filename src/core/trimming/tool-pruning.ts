@@ -5,17 +5,25 @@
  * a pinned block keep their whole tool round (pins win, and pairs are never split).
  * Incremental: each turn is pruned once, when the next prompt arrives.
  */
+import { buildDigest } from './digest';
 import type { ToolRound } from './message-index';
 import type { Strategy, StrategyContext, StrategyDoc, Trigger } from './types';
 
 export interface ToolPruningOptions {
+  /**
+   * Replace each prior turn's intermediate steps by one digest note (the user's words and
+   * the reference ids its tool results mentioned) instead of hiding them without a trace.
+   */
+  digest: boolean;
   trigger: Trigger;
 }
+
+export const TOOL_PRUNING_DEFAULTS: ToolPruningOptions = { digest: false, trigger: { kind: 'always' } };
 
 export const TOOL_PRUNING_DOC: StrategyDoc = {
   name: 'tool-pruning',
   summary: 'Prior user turns keep only the prompt and the final answer; the current turn keeps everything.',
-  options: [],
+  options: [{ name: 'digest', type: 'boolean', default: false, description: 'leave a note with the reference ids of the hidden steps' }],
 };
 
 export class ToolPruning implements Strategy {
@@ -24,7 +32,7 @@ export class ToolPruning implements Strategy {
   /** Index into ctx.index.prompts of the next turn to prune. */
   private nextTurn = 0;
 
-  constructor(o: ToolPruningOptions = { trigger: { kind: 'always' } }) {
+  constructor(private readonly o: ToolPruningOptions = TOOL_PRUNING_DEFAULTS) {
     this.trigger = o.trigger;
   }
 
@@ -43,6 +51,12 @@ export class ToolPruning implements Strategy {
     let final = -1;
     for (let p = end - 1; p > start; p--) if (session.messages[p].role === 'assistant') { final = p; break; }
     const keep = this.protectedPositions(ctx, start, end);
+    const last = final > 0 ? final - 1 : end - 1;
+    if (this.o.digest && keep.size === 0 && last > start) {
+      this.digestRange(ctx, start + 1, last);
+      if (final > 0) this.pruneFinalExtras(ctx, final);
+      return;
+    }
     for (let p = start + 1; p < end; p++) {
       if (keep.has(p)) continue;
       const m = session.messages[p];
@@ -61,6 +75,42 @@ export class ToolPruning implements Strategy {
       if (ctx.isPending(m.id) || tokens === 0) continue;
       this.prune(ctx, m.id, p, tokens, `intermediate step of the prior turn that began at message ${start}`);
     }
+  }
+
+  /** The final answer keeps its text; its tool calls and thinking go. */
+  private pruneFinalExtras(ctx: StrategyContext, final: number): void {
+    const m = ctx.session.messages[final];
+    if (!m.blocks.some((b) => b.kind === 'text')) return;
+    for (const b of m.blocks) {
+      if (b.kind === 'text' || ctx.isPending(b.id) || ctx.session.overlaysOnBlock(b.id).length) continue;
+      this.prune(ctx, m.id, final, ctx.tokens.block(b.param).tokens, `tool call/thinking of a prior turn's final answer`, b.id);
+    }
+  }
+
+  private digestRange(ctx: StrategyContext, from: number, to: number): void {
+    const { session } = ctx;
+    const key = `${session.messages[from].id}`;
+    if (ctx.isPending(key)) return;
+    const before = ctx.index.rangeTokens(from, to + 1);
+    if (before === 0) return;
+    const text = buildDigest(session, from, to, `${to - from + 1} intermediate messages of a prior turn omitted`);
+    const after = ctx.tokens.text(text).tokens;
+    if (after >= before) return;
+    ctx.propose({
+      position: from,
+      saved: before - after,
+      overlay: {
+        kind: 'summary',
+        fromMessageId: session.messages[from].id,
+        toMessageId: session.messages[to].id,
+        text,
+        author: `strategy:${this.name}`,
+        reason: `intermediate steps of the prior turn that began at message ${from - 1}: replaced by a digest (${before} → ${after} tokens)`,
+        callIndex: ctx.callIndex,
+        tokensBefore: before,
+        tokensAfter: after,
+      },
+    });
   }
 
   /** Rounds with a pinned or user-restored block stay whole. */

@@ -1,0 +1,10 @@
+export * from './types';
+export * from './registry';
+export { globToRegExp } from './glob';
+export { validateInput, schemaSignature, type ObjectSchema, type PropertySchema } from './schema';
+export { MAX_READ_LINES, MAX_READ_BYTES, MAX_LINE_CHARS, MAX_READ_FILE_BYTES } from './read-file';
+export { MAX_LIST_FILES } from './list-files';
+export { MAX_SEARCH_MATCHES, MAX_SEARCH_FILES, MAX_SEARCH_FILE_BYTES } from './search';
+export { DEFAULT_COMMAND_TIMEOUT_S, MAX_COMMAND_TIMEOUT_S, MAX_COMMAND_OUTPUT_BYTES } from './run-command';
+export { AGENT_TRIM_MARKER } from './trim-tool-result';
+export { DEFAULT_IGNORE } from './text';

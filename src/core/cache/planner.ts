@@ -1,0 +1,190 @@
+/**
+ * Cache breakpoint planner: where the request's `cache_control` markers go.
+ * Facts from shared/reference/anthropic-api.md ("Prompt caching"): at most 4
+ * breakpoints; prefix order tools → system → messages; writes only at
+ * breakpoints; a read looks back at most 20 block positions from each
+ * breakpoint; below the model's minimum prefix nothing is cached; never on
+ * thinking, redacted_thinking or empty text.
+ */
+import {
+  cacheControlOf,
+  contentBlocks,
+  isBlank,
+  isCacheable,
+  nestedBlocks,
+  withCacheControl,
+  withoutCacheControl,
+  type CacheControl,
+} from '../request/blocks';
+import type { Breakpoint, CacheTtl, RequestBody } from '../request/types';
+import type { ContentBlockParam } from '../session/types';
+import { minCacheableTokens } from './pricing';
+
+/** Reference: at most 4 blocks with cache_control per request. */
+export const MAX_BREAKPOINTS = 4;
+/** Reference: a read looks back at most 20 block positions from a breakpoint; a gap of 20+ needs another anchor. */
+export const BREAKPOINT_LOOKBACK_BLOCKS = 20;
+
+export interface PlanOptions {
+  /** Tokens of messages[m].content[b] (string content is block 0). */
+  readonly tokensOf: (messageIndex: number, blockIndex: number) => number;
+  readonly toolsTokens: number;
+  readonly systemTokens: number;
+  readonly model: string;
+  readonly ttl: CacheTtl;
+  /** The previous call's breakpoints: the last write positions, kept as stable read anchors. */
+  readonly previous?: readonly Breakpoint[];
+  /** Log block id at a request position (from the builder's blockMap); breakpoints are keyed by it. */
+  readonly blockIdAt?: (messageIndex: number, blockIndex: number) => string | undefined;
+  /** Override of the model's minimum cacheable prefix (tests, calibration). */
+  readonly minTokens?: number;
+}
+
+export interface Plan {
+  readonly body: RequestBody;
+  readonly breakpoints: Breakpoint[];
+}
+
+type Messages = RequestBody['messages'];
+
+/** A message block position with its cumulative prefix. */
+interface Pos {
+  readonly m: number;
+  readonly b: number;
+  /** Flat index over message blocks (lookback distances are differences of these). */
+  readonly g: number;
+  readonly prefix: number;
+  readonly block: ContentBlockParam;
+  readonly id: string;
+}
+
+function cacheControl(ttl: CacheTtl): CacheControl {
+  // A bare marker is the 5-minute TTL; keep it bare so the bytes match the common form.
+  return ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
+}
+
+function hasAnyCacheControl(b: ContentBlockParam): boolean {
+  return cacheControlOf(b) !== undefined || nestedBlocks(b).some((c) => cacheControlOf(c) !== undefined);
+}
+
+function stripBlock(b: ContentBlockParam): ContentBlockParam {
+  const top = withoutCacheControl(b);
+  if (top.type !== 'tool_result' || typeof top.content === 'string' || top.content === undefined) return top;
+  if (!top.content.some((c) => cacheControlOf(c) !== undefined)) return top;
+  return { ...top, content: top.content.map((c) => withoutCacheControl(c)) };
+}
+
+/** The body without any cache_control (tools, system, messages, nested, top-level); unchanged parts are shared. */
+export function stripCacheControl(body: RequestBody): RequestBody {
+  const out: RequestBody = { ...body };
+  delete out.cache_control;
+  if (body.tools?.some((t) => cacheControlOf(t))) out.tools = body.tools.map((t) => withoutCacheControl(t));
+  if (Array.isArray(body.system) && body.system.some((s) => cacheControlOf(s))) out.system = body.system.map((s) => withoutCacheControl(s));
+  let messages: Messages | undefined;
+  body.messages.forEach((m, i) => {
+    if (typeof m.content === 'string' || !m.content.some(hasAnyCacheControl)) return;
+    messages ??= body.messages.slice();
+    messages[i] = { ...m, content: m.content.map(stripBlock) } as Messages[number];
+  });
+  if (messages) out.messages = messages;
+  return out;
+}
+
+/** Every message block position with its cumulative prefix tokens (tools + system + blocks up to it). */
+function positions(body: RequestBody, opts: PlanOptions): Pos[] {
+  const out: Pos[] = [];
+  let prefix = opts.toolsTokens + opts.systemTokens;
+  body.messages.forEach((msg, m) => {
+    contentBlocks(msg.content).forEach((block, b) => {
+      prefix += opts.tokensOf(m, b);
+      out.push({ m, b, g: out.length, prefix, block, id: opts.blockIdAt?.(m, b) ?? `messages.${m}.content.${b}` });
+    });
+  });
+  return out;
+}
+
+/** Index of the last non-blank system text block, or -1. */
+function lastSystemBlock(system: RequestBody['system']): number {
+  if (typeof system === 'string') return isBlank(system) ? -1 : 0;
+  if (!system) return -1;
+  for (let k = system.length - 1; k >= 0; k--) if (!isBlank(system[k].text)) return k;
+  return -1;
+}
+
+/**
+ * Plan at most {@link MAX_BREAKPOINTS} cache breakpoints and return the body with them set.
+ *
+ * Policy (strategy first, then guards):
+ * 1. Start clean: every pre-existing cache_control (tools, system, messages, nested tool_result
+ *    content, top-level automatic caching) is removed, so the count is ours.
+ * 2. Prefix breakpoint: on the last non-empty system block (which covers tools + system), or on
+ *    the last tool when there is no system text. Placed only if tools + system reach the model's
+ *    minimum cacheable length. It survives any edit of the conversation.
+ * 3. Tail breakpoint: on the last cacheable block of the conversation (the final message's, or
+ *    the nearest earlier one when the final message has none). This writes the whole prefix for
+ *    the next call.
+ * 4. Read anchor: the latest of the previous call's message breakpoints still present (matched by
+ *    log block id) is where the cache was last written. If the tail is 20+ blocks past it, the
+ *    API's 20-block lookback would miss it, so a breakpoint is kept exactly on it: this call reads
+ *    everything up to it and writes the rest at the tail. Within 20 blocks no anchor is needed.
+ *    Without `previous` nothing can be read, so no anchor is placed.
+ * 5. Guards: never on thinking, redacted_thinking, empty text or unknown block types; never where
+ *    the prefix is below the minimum (1,024 / 2,048 / 4,096 tokens per model). The fourth slot
+ *    stays free on purpose; the count never exceeds 4.
+ * All breakpoints use `ttl`, so the 1h-before-5m ordering rule cannot be broken. The input body is
+ * not mutated: changed messages, blocks, tools and system are copies.
+ */
+export function planBreakpoints(input: RequestBody, opts: PlanOptions): Plan {
+  const body = stripCacheControl(input);
+  const min = opts.minTokens ?? minCacheableTokens(opts.model);
+  const cc = cacheControl(opts.ttl);
+  const breakpoints: Breakpoint[] = [];
+  const headTokens = opts.toolsTokens + opts.systemTokens;
+
+  const sys = lastSystemBlock(body.system);
+  const tools = body.tools ?? [];
+  if (headTokens >= min && (sys >= 0 || tools.length > 0)) {
+    if (sys >= 0) {
+      body.system = typeof body.system === 'string'
+        ? [{ type: 'text', text: body.system, cache_control: cc }]
+        : body.system!.map((s, k) => (k === sys ? withCacheControl(s, cc) : s));
+      breakpoints.push({ at: 'system', prefixTokens: headTokens, reason: 'tools + system prefix (survives conversation edits)' });
+    } else {
+      body.tools = tools.map((t, k) => (k === tools.length - 1 ? withCacheControl(t, cc) : t));
+      breakpoints.push({ at: 'tools', prefixTokens: headTokens, reason: 'tools prefix (no system text)' });
+    }
+  }
+
+  const pos = positions(body, opts);
+  let tail: Pos | undefined;
+  for (let k = pos.length - 1; k >= 0 && !tail; k--) if (isCacheable(pos[k].block)) tail = pos[k];
+  const anchors: { p: Pos; reason: string }[] = [];
+  if (tail && tail.prefix >= min) {
+    const prevIds = new Set((opts.previous ?? []).filter((p) => p.messageIndex !== undefined).map((p) => p.at));
+    let written: Pos | undefined;
+    for (const p of pos) if (p.g <= tail.g && prevIds.has(p.id)) written = p;
+    const gap = written ? tail.g - written.g : 0;
+    if (written && gap >= BREAKPOINT_LOOKBACK_BLOCKS && isCacheable(written.block) && written.prefix >= min) {
+      anchors.push({ p: written, reason: `read anchor: previous write, ${gap} blocks before the tail (lookback is ${BREAKPOINT_LOOKBACK_BLOCKS})` });
+    }
+    anchors.push({ p: tail, reason: 'tail: last cacheable block of the conversation' });
+  }
+
+  if (anchors.length > 0) {
+    const messages = body.messages.slice();
+    const copied = new Map<number, ContentBlockParam[]>();
+    for (const { p, reason } of anchors) {
+      if (breakpoints.length >= MAX_BREAKPOINTS) break;
+      let content = copied.get(p.m);
+      if (!content) {
+        content = [...contentBlocks(messages[p.m].content)];
+        copied.set(p.m, content);
+        messages[p.m] = { ...messages[p.m], content } as Messages[number];
+      }
+      content[p.b] = withCacheControl(content[p.b], cc);
+      breakpoints.push({ at: p.id, messageIndex: p.m, blockIndex: p.b, prefixTokens: p.prefix, reason });
+    }
+    body.messages = messages;
+  }
+  return { body, breakpoints };
+}

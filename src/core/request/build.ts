@@ -1,0 +1,252 @@
+/**
+ * Request builder: a Session view → the exact Messages API body.
+ *
+ * Messages [from ?? epochStart, upTo ?? log length) are rendered one by one
+ * (cached by message id and `session.revision(id)`, so a turn that adds one
+ * message renders one message), assembled and repaired (assemble.ts, linear),
+ * optionally given cache breakpoints (cache/planner.ts), then validated. A body
+ * that still breaks a rule is never returned: RequestRefusedError is thrown.
+ *
+ * The body shares block objects with the log (verbatim blocks are the log's own
+ * param objects, so sent bytes equal recorded bytes). Treat it as immutable.
+ */
+import type Anthropic from '@anthropic-ai/sdk';
+import { planBreakpoints } from '../cache/planner';
+import { prefillUnsupported } from '../cache/pricing';
+import { blockText } from '../session/log';
+import type { Session } from '../session/session';
+import type { ContentBlockParam, TextBlockParam } from '../session/types';
+import type { TokenAccountant } from '../tokens/types';
+import { assemble } from './assemble';
+import { cacheControlOf, isBlank, withoutCacheControl } from './blocks';
+import { renderMessage, type RenderedMessage } from './render';
+import type { Breakpoint, CacheTtl, Repair, RequestBody, Violation } from './types';
+import { validateRequest } from './validate';
+
+/** Top-level params passed through untouched (thinking, tool_choice, metadata, temperature…). */
+export type ExtraParams = Omit<Partial<RequestBody>, 'model' | 'messages' | 'max_tokens' | 'stream' | 'system' | 'tools'>;
+
+export interface BuildOptions {
+  readonly model: string;
+  readonly maxTokens: number;
+  /** End of the window (exclusive, log position); default: the whole log. */
+  readonly upTo?: number;
+  /** Start of the window (log position); default: the epoch start (last compact boundary before upTo). */
+  readonly from?: number;
+  /** Default: session.system. */
+  readonly system?: string | TextBlockParam[];
+  /** Default: session.tools. */
+  readonly tools?: readonly Anthropic.ToolUnion[];
+  /** When set, cache breakpoints are planned with this TTL. */
+  readonly cacheTtl?: CacheTtl;
+  /** Token counts for the planner; default a rough chars/4 estimate. */
+  readonly accountant?: TokenAccountant;
+  /** The previous call's breakpoints (stable read anchor, see planBreakpoints). */
+  readonly previousBreakpoints?: readonly Breakpoint[];
+  readonly extra?: ExtraParams;
+}
+
+/** `messages.N.content.M` ↔ log block id (synthetic blocks have synthetic ids, see render.ts). */
+export class BlockMap {
+  private reverse?: Map<string, { messageIndex: number; blockIndex: number }>;
+  constructor(readonly rows: readonly (readonly string[])[]) {}
+
+  idAt(messageIndex: number, blockIndex: number): string | undefined {
+    return this.rows[messageIndex]?.[blockIndex];
+  }
+
+  /** Where a log block sits in the request, if it is sent. */
+  positionOf(blockId: string): { messageIndex: number; blockIndex: number } | undefined {
+    if (!this.reverse) {
+      this.reverse = new Map();
+      this.rows.forEach((row, messageIndex) => row.forEach((id, blockIndex) => this.reverse!.set(id, { messageIndex, blockIndex })));
+    }
+    return this.reverse.get(blockId);
+  }
+}
+
+export interface BuildResult {
+  readonly body: RequestBody;
+  readonly repairs: readonly Repair[];
+  readonly blockMap: BlockMap;
+  /** Planned breakpoints ([] unless cacheTtl was given). */
+  readonly breakpoints: readonly Breakpoint[];
+  /** The log window used. */
+  readonly from: number;
+  readonly upTo: number;
+}
+
+/** Violations quoted in the error message (all of them are on `violations`). */
+const SHOWN_VIOLATIONS = 5;
+
+/** Thrown instead of returning a body the API would reject. */
+export class RequestRefusedError extends Error {
+  constructor(
+    readonly violations: readonly Violation[],
+    readonly repairs: readonly Repair[],
+  ) {
+    const shown = violations.slice(0, SHOWN_VIOLATIONS).map((x) => x.message).join(' | ');
+    const more = violations.length > SHOWN_VIOLATIONS ? ` | … ${violations.length - SHOWN_VIOLATIONS} more` : '';
+    super(`request refused: ${violations.length} API rule violation(s) left after repair: ${shown}${more}`);
+    this.name = 'RequestRefusedError';
+  }
+}
+
+/** Rough tokens per character when no accountant is given (English prose and code average ~4). */
+const CHARS_PER_TOKEN = 4;
+/** Reference: tool definitions add hidden system tokens (~500 on Sonnet 4.6). */
+const TOOL_SYSTEM_TOKENS = 500;
+
+interface SessionCache {
+  readonly rendered: Map<string, RenderedMessage>;
+  /** Positions of compact-boundary messages, ascending, for positions < scanned. */
+  readonly boundaries: number[];
+  scanned: number;
+}
+
+export class RequestBuilder {
+  private readonly caches = new WeakMap<Session, SessionCache>();
+  private readonly memos = new WeakMap<object, TokenMemo>();
+
+  private cacheOf(session: Session): SessionCache {
+    let c = this.caches.get(session);
+    if (!c) this.caches.set(session, (c = { rendered: new Map(), boundaries: [], scanned: 0 }));
+    return c;
+  }
+
+  /** The rendered message at a log position (re-rendered only when its revision changed). */
+  rendered(session: Session, pos: number): RenderedMessage {
+    const cache = this.cacheOf(session).rendered;
+    const m = session.messages[pos];
+    const hit = cache.get(m.id);
+    if (hit && hit.revision === session.revision(m.id)) return hit;
+    const r = renderMessage(session.resolveMessage(pos));
+    cache.set(m.id, r);
+    return r;
+  }
+
+  /** Start of the recorded history before `upTo`: the last compact boundary, or 0. */
+  epochStart(session: Session, upTo: number): number {
+    const c = this.cacheOf(session);
+    for (; c.scanned < session.messages.length; c.scanned++) {
+      if (session.messages[c.scanned].meta.compactBoundary) c.boundaries.push(c.scanned);
+    }
+    let best = 0;
+    for (let lo = 0, hi = c.boundaries.length - 1; lo <= hi; ) {
+      const mid = (lo + hi) >> 1;
+      if (c.boundaries[mid] < upTo) {
+        best = c.boundaries[mid];
+        lo = mid + 1;
+      } else hi = mid - 1;
+    }
+    return best;
+  }
+
+  build(session: Session, opts: BuildOptions): BuildResult {
+    const n = session.messages.length;
+    const upTo = Math.max(0, Math.min(opts.upTo ?? n, n));
+    const from = Math.max(0, Math.min(opts.from ?? this.epochStart(session, upTo), upTo));
+    const rendered: RenderedMessage[] = [];
+    for (let p = from; p < upTo; p++) rendered.push(this.rendered(session, p));
+    const repairs: Repair[] = [];
+    for (const r of rendered) repairs.push(...r.repairs);
+
+    const assembled = assemble(rendered, {
+      endWithUser: prefillUnsupported(opts.model) ?? true,
+      pairOf: (id, want) => (want === 'use' ? session.toolUseBlockId(id) : session.toolResultBlockId(id)),
+    });
+    repairs.push(...assembled.repairs);
+    const system = cleanSystem(opts.system ?? session.system, repairs);
+    const tools = cleanTools(opts.tools ?? session.tools);
+    let body: RequestBody = {
+      ...opts.extra,
+      model: opts.model,
+      max_tokens: opts.maxTokens,
+      ...(system !== undefined ? { system } : {}),
+      ...(tools !== undefined ? { tools } : {}),
+      messages: assembled.messages.map((m) => m.param),
+    };
+    const blockMap = new BlockMap(assembled.messages.map((m) => m.ids));
+
+    let breakpoints: Breakpoint[] = [];
+    if (opts.cacheTtl) {
+      const memo = this.memoFor(opts.accountant);
+      const plan = planBreakpoints(body, {
+        model: opts.model,
+        ttl: opts.cacheTtl,
+        previous: opts.previousBreakpoints,
+        blockIdAt: (m, b) => blockMap.idAt(m, b),
+        tokensOf: (m, b) => {
+          const c = body.messages[m].content;
+          return memo.block(typeof c === 'string' ? { type: 'text', text: c } : c[b]);
+        },
+        toolsTokens: tools ? memo.keyed(tools, () => JSON.stringify(tools)) + TOOL_SYSTEM_TOKENS : 0,
+        systemTokens: system === undefined ? 0 : typeof system === 'string' ? memo.text(system) : memo.keyed(system, () => systemText(system)),
+      });
+      body = plan.body;
+      breakpoints = plan.breakpoints;
+    }
+
+    const violations = validateRequest(body, { model: opts.model, latestAssistantThinking: assembled.latestThinking });
+    if (violations.length > 0) throw new RequestRefusedError(violations, repairs);
+    return { body, repairs, blockMap, breakpoints, from, upTo };
+  }
+
+  private memoFor(accountant: TokenAccountant | undefined): TokenMemo {
+    const key = accountant ?? ESTIMATE;
+    let m = this.memos.get(key);
+    if (!m) this.memos.set(key, (m = new TokenMemo(accountant)));
+    return m;
+  }
+}
+
+/** Rough stand-in when no accountant is given. */
+const ESTIMATE = {};
+
+/** Token counts memoized per object (blocks, tools and system arrays are stable objects across builds). */
+class TokenMemo {
+  private readonly byObject = new WeakMap<object, number>();
+  private lastText?: { text: string; tokens: number };
+  constructor(private readonly accountant?: TokenAccountant) {}
+
+  private count(text: string): number {
+    return this.accountant ? this.accountant.text(text).tokens : Math.ceil(text.length / CHARS_PER_TOKEN);
+  }
+
+  block(b: ContentBlockParam): number {
+    let t = this.byObject.get(b);
+    if (t === undefined) this.byObject.set(b, (t = this.accountant ? this.accountant.block(b).tokens : this.count(blockText(b))));
+    return t;
+  }
+
+  keyed(key: object, text: () => string): number {
+    let t = this.byObject.get(key);
+    if (t === undefined) this.byObject.set(key, (t = this.count(text())));
+    return t;
+  }
+
+  text(text: string): number {
+    if (this.lastText?.text !== text) this.lastText = { text, tokens: this.count(text) };
+    return this.lastText.tokens;
+  }
+}
+
+function systemText(system: string | TextBlockParam[]): string {
+  return typeof system === 'string' ? system : system.map((b) => b.text).join('\n');
+}
+
+/** System without blank text blocks or recorded cache_control; undefined when nothing is left. */
+function cleanSystem(system: string | TextBlockParam[] | undefined, repairs: Repair[]): string | TextBlockParam[] | undefined {
+  if (system === undefined) return undefined;
+  if (typeof system === 'string') return isBlank(system) ? undefined : system;
+  if (!system.some((b) => isBlank(b.text) || cacheControlOf(b))) return system.length > 0 ? system : undefined;
+  const kept = system.filter((b) => !isBlank(b.text)).map((b) => withoutCacheControl(b));
+  if (kept.length !== system.length) repairs.push({ rule: 'empty-text', description: 'dropped empty system text blocks', blockIds: [] });
+  return kept.length > 0 ? kept : undefined;
+}
+
+/** Tools without recorded cache_control (breakpoints are the planner's); undefined when empty. */
+function cleanTools(tools: readonly Anthropic.ToolUnion[] | undefined): Anthropic.ToolUnion[] | undefined {
+  if (!tools || tools.length === 0) return undefined;
+  return tools.some((t) => cacheControlOf(t)) ? tools.map((t) => withoutCacheControl(t)) : (tools as Anthropic.ToolUnion[]);
+}

@@ -1,0 +1,284 @@
+/**
+ * Validator of the Messages API's request rules (shared/reference/anthropic-api.md).
+ * Messages are worded like the API's own 400 errors where the wording is known
+ * (reference, and public issue threads quoting the API); the few rules the API
+ * words differently or not at all say so next to them. Unknown block types are
+ * tolerated. Linear in the number of blocks.
+ */
+import { prefillUnsupported } from '../cache/pricing';
+import type { ContentBlockParam } from '../session/types';
+import {
+  cacheControlOf,
+  contentBlocks,
+  endsWithWhitespace,
+  isBlank,
+  isThinking,
+  nestedBlocks,
+  sameBlock,
+  type CacheControl,
+} from './blocks';
+import type { RequestBody, Violation } from './types';
+
+/** Reference: "At most 100,000 messages." */
+export const MAX_MESSAGES = 100_000;
+/** Reference: at most 4 `cache_control` breakpoints per request (top-level automatic caching counts). */
+export const MAX_CACHE_CONTROL_BLOCKS = 4;
+
+export interface ValidateOptions {
+  /** Model the request is for (defaults to body.model): decides the 4.6+ "end with a user message" rule. */
+  readonly model?: string;
+  /**
+   * The thinking/redacted_thinking blocks of the latest assistant message as the
+   * model produced them. When given, the body's latest assistant message must carry
+   * exactly these, unmodified and in order.
+   */
+  readonly latestAssistantThinking?: readonly ContentBlockParam[];
+}
+
+/** Rule ids, one per API rule (Violation.rule). */
+export const RULE = {
+  noMessages: 'no-messages',
+  tooManyMessages: 'max-messages',
+  firstUser: 'first-user',
+  alternation: 'alternation',
+  emptyContent: 'empty-content',
+  emptyText: 'empty-text',
+  whitespaceText: 'whitespace-text',
+  finalWhitespace: 'final-assistant-whitespace',
+  toolBlockRole: 'tool-block-role',
+  toolUseWithoutResult: 'tool-use-without-result',
+  unexpectedToolResult: 'unexpected-tool-result',
+  toolResultsFirst: 'tool-results-first',
+  duplicateToolUse: 'duplicate-tool-use',
+  duplicateToolResult: 'duplicate-tool-result',
+  thinkingFirst: 'thinking-first',
+  thinkingModified: 'thinking-modified',
+  cacheControlCount: 'cache-control-count',
+  cacheControlThinking: 'cache-control-thinking',
+  cacheControlEmptyText: 'cache-control-empty-text',
+  cacheTtlOrder: 'cache-ttl-order',
+  prefill: 'prefill-unsupported',
+} as const;
+
+type Messages = RequestBody['messages'];
+
+function v(rule: string, message: string, messageIndex?: number, blockIndex?: number): Violation {
+  return { rule, message, messageIndex, blockIndex };
+}
+
+/** Every violation of the API's request rules in `body`; [] when the API would accept it. */
+export function validateRequest(body: RequestBody, opts: ValidateOptions = {}): Violation[] {
+  const out: Violation[] = [];
+  const msgs = body.messages;
+  if (msgs.length === 0) out.push(v(RULE.noMessages, 'messages: at least one message is required'));
+  // Wording ours: the API's message for this limit is not quoted anywhere we could find.
+  if (msgs.length > MAX_MESSAGES) out.push(v(RULE.tooManyMessages, `messages: at most ${MAX_MESSAGES} messages are allowed, found ${msgs.length}`));
+  checkRoles(msgs, out);
+  checkContent(msgs, out);
+  checkToolPairing(msgs, out);
+  checkThinking(msgs, opts.latestAssistantThinking, out);
+  checkCacheControl(body, out);
+  if (msgs.length > 0 && msgs[msgs.length - 1].role === 'assistant' && prefillUnsupported(opts.model ?? body.model) === true) {
+    out.push(v(RULE.prefill, 'This model does not support assistant message prefill. The conversation must end with a user message.', msgs.length - 1));
+  }
+  return out;
+}
+
+/** First message is user; roles alternate (the API merges same-role runs today, but we never rely on it). */
+function checkRoles(msgs: Messages, out: Violation[]): void {
+  if (msgs.length > 0 && msgs[0].role !== 'user') out.push(v(RULE.firstUser, 'messages: first message must use the "user" role', 0));
+  for (let i = 1; i < msgs.length; i++) {
+    const role = msgs[i].role;
+    if (role === msgs[i - 1].role) {
+      out.push(v(RULE.alternation, `messages: roles must alternate between "user" and "assistant", but found multiple "${role}" roles in a row`, i));
+    }
+  }
+}
+
+function checkText(text: string, i: number, j: number, out: Violation[]): void {
+  if (text.length === 0) out.push(v(RULE.emptyText, 'messages: text content blocks must be non-empty', i, j));
+  else if (isBlank(text)) out.push(v(RULE.whitespaceText, 'messages: text content blocks must contain non-whitespace text', i, j));
+}
+
+/** Non-empty content, no empty or whitespace-only text (nested in tool results too), tool blocks in the right role. */
+function checkContent(msgs: Messages, out: Violation[]): void {
+  const last = msgs.length - 1;
+  msgs.forEach((m, i) => {
+    const empty = m.content.length === 0;
+    if (empty && !(i === last && m.role === 'assistant')) {
+      out.push(v(RULE.emptyContent, `messages.${i}: all messages must have non-empty content except for the optional final assistant message`, i));
+    }
+    if (empty) return;
+    const blocks = contentBlocks(m.content);
+    blocks.forEach((b, j) => {
+      if (b.type === 'text') checkText(b.text, i, j, out);
+      for (const c of nestedBlocks(b)) if ((c as ContentBlockParam).type === 'text') checkText((c as { text: string }).text, i, j, out);
+      // Wording ours: the API rejects these with a schema error whose text varies.
+      if (b.type === 'tool_result' && m.role !== 'user') out.push(v(RULE.toolBlockRole, `messages.${i}.content.${j}: \`tool_result\` blocks are only allowed in user messages`, i, j));
+      if (b.type === 'tool_use' && m.role !== 'assistant') out.push(v(RULE.toolBlockRole, `messages.${i}.content.${j}: \`tool_use\` blocks are only allowed in assistant messages`, i, j));
+    });
+    const tail = blocks[blocks.length - 1];
+    if (i === last && m.role === 'assistant' && tail.type === 'text' && !isBlank(tail.text) && endsWithWhitespace(tail.text)) {
+      out.push(v(RULE.finalWhitespace, 'messages: final assistant content cannot end with trailing whitespace', i, blocks.length - 1));
+    }
+  });
+}
+
+function toolUseIds(m: Messages[number] | undefined): Set<string> {
+  const ids = new Set<string>();
+  if (m && m.role === 'assistant' && typeof m.content !== 'string') for (const b of m.content) if (b.type === 'tool_use') ids.add(b.id);
+  return ids;
+}
+
+function toolResultIds(m: Messages[number] | undefined): Set<string> {
+  const ids = new Set<string>();
+  if (m && m.role === 'user' && typeof m.content !== 'string') for (const b of m.content) if (b.type === 'tool_result') ids.add(b.tool_use_id);
+  return ids;
+}
+
+/**
+ * tool_use ids are unique and answered by tool_result blocks in the immediately
+ * following user message; each tool_result answers a tool_use of the immediately
+ * preceding assistant message; results come first in their message.
+ */
+function checkToolPairing(msgs: Messages, out: Violation[]): void {
+  const seenUses = new Set<string>();
+  msgs.forEach((m, i) => {
+    if (typeof m.content === 'string') return;
+    if (m.role === 'assistant') {
+      const uses: string[] = [];
+      m.content.forEach((b, j) => {
+        if (b.type !== 'tool_use') return;
+        if (seenUses.has(b.id)) out.push(v(RULE.duplicateToolUse, `messages.${i}.content.${j}: \`tool_use\` ids must be unique`, i, j));
+        seenUses.add(b.id);
+        uses.push(b.id);
+      });
+      if (uses.length === 0) return;
+      const answered = toolResultIds(msgs[i + 1]);
+      const missing = uses.filter((id) => !answered.has(id));
+      if (missing.length > 0) {
+        out.push(v(RULE.toolUseWithoutResult,
+          `messages.${i}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. ` +
+          'Each `tool_use` block must have a corresponding `tool_result` block in the next message.', i));
+      }
+      return;
+    }
+    const calls = toolUseIds(msgs[i - 1]);
+    const answeredHere = new Set<string>();
+    let firstOther = -1;
+    let resultAfterOther = false;
+    let results = 0;
+    m.content.forEach((b, j) => {
+      if (b.type !== 'tool_result') {
+        if (firstOther < 0) firstOther = j;
+        return;
+      }
+      results++;
+      if (firstOther >= 0) resultAfterOther = true;
+      if (!calls.has(b.tool_use_id)) {
+        out.push(v(RULE.unexpectedToolResult,
+          `messages.${i}.content.${j}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${b.tool_use_id}. ` +
+          'Each `tool_result` block must have a corresponding `tool_use` block in the previous message.', i, j));
+      } else if (answeredHere.has(b.tool_use_id)) {
+        // Wording ours: a second result for one call.
+        out.push(v(RULE.duplicateToolResult, `messages.${i}.content.${j}: \`tool_use\` id ${b.tool_use_id} is answered by more than one \`tool_result\` block`, i, j));
+      }
+      answeredHere.add(b.tool_use_id);
+    });
+    if (resultAfterOther) {
+      const k = calls.size || results;
+      out.push(v(RULE.toolResultsFirst,
+        `messages.${i}: Did not find ${k} \`tool_result\` block(s) at the beginning of this message. ` +
+        'Messages following `tool_use` blocks must begin with a matching number of `tool_result` blocks.', i, firstOther));
+    }
+  });
+}
+
+const THINKING_MODIFIED =
+  '`thinking` or `redacted_thinking` blocks in the latest assistant message cannot be modified. These blocks must remain as they were in the original response.';
+
+/** Thinking first in any assistant message that has thinking; the latest one's thinking unmodified. */
+function checkThinking(msgs: Messages, originals: readonly ContentBlockParam[] | undefined, out: Violation[]): void {
+  let latest = -1;
+  msgs.forEach((m, i) => {
+    if (m.role !== 'assistant') return;
+    latest = i;
+    if (typeof m.content === 'string' || m.content.length === 0) return;
+    const first = m.content[0];
+    if (!isThinking(first) && m.content.some(isThinking)) {
+      out.push(v(RULE.thinkingFirst,
+        `messages.${i}.content.0: If an assistant message contains any thinking blocks, the first block must be thinking or redacted_thinking. Found ${first.type}.`, i, 0));
+    }
+  });
+  if (!originals || latest < 0) return;
+  const content = msgs[latest].content;
+  const sent: { block: ContentBlockParam; index: number }[] = [];
+  if (typeof content !== 'string') content.forEach((b, index) => isThinking(b) && sent.push({ block: b, index }));
+  const n = Math.max(sent.length, originals.length);
+  for (let k = 0; k < n; k++) {
+    if (sent[k] && originals[k] && sameBlock(sent[k].block, originals[k])) continue;
+    const j = sent[k]?.index ?? Math.max(0, content.length - 1);
+    out.push(v(RULE.thinkingModified, `messages.${latest}.content.${j}: ${THINKING_MODIFIED}`, latest, j));
+    return;
+  }
+}
+
+interface Marker {
+  readonly path: string;
+  readonly cc: CacheControl;
+  readonly messageIndex?: number;
+  readonly blockIndex?: number;
+}
+
+/** Every cache_control in processing order: tools, system, messages (nested included), then top-level. */
+function markers(body: RequestBody, out: Violation[]): Marker[] {
+  const list: Marker[] = [];
+  body.tools?.forEach((t, k) => {
+    const cc = cacheControlOf(t);
+    if (cc) list.push({ path: `tools.${k}`, cc });
+  });
+  if (Array.isArray(body.system)) {
+    body.system.forEach((b, k) => {
+      const cc = cacheControlOf(b);
+      if (!cc) return;
+      list.push({ path: `system.${k}`, cc });
+      if (isBlank(b.text)) out.push(v(RULE.cacheControlEmptyText, 'cache_control cannot be set for empty text blocks'));
+    });
+  }
+  body.messages.forEach((m, i) => {
+    if (typeof m.content === 'string') return;
+    m.content.forEach((b, j) => {
+      const cc = cacheControlOf(b);
+      if (cc) {
+        list.push({ path: `messages.${i}.content.${j}`, cc, messageIndex: i, blockIndex: j });
+        if (isThinking(b)) out.push(v(RULE.cacheControlThinking, `messages.${i}.content.${j}.${b.type}.cache_control: Extra inputs are not permitted`, i, j));
+        if (b.type === 'text' && isBlank(b.text)) out.push(v(RULE.cacheControlEmptyText, 'cache_control cannot be set for empty text blocks', i, j));
+      }
+      nestedBlocks(b).forEach((c, k) => {
+        const ncc = cacheControlOf(c);
+        if (ncc) list.push({ path: `messages.${i}.content.${j}.content.${k}`, cc: ncc, messageIndex: i, blockIndex: j });
+      });
+    });
+  });
+  if (body.cache_control) list.push({ path: 'cache_control', cc: body.cache_control });
+  return list;
+}
+
+/** At most 4 breakpoints, none on thinking or empty text, and no 1h breakpoint after a 5m one. */
+function checkCacheControl(body: RequestBody, out: Violation[]): void {
+  const list = markers(body, out);
+  if (list.length > MAX_CACHE_CONTROL_BLOCKS) {
+    out.push(v(RULE.cacheControlCount, `A maximum of ${MAX_CACHE_CONTROL_BLOCKS} blocks with cache_control may be provided. Found ${list.length}.`));
+  }
+  // A bare {type: 'ephemeral'} counts as 5m; the order is one pass over tools, system, messages.
+  let seen5m = false;
+  for (const m of list) {
+    const ttl = m.cc.ttl ?? '5m';
+    if (ttl === '5m') seen5m = true;
+    else if (seen5m) {
+      out.push(v(RULE.cacheTtlOrder,
+        `${m.path}.cache_control.ttl: a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block. ` +
+        'Note that blocks are processed in the following order: `tools`, `system`, `messages`.', m.messageIndex, m.blockIndex));
+    }
+  }
+}

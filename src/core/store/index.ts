@@ -1,0 +1,4 @@
+export * from './records';
+export * from './load';
+export * from './journal';
+export * from './list';

@@ -1,0 +1,238 @@
+/**
+ * The session journal: an append-only JSONL file per session. Each record is
+ * written with one `fs.writeSync` and made durable with `fs.fsyncSync` before
+ * the call returns, so a crash loses at most the record being written, and
+ * that torn line is recognized and ignored on load.
+ *
+ * Records are deduplicated by id: the journal knows every id already in its
+ * file, so attaching to a session that was just loaded from it writes nothing,
+ * and writing the same fact twice is a no-op.
+ *
+ * One writer per file: two processes appending to the same journal are not
+ * coordinated (O_APPEND keeps lines whole, but ids could then repeat).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { newId, type CallRecord, type CallUsage, type LogMessage, type Overlay, type Session, type SessionEvent } from '../session';
+import { loadJournalText, scanJournal, type LoadedJournal } from './load';
+import { JOURNAL_EXTENSION, JOURNAL_VERSION, recordIds, storedMessage, type NewRecord } from './records';
+
+/** Session ids become file names: keep them to a portable, traversal-free alphabet. */
+const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+
+export interface JournalOptions {
+  /**
+   * Called when a record cannot be written (disk full, file removed). Default:
+   * the error is thrown to whoever triggered the write (for attached sessions,
+   * the caller of `append`/`addOverlay`), so history is never lost silently.
+   */
+  readonly onError?: (error: Error) => void;
+}
+
+/** Path of a session's journal in `dir`; throws for ids that are not safe file names. */
+export function journalPath(dir: string, sessionId: string): string {
+  if (!SESSION_ID_PATTERN.test(sessionId)) {
+    throw new Error(`invalid session id ${JSON.stringify(sessionId)}: use letters, digits, '.', '_' and '-' (not starting with '.')`);
+  }
+  return path.join(dir, `${sessionId}${JOURNAL_EXTENSION}`);
+}
+
+/** Make a new directory entry durable (POSIX; a no-op where directories cannot be opened). */
+function fsyncDir(dir: string): void {
+  let fd: number | undefined;
+  try {
+    fd = fs.openSync(dir, 'r');
+    fs.fsyncSync(fd);
+  } catch {
+    // Windows cannot fsync a directory; the file's own fsync is what we can do there.
+  } finally {
+    if (fd !== undefined) fs.closeSync(fd);
+  }
+}
+
+/** Cut a torn last line off so the next append starts on a fresh line. */
+function repairTornTail(file: string, text: string): void {
+  const keep = Buffer.byteLength(text.slice(0, text.lastIndexOf('\n') + 1));
+  const fd = fs.openSync(file, 'r+');
+  try {
+    fs.ftruncateSync(fd, keep);
+    fs.fsyncSync(fd);
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+export class Journal {
+  readonly file: string;
+  readonly sessionId: string;
+  private fd: number | undefined;
+  private readonly ids = new Set<string>();
+  /** Per overlay id: how many adds and removals the file holds (an overlay is active when adds > removes). */
+  private readonly overlayAdds = new Map<string, number>();
+  private readonly overlayRemoves = new Map<string, number>();
+  private readonly detachers = new Set<() => void>();
+  private readonly onError?: (error: Error) => void;
+
+  /** Use `openJournal`. */
+  constructor(file: string, sessionId: string, existingText: string, options: JournalOptions = {}) {
+    this.file = file;
+    this.sessionId = sessionId;
+    this.onError = options.onError;
+    for (const { record } of scanJournal(existingText).records) {
+      this.ids.add(record.id);
+      if (record.type === 'overlay-added') bump(this.overlayAdds, record.overlay.id);
+      if (record.type === 'overlay-removed') bump(this.overlayRemoves, record.overlayId);
+    }
+    this.fd = fs.openSync(file, 'a');
+  }
+
+  /** Is a record with this id in the file? */
+  has(recordId: string): boolean {
+    return this.ids.has(recordId);
+  }
+
+  /** Number of distinct records in the file. */
+  get size(): number {
+    return this.ids.size;
+  }
+
+  /**
+   * Journal a session: write the header (once per file), catch up on messages,
+   * active overlays and calls the file does not have yet, then write every
+   * message and overlay event as it happens. Returns a function that detaches.
+   */
+  attach(session: Session): () => void {
+    if (!this.has(recordIds.header())) {
+      this.append({ type: 'header', id: recordIds.header(), sessionId: this.sessionId, system: session.system, tools: session.tools, model: session.model });
+    }
+    for (const m of session.messages) this.writeMessage(m);
+    for (const o of session.allOverlays()) if (!this.isActive(o.id)) this.writeOverlayAdded(o);
+    for (const c of session.calls) this.recordCall(c);
+    const off = session.on((e) => this.onEvent(e));
+    const detach = (): void => {
+      off();
+      this.detachers.delete(detach);
+    };
+    this.detachers.add(detach);
+    return detach;
+  }
+
+  /** Journal a model call (Session.recordCall has no event): `journal.recordCall(session.recordCall({...}))`. */
+  recordCall(call: CallRecord): boolean {
+    return this.append({ type: 'call', id: recordIds.call(call.index), call });
+  }
+
+  /** Usage of a call that was recorded before its usage was known. */
+  recordUsage(callIndex: number, usage: CallUsage): boolean {
+    return this.append({ type: 'usage', id: recordIds.usage(callIndex), callIndex, usage });
+  }
+
+  /** A trimming decision; `id` defaults to the decision's own `id` field, else a fresh one. */
+  recordDecision(decision: unknown, id?: string): boolean {
+    return this.append({ type: 'decision', id: recordIds.decision(id ?? ownId(decision) ?? newId('dec')), decision });
+  }
+
+  /** A token calibration sample; `id` as for decisions. */
+  recordCalibration(calibration: unknown, id?: string): boolean {
+    return this.append({ type: 'calibration', id: recordIds.calibration(id ?? ownId(calibration) ?? newId('cal')), calibration });
+  }
+
+  /** Detach from every session and close the file. */
+  close(): void {
+    for (const d of [...this.detachers]) d();
+    if (this.fd !== undefined) fs.closeSync(this.fd);
+    this.fd = undefined;
+  }
+
+  private onEvent(e: SessionEvent): void {
+    switch (e.type) {
+      case 'message':
+        this.writeMessage(e.message);
+        return;
+      case 'overlay-added':
+        this.writeOverlayAdded(e.overlay);
+        return;
+      case 'overlay-removed':
+        this.writeOverlayRemoved(e.overlay, e);
+        return;
+    }
+  }
+
+  private isActive(overlayId: string): boolean {
+    return (this.overlayAdds.get(overlayId) ?? 0) > (this.overlayRemoves.get(overlayId) ?? 0);
+  }
+
+  private writeMessage(m: LogMessage): void {
+    this.append({ type: 'message', id: recordIds.message(m.id), message: storedMessage(m) });
+  }
+
+  private writeOverlayAdded(o: Overlay): void {
+    const nth = (this.overlayAdds.get(o.id) ?? 0) + 1;
+    if (this.append({ type: 'overlay-added', id: recordIds.overlayAdded(o.id, nth), overlay: o })) bump(this.overlayAdds, o.id);
+  }
+
+  private writeOverlayRemoved(o: Overlay, e: Extract<SessionEvent, { type: 'overlay-removed' }>): void {
+    const nth = (this.overlayRemoves.get(o.id) ?? 0) + 1;
+    if (this.append({ type: 'overlay-removed', id: recordIds.overlayRemoved(o.id, nth), overlayId: o.id, by: e.by })) bump(this.overlayRemoves, o.id);
+  }
+
+  /** Write one record durably unless its id is already in the file. Returns whether it was written. */
+  private append(rec: NewRecord): boolean {
+    if (this.ids.has(rec.id)) return false;
+    try {
+      if (this.fd === undefined) throw new Error(`journal ${this.file} is closed`);
+      const buf = Buffer.from(`${JSON.stringify({ v: JOURNAL_VERSION, ...rec, ts: new Date().toISOString() })}\n`, 'utf8');
+      for (let off = 0; off < buf.length; ) off += fs.writeSync(this.fd, buf, off, buf.length - off);
+      fs.fsyncSync(this.fd);
+    } catch (e) {
+      const err = e instanceof Error ? e : new Error(String(e));
+      if (!this.onError) throw err;
+      this.onError(err);
+      return false;
+    }
+    this.ids.add(rec.id);
+    return true;
+  }
+}
+
+function bump(map: Map<string, number>, key: string): void {
+  map.set(key, (map.get(key) ?? 0) + 1);
+}
+
+/** The `id` field of a decision or calibration object, if it has one. */
+function ownId(v: unknown): string | undefined {
+  if (typeof v !== 'object' || v === null || !('id' in v)) return undefined;
+  return typeof v.id === 'string' && v.id ? v.id : undefined;
+}
+
+/**
+ * Open (or create) `<dir>/<sessionId>.jsonl` for appending. The directory is
+ * created; a torn last line left by a crash is cut off first.
+ */
+export function openJournal(dir: string, sessionId: string, options: JournalOptions = {}): Journal {
+  const file = journalPath(dir, sessionId);
+  fs.mkdirSync(dir, { recursive: true });
+  const existed = fs.existsSync(file);
+  const text = existed ? fs.readFileSync(file, 'utf8') : '';
+  if (text && !text.endsWith('\n')) repairTornTail(file, text);
+  const journal = new Journal(file, sessionId, text, options);
+  if (!existed) fsyncDir(dir);
+  return journal;
+}
+
+export interface ResumedSession extends LoadedJournal {
+  readonly journal: Journal;
+}
+
+/**
+ * Load a session from its journal (a new, empty one when there is none) and
+ * keep journaling it. Nothing that was loaded is written again.
+ */
+export function resumeSession(dir: string, sessionId: string, options: JournalOptions = {}): ResumedSession {
+  const file = journalPath(dir, sessionId);
+  const text = fs.existsSync(file) ? fs.readFileSync(file, 'utf8') : '';
+  const loaded = loadJournalText(text, file);
+  const journal = openJournal(dir, sessionId, options);
+  journal.attach(loaded.session);
+  return { ...loaded, journal };
+}
