@@ -83,7 +83,8 @@ export class AtomicWindow implements Strategy {
     if (!overTokens && !overMessages) return;
     const tokenTarget = budget * this.o.lowWater;
     const messageTarget = this.o.maxMessages > 0 ? Math.max(1, Math.floor(this.o.maxMessages * this.o.lowWater)) : Infinity;
-    const last = ctx.upTo - this.o.minRecentKeep;
+    // At least the last message stays: a request needs one.
+    const last = ctx.upTo - Math.max(1, this.o.minRecentKeep);
     let cut = -1;
     let remaining = tokens;
     for (let p = this.start; p <= last; p++) {

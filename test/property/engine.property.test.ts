@@ -1,0 +1,143 @@
+/**
+ * Random sessions × random strategy configs × random pin/trim/restore sequences:
+ * every request the engine builds is valid, and restoring gives back the original bytes.
+ * TRIMLINE_PROP_RUNS overrides the number of cases (CI runs 10,000).
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { ContextEngine } from '../../src/core/engine';
+import { validateRequest } from '../../src/core/request/validate';
+import { Session, type ContentBlockParam } from '../../src/core/session';
+import type { PipelineConfig } from '../../src/core/trimming';
+
+const RUNS = Number(process.env.TRIMLINE_PROP_RUNS ?? 10_000);
+
+type Step =
+  | { t: 'prompt'; text: string }
+  | { t: 'text'; text: string; thinking: boolean }
+  | { t: 'tools'; calls: { name: string; path: string; result: string; isError: boolean | undefined }[]; thinking: boolean; text: string }
+  | { t: 'op'; op: 'pin' | 'unpin' | 'trim' | 'restore'; pick: number; own: string }
+  | { t: 'call'; gapMs: number };
+
+const word = fc.constantFrom('alpha', 'src/a.ts', 'deadbeef12', 'Error: boom', 'ok', ' ', '', 'lorem ipsum dolor', 'ref_id: R-9', '\n');
+const text = fc.array(word, { minLength: 0, maxLength: 6 }).map((w) => w.join(' '));
+const result = fc.oneof(
+  { weight: 5, arbitrary: text },
+  { weight: 1, arbitrary: fc.constant('') },
+  { weight: 1, arbitrary: fc.integer({ min: 200, max: 3000 }).map((n) => 'line of output\n'.repeat(n)) },
+);
+const call = fc.record({
+  name: fc.constantFrom('Read', 'Bash', 'Grep', 'Write', 'TodoWrite', 'read_file'),
+  path: fc.constantFrom('a.ts', 'b.ts', 'src/c.ts'),
+  result,
+  isError: fc.constantFrom(true, false, undefined),
+});
+const step: fc.Arbitrary<Step> = fc.oneof(
+  { weight: 2, arbitrary: text.map((t) => ({ t: 'prompt' as const, text: t })) },
+  { weight: 1, arbitrary: fc.record({ t: fc.constant('text' as const), text, thinking: fc.boolean() }) },
+  { weight: 5, arbitrary: fc.record({ t: fc.constant('tools' as const), calls: fc.array(call, { minLength: 1, maxLength: 3 }), thinking: fc.boolean(), text }) },
+  { weight: 2, arbitrary: fc.record({ t: fc.constant('op' as const), op: fc.constantFrom('pin', 'unpin', 'trim', 'restore'), pick: fc.nat(), own: text }) },
+  { weight: 3, arbitrary: fc.record({ t: fc.constant('call' as const), gapMs: fc.constantFrom(1_000, 30_000, 10 * 60_000) }) },
+);
+const specs = fc.constantFrom(
+  'none',
+  'default',
+  'summarize-tool-results',
+  'supersede-stale-reads',
+  'tool-pruning',
+  'atomic-window',
+  'tool-pruning,summarize-tool-results,atomic-window',
+  'supersede-stale-reads,tool-pruning,summarize-tool-results,atomic-window',
+  'anthropic-clear-tool-uses',
+  'opencode-prune',
+  'openai-tool-output-trimmer',
+  'strands-window',
+);
+const config: fc.Arbitrary<PipelineConfig> = fc.record({
+  strategies: fc.record({
+    'summarize-tool-results': fc.record({ keepTurns: fc.integer({ min: 0, max: 3 }), minChars: fc.constantFrom(0, 20, 150) }),
+    'atomic-window': fc.record({ maxTokens: fc.constantFrom(200, 2000, 20_000), maxMessages: fc.constantFrom(0, 3, 10), minRecentKeep: fc.integer({ min: 0, max: 4 }), digest: fc.boolean() }),
+    'tool-pruning': fc.record({ digest: fc.boolean() }),
+  }),
+  cacheAware: fc.record({ enabled: fc.boolean() }),
+});
+const model = fc.constantFrom('claude-sonnet-4-5', 'claude-sonnet-4-6', 'claude-opus-4-7');
+
+let seq = 0;
+function play(steps: Step[], spec: string, cfg: PipelineConfig, modelId: string): void {
+  const s = new Session({ model: modelId });
+  const engine = new ContextEngine(s, { strategy: spec, config: cfg, model: modelId });
+  const originals = new Map<string, string>();
+  let calls = 0;
+  let now = 0;
+  const prepare = (gapMs = 30_000) => {
+    const upTo = s.messages.length;
+    if (!upTo) return;
+    const { body, blockMap } = engine.prepare({ callIndex: calls++, now: (now += gapMs) });
+    expect(validateRequest(body, { model: modelId })).toEqual([]);
+    // Pins win: a pinned tool result is in the request, verbatim.
+    for (const m of s.messages) {
+      for (const b of m.blocks) {
+        if (b.kind !== 'tool_result' || !s.isPinned(b.id)) continue;
+        const at = blockMap.positionOf(b.id);
+        expect(at, `pinned ${b.id} missing from the request`).toBeDefined();
+        const sent = (body.messages[at!.messageIndex].content as ContentBlockParam[])[at!.blockIndex];
+        expect((sent as { content?: unknown }).content).toEqual((b.param as { content?: unknown }).content);
+      }
+    }
+  };
+  const append = (role: 'user' | 'assistant', content: ContentBlockParam[]) => {
+    const m = s.append(role, content, {}, `m${seq++}`);
+    for (const b of m.blocks) originals.set(b.id, JSON.stringify(b.param));
+  };
+  for (const st of steps) {
+    const last = s.messages.at(-1);
+    if (st.t === 'prompt') {
+      if (last?.role === 'user') continue;
+      append('user', [{ type: 'text', text: st.text.trim() ? st.text : 'go' }]);
+    } else if (st.t === 'text' || st.t === 'tools') {
+      if (last?.role !== 'user') continue;
+      const content: ContentBlockParam[] = [];
+      if (st.thinking) content.push({ type: 'thinking', thinking: 'let me think', signature: 'sig' });
+      if (st.text.trim()) content.push({ type: 'text', text: st.text });
+      if (st.t === 'text') {
+        if (!content.length) content.push({ type: 'text', text: 'done' });
+        append('assistant', content);
+        continue;
+      }
+      const ids = st.calls.map(() => `toolu_${seq++}`);
+      st.calls.forEach((c, i) => content.push({ type: 'tool_use', id: ids[i], name: c.name, input: { file_path: c.path, content: c.result.slice(0, 600) } }));
+      append('assistant', content);
+      append('user', st.calls.map((c, i) => ({ type: 'tool_result', tool_use_id: ids[i], content: c.result, ...(c.isError === undefined ? {} : { is_error: c.isError }) })));
+    } else if (st.t === 'op') {
+      const blocks = s.messages.flatMap((m) => m.blocks);
+      if (!blocks.length) continue;
+      const b = blocks[st.pick % blocks.length];
+      const base = { author: 'user' as const, reason: 'property', callIndex: calls, tokensBefore: 1, tokensAfter: 1 };
+      if (st.op === 'pin' && !s.isPinned(b.id)) s.addOverlay({ ...base, kind: 'pin', blockId: b.id });
+      else if (st.op === 'unpin') for (const o of s.overlaysOnBlock(b.id)) if (o.kind === 'pin') s.removeOverlay(o.id);
+      else if (st.op === 'trim' && (b.kind === 'tool_result' || b.kind === 'text')) s.addOverlay({ ...base, kind: 'trim', blockId: b.id, text: st.own.trim() || '[trimmed by user]' });
+      else if (st.op === 'restore') s.restore(b.id, 'user');
+    } else {
+      if (s.messages.at(-1)?.role === 'user') prepare(st.gapMs);
+    }
+  }
+  if (s.messages.at(-1)?.role === 'user') prepare();
+  // Remove every overlay: each block is back to its original bytes.
+  for (const o of s.allOverlays()) s.removeOverlay(o.id);
+  for (let p = 0; p < s.messages.length; p++) {
+    for (const b of s.resolveMessage(p).blocks) {
+      expect(b.state).toBe('verbatim');
+      expect(JSON.stringify(b.sent)).toBe(originals.get(b.block.id));
+    }
+  }
+}
+
+describe('engine property: valid requests and byte-exact restore', () => {
+  it(`holds for ${RUNS} random sessions, configs and user actions`, () => {
+    fc.assert(
+      fc.property(fc.array(step, { minLength: 1, maxLength: 40 }), specs, config, model, (steps, spec, cfg, m) => play(steps, spec, cfg, m)),
+      { numRuns: RUNS },
+    );
+  });
+});
