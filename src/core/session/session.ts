@@ -75,6 +75,7 @@ export class Session {
   /** Blocks the user restored: strategies leave them alone from then on. */
   private readonly userRestored = new Set<string>();
   private readonly listeners = new Set<(e: SessionEvent) => void>();
+  private pinCount = 0;
 
   constructor(init: SessionInit = {}) {
     this.system = init.system;
@@ -202,6 +203,7 @@ export class Session {
     }
     if ((o.kind === 'trim' || o.kind === 'pin') && o.author === 'user') this.userRestored.delete(o.blockId);
     this.overlays.set(o.id, o);
+    if (o.kind === 'pin') this.pinCount++;
     if (o.kind === 'summary') {
       this.summaries.push(o);
       this.summaries.sort((x, y) => this.range(x)[0] - this.range(y)[0]);
@@ -239,6 +241,7 @@ export class Session {
     const o = this.overlays.get(id);
     if (!o) return undefined;
     this.overlays.delete(id);
+    if (o.kind === 'pin') this.pinCount--;
     if (o.kind === 'summary') {
       this.summaries = this.summaries.filter((s) => s.id !== id);
       const [a, b] = this.range(o);
@@ -270,16 +273,23 @@ export class Session {
     return removed;
   }
 
+  /** Whether a pinned block lies in the summary's range: O(number of pins), not O(range). */
+  private pinInRange(s: SummaryOverlay): boolean {
+    if (!this.pinCount) return false;
+    const [a, b] = this.range(s);
+    for (const o of this.overlays.values()) {
+      if (o.kind !== 'pin') continue;
+      const p = this.positions.get(this.blocks.get(o.blockId)!.messageId)!;
+      if (p >= a && p <= b) return true;
+    }
+    return false;
+  }
+
   /** The active summary covering a position, if any (a summary over a pinned block is inactive: pins win). */
   activeSummaryAt(pos: number): SummaryOverlay | undefined {
     for (const s of this.summaries) {
       if (!this.inRange(s, pos)) continue;
-      if (isStrategyAuthor(s.author) || s.author === 'agent') {
-        const [a, b] = this.range(s);
-        let pinned = false;
-        for (let p = a; p <= b && !pinned; p++) pinned = this.messages[p].blocks.some((x) => this.isPinned(x.id));
-        if (pinned) continue;
-      }
+      if ((isStrategyAuthor(s.author) || s.author === 'agent') && this.pinInRange(s)) continue;
       return s;
     }
     return undefined;

@@ -110,10 +110,15 @@ export class CacheAwareApplier {
       for (const p of all) applied += this.apply(ctx, p, why);
       return applied;
     }
+    // Urgent proposals break the cache where they start; everything pending behind that
+    // point rides along for free (the tail is rewritten anyway).
+    let breakAt = cache.cachedUpTo;
+    for (const p of all) if (p.urgent) breakAt = Math.min(breakAt, p.position);
     const costly: Proposal[] = [];
     for (const p of all) {
       if (p.urgent) applied += this.apply(ctx, p, 'over a hard budget: applied regardless of the cache');
       else if (p.position >= cache.cachedUpTo) applied += this.apply(ctx, p, 'after the cached prefix: no cache cost');
+      else if (p.position >= breakAt) applied += this.apply(ctx, p, 'rides along: the cache breaks earlier anyway');
       else costly.push(p);
     }
     if (!costly.length) return applied;

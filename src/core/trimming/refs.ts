@@ -18,10 +18,14 @@ export const DEFAULT_REF_PATTERNS: readonly RefPattern[] = [
   { name: 'path', re: /(?:[A-Za-z]:)?(?:[~.]{0,2}[\\/])?(?:[\w.@+-]+[\\/])+[\w.@+-]+/g },
   { name: 'file', re: /\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|json|md|py|rs|go|java|kt|c|h|cpp|hpp|cs|rb|php|sh|ps1|yml|yaml|toml|ini|cfg|txt|html|css|scss|sql|xml|lock|log|csv|vue|svelte)\b/g },
   { name: 'hash', re: /\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}\b/g },
+  // snake_case names (config keys, functions, events): what a later step types back.
+  { name: 'identifier', re: /\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g },
 ];
 
 /** Paths that are only noise (`a/b` fractions, dates). */
 const MIN_PATH_LENGTH = 4;
+/** Short snake_case words (`is_ok`) are too common to be worth a slot. */
+const MIN_IDENTIFIER_LENGTH = 10;
 
 /** Extract reference ids in first-seen order, deduplicated, at most `limit`. */
 export function extractRefs(text: string, patterns: readonly RefPattern[] = DEFAULT_REF_PATTERNS, limit = Infinity): string[] {
@@ -37,7 +41,7 @@ export function extractRefs(text: string, patterns: readonly RefPattern[] = DEFA
       if (covered[at] || covered[end - 1]) continue;
       covered.fill(1, at, end);
       const ref = (m[1] ?? m[0]).replace(/[.,:;]+$/, '');
-      if (ref.length < MIN_PATH_LENGTH || seen.has(ref)) continue;
+      if (ref.length < (p.name === 'identifier' ? MIN_IDENTIFIER_LENGTH : MIN_PATH_LENGTH) || seen.has(ref)) continue;
       if (p.name === 'path' && /^\d+([\\/]\d+)+$/.test(ref)) continue;
       seen.add(ref);
       out.push({ ref, at });
