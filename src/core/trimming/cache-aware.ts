@@ -31,6 +31,8 @@ export interface CacheAwareOptions {
   /** Expected further calls: the calls so far, clamped to [minHorizon, maxHorizon]. */
   minHorizon: number;
   maxHorizon: number;
+  /** Expected further calls per call made so far. */
+  horizonFactor: number;
   /**
    * A batch inside the cached prefix must also save at least this share of the cached
    * tokens it rewrites: many small rewrites cost more than one big one (each rewrite
@@ -49,7 +51,8 @@ export const CACHE_AWARE_DEFAULTS: CacheAwareOptions = {
   // survives longer without a pause past its TTL).
   minHorizon: 4,
   maxHorizon: 40,
-  minBatchFraction: 0.5,
+  horizonFactor: 1,
+  minBatchFraction: 0.9,
 };
 
 export interface CacheState {
@@ -128,7 +131,7 @@ export class CacheAwareApplier {
 
   private batch(ctx: ApplyContext, costly: Proposal[]): number {
     const { cache } = ctx;
-    const K = Math.min(this.o.maxHorizon, Math.max(this.o.minHorizon, ctx.callIndex));
+    const K = Math.min(this.o.maxHorizon, Math.max(this.o.minHorizon, ctx.callIndex * this.o.horizonFactor));
     const w = this.o.writeMultiplier;
     const r = this.o.readMultiplier;
     costly.sort((a, b) => b.position - a.position);

@@ -53,6 +53,11 @@ import type { DecisionAction, Strategy, StrategyContext, Trigger } from './types
 const URGENT_FRACTION = 0.95;
 /** After a failed summarization, calls to wait before the next attempt (doubled per consecutive failure). */
 const RETRY_AFTER_CALLS = 2;
+/**
+ * A range with less new content than this is never worth a model call, even on demand: the
+ * summary's own header and a one-line TL;DR are about this long, so nothing would be saved.
+ */
+const SMALLEST_RANGE_TOKENS = 64;
 
 export interface PlanInput {
   readonly session: Session;
@@ -245,7 +250,7 @@ export class CompressionStrategy implements Strategy {
     const carry = this.options.preserveMemory && this.name !== 'chunked' ? inside : [];
     const oldTokens = inside.reduce((n, s) => n + index.rangeTokens(s.from, s.to + 1), 0);
     const newTokens = index.rangeTokens(r.from, r.to + 1) - oldTokens;
-    if (newTokens <= 0) return undefined;
+    if (newTokens < SMALLEST_RANGE_TOKENS) return undefined;
     const isMemory = (p: number): boolean => carry.some((s) => p >= s.from && p <= s.to);
     const counted = (p: number): boolean => visible(p) && !isMemory(p);
     const inputFrom = this.name === 'last-n-messages' ? lastN(r, this.options.n, shape, counted) : r.from;

@@ -68,13 +68,20 @@ export const STRATEGY_DOCS: readonly StrategyDoc[] = [SUPERSEDE_DOC, SUMMARIZE_D
 export { ANCHOR_DOCS };
 
 /**
- * The recommended pipeline, tuned on the shared transcripts (see README, Benchmarks):
- * stale reads first (exact duplicates and superseded files cost nothing to lose),
- * then summaries of older tool results, then a safety window at 70% of the context.
+ * The recommended pipeline, tuned on the shared transcripts (README, Benchmarks):
+ * 1. stale reads first (superseded files, restated todo lists, exact duplicates);
+ * 2. prior user turns reduced to prompt + final answer, the hidden steps leaving a
+ *    digest of the reference ids they mentioned;
+ * 3. tool results, long inputs and thinking older than the last 2 rounds summarized;
+ * 4. a 40k-token window over what is left, cutting to half when it overflows (one cache
+ *    rewrite per big move), its note again a digest.
+ * All of it applied cache-aware: trims inside the cached prefix wait for a batch that
+ * saves ≥ 90% of the tokens it rewrites, or for the cache to expire.
  */
-export const DEFAULT_SPEC = ['supersede-stale-reads', 'summarize-tool-results', 'atomic-window'];
+export const DEFAULT_SPEC = ['supersede-stale-reads', 'tool-pruning', 'summarize-tool-results', 'atomic-window'];
 export const DEFAULT_OPTIONS: Record<string, Record<string, unknown>> = {
-  'atomic-window': { trigger: 0.7 },
+  'tool-pruning': { digest: true },
+  'atomic-window': { maxTokens: 40_000, lowWater: 0.5, digest: true },
 };
 
 export function strategyNames(): string[] {

@@ -62,13 +62,13 @@ export class ToolPruning implements Strategy {
       const m = session.messages[p];
       const tokens = ctx.messageTokens(p);
       if (p === final) {
-        // The final answer keeps its text; its tool calls and thinking go.
+        // The final answer keeps its text (and thinking, see pruneFinalExtras); its tool calls go.
         const hasText = m.blocks.some((b) => b.kind === 'text');
         for (const b of m.blocks) {
-          if (b.kind === 'text' && hasText) continue;
+          if (b.kind !== 'tool_use' || !hasText) continue;
           if (ctx.isPending(b.id) || session.overlaysOnBlock(b.id).length) continue;
           const t = ctx.tokens.block(b.param).tokens;
-          this.prune(ctx, m.id, p, t, `tool call/thinking of a prior turn's final answer`, b.id);
+          this.prune(ctx, m.id, p, t, `tool call of a prior turn's final answer`, b.id);
         }
         continue;
       }
@@ -77,13 +77,18 @@ export class ToolPruning implements Strategy {
     }
   }
 
-  /** The final answer keeps its text; its tool calls and thinking go. */
+  /**
+   * The final answer keeps its text; its tool calls go. Its thinking stays: when the next
+   * prompt arrives the final answer is still the latest assistant message, which the API
+   * requires verbatim, so pruning its thinking would only change the block one call later
+   * and break the cache for a few tokens (Sonnet 4.5 does not even bill earlier turns' thinking).
+   */
   private pruneFinalExtras(ctx: StrategyContext, final: number): void {
     const m = ctx.session.messages[final];
     if (!m.blocks.some((b) => b.kind === 'text')) return;
     for (const b of m.blocks) {
-      if (b.kind === 'text' || ctx.isPending(b.id) || ctx.session.overlaysOnBlock(b.id).length) continue;
-      this.prune(ctx, m.id, final, ctx.tokens.block(b.param).tokens, `tool call/thinking of a prior turn's final answer`, b.id);
+      if (b.kind !== 'tool_use' || ctx.isPending(b.id) || ctx.session.overlaysOnBlock(b.id).length) continue;
+      this.prune(ctx, m.id, final, ctx.tokens.block(b.param).tokens, `tool call of a prior turn's final answer`, b.id);
     }
   }
 
