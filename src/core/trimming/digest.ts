@@ -17,7 +17,7 @@ export interface DigestOptions {
   promptChars: number;
 }
 
-export const DIGEST_DEFAULTS: DigestOptions = { maxRefs: 120, maxPrompts: 8, promptChars: 200 };
+export const DIGEST_DEFAULTS: DigestOptions = { maxRefs: 200, maxPrompts: 8, promptChars: 200 };
 
 /** Reference ids per tool_result param object: a message's refs are extracted once. */
 const refCache = new WeakMap<object, string[]>();
