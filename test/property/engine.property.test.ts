@@ -114,10 +114,15 @@ function play(steps: Step[], spec: string, cfg: PipelineConfig, modelId: string)
       if (!blocks.length) continue;
       const b = blocks[st.pick % blocks.length];
       const base = { author: 'user' as const, reason: 'property', callIndex: calls, tokensBefore: 1, tokensAfter: 1 };
-      if (st.op === 'pin' && !s.isPinned(b.id)) s.addOverlay({ ...base, kind: 'pin', blockId: b.id });
-      else if (st.op === 'unpin') for (const o of s.overlaysOnBlock(b.id)) if (o.kind === 'pin') s.removeOverlay(o.id);
-      else if (st.op === 'trim' && (b.kind === 'tool_result' || b.kind === 'text')) s.addOverlay({ ...base, kind: 'trim', blockId: b.id, text: st.own.trim() || '[trimmed by user]' });
-      else if (st.op === 'restore') s.restore(b.id, 'user');
+      if (st.op === 'pin' && !s.isPinned(b.id)) {
+        s.addOverlay({ ...base, kind: 'pin', blockId: b.id });
+      } else if (st.op === 'unpin') {
+        for (const o of s.overlaysOnBlock(b.id)) if (o.kind === 'pin') s.removeOverlay(o.id);
+      } else if (st.op === 'trim' && (b.kind === 'tool_result' || b.kind === 'text')) {
+        s.addOverlay({ ...base, kind: 'trim', blockId: b.id, text: st.own.trim() || '[trimmed by user]' });
+      } else if (st.op === 'restore') {
+        s.restore(b.id, 'user');
+      }
     } else {
       if (s.messages.at(-1)?.role === 'user') prepare(st.gapMs);
     }
