@@ -147,7 +147,13 @@ export class RequestBuilder {
     const upTo = Math.max(0, Math.min(opts.upTo ?? n, n));
     const from = Math.max(0, Math.min(opts.from ?? this.epochStart(session, upTo), upTo));
     const rendered: RenderedMessage[] = [];
-    for (let p = from; p < upTo; p++) rendered.push(this.rendered(session, p));
+    for (let p = from; p < upTo; p++) {
+      const r = this.rendered(session, p);
+      rendered.push(r);
+      // A summary stands for its whole range: jump over the hidden messages (per-turn work
+      // then grows with what is visible, not with the history behind summaries).
+      if (r.summary && r.summary.fromMessageId === r.messageId) p = Math.max(p, Math.min(upTo - 1, session.position(r.summary.toMessageId) ?? p));
+    }
     const repairs: Repair[] = [];
     for (const r of rendered) repairs.push(...r.repairs);
 

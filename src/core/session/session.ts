@@ -201,6 +201,10 @@ export class Session {
     if (o.kind === 'trim' && o.author === 'user') {
       for (const p of this.overlaysOnBlock(o.blockId)) if (p.kind === 'pin') this.removeOverlay(p.id, 'user');
     }
+    if (o.kind === 'pin' && o.author === 'user') {
+      // Pinning means "send this verbatim": the user's own earlier trim of it goes.
+      for (const t of this.overlaysOnBlock(o.blockId)) if (t.kind === 'trim' && t.author === 'user') this.removeOverlay(t.id, 'user');
+    }
     if ((o.kind === 'trim' || o.kind === 'pin') && o.author === 'user') this.userRestored.delete(o.blockId);
     this.overlays.set(o.id, o);
     if (o.kind === 'pin') this.pinCount++;

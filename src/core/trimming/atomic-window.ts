@@ -101,6 +101,9 @@ export class AtomicWindow implements Strategy {
   /** A window may start at a user prompt or at an assistant message, never inside a pin-protected range. */
   private validStart(ctx: StrategyContext, p: number): boolean {
     const m = ctx.session.messages[p];
+    // Never cut through another summary (a digest of a prior turn): its text would be lost.
+    const s = ctx.session.activeSummaryAt(p);
+    if (s && s.id !== this.overlayId && ctx.session.position(s.fromMessageId) !== p) return false;
     if (m.role === 'assistant') {
       if (m.meta.interrupted) return false;
     } else if (m.blocks.some((b) => b.kind === 'tool_result')) {

@@ -56,6 +56,15 @@ describe('Session log and overlays', () => {
     expect(s.resolveMessage(2).blocks[0].state).toBe('trimmed');
   });
 
+  it("a user pin replaces the user's own earlier trim (latest intent wins)", () => {
+    const s = sample();
+    s.addOverlay({ ...base, kind: 'trim', blockId: 'u1.0', text: 'short' });
+    s.addOverlay({ ...base, kind: 'pin', blockId: 'u1.0' });
+    const b = s.resolveMessage(2).blocks[0];
+    expect(b.state).toBe('pinned');
+    expect(b.sent).toBe(s.messages[2].blocks[0].param);
+  });
+
   it('summary covers a range; a strategy summary over a pinned block is inactive', () => {
     const s = sample();
     const sum = s.addOverlay({ ...base, author: 'strategy:c', kind: 'summary', fromMessageId: 'a0', toMessageId: 'u1', text: 'S' });
