@@ -18,7 +18,8 @@ import type { SummaryOverlay } from '../session/overlay';
 import type { Session } from '../session/session';
 import type { CallUsage } from '../session/types';
 import type { TokenAccountant } from '../tokens/types';
-import { CompressionStrategy, type CompressionOutcome } from './compression';
+import { CompressionStrategy } from './compression';
+import type { CompressionOutcome } from './compression-types';
 import { compressionDefaults, type CompressionKind } from './compression-options';
 import type { Summarizer } from './compression-summarizer';
 import type { DecisionLog } from './decisions';
@@ -32,7 +33,8 @@ export interface CompressionHost {
   /** The agent's model (asked for when the summarizer has no model of its own). */
   readonly model: string;
   readonly decisions?: DecisionLog;
-  readonly pipeline?: { readonly strategies: readonly Strategy[] };
+  /** A Pipeline fits: its strategies, and its applier's pending proposals. */
+  readonly pipeline?: { readonly strategies: readonly Strategy[]; readonly applier?: { isPending(id: string): boolean } };
 }
 
 /** The compression strategies of a pipeline, in order. */
@@ -81,6 +83,7 @@ export async function prepareCompression(session: Session, host: CompressionHost
         epochStart: opts.epochStart,
         upTo: opts.upTo,
         signal: opts.signal,
+        isPending: (id) => host.pipeline?.applier?.isPending(id) ?? false,
       }),
     );
   }

@@ -38,14 +38,28 @@
  */
 import type { NewOverlay } from '../session/overlay';
 import type { Session } from '../session/session';
-import type { CallUsage } from '../session/types';
 import type { TokenAccountant } from '../tokens/types';
 import type { DecisionLog } from './decisions';
 import { composeSummary, memoryOf, parseFacts, renderFacts, summaryRequest, transcript } from './compression-input';
 import { compressionDefaults, parseCompressionOptions, type CompressionKind, type CompressionOptions } from './compression-options';
 import { summaryHeader } from './compression-prompts';
 import { Shape, activeSpans, chunksOf, compressibleSegments, isCompressionAuthor, lastN, type Segment } from './compression-range';
-import type { SummaryRequest, Summarizer } from './compression-summarizer';
+import type { Summarizer } from './compression-summarizer';
+import {
+  ZERO_USAGE,
+  abortReason,
+  addUsage,
+  untilDone,
+  type AsyncPrepareInput,
+  type CompressionOutcome,
+  type CompressionPlan,
+  type CompressionStatus,
+  type Job,
+  type PlanInput,
+  type PlannedSummary,
+  type PreparedCompression,
+  type PreparedSummary,
+} from './compression-types';
 import type { MessageIndex } from './message-index';
 import type { DecisionAction, Strategy, StrategyContext, Trigger } from './types';
 
@@ -58,105 +72,6 @@ const RETRY_AFTER_CALLS = 2;
  * summary's own header and a one-line TL;DR are about this long, so nothing would be saved.
  */
 const SMALLEST_RANGE_TOKENS = 64;
-
-export interface PlanInput {
-  readonly session: Session;
-  readonly index: MessageIndex;
-  readonly epochStart: number;
-  readonly upTo: number;
-  readonly callIndex: number;
-  /** Model asked for (a summarizer may substitute its own, cheaper one). */
-  readonly model: string;
-  /** Compact Now: no minimum size, partial chunks included, ranges the user restored may be compressed again. */
-  readonly onDemand: boolean;
-  readonly isPending?: (id: string) => boolean;
-}
-
-export interface PlannedSummary extends Segment {
-  readonly fromMessageId: string;
-  readonly toMessageId: string;
-  /** Visible messages replaced (carried memory not counted). */
-  readonly messages: number;
-  /** Tokens of the range that are not an earlier compression (what is new to summarize). */
-  readonly newTokens: number;
-  /** Texts carried verbatim (preserveMemory), oldest first. */
-  readonly memory: readonly string[];
-  /** Compression overlays this one supersedes (removed when it is applied). */
-  readonly replaces: readonly string[];
-  /** First position the summarizer reads (last-n-messages reads only the tail). */
-  readonly inputFrom: number;
-  readonly request: SummaryRequest;
-}
-
-export interface CompressionPlan {
-  readonly strategy: CompressionKind;
-  readonly callIndex: number;
-  readonly summaries: readonly PlannedSummary[];
-}
-
-export interface PreparedSummary {
-  readonly planned: PlannedSummary;
-  /** The overlay text (memory + header + summary or facts). */
-  readonly text: string;
-  readonly model: string;
-}
-
-export interface PreparedCompression {
-  readonly plan: CompressionPlan;
-  readonly summaries: readonly PreparedSummary[];
-  readonly usage: CallUsage;
-}
-
-export type CompressionStatus = 'ready' | 'below-threshold' | 'nothing-to-compress' | 'no-summarizer' | 'cooling-down' | 'failed' | 'empty';
-
-export interface CompressionOutcome {
-  readonly strategy: CompressionKind;
-  readonly status: CompressionStatus;
-  readonly error?: string;
-  readonly usage?: CallUsage;
-}
-
-export interface AsyncPrepareInput {
-  readonly session: Session;
-  readonly index: MessageIndex;
-  readonly contextWindow: number;
-  readonly model: string;
-  readonly callIndex: number;
-  readonly epochStart?: number;
-  readonly upTo?: number;
-  readonly signal?: AbortSignal;
-}
-
-interface Job {
-  readonly promise: Promise<void>;
-  readonly controller: AbortController;
-}
-
-const ZERO: CallUsage = { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
-
-function addUsage(a: CallUsage, b: CallUsage): CallUsage {
-  return {
-    input_tokens: a.input_tokens + b.input_tokens,
-    output_tokens: a.output_tokens + b.output_tokens,
-    cache_creation_input_tokens: (a.cache_creation_input_tokens ?? 0) + (b.cache_creation_input_tokens ?? 0),
-    cache_read_input_tokens: (a.cache_read_input_tokens ?? 0) + (b.cache_read_input_tokens ?? 0),
-  };
-}
-
-function abortReason(signal: AbortSignal): unknown {
-  return signal.reason ?? new Error('aborted');
-}
-
-/** Wait for `p`, or throw as soon as `signal` aborts. */
-function untilDone(p: Promise<void>, signal?: AbortSignal): Promise<void> {
-  if (!signal) return p;
-  if (signal.aborted) return Promise.reject(abortReason(signal));
-  return new Promise<void>((resolve, reject) => {
-    const onAbort = (): void => reject(abortReason(signal));
-    signal.addEventListener('abort', onAbort, { once: true });
-    p.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-  });
-}
 
 export class CompressionStrategy implements Strategy {
   readonly trigger: Trigger;
@@ -267,7 +182,7 @@ export class CompressionStrategy implements Strategy {
     }
     const memory = carry.flatMap((s) => memoryOf(s.overlay.text));
     const request = summaryRequest({ kind: this.name, transcript: t.text, messages: t.messages, memory, concepts: this.options.concepts, model: inp.model, maxTokens: this.options.maxSummaryTokens });
-    return { from: r.from, to: r.to, fromMessageId: session.messages[r.from].id, toMessageId: session.messages[r.to].id, messages, newTokens, memory, replaces, inputFrom, request };
+    return { from: r.from, to: r.to, fromMessageId: session.messages[r.from].id, toMessageId: session.messages[r.to].id, messages, newTokens, memory, replaces, inputFrom, inputMessages: t.messages, request };
   }
 
   /** The overlay text for one answer; undefined when the answer has nothing usable. */
@@ -284,7 +199,7 @@ export class CompressionStrategy implements Strategy {
   /** Run the summarization calls of a plan, in order. Throws on a model error or an abort. */
   async summarize(plan: CompressionPlan, summarizer: Summarizer, signal?: AbortSignal): Promise<PreparedCompression> {
     const out: PreparedSummary[] = [];
-    let usage = ZERO;
+    let usage = ZERO_USAGE;
     for (const planned of plan.summaries) {
       if (signal?.aborted) throw abortReason(signal);
       const r = await summarizer.summarize(planned.request, signal);
@@ -316,7 +231,7 @@ export class CompressionStrategy implements Strategy {
     const before = index.rangeTokens(planned.from, planned.to + 1);
     const after = tokens.text(s.text).tokens;
     if (after >= before) return undefined;
-    const what = this.name === 'retrieve-facts' ? 'reduced to facts' : planned.inputFrom > planned.from ? `summarized from their last ${planned.to - planned.inputFrom + 1}` : 'summarized';
+    const what = this.name === 'retrieve-facts' ? 'reduced to facts' : planned.inputFrom > planned.from ? `summarized from their last ${planned.inputMessages}` : 'summarized';
     const carried = planned.memory.length ? `; carries ${planned.memory.length} earlier summar${planned.memory.length === 1 ? 'y' : 'ies'}` : '';
     return {
       saved: before - after,
@@ -392,7 +307,7 @@ export class CompressionStrategy implements Strategy {
     const epochStart = i.epochStart ?? 0;
     i.index.update();
     if (this.trigger.kind === 'above' && i.index.rangeTokens(epochStart, upTo) < this.trigger.fraction * i.contextWindow) return this.outcome('below-threshold');
-    const plan = this.plan({ session: i.session, index: i.index, epochStart, upTo, callIndex: i.callIndex, model: i.model, onDemand: false });
+    const plan = this.plan({ session: i.session, index: i.index, epochStart, upTo, callIndex: i.callIndex, model: i.model, onDemand: false, isPending: i.isPending });
     if (!plan) return this.outcome('nothing-to-compress');
     await this.start(plan, summarizer, i.signal).promise;
     if (i.signal?.aborted) throw abortReason(i.signal);

@@ -7,6 +7,7 @@ export * from './registry';
 export * from './refs';
 export * from './summary-text';
 export * from './compression';
+export * from './compression-types';
 export * from './compression-api';
 export * from './compression-options';
 export * from './compression-summarizer';
