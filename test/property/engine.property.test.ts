@@ -78,9 +78,12 @@ function play(steps: Step[], spec: string, cfg: PipelineConfig, modelId: string)
     // Pins win: a pinned tool result is in the request, verbatim.
     for (const m of s.messages) {
       for (const b of m.blocks) {
-        if (b.kind !== 'tool_result' || !s.isPinned(b.id)) continue;
+        if ((b.kind !== 'tool_result' && b.kind !== 'tool_use') || !s.isPinned(b.id)) continue;
+        // A pin protects the pair: both halves are in the request...
         const at = blockMap.positionOf(b.id);
         expect(at, `pinned ${b.id} missing from the request`).toBeDefined();
+        // ...and a result pinned itself is sent verbatim.
+        if (b.kind !== 'tool_result' || !s.overlaysOnBlock(b.id).some((o) => o.kind === 'pin')) continue;
         const sent = (body.messages[at!.messageIndex].content as ContentBlockParam[])[at!.blockIndex];
         expect((sent as { content?: unknown }).content).toEqual((b.param as { content?: unknown }).content);
       }

@@ -166,9 +166,34 @@ export class Session {
     }
     return out;
   }
+  /** The other half of a tool pair: a tool_use's result block, or a tool_result's call block. */
+  partnerBlockId(blockId: string): string | undefined {
+    const b = this.blocks.get(blockId);
+    if (!b?.toolUseId) return undefined;
+    if (b.kind === 'tool_use') return this.toolResultBlock.get(b.toolUseId);
+    if (b.kind === 'tool_result') return this.toolUseBlock.get(b.toolUseId);
+    return undefined;
+  }
+
+  private ownPin(blockId: string): Overlay | undefined {
+    for (const i of this.byBlock.get(blockId) ?? []) {
+      const o = this.overlays.get(i);
+      if (o?.kind === 'pin') return o;
+    }
+    return undefined;
+  }
+
+  /** The pin protecting a block: its own, or its tool-pair partner's (a pair is never split). */
+  pinOf(blockId: string): Overlay | undefined {
+    const own = this.ownPin(blockId);
+    if (own) return own;
+    const partner = this.partnerBlockId(blockId);
+    return partner ? this.ownPin(partner) : undefined;
+  }
+
+  /** Whether a pin protects the block (pinned itself, or the other half of its tool pair is). */
   isPinned(blockId: string): boolean {
-    for (const i of this.byBlock.get(blockId) ?? []) if (this.overlays.get(i)?.kind === 'pin') return true;
-    return false;
+    return this.pinOf(blockId) !== undefined;
   }
 
   private bump(messageId: string): void {
@@ -224,11 +249,20 @@ export class Session {
       if (!set) this.byBlock.set(bid, (set = new Set()));
       set.add(o.id);
       this.bump(this.blocks.get(bid)!.messageId);
-      // A pin changes which summaries are active: their ranges must re-render.
-      if (o.kind === 'pin') this.bumpSummariesCovering(this.blocks.get(bid)!.messageId);
+      // A pin protects the pair and changes which summaries are active: re-render them.
+      if (o.kind === 'pin') this.pinChanged(bid);
     }
     this.emit({ type: 'overlay-added', overlay: o });
     return o;
+  }
+
+  private pinChanged(blockId: string): void {
+    this.bumpSummariesCovering(this.blocks.get(blockId)!.messageId);
+    const partner = this.partnerBlockId(blockId);
+    if (!partner) return;
+    const mid = this.blocks.get(partner)!.messageId;
+    this.bump(mid);
+    this.bumpSummariesCovering(mid);
   }
 
   private bumpSummariesCovering(messageId: string): void {
@@ -257,7 +291,7 @@ export class Session {
       this.byBlock.get(o.blockId!)?.delete(id);
       const mid = this.blocks.get(o.blockId!)!.messageId;
       this.bump(mid);
-      if (o.kind === 'pin') this.bumpSummariesCovering(mid);
+      if (o.kind === 'pin') this.pinChanged(o.blockId!);
     }
     this.emit({ type: 'overlay-removed', overlay: o, by });
     return o;
@@ -283,8 +317,11 @@ export class Session {
     const [a, b] = this.range(s);
     for (const o of this.overlays.values()) {
       if (o.kind !== 'pin') continue;
-      const p = this.positions.get(this.blocks.get(o.blockId)!.messageId)!;
-      if (p >= a && p <= b) return true;
+      for (const id of [o.blockId, this.partnerBlockId(o.blockId)]) {
+        if (!id) continue;
+        const p = this.positions.get(this.blocks.get(id)!.messageId)!;
+        if (p >= a && p <= b) return true;
+      }
     }
     return false;
   }
@@ -311,7 +348,7 @@ export class Session {
 
   private resolveBlock(block: LogBlock, summary: SummaryOverlay | undefined, messagePrunes: Overlay[]): ResolvedBlock {
     const own = [...(this.byBlock.get(block.id) ?? [])].map((i) => this.overlays.get(i)!);
-    const pin = own.find((o) => o.kind === 'pin');
+    const pin = own.find((o) => o.kind === 'pin') ?? this.pinOf(block.id);
     const best = (list: Overlay[]): Overlay | undefined =>
       list
         .filter((o) => !pin || o.author === 'user')

@@ -83,8 +83,13 @@ export class MessageIndex {
       } else if (o.blockId) {
         const m = session.messageOf(o.blockId);
         this.markDirty(m ? session.position(m.id) : undefined);
-        // A pin may re-activate or deactivate summaries over its message.
-        if (o.kind === 'pin' && m) for (const s of session.allOverlays()) if (s.kind === 'summary') this.markSummary(s.fromMessageId, s.toMessageId);
+        // A pin protects its tool-pair partner and may re-activate or deactivate summaries.
+        if (o.kind === 'pin' && m) {
+          const partner = session.partnerBlockId(o.blockId);
+          const pm = partner ? session.messageOf(partner) : undefined;
+          if (pm) this.markDirty(session.position(pm.id));
+          for (const s of session.allOverlays()) if (s.kind === 'summary') this.markSummary(s.fromMessageId, s.toMessageId);
+        }
       }
     });
   }

@@ -65,6 +65,16 @@ describe('Session log and overlays', () => {
     expect(b.sent).toBe(s.messages[2].blocks[0].param);
   });
 
+  it('a pin protects both halves of a tool pair from strategies', () => {
+    const s = sample();
+    s.addOverlay({ ...base, kind: 'pin', blockId: 'u1.0' });
+    expect(s.isPinned('a0.0')).toBe(true);
+    expect(() => s.addOverlay({ ...base, author: 'strategy:x', kind: 'prune', messageId: 'a0', blockId: 'a0.0' })).toThrow(/pinned/);
+    s.addOverlay({ ...base, author: 'strategy:tool-pruning', kind: 'prune', messageId: 'a0' });
+    expect(s.resolveMessage(1).blocks[0].state).toBe('pinned');
+    expect(s.resolveMessage(1).blocks[0].sent).toBe(s.messages[1].blocks[0].param);
+  });
+
   it('summary covers a range; a strategy summary over a pinned block is inactive', () => {
     const s = sample();
     const sum = s.addOverlay({ ...base, author: 'strategy:c', kind: 'summary', fromMessageId: 'a0', toMessageId: 'u1', text: 'S' });
