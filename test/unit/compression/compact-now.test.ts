@@ -181,7 +181,7 @@ describe('compactNow through the real SDK client', () => {
     const r = await compactNow(b.session, hostOf(b.session), 'whole-history', undefined, { summarizer: srv.summarizer });
     expect(r.applied.map((o) => [o.fromMessageId, o.toMessageId])).toEqual([['m1', 'm6'], ['m9', 'm9']]);
     expect(b.session.resolveMessage(8).blocks[0].state).toBe('pinned');
-    expect(b.session.resolveMessage(7).blocks[1].state).toBe('pinned') // protected with its pinned result;
+    expect(b.session.resolveMessage(7).blocks[1].state).toBe('pinned'); // protected with its pinned result
     const sent = JSON.stringify(requestOf(b.session).messages);
     expect(sent).toContain('toolu_0002'); // the pinned result and its call
     expect(violations(b.session)).toEqual([]);
