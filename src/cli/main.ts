@@ -1,24 +1,30 @@
 /**
- * `trimline`: inspect, replay, strategies (run comes with the agent loop).
+ * `trimline`: run, inspect, replay, strategies.
  * User errors end in one clear line and exit code 2; never a stack trace.
  */
 import { parseArgs } from 'node:util';
 import { ImportError } from '../core/import';
 import { loadConfig, UsageError } from './common';
-import { runInspect } from './inspect';
+import { parsePort, runInspect, serveInspect } from './inspect';
 import { runReplay } from './replay';
+import { RUN_USAGE, runAgentCli } from './run';
 import { runStrategies } from './strategies';
 
 const HELP = `trimline: see and trim what a coding agent sends to the model
 
 Usage:
+  ${RUN_USAGE}
   trimline inspect <file> [--strategy S] [--config F] [--json]
+  trimline inspect <file> --serve [--port N] [--strategy S] [--config F]
   trimline replay <file> --strategy S [--config F] --jsonl
   trimline strategies [--json]
 
 <file>: a Claude Code session (.jsonl), a Cline api_conversation_history.json, or
 Anthropic Messages JSON (an array of messages or {system, tools, messages}).
-Strategy S: none | default | a comma list (see \`trimline strategies\`).`;
+Strategy S: none | default | a comma list (see \`trimline strategies\`).
+run: the agent, headless, in the workspace (default: the current directory); needs
+ANTHROPIC_API_KEY, or ANTHROPIC_BASE_URL for an Anthropic-compatible endpoint.
+Journals go to <workspace>/.trimline/sessions unless --sessions-dir says otherwise.`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -26,6 +32,8 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(HELP + '\n');
     return command ? 0 : 2;
   }
+  // `run` has its own options (workspace, session, model…): parsed in run.ts.
+  if (command === 'run') return runAgentCli(rest);
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
@@ -34,6 +42,8 @@ async function main(argv: string[]): Promise<number> {
       config: { type: 'string', short: 'c' },
       json: { type: 'boolean' },
       jsonl: { type: 'boolean' },
+      serve: { type: 'boolean' },
+      port: { type: 'string', short: 'p' },
     },
   });
   const config = loadConfig(values.config);
@@ -41,6 +51,11 @@ async function main(argv: string[]): Promise<number> {
     case 'inspect': {
       const file = positionals[0];
       if (!file) throw new UsageError('inspect: missing <file> (a transcript to inspect)');
+      if (values.serve) {
+        await serveInspect(file, { strategy: values.strategy ?? 'default', config, json: false, port: parsePort(values.port) }, process.stdout);
+        return 0;
+      }
+      if (values.port !== undefined) throw new UsageError('inspect: --port needs --serve');
       process.stdout.write(runInspect(file, { strategy: values.strategy ?? 'default', config, json: !!values.json }) + '\n');
       return 0;
     }

@@ -67,7 +67,7 @@ export const listFilesTool: ToolSpec<ListFilesInput> = {
   name: 'list_files',
   description:
     'List files in the workspace (recursively), optionally filtered by a glob pattern relative to path. ' +
-    'Returns workspace-relative paths, one per line, sorted. .git and node_modules are skipped unless path points into them. ' +
+    'Returns workspace-relative paths, one per line, sorted. .git, node_modules and .trimline are skipped unless path points into them. ' +
     `At most ${MAX_LIST_FILES.toLocaleString('en-US')} paths; a note says when the listing was cut.`,
   schema,
   requiresTrust: false,

@@ -131,7 +131,7 @@ export const searchTool: ToolSpec<SearchInput> = {
   name: 'search',
   description:
     'Search file contents in the workspace. Returns matching lines as `path:line: text`. The query is literal text unless regex is true ' +
-    '(JavaScript syntax). Smart case: a query with no uppercase letters ignores case. Skips binary files, .git and node_modules. ' +
+    '(JavaScript syntax). Smart case: a query with no uppercase letters ignores case. Skips binary files, .git, node_modules and .trimline. ' +
     `At most ${MAX_SEARCH_MATCHES} matches.`,
   schema,
   requiresTrust: false,

@@ -1,7 +1,10 @@
 /** Text helpers shared by the file tools. */
 
-/** Directories never listed or searched unless asked for by path: VCS data and dependencies are noise and huge. */
-export const DEFAULT_IGNORE: readonly string[] = ['.git', 'node_modules'];
+/**
+ * Directories never listed or searched unless asked for by path: VCS data and dependencies are noise and huge,
+ * and `.trimline` holds the agent's own session journals (reading them back would feed the model its own log).
+ */
+export const DEFAULT_IGNORE: readonly string[] = ['.git', 'node_modules', '.trimline'];
 
 /** Bytes inspected for a NUL to call a file binary (git's heuristic uses the first 8,000). */
 const BINARY_SNIFF_BYTES = 8_000;
