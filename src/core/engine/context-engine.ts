@@ -72,6 +72,7 @@ export class ContextEngine {
   private previousBreakpoints: Breakpoint[] = [];
   private lastObserved?: { upTo: number; epochStart: number; usage: CallUsage; overlaysChanged: boolean };
   private overlaysChanged = false;
+  private readonly loggedRepairs = new Set<string>();
 
   constructor(
     readonly session: Session,
@@ -130,6 +131,10 @@ export class ContextEngine {
       previousBreakpoints: this.previousBreakpoints,
     });
     for (const r of built.repairs) {
+      // A repair repeats on every call while its cause is in view: log it once.
+      const key = `${r.rule}:${r.blockIds.join(',')}`;
+      if (this.loggedRepairs.has(key)) continue;
+      this.loggedRepairs.add(key);
       this.decisions.add({ callIndex: input.callIndex, by: 'request-builder', action: 'repair', targets: [...r.blockIds], reason: `${r.rule}: ${r.description}`, tokensSaved: 0 });
     }
     const planned = { body: built.body, breakpoints: [...built.breakpoints] };

@@ -74,6 +74,7 @@ export class AtomicWindow implements Strategy {
       this.epoch = ctx.epochStart;
       this.start = ctx.epochStart;
       this.overlayId = undefined;
+      this.adopt(ctx);
     }
     const budget = this.budget(ctx);
     const tokens = ctx.index.rangeTokens(this.start, ctx.upTo);
@@ -96,6 +97,19 @@ export class AtomicWindow implements Strategy {
     }
     if (cut <= this.start) return;
     this.propose(ctx, cut, budget, overTokens);
+  }
+
+  /** A resumed session already has this window's note: continue from it instead of laying a second one. */
+  private adopt(ctx: StrategyContext): void {
+    const author = `strategy:${this.name}`;
+    for (const o of ctx.session.allOverlays()) {
+      if (o.kind !== 'summary' || o.author !== author || ctx.session.position(o.fromMessageId) !== ctx.epochStart) continue;
+      const end = (ctx.session.position(o.toMessageId) ?? -1) + 1;
+      if (end > this.start) {
+        this.start = end;
+        this.overlayId = o.id;
+      }
+    }
   }
 
   /** A window may start at a user prompt or at an assistant message, never inside a pin-protected range. */

@@ -96,6 +96,8 @@ export class ToolPruning implements Strategy {
     const { session } = ctx;
     const key = `${session.messages[from].id}`;
     if (ctx.isPending(key)) return;
+    // Already digested (e.g. a resumed session whose strategies start afresh): nothing to do.
+    if (session.activeSummaryAt(from)) return;
     const before = ctx.index.rangeTokens(from, to + 1);
     if (before === 0) return;
     const text = buildDigest(session, from, to, `${to - from + 1} intermediate messages of a prior turn omitted`);
