@@ -62,6 +62,11 @@ function fillInput(tool: WireTool | undefined, values: Values): Record<string, u
   const input: Record<string, unknown> = {};
   for (const [name, prop] of Object.entries(props)) {
     let value: unknown;
+    // Flags (e.g. search's `regex`) follow their schema type, never the query text.
+    if (prop?.type === 'boolean') {
+      if (required.has(name)) input[name] = false;
+      continue;
+    }
     if (/tool_?use_?id|^id$|_id$|block/i.test(name)) value = values.id;
     else if (/path|file|dir|folder|root|cwd/i.test(name)) value = values.path;
     else if (/pattern|query|regex|search|term|text|keyword|needle/i.test(name)) value = values.query;
