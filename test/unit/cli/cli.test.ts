@@ -106,6 +106,28 @@ describe('trimline replay', () => {
     for (const l of def) expect(validateRequest(l.request as never, { model: l.request.model })).toEqual([]);
   });
 
+  it("carries the transcript's own system prompt and tools when it recorded them", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tl-replay-'));
+    const file = join(dir, 'session.json');
+    const tools = [{ name: 'read_file', description: 'Read a file', input_schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } }];
+    writeFileSync(file, JSON.stringify({
+      system: 'You are a careful coding agent.',
+      tools,
+      messages: [
+        { role: 'user', content: 'read a.ts' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'a.ts' } }] },
+        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'export {}' }] },
+        { role: 'assistant', content: 'It is empty.' },
+      ],
+    }));
+    const lines = await replayLines(file, 'none');
+    expect(lines.map((l) => l.call)).toEqual([0, 1]);
+    const sys = lines[1].request.system as { type: string; text: string }[] | string;
+    expect(typeof sys === 'string' ? sys : sys.map((b) => b.text).join('')).toBe('You are a careful coding agent.');
+    expect((lines[1].request.tools as { name: string }[]).map((t) => t.name)).toEqual(['read_file']);
+    expect(lines[1].request.messages).toHaveLength(3);
+  });
+
   it('repairs a recorded history the API would reject (c76e5be5 has a lost tool result)', async () => {
     const file = join(SHARED, 'c76e5be5-ffd2-4901-a935-885527c83a61.jsonl');
     const lines = await replayLines(file, 'none');
