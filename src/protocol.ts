@@ -30,6 +30,9 @@ export interface InspectorRow {
   sent: boolean;
   /** First characters of the block as sent (or of the original when not sent), as plain text. */
   preview: string;
+  /** The call at which the deciding overlay was made, and the tokens it saves per request. */
+  call?: number;
+  saved?: number;
 }
 
 export interface CallPoint {
@@ -41,9 +44,13 @@ export interface CallPoint {
   cost: number;
 }
 
+/** What a slice of the next request is made of (the composition bar colours by group). */
+export type CompositionGroup = 'system' | 'tools' | 'user' | 'assistant' | 'tool-calls' | 'tool-results' | 'thinking' | 'summaries' | 'other';
+
 export interface CompositionEntry {
   label: string;
   tokens: number;
+  group: CompositionGroup;
 }
 
 export interface Finding {
@@ -52,6 +59,10 @@ export interface Finding {
   message: string;
   blockIds: string[];
   action?: { kind: 'trim' | 'pin' | 'compact'; blockId?: string; label: string };
+  /** Tokens at stake (per request), when the finding has a size. */
+  tokens?: number;
+  /** The call the finding is about (cache invalidations): the diff view can show it. */
+  call?: number;
 }
 
 export interface InspectorSnapshot {
@@ -60,10 +71,35 @@ export interface InspectorSnapshot {
   model: string;
   strategy: string;
   contextWindow: number;
+  /** Index of the request the snapshot describes (the next one). */
+  callIndex: number;
+  quality: TokenQuality;
   rows: InspectorRow[];
-  totals: { sentTokens: number; untrimmedTokens: number; systemTokens: number; toolsTokens: number };
-  cache: { hitRatio: number; cachedUpToRef?: string; breakpoints: number };
-  cost: { session: number; nextRequest: number; nextInput: number; nextCacheWrite: number; nextCacheRead: number };
+  /** Whole next request (system + tools + messages); untrimmed = the same without any overlay. */
+  totals: {
+    sentTokens: number;
+    untrimmedTokens: number;
+    systemTokens: number;
+    toolsTokens: number;
+    byState: Record<BlockState, number>;
+  };
+  /**
+   * hitRatio: share of the session's input read from the cache. cachedUpToRef: the last
+   * block of the next request's prefix that is read from the cache ('tools' / 'system'
+   * when it ends there; absent when nothing is). breakpointRefs: where cache_control sits.
+   */
+  cache: { hitRatio: number; cachedUpToRef?: string; breakpoints: number; breakpointRefs: string[]; nextCachedTokens: number };
+  cost: {
+    session: number;
+    nextRequest: number;
+    nextInput: number;
+    nextCacheWrite: number;
+    nextCacheRead: number;
+    /** Tokens of the next request by how they are billed. */
+    nextTokens: { input: number; cacheWrite: number; cacheRead: number };
+    /** False when the model's prices are a guess (show costs as approximate). */
+    exactPrices: boolean;
+  };
   calls: CallPoint[];
   composition: CompositionEntry[];
   findings: Finding[];
@@ -74,12 +110,76 @@ export interface InspectorSnapshot {
 
 export interface RequestDiff {
   call: number;
+  /** The request compared against (absent for the first call). */
+  previous?: number;
   added: string[];
   removed: string[];
   changed: string[];
   /** The first block (ref) where the cached prefix broke, if it did. */
   cacheBreakAt?: string;
+  /** Blocks identical at the start of both requests (the reusable prefix). */
+  commonPrefix: number;
+  /** Tokens of the added/changed (new) and removed/changed (old) blocks. */
+  addedTokens: number;
+  removedTokens: number;
+  /** Tokens of the previous request from the break on: cached before, re-written now. */
+  invalidatedTokens: number;
+  /** How much smaller the request got, not counting blocks appended at the end (new turns). */
+  savedTokens: number;
 }
+
+/** One original block behind an overlay (`originals` request). */
+export interface OriginalBlock {
+  ref: string;
+  blockId: string;
+  role: 'user' | 'assistant';
+  kind: string;
+  tool?: string;
+  tokens: number;
+  /** Plain text of the original, cut at a limit (see `truncated`). */
+  text: string;
+  truncated: boolean;
+}
+
+/** Result of `originals`: what an overlay replaced, and what it sends instead. */
+export interface OriginalsResult {
+  overlayId: string;
+  kind: 'pin' | 'trim' | 'summary' | 'prune';
+  author: string;
+  reason: string;
+  /** The replacement text (trim or summary), if any. */
+  replacement?: string;
+  blocks: OriginalBlock[];
+  /** Blocks of the range left out of `blocks` (too many to send). */
+  omitted: number;
+}
+
+/** Result of pin/unpin/trim/restore/compact/setStrategy: one line for the status region. */
+export interface ActionResult {
+  message: string;
+}
+
+/** The `result` type of each request op (the response's `result` field). */
+export interface RequestResults {
+  pin: ActionResult;
+  unpin: ActionResult;
+  trim: ActionResult;
+  restore: ActionResult;
+  originals: OriginalsResult;
+  diff: RequestDiff;
+  setStrategy: ActionResult;
+  compact: ActionResult;
+  send: undefined;
+  stop: undefined;
+  approve: undefined;
+  newChat: undefined;
+  retry: undefined;
+  openInspector: undefined;
+  showDiff: undefined;
+  resume: undefined;
+  setApiKey: undefined;
+}
+export type RequestOp = WebviewRequest['op'];
 
 /** Host → webview. */
 export type HostMessage =
@@ -96,11 +196,27 @@ export type ChatEvent =
   | { kind: 'text-delta'; id: string; text: string }
   | { kind: 'tool-call'; id: string; toolUseId: string; name: string; input: unknown }
   | { kind: 'tool-result'; toolUseId: string; content: string; isError: boolean }
-  | { kind: 'approval'; requestId: string; tool: string; detail: string }
+  | { kind: 'approval'; requestId: string; tool: string; detail: string; edit?: EditSummary }
+  /** An approval was answered (here or elsewhere) or cancelled by Stop: the card stops asking. */
+  | { kind: 'approval-settled'; requestId: string; approved: boolean }
+  /** Workspace Trust and what it means for the agent's tools (sent after `ready` and on change). */
+  | { kind: 'workspace'; trusted: boolean; notice?: string }
+  /** The response of assistant message `id` failed mid-way and is being requested again: its text so far is void. */
+  | { kind: 'retrying'; id: string; text: string }
+  /** A one-line note in the conversation (recoveries, resumed sessions, compactions). */
+  | { kind: 'notice'; text: string }
   | { kind: 'turn-end'; stopReason: string; cost: number }
   | { kind: 'error'; message: string; retryable: boolean }
   | { kind: 'status'; busy: boolean; sessionId?: string; title?: string }
   | { kind: 'reset' };
+
+/** A proposed file change awaiting approval; the diff itself opens in an editor (`showDiff`). */
+export interface EditSummary {
+  path: string;
+  added: number;
+  removed: number;
+  isNew: boolean;
+}
 
 /** Webview → host requests (each gets one response). */
 export type WebviewRequest =
@@ -117,9 +233,36 @@ export type WebviewRequest =
   | { op: 'approve'; requestId: string; approved: boolean }
   | { op: 'newChat' }
   | { op: 'retry' }
-  | { op: 'openInspector' };
+  | { op: 'openInspector' }
+  | { op: 'showDiff'; requestId: string }
+  | { op: 'resume' }
+  | { op: 'setApiKey' };
 
 export type WebviewMessage = { type: 'ready' } | { type: 'request'; id: number; request: WebviewRequest };
+
+const HOST_TYPES: ReadonlySet<string> = new Set(['snapshot', 'response', 'chat', 'theme']);
+
+/**
+ * Shallow check of a message from the host (the webview's side of validation): the
+ * envelope and the fields the webview dereferences first. Content is rendered as text.
+ */
+export function parseHostMessage(v: unknown): HostMessage | undefined {
+  if (!isObj(v) || typeof v.type !== 'string' || !HOST_TYPES.has(v.type)) return undefined;
+  switch (v.type) {
+    case 'snapshot': {
+      const s = v.snapshot;
+      return isObj(s) && Array.isArray(s.rows) && Array.isArray(s.calls) && Array.isArray(s.findings) && isObj(s.totals) && isObj(s.cost) && isObj(s.cache)
+        ? (v as HostMessage)
+        : undefined;
+    }
+    case 'response':
+      return typeof v.id === 'number' && typeof v.ok === 'boolean' && (v.ok || typeof v.error === 'string') ? (v as HostMessage) : undefined;
+    case 'chat':
+      return isObj(v.event) && typeof v.event.kind === 'string' ? (v as HostMessage) : undefined;
+    default:
+      return v.kind === 'light' || v.kind === 'dark' || v.kind === 'high-contrast' ? (v as HostMessage) : undefined;
+  }
+}
 
 const MAX_TEXT = 200_000;
 const MAX_ID = 256;
@@ -158,11 +301,15 @@ export function parseWebviewMessage(v: unknown): WebviewMessage | undefined {
       return str(r.text, MAX_TEXT) ? ok({ op: 'send', text: r.text }) : undefined;
     case 'approve':
       return str(r.requestId) && typeof r.approved === 'boolean' ? ok({ op: 'approve', requestId: r.requestId, approved: r.approved }) : undefined;
+    case 'showDiff':
+      return str(r.requestId) ? ok({ op: 'showDiff', requestId: r.requestId }) : undefined;
     case 'compact':
     case 'stop':
     case 'newChat':
     case 'retry':
     case 'openInspector':
+    case 'resume':
+    case 'setApiKey':
       return ok({ op: r.op });
     default:
       return undefined;

@@ -2,7 +2,8 @@
 import { importTranscript } from '../core/import';
 import { CostLedger, replay, totals, viewRows, type ContextEngine, type ReplayStep } from '../core/engine';
 import type { PipelineConfig } from '../core/trimming';
-import { pad, padStart, usd } from './common';
+import { serveTranscript } from '../host/standalone';
+import { pad, padStart, usd, UsageError } from './common';
 
 export interface InspectOptions {
   strategy: string;
@@ -83,4 +84,29 @@ export function runInspect(file: string, o: InspectOptions): string {
   out.push(`replay of ${r.ledger.totals.calls} requests: ${usd(r.ledger.totals.inputCost)} simulated input cost, cache hit ratio ${(100 * r.ledger.hitRatio()).toFixed(1)}%`);
   out.push('(q: e = estimated, c = calibrated, x = exact; tokens in parentheses are not sent)');
   return out.join('\n');
+}
+
+/** Parse `--port N` (0 = any free port). */
+export function parsePort(v: string | undefined): number {
+  if (v === undefined) return 0;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`--port must be an integer 0–65535, got "${v}"`);
+  return n;
+}
+
+/** `trimline inspect <file> --serve`: serve the inspector on 127.0.0.1 until interrupted. */
+export async function serveInspect(file: string, o: InspectOptions & { port: number }, out: NodeJS.WritableStream): Promise<void> {
+  const { server, inspector } = await serveTranscript(file, { strategy: o.strategy, config: o.config, port: o.port });
+  const snap = inspector.snapshot();
+  out.write(`${file}: ${snap.rows.length} blocks, ${snap.calls.length} calls replayed with strategy ${o.strategy}\n`);
+  out.write(`Trimline inspector: ${server.url}  (127.0.0.1 only; Ctrl+C to stop)\n`);
+  await new Promise<void>((done) => {
+    const stop = (): void => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+      server.close().then(done, done);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
 }

@@ -5,7 +5,7 @@
  * output so per-turn work grows with what changed, not with the history.
  */
 import { makeMessage } from './log';
-import { authorRank, isStrategyAuthor, type Author, type NewOverlay, type Overlay, type SummaryOverlay } from './overlay';
+import { authorRank, isStrategyAuthor, type Author, type NewOverlay, type Overlay, type PinOverlay, type SummaryOverlay } from './overlay';
 import type {
   CallRecord,
   ContentBlockParam,
@@ -75,7 +75,8 @@ export class Session {
   /** Blocks the user restored: strategies leave them alone from then on. */
   private readonly userRestored = new Set<string>();
   private readonly listeners = new Set<(e: SessionEvent) => void>();
-  private pinCount = 0;
+  /** Pin overlays by id: summaries check pins in their range in O(pins), not O(overlays). */
+  private readonly pins = new Map<string, PinOverlay>();
 
   constructor(init: SessionInit = {}) {
     this.system = init.system;
@@ -232,7 +233,7 @@ export class Session {
     }
     if ((o.kind === 'trim' || o.kind === 'pin') && o.author === 'user') this.userRestored.delete(o.blockId);
     this.overlays.set(o.id, o);
-    if (o.kind === 'pin') this.pinCount++;
+    if (o.kind === 'pin') this.pins.set(o.id, o);
     if (o.kind === 'summary') {
       this.summaries.push(o);
       this.summaries.sort((x, y) => this.range(x)[0] - this.range(y)[0]);
@@ -279,7 +280,7 @@ export class Session {
     const o = this.overlays.get(id);
     if (!o) return undefined;
     this.overlays.delete(id);
-    if (o.kind === 'pin') this.pinCount--;
+    if (o.kind === 'pin') this.pins.delete(o.id);
     if (o.kind === 'summary') {
       this.summaries = this.summaries.filter((s) => s.id !== id);
       const [a, b] = this.range(o);
@@ -313,10 +314,9 @@ export class Session {
 
   /** Whether a pinned block lies in the summary's range: O(number of pins), not O(range). */
   private pinInRange(s: SummaryOverlay): boolean {
-    if (!this.pinCount) return false;
+    if (!this.pins.size) return false;
     const [a, b] = this.range(s);
-    for (const o of this.overlays.values()) {
-      if (o.kind !== 'pin') continue;
+    for (const o of this.pins.values()) {
       for (const id of [o.blockId, this.partnerBlockId(o.blockId)]) {
         if (!id) continue;
         const p = this.positions.get(this.blocks.get(id)!.messageId)!;

@@ -1,0 +1,119 @@
+/**
+ * The inspector snapshot: everything the inspector webview shows, as one typed object
+ * built from the engine state and the prepared next request. Pure; both hosts call it
+ * after every change (a new call, a pin, a trim, a restore, a strategy switch).
+ */
+import type { BlockState, InspectorRow, InspectorSnapshot } from '../../protocol';
+import type { ContextEngine, PreparedCall } from '../engine/context-engine';
+import type { CostLedger } from '../engine/cost-ledger';
+import { viewRows } from '../engine/view-rows';
+import { blockText } from '../session/log';
+import type { ContentBlockParam } from '../session/types';
+import { composition } from './composition';
+import { findings } from './findings';
+import { refOf } from './flat';
+import type { CallHistory } from './history';
+
+/** Characters of block text in a row preview (the row shows one line; expanded, a few). */
+export const PREVIEW_CHARS = 300;
+
+export interface SnapshotOptions {
+  sessionId: string;
+  title: string;
+  strategy: string;
+  /** A live agent session (true) or a replayed transcript (false). */
+  live: boolean;
+  /**
+   * Log position up to which the previous request was cached: used for the rows'
+   * `cached` flag only when the next request has not been priced (no recorded calls).
+   */
+  cachedUpTo: number;
+  callHistory: CallHistory;
+  /** Session totals from this ledger when the host steps its own; default the history's. */
+  ledger?: CostLedger;
+  /** Strategy specs offered in the switcher. */
+  strategies?: string[];
+  /** Start of the request's history (after a compaction); default 0. */
+  epochStart?: number;
+  /** Time the next request would be sent (ms), for cache expiry; default one second after the last call. */
+  now?: number;
+}
+
+/** Plain text of a block for the preview (binary payloads by name, not bytes). */
+export function previewText(param: ContentBlockParam, max = PREVIEW_CHARS): string {
+  if (param.type === 'image' || param.type === 'document') return `[${param.type}]`;
+  const text = blockText(param);
+  return text.length > max ? text.slice(0, max) : text;
+}
+
+export function buildSnapshot(engine: ContextEngine, prepared: PreparedCall, o: SnapshotOptions): InspectorSnapshot {
+  const { session, tokens } = engine;
+  const history = o.callHistory;
+  const now = o.now ?? (history.lastCallAt() ?? Date.now()) + 1000;
+  const priced = history.priceNext(prepared.body, prepared.blockMap, now);
+  const cachedIds = new Set<string>();
+  for (let i = 0; i <= priced.readPosition && i < priced.flat.length; i++) cachedIds.add(priced.flat[i].id);
+  const usePriced = history.length > 0;
+  const rows: InspectorRow[] = viewRows(engine, prepared, o.epochStart ?? 0, o.cachedUpTo).map((r) => {
+    const block = session.block(r.blockId);
+    // The block as sent is in the request body (via the block map); unsent blocks show their original.
+    const at = r.sent ? prepared.blockMap.positionOf(r.blockId) : undefined;
+    const content = at ? prepared.body.messages[at.messageIndex].content : undefined;
+    const sent = Array.isArray(content) ? (content[at!.blockIndex] as ContentBlockParam | undefined) : undefined;
+    const overlay = r.overlayId ? session.overlay(r.overlayId) : undefined;
+    const row: InspectorRow = { ...r, cached: usePriced ? cachedIds.has(r.blockId) : r.cached, preview: previewText(sent ?? block?.param ?? { type: 'text', text: typeof content === 'string' ? content : '' }) };
+    if (overlay) {
+      row.call = overlay.callIndex;
+      row.saved = Math.max(0, overlay.tokensBefore - overlay.tokensAfter);
+    }
+    return row;
+  });
+  let systemTokens = 0;
+  let toolsTokens = 0;
+  for (const b of priced.flat) {
+    if (b.section === 'system') systemTokens += history.tokensOf(b.param);
+    else if (b.section === 'tools') toolsTokens += history.tokensOf(b.param);
+  }
+  const byState: Record<BlockState, number> = { verbatim: 0, trimmed: 0, summarized: 0, pruned: 0, pinned: 0 };
+  let original = 0;
+  for (const r of rows) {
+    byState[r.state]++;
+    original += r.originalTokens;
+  }
+  const u = priced.usage;
+  const sentTokens = u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
+  const nextDiff = history.length ? history.diffNext(prepared.body, prepared.blockMap) : undefined;
+  const snapshot: InspectorSnapshot = {
+    sessionId: o.sessionId,
+    title: o.title,
+    model: engine.model,
+    strategy: o.strategy,
+    contextWindow: engine.contextWindow,
+    callIndex: history.length,
+    quality: tokens.quality(),
+    rows,
+    totals: { sentTokens, untrimmedTokens: systemTokens + toolsTokens + original, systemTokens, toolsTokens, byState },
+    cache: {
+      hitRatio: o.ledger ? o.ledger.hitRatio() : history.hitRatio,
+      breakpoints: prepared.breakpoints.length,
+      breakpointRefs: prepared.breakpoints.map((b) => refOf(session, b.at)),
+      nextCachedTokens: u.cache_read_input_tokens,
+    },
+    cost: {
+      session: o.ledger ? o.ledger.totals.inputCost : history.sessionCost,
+      nextRequest: priced.cost.total,
+      nextInput: priced.cost.input,
+      nextCacheWrite: priced.cost.cacheWrite,
+      nextCacheRead: priced.cost.cacheRead,
+      nextTokens: { input: u.input_tokens, cacheWrite: u.cache_creation_input_tokens, cacheRead: u.cache_read_input_tokens },
+      exactPrices: priced.cost.exactPrices,
+    },
+    calls: [...history.points],
+    composition: composition(session, history.tokensOf, priced.flat),
+    findings: findings({ session, tokens, rows, sentTokens, contextWindow: engine.contextWindow, model: engine.model, diffs: history.diffs, nextDiff }),
+    strategies: o.strategies ?? [],
+    live: o.live,
+  };
+  if (priced.readPosition >= 0 && priced.flat[priced.readPosition]) snapshot.cache.cachedUpToRef = refOf(session, priced.flat[priced.readPosition].id);
+  return snapshot;
+}

@@ -1,0 +1,139 @@
+/**
+ * The standalone inspector's model: a recorded transcript replayed through a strategy.
+ * The engine stays positioned after the last recorded call; the user's pins, trims,
+ * restores and compactions apply there, and the next request is re-prepared and
+ * re-priced after each. Switching the strategy replays the transcript again and
+ * re-applies the user's actions in order.
+ */
+import { basename } from 'node:path';
+import { replay, type ContextEngine, type PreparedCall } from '../../core/engine';
+import { applyUserAction, buildSnapshot, CallHistory, InspectorActionError, originalsOf, type UserAction } from '../../core/inspect';
+import type { ImportedSession } from '../../core/session/types';
+import { createPipeline, strategyNames, type PipelineConfig } from '../../core/trimming';
+import type { InspectorSnapshot, RequestResults, WebviewRequest } from '../../protocol';
+
+export interface ReplayInspectorOptions {
+  strategy: string;
+  config?: PipelineConfig;
+  title?: string;
+}
+
+/** Gap between the last recorded call and the next request (inside the cache TTL). */
+const NEXT_CALL_GAP_MS = 1000;
+
+type Handled = RequestResults[keyof RequestResults];
+
+export class ReplayInspector {
+  private engine!: ContextEngine;
+  private history!: CallHistory;
+  private next!: PreparedCall;
+  private now = 0;
+  private epochStart = 0;
+  private strategy: string;
+  private readonly actions: UserAction[] = [];
+  private cached?: InspectorSnapshot;
+
+  constructor(
+    readonly imp: ImportedSession,
+    private readonly o: ReplayInspectorOptions,
+  ) {
+    this.strategy = o.strategy;
+    this.load();
+  }
+
+  /** Replay every recorded call through the current strategy, then re-apply the user's actions. */
+  private load(): void {
+    const it = replay(this.imp, { strategy: this.strategy, config: this.o.config });
+    let history: CallHistory | undefined;
+    let last = 0;
+    for (;;) {
+      const r = it.next();
+      if (r.done) {
+        this.engine = r.value;
+        break;
+      }
+      history ??= new CallHistory(r.value.engine.session, r.value.prepared.body.model, r.value.engine.tokens, r.value.engine.ttl);
+      history.record(r.value.prepared, r.value.now);
+      last = r.value.now;
+    }
+    this.history = history ?? new CallHistory(this.engine.session, this.engine.model, this.engine.tokens, this.engine.ttl);
+    this.now = (last || Date.now()) + NEXT_CALL_GAP_MS;
+    for (const a of this.actions) {
+      try {
+        applyUserAction(this.engine, a, this.history.length);
+      } catch {
+        // An action the new replay cannot take (e.g. its block is now summarized) is dropped.
+      }
+    }
+    this.prepareNext();
+  }
+
+  private prepareNext(): void {
+    const n = this.engine.session.messages.length;
+    this.epochStart = this.engine.builder.epochStart(this.engine.session, n);
+    this.next = this.engine.prepare({ callIndex: this.history.length, upTo: n, epochStart: this.epochStart, now: this.now });
+    this.cached = undefined;
+  }
+
+  /** The request that would be sent next (tests assert on it). */
+  get nextRequest(): PreparedCall {
+    return this.next;
+  }
+
+  snapshot(): InspectorSnapshot {
+    this.cached ??= buildSnapshot(this.engine, this.next, {
+      sessionId: this.imp.file,
+      title: this.o.title ?? basename(this.imp.file),
+      strategy: this.strategy,
+      live: false,
+      cachedUpTo: this.imp.calls.at(-1)?.at ?? 0,
+      callHistory: this.history,
+      strategies: ['default', 'none', ...strategyNames()],
+      epochStart: this.epochStart,
+      now: this.now,
+    });
+    return this.cached;
+  }
+
+  /** Whether a request changes the snapshot (the server then pushes a new one). */
+  static mutates(req: WebviewRequest): boolean {
+    return req.op === 'pin' || req.op === 'unpin' || req.op === 'trim' || req.op === 'restore' || req.op === 'compact' || req.op === 'setStrategy';
+  }
+
+  /** Handle one request; throws InspectorActionError with a message for the user. */
+  handle(req: WebviewRequest): Handled {
+    switch (req.op) {
+      case 'pin':
+      case 'unpin':
+      case 'trim':
+      case 'restore':
+      case 'compact': {
+        const result = applyUserAction(this.engine, req, this.history.length);
+        this.actions.push(req);
+        this.prepareNext();
+        return result;
+      }
+      case 'originals':
+        return originalsOf(this.engine, req.overlayId);
+      case 'diff': {
+        const call = req.call ?? this.history.length;
+        if (call === this.history.length) return this.history.diffNext(this.next.body, this.next.blockMap);
+        const d = this.history.diffs[call];
+        if (!d) throw new InspectorActionError(`no call ${call} (this session has ${this.history.length} calls)`);
+        return d;
+      }
+      case 'setStrategy': {
+        try {
+          createPipeline(req.spec, this.o.config);
+        } catch (e) {
+          throw new InspectorActionError((e as Error).message);
+        }
+        this.strategy = req.spec;
+        this.load();
+        return { message: `Replayed ${this.history.length} calls with strategy ${req.spec}` };
+      }
+      default:
+        throw new InspectorActionError(`"${req.op}" is not available in the standalone inspector (it replays a recorded transcript)`);
+    }
+  }
+}

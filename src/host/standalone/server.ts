@@ -1,0 +1,189 @@
+/**
+ * The standalone inspector server: the same inspector webview as in VS Code, served on
+ * 127.0.0.1 for a backend (a replayed transcript). node:http only.
+ *
+ *   GET  /                 the document (fresh nonce per response, CSP header)
+ *   GET  /assets/…         the webview bundle and CSS (a fixed list)
+ *   POST /api/request      one WebviewMessage (validated with parseWebviewMessage);
+ *                          answers a JSON array of HostMessages: [snapshot] for
+ *                          `ready`, [response] for a request
+ *   GET  /api/events       server-sent events: a snapshot after every change
+ *
+ * Only 127.0.0.1 is bound, and every request must name this server in `Host` (and in
+ * `Origin` when sent), so other sites and DNS rebinding cannot drive it.
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { dirname, join, resolve } from 'node:path';
+import { InspectorActionError, inspectorCsp, inspectorHtml } from '../../core/inspect';
+import { parseWebviewMessage, type HostMessage, type InspectorSnapshot, type WebviewRequest } from '../../protocol';
+
+export const LOOPBACK = '127.0.0.1';
+/** Largest request body accepted (a trim summary is at most 200k characters). */
+export const MAX_REQUEST_BYTES = 1024 * 1024;
+/** SSE comment sent this often so proxies and browsers keep the stream open. */
+const KEEPALIVE_MS = 15_000;
+
+/** What the server serves: snapshots and request handling (see ReplayInspector). */
+export interface InspectorBackend {
+  snapshot(): InspectorSnapshot;
+  handle(req: WebviewRequest): unknown;
+}
+
+export interface InspectorServerOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  /** Package root holding dist/webview/ and media/ (default: found from this file). */
+  root?: string;
+  /** Whether a request changes the snapshot (default: every request except originals/diff). */
+  mutates?: (req: WebviewRequest) => boolean;
+}
+
+export interface InspectorServer {
+  readonly url: string;
+  readonly port: number;
+  /** Push the current snapshot to every open event stream. */
+  broadcast(): void;
+  close(): Promise<void>;
+}
+
+/** Static files by URL path: [file relative to the root, content type]. */
+const ASSETS: Readonly<Record<string, readonly [string, string]>> = {
+  '/assets/inspector.js': ['dist/webview/inspector.js', 'text/javascript; charset=utf-8'],
+  '/assets/inspector.js.map': ['dist/webview/inspector.js.map', 'application/json; charset=utf-8'],
+  '/assets/inspector.css': ['dist/webview/inspector.css', 'text/css; charset=utf-8'],
+};
+
+/** The package root: the nearest ancestor of this file with package.json and media/inspector.css. */
+export function findRoot(from: string = __dirname): string {
+  for (let dir = resolve(from); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'media', 'inspector.css')) && existsSync(join(dir, 'package.json'))) return dir;
+    if (dirname(dir) === dir) return process.cwd();
+  }
+}
+
+const SECURITY_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', 'Cache-Control': 'no-store', 'Cross-Origin-Resource-Policy': 'same-origin' };
+
+function send(res: ServerResponse, status: number, type: string, body: string | Buffer, extra: Record<string, string> = {}): void {
+  res.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': type, ...extra });
+  res.end(body);
+}
+
+class TooLarge extends Error {}
+
+/** The request body as text; past {@link MAX_REQUEST_BYTES} the rest is drained unread and TooLarge thrown. */
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((ok, fail) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_REQUEST_BYTES) chunks.push(c);
+    });
+    req.on('end', () => (size > MAX_REQUEST_BYTES ? fail(new TooLarge('request too large')) : ok(Buffer.concat(chunks).toString('utf8'))));
+    req.on('error', fail);
+  });
+}
+
+export async function startInspectorServer(backend: InspectorBackend, opts: InspectorServerOptions = {}): Promise<InspectorServer> {
+  const root = opts.root ?? findRoot();
+  const mutates = opts.mutates ?? ((r: WebviewRequest) => r.op !== 'originals' && r.op !== 'diff');
+  const streams = new Set<ServerResponse>();
+  let port = 0;
+  const allowedHosts = (): string[] => [`${LOOPBACK}:${port}`, `localhost:${port}`];
+
+  const event = (res: ServerResponse, msg: HostMessage): void => {
+    res.write(`data: ${JSON.stringify(msg)}\n\n`);
+  };
+  const broadcast = (): void => {
+    if (!streams.size) return;
+    const msg: HostMessage = { type: 'snapshot', snapshot: backend.snapshot() };
+    for (const s of streams) event(s, msg);
+  };
+
+  const page = (res: ServerResponse): void => {
+    const nonce = randomBytes(18).toString('base64');
+    const o = { cspSource: "'self'", nonce, connectSrc: "'self'", scriptUri: '/assets/inspector.js', styleUri: '/assets/inspector.css' };
+    send(res, 200, 'text/html; charset=utf-8', inspectorHtml(o), { 'Content-Security-Policy': `${inspectorCsp(o)}; frame-ancestors 'none'`, 'X-Frame-Options': 'DENY' });
+  };
+
+  const api = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) return send(res, 415, 'text/plain', 'expected application/json');
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(await readBody(req));
+    } catch (e) {
+      return e instanceof TooLarge ? send(res, 413, 'text/plain', 'request too large') : send(res, 400, 'text/plain', 'invalid JSON');
+    }
+    const msg = parseWebviewMessage(parsed);
+    if (!msg) return send(res, 400, 'text/plain', 'not a valid webview message');
+    let reply: HostMessage;
+    if (msg.type === 'ready') {
+      reply = { type: 'snapshot', snapshot: backend.snapshot() };
+    } else {
+      try {
+        const result = backend.handle(msg.request);
+        reply = { type: 'response', id: msg.id, ok: true, result };
+        if (mutates(msg.request)) broadcast();
+      } catch (e) {
+        const error = e instanceof InspectorActionError || e instanceof Error ? e.message : String(e);
+        reply = { type: 'response', id: msg.id, ok: false, error };
+      }
+    }
+    send(res, 200, 'application/json; charset=utf-8', JSON.stringify([reply]));
+  };
+
+  const events = (res: ServerResponse): void => {
+    res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8', Connection: 'keep-alive' });
+    res.write(': connected\n\n');
+    streams.add(res);
+    const ping = setInterval(() => res.write(': ping\n\n'), KEEPALIVE_MS);
+    res.on('close', () => {
+      clearInterval(ping);
+      streams.delete(res);
+    });
+  };
+
+  const server = createServer((req, res) => {
+    const host = req.headers.host ?? '';
+    const origin = req.headers.origin;
+    if (!allowedHosts().includes(host) || (origin !== undefined && !allowedHosts().some((h) => origin === `http://${h}`))) {
+      return send(res, 403, 'text/plain', 'forbidden: the inspector only answers to its own address');
+    }
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method === 'POST' && path === '/api/request') {
+      api(req, res).catch((e: unknown) => send(res, 500, 'text/plain', String(e)));
+      return;
+    }
+    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain', 'method not allowed', { Allow: 'GET, POST' });
+    if (path === '/' || path === '/index.html') return page(res);
+    if (path === '/api/events') return events(res);
+    const asset = ASSETS[path];
+    if (!asset) return send(res, 404, 'text/plain', 'not found');
+    try {
+      send(res, 200, asset[1], readFileSync(join(root, asset[0])));
+    } catch {
+      send(res, 404, 'text/plain', `missing ${asset[0]} (run npm run build)`);
+    }
+  });
+
+  await new Promise<void>((ok, fail) => {
+    server.once('error', fail);
+    server.listen(opts.port ?? 0, LOOPBACK, () => ok());
+  });
+  port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://${LOOPBACK}:${port}/`,
+    port,
+    broadcast,
+    close: () =>
+      new Promise<void>((ok) => {
+        for (const s of streams) s.end();
+        streams.clear();
+        server.close(() => ok());
+        server.closeAllConnections();
+      }),
+  };
+}

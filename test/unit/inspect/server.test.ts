@@ -1,0 +1,102 @@
+import { request as httpRequest } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { importTranscript } from '../../../src/core/import';
+import { ReplayInspector, startInspectorServer, type InspectorServer } from '../../../src/host/standalone';
+import type { HostMessage } from '../../../src/protocol';
+import { SAMPLES, TRANSCRIPTS } from './helpers';
+
+interface Res {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/** A raw HTTP request (so Host and Origin can be forged). */
+function raw(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Res> {
+  return new Promise((ok, fail) => {
+    const req = httpRequest({ host: '127.0.0.1', port, method, path, headers }, (res) => {
+      let data = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (data += c));
+      res.on('end', () => ok({ status: res.statusCode ?? 0, headers: res.headers, body: data }));
+    });
+    req.on('error', fail);
+    if (body !== undefined) req.write(body);
+    req.end();
+  });
+}
+
+describe('standalone inspector server', () => {
+  let server: InspectorServer;
+  let inspector: ReplayInspector;
+  let host: string;
+  const post = (msg: unknown, extra: Record<string, string> = {}) => raw(server.port, 'POST', '/api/request', { Host: host, 'Content-Type': 'application/json', ...extra }, JSON.stringify(msg));
+
+  beforeAll(async () => {
+    inspector = new ReplayInspector(importTranscript(`${TRANSCRIPTS}/${SAMPLES[0]}`), { strategy: 'default' });
+    server = await startInspectorServer(inspector, { root: process.cwd(), mutates: (r) => ReplayInspector.mutates(r) });
+    host = `127.0.0.1:${server.port}`;
+  });
+  afterAll(() => server?.close());
+
+  it('listens on 127.0.0.1 only and prints a loopback URL', () => {
+    expect(server.url).toBe(`http://127.0.0.1:${server.port}/`);
+  });
+
+  it('serves the document with a fresh nonce and a matching CSP header each time', async () => {
+    const a = await raw(server.port, 'GET', '/', { Host: host });
+    const b = await raw(server.port, 'GET', '/', { Host: host });
+    expect(a.status).toBe(200);
+    const nonce = /nonce="([^"]+)"/.exec(a.body)![1];
+    expect(/nonce="([^"]+)"/.exec(b.body)![1]).not.toBe(nonce);
+    expect(a.headers['content-security-policy']).toBe(`default-src 'none'; script-src 'nonce-${nonce}'; style-src 'self' 'nonce-${nonce}'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`);
+    expect(a.headers['x-content-type-options']).toBe('nosniff');
+    expect(a.headers['x-frame-options']).toBe('DENY');
+  });
+
+  it('serves only the listed assets', async () => {
+    const js = await raw(server.port, 'GET', '/assets/inspector.js', { Host: host });
+    expect(js.status).toBe(200);
+    expect(js.headers['content-type']).toMatch(/^text\/javascript/);
+    expect((await raw(server.port, 'GET', '/assets/inspector.css', { Host: host })).headers['content-type']).toMatch(/^text\/css/);
+    for (const p of ['/assets/../package.json', '/package.json', '/dist/cli.js', '/assets/%2e%2e/package.json']) expect((await raw(server.port, 'GET', p, { Host: host })).status).toBe(404);
+  });
+
+  it('refuses other hosts and origins (DNS rebinding, cross-site requests)', async () => {
+    expect((await raw(server.port, 'GET', '/', { Host: 'evil.example' })).status).toBe(403);
+    expect((await raw(server.port, 'GET', '/api/events', { Host: `evil.example:${server.port}` })).status).toBe(403);
+    expect((await post({ type: 'ready' }, { Origin: 'https://evil.example' })).status).toBe(403);
+    expect((await post({ type: 'ready' }, { Origin: `http://${host}` })).status).toBe(200);
+  });
+
+  it('validates every message with parseWebviewMessage', async () => {
+    expect((await post({ type: 'request', id: 1, request: { op: 'rm -rf' } })).status).toBe(400);
+    expect((await raw(server.port, 'POST', '/api/request', { Host: host, 'Content-Type': 'application/json' }, '{not json')).status).toBe(400);
+    expect((await raw(server.port, 'POST', '/api/request', { Host: host, 'Content-Type': 'text/plain' }, '{"type":"ready"}')).status).toBe(415);
+    expect((await raw(server.port, 'POST', '/api/request', { Host: host, 'Content-Type': 'application/json' }, JSON.stringify({ type: 'request', id: 1, request: { op: 'trim', blockId: 'x', text: 'a'.repeat(1_100_000) } }))).status).toBe(413);
+    expect((await raw(server.port, 'DELETE', '/api/request', { Host: host })).status).toBe(405);
+  });
+
+  it('answers ready with a snapshot and each request with exactly one response', async () => {
+    const ready = JSON.parse((await post({ type: 'ready' })).body) as HostMessage[];
+    expect(ready).toHaveLength(1);
+    expect(ready[0].type).toBe('snapshot');
+    const row = inspector.snapshot().rows.find((r) => r.kind === 'tool_result')!;
+    const res = JSON.parse((await post({ type: 'request', id: 7, request: { op: 'pin', blockId: row.blockId } })).body) as HostMessage[];
+    expect(res).toEqual([{ type: 'response', id: 7, ok: true, result: { message: expect.stringMatching(/^Pinned/) as unknown } }]);
+    const bad = JSON.parse((await post({ type: 'request', id: 8, request: { op: 'send', text: 'hi' } })).body) as HostMessage[];
+    expect(bad).toEqual([{ type: 'response', id: 8, ok: false, error: expect.stringMatching(/not available in the standalone inspector/) as unknown }]);
+    const strat = JSON.parse((await post({ type: 'request', id: 9, request: { op: 'setStrategy', spec: 'no-such-strategy' } })).body) as HostMessage[];
+    expect(strat[0]).toMatchObject({ ok: false, error: expect.stringMatching(/unknown strategy/) as unknown });
+  });
+
+  it('switching the strategy replays the transcript and keeps the user pins', async () => {
+    const pinned = inspector.snapshot().rows.filter((r) => r.state === 'pinned').map((r) => r.blockId);
+    expect(pinned.length).toBeGreaterThan(0);
+    const res = JSON.parse((await post({ type: 'request', id: 10, request: { op: 'setStrategy', spec: 'none' } })).body) as HostMessage[];
+    expect(res[0]).toMatchObject({ ok: true });
+    const s = inspector.snapshot();
+    expect(s.strategy).toBe('none');
+    expect(s.rows.filter((r) => r.state === 'pinned').map((r) => r.blockId)).toEqual(pinned);
+  });
+});

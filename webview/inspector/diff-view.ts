@@ -1,0 +1,77 @@
+/** The Diff tab: what a request added, removed or changed versus the one before, and where the cache broke. */
+import type { InspectorRow, RequestDiff } from '../../src/protocol';
+import { clear, h, setText } from '../shared/dom';
+import { fmtTokens } from '../shared/format';
+
+/** Refs listed per column before "and N more". */
+const MAX_LISTED = 150;
+
+export interface DiffHandlers {
+  selectCall(call: number): void;
+  showRef(ref: string): void;
+}
+
+type ValueElement = HTMLElement & { value: string };
+
+export class DiffView {
+  readonly el: HTMLElement;
+  private readonly picker: ValueElement;
+  private readonly summary = h('p', { class: 'diff-summary', role: 'status' });
+  private readonly body = h('div', { class: 'diff-body' });
+  private options = '';
+
+  constructor(private readonly handlers: DiffHandlers) {
+    this.picker = h('vscode-dropdown', { class: 'diff-call', 'aria-label': 'Request to compare with the one before' }) as ValueElement;
+    this.picker.addEventListener('change', () => {
+      const n = Number(this.picker.value);
+      if (Number.isSafeInteger(n)) handlers.selectCall(n);
+    });
+    this.el = h('div', { class: 'diff-view' }, h('label', { class: 'diff-picker' }, h('span', {}, 'Compare'), this.picker, h('span', { class: 'muted' }, 'with the request before it')), this.summary, this.body);
+  }
+
+  /** Offer calls 0…next (the next request first). */
+  setCalls(next: number, selected: number): void {
+    const key = String(next);
+    if (key !== this.options) {
+      this.options = key;
+      clear(this.picker);
+      this.picker.append(h('vscode-option', { value: String(next) }, `Next request (#${next})`));
+      for (let c = next - 1; c >= 0; c--) this.picker.append(h('vscode-option', { value: String(c) }, `Call ${c}`));
+    }
+    if (this.picker.value !== String(selected)) this.picker.value = String(selected);
+  }
+
+  showLoading(): void {
+    setText(this.summary, 'Comparing…');
+    clear(this.body);
+  }
+
+  showError(message: string): void {
+    setText(this.summary, message);
+    clear(this.body);
+  }
+
+  show(d: RequestDiff, rows: ReadonlyMap<string, InspectorRow>): void {
+    const vs = d.previous === undefined ? 'the first request (everything is new)' : `call ${d.previous}`;
+    setText(this.summary, `#${d.call} vs ${vs}: ${d.added.length} added (${fmtTokens(d.addedTokens)} tokens), ${d.removed.length} removed, ${d.changed.length} changed (${fmtTokens(d.removedTokens)} tokens out) · ${d.commonPrefix} blocks identical at the start`);
+    clear(this.body);
+    const cache = d.cacheBreakAt
+      ? h('div', { class: 'cache-break warn' }, h('strong', {}, `Cached prefix breaks at ${d.cacheBreakAt}`), ` — ${fmtTokens(d.invalidatedTokens)} tokens that were cached are written again; the request is ${fmtTokens(Math.max(0, d.savedTokens))} tokens smaller for it.`)
+      : h('div', { class: 'cache-break ok' }, d.previous === undefined ? 'First request: the cache is written.' : 'The cached prefix holds: this request only appends.');
+    this.body.append(cache, h('div', { class: 'diff-cols' }, this.column('Added', d.added, rows), this.column('Removed', d.removed, rows), this.column('Changed', d.changed, rows)));
+  }
+
+  private column(title: string, refs: readonly string[], rows: ReadonlyMap<string, InspectorRow>): HTMLElement {
+    const list = h('ul', { class: 'ref-list' });
+    for (const ref of refs.slice(0, MAX_LISTED)) {
+      const r = rows.get(ref);
+      const label = r ? `${ref} · ${r.role} · ${r.kind.replace('_', ' ')}${r.tool ? ` · ${r.tool}` : ''}` : ref;
+      const b = h('button', { type: 'button', class: 'ref-link', disabled: !r }, label);
+      b.addEventListener('click', () => this.handlers.showRef(ref));
+      list.append(h('li', {}, b));
+    }
+    if (refs.length > MAX_LISTED) list.append(h('li', { class: 'muted' }, `and ${refs.length - MAX_LISTED} more`));
+    if (!refs.length) list.append(h('li', { class: 'muted' }, 'none'));
+    return h('section', { class: `diff-col col-${title.toLowerCase()}` }, h('h4', {}, `${title} (${refs.length})`), list);
+  }
+}

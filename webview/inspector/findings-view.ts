@@ -1,0 +1,53 @@
+/** The Findings tab: what is worth a look, each with its one-click action. */
+import type { Finding } from '../../src/protocol';
+import { clear, h } from '../shared/dom';
+import { fmtTokens } from '../shared/format';
+
+export interface FindingsHandlers {
+  act(f: Finding): void;
+  showBlock(blockId: string): void;
+  showDiff(call: number): void;
+}
+
+export class FindingsView {
+  readonly el: HTMLElement;
+  private readonly list = h('ul', { class: 'findings', 'aria-label': 'Findings' });
+  private readonly empty = h('p', { class: 'muted empty' }, 'Nothing stands out: no large results, stale reads, unused tools or costly cache breaks.');
+
+  constructor(private readonly handlers: FindingsHandlers) {
+    this.el = h('div', { class: 'findings-view' }, this.list, this.empty);
+  }
+
+  update(findings: readonly Finding[]): void {
+    clear(this.list);
+    this.empty.hidden = findings.length > 0;
+    for (const f of findings) this.list.append(this.item(f));
+  }
+
+  private item(f: Finding): HTMLElement {
+    const buttons: HTMLElement[] = [];
+    if (f.action) {
+      const b = h('vscode-button', { appearance: 'primary', class: 'finding-action', 'data-finding': f.id }, f.action.label);
+      b.addEventListener('click', () => this.handlers.act(f));
+      buttons.push(b);
+    }
+    if (f.blockIds.length) {
+      const b = h('vscode-button', { appearance: 'secondary' }, f.blockIds.length > 1 ? `Show (${f.blockIds.length})` : 'Show');
+      b.addEventListener('click', () => this.handlers.showBlock(f.blockIds[0]));
+      buttons.push(b);
+    }
+    if (f.call !== undefined) {
+      const call = f.call;
+      const b = h('vscode-button', { appearance: 'secondary' }, 'Show diff');
+      b.addEventListener('click', () => this.handlers.showDiff(call));
+      buttons.push(b);
+    }
+    return h(
+      'li',
+      { class: `finding sev-${f.severity}` },
+      h('span', { class: 'sev', 'aria-label': f.severity }, f.severity === 'warning' ? '⚠' : 'ℹ'),
+      h('div', { class: 'finding-body' }, h('p', { class: 'finding-msg' }, f.message), f.tokens ? h('span', { class: 'finding-tokens' }, `${fmtTokens(f.tokens)} tokens`) : ''),
+      h('div', { class: 'finding-actions' }, ...buttons),
+    );
+  }
+}

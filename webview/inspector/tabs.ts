@@ -1,0 +1,66 @@
+/** ARIA tabs (Context, Findings, Diff): arrow keys move between tabs, Home/End jump. */
+import { h, setText } from '../shared/dom';
+
+export type TabId = 'context' | 'findings' | 'diff';
+
+export interface TabSpec {
+  id: TabId;
+  label: string;
+  panel: HTMLElement;
+}
+
+export class Tabs {
+  readonly el: HTMLElement;
+  private readonly buttons = new Map<TabId, HTMLButtonElement>();
+  private readonly counts = new Map<TabId, HTMLElement>();
+  private readonly panels = new Map<TabId, HTMLElement>();
+  current: TabId;
+
+  constructor(
+    private readonly specs: readonly TabSpec[],
+    private readonly onSelect: (id: TabId) => void,
+  ) {
+    this.current = specs[0].id;
+    const list = h('div', { class: 'tablist', role: 'tablist', 'aria-label': 'Inspector views' });
+    const panels: HTMLElement[] = [];
+    for (const s of specs) {
+      const count = h('span', { class: 'tab-count' });
+      const b = h('button', { type: 'button', role: 'tab', id: `tab-${s.id}`, class: 'tab', 'aria-controls': `panel-${s.id}`, 'aria-selected': String(s.id === this.current), tabindex: s.id === this.current ? 0 : -1 }, s.label, count);
+      b.addEventListener('click', () => this.select(s.id, true));
+      b.addEventListener('keydown', (e) => this.onKey(e));
+      const panel = h('section', { role: 'tabpanel', id: `panel-${s.id}`, class: `panel panel-${s.id}`, 'aria-labelledby': `tab-${s.id}`, hidden: s.id !== this.current }, s.panel);
+      this.buttons.set(s.id, b);
+      this.counts.set(s.id, count);
+      this.panels.set(s.id, panel);
+      list.append(b);
+      panels.push(panel);
+    }
+    this.el = h('div', { class: 'tabs' }, list, ...panels);
+  }
+
+  select(id: TabId, notify: boolean, focus = false): void {
+    this.current = id;
+    for (const [k, b] of this.buttons) {
+      const on = k === id;
+      b.setAttribute('aria-selected', String(on));
+      b.tabIndex = on ? 0 : -1;
+      this.panels.get(k)!.hidden = !on;
+    }
+    if (focus) this.buttons.get(id)?.focus();
+    if (notify) this.onSelect(id);
+  }
+
+  setCount(id: TabId, n: number): void {
+    const el = this.counts.get(id);
+    if (el) setText(el, ` ${n.toLocaleString('en-US')}`);
+  }
+
+  private onKey(e: KeyboardEvent): void {
+    const ids = this.specs.map((s) => s.id);
+    const i = ids.indexOf(this.current);
+    const to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: ids.length - 1 }[e.key];
+    if (to === undefined) return;
+    e.preventDefault();
+    this.select(ids[(to + ids.length) % ids.length], true, true);
+  }
+}
