@@ -9,6 +9,7 @@ import { parsePort, runInspect, serveInspect } from './inspect';
 import { runReplay } from './replay';
 import { RUN_USAGE, runAgentCli } from './run';
 import { runStrategies } from './strategies';
+import { runDemo } from './demo';
 
 const HELP = `trimline: see and trim what a coding agent sends to the model
 
@@ -18,13 +19,16 @@ Usage:
   trimline inspect <file> --serve [--port N] [--strategy S] [--config F]
   trimline replay <file> --strategy S [--config F] --jsonl
   trimline strategies [--json]
+  trimline demo [--port N] [--strategy S]
 
 <file>: a Claude Code session (.jsonl), a Cline api_conversation_history.json, or
 Anthropic Messages JSON (an array of messages or {system, tools, messages}).
 Strategy S: none | default | a comma list (see \`trimline strategies\`).
 run: the agent, headless, in the workspace (default: the current directory); needs
 ANTHROPIC_API_KEY, or ANTHROPIC_BASE_URL for an Anthropic-compatible endpoint.
-Journals go to <workspace>/.trimline/sessions unless --sessions-dir says otherwise.`;
+Journals go to <workspace>/.trimline/sessions unless --sessions-dir says otherwise.
+demo: a live agent session on a sample project (offline model unless ANTHROPIC_API_KEY or
+ANTHROPIC_BASE_URL is set), shown in the inspector on 127.0.0.1.`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -34,6 +38,7 @@ async function main(argv: string[]): Promise<number> {
   }
   // `run` has its own options (workspace, session, model…): parsed in run.ts.
   if (command === 'run') return runAgentCli(rest);
+  if (command === 'demo') return runDemo(rest);
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,

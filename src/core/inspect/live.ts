@@ -1,0 +1,188 @@
+/**
+ * The inspector's view of the live chat session: every request the agent sent is
+ * recorded in a CallHistory (with the API's real usage), and "the next request" is
+ * rebuilt from the session as it is now (overlays included) without running the
+ * trimming pipeline, so looking never changes what the agent will do. User actions
+ * (pin, trim, restore, compact) are overlays on the session: the journal records
+ * them and the next model call sends them.
+ */
+import type { AgentEventOf } from '../agent/events';
+import type { ContextEngine, PreparedCall } from '../engine/context-engine';
+import { applyUserAction, buildSnapshot, CallHistory, originalsOf, type UserAction } from './index';
+import type { Breakpoint } from '../request/types';
+import type { CallUsage } from '../session/types';
+import type { InspectorSnapshot, WebviewRequest } from '../../protocol';
+
+export interface LiveMeta {
+  sessionId: string;
+  title(): string;
+  strategy: string;
+  strategies: string[];
+}
+
+export class LiveInspector {
+  private readonly history: CallHistory;
+  /** Breakpoints of each call as sent (the planner keeps the next call's prefix stable against them). */
+  private readonly breakpoints = new Map<number, readonly Breakpoint[]>();
+  private sending?: { callIndex: number; prepared: PreparedCall; at: number };
+  private next?: { prepared: PreparedCall; epochStart: number } | { error: string };
+  private cached?: InspectorSnapshot;
+
+  constructor(
+    private engine: ContextEngine,
+    private readonly meta: LiveMeta,
+  ) {
+    this.history = new CallHistory(engine.session, engine.model, engine.tokens, engine.ttl);
+    this.seed();
+  }
+
+  /**
+   * A resumed session's earlier calls, for the chart, the cost and the hit ratio: each
+   * request is rebuilt from the log (with today's overlays, so past diffs are
+   * approximate) and charted with the usage the API reported for it.
+   */
+  private seed(): void {
+    let previous: readonly Breakpoint[] = [];
+    for (const call of this.engine.session.calls) {
+      const built = this.build(previous, call.at, call.epochStart);
+      if ('error' in built) continue;
+      previous = built.prepared.breakpoints;
+      this.breakpoints.set(call.index, previous);
+      const at = call.timestamp ? Date.parse(call.timestamp) : Number.NaN;
+      this.history.record(built.prepared, Number.isFinite(at) ? at : Date.now(), call.usage);
+    }
+  }
+
+  /** After the loop was rebuilt (new key or settings) the engine is a new one on the same session. */
+  setEngine(engine: ContextEngine): void {
+    this.engine = engine;
+    this.invalidate();
+  }
+
+  invalidate(): void {
+    this.next = undefined;
+    this.cached = undefined;
+  }
+
+  /** Rebuild the request exactly as the loop just prepared it (same session state, same previous breakpoints). */
+  onCallStart(e: AgentEventOf<'call-start'>): void {
+    // A retry or a recovery re-prepares the same call: rebuild it (after a recovery trim it differs).
+    const prepared = this.build(this.breakpoints.get(e.callIndex - 1) ?? []);
+    this.breakpoints.set(e.callIndex, e.breakpoints);
+    if ('error' in prepared) return;
+    this.sending = { callIndex: e.callIndex, prepared: { ...prepared.prepared, stats: e.stats, breakpoints: [...e.breakpoints] }, at: Date.now() };
+    this.invalidate();
+  }
+
+  /** The API's usage for the call in flight: it is charted and the next request is priced after it. */
+  onUsage(callIndex: number, usage: CallUsage): void {
+    if (this.sending?.callIndex === callIndex) this.history.record(this.sending.prepared, this.sending.at, usage);
+    this.sending = undefined;
+    this.invalidate();
+  }
+
+  private build(previous: readonly Breakpoint[], at?: number, from?: number): { prepared: PreparedCall; epochStart: number } | { error: string } {
+    const { engine } = this;
+    const session = engine.session;
+    const upTo = at ?? session.messages.length;
+    if (upTo === 0) return { error: 'empty' };
+    const epochStart = from ?? engine.builder.epochStart(session, upTo);
+    try {
+      const built = engine.builder.build(session, {
+        model: engine.model,
+        maxTokens: engine.maxTokens,
+        from: epochStart,
+        upTo,
+        cacheTtl: engine.ttl,
+        accountant: engine.tokens,
+        previousBreakpoints: previous,
+      });
+      engine.index.update();
+      const sentTokens = engine.index.rangeTokens(epochStart, upTo);
+      const prepared: PreparedCall = {
+        body: built.body,
+        breakpoints: [...built.breakpoints],
+        repairs: built.repairs,
+        blockMap: built.blockMap,
+        stats: {
+          callIndex: session.calls.length,
+          messages: built.body.messages.length,
+          blocks: built.body.messages.reduce((n, m) => n + (typeof m.content === 'string' ? 1 : m.content.length), 0),
+          sentTokens,
+          untrimmedTokens: engine.index.originalTokens(epochStart, upTo),
+          quality: engine.tokens.quality(),
+          overlays: session.allOverlays().length,
+          appliedThisCall: 0,
+          pending: 0,
+          pendingSavings: 0,
+          repairs: built.repairs.length,
+          breakpoints: built.breakpoints.length,
+        },
+      };
+      return { prepared, epochStart };
+    } catch (e) {
+      return { error: e instanceof Error ? e.message : String(e) };
+    }
+  }
+
+  private nextRequest(): { prepared: PreparedCall; epochStart: number } | { error: string } {
+    this.next ??= this.build(this.breakpoints.get(this.engine.session.calls.length - 1) ?? []);
+    return this.next;
+  }
+
+  /** The next request's body as it would be sent now (Export Session), or undefined while the session is empty. */
+  nextBody(): PreparedCall['body'] | undefined {
+    const next = this.nextRequest();
+    return 'error' in next ? undefined : next.prepared.body;
+  }
+
+  /** The snapshot of the next request, or undefined while the session is empty. */
+  snapshot(): InspectorSnapshot | undefined {
+    if (this.cached) return this.cached;
+    const next = this.nextRequest();
+    if ('error' in next) return undefined;
+    const last = this.engine.session.calls.at(-1);
+    this.cached = buildSnapshot(this.engine, next.prepared, {
+      sessionId: this.meta.sessionId,
+      title: this.meta.title(),
+      strategy: this.meta.strategy,
+      live: true,
+      cachedUpTo: last?.at ?? 0,
+      callHistory: this.history,
+      strategies: this.meta.strategies,
+      epochStart: next.epochStart,
+      now: Date.now(),
+    });
+    return this.cached;
+  }
+
+  /** A request from an inspector panel; returns the response's result. */
+  handle(req: WebviewRequest): unknown {
+    switch (req.op) {
+      case 'pin':
+      case 'unpin':
+      case 'trim':
+      case 'restore':
+      case 'compact': {
+        const result = applyUserAction(this.engine, req satisfies UserAction, this.engine.session.calls.length);
+        this.invalidate();
+        return result;
+      }
+      case 'originals':
+        return originalsOf(this.engine, req.overlayId);
+      case 'diff': {
+        const call = req.call ?? this.history.length;
+        if (call === this.history.length) {
+          const next = this.nextRequest();
+          if ('error' in next) throw new Error('no request yet: send a prompt first');
+          return this.history.diffNext(next.prepared.body, next.prepared.blockMap);
+        }
+        const d = this.history.diffs[call];
+        if (!d) throw new Error(`no call ${call} in this session`);
+        return d;
+      }
+      default:
+        throw new Error(`${req.op} is not an inspector request`);
+    }
+  }
+}
