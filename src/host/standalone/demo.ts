@@ -62,7 +62,7 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
     strategy,
     strategies: ['default', 'none', ...strategyNames()],
   });
-  let server: InspectorServer | undefined;
+  let server: InspectorServer | undefined = undefined;
   const push = (): void => {
     inspector.invalidate();
     server?.broadcast();
