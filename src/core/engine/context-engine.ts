@@ -10,7 +10,7 @@ import type { Session } from '../session/session';
 import { totalInput, type CallUsage, type ContentBlockParam } from '../session/types';
 import { TokenEstimator } from '../tokens';
 import type { TokenQuality } from '../tokens/types';
-import { DecisionLog, MessageIndex, createPipeline, type CacheState, type Pipeline, type PipelineConfig } from '../trimming';
+import { DecisionLog, MessageIndex, createPipeline, type CacheState, type Pipeline, type PipelineConfig, type PipelineRunResult } from '../trimming';
 
 export const DEFAULT_MODEL = 'claude-sonnet-4-5';
 export const DEFAULT_MAX_TOKENS = 8192;
@@ -121,41 +121,56 @@ export class ContextEngine {
       now,
       cache: this.cache,
     });
-    const built = this.builder.build(session, {
-      model: this.model,
-      maxTokens: this.maxTokens,
-      from: epochStart,
-      upTo,
-      cacheTtl: this.ttl,
-      accountant: this.tokens,
-      previousBreakpoints: this.previousBreakpoints,
-    });
-    for (const r of built.repairs) {
+    const prepared = this.build(input.callIndex, epochStart, upTo, this.previousBreakpoints, run);
+    for (const r of prepared.repairs) {
       // A repair repeats on every call while its cause is in view: log it once.
       const key = `${r.rule}:${r.blockIds.join(',')}`;
       if (this.loggedRepairs.has(key)) continue;
       this.loggedRepairs.add(key);
       this.decisions.add({ callIndex: input.callIndex, by: 'request-builder', action: 'repair', targets: [...r.blockIds], reason: `${r.rule}: ${r.description}`, tokensSaved: 0 });
     }
-    const planned = { body: built.body, breakpoints: [...built.breakpoints] };
-    this.previousBreakpoints = planned.breakpoints;
+    this.previousBreakpoints = prepared.breakpoints;
     this.cache = { cachedUpTo: upTo, lastCallAt: now };
-    const sentTokens = this.index.rangeTokens(epochStart, upTo);
+    return prepared;
+  }
+
+  /**
+   * The request as it would be sent now, without running the pipeline and without
+   * changing the engine's state: looking (the inspector) never changes what the agent does.
+   */
+  preview(input: { upTo?: number; epochStart?: number; previousBreakpoints?: readonly Breakpoint[] } = {}): PreparedCall {
+    const upTo = input.upTo ?? this.session.messages.length;
+    const epochStart = input.epochStart ?? this.builder.epochStart(this.session, upTo);
+    this.index.update();
+    return this.build(this.session.calls.length, epochStart, upTo, input.previousBreakpoints ?? this.previousBreakpoints);
+  }
+
+  private build(callIndex: number, epochStart: number, upTo: number, previous: readonly Breakpoint[], run?: PipelineRunResult): PreparedCall {
+    const built = this.builder.build(this.session, {
+      model: this.model,
+      maxTokens: this.maxTokens,
+      from: epochStart,
+      upTo,
+      cacheTtl: this.ttl,
+      accountant: this.tokens,
+      previousBreakpoints: previous,
+    });
+    const breakpoints = [...built.breakpoints];
     const stats: CallStats = {
-      callIndex: input.callIndex,
-      messages: planned.body.messages.length,
-      blocks: planned.body.messages.reduce((n, m) => n + (typeof m.content === 'string' ? 1 : m.content.length), 0),
-      sentTokens,
+      callIndex,
+      messages: built.body.messages.length,
+      blocks: built.body.messages.reduce((n, m) => n + (typeof m.content === 'string' ? 1 : m.content.length), 0),
+      sentTokens: this.index.rangeTokens(epochStart, upTo),
       untrimmedTokens: this.index.originalTokens(epochStart, upTo),
       quality: this.tokens.quality(),
-      overlays: session.allOverlays().length,
-      appliedThisCall: run.applied,
-      pending: run.pending,
-      pendingSavings: run.pendingSavings,
+      overlays: this.session.allOverlays().length,
+      appliedThisCall: run?.applied ?? 0,
+      pending: run?.pending ?? this.pipeline.applier.pendingCount(),
+      pendingSavings: run?.pendingSavings ?? this.pipeline.applier.pendingSavings(),
       repairs: built.repairs.length,
-      breakpoints: planned.breakpoints.length,
+      breakpoints: breakpoints.length,
     };
-    return { body: planned.body, breakpoints: planned.breakpoints, repairs: built.repairs, blockMap: built.blockMap, stats };
+    return { body: built.body, breakpoints, repairs: built.repairs, blockMap: built.blockMap, stats };
   }
 
   /**

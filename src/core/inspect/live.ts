@@ -82,44 +82,12 @@ export class LiveInspector {
   }
 
   private build(previous: readonly Breakpoint[], at?: number, from?: number): { prepared: PreparedCall; epochStart: number } | { error: string } {
-    const { engine } = this;
-    const session = engine.session;
+    const session = this.engine.session;
     const upTo = at ?? session.messages.length;
     if (upTo === 0) return { error: 'empty' };
-    const epochStart = from ?? engine.builder.epochStart(session, upTo);
+    const epochStart = from ?? this.engine.builder.epochStart(session, upTo);
     try {
-      const built = engine.builder.build(session, {
-        model: engine.model,
-        maxTokens: engine.maxTokens,
-        from: epochStart,
-        upTo,
-        cacheTtl: engine.ttl,
-        accountant: engine.tokens,
-        previousBreakpoints: previous,
-      });
-      engine.index.update();
-      const sentTokens = engine.index.rangeTokens(epochStart, upTo);
-      const prepared: PreparedCall = {
-        body: built.body,
-        breakpoints: [...built.breakpoints],
-        repairs: built.repairs,
-        blockMap: built.blockMap,
-        stats: {
-          callIndex: session.calls.length,
-          messages: built.body.messages.length,
-          blocks: built.body.messages.reduce((n, m) => n + (typeof m.content === 'string' ? 1 : m.content.length), 0),
-          sentTokens,
-          untrimmedTokens: engine.index.originalTokens(epochStart, upTo),
-          quality: engine.tokens.quality(),
-          overlays: session.allOverlays().length,
-          appliedThisCall: 0,
-          pending: 0,
-          pendingSavings: 0,
-          repairs: built.repairs.length,
-          breakpoints: built.breakpoints.length,
-        },
-      };
-      return { prepared, epochStart };
+      return { prepared: this.engine.preview({ upTo, epochStart, previousBreakpoints: previous }), epochStart };
     } catch (e) {
       return { error: e instanceof Error ? e.message : String(e) };
     }
