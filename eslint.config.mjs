@@ -3,7 +3,7 @@
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.vscode-test/**', 'bench-results/**', 'out/**'] },
+  { ignores: ['dist/**', 'node_modules/**', '.vscode-test/**', 'bench-results/**', 'out/**', 'test/fixtures/**', 'test-results/**', 'tmp/**', '.scratch-agent/**'] },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],
