@@ -1,0 +1,66 @@
+/**
+ * Contracts between the light part of the extension (activation, views, commands:
+ * dist/extension.js) and the heavy core loaded on first use (agent, engine,
+ * tokenizer, SDK: dist/extension-core.js). Type-only imports: nothing heavy here.
+ */
+import type * as vscode from 'vscode';
+import type { ChatEvent, HostMessage, WebviewRequest } from '../../protocol';
+import type { Log } from './log';
+import type { ApiKeyStore } from './secrets';
+
+/** Where an inspector panel gets its snapshots: the live chat session, or an imported transcript. */
+export type InspectorSource = { kind: 'live' } | { kind: 'import'; file: string };
+
+/** One open inspector panel, as the core sees it. */
+export interface InspectorHandle {
+  readonly source: InspectorSource;
+  post(message: HostMessage): void;
+  readonly visible: boolean;
+}
+
+/** What the core needs from the light part. */
+export interface CoreDeps {
+  readonly context: vscode.ExtensionContext;
+  readonly log: Log;
+  readonly keys: ApiKeyStore;
+  /** Post a chat event to the chat view (dropped while it is not resolved; the core replays on `ready`). */
+  postChat(event: ChatEvent): void;
+  /** Reveal the chat view. */
+  revealChat(): Promise<void>;
+  /** Inspector panels currently open. */
+  inspectors(): readonly InspectorHandle[];
+  /** Open (or reveal) the inspector of the live session. */
+  openInspector(): void;
+  /** Open an inspector panel for an imported transcript. */
+  openImportInspector(file: string): void;
+  /** Status bar: context used / window and session cost; undefined hides it. */
+  setStatus(status: StatusInfo | undefined): void;
+}
+
+export interface StatusInfo {
+  readonly contextTokens: number;
+  readonly contextWindow: number;
+  readonly cost: number;
+  readonly calibrated: boolean;
+  readonly busy: boolean;
+}
+
+/** The heavy core. */
+export interface Core extends vscode.Disposable {
+  chatReady(): Promise<void>;
+  chatRequest(request: WebviewRequest): Promise<unknown>;
+  inspectorReady(panel: InspectorHandle): Promise<void>;
+  inspectorRequest(panel: InspectorHandle, request: WebviewRequest): Promise<unknown>;
+  inspectorClosed(panel: InspectorHandle): void;
+  newChat(): Promise<void>;
+  resumeSession(): Promise<void>;
+  compactNow(): Promise<void>;
+  exportSession(): Promise<void>;
+  importTranscript(): Promise<void>;
+  /** Settings or the key changed: the next turn uses the new values. */
+  configChanged(): void;
+  /** Workspace Trust was granted. */
+  trustChanged(): void;
+}
+
+export type CreateCore = (deps: CoreDeps) => Core;
