@@ -110,12 +110,14 @@ describe('Trimline in VS Code (code-server)', () => {
     await shot(page, '03-diff-preview');
     expect(fs.readFileSync(path.join(workspace, 'src', 'greet.ts'), 'utf8')).toBe(GREET_BEFORE);
     await chat.click('.approval [data-action="approve"]');
-    // The new file, then the command: each asks, each is approved from the keyboard-reachable button.
-    await chat.click('.approval:not(.settled) [data-action="approve"]', { timeout: 30_000 });
-    const command = await chat.waitForSelector('.approval:not(.settled) pre', { timeout: 30_000 });
+    // The new file, then the command: each asks, each is approved from the keyboard-reachable button
+    // (a card being answered is `.answering` until the host settles it).
+    await chat.waitForSelector('.approval.settled', { timeout: 30_000 });
+    await chat.click('.approval:not(.settled):not(.answering) [data-action="approve"]', { timeout: 30_000 });
+    const command = await chat.waitForSelector('.approval:not(.settled):not(.answering) pre', { timeout: 30_000 });
     expect(await command.textContent()).toBe('cat src/greet.ts docs/CHANGES.md');
     await shot(page, '04-command-approval');
-    await chat.click('.approval:not(.settled) [data-action="approve"]');
+    await chat.click('.approval:not(.settled):not(.answering) [data-action="approve"]');
     await waitIdle(chat, 1);
     await shot(page, '05-turn-done');
 

@@ -175,8 +175,15 @@ export class Transcript {
   }
 
   private approval(requestId: string, tool: string, detail: string, edit?: EditSummary): HTMLElement {
-    const approve = button('Approve', () => this.actions.approve(requestId, true), { class: 'primary', 'data-action': 'approve' });
-    const deny = button('Deny', () => this.actions.approve(requestId, false), { class: 'secondary', 'data-action': 'deny' });
+    // One answer per card: a double click must not answer twice (the second would find nothing pending).
+    const answer = (approved: boolean): void => {
+      if (card.classList.contains('answering')) return;
+      card.classList.add('answering');
+      for (const b of buttons.querySelectorAll<HTMLButtonElement>('button[data-action="approve"], button[data-action="deny"]')) b.disabled = true;
+      this.actions.approve(requestId, approved);
+    };
+    const approve = button('Approve', () => answer(true), { class: 'primary', 'data-action': 'approve' });
+    const deny = button('Deny', () => answer(false), { class: 'secondary', 'data-action': 'deny' });
     const buttons = h('div', { class: 'buttons' }, approve, deny);
     let what: HTMLElement;
     if (edit) {
