@@ -41,8 +41,8 @@ export function loadTranscript(file: string): Transcript | undefined {
   }
 }
 
-/** The shared Claude Code transcripts (override with TRIMLINE_TRANSCRIPTS). */
-export const TRANSCRIPT_DIR = process.env.TRIMLINE_TRANSCRIPTS ?? resolve(process.cwd(), '../shared/data/transcripts/m-claude');
+/** The real Claude Code transcripts (copies in test/fixtures, see NOTICE.md there; override with TRIMLINE_TRANSCRIPTS). */
+export const TRANSCRIPT_DIR = process.env.TRIMLINE_TRANSCRIPTS ?? resolve(process.cwd(), 'test/fixtures/transcripts/m-claude');
 
 export function transcriptFiles(dir = TRANSCRIPT_DIR): string[] {
   return readdirSync(dir)

@@ -11,7 +11,7 @@ import type { ImportedSession } from '../../src/core/session/types';
 import { ReplayInspector, startInspectorServer, type InspectorServer } from '../../src/host/standalone';
 
 export const CHROMIUM = '/usr/bin/chromium';
-export const TRANSCRIPTS = resolve(process.cwd(), '../shared/data/transcripts/m-claude');
+export const TRANSCRIPTS = resolve(process.cwd(), 'test/fixtures/transcripts/m-claude');
 export const SCREENSHOTS = resolve(process.cwd(), 'test-results/screenshots');
 
 export function launchBrowser(): Promise<Browser> {

@@ -47,6 +47,10 @@ if [ ! -x "$CS_BIN" ] || ! PATH="$NODE_DIR/bin:$PATH" "$CS_BIN" --version 2>/dev
   echo "vscode-e2e install: code-server@$CODE_SERVER_VERSION (a few minutes)"
   rm -rf "$CS_DIR" && mkdir -p "$CS_DIR"
   (
+    # Run through `npm run test:vscode`, this script inherits the outer npm's environment
+    # (npm_config_user_agent says node v20, npm_config_* settings, npm_lifecycle_*): code-server's
+    # install would read it and refuse ("requires node v24 … you are on node v20"). Start clean.
+    while IFS= read -r name; do unset "$name"; done < <(env | grep -oiE '^npm_[a-z0-9_]+' | sort -u)
     cd "$CS_DIR"
     export PATH="$NODE_DIR/bin:$PATH" npm_config_nodedir="$NODE_DIR"
     echo '{"name":"trimline-code-server","private":true}' > package.json

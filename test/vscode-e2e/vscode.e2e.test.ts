@@ -212,7 +212,7 @@ describe('Trimline in VS Code (code-server)', () => {
   });
 
   it('imports a recorded Claude Code transcript into its own inspector tab', async () => {
-    const file = path.resolve(__dirname, '../fixtures/transcripts/343e3472-b9b6-4561-ade0-21d1a4730c11.jsonl');
+    const file = path.resolve(__dirname, '../fixtures/transcripts/m-claude/343e3472-b9b6-4561-ade0-21d1a4730c11.jsonl');
     await runCommand(page, 'Trimline: Import Transcript…');
     // code-server has no native dialog: the simple file dialog takes a typed path.
     // It fills in the folder it starts from once that is listed: type the path after that, and check it stuck.

@@ -10,8 +10,8 @@ import { importTranscript } from '../../../src/core/import';
 import { validateRequest } from '../../../src/core/request/validate';
 
 const CLI = resolve('dist/cli.js');
-const FIXTURE = resolve('test/fixtures/transcripts/343e3472-b9b6-4561-ade0-21d1a4730c11.jsonl');
-const SHARED = resolve(process.cwd(), '../shared/data/transcripts/m-claude');
+const FIXTURE = resolve('test/fixtures/transcripts/m-claude/343e3472-b9b6-4561-ade0-21d1a4730c11.jsonl');
+const SHARED = resolve(process.cwd(), 'test/fixtures/transcripts/m-claude');
 
 function cli(args: string[]) {
   return spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });

@@ -2,8 +2,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 
-/** shared/data/transcripts, resolved from the repo root (tests run with cwd = repo root). */
-export const TRANSCRIPTS = path.resolve(process.cwd(), '../shared/data/transcripts');
+/** Real transcripts copied into test/fixtures/transcripts (see NOTICE.md there), from the repo root (tests run with cwd = repo root). */
+export const TRANSCRIPTS = path.resolve(process.cwd(), 'test/fixtures/transcripts');
 export const M_CLAUDE = path.join(TRANSCRIPTS, 'm-claude');
 export const FIXTURES = path.resolve(process.cwd(), 'test/fixtures');
 

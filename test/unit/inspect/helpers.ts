@@ -6,7 +6,7 @@ import { buildSnapshot, CallHistory } from '../../../src/core/inspect';
 import type { ImportedSession } from '../../../src/core/session/types';
 import type { InspectorSnapshot } from '../../../src/protocol';
 
-export const TRANSCRIPTS = resolve(process.cwd(), '../shared/data/transcripts/m-claude');
+export const TRANSCRIPTS = resolve(process.cwd(), 'test/fixtures/transcripts/m-claude');
 /** A spread of real sessions with tool use: small, medium with thinking, large, and the largest (703 blocks). */
 export const SAMPLES = ['343e3472-b9b6-4561-ade0-21d1a4730c11.jsonl', '43391f62-680a-4688-9dd8-3637467d6b23.jsonl', 'abc757d1-3da3-42fb-bb7b-ffa293a4ba29.jsonl', '3cfce0ff-0725-47be-a572-f8af8122b71e.jsonl'];
 

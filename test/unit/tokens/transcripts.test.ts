@@ -1,5 +1,4 @@
-/** Calibration on real Claude Code transcripts (shared/data): online error ≤ 10% and better than raw cl100k. */
-import { existsSync } from 'node:fs';
+/** Calibration on real Claude Code transcripts (copies in test/fixtures/transcripts): online error ≤ 10% and better than raw cl100k. */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TRANSCRIPT_DIR, deltaSamples, loadTranscript, measureCalibration } from '../../bench/tokens';
@@ -9,7 +8,7 @@ const FILES = ['ff59cfd2-09dc-4a18-8c9f-0d46c3d4e8cd.jsonl', '43391f62-680a-4688
 /** Goal from the design: calibrated median absolute error per call delta ≤ 10%. */
 const MAX_MEDIAN_ABS = 0.1;
 
-describe.skipIf(!FILES.every(existsSync))('token calibration on real transcripts', () => {
+describe('token calibration on real transcripts', () => {
   const report = measureCalibration(FILES);
 
   it('has deltas to score in both transcripts', () => {
