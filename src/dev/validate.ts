@@ -64,6 +64,7 @@ export function checkRequest(raw: unknown, opts: CheckOptions): CheckResult {
     checkMessages(body.messages, warnings);
     checkPairing(body.messages);
     checkCacheControl(body);
+    checkThinkingRules(body);
     checkEnding(body, opts.models.get(body.model));
     checkSignatures(body.messages, opts);
     const promptTokens = requestTokens(body);
@@ -287,6 +288,40 @@ function checkEnding(body: MessagesBody, model: ModelSpec | undefined): void {
   if (tail && tail.type === 'text' && typeof tail.text === 'string' && /\s$/.test(tail.text)) {
     bad('messages: final assistant content cannot end with trailing whitespace');
   }
+}
+
+const THINKING_TYPES: ReadonlySet<string> = new Set(['thinking', 'redacted_thinking']);
+
+/**
+ * The thinking rules, in the API's words where public error bodies quote them: no assistant
+ * message ends with thinking; with thinking off, a final assistant message holds none; with
+ * thinking on, no prefill, and the assistant turn before the last tool results starts with thinking.
+ */
+function checkThinkingRules(body: MessagesBody): void {
+  const on = body.thinking?.type === 'enabled' || body.thinking?.type === 'adaptive';
+  body.messages.forEach((m, i) => {
+    const blocks = m.role === 'assistant' ? blocksOf(m) : [];
+    if (blocks.length && THINKING_TYPES.has(blocks[blocks.length - 1].type)) bad(`messages.${i}: The final block in an assistant message cannot be \`thinking\`.`);
+  });
+  const turns = turnsOf(body.messages);
+  const last = turns[turns.length - 1];
+  if (!last) return;
+  if (last.role === 'assistant') {
+    if (on) bad(`messages.${body.messages.length - 1}: When \`thinking\` is enabled, the conversation must end with a \`user\` message.`);
+    if (last.blocks.some((b) => THINKING_TYPES.has(b.block.type))) {
+      bad(`messages.${last.firstMessage}.content.0: When thinking is disabled, an \`assistant\` message in the final position cannot contain \`thinking\`. To use thinking blocks, enable \`thinking\` in your request.`);
+    }
+    return;
+  }
+  const head = turns[turns.length - 2];
+  if (!on || !head || !last.blocks.some((b) => b.block.type === 'tool_result')) return;
+  const first = head.blocks[0]?.block.type ?? 'nothing';
+  if (THINKING_TYPES.has(first)) return;
+  bad(
+    `messages.${head.firstMessage}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${first}\`. ` +
+      'When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). ' +
+      'We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`.',
+  );
 }
 
 function checkSignatures(messages: readonly WireMessage[], opts: CheckOptions): void {

@@ -4,35 +4,58 @@
  * to change one (copy on write), so an unchanged message reuses its cached
  * MessageParam object.
  *
- * Repair decisions (each reported as a Repair with the log block ids involved):
- * - Same-role neighbours are merged (after a summary, a pruned message, a dropped turn).
- * - A tool_use without a tool_result in the next user message is dropped together with
- *   its (pruned or misplaced) result; an orphaned tool_result is dropped together with its call.
- *   Duplicate tool_use ids: the later use is dropped (and so its result).
+ * Repair decisions (each reported as a Repair with the log block ids involved). The rule
+ * behind all of them: a repair never removes a model response's thinking from the message
+ * that a tool loop continues, never merges two responses' thinking, and never leaves the
+ * request ending with an assistant message (no prefill: with thinking on, or on 4.6+ models,
+ * the API refuses it, and a replay must not invent one).
+ * - Same-role neighbours are merged (after a summary, a pruned message, a dropped turn). Two
+ *   assistant turns: an exact copy (a response recorded twice) is kept once; otherwise only the
+ *   later response keeps its thinking (one response's thinking per message).
+ * - A tool_use whose result the log never recorded gets a synthetic `is_error` result
+ *   ({@link RESULT_NOT_RECORDED}), in the next user message or in a user message inserted after
+ *   it; the call and its thinking stay. A tool_use whose recorded result is not sent next (a
+ *   strategy pruned it) is dropped together with that result. Duplicate tool_use ids: the later
+ *   use is dropped (and so its result).
+ * - A tool_result whose tool_use the log never recorded becomes text in its user message
+ *   ({@link orphanText}); one whose recorded call is not in the previous message (pruned with
+ *   it) is dropped.
  * - Cline-style unanswered tool uses (`meta.unansweredToolUses` on the user message): a
  *   tool_result is synthesized for each unanswered call, saying the result is in the text
  *   that follows; the original text is sent verbatim after it.
  * - tool_result blocks are moved before the other blocks of their message.
+ * - An assistant message never ends with thinking: trailing thinking of an older turn is dropped.
  * - A leading assistant message is dropped (nothing is prepended), with the results of its calls.
- * - A trailing assistant message is dropped when the model needs the conversation to end with
- *   a user message; otherwise (prefill) its trailing whitespace is trimmed.
+ * - A trailing assistant message is dropped: the request ends with a user message.
  * - Thinking: the latest assistant message keeps every thinking block verbatim (overlays on
  *   them are ignored) and thinking first; older turns lose their thinking when a merge left it
  *   behind another block (older thinking may be dropped).
  */
-import type { ContentBlockParam, MessageParam, Role } from '../session/types';
-import { endsWithWhitespace, isBlank, isThinking } from './blocks';
+import type { ContentBlockParam, MessageParam, Role, ToolResultBlockParam } from '../session/types';
+import { isThinking, sameBlock } from './blocks';
 import { summaryBlock, SYNTHETIC, type RenderedMessage, type SentBlock } from './render';
 import type { Repair } from './types';
 
 /** Content of the tool_result synthesized for a Cline-style call answered in text. */
 export const UNANSWERED_RESULT_TEXT = 'The result of this tool call is given in the text that follows.';
 
+/** Content of the `is_error` tool_result synthesized for a call whose result the log never recorded. */
+export const RESULT_NOT_RECORDED = 'result not recorded';
+
 export interface AssembleOptions {
-  /** Drop a trailing assistant message (Claude 4.6+, and models of unknown version). */
-  readonly endWithUser: boolean;
-  /** The log block id of the other half of a tool pair, for repair reports. */
+  /**
+   * The log block id of the other half of a tool pair (undefined: the log never recorded it).
+   * Decides between synthesizing a missing half and dropping a pruned pair; without it every
+   * missing half counts as never recorded.
+   */
   readonly pairOf?: (toolUseId: string, want: 'use' | 'result') => string | undefined;
+}
+
+/** A tool_result whose call is not in the conversation, as text that keeps what it said. */
+export function orphanText(p: ToolResultBlockParam): string {
+  const c = p.content;
+  const body = typeof c === 'string' ? c : (c ?? []).map((x) => (x.type === 'text' ? x.text : `[${x.type}]`)).join('\n');
+  return `[Result of tool call ${p.tool_use_id}${p.is_error ? ' (error)' : ''}, whose call is not in this conversation]\n${body}`;
 }
 
 export interface AssembledMessage {
@@ -57,10 +80,23 @@ interface Turn {
   source: RenderedMessage | undefined;
   more: RenderedMessage[] | undefined;
   unanswered: boolean;
+  /** The one response whose thinking this (assistant) turn carries. */
+  thinkingFrom: RenderedMessage | undefined;
 }
 
 function turnOf(r: RenderedMessage): Turn {
-  return { role: r.role, blocks: r.blocks, own: false, source: r, more: undefined, unanswered: r.unansweredToolUses };
+  return { role: r.role, blocks: r.blocks, own: false, source: r, more: undefined, unanswered: r.unansweredToolUses, thinkingFrom: r.originalThinking.length ? r : undefined };
+}
+
+function userTurn(blocks: SentBlock[]): Turn {
+  return { role: 'user', blocks, own: true, source: undefined, more: undefined, unanswered: false, thinkingFrom: undefined };
+}
+
+/** Same visible blocks, byte for byte: a response recorded twice. */
+function sameVisible(a: Turn, b: Turn): boolean {
+  const x = a.blocks.filter((k) => !k.hidden);
+  const y = b.blocks.filter((k) => !k.hidden);
+  return x.length === y.length && x.every((k, i) => sameBlock(k.param, y[i].param));
 }
 
 function sourcesOf(t: Turn): RenderedMessage[] {
@@ -125,6 +161,17 @@ class Assembler {
       out.push(t);
       return;
     }
+    if (t.role === 'assistant' && sameVisible(top, t)) {
+      this.repair('duplicate-response', 'dropped a second copy of an assistant response recorded twice', visibleIds(t));
+      return;
+    }
+    if (t.role === 'assistant' && t.thinkingFrom && top.blocks.some((b) => isThinking(b.param))) {
+      // One response's thinking per message: the later response's (the one a loop would continue).
+      const dropped = top.blocks.filter((b) => isThinking(b.param));
+      setBlocks(top, top.blocks.filter((b) => !isThinking(b.param)));
+      this.repair('merged-thinking-dropped', 'dropped the earlier response\'s thinking when merging two assistant messages', dropped.filter((b) => !b.hidden).map((b) => b.id));
+    }
+    if (t.role === 'assistant' && (t.thinkingFrom || !top.blocks.some((b) => isThinking(b.param)))) top.thinkingFrom = t.thinkingFrom;
     mutable(top).push(...t.blocks);
     const moved = sourcesOf(t);
     if (moved.length > 0) top.more = top.more ? top.more.concat(moved) : moved;
@@ -141,10 +188,32 @@ class Assembler {
         emitted.add(r.summary.id);
         const block = summaryBlock(r.summary);
         if (r.blocks[0]?.id !== block.id) {
-          this.push(out, { role: 'user', blocks: [block], own: true, source: undefined, more: undefined, unanswered: false });
+          this.push(out, userTurn([block]));
         }
       }
-      if (r.visible > 0) this.push(out, turnOf(r));
+      if (r.visible > 0) {
+        const top = out[out.length - 1];
+        // Two responses in a row: calls of the first whose results were never recorded are answered
+        // before the second (merging first would fold both responses, and their thinking, into one).
+        if (top?.role === 'assistant' && r.role === 'assistant') {
+          const lost = this.lostResults(top, undefined);
+          if (lost.length > 0) out.push(userTurn(lost));
+        }
+        this.push(out, turnOf(r));
+      }
+    }
+    return out;
+  }
+
+  /** Synthetic `is_error` results for the calls of `t` that `next` does not answer and the log never recorded. */
+  private lostResults(t: Turn, next: Turn | undefined): SentBlock[] {
+    const out: SentBlock[] = [];
+    for (const b of t.blocks) {
+      if (b.param.type !== 'tool_use' || b.hidden) continue;
+      const id = b.param.id;
+      if (hasToolResult(next, id) || next?.unanswered || this.opts.pairOf?.(id, 'result') !== undefined) continue;
+      out.push({ id: `${SYNTHETIC.toolResult}${id}`, param: { type: 'tool_result', tool_use_id: id, content: RESULT_NOT_RECORDED, is_error: true } });
+      this.repair('lost-tool-result', `synthesized an is_error tool_result for ${id}: the transcript never recorded its result`, [b.id]);
     }
     return out;
   }
@@ -154,13 +223,19 @@ class Assembler {
     const seen = new Set<string>();
     for (let i = 0; i < turns.length; i++) {
       const t = turns[i];
-      if (t.role === 'assistant') this.pairUses(t, turns[i + 1], seen);
-      else this.pairResults(t, i > 0 ? turns[i - 1] : undefined);
+      if (t.role === 'assistant') {
+        const lost = this.pairUses(t, turns[i + 1], seen);
+        if (lost) turns.splice(i + 1, 0, userTurn(lost));
+      } else this.pairResults(t, i > 0 ? turns[i - 1] : undefined);
     }
   }
 
-  /** Drop uses that are repeated or have no result in `next` (or synthesize results, Cline-style). */
-  private pairUses(t: Turn, next: Turn | undefined, seen: Set<string>): void {
+  /**
+   * Drop uses that are repeated or whose recorded result is not in `next`; synthesize results
+   * for calls answered as text (Cline) or never recorded. Returns the synthetic results that need
+   * a user message of their own (`next` is not a user message).
+   */
+  private pairUses(t: Turn, next: Turn | undefined, seen: Set<string>): SentBlock[] | undefined {
     const blocks = t.blocks;
     let keep: SentBlock[] | undefined;
     let synth: SentBlock[] | undefined;
@@ -174,11 +249,14 @@ class Assembler {
           this.repair('duplicate-tool-use', `dropped a repeated tool_use id ${id}`, [b.id]);
         } else {
           seen.add(id);
+          const recorded = this.opts.pairOf?.(id, 'result');
           if (hasToolResult(next, id)) {
             // answered
           } else if (next?.unanswered) {
             (synth ??= []).push({ id: `${SYNTHETIC.toolResult}${id}`, param: { type: 'tool_result', tool_use_id: id, content: UNANSWERED_RESULT_TEXT } });
             this.repair('unanswered-tool-use', `synthesized a tool_result for ${id}: its result was given as text`, [b.id]);
+          } else if (recorded === undefined) {
+            (synth ??= []).push(...this.lostResults({ ...t, blocks: [b] }, next));
           } else {
             drop = true;
             this.repair('tool-use-without-result', `dropped tool_use ${id}: no tool_result in the next message`, [b.id, this.opts.pairOf?.(id, 'result')]);
@@ -189,7 +267,10 @@ class Assembler {
       else keep?.push(b);
     }
     if (keep) setBlocks(t, keep);
-    if (next && synth) mutable(next).unshift(...synth);
+    if (!synth) return undefined;
+    if (next?.role !== 'user') return synth;
+    mutable(next).unshift(...synth);
+    return undefined;
   }
 
   /** Drop results whose use is not in `prev` (already paired), and second results for one use. */
@@ -201,7 +282,11 @@ class Assembler {
       let drop = false;
       if (b.param.type === 'tool_result') {
         const id = b.param.tool_use_id;
-        if (!hasToolUse(prev, id)) {
+        if (!hasToolUse(prev, id) && this.opts.pairOf?.(id, 'use') === undefined) {
+          (keep ??= blocks.slice(0, k)).push({ id: b.id, param: { type: 'text', text: orphanText(b.param) } });
+          this.repair('orphan-result-as-text', `sent tool_result ${id} as text: the transcript never recorded its tool_use`, [b.id]);
+          continue;
+        } else if (!hasToolUse(prev, id)) {
           drop = true;
           this.repair('orphan-tool-result', `dropped tool_result ${id}: its tool_use is not in the previous message`, [b.id, this.opts.pairOf?.(id, 'use')]);
         } else if (hasToolResultBefore(blocks, k, id)) {
@@ -215,7 +300,10 @@ class Assembler {
     if (keep) setBlocks(t, keep);
   }
 
-  /** Drop emptied turns, re-merge, drop a leading assistant turn (and its results), and a trailing one if required. */
+  /**
+   * Drop emptied turns, re-merge, drop a leading assistant turn (and its results) and the trailing one;
+   * an assistant turn never ends with thinking.
+   */
   compact(turns: Turn[]): Turn[] {
     const out: Turn[] = [];
     let orphans: Set<string> | undefined;
@@ -229,6 +317,7 @@ class Assembler {
         }
         orphans = undefined;
       }
+      if (t.role === 'assistant') this.dropTrailingThinking(t);
       if (visibleCount(t) === 0) continue;
       if (out.length === 0 && t.role === 'assistant') {
         this.repair('leading-assistant', 'dropped an assistant message at the start (the first message must be user)', visibleIds(t));
@@ -239,15 +328,27 @@ class Assembler {
       }
       this.push(out, t);
     }
-    if (this.opts.endWithUser) this.dropTrailingAssistant(out);
+    this.dropTrailingAssistant(out);
     return out;
   }
 
-  dropTrailingAssistant(out: Turn[]): void {
+  /** "The final block in an assistant message cannot be `thinking`": a thinking-only tail goes (older thinking may be dropped). */
+  private dropTrailingThinking(t: Turn): void {
+    let end = t.blocks.length;
+    while (end > 0 && (t.blocks[end - 1].hidden || isThinking(t.blocks[end - 1].param))) end--;
+    const tail = t.blocks.slice(end).filter((b) => !b.hidden);
+    if (tail.length === 0) return;
+    setBlocks(t, t.blocks.filter((b) => !tail.includes(b)));
+    if (!t.blocks.some((b) => isThinking(b.param))) t.thinkingFrom = undefined;
+    this.repair('trailing-thinking', 'dropped thinking at the end of an assistant message (a response recorded without its text or calls)', tail.map((b) => b.id));
+  }
+
+  /** The request ends with a user message: no repair may leave an assistant message (a prefill) at the end. */
+  private dropTrailingAssistant(out: Turn[]): void {
     const last = out[out.length - 1];
     if (last?.role !== 'assistant') return;
     out.pop();
-    this.repair('trailing-assistant', 'dropped the final assistant message: this model needs the conversation to end with a user message', visibleIds(last));
+    this.repair('trailing-assistant', 'dropped the final assistant message: the request must end with a user message', visibleIds(last));
   }
 
   /** Stable partition of each user turn: tool_result blocks first. */
@@ -276,7 +377,7 @@ class Assembler {
       if (i === latest) this.keepLatestThinking(t);
       else this.dropMisplacedThinking(t);
     });
-    return latest < 0 ? [] : sourcesOf(turns[latest]).flatMap((s) => s.originalThinking);
+    return turns[latest]?.thinkingFrom?.originalThinking.slice() ?? [];
   }
 
   private keepLatestThinking(t: Turn): void {
@@ -302,22 +403,6 @@ class Assembler {
     setBlocks(t, t.blocks.filter((b) => !isThinking(b.param)));
     this.repair('older-thinking-dropped', 'dropped thinking of an older assistant message that a merge left behind other blocks', dropped);
   }
-
-  /** A final assistant message (prefill) may not end with whitespace (runs after the thinking pass, which may reorder). */
-  trimFinalWhitespace(turns: Turn[]): void {
-    const t = turns[turns.length - 1];
-    if (t?.role !== 'assistant') return;
-    const blocks = t.blocks.filter((b) => !b.hidden);
-    const last = blocks[blocks.length - 1];
-    if (!last || last.param.type !== 'text' || !endsWithWhitespace(last.param.text)) return;
-    const text = last.param.text.trimEnd();
-    const arr = mutable(t);
-    const at = arr.indexOf(last);
-    if (isBlank(text)) arr.splice(at, 1);
-    else arr[at] = { id: last.id, param: { ...last.param, text } };
-    // Never empties the turn in practice (blank text never gets here); an empty final assistant message is valid anyway.
-    this.repair('final-assistant-whitespace', 'trimmed trailing whitespace of the final assistant message', [last.id]);
-  }
 }
 
 function output(t: Turn): AssembledMessage {
@@ -330,11 +415,9 @@ function output(t: Turn): AssembledMessage {
 export function assemble(rendered: readonly RenderedMessage[], opts: AssembleOptions): Assembled {
   const a = new Assembler(opts);
   const turns = a.collect(rendered);
-  if (opts.endWithUser) a.dropTrailingAssistant(turns);
   a.pair(turns);
   const out = a.compact(turns);
   a.resultsFirst(out);
   const latestThinking = a.thinking(out);
-  if (!opts.endWithUser) a.trimFinalWhitespace(out);
   return { messages: out.map(output), repairs: a.repairs, latestThinking };
 }

@@ -12,7 +12,6 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { planBreakpoints } from '../cache/planner';
-import { prefillUnsupported } from '../cache/pricing';
 import { blockText } from '../session/log';
 import type { Session } from '../session/session';
 import type { ContentBlockParam, TextBlockParam } from '../session/types';
@@ -21,7 +20,7 @@ import { assemble } from './assemble';
 import { cacheControlOf, isBlank, withoutCacheControl } from './blocks';
 import { renderMessage, type RenderedMessage } from './render';
 import type { Breakpoint, CacheTtl, Repair, RequestBody, Violation } from './types';
-import { validateRequest } from './validate';
+import { thinkingEnabled, validateRequest } from './validate';
 
 /** Top-level params passed through untouched (thinking, tool_choice, metadata, temperature…). */
 export type ExtraParams = Omit<Partial<RequestBody>, 'model' | 'messages' | 'max_tokens' | 'stream' | 'system' | 'tools'>;
@@ -99,6 +98,8 @@ const TOOL_SYSTEM_TOKENS = 500;
 
 interface SessionCache {
   readonly rendered: Map<string, RenderedMessage>;
+  /** Loop heads rendered without strategy overlays (see `rendered`). */
+  readonly loopHeads: Map<string, RenderedMessage>;
   /** Positions of compact-boundary messages, ascending, for positions < scanned. */
   readonly boundaries: number[];
   scanned: number;
@@ -110,17 +111,22 @@ export class RequestBuilder {
 
   private cacheOf(session: Session): SessionCache {
     let c = this.caches.get(session);
-    if (!c) this.caches.set(session, (c = { rendered: new Map(), boundaries: [], scanned: 0 }));
+    if (!c) this.caches.set(session, (c = { rendered: new Map(), loopHeads: new Map(), boundaries: [], scanned: 0 }));
     return c;
   }
 
-  /** The rendered message at a log position (re-rendered only when its revision changed). */
-  rendered(session: Session, pos: number): RenderedMessage {
-    const cache = this.cacheOf(session).rendered;
+  /**
+   * The rendered message at a log position (re-rendered only when its revision changed).
+   * `loopHead`: the assistant message a tool loop continues, rendered as if no strategy had
+   * touched it (cached apart, keyed by message id too).
+   */
+  rendered(session: Session, pos: number, loopHead = false): RenderedMessage {
+    const c = this.cacheOf(session);
+    const cache = loopHead ? c.loopHeads : c.rendered;
     const m = session.messages[pos];
     const hit = cache.get(m.id);
     if (hit && hit.revision === session.revision(m.id)) return hit;
-    const r = renderMessage(session.resolveMessage(pos));
+    const r = renderMessage(session.resolveMessage(pos, loopHead));
     cache.set(m.id, r);
     return r;
   }
@@ -147,8 +153,9 @@ export class RequestBuilder {
     const upTo = Math.max(0, Math.min(opts.upTo ?? n, n));
     const from = Math.max(0, Math.min(opts.from ?? this.epochStart(session, upTo), upTo));
     const rendered: RenderedMessage[] = [];
+    const head = loopHeadOf(session, from, upTo);
     for (let p = from; p < upTo; p++) {
-      const r = this.rendered(session, p);
+      const r = this.rendered(session, p, p === head);
       rendered.push(r);
       // A summary stands for its whole range: jump over the hidden messages (per-turn work
       // then grows with what is visible, not with the history behind summaries).
@@ -158,7 +165,6 @@ export class RequestBuilder {
     for (const r of rendered) repairs.push(...r.repairs);
 
     const assembled = assemble(rendered, {
-      endWithUser: prefillUnsupported(opts.model) ?? true,
       pairOf: (id, want) => (want === 'use' ? session.toolUseBlockId(id) : session.toolResultBlockId(id)),
     });
     repairs.push(...assembled.repairs);
@@ -193,7 +199,9 @@ export class RequestBuilder {
       breakpoints = plan.breakpoints;
     }
 
-    const violations = validateRequest(body, { model: opts.model, latestAssistantThinking: assembled.latestThinking });
+    // A response with thinking was made with thinking on: the request continuing it is sent so too.
+    const thinking = thinkingEnabled(body) || assembled.latestThinking.length > 0;
+    const violations = validateRequest(body, { model: opts.model, latestAssistantThinking: assembled.latestThinking, thinking });
     if (violations.length > 0) throw new RequestRefusedError(violations, repairs);
     return { body, repairs, blockMap, breakpoints, from, upTo };
   }
@@ -204,6 +212,18 @@ export class RequestBuilder {
     if (!m) this.memos.set(key, (m = new TokenMemo(accountant)));
     return m;
   }
+}
+
+/**
+ * The assistant message a tool loop continues: the window ends with a user message carrying
+ * tool results, right after it. Strategies never touch it (the API wants it as the model made
+ * it, thinking first); -1 when the window does not continue a loop.
+ */
+function loopHeadOf(session: Session, from: number, upTo: number): number {
+  const last = session.messages[upTo - 1];
+  const head = session.messages[upTo - 2];
+  if (upTo - 2 < from || last?.role !== 'user' || head?.role !== 'assistant') return -1;
+  return last.blocks.some((b) => b.kind === 'tool_result') ? upTo - 2 : -1;
 }
 
 /** Rough stand-in when no accountant is given. */

@@ -33,6 +33,13 @@ export interface ValidateOptions {
    * exactly these, unmodified and in order.
    */
   readonly latestAssistantThinking?: readonly ContentBlockParam[];
+  /**
+   * The request is sent with extended thinking enabled. Default: the body's own
+   * `thinking` param (`enabled` or `adaptive`). Replays of recorded sessions do not
+   * know the client's thinking config; the builder passes true when the response the
+   * request continues was produced with thinking (it had thinking blocks).
+   */
+  readonly thinking?: boolean;
 }
 
 /** Rule ids, one per API rule (Violation.rule). */
@@ -53,6 +60,10 @@ export const RULE = {
   duplicateToolResult: 'duplicate-tool-result',
   thinkingFirst: 'thinking-first',
   thinkingModified: 'thinking-modified',
+  thinkingLoopStart: 'thinking-loop-start',
+  thinkingFinalBlock: 'thinking-final-block',
+  thinkingPrefill: 'thinking-prefill',
+  thinkingDisabledFinal: 'thinking-disabled-final',
   cacheControlCount: 'cache-control-count',
   cacheControlThinking: 'cache-control-thinking',
   cacheControlEmptyText: 'cache-control-empty-text',
@@ -76,7 +87,9 @@ export function validateRequest(body: RequestBody, opts: ValidateOptions = {}): 
   checkRoles(msgs, out);
   checkContent(msgs, out);
   checkToolPairing(msgs, out);
+  const thinking = opts.thinking ?? thinkingEnabled(body);
   checkThinking(msgs, opts.latestAssistantThinking, out);
+  checkThinkingLoop(msgs, thinking, out);
   checkCacheControl(body, out);
   if (msgs.length > 0 && msgs[msgs.length - 1].role === 'assistant' && prefillUnsupported(opts.model ?? body.model) === true) {
     out.push(v(RULE.prefill, 'This model does not support assistant message prefill. The conversation must end with a user message.', msgs.length - 1));
@@ -221,6 +234,58 @@ function checkThinking(msgs: Messages, originals: readonly ContentBlockParam[] |
     out.push(v(RULE.thinkingModified, `messages.${latest}.content.${j}: ${THINKING_MODIFIED}`, latest, j));
     return;
   }
+}
+
+/** The body's own `thinking` param turns extended thinking on (`enabled`, or `adaptive` on newer models). */
+export function thinkingEnabled(body: RequestBody): boolean {
+  const t = (body as { thinking?: { type?: string } | null }).thinking;
+  return t?.type === 'enabled' || t?.type === 'adaptive';
+}
+
+/** Index of the last message with this role, or -1. */
+function lastIndexOf(msgs: Messages, role: 'user' | 'assistant'): number {
+  for (let i = msgs.length - 1; i >= 0; i--) if (msgs[i].role === role) return i;
+  return -1;
+}
+
+/**
+ * The thinking rules that depend on whether thinking is on (reference, "Requests that the API rejects"):
+ * - no assistant message ends with a thinking block (the API's wording, from issue threads);
+ * - with thinking on, the conversation ends with a user message (no prefill on any model; wording ours:
+ *   the API's text for this case is not quoted anywhere we could find);
+ * - with thinking on and the request continuing a tool loop (the last user message carries
+ *   `tool_result`s), the assistant message before it starts with thinking (the API's wording);
+ * - with thinking off, a final assistant message holds no thinking (the API's wording, from issue threads).
+ */
+function checkThinkingLoop(msgs: Messages, thinking: boolean, out: Violation[]): void {
+  msgs.forEach((m, i) => {
+    if (m.role !== 'assistant' || typeof m.content === 'string' || m.content.length === 0) return;
+    if (isThinking(m.content[m.content.length - 1])) {
+      out.push(v(RULE.thinkingFinalBlock, `messages.${i}: The final block in an assistant message cannot be \`thinking\`.`, i, m.content.length - 1));
+    }
+  });
+  const last = msgs.length - 1;
+  if (last < 0) return;
+  const final = msgs[last];
+  if (final.role === 'assistant') {
+    if (thinking) {
+      out.push(v(RULE.thinkingPrefill, `messages.${last}: When \`thinking\` is enabled, the conversation must end with a \`user\` message (assistant prefill is not supported with thinking).`, last));
+    } else if (typeof final.content !== 'string' && final.content.some(isThinking)) {
+      out.push(v(RULE.thinkingDisabledFinal,
+        `messages.${last}.content.0: When thinking is disabled, an \`assistant\` message in the final position cannot contain \`thinking\`. To use thinking blocks, enable \`thinking\` in your request.`, last, 0));
+    }
+    return;
+  }
+  if (!thinking || typeof final.content === 'string' || !final.content.some((b) => b.type === 'tool_result')) return;
+  const a = lastIndexOf(msgs, 'assistant');
+  if (a < 0) return;
+  const content = msgs[a].content;
+  const first = typeof content === 'string' ? 'text' : content[0]?.type ?? 'nothing';
+  if (first === 'thinking' || first === 'redacted_thinking') return;
+  out.push(v(RULE.thinkingLoopStart,
+    `messages.${a}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${first}\`. ` +
+    'When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). ' +
+    'We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`.', a, 0));
 }
 
 interface Marker {

@@ -336,18 +336,24 @@ export class Session {
     return undefined;
   }
 
-  /** What the model sees of the message at `pos`. */
-  resolveMessage(pos: number): ResolvedMessage {
+  /**
+   * What the model sees of the message at `pos`. `withoutStrategies`: as if no strategy had
+   * touched it (user and agent overlays still apply): the request builder resolves the assistant
+   * message a tool loop continues this way, because strategies never touch it.
+   */
+  resolveMessage(pos: number, withoutStrategies = false): ResolvedMessage {
     const message = this.messages[pos];
-    const summary = this.activeSummaryAt(pos);
+    const active = this.activeSummaryAt(pos);
+    const summary = withoutStrategies && active && isStrategyAuthor(active.author) ? undefined : active;
     const summaryStart = summary && this.range(summary)[0] === pos ? summary : undefined;
-    const prunes = [...(this.messagePrunes.get(message.id) ?? [])].map((i) => this.overlays.get(i)!);
-    const blocks = message.blocks.map((block) => this.resolveBlock(block, summary, prunes));
+    const kept = (o: Overlay): boolean => !withoutStrategies || !isStrategyAuthor(o.author);
+    const prunes = [...(this.messagePrunes.get(message.id) ?? [])].map((i) => this.overlays.get(i)!).filter(kept);
+    const blocks = message.blocks.map((block) => this.resolveBlock(block, summary, prunes, kept));
     return { message, position: pos, revision: this.revision(message.id), blocks, summaryStart };
   }
 
-  private resolveBlock(block: LogBlock, summary: SummaryOverlay | undefined, messagePrunes: Overlay[]): ResolvedBlock {
-    const own = [...(this.byBlock.get(block.id) ?? [])].map((i) => this.overlays.get(i)!);
+  private resolveBlock(block: LogBlock, summary: SummaryOverlay | undefined, messagePrunes: Overlay[], kept: (o: Overlay) => boolean): ResolvedBlock {
+    const own = [...(this.byBlock.get(block.id) ?? [])].map((i) => this.overlays.get(i)!).filter(kept);
     const pin = own.find((o) => o.kind === 'pin') ?? this.pinOf(block.id);
     const best = (list: Overlay[]): Overlay | undefined =>
       list

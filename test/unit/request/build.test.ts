@@ -1,6 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { RequestBuilder, RequestRefusedError } from '../../../src/core/request/build';
-import { UNANSWERED_RESULT_TEXT } from '../../../src/core/request/assemble';
+import { RESULT_NOT_RECORDED, UNANSWERED_RESULT_TEXT } from '../../../src/core/request/assemble';
 import { INTERRUPTED_NOTE } from '../../../src/core/request/render';
 import { validateRequest } from '../../../src/core/request/validate';
 import { applyTrim, type Session } from '../../../src/core/session/session';
@@ -152,6 +152,48 @@ describe('RequestBuilder repairs', () => {
     expect(rules(r)).toEqual(['unanswered-tool-use', 'unanswered-tool-use']);
   });
 
+  it('a result the transcript never recorded: the call and its thinking stay, a synthetic is_error result answers it', () => {
+    // c76e5be5's shape: the result line is unparseable, the next response follows directly.
+    const s = sessionOf([
+      ['user', 'go'],
+      ['assistant', [thinking('a'), use('toolu_lost')]],
+      ['assistant', [thinking('b'), text('moving on'), use('toolu_2')]],
+      ['user', [result('toolu_2')]],
+    ]);
+    const lost = { type: 'tool_result', tool_use_id: 'toolu_lost', content: RESULT_NOT_RECORDED, is_error: true };
+    const upToSecond = build(s, { upTo: 2 });
+    expect(upToSecond.body.messages).toEqual([{ role: 'user', content: [text('go')] }, { role: 'assistant', content: [thinking('a'), use('toolu_lost')] }, { role: 'user', content: [lost] }]);
+    expect(rules(upToSecond)).toEqual(['lost-tool-result']);
+    const r = build(s);
+    expect(r.body.messages.map((m) => m.content)).toEqual([[text('go')], [thinking('a'), use('toolu_lost')], [lost], [thinking('b'), text('moving on'), use('toolu_2')], [result('toolu_2')]]);
+    expect(r.blockMap.idAt(2, 0)).toBe('synthetic-result:toolu_lost');
+  });
+
+  it('a result whose call was never recorded becomes text in its user message', () => {
+    const s = sessionOf([['user', 'go'], ['assistant', 'ok'], ['user', [{ ...result('toolu_ghost', 'the output'), is_error: true }, text('and then?')]]]);
+    const r = build(s);
+    expect(r.body.messages[2].content).toEqual([text(`[Result of tool call toolu_ghost (error), whose call is not in this conversation]\nthe output`), text('and then?')]);
+    expect(rules(r)).toEqual(['orphan-result-as-text']);
+  });
+
+  it('a response recorded twice is sent once; two different responses never share thinking', () => {
+    const twice = sessionOf([['user', 'go'], ['assistant', [thinking('t'), text('hi')]], ['assistant', [thinking('t'), text('hi')]], ['user', 'next']]);
+    const r = build(twice);
+    expect(r.body.messages.map((m) => m.content)).toEqual([[text('go')], [thinking('t'), text('hi')], [text('next')]]);
+    expect(rules(r)).toEqual(['duplicate-response']);
+    const two = sessionOf([['user', 'go'], ['assistant', [thinking('t1'), text('one')]], ['assistant', [thinking('t2'), text('two')]], ['user', 'next']]);
+    const m = build(two);
+    expect(m.body.messages[1].content).toEqual([thinking('t2'), text('one'), text('two')]);
+    expect(rules(m)).toContain('merged-thinking-dropped');
+  });
+
+  it('an assistant message never ends with thinking (a response recorded without its text)', () => {
+    const s = sessionOf([['user', 'go'], ['assistant', [text('so'), thinking('dangling')]], ['user', 'next']]);
+    const r = build(s);
+    expect(r.body.messages[1].content).toEqual([text('so')]);
+    expect(rules(r)).toEqual(['trailing-thinking']);
+  });
+
   it('moves tool_results before text', () => {
     const s = sessionOf([['user', 'go'], ['assistant', [use('toolu_1')]], ['user', [text('note'), result('toolu_1')]]]);
     const r = build(s);
@@ -167,14 +209,13 @@ describe('RequestBuilder repairs', () => {
     expect(r.body.messages[0].content).toEqual(s.messages[4].blocks.map((b) => b.param).filter((b) => b.type === 'text'));
   });
 
-  it('drops a trailing assistant message for 4.6+ models, trims prefill whitespace for older ones', () => {
+  it('drops a trailing assistant message on every model: the request ends with a user message (no prefill)', () => {
     const s = sessionOf([['user', 'go'], ['assistant', 'partial answer \n']]);
-    const r46 = build(s, { model: 'claude-opus-4-6' });
-    expect(r46.body.messages).toHaveLength(1);
-    expect(rules(r46)).toEqual(['trailing-assistant']);
-    const r45 = build(s, { model: 'claude-sonnet-4-5' });
-    expect(r45.body.messages[1].content).toEqual([text('partial answer')]);
-    expect(rules(r45)).toEqual(['final-assistant-whitespace']);
+    for (const model of ['claude-opus-4-6', 'claude-sonnet-4-5']) {
+      const r = build(s, { model });
+      expect(r.body.messages).toEqual([{ role: 'user', content: [text('go')] }]);
+      expect(rules(r)).toEqual(['trailing-assistant']);
+    }
   });
 
   it('drops empty and whitespace-only text, and blank text nested in tool results', () => {
@@ -206,22 +247,34 @@ describe('RequestBuilder repairs', () => {
     expect(rules(build(s))).toEqual(['misplaced-tool-block', 'misplaced-tool-block']);
   });
 
-  it('keeps the latest assistant thinking verbatim even when pruned; older pruned thinking stays out', () => {
+  it('strategies never touch the assistant message a tool loop continues; older pruned thinking stays out', () => {
     const s = sessionOf([
       ['user', 'go'],
       ['assistant', [thinking('old'), text('first')]],
       ['user', 'more'],
-      ['assistant', [thinking('new'), use('toolu_1')]],
+      ['assistant', [thinking('new'), text('reading'), use('toolu_1')]],
       ['user', [result('toolu_1')]],
     ]);
     s.addOverlay({ ...common, kind: 'prune', messageId: 'm1', blockId: 'm1.0' });
     s.addOverlay({ ...common, kind: 'prune', messageId: 'm3', blockId: 'm3.0' });
+    s.addOverlay({ ...common, kind: 'prune', messageId: 'm3', blockId: 'm3.1' });
+    s.addOverlay({ ...common, kind: 'trim', blockId: 'm3.2', text: '{"path":"…"}' });
     const r = build(s, { extra: { thinking: { type: 'enabled', budget_tokens: 2000 } } });
     expect(r.body.messages[1].content).toEqual([text('first')]);
-    expect(r.body.messages[3].content).toEqual([thinking('new'), use('toolu_1')]);
+    expect(r.body.messages[3].content).toEqual(s.messages[3].blocks.map((b) => b.param));
     expect((r.body.messages[3].content as object[])[0]).toBe(s.block('m3.0')!.param);
-    expect(r.repairs).toContainEqual({ rule: 'latest-thinking-kept', description: expect.any(String), blockIds: ['m3.0'] });
     expect(r.body.thinking).toEqual({ type: 'enabled', budget_tokens: 2000 });
+    // The user's own trim still applies there (only strategies are kept out).
+    s.addOverlay({ ...common, author: 'user', kind: 'trim', blockId: 'm3.1', text: 'read it' });
+    expect(build(s).body.messages[3].content).toEqual([thinking('new'), text('read it'), use('toolu_1')]);
+  });
+
+  it('the latest assistant message keeps its thinking verbatim even when a strategy pruned it (a new prompt follows)', () => {
+    const s = sessionOf([['user', 'go'], ['assistant', [thinking('plan'), text('done')]], ['user', 'next']]);
+    s.addOverlay({ ...common, kind: 'prune', messageId: 'm1', blockId: 'm1.0' });
+    const r = build(s);
+    expect(r.body.messages[1].content).toEqual([thinking('plan'), text('done')]);
+    expect(r.repairs).toContainEqual({ rule: 'latest-thinking-kept', description: expect.any(String), blockIds: ['m1.0'] });
   });
 
   it('thinking stays first when a merge puts other blocks in front of the latest turn', () => {

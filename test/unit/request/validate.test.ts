@@ -178,10 +178,32 @@ describe('validateRequest', () => {
   });
 
   it('thinking first in an assistant message that has thinking', () => {
-    const v = validateRequest(bodyOf([{ role: 'user', content: 'a' }, { role: 'assistant', content: [text('x'), thinking('t')] }, { role: 'user', content: 'b' }]));
+    const v = validateRequest(bodyOf([{ role: 'user', content: 'a' }, { role: 'assistant', content: [text('x'), thinking('t'), text('y')] }, { role: 'user', content: 'b' }]));
     expect(msgs(v)).toEqual([
       'messages.1.content.0: If an assistant message contains any thinking blocks, the first block must be thinking or redacted_thinking. Found text.',
     ]);
+  });
+
+  it('thinking rules from the API: loop head starts with thinking, no thinking tail, no prefill with thinking', () => {
+    const loop = (head: Messages[number]['content']): RequestBody =>
+      bodyOf([{ role: 'user', content: 'go' }, { role: 'assistant', content: head }, { role: 'user', content: [result('toolu_1')] }]);
+    const on = { thinking: true };
+    expect(validateRequest(loop([thinking('t'), use('toolu_1')]), on)).toEqual([]);
+    expect(validateRequest(loop([use('toolu_1')]))).toEqual([]);
+    const v = validateRequest(loop([text('x'), use('toolu_1')]), on);
+    expect(v.map((x) => x.rule)).toEqual([RULE.thinkingLoopStart]);
+    expect(v[0].message).toBe(
+      'messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `text`. When `thinking` is enabled, a final `assistant` message must start with a thinking block ' +
+        '(preceeding the lastmost set of `tool_use` and `tool_result` blocks). We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`.',
+    );
+    // The body's own thinking param turns the rule on too.
+    const withParam = { ...loop([use('toolu_1')]), thinking: { type: 'enabled' as const, budget_tokens: 1024 } };
+    expect(validateRequest(withParam).map((x) => x.rule)).toEqual([RULE.thinkingLoopStart]);
+    const tail = validateRequest(bodyOf([{ role: 'user', content: 'a' }, { role: 'assistant', content: [thinking('only')] }, { role: 'user', content: 'b' }]));
+    expect(msgs(tail)).toEqual(['messages.1: The final block in an assistant message cannot be `thinking`.']);
+    const prefill = bodyOf([{ role: 'user', content: 'a' }, { role: 'assistant', content: [thinking('t'), text('so')] }]);
+    expect(validateRequest(prefill, { model: 'claude-sonnet-4-5', thinking: true }).map((x) => x.rule)).toEqual([RULE.thinkingPrefill]);
+    expect(validateRequest(prefill, { model: 'claude-sonnet-4-5', thinking: false }).map((x) => x.rule)).toEqual([RULE.thinkingDisabledFinal]);
   });
 
   it('thinking of the latest assistant message kept intact', () => {

@@ -103,6 +103,27 @@ describe('test server: request checks with the API wording', () => {
     await badRequest([{ role: 'user', content: 'x' }, { role: 'assistant', content: 'The answer is ' }], 'messages: final assistant content cannot end with trailing whitespace', { model: 'claude-haiku-4-5' });
   });
 
+  it('thinking rules: no assistant message ends with thinking; with thinking on, no prefill and the loop head starts with thinking', async () => {
+    const think: Anthropic.ThinkingBlockParam = { type: 'thinking', thinking: 'plan', signature: 'foreign-signature' };
+    const on = { thinking: { type: 'enabled' as const, budget_tokens: 1024 }, max_tokens: 2048 };
+    await badRequest([{ role: 'user', content: 'go' }, { role: 'assistant', content: [think] }, { role: 'user', content: 'more' }], 'messages.1: The final block in an assistant message cannot be `thinking`.');
+    await badRequest(
+      [{ role: 'user', content: 'go' }, { role: 'assistant', content: [use('toolu_a')] }, { role: 'user', content: [result('toolu_a')] }],
+      'messages.1.content.0.type: Expected `thinking` or `redacted_thinking`, but found `tool_use`. When `thinking` is enabled, a final `assistant` message must start with a thinking block',
+      on,
+    );
+    await badRequest([{ role: 'user', content: 'go' }, { role: 'assistant', content: 'Sure' }], 'When `thinking` is enabled, the conversation must end with a `user` message.', { ...on, model: 'claude-haiku-4-5' });
+    await badRequest(
+      [{ role: 'user', content: 'go' }, { role: 'assistant', content: [think, text('Sure')] }],
+      'messages.1.content.0: When thinking is disabled, an `assistant` message in the final position cannot contain `thinking`.',
+      { model: 'claude-haiku-4-5' },
+    );
+    // The same loop with its thinking first is accepted; thinking off, a loop head without thinking is fine.
+    const loop: Msg[] = [{ role: 'user', content: 'go' }, { role: 'assistant', content: [think, use('toolu_a')] }, { role: 'user', content: [result('toolu_a')] }];
+    await expect(client.messages.create({ model: MODEL, messages: loop, ...on })).resolves.toBeDefined();
+    await expect(client.messages.create({ model: MODEL, max_tokens: 32, messages: [loop[0], { role: 'assistant', content: [use('toolu_a')] }, loop[2]] })).resolves.toBeDefined();
+  });
+
   it('first message must be a user message', async () => {
     await badRequest([{ role: 'assistant', content: 'Hi' }, { role: 'user', content: 'hello' }], 'messages: first message must use the "user" role');
   });
