@@ -12,7 +12,7 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { planBreakpoints } from '../cache/planner';
-import { prefillUnsupported } from '../cache/pricing';
+import { prefillUnsupported } from '../models';
 import { blockText } from '../session/log';
 import type { Session } from '../session/session';
 import type { ContentBlockParam, TextBlockParam } from '../session/types';
