@@ -7,7 +7,7 @@
  */
 import { keepsPriorThinking, prefillUnsupported, tokenizerGeneration, type TokenizerGeneration } from './behavior';
 import { canonicalModelId, isAtLeast, modelGeneration, normalizeModelId, type ModelGeneration } from './ids';
-import { FALLBACK_ROW, MODEL_TABLE, type ModelPrice, type ModelRow } from './table';
+import { FALLBACK_ROW, MODEL_TABLE, priceOf, type ModelPrice, type ModelRow } from './table';
 
 /** How the catalog placed an id: its own row, a sibling of its family, or nothing known. */
 export type ModelMatch = 'exact' | 'family' | 'unknown';
@@ -77,6 +77,15 @@ export function priceOverride(model: string, overrides: PriceOverrides): Partial
   return key === undefined ? undefined : byKey.get(key);
 }
 
+/**
+ * A price with an override applied. Cache prices the override does not name
+ * follow its input price through the multipliers (an overridden input of 1
+ * writes at 1.25 and reads at 0.1), so a one-field override stays consistent.
+ */
+export function overriddenPrice(base: ModelPrice, override: Partial<ModelPrice>): ModelPrice {
+  return { ...priceOf(override.input ?? base.input, override.output ?? base.output), ...override };
+}
+
 /** Context window named by a `[1m]`-style suffix, if any. */
 export function suffixContextWindow(model: string): number | undefined {
   const m = CONTEXT_SUFFIX_SIZE.exec(model);
@@ -106,7 +115,7 @@ export function modelInfo(model: string, overrides?: PriceOverrides): ModelInfo 
     match,
     generation: gen,
     contextWindow: suffixContextWindow(model) ?? row.contextWindow,
-    price: override ? { ...row.price, ...override } : row.price,
+    price: override ? overriddenPrice(row.price, override) : row.price,
     priceAssumed: override ? false : row.priceAssumed === true,
     prefillUnsupported: prefillUnsupported(model),
     keepsPriorThinking: keepsPriorThinking(model),

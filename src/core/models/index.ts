@@ -40,6 +40,7 @@ export {
   minCacheableTokens,
   modelInfo,
   modelPrice,
+  overriddenPrice,
   priceOverride,
   suffixContextWindow,
   type ModelInfo,

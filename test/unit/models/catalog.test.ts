@@ -127,6 +127,13 @@ describe('price overrides', () => {
     expect(modelPrice('claude-opus-4-6', overrides)).toMatchObject({ input: 5, output: 25 });
   });
 
+  it('cache prices an override does not name follow its input price through the multipliers', () => {
+    const p = modelPrice('claude-sonnet-4-6', { 'claude-sonnet-4-6': { input: 2 } });
+    expect(p).toMatchObject({ input: 2, output: 15, cacheWrite5m: 2.5, cacheWrite1h: 4 });
+    expect(p.cacheRead).toBeCloseTo(0.2, 10);
+    expect(modelPrice('claude-sonnet-4-6', { 'claude-sonnet-4-6': { input: 2, cacheRead: 0 } }).cacheRead).toBe(0);
+  });
+
   it('override keys are normalized like ids (a dated key matches)', () => {
     expect(modelPrice('claude-haiku-4-5', { 'claude-haiku-4-5-20251001': { input: 2 } }).input).toBe(2);
     expect(modelInfo('claude-mythos-preview', { 'claude-mythos': { input: 7 } })).toMatchObject({ price: { input: 7 }, priceAssumed: false });
