@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { costOf } from '../../src/core/cache/pricing';
+import { costOf } from '../../src/core/cache/cost';
 import { journalPath, loadJournal, scanJournal } from '../../src/core/store';
 import { faults, startTestServer, type Fault, type TestServer } from '../../src/dev/server';
 import { buildCli, runCli, waitFor } from './cli';

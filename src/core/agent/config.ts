@@ -5,7 +5,7 @@
  * proxies that want a bearer token) when they are not given explicitly.
  */
 import type { ClientOptions } from '@anthropic-ai/sdk';
-import type { PriceOverrides } from '../cache/pricing';
+import type { PriceOverrides } from '../models';
 import type { CacheTtl } from '../request/types';
 import type { PipelineConfig } from '../trimming';
 

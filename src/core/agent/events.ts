@@ -12,7 +12,7 @@
  * Deltas are provisional: after a `retry` event, everything streamed since the
  * last `call-start` is void (the retried response streams again from the start).
  */
-import type { Cost } from '../cache/pricing';
+import type { Cost } from '../cache/cost';
 import type { Breakpoint } from '../request/types';
 import type { CallStats } from '../engine/context-engine';
 import type { CallUsage, LogMessage } from '../session/types';

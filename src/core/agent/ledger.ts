@@ -1,9 +1,10 @@
 /**
  * The cost ledger of a live session: real usage from every API response,
- * priced with the one price table (cache/pricing.ts, overridable). Unlike
+ * priced with the one price table (models/, overridable). Unlike
  * engine/cost-ledger.ts (a simulation for replays), nothing here is estimated.
  */
-import { costOf, type Cost, type PriceOverrides } from '../cache/pricing';
+import { costOf, type Cost } from '../cache/cost';
+import type { PriceOverrides } from '../models';
 import type { CacheTtl } from '../request/types';
 import type { CallUsage } from '../session/types';
 

@@ -1,4 +1,4 @@
-/** Prompt caching: breakpoint planner, model prices and limits, cache simulator. */
+/** Prompt caching: breakpoint planner, cost model, cache simulator. */
 export * from './planner';
-export * from './pricing';
+export * from './cost';
 export * from './simulator';

@@ -18,7 +18,7 @@ import {
 } from '../request/blocks';
 import type { Breakpoint, CacheTtl, RequestBody } from '../request/types';
 import type { ContentBlockParam } from '../session/types';
-import { minCacheableTokens } from './pricing';
+import { minCacheableTokens } from '../models';
 
 /** Reference: at most 4 blocks with cache_control per request. */
 export const MAX_BREAKPOINTS = 4;

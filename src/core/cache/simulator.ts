@@ -21,6 +21,7 @@
  * object identity (blocks must not be mutated in place after being passed in),
  * so a long session of large requests costs O(new blocks) hashing per step.
  */
+import { minCacheableTokens } from '../models';
 
 /** The API checks this many block positions before each breakpoint for an earlier write. */
 export const LOOKBACK_BLOCKS = 20;
@@ -84,19 +85,8 @@ export interface CacheTrace {
 }
 
 export interface CacheSimulatorOptions {
-  /** Minimum cacheable prefix in tokens, fixed or per model. Default: {@link defaultMinCacheableTokens}. */
+  /** Minimum cacheable prefix in tokens, fixed or per model. Default: the model catalog's {@link minCacheableTokens}. */
   readonly minTokens?: number | ((model: string) => number);
-}
-
-/**
- * Minimum cacheable prefix per model, from shared/reference/anthropic-api.md:
- * 1,024 (Sonnet 4.x, Opus 4/4.1), 2,048 (Opus 4.7, Haiku 3.5), 4,096 (Opus 4.5/4.6, Haiku 4.5).
- * Models the reference does not list get 1,024, the most common floor.
- */
-export function defaultMinCacheableTokens(model: string): number {
-  if (/opus-4-7|haiku-3-5|3-5-haiku/.test(model)) return 2048;
-  if (/opus-4-5|opus-4-6|haiku-4-5/.test(model)) return 4096;
-  return 1024;
 }
 
 export function ttlMs(cc: SimCacheControl | null | undefined): number {
@@ -189,7 +179,7 @@ export class CacheSimulator {
 
   constructor(opts: CacheSimulatorOptions = {}) {
     const m = opts.minTokens;
-    this.minTokens = typeof m === 'number' ? () => m : (m ?? defaultMinCacheableTokens);
+    this.minTokens = typeof m === 'number' ? () => m : (m ?? minCacheableTokens);
   }
 
   /** The trace of the most recent {@link step}. */

@@ -3,7 +3,7 @@
  * cache planner, with token accounting and the decision log. One `prepare` per model
  * call; work per call grows with what is new (incremental index, cached renders).
  */
-import { CACHE_READ_MULTIPLIER, CACHE_WRITE_1H_MULTIPLIER, CACHE_WRITE_5M_MULTIPLIER, contextWindow } from '../cache/pricing';
+import { CACHE_READ_MULTIPLIER, CACHE_WRITE_1H_MULTIPLIER, CACHE_WRITE_5M_MULTIPLIER, contextWindow } from '../models';
 import { RequestBuilder, type BlockMap } from '../request/build';
 import type { Breakpoint, CacheTtl, Repair, RequestBody } from '../request/types';
 import type { Session } from '../session/session';

@@ -3,7 +3,7 @@
  * does: the cache simulator decides reads and writes, the price table the dollars.
  * Used for "what the next request costs" and by the benchmarks.
  */
-import { costOf, type Cost } from '../cache/pricing';
+import { costOf, type Cost } from '../cache/cost';
 import { CacheSimulator, type CacheUsage, type SimBlock } from '../cache/simulator';
 import type { CacheTtl, RequestBody } from '../request/types';
 import type { ContentBlockParam } from '../session/types';

@@ -3,7 +3,7 @@
  * where one exists. Thresholds are named below with the reason next to them.
  */
 import type { Finding, InspectorRow, RequestDiff } from '../../protocol';
-import { modelInfo } from '../cache/pricing';
+import { modelPrice } from '../models';
 import { toolResultText } from '../session/log';
 import type { Session } from '../session/session';
 import type { TokenAccountant } from '../tokens/types';
@@ -179,7 +179,7 @@ function unusedTools(c: FindingContext): Finding[] {
  * token saves one cache read on every later call).
  */
 function cacheInvalidations(c: FindingContext): Finding[] {
-  const p = modelInfo(c.model).price;
+  const p = modelPrice(c.model);
   const perM = 1_000_000;
   const calls = c.diffs.length;
   const out: { f: Finding; loss: number }[] = [];

@@ -10,7 +10,7 @@
  * or refreshes what it uses, so older requests do not change the result in practice.
  */
 import type { CallPoint, RequestDiff } from '../../protocol';
-import { costOf, type Cost } from '../cache/pricing';
+import { costOf, type Cost } from '../cache/cost';
 import { CacheSimulator, type CacheUsage } from '../cache/simulator';
 import type { PreparedCall } from '../engine/context-engine';
 import { CostLedger } from '../engine/cost-ledger';

@@ -5,7 +5,7 @@
  * words differently or not at all say so next to them. Unknown block types are
  * tolerated. Linear in the number of blocks.
  */
-import { prefillUnsupported } from '../cache/pricing';
+import { prefillUnsupported } from '../models';
 import type { ContentBlockParam } from '../session/types';
 import {
   cacheControlOf,

@@ -16,7 +16,7 @@ import type { ContentBlockParam } from '../session/types';
 import type { ContentClass, TokenQuality } from './types';
 import { FeatureExtractor, Features, F_BLOCKS, F_MESSAGES, F_THINKING_BLOCKS, F_TOOL_BLOCKS, RAW_CLASSES } from './features';
 import { solveSpd } from './linalg';
-import { modelKey, tokenizerGeneration, type TokenizerGeneration } from './models';
+import { modelKey, tokenizerGeneration, type TokenizerGeneration } from '../models';
 
 /** Parameters: [g, δ_text, δ_tool_use, δ_tool_result, δ_thinking, δ_code, δ_other, perMessage, perBlock, perToolBlock, perThinkingBlock]. */
 const P = 11;

@@ -11,7 +11,8 @@ import { RawCounter } from './encoder';
 import { FeatureExtractor, Features, classIndex } from './features';
 import { contentKey } from './hash';
 import { LruMap } from './lru';
-import { modelKey, uncountedThinking } from './models';
+import { modelKey } from '../models';
+import { uncountedThinking } from './thinking';
 import type { ContentClass, TokenAccountant, TokenCount, TokenQuality } from './types';
 
 /** Exact counts remembered (count_tokens results for blocks/texts the host asked about). */
@@ -100,7 +101,7 @@ export class TokenEstimator implements TokenAccountant {
 
   /**
    * A whole message list as the model will bill it: per-message overheads, and
-   * no thinking of earlier turns on models that drop it (see models.ts).
+   * no thinking of earlier turns on models that drop it (see thinking.ts).
    * Excludes system prompt and tools. Exact block counts are not mixed in.
    */
   messages(list: readonly MessageParam[]): TokenCount {

@@ -36,4 +36,4 @@ export { RawCounter, cl100kCount, DEFAULT_RAW_CACHE_ENTRIES, type RawCounterOpti
 export { FeatureExtractor, Features, FEATURE_NAMES, RAW_CLASSES, looksLikeCode } from './features';
 export { contentKey } from './hash';
 export { imageTokens, imageTokensForSize, sniffDimensions, IMAGE_DEFAULT_TOKENS } from './media';
-export { modelKey, tokenizerGeneration, keepsPriorThinking, isHumanTurn, uncountedThinking, type TokenizerGeneration } from './models';
+export { isHumanTurn, uncountedThinking } from './thinking';

@@ -4,7 +4,7 @@
  * map onto the options of the strategies; `strategies` passes raw per-strategy
  * options through, as `trimline --config` does.
  */
-import type { PriceOverrides } from '../../core/cache/pricing';
+import type { PriceOverrides } from '../../core/models';
 import type { CacheTtl } from '../../core/request/types';
 import type { PipelineConfig } from '../../core/trimming';
 

@@ -3,12 +3,12 @@ import {
   CacheSimulator,
   LOOKBACK_BLOCKS,
   TTL_5M_MS,
-  defaultMinCacheableTokens,
   type SimBlock,
   type SimMessage,
   type SimRequest,
   type TokensOf,
 } from '../../../src/core/cache/simulator';
+import { minCacheableTokens } from '../../../src/core/models';
 
 /** Every block costs as many tokens as its `text` has characters (tools: 100). */
 const tokensOf: TokensOf = (block) => {
@@ -152,7 +152,7 @@ describe('CacheSimulator', () => {
     // 3,000 tokens is enough for Sonnet (1,024) but not Haiku 4.5 (4,096).
     const haiku = new CacheSimulator();
     expect(haiku.step({ ...request(conversation(10)), model: 'claude-haiku-4-5' }, tokensOf, T0).cache_creation_input_tokens).toBe(0);
-    expect(defaultMinCacheableTokens('claude-opus-4-7')).toBe(2048);
+    expect(minCacheableTokens('claude-opus-4-7')).toBe(2048);
     expect(new CacheSimulator({ minTokens: 5000 }).step(request(conversation(10)), tokensOf, T0).input_tokens).toBe(3000);
   });
 

@@ -4,10 +4,7 @@ import {
   TokenEstimator,
   imageTokens,
   imageTokensForSize,
-  keepsPriorThinking,
   looksLikeCode,
-  modelKey,
-  tokenizerGeneration,
   uncountedThinking,
 } from '../../../src/core/tokens';
 import type { ContentBlockParam, MessageParam } from '../../../src/core/session';
@@ -88,20 +85,7 @@ describe('TokenEstimator', () => {
   });
 });
 
-describe('model rules', () => {
-  it('normalizes ids and knows generations and thinking retention', () => {
-    expect(modelKey('claude-sonnet-4-5-20250929')).toBe('claude-sonnet-4-5');
-    expect(modelKey('claude-opus-4-6[1m]')).toBe('claude-opus-4-6');
-    expect(tokenizerGeneration('claude-opus-4-6')).toBe('claude-4');
-    expect(tokenizerGeneration('claude-opus-4-7')).toBe('claude-4.7');
-    expect(tokenizerGeneration('claude-sonnet-5')).toBe('claude-4.7');
-    expect(tokenizerGeneration('claude-3-7-sonnet-20250219')).toBe('claude-4');
-    expect(keepsPriorThinking('claude-sonnet-4-5-20250929')).toBe(false);
-    expect(keepsPriorThinking('claude-opus-4-5-20251101')).toBe(true);
-    expect(keepsPriorThinking('claude-haiku-4-5')).toBe(false);
-    expect(keepsPriorThinking(undefined)).toBe(false);
-  });
-
+describe('content classes', () => {
   it('tells code listings from prose', () => {
     const listing = Array.from({ length: 10 }, (_, i) => `    ${i + 1}→const a${i} = f(${i});`).join('\n');
     expect(looksLikeCode(listing)).toBe(true);
