@@ -1,0 +1,68 @@
+/**
+ * Every real transcript in test/fixtures (other people's Claude Code sessions) through every
+ * strategy that needs no model: 0 requests the API would refuse, judged by the engine's validator
+ * with thinking taken from the recorded response the request continues, and by the test server's
+ * independent checker with `thinking` enabled exactly when that response had thinking.
+ */
+import { readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { replayAll } from '../../src/core/engine/replay';
+import { importTranscript } from '../../src/core/import';
+import { RULE, validateRequest } from '../../src/core/request/validate';
+import type { ImportedSession } from '../../src/core/session/types';
+import { modelTable } from '../../src/dev/models';
+import { checkRequest } from '../../src/dev/validate';
+
+const DIR = resolve('test/fixtures/transcripts/m-claude');
+const STRATEGIES = ['none', 'default', 'summarize-tool-results', 'supersede-stale-reads', 'tool-pruning', 'atomic-window', 'anthropic-clear-tool-uses', 'opencode-prune', 'openai-tool-output-trimmer', 'strands-window'];
+const DEV_MODELS = modelTable();
+
+function sessions(): ImportedSession[] {
+  const out: ImportedSession[] = [];
+  for (const f of readdirSync(DIR).filter((x) => x.endsWith('.jsonl')).sort()) {
+    try {
+      const imp = importTranscript(join(DIR, f));
+      if (imp.calls.length > 0) out.push(imp);
+    } catch {
+      // files with no conversation are the importer tests' business
+    }
+  }
+  return out;
+}
+
+describe('every strategy on every real transcript', () => {
+  const all = sessions();
+
+  it('has real sessions with thinking and tool loops to check', () => {
+    expect(all.length).toBeGreaterThanOrEqual(15);
+    expect(all.some((s) => s.messages.some((m) => m.blocks.some((b) => b.kind === 'thinking')))).toBe(true);
+  });
+
+  it.each(STRATEGIES)('%s: 0 requests the API would refuse', (strategy) => {
+    let requests = 0;
+    const refused: string[] = [];
+    for (const imp of all) {
+      const byId = new Map(imp.messages.map((m) => [m.id, m]));
+      // A response made with thinking, however the transcript split it over lines or messages.
+      const thoughtful = new Set(imp.messages.filter((m) => m.blocks.some((b) => b.kind === 'thinking' || b.kind === 'redacted_thinking')).map((m) => m.meta.apiMessageId ?? m.id));
+      replayAll(imp, { strategy }, ({ call, prepared }) => {
+        requests++;
+        const { body, blockMap } = prepared;
+        const latest = body.messages.map((m) => m.role).lastIndexOf('assistant');
+        const source = latest >= 0 ? byId.get(blockMap.idAt(latest, 0)?.split('.')[0] ?? '') : undefined;
+        const thinking = source !== undefined && thoughtful.has(source.meta.apiMessageId ?? source.id);
+        for (const v of validateRequest(body, { model: body.model, thinking })) refused.push(`${imp.file} call ${call.index}: ${v.message}`);
+        const wire = { ...body, model: 'claude-sonnet-4-5', ...(thinking ? { thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 2048 } : {}) };
+        const dev = checkRequest(wire, { endpoint: 'messages', models: DEV_MODELS, contextWindow: Infinity, verifySignature: () => undefined });
+        if (!dev.ok) refused.push(`${imp.file} call ${call.index} (test server): ${dev.rejection.message}`);
+      });
+    }
+    expect(requests).toBeGreaterThan(800);
+    expect(refused).toEqual([]);
+  });
+
+  it('judges by the whole rule list, thinking rules included', () => {
+    expect(Object.values(RULE)).toEqual(expect.arrayContaining(['thinking-loop-start', 'thinking-final-block', 'thinking-prefill', 'thinking-modified', 'thinking-first']));
+  });
+});
