@@ -87,7 +87,7 @@ export function groupLines(lines: readonly ConvLine[], issues: ImportIssue[]): G
 }
 
 /** The `message.id` of an assistant line, when it has one. */
-export function messageIdOf(l: ConvLine): string | undefined {
+function messageIdOf(l: ConvLine): string | undefined {
   return typeof l.message.id === 'string' ? l.message.id : undefined;
 }
 
