@@ -2,12 +2,13 @@
  * Plain Anthropic JSON → session log: either an array of `MessageParam`, or a
  * request-like object `{system?, tools?, model?, messages}`. Blocks are kept as
  * given. An assistant element that is a saved API response (`id`, `model`,
- * `usage`) keeps those as meta, so its call carries real usage.
+ * `usage`) keeps those as meta, so its call carries real usage; consecutive
+ * elements of one response (same `id`) are one message (json-messages.ts).
  */
 import type { ImportedSession, MessageMeta, TextBlockParam, ToolDefinition } from '../session/types';
 import type { TranscriptImporter, TranscriptInput } from './detect';
 import { ImportError } from './errors';
-import { buildJsonSession, isMessageArray, readMessages, type RawMessage } from './json-messages';
+import { buildJsonSession, isMessageArray, readMessages, responseIdOf, type RawMessage } from './json-messages';
 import { baseName, describe, isRecord, usageOf } from './util';
 
 export const anthropicJsonImporter: TranscriptImporter = {
@@ -48,7 +49,8 @@ function parseAnthropicJson(input: TranscriptInput): ImportedSession {
 function responseMeta(raw: RawMessage, base: string): MessageMeta {
   const meta: MessageMeta = { source: `${base}:messages[${raw.index}]` };
   if (raw.role !== 'assistant') return meta;
-  if (typeof raw.rec.id === 'string') meta.apiMessageId = raw.rec.id;
+  const id = responseIdOf(raw);
+  if (id !== undefined) meta.apiMessageId = id;
   if (typeof raw.rec.model === 'string') meta.model = raw.rec.model;
   const usage = usageOf(raw.rec.usage);
   if (usage) meta.usage = usage;

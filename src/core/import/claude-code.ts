@@ -4,18 +4,20 @@
  * One JSON record per line. Only `type: "user" | "assistant"` records with a
  * `message` are conversation; everything else (summary, system, progress,
  * file-history-snapshot, queue-operation, attachment, pr-link, …) is skipped.
- * The log follows file order:
- * - consecutive assistant lines sharing `message.id` are one API response
- *   (Claude Code writes one content block per line) and become one message;
- * - consecutive user lines become one message (parallel tool results are
- *   written one per line), except that a compact summary always starts a new
- *   message: the recorded history restarts there;
+ * Lines are selected, then grouped into the messages the client sent:
  * - sub-agent (`isSidechain`) lines are skipped in a main conversation, but a
  *   file holding only sidechain lines (`agent-*.jsonl`) is that sub-agent's
  *   own conversation and is imported as such;
  * - synthetic assistant entries (`model: "<synthetic>"`, e.g. "Request timed
  *   out" API-error placeholders) were never produced by, nor sent to, the
- *   model: they are left out of the log and reported as issues.
+ *   model: they are left out of the log and reported as issues;
+ * - one response is one message, even when its lines are interleaved with the
+ *   tool results that answer it; those results, with the other user content of
+ *   the turn after them, are one user message; a compact summary starts a new
+ *   message and history; a response recorded again after other turns stays a
+ *   separate message (claude-code-group.ts has the exact rules);
+ * - one call per distinct `message.id`, at the position of its message, with
+ *   the final usage record of the response (`finalUsage`).
  * Unparseable lines are skipped and reported with their line numbers.
  */
 import { makeMessage } from '../session/log';
@@ -26,12 +28,12 @@ import type {
   ImportIssue,
   LogMessage,
   MessageMeta,
-  Role,
 } from '../session/types';
 import type { TranscriptImporter, TranscriptInput } from './detect';
+import { groupLines, type ConvLine, type Group } from './claude-code-group';
 import { ImportError, oneLine } from './errors';
 import { checkHistory } from './history-check';
-import { baseName, checkContent, isRecord, usageOf, withoutFields, type JsonRecord } from './util';
+import { baseName, checkContent, finalUsage, isRecord, withoutFields } from './util';
 
 /**
  * Fields removed from content blocks before they enter the log, because the
@@ -54,24 +56,6 @@ const DETECT_SNIFF_LINES = 20;
 
 /** The user text Claude Code writes when the user stops a streaming response (not the "for tool use" variant). */
 const INTERRUPTED_MARKER = '[Request interrupted by user]';
-
-/** One conversation record of the file. */
-interface ConvLine {
-  readonly line: number;
-  readonly role: Role;
-  readonly rec: JsonRecord;
-  readonly message: JsonRecord;
-  readonly blocks: ContentBlockParam[];
-}
-
-/** Lines that become one log message. */
-interface Group {
-  readonly role: Role;
-  readonly lines: ConvLine[];
-  readonly blocks: ContentBlockParam[];
-  readonly apiMessageId?: string;
-  readonly compact: boolean;
-}
 
 export const claudeCodeImporter: TranscriptImporter = {
   format: 'claude-code',
@@ -208,31 +192,7 @@ function selectLines(conv: ConvLine[], issues: ImportIssue[]): ConvLine[] {
   return out;
 }
 
-/** Merge lines into messages: same-id assistant runs, user runs (a compact summary always starts a new one). */
-function groupLines(lines: ConvLine[], issues: ImportIssue[]): Group[] {
-  const groups: Group[] = [];
-  const seenIds = new Set<string>();
-  for (const l of lines) {
-    const cur = groups[groups.length - 1];
-    const id = typeof l.message.id === 'string' ? l.message.id : undefined;
-    const compact = l.role === 'user' && l.rec.isCompactSummary === true;
-    const sameCall = cur?.role === 'assistant' && l.role === 'assistant' && id !== undefined && cur.apiMessageId === id;
-    const userRun = cur?.role === 'user' && l.role === 'user' && !compact;
-    if (sameCall || userRun) {
-      cur.lines.push(l);
-      cur.blocks.push(...l.blocks);
-      continue;
-    }
-    if (l.role === 'assistant' && id !== undefined && seenIds.has(id)) {
-      issues.push({ line: l.line, message: `assistant message.id ${id} seen again after other messages: kept as a separate message, counted as one call` });
-    }
-    if (id !== undefined && l.role === 'assistant') seenIds.add(id);
-    groups.push({ role: l.role, lines: [l], blocks: [...l.blocks], apiMessageId: l.role === 'assistant' ? id : undefined, compact });
-  }
-  return groups;
-}
-
-/** Meta of one message: source line, first timestamp; for assistants the API id, model and the last usage. */
+/** Meta of one message: source line, first timestamp; for assistants the API id, model and the final usage. */
 function groupMeta(g: Group, next: Group | undefined, base: string): MessageMeta {
   const first = g.lines[0];
   const meta: MessageMeta = { source: `${base}:${first.line}` };
@@ -242,10 +202,8 @@ function groupMeta(g: Group, next: Group | undefined, base: string): MessageMeta
   if (g.apiMessageId) meta.apiMessageId = g.apiMessageId;
   const model = g.lines.map((l) => l.message.model).find((m): m is string => typeof m === 'string');
   if (model) meta.model = model;
-  for (const l of g.lines) {
-    const u = usageOf(l.message.usage);
-    if (u) meta.usage = u;
-  }
+  const usage = finalUsage(g.lines.map((l) => l.message.usage));
+  if (usage) meta.usage = usage;
   if (next && isInterruption(next)) meta.interrupted = true;
   return meta;
 }

@@ -8,12 +8,14 @@
  * `tool_use` / `tool_result` blocks. Both are kept as they are; a user message
  * that answers the previous assistant's `tool_use` blocks with text instead of
  * `tool_result` blocks gets `meta.unansweredToolUses` (the request builder
- * decides how to send it). One call per assistant message; Cline records no
- * API usage here.
+ * decides how to send it). Cline's response `id` on an assistant message
+ * (newer versions) is kept as its API message id, so a response split over
+ * consecutive records is one message (json-messages.ts). One call per response;
+ * Cline records no API usage here.
  */
 import type { ContentBlockParam, ImportedSession, ImportIssue, LogMessage, MessageMeta } from '../session/types';
 import type { TranscriptImporter, TranscriptInput } from './detect';
-import { buildJsonSession, isMessageArray, readMessages, type RawMessage } from './json-messages';
+import { buildJsonSession, isMessageArray, readMessages, responseIdOf, type RawMessage } from './json-messages';
 import { baseName, isoTimestamp, isRecord, withoutFields, type JsonRecord } from './util';
 
 /** The file name Cline (and its forks) give the API history of a task. */
@@ -88,6 +90,8 @@ function clineMeta(raw: RawMessage, prev: LogMessage | undefined, base: string):
   if (ts) meta.timestamp = ts;
   const info = raw.rec.modelInfo;
   if (raw.role === 'assistant' && isRecord(info) && typeof info.modelId === 'string') meta.model = info.modelId;
+  const id = responseIdOf(raw);
+  if (id !== undefined) meta.apiMessageId = id;
   if (raw.role === 'user' && answersWithText(raw.blocks, prev)) meta.unansweredToolUses = true;
   return meta;
 }

@@ -1,7 +1,15 @@
 /**
  * Shared by the whole-JSON formats (Cline, plain Anthropic JSON): validate an
- * array of `{role, content}` records and build the imported session with one
- * call per assistant message.
+ * array of `{role, content}` records and build the imported session.
+ *
+ * In these formats each record is a message as the client kept it, so records
+ * are not regrouped, with one exception: one response is one message.
+ * Consecutive assistant records with the same string `id` (a saved response,
+ * `msg_…`, or Cline's response id, split over several records) become one
+ * message: blocks in record order, a block identical to one already in it kept
+ * once (reported), the final usage (`finalUsage`). The same `id` again after
+ * other messages stays a separate message, reported. One call per assistant
+ * message, except that a repeated `id` counts once.
  */
 import { makeMessage } from '../session/log';
 import type {
@@ -16,7 +24,7 @@ import type {
 } from '../session/types';
 import { ImportError } from './errors';
 import { checkHistory } from './history-check';
-import { checkContent, describe, isRecord, type JsonRecord } from './util';
+import { canonicalJson, checkContent, describe, finalUsage, isRecord, type JsonRecord } from './util';
 
 /** One validated message record: its index in the array, role, content blocks and the raw record (for extra fields). */
 export interface RawMessage {
@@ -68,30 +76,84 @@ export interface JsonSessionParts {
   readonly model?: string;
 }
 
-/** Build messages `m0…` in array order, one call per assistant message (`at` = its position), then check the history. */
+/** Merge responses, build messages `m0…` in array order, one call per response (`at` = its position), then check the history. */
 export function buildJsonSession(parts: JsonSessionParts): ImportedSession {
+  const issues = [...(parts.issues ?? [])];
   const toolNames = new Map<string, string>();
   const messages: LogMessage[] = [];
-  for (const raw of parts.raws) {
+  for (const raw of mergeResponses(parts.raws, issues)) {
     const seq = messages.length;
     messages.push(makeMessage(`m${seq}`, seq, raw.role, raw.blocks, parts.metaOf(raw, messages[seq - 1]), toolNames));
   }
-  const calls: CallRecord[] = messages
-    .filter((m) => m.role === 'assistant')
-    .map((m, index) => ({
-      index,
-      at: m.seq,
-      epochStart: 0,
-      apiMessageId: m.meta.apiMessageId,
-      model: m.meta.model,
-      timestamp: m.meta.timestamp,
-      usage: m.meta.usage,
-    }));
-  const issues = [...(parts.issues ?? []), ...checkHistory(messages)];
+  const calls: CallRecord[] = [];
+  const seenIds = new Set<string>();
+  for (const m of messages) {
+    const id = m.meta.apiMessageId;
+    if (m.role !== 'assistant' || (id !== undefined && seenIds.has(id))) continue;
+    if (id !== undefined) seenIds.add(id);
+    calls.push({ index: calls.length, at: m.seq, epochStart: 0, apiMessageId: id, model: m.meta.model, timestamp: m.meta.timestamp, usage: m.meta.usage });
+  }
+  issues.push(...checkHistory(messages));
   const model = parts.model ?? [...calls].reverse().find((c) => c.model)?.model;
   const out: ImportedSession = { format: parts.format, file: parts.file, messages, calls, issues };
   if (parts.system !== undefined) out.system = parts.system;
   if (parts.tools !== undefined) out.tools = parts.tools;
   if (model !== undefined) out.model = model;
   return out;
+}
+
+/** The string `id` of an assistant record (a response id), if any. */
+export function responseIdOf(raw: RawMessage): string | undefined {
+  return raw.role === 'assistant' && typeof raw.rec.id === 'string' ? raw.rec.id : undefined;
+}
+
+/**
+ * Consecutive assistant records with the same `id` → one record (see the
+ * module doc): the first record's fields, every distinct block, the final
+ * usage. A repeated `id` after other messages is reported and left alone.
+ */
+function mergeResponses(raws: readonly RawMessage[], issues: ImportIssue[]): RawMessage[] {
+  const out: RawMessage[] = [];
+  const seen = new Set<string>();
+  let run: RawMessage[] = [];
+  const flush = (): void => {
+    if (run.length) out.push(run.length === 1 ? run[0] : mergeRun(run, issues));
+    run = [];
+  };
+  for (const raw of raws) {
+    const id = responseIdOf(raw);
+    if (id !== undefined && run.length && responseIdOf(run[0]) === id) {
+      run.push(raw);
+      continue;
+    }
+    flush();
+    if (id !== undefined && seen.has(id)) {
+      issues.push({ message: `messages[${raw.index}]: assistant id ${id} seen again after other messages: kept as a separate message, counted as one call` });
+    }
+    if (id !== undefined) seen.add(id);
+    run = [raw];
+  }
+  flush();
+  return out;
+}
+
+/** One record for a run of records of one response. */
+function mergeRun(run: readonly RawMessage[], issues: ImportIssue[]): RawMessage {
+  const first = run[0];
+  const blocks: ContentBlockParam[] = [];
+  const firstIndex = new Map<string, number>();
+  for (const raw of run) {
+    for (const b of raw.blocks) {
+      const key = canonicalJson(b);
+      const at = firstIndex.get(key);
+      if (at !== undefined) {
+        issues.push({ message: `messages[${raw.index}]: ${b.type} block recorded twice under id ${String(first.rec.id)} (first in messages[${at}]): kept once` });
+        continue;
+      }
+      firstIndex.set(key, raw.index);
+      blocks.push(b);
+    }
+  }
+  const usage = finalUsage(run.map((r) => r.rec.usage));
+  return { index: first.index, role: first.role, blocks, rec: usage ? { ...first.rec, usage } : first.rec };
 }

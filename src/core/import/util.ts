@@ -65,3 +65,32 @@ export function usageOf(v: unknown): CallUsage | undefined {
   if (typeof v.cache_read_input_tokens === 'number') u.cache_read_input_tokens = v.cache_read_input_tokens;
   return u;
 }
+
+/**
+ * JSON text of a value with object keys sorted: equal for two parses of the
+ * same block whatever order the writer put the keys in. Used to recognise a
+ * content block recorded twice.
+ */
+export function canonicalJson(v: unknown): string {
+  if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
+  if (!isRecord(v)) return JSON.stringify(v) ?? 'null';
+  const keys = Object.keys(v).filter((k) => v[k] !== undefined).sort();
+  return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`).join(',')}}`;
+}
+
+/**
+ * The usage of one response recorded on several records (Claude Code repeats
+ * it on every line of the response): the record with the largest
+ * `output_tokens`, the later one on ties. Early records can hold the
+ * `message_start` placeholder (`stop_reason: null`, a few output tokens);
+ * streamed usage is cumulative, so the largest output count is the final
+ * record's, and its input and cache counts are taken with it.
+ */
+export function finalUsage(values: readonly unknown[]): CallUsage | undefined {
+  let best: CallUsage | undefined;
+  for (const v of values) {
+    const u = usageOf(v);
+    if (u && (!best || u.output_tokens >= best.output_tokens)) best = u;
+  }
+  return best;
+}

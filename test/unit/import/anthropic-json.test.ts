@@ -98,4 +98,35 @@ describe('Anthropic JSON', () => {
       'messages.4 (m4): content.0: unexpected `tool_use_id` found in `tool_result` blocks: toolu_a (out of order: it answers messages.1 (m1))',
     ]);
   });
+
+  it('consecutive elements of one saved response (same id) are one message: distinct blocks, final usage, one call', () => {
+    const part = (content: unknown[], output: number) => ({ id: 'msg_01P', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content, usage: { input_tokens: 9, output_tokens: output } });
+    const think = { type: 'thinking', thinking: 'plan', signature: 'sig' };
+    const useA = { type: 'tool_use', id: 'toolu_a', name: 'x', input: {} };
+    const useB = { type: 'tool_use', id: 'toolu_b', name: 'y', input: {} };
+    const history = [
+      { role: 'user', content: 'go' },
+      part([think], 2),
+      part([useA], 120),
+      part([useA, useB], 3),
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_b', content: 'b' }, { type: 'tool_result', tool_use_id: 'toolu_a', content: 'a' }] },
+      { role: 'assistant', content: 'Done.' },
+    ];
+    const s = parseTranscript(JSON.stringify(history), 'split.json');
+    expect(s.messages.map((m) => m.blocks.map((b) => b.toolUseId ?? b.kind))).toEqual([['text'], ['thinking', 'toolu_a', 'toolu_b'], ['toolu_b', 'toolu_a'], ['text']]);
+    expect(s.messages[1].meta.source).toBe('split.json:messages[1]');
+    expect(s.calls.map((c) => [c.apiMessageId, c.at, c.usage?.output_tokens])).toEqual([
+      ['msg_01P', 1, 120],
+      [undefined, 3, undefined],
+    ]);
+    expect(s.issues.map((i) => i.message)).toEqual(['messages[3]: tool_use block recorded twice under id msg_01P (first in messages[2]): kept once']);
+  });
+
+  it('the same response id after other messages stays a separate message, reported, counted once', () => {
+    const response = { id: 'msg_01R', role: 'assistant', content: 'Hi.' };
+    const s = parseTranscript(JSON.stringify([{ role: 'user', content: 'a' }, response, { role: 'user', content: 'b' }, response]), 'again.json');
+    expect(s.messages.length).toBe(4);
+    expect(s.calls.map((c) => c.at)).toEqual([1]);
+    expect(s.issues.map((i) => i.message)).toEqual(['messages[3]: assistant id msg_01R seen again after other messages: kept as a separate message, counted as one call']);
+  });
 });

@@ -79,4 +79,19 @@ describe('Cline api_conversation_history.json', () => {
     ]);
     expect(s.issues.map((i) => i.message)).toEqual(['messages[1].content[0]: thinking block without signature left out (Cline drops it before sending)']);
   });
+
+  it("merges consecutive records of one response (Cline's response id) and keeps the id", () => {
+    const history = [
+      { role: 'user', content: [{ type: 'text', text: '<task>\nlist files\n</task>' }], ts: 1 },
+      { role: 'assistant', id: 'resp_1', content: [{ type: 'text', text: 'Listing.' }], ts: 2 },
+      { role: 'assistant', id: 'resp_1', content: [{ type: 'tool_use', id: 'toolu_1', name: 'list_files', input: { path: '.' } }], ts: 3 },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'a.ts' }], ts: 4 },
+    ];
+    const s = parseTranscript(JSON.stringify(history), 'api_conversation_history.json');
+    expect(s.format).toBe('cline');
+    expect(s.messages.map((m) => m.blocks.map((b) => b.kind))).toEqual([['text'], ['text', 'tool_use'], ['tool_result']]);
+    expect(s.messages[1].meta.timestamp).toBe(new Date(2).toISOString());
+    expect(s.calls.map((c) => [c.apiMessageId, c.at])).toEqual([['resp_1', 1]]);
+    expect(s.issues).toEqual([]);
+  });
 });
