@@ -124,6 +124,15 @@ export class Session {
     return rec;
   }
 
+  /** A call's response arrived after it was recorded (a proxied call): its usage and API id. */
+  completeCall(index: number, facts: Pick<CallRecord, 'usage' | 'apiMessageId'>): CallRecord | undefined {
+    const call = this.calls[index];
+    if (!call) return undefined;
+    const done: CallRecord = { ...call, ...facts };
+    this.calls[index] = done;
+    return done;
+  }
+
   position(messageId: string): number | undefined {
     return this.positions.get(messageId);
   }
