@@ -48,7 +48,7 @@ export class EmptyState {
   private readonly lead = h('p', { class: 'empty-lead', id: 'empty-lead' });
   private readonly list = h('ul', { class: 'empty-actions', 'aria-label': 'What to do' });
   private readonly pending = new Set<InspectorAction>();
-  private shown = '';
+  private shown?: string;
 
   constructor(private readonly onAction: (action: InspectorAction) => Promise<unknown>) {
     this.el = h('section', { class: 'empty-state', 'aria-labelledby': 'empty-title', 'aria-describedby': 'empty-lead', hidden: true });
