@@ -10,7 +10,7 @@ import type { ChatEvent, HostMessage, WebviewRequest } from '../../protocol';
 import { Approvals, PROPOSED_SCHEME } from './approvals';
 import { ChatTranscript } from './chat-transcript';
 import { readSettings, type TrimlineSettings } from './config-map';
-import type { Core, CoreDeps, InspectorHandle } from './host-types';
+import { LIVE_EMPTY_ACTIONS, type Core, type CoreDeps, type InspectorHandle } from './host-types';
 import { LiveSession } from './live-session';
 import { compactSession, exportSession, loadTranscript, pickSession, pickTranscript } from './session-commands';
 import { VscodeWorkspace } from './workspace-adapter';
@@ -116,30 +116,10 @@ class TrimlineCore implements Core {
     for (const p of panels) p.post(msg);
   }
 
+  /** The live session's snapshot, or the empty state (with what to do) while it has none. */
   private liveSnapshot(): HostMessage {
     const snapshot = this.live?.inspector.snapshot();
-    if (snapshot) return { type: 'snapshot', snapshot };
-    return {
-      type: 'snapshot',
-      snapshot: {
-        sessionId: this.live?.sessionId ?? '',
-        title: 'No messages yet: send a prompt in the Trimline chat',
-        model: this.settings().model,
-        strategy: this.settings().strategy,
-        contextWindow: this.live?.loop.engine.contextWindow ?? 0,
-        callIndex: 0,
-        quality: 'estimated',
-        rows: [],
-        totals: { sentTokens: 0, untrimmedTokens: 0, systemTokens: 0, toolsTokens: 0, byState: { verbatim: 0, trimmed: 0, summarized: 0, pruned: 0, pinned: 0 } },
-        cache: { hitRatio: 0, breakpoints: 0, breakpointRefs: [], nextCachedTokens: 0 },
-        cost: { session: 0, nextRequest: 0, nextInput: 0, nextCacheWrite: 0, nextCacheRead: 0, nextTokens: { input: 0, cacheWrite: 0, cacheRead: 0 }, exactPrices: true },
-        calls: [],
-        composition: [],
-        findings: [],
-        strategies: [],
-        live: true,
-      },
-    };
+    return snapshot ? { type: 'snapshot', snapshot } : { type: 'empty', actions: [...LIVE_EMPTY_ACTIONS] };
   }
 
   /** After a reload: reopen the session the chat showed last (once, whoever asks first). */

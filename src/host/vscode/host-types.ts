@@ -4,12 +4,21 @@
  * tokenizer, SDK: dist/extension-core.js). Type-only imports: nothing heavy here.
  */
 import type * as vscode from 'vscode';
-import type { ChatEvent, HostMessage, WebviewRequest } from '../../protocol';
+import type { ChatEvent, HostMessage, InspectorAction, WebviewRequest } from '../../protocol';
 import type { Log } from './log';
 import type { ApiKeyStore } from './secrets';
 
 /** Where an inspector panel gets its snapshots: the live chat session, or an imported transcript. */
 export type InspectorSource = { kind: 'live' } | { kind: 'import'; file: string };
+
+/** The command each action of the inspector's empty state runs (both contributed in package.json). */
+export const INSPECTOR_ACTION_COMMANDS: Readonly<Record<InspectorAction, string>> = {
+  startChat: 'trimline.newChat',
+  importTranscript: 'trimline.importTranscript',
+};
+
+/** The actions the live inspector offers while there is no session (the VS Code host has both). */
+export const LIVE_EMPTY_ACTIONS: readonly InspectorAction[] = ['startChat', 'importTranscript'];
 
 /** One open inspector panel, as the core sees it. */
 export interface InspectorHandle {
