@@ -12,6 +12,7 @@
 import { ContextEngine, type PreparedCall } from '../engine/context-engine';
 import { LiveInspector } from '../inspect/live';
 import type { RequestBody } from '../request/types';
+import { thinkingEnabled, validateRequest } from '../request/validate';
 import type { ToolDefinition } from '../session/types';
 import { openJournal, type Journal } from '../store/journal';
 import type { PipelineConfig } from '../trimming';
@@ -102,6 +103,12 @@ export class ProxyEngine {
       if (this.o.strategy === 'none') return untouched(undefined, m.entry.id, callIndex);
       const prepared = st.engine.prepare({ callIndex, upTo: s.messages.length, epochStart: 0, now });
       st.prepared = prepared;
+      // The builder had to repair something: if the client's own request breaks a rule, the
+      // client gets the API's answer to what it sent, not a request we made valid for it.
+      if (prepared.repairs.length > 0) {
+        const own = validateRequest(body, { model: body.model, thinking: thinkingEnabled(body) });
+        if (own.length > 0) return this.failOpen(st, `the client's request breaks an API rule as sent: ${own[0].message}`, raw, callIndex);
+      }
       const up = upstreamBody(body, prepared.body.messages);
       if ('error' in up) return this.failOpen(st, up.error, raw, callIndex);
       st.lastFailOpen = undefined;

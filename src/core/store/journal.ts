@@ -8,8 +8,9 @@
  * file, so attaching to a session that was just loaded from it writes nothing,
  * and writing the same fact twice is a no-op.
  *
- * One writer per file: two processes appending to the same journal are not
- * coordinated (O_APPEND keeps lines whole, but ids could then repeat).
+ * One writer per file: `openJournal` takes `<file>.lock` (the writer's pid, created
+ * exclusively); a second process opening the same journal gets a JournalLockedError
+ * until the first closes it or dies (a lock whose process is gone is taken over).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -62,8 +63,48 @@ function repairTornTail(file: string, text: string): void {
   }
 }
 
+/** Another live process is writing this journal. */
+export class JournalLockedError extends Error {
+  constructor(
+    readonly file: string,
+    readonly pid: number,
+  ) {
+    super(`journal ${file} is being written by process ${pid}; close that Trimline first`);
+    this.name = 'JournalLockedError';
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Take `<file>.lock` for this process (see the module doc); returns the lock file's path. */
+function lockJournal(file: string): string {
+  const lock = `${file}.lock`;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      return lock;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    const pid = Number.parseInt(fs.readFileSync(lock, 'utf8'), 10);
+    if (pid === process.pid) return lock;
+    if (Number.isInteger(pid) && pid > 0 && alive(pid)) throw new JournalLockedError(file, pid);
+    fs.rmSync(lock, { force: true }); // its writer is gone: take it over
+  }
+  throw new JournalLockedError(file, -1);
+}
+
 export class Journal {
   readonly file: string;
+  /** The lock file this writer holds (released by close). */
+  lockFile?: string;
   readonly sessionId: string;
   private fd: number | undefined;
   private readonly ids = new Set<string>();
@@ -142,6 +183,8 @@ export class Journal {
     for (const d of [...this.detachers]) d();
     if (this.fd !== undefined) fs.closeSync(this.fd);
     this.fd = undefined;
+    if (this.lockFile) fs.rmSync(this.lockFile, { force: true });
+    this.lockFile = undefined;
   }
 
   private onEvent(e: SessionEvent): void {
@@ -212,10 +255,12 @@ function ownId(v: unknown): string | undefined {
 export function openJournal(dir: string, sessionId: string, options: JournalOptions = {}): Journal {
   const file = journalPath(dir, sessionId);
   fs.mkdirSync(dir, { recursive: true });
+  const lockFile = lockJournal(file);
   const existed = fs.existsSync(file);
   const text = existed ? fs.readFileSync(file, 'utf8') : '';
   if (text && !text.endsWith('\n')) repairTornTail(file, text);
   const journal = new Journal(file, sessionId, text, options);
+  journal.lockFile = lockFile;
   if (!existed) fsyncDir(dir);
   return journal;
 }

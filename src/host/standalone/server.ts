@@ -46,6 +46,11 @@ export interface InspectorServerOptions {
   root?: string;
   /** Whether a request changes the snapshot (default: every request except originals/diff). */
   mutates?: (req: WebviewRequest) => boolean;
+  /**
+   * Requests for paths the inspector does not serve go here instead of a 404 (the proxy's
+   * pass-through). The inspector's own paths keep their Host/Origin check.
+   */
+  fallback?: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 export interface InspectorServer {
@@ -62,6 +67,9 @@ const ASSETS: Readonly<Record<string, readonly [string, string]>> = {
   '/assets/inspector.js.map': ['dist/webview/inspector.js.map', 'application/json; charset=utf-8'],
   '/assets/inspector.css': ['dist/webview/inspector.css', 'text/css; charset=utf-8'],
 };
+
+/** Every path the inspector itself answers. */
+const INSPECTOR_PATHS: ReadonlySet<string> = new Set(['/', '/index.html', '/api/request', '/api/events', ...Object.keys(ASSETS)]);
 
 /** The package root: the nearest ancestor of this file with package.json and media/inspector.css. */
 export function findRoot(from: string = __dirname): string {
@@ -163,12 +171,13 @@ export async function startInspectorServer(backend: InspectorBackend, opts: Insp
   };
 
   const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (opts.fallback && !INSPECTOR_PATHS.has(path)) return opts.fallback(req, res);
     const host = req.headers.host ?? '';
     const origin = req.headers.origin;
     if (!allowedHosts().includes(host) || (origin !== undefined && !allowedHosts().some((h) => origin === `http://${h}`))) {
       return send(res, 403, 'text/plain', 'forbidden: the inspector only answers to its own address');
     }
-    const path = (req.url ?? '/').split('?')[0];
     if (req.method === 'POST' && path === '/api/request') {
       api(req, res).catch((e: unknown) => send(res, 500, 'text/plain', String(e)));
       return;
