@@ -3,7 +3,8 @@
  * session, arriving one call at a time (as a replay does). The request is matched to its
  * session (registry.ts), its new messages appended, the pipeline + cache planner + validator
  * run on the messages only, and the client's body goes upstream with its messages replaced
- * (upstream.ts). `none` is observe-only: the upstream bytes are the client's bytes.
+ * (upstream.ts). `none` is observe-only: the upstream bytes are the client's bytes, until the
+ * user trims or pins something in the inspector (then the engine builds the messages).
  *
  * Fail open: if anything here throws or the result would be refused, the client's original
  * bytes go upstream and the reason is kept for the inspector. Auth never reaches this module
@@ -100,7 +101,8 @@ export class ProxyEngine {
       st.journal?.recordCall(call);
       callIndex = call.index;
       st.engine.ttl = clientTtl(body);
-      if (this.o.strategy === 'none') return untouched(undefined, m.entry.id, callIndex);
+      // Observe only: the client's bytes, unless the user pinned, trimmed or restored something here.
+      if (this.o.strategy === 'none' && s.allOverlays().length === 0) return untouched(undefined, m.entry.id, callIndex);
       const prepared = st.engine.prepare({ callIndex, upTo: s.messages.length, epochStart: 0, now });
       st.prepared = prepared;
       // The builder had to repair something: if the client's own request breaks a rule, the

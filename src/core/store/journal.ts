@@ -178,6 +178,11 @@ export class Journal {
     return this.append({ type: 'calibration', id: recordIds.calibration(id ?? ownId(calibration) ?? newId('cal')), calibration });
   }
 
+  /** A history-compression call's usage (it is billed, but not a call of the conversation). */
+  recordCompression(entry: { readonly callIndex: number; readonly model: string; readonly usage: CallUsage }, id: string = newId('cmp')): boolean {
+    return this.append({ type: 'compression', id: recordIds.compression(id), ...entry });
+  }
+
   /** Detach from every session and close the file. */
   close(): void {
     for (const d of [...this.detachers]) d();

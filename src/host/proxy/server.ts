@@ -39,6 +39,8 @@ export interface ProxyOptions {
   /** Package root for the inspector's assets (default: found from this file). */
   readonly root?: string;
   readonly log?: (line: string) => void;
+  /** A proxied session changed (a call, its usage, a user action): hosts refresh their views. */
+  readonly onChange?: () => void;
 }
 
 export interface ProxyHandle {
@@ -82,6 +84,7 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
   const inspector: { server?: InspectorServer } = {};
   let pending: NodeJS.Timeout | undefined;
   const schedule = (): void => {
+    o.onChange?.();
     pending ??= setTimeout(() => {
       pending = undefined;
       inspector.server?.broadcast();

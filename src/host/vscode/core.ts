@@ -6,6 +6,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ReplayInspector } from '../standalone/replay-inspector';
+import { ProxyRouting } from './proxy-routing';
 import type { ChatEvent, HostMessage, WebviewRequest } from '../../protocol';
 import { Approvals, PROPOSED_SCHEME } from './approvals';
 import { ChatTranscript } from './chat-transcript';
@@ -31,9 +32,14 @@ class TrimlineCore implements Core {
   private readonly imports = new Map<InspectorHandle, ReplayInspector>();
   private readonly disposables: vscode.Disposable[] = [];
   private snapshotTimer?: NodeJS.Timeout;
+  private readonly routing: ProxyRouting;
 
   constructor(private readonly deps: CoreDeps) {
     const { log } = deps;
+    this.routing = new ProxyRouting(deps, () => {
+      const cfg = vscode.workspace.getConfiguration('trimline.proxy');
+      return { strategy: cfg.get<string>('strategy') || 'none', upstream: cfg.get<string>('upstream') || undefined };
+    });
     this.transcript = new ChatTranscript((e) => deps.postChat(e));
     this.approvals = new Approvals((e) => this.transcript.push(e), () => this.settings().approval, (line) => log.info(line));
     const folder = vscode.workspace.workspaceFolders?.[0];
@@ -181,6 +187,10 @@ class TrimlineCore implements Core {
   }
 
   async inspectorReady(panel: InspectorHandle): Promise<void> {
+    if (panel.source.kind === 'proxy') {
+      panel.post(this.routing.message());
+      return;
+    }
     if (panel.source.kind === 'live') {
       await this.restoreLast();
       panel.post(this.liveSnapshot());
@@ -203,6 +213,10 @@ class TrimlineCore implements Core {
   }
 
   async inspectorRequest(panel: InspectorHandle, req: WebviewRequest): Promise<unknown> {
+    if (panel.source.kind === 'proxy') {
+      if (req.op === 'setStrategy') throw new Error('The proxy\'s strategy is the setting trimline.proxy.strategy (restart routing to apply it).');
+      return this.routing.handle(req);
+    }
     if (panel.source.kind === 'import') {
       const backend = this.importBackend(panel);
       const result = backend.handle(req);
@@ -274,6 +288,20 @@ class TrimlineCore implements Core {
     this.deps.openImportInspector(file);
   }
 
+  async routeTerminals(): Promise<void> {
+    if (!vscode.workspace.isTrusted) throw new Error('Routing terminals is off in Restricted Mode: trust the workspace first.');
+    const url = await this.routing.start();
+    this.deps.openProxyInspector();
+    void vscode.window.showInformationMessage(`Trimline: new terminals send Anthropic API calls through ${url}. Start Claude Code (or any SDK program) in a new terminal to see its context.`, 'New Terminal').then((pick) => {
+      if (pick) vscode.window.createTerminal({ name: 'Trimline-routed' }).show();
+    });
+  }
+
+  async stopRouting(): Promise<void> {
+    await this.routing.stop();
+    void vscode.window.showInformationMessage('Trimline: routing stopped. Terminals opened while routing keep the old ANTHROPIC_BASE_URL until they are closed.');
+  }
+
   configChanged(): void {
     this.live?.markStale();
     this.deps.log.info('settings or API key changed: applied from the next turn');
@@ -287,6 +315,7 @@ class TrimlineCore implements Core {
   dispose(): void {
     if (this.snapshotTimer) clearTimeout(this.snapshotTimer);
     this.live?.close();
+    this.routing.dispose();
     for (const d of this.disposables) d.dispose();
   }
 }

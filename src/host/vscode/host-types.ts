@@ -9,7 +9,7 @@ import type { Log } from './log';
 import type { ApiKeyStore } from './secrets';
 
 /** Where an inspector panel gets its snapshots: the live chat session, or an imported transcript. */
-export type InspectorSource = { kind: 'live' } | { kind: 'import'; file: string };
+export type InspectorSource = { kind: 'live' } | { kind: 'import'; file: string } | { kind: 'proxy' };
 
 /** The command each action of the inspector's empty state runs (both contributed in package.json). */
 export const INSPECTOR_ACTION_COMMANDS: Readonly<Record<InspectorAction, string>> = {
@@ -44,6 +44,10 @@ export interface CoreDeps {
   openImportInspector(file: string): void;
   /** Status bar: context used / window and session cost; undefined hides it. */
   setStatus(status: StatusInfo | undefined): void;
+  /** Status bar: the proxy terminals are routed through; undefined when not routing. */
+  setRouting(url: string | undefined): void;
+  /** Open (or reveal) the inspector of proxied sessions (terminal agents). */
+  openProxyInspector(): void;
 }
 
 export interface StatusInfo {
@@ -66,6 +70,10 @@ export interface Core extends vscode.Disposable {
   compactNow(): Promise<void>;
   exportSession(): Promise<void>;
   importTranscript(): Promise<void>;
+  /** Start the proxy and point new terminals' ANTHROPIC_BASE_URL at it. */
+  routeTerminals(): Promise<void>;
+  /** Stop the proxy and take the variable back. */
+  stopRouting(): Promise<void>;
   /** Settings or the key changed: the next turn uses the new values. */
   configChanged(): void;
   /** Workspace Trust was granted. */

@@ -16,6 +16,7 @@ import { webviewOptions } from './webview-html';
 
 export const INSPECTOR_VIEW_TYPE = 'trimline.inspector';
 const LIVE_TITLE = 'Context Inspector';
+const PROXY_TITLE = 'Inspector: Terminal Agents';
 const IMPORTS_KEY = 'trimline.inspectorImports';
 
 export interface InspectorHandlers {
@@ -72,6 +73,17 @@ export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Di
     this.attach(panel, { kind: 'live' });
   }
 
+  /** Reveal the inspector of proxied sessions (terminal agents), or open it beside the editor. */
+  openProxy(): void {
+    const existing = [...this.panels].find((p) => p.source.kind === 'proxy');
+    if (existing) {
+      existing.panel.reveal(undefined, true);
+      return;
+    }
+    const panel = vscode.window.createWebviewPanel(INSPECTOR_VIEW_TYPE, PROXY_TITLE, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, this.options());
+    this.attach(panel, { kind: 'proxy' });
+  }
+
   /** Open an imported transcript: in the live panel if it shows the empty state, else in a new tab. */
   openImport(file: string): void {
     const title = `Inspector: ${path.basename(file)}`;
@@ -97,7 +109,7 @@ export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Di
   async deserializeWebviewPanel(panel: vscode.WebviewPanel): Promise<void> {
     const file = panel.title === LIVE_TITLE ? undefined : this.state.get<Record<string, string>>(IMPORTS_KEY, {})[panel.title];
     panel.webview.options = this.options();
-    this.attach(panel, file ? { kind: 'import', file } : { kind: 'live' });
+    this.attach(panel, panel.title === PROXY_TITLE ? { kind: 'proxy' } : file ? { kind: 'import', file } : { kind: 'live' });
   }
 
   private options(): vscode.WebviewPanelOptions & vscode.WebviewOptions {

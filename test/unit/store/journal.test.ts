@@ -59,6 +59,31 @@ describe('journal round trip', () => {
     expect(loaded.decisions).toEqual([{ id: 'd1', strategy: 'old-results', why: 'stale' }]);
     expect(loaded.calibrations).toEqual([{ ratio: 1.35 }]);
   });
+
+  it('keeps history-compression calls with their usage (billed, not part of the conversation)', () => {
+    const journal = openJournal(dir, 's1');
+    journal.attach(new Session());
+    const usage = { input_tokens: 1200, output_tokens: 300, cache_read_input_tokens: 50 };
+    expect(journal.recordCompression({ callIndex: 4, model: 'claude-haiku-4-5', usage }, 'c1')).toBe(true);
+    expect(journal.recordCompression({ callIndex: 4, model: 'claude-haiku-4-5', usage }, 'c1')).toBe(false);
+    journal.close();
+    const loaded = loadJournal(journalPath(dir, 's1'));
+    expect(loaded.compressions).toEqual([{ callIndex: 4, model: 'claude-haiku-4-5', usage }]);
+    expect(loaded.session.calls).toEqual([]);
+  });
+});
+
+describe('one writer per journal', () => {
+  it('a second process cannot open a journal that a live process writes; a dead writer\'s lock is taken over', () => {
+    const file = journalPath(dir, 's1');
+    fs.writeFileSync(`${file}.lock`, '1');
+    expect(() => openJournal(dir, 's1')).toThrow(/is being written by process 1; close that Trimline first/);
+    fs.writeFileSync(`${file}.lock`, '2147483646');
+    const journal = openJournal(dir, 's1');
+    expect(fs.readFileSync(`${file}.lock`, 'utf8')).toBe(String(process.pid));
+    journal.close();
+    expect(fs.existsSync(`${file}.lock`)).toBe(false);
+  });
 });
 
 describe('durability', () => {
