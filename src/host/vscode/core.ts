@@ -297,6 +297,10 @@ class TrimlineCore implements Core {
     });
   }
 
+  async pickProxiedSession(): Promise<void> {
+    if (await this.routing.pick()) this.deps.openProxyInspector();
+  }
+
   async stopRouting(): Promise<void> {
     await this.routing.stop();
     void vscode.window.showInformationMessage('Trimline: routing stopped. Terminals opened while routing keep the old ANTHROPIC_BASE_URL until they are closed.');

@@ -94,6 +94,7 @@ export function activate(context: vscode.ExtensionContext): void {
     run('trimline.routeTerminals', () => getCore().routeTerminals()),
     run('trimline.stopRouting', () => getCore().stopRouting()),
     run('trimline.openProxyInspector', () => panels.openProxy()),
+    run('trimline.pickProxiedSession', () => getCore().pickProxiedSession()),
     keys.onDidChange(() => core?.configChanged()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('trimline')) core?.configChanged();

@@ -74,6 +74,8 @@ export interface Core extends vscode.Disposable {
   routeTerminals(): Promise<void>;
   /** Stop the proxy and take the variable back. */
   stopRouting(): Promise<void>;
+  /** Pick the proxied session the inspector of terminal agents shows. */
+  pickProxiedSession(): Promise<void>;
   /** Settings or the key changed: the next turn uses the new values. */
   configChanged(): void;
   /** Workspace Trust was granted. */

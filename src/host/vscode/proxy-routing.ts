@@ -7,7 +7,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import type { ProxyEngine } from '../../core/proxy/proxy-engine';
+import type { ProxyEngine, SessionState } from '../../core/proxy/proxy-engine';
 import type { HostMessage, WebviewRequest } from '../../protocol';
 import { startProxy, type ProxyHandle } from '../proxy/server';
 import type { CoreDeps, InspectorHandle } from './host-types';
@@ -23,6 +23,8 @@ export interface RoutingSettings {
 export class ProxyRouting implements vscode.Disposable {
   private proxy?: ProxyHandle;
   private timer?: NodeJS.Timeout;
+  /** The session the panel shows when the user picked one; undefined: the most recently active. */
+  private followed?: string;
 
   constructor(
     private readonly deps: CoreDeps,
@@ -63,14 +65,38 @@ export class ProxyRouting implements vscode.Disposable {
     this.deps.log.info('proxy: routing stopped');
   }
 
-  /** The snapshot of the session the proxy inspector follows (the most recently active), or the empty state. */
+  /** The session the inspector shows: the one the user picked, else the most recently active. */
+  private current(): SessionState | undefined {
+    const engine = this.proxy?.engine;
+    return (this.followed !== undefined ? engine?.state(this.followed) : undefined) ?? engine?.active();
+  }
+
+  /** The snapshot of the session the proxy inspector shows, or the empty state. */
   message(): HostMessage {
-    const snapshot = this.proxy?.engine.active()?.inspector.snapshot();
+    const snapshot = this.current()?.inspector.snapshot();
     return snapshot ? { type: 'snapshot', snapshot } : { type: 'empty', actions: [] };
   }
 
+  /** Let the user pick which proxied session the inspector shows (or go back to following the latest). */
+  async pick(): Promise<boolean> {
+    const engine = this.proxy?.engine;
+    if (!engine) throw new Error('Not routing: run "Trimline: Route Terminal Agents Through Trimline" first.');
+    type Item = vscode.QuickPickItem & { id?: string };
+    const items: Item[] = [{ label: '$(pulse) Follow the most recently active session', picked: this.followed === undefined }];
+    for (const e of [...engine.sessions.all()].sort((a, b) => b.lastSeen - a.lastSeen)) {
+      const st = engine.state(e.id);
+      const calls = e.session.calls.length;
+      items.push({ id: e.id, label: st?.inspector.snapshot()?.title ?? e.id, description: `${calls} call${calls === 1 ? '' : 's'} · ${e.session.messages.length} messages`, detail: `${e.id} · last call ${new Date(e.lastSeen).toLocaleTimeString()}`, picked: this.followed === e.id });
+    }
+    const choice = await vscode.window.showQuickPick(items, { title: 'Proxied sessions (terminal agents)', placeHolder: 'Which session should the inspector of terminal agents show?' });
+    if (!choice) return false;
+    this.followed = choice.id;
+    this.push();
+    return true;
+  }
+
   handle(req: WebviewRequest): unknown {
-    const st = this.proxy?.engine.active();
+    const st = this.current();
     if (!st) throw new Error('No proxied session yet: run Claude Code or an SDK program in a new terminal.');
     const result = st.inspector.handle(req);
     this.deps.log.info(`proxy inspector: ${req.op}${'blockId' in req ? ` ${req.blockId}` : ''} (applies to the client's next call)`);
