@@ -113,6 +113,8 @@ export class Journal {
   private readonly overlayRemoves = new Map<string, number>();
   private readonly detachers = new Set<() => void>();
   private readonly onError?: (error: Error) => void;
+  /** While attaching: records collected for one write. */
+  private batch?: { id: string; line: string }[];
 
   /** Use `openJournal`. */
   constructor(file: string, sessionId: string, existingText: string, options: JournalOptions = {}) {
@@ -143,12 +145,21 @@ export class Journal {
    * message and overlay event as it happens. Returns a function that detaches.
    */
   attach(session: Session): () => void {
-    if (!this.has(recordIds.header())) {
-      this.append({ type: 'header', id: recordIds.header(), sessionId: this.sessionId, system: session.system, tools: session.tools, model: session.model });
+    // The catch-up is one write and one fsync, however long the session (a proxy meeting a
+    // 5,000-message session must not fsync 5,000 times before forwarding its request).
+    this.batch = [];
+    try {
+      if (!this.has(recordIds.header())) {
+        this.append({ type: 'header', id: recordIds.header(), sessionId: this.sessionId, system: session.system, tools: session.tools, model: session.model });
+      }
+      for (const m of session.messages) this.writeMessage(m);
+      for (const o of session.allOverlays()) if (!this.isActive(o.id)) this.writeOverlayAdded(o);
+      for (const c of session.calls) this.recordCall(c);
+    } finally {
+      const batch = this.batch;
+      this.batch = undefined;
+      this.flush(batch);
     }
-    for (const m of session.messages) this.writeMessage(m);
-    for (const o of session.allOverlays()) if (!this.isActive(o.id)) this.writeOverlayAdded(o);
-    for (const c of session.calls) this.recordCall(c);
     const off = session.on((e) => this.onEvent(e));
     const detach = (): void => {
       off();
@@ -224,12 +235,31 @@ export class Journal {
     if (this.append({ type: 'overlay-removed', id: recordIds.overlayRemoved(o.id, nth), overlayId: o.id, by: e.by })) bump(this.overlayRemoves, o.id);
   }
 
-  /** Write one record durably unless its id is already in the file. Returns whether it was written. */
+  /** Write one record durably unless its id is already in the file. Returns whether it was written (or batched). */
   private append(rec: NewRecord): boolean {
     if (this.ids.has(rec.id)) return false;
+    const line = `${JSON.stringify({ v: JOURNAL_VERSION, ...rec, ts: new Date().toISOString() })}\n`;
+    if (this.batch) {
+      this.batch.push({ id: rec.id, line });
+      this.ids.add(rec.id);
+      return true;
+    }
+    if (!this.write(line)) return false;
+    this.ids.add(rec.id);
+    return true;
+  }
+
+  /** Write batched records with one write and one fsync; on failure their ids are forgotten again. */
+  private flush(batch: { id: string; line: string }[] | undefined): void {
+    if (!batch?.length) return;
+    if (!this.write(batch.map((b) => b.line).join(''))) for (const b of batch) this.ids.delete(b.id);
+  }
+
+  /** Append text durably (write + fsync); errors go to onError or are thrown. */
+  private write(text: string): boolean {
     try {
       if (this.fd === undefined) throw new Error(`journal ${this.file} is closed`);
-      const buf = Buffer.from(`${JSON.stringify({ v: JOURNAL_VERSION, ...rec, ts: new Date().toISOString() })}\n`, 'utf8');
+      const buf = Buffer.from(text, 'utf8');
       for (let off = 0; off < buf.length; ) off += fs.writeSync(this.fd, buf, off, buf.length - off);
       fs.fsyncSync(this.fd);
     } catch (e) {
@@ -238,7 +268,6 @@ export class Journal {
       this.onError(err);
       return false;
     }
-    this.ids.add(rec.id);
     return true;
   }
 }

@@ -105,6 +105,22 @@ describe('durability', () => {
     journal.close();
   });
 
+  it('attaching a long session catches up with one write and one fsync, and loads back whole', () => {
+    const session = new Session({ model: 'claude-test' });
+    for (let i = 0; i < 2000; i++) session.append(i % 2 ? 'assistant' : 'user', `message ${i}`, {}, `m${i}`);
+    session.recordCall({ at: 1, epochStart: 0 });
+    const journal = openJournal(dir, 's1');
+    const syncs = vi.spyOn(fs, 'fsyncSync');
+    journal.attach(session);
+    expect(syncs).toHaveBeenCalledTimes(1);
+    session.append('user', 'after');
+    expect(syncs).toHaveBeenCalledTimes(2);
+    journal.close();
+    const loaded = loadJournal(journalPath(dir, 's1'));
+    expect(loaded.session.messages).toHaveLength(2001);
+    expect(loaded.session.calls).toHaveLength(1);
+  });
+
   it('ignores a torn last line (no trailing newline), reporting it; reopening cuts it off', () => {
     const journal = openJournal(dir, 's1');
     const original = buildSession(journal);
