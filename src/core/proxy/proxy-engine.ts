@@ -15,7 +15,10 @@ import { LiveInspector } from '../inspect/live';
 import type { RequestBody } from '../request/types';
 import { thinkingEnabled, validateRequest } from '../request/validate';
 import type { ToolDefinition } from '../session/types';
-import { openJournal, type Journal } from '../store/journal';
+import { existsSync } from 'node:fs';
+import type { Session } from '../session/session';
+import { journalPath, openJournal, type Journal } from '../store/journal';
+import { loadJournal } from '../store/load';
 import type { PipelineConfig } from '../trimming';
 import { strategyNames } from '../trimming';
 import { ProxySessions, type ProxiedSession } from './registry';
@@ -62,7 +65,23 @@ export class ProxyEngine {
   private readonly states = new Map<string, SessionState>();
 
   constructor(private readonly o: ProxyEngineOptions) {
-    this.sessions = new ProxySessions();
+    this.sessions = new ProxySessions({ restore: (id) => this.restore(id) });
+  }
+
+  /** A session journaled by an earlier run (the proxy was restarted), with its overlays. */
+  private restore(id: string): Session | undefined {
+    if (!this.o.journalDir) return undefined;
+    const file = journalPath(this.o.journalDir, journalId(id));
+    if (!existsSync(file)) return undefined;
+    try {
+      const loaded = loadJournal(file);
+      for (const u of loaded.usage) loaded.session.completeCall(u.callIndex, { usage: u.usage });
+      this.o.log?.(`session ${id}: continued from its journal (${loaded.session.messages.length} messages, ${loaded.session.allOverlays().length} overlays)`);
+      return loaded.session;
+    } catch (e) {
+      this.o.log?.(`session ${id}: journal not loaded: ${e instanceof Error ? e.message : String(e)}`);
+      return undefined;
+    }
   }
 
   get strategy(): string {

@@ -47,12 +47,21 @@ export interface MatchInput {
   readonly now: number;
 }
 
+export interface ProxySessionsOptions {
+  /**
+   * A session kept from an earlier run under this id (its journal), if any: a proxy restarted
+   * mid-session continues it, the user's pins and trims included, when its log is a prefix of
+   * the request.
+   */
+  readonly restore?: (id: string) => Session | undefined;
+}
+
 export class ProxySessions {
   private readonly entries: ProxiedSession[] = [];
   private anon = 0;
   private readonly epochs = new Map<string, number>();
 
-  constructor(private readonly onCreate: (entry: ProxiedSession) => void = () => undefined) {}
+  constructor(private readonly o: ProxySessionsOptions = {}) {}
 
   all(): readonly ProxiedSession[] {
     return this.entries;
@@ -79,7 +88,7 @@ export class ProxySessions {
       if (!entry || e.digests.length > entry.digests.length || (e.digests.length === entry.digests.length && e.lastSeen > entry.lastSeen)) entry = e;
     }
     const created = entry === undefined;
-    entry ??= this.create(input);
+    entry ??= this.create(input, digests);
     const known = entry.digests.length;
     const s = entry.session;
     s.system = input.system;
@@ -94,23 +103,42 @@ export class ProxySessions {
     return { entry, known, created };
   }
 
-  private create(input: MatchInput): ProxiedSession {
+  private create(input: MatchInput, digests: readonly string[]): ProxiedSession {
     let id: string;
     let epoch = 0;
+    let session: Session | undefined;
+    let known: string[] = [];
     if (input.key) {
-      epoch = (this.epochs.get(input.key) ?? 0) + 1;
-      this.epochs.set(input.key, epoch);
-      id = epoch === 1 ? input.key : `${input.key}.e${epoch}`;
+      const key = input.key;
+      const idOf = (n: number): string => (n === 1 ? key : `${key}.e${n}`);
+      epoch = (this.epochs.get(key) ?? 0) + 1;
+      // Earlier runs' epochs of this key: continue the one the request extends, else start after them.
+      for (let n = epoch; ; n++) {
+        const kept = this.o.restore?.(idOf(n));
+        if (!kept) {
+          epoch = n;
+          break;
+        }
+        const keptDigests = kept.messages.map((m) => messageDigest({ role: m.role, content: m.blocks.map((b) => b.param) }));
+        if (keptDigests.length <= digests.length && commonPrefix(keptDigests, digests) === keptDigests.length) {
+          epoch = n;
+          session = kept;
+          known = keptDigests;
+          break;
+        }
+      }
+      this.epochs.set(key, epoch);
+      id = idOf(epoch);
     } else {
       id = `anon-${input.now.toString(36)}-${++this.anon}`;
     }
-    const entry: ProxiedSession = { id, key: input.key, epoch, session: new Session({ system: input.system, tools: input.tools ? [...input.tools] : undefined, model: input.model }), digests: [], lastSeen: input.now };
+    session ??= new Session({ system: input.system, tools: input.tools ? [...input.tools] : undefined, model: input.model });
+    const entry: ProxiedSession = { id, key: input.key, epoch, session, digests: known, lastSeen: input.now };
     this.entries.push(entry);
     if (this.entries.length > MAX_LIVE_SESSIONS) {
       const oldest = this.entries.reduce((a, b) => (a.lastSeen <= b.lastSeen ? a : b));
       this.entries.splice(this.entries.indexOf(oldest), 1);
     }
-    this.onCreate(entry);
     return entry;
   }
 }
