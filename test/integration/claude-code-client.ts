@@ -11,7 +11,7 @@
 import Anthropic from '@anthropic-ai/sdk';
 import type { ScriptedTurn } from '../../src/dev/types';
 
-export const CC_MODEL = 'claude-sonnet-4-5';
+export const CC_MODEL = 'claude-sonnet-4-6';
 const TOOL_NAMES = ['Agent', 'Bash', 'Edit', 'Glob', 'Grep', 'Read', 'Write', 'Skill', 'TodoWrite', 'WebFetch', 'WebSearch', 'NotebookEdit', 'BashOutput', 'KillShell'];
 
 export function ccSystem(): Anthropic.TextBlockParam[] {

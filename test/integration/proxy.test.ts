@@ -101,7 +101,7 @@ describe('proxy: pass-through that never breaks the client', () => {
   it('a 429 with retry-after reaches the client unchanged', async () => {
     server.fault({ kind: 'http', status: 429, errorType: 'rate_limit_error', message: 'Number of request tokens has exceeded your per-minute rate limit', retryAfterSec: 7 });
     const client = new Anthropic({ apiKey: 'k', baseURL: proxy.url, maxRetries: 0 });
-    const err = await client.messages.create({ model: 'claude-sonnet-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    const err = await client.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Anthropic.RateLimitError);
     const e = err as InstanceType<typeof Anthropic.RateLimitError>;
     expect(e.status).toBe(429);
@@ -113,7 +113,7 @@ describe('proxy: pass-through that never breaks the client', () => {
     const client = new Anthropic({ apiKey: 'k', baseURL: proxy.url, maxRetries: 0 });
     const models = await client.models.list();
     expect(models.data.length).toBeGreaterThan(0);
-    const count = await client.messages.countTokens({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'count me' }] });
+    const count = await client.messages.countTokens({ model: 'claude-sonnet-4-6', messages: [{ role: 'user', content: 'count me' }] });
     expect(count.input_tokens).toBeGreaterThan(0);
     const res = await fetch(`${proxy.url}/v1/nothing?x=1`, { method: 'DELETE' });
     expect(res.status).toBe(404);
@@ -125,7 +125,7 @@ describe('proxy: pass-through that never breaks the client', () => {
   it('an invalid client request goes upstream untouched and the API\u2019s 400 reaches the client', async () => {
     const client = new Anthropic({ apiKey: 'k', baseURL: proxy.url, maxRetries: 0 });
     const err = await client.messages
-      .create({ model: 'claude-sonnet-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_x', name: 'Read', input: {} }] }, { role: 'user', content: 'no result' }] })
+      .create({ model: 'claude-sonnet-4-6', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_x', name: 'Read', input: {} }] }, { role: 'user', content: 'no result' }] })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Anthropic.BadRequestError);
     expect((err as Error).message).toContain('`tool_use` ids were found without `tool_result` blocks immediately after');
