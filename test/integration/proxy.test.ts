@@ -81,6 +81,21 @@ describe('proxy: a Claude-Code-shaped session through the real SDK', () => {
     expect(reads).toBeGreaterThanOrEqual(trimmed.requests.length - 4);
   });
 
+  it('serves the inspector on the same port, showing the proxied session (and refuses other hosts)', async () => {
+    const page = await fetch(`${trimmed.proxy.url}/`);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'nonce-");
+    const res = await fetch(`${trimmed.proxy.url}/api/request`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'ready' }) });
+    const [msg] = (await res.json()) as [{ type: string; snapshot?: { title: string; live: boolean; rows: unknown[]; calls: unknown[] } }];
+    expect(msg.type).toBe('snapshot');
+    expect(msg.snapshot!.title).toBe('Proxied: Read the modules and check them.');
+    expect(msg.snapshot!.live).toBe(true);
+    expect(msg.snapshot!.rows.length).toBeGreaterThan(50);
+    expect(msg.snapshot!.calls.length).toBe(trimmed.calls);
+    const forged = await fetch(`${trimmed.proxy.url}/api/request`, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'http://evil.example' }, body: JSON.stringify({ type: 'ready' }) });
+    expect(forged.status).toBe(403);
+  });
+
   it('journals the session under the data directory, without auth headers', () => {
     const st = trimmed.proxy.engine.state('sess-default-1')!;
     expect(st.journal).toBeDefined();
