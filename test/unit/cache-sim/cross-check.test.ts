@@ -21,8 +21,18 @@ const tokensOf = (b: object): number => {
 };
 
 /** One step of a session: what happens to the conversation before the next call. */
-const action = fc.record({
-  kind: fc.constantFrom('tool-round', 'parallel', 'prompt', 'edit', 'same'),
+interface Action {
+  kind: 'tool-round' | 'parallel' | 'prompt' | 'edit' | 'same';
+  width: number;
+  size: number;
+  at: number;
+  pauseS: number;
+  breakpoints: number[];
+  oneHour: boolean;
+  topLevel: boolean;
+}
+const action: fc.Arbitrary<Action> = fc.record({
+  kind: fc.constantFrom<Action['kind'][]>('tool-round', 'parallel', 'prompt', 'edit', 'same'),
   width: fc.integer({ min: 2, max: 12 }),
   size: fc.integer({ min: 1, max: 900 }),
   at: fc.nat(),
@@ -32,7 +42,7 @@ const action = fc.record({
   topLevel: fc.boolean(),
 });
 
-function conversation(steps: fc.infer<typeof action>[]): { body: Msg[]; at: number; bps: number[]; oneHour: boolean; topLevel: boolean }[] {
+function conversation(steps: Action[]): { body: Msg[]; at: number; bps: number[]; oneHour: boolean; topLevel: boolean }[] {
   const msgs: Msg[] = [{ role: 'user', content: [{ type: 'text', text: 'start'.padEnd(400, '.') }] }];
   let t = 1_700_000_000_000;
   let n = 0;
