@@ -76,7 +76,7 @@ export function checkSection(d: CheckData, after: readonly Aggregate[], oracleCo
   const lines = [
     '### Before / after',
     '',
-    '"Before" is the benchmark as it was (the engine\'s simulator with its old rules, the engine\'s online token estimate, response timestamps, no client prefix), reproduced in this run; "after" is the table above; "reference" prices the same requests with the independent simulator (test/bench/reference-cache-sim.ts).',
+    '"Before" prices today\'s requests the way the benchmark did before (the engine\'s simulator with its old rules, the engine\'s online token estimate, response timestamps, no client prefix); "after" is the table above; "reference" prices the same requests with the independent simulator (test/bench/reference-cache-sim.ts).',
     '',
     '| strategy | before: cost vs none | after: cost vs none | reference simulator | calls where the simulators differ | after: cost vs floor |',
     '|---|---|---|---|---|---|',
