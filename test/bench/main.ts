@@ -19,7 +19,7 @@ import { oracle } from './oracle';
 import { benchRequestBuild, formatRequestBuild } from './request-build';
 import { checkSection, costTable, losoSection, pct, perTranscript, rulesSection, type CheckData } from './report';
 import { setupSession, type BenchSession } from './session-setup';
-import { checkStep, LADDER, legacyPricer, timingFacts, type StepResult } from './sim-check';
+import { checkStep, LADDER, legacyPricer, recordedCost, timingFacts, type StepResult } from './sim-check';
 import { formatReport, measureCalibration, transcriptFiles } from './tokens';
 
 /** Strategies priced by both simulators and by the old rules (the before/after table). */
@@ -91,7 +91,13 @@ function runCheck(e: EngineRun): CheckData {
     }
     log(`check ${s.name} done`);
   }
-  return { ladder, finals, legacy: [...e.legacy].map(([contender, cost]) => ({ contender, cost })), sessions: e.sessions.map((s) => ({ s, timing: timingFacts(s) })) };
+  return { ladder, finals, legacy: [...e.legacy].map(([contender, cost]) => ({ contender, cost })), sessions: e.sessions.map((s) => ({
+      s,
+      timing: timingFacts(s),
+      recorded: recordedCost(s),
+      none: e.rows.find((r) => r.transcript === s.name && r.contender === 'none')!,
+      def: e.rows.find((r) => r.transcript === s.name && r.contender === 'default'),
+    })) };
 }
 
 async function main(): Promise<void> {

@@ -6,7 +6,7 @@ import type { Aggregate, Row } from './engine-bench';
 import { label, RETENTION_FLOOR, type LosoResult } from './loso';
 import type { OracleResult } from './oracle';
 import type { BenchSession } from './session-setup';
-import type { StepResult, TimingFacts } from './sim-check';
+import type { Recorded, StepResult, TimingFacts } from './sim-check';
 
 export const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
 const usd = (x: number): string => `$${x.toFixed(2)}`;
@@ -64,7 +64,26 @@ export interface CheckData {
   /** The anchors and others at the final step: engine sim vs reference sim. */
   finals: { contender: string; bench: number; ref: number; mismatches: number; firstMismatch?: string }[];
   legacy: { contender: string; cost: number }[];
-  sessions: { s: BenchSession; timing: TimingFacts }[];
+  sessions: { s: BenchSession; timing: TimingFacts; recorded: Recorded; none: Row; def?: Row }[];
+}
+
+function recordedTable(d: CheckData): string {
+  const sum = (f: (x: CheckData['sessions'][number]) => number): number => d.sessions.reduce((a, x) => a + f(x), 0);
+  const rec = sum((x) => x.recorded.cost);
+  const none = sum((x) => x.none.inputCost);
+  const def = sum((x) => x.def?.inputCost ?? 0);
+  return [
+    '### Does `none` reproduce the recordings?',
+    '',
+    '`none` sends what the client sent (with the engine\'s breakpoints instead of the client\'s), so its simulated cost should match the recorded usage.',
+    '',
+    '| transcript | recorded cost | simulated none | tokens: simulated / recorded | recorded hit ratio | simulated hit ratio |',
+    '|---|---|---|---|---|---|',
+    ...d.sessions.map((x) => `| ${x.s.name} | $${x.recorded.cost.toFixed(3)} | $${x.none.inputCost.toFixed(3)} (${pct(x.none.inputCost / x.recorded.cost)}) | ${pct(x.none.tokensSent / x.recorded.tokens)} | ${pct(x.recorded.read / x.recorded.tokens)} | ${pct(x.none.hitRatio)} |`),
+    `| all | ${usd(rec)} | ${usd(none)} (${pct(none / rec)}) | ${pct(sum((x) => x.none.tokensSent) / sum((x) => x.recorded.tokens))} | ${pct(sum((x) => x.recorded.read) / sum((x) => x.recorded.tokens))} | ${pct(sum((x) => x.none.hitRatio * x.none.tokensSent) / sum((x) => x.none.tokensSent))} |`,
+    '',
+    `Against the recorded cost instead of the simulated none, default is ${pct(def / rec)}. Where the simulation is dearer than the recording, the recording read more from the cache than the requests alone explain (the client makes calls the transcript does not hold, which warm the cache).`,
+  ].join('\n');
 }
 
 const sumCost = (xs: readonly StepResult[]): number => xs.reduce((a, x) => a + x.bench.cost, 0);
@@ -95,6 +114,8 @@ export function checkSection(d: CheckData, after: readonly Aggregate[], oracleCo
     '|---|---|---|---|---|---|',
     `| 0. as it was | ${usd(legacyNone)} | ${usd(d.legacy.find((l) => l.contender === 'default')?.cost ?? 0)} | ${pct((d.legacy.find((l) => l.contender === 'default')?.cost ?? 0) / legacyNone)} | – | – |`,
     ...d.ladder.map((l) => `| ${l.step} | ${usd(sumCost(l.none))} | ${usd(sumCost(l.def))} | ${pct(sumCost(l.def) / sumCost(l.none))} | ${pct(sumRef(l.def) / sumRef(l.none))} | ${sumMm(l.none) + sumMm(l.def)} |`),
+    '',
+    recordedTable(d),
     '',
     '### The facts behind each step',
     '',

@@ -7,6 +7,7 @@
  */
 import { CacheSimulator, type CacheSimulatorOptions } from '../../src/core/cache/simulator';
 import { costOf } from '../../src/core/cache/pricing';
+import { totalInput } from '../../src/core/session/types';
 import type { RequestBody } from '../../src/core/request/types';
 import type { TokenAccountant } from '../../src/core/tokens/types';
 import { priceRequests, type Priced, type SentRequest } from './engine-bench';
@@ -115,4 +116,25 @@ export function timingFacts(s: BenchSession): TimingFacts {
     if (a !== b) flips++;
   }
   return { calls: s.requestTimes.length, expiredByRequest, expiredByResponse, flips };
+}
+
+export interface Recorded {
+  /** USD, input side, from the recorded usage (each call at its own model's prices). */
+  cost: number;
+  tokens: number;
+  read: number;
+}
+
+/** What the session cost as recorded: the yardstick the simulated `none` should reproduce. */
+export function recordedCost(s: BenchSession): Recorded {
+  let cost = 0;
+  let tokens = 0;
+  let read = 0;
+  for (const c of s.imp.calls) {
+    if (!c.usage) continue;
+    cost += costOf({ ...c.usage, output_tokens: 0 }, c.model ?? s.model).total;
+    tokens += totalInput(c.usage);
+    read += c.usage.cache_read_input_tokens ?? 0;
+  }
+  return { cost, tokens, read };
 }
