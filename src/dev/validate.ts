@@ -293,20 +293,19 @@ function checkEnding(body: MessagesBody, model: ModelSpec | undefined): void {
 const THINKING_TYPES: ReadonlySet<string> = new Set(['thinking', 'redacted_thinking']);
 
 /**
- * The thinking rules, in the API's words where public error bodies quote them: no assistant
- * message ends with thinking; with thinking off, a final assistant message holds none; with
+ * The thinking rules, in the API's words where public error bodies quote them: a final assistant
+ * message does not end with thinking (an earlier thinking-only response is accepted, as a real
+ * Claude Code session shows); with thinking off, a final assistant message holds none; with
  * thinking on, no prefill, and the assistant turn before the last tool results starts with thinking.
  */
 function checkThinkingRules(body: MessagesBody): void {
   const on = body.thinking?.type === 'enabled' || body.thinking?.type === 'adaptive';
-  body.messages.forEach((m, i) => {
-    const blocks = m.role === 'assistant' ? blocksOf(m) : [];
-    if (blocks.length && THINKING_TYPES.has(blocks[blocks.length - 1].type)) bad(`messages.${i}: The final block in an assistant message cannot be \`thinking\`.`);
-  });
   const turns = turnsOf(body.messages);
   const last = turns[turns.length - 1];
   if (!last) return;
   if (last.role === 'assistant') {
+    const tail = last.blocks[last.blocks.length - 1];
+    if (tail && THINKING_TYPES.has(tail.block.type)) bad(`messages.${tail.messageIndex}: The final block in an assistant message cannot be \`thinking\`.`);
     if (on) bad(`messages.${body.messages.length - 1}: When \`thinking\` is enabled, the conversation must end with a \`user\` message.`);
     if (last.blocks.some((b) => THINKING_TYPES.has(b.block.type))) {
       bad(`messages.${last.firstMessage}.content.0: When thinking is disabled, an \`assistant\` message in the final position cannot contain \`thinking\`. To use thinking blocks, enable \`thinking\` in your request.`);

@@ -1,7 +1,8 @@
 /**
  * Every real transcript in test/fixtures (other people's Claude Code sessions) through every
  * strategy that needs no model: 0 requests the API would refuse, judged by the engine's validator
- * with thinking taken from the recorded response the request continues, and by the test server's
+ * with thinking taken from the recorded response the request continues (whose thinking blocks the
+ * request's latest assistant message must carry unmodified), and by the test server's
  * independent checker with `thinking` enabled exactly when that response had thinking.
  */
 import { readdirSync } from 'node:fs';
@@ -10,7 +11,7 @@ import { describe, expect, it } from 'vitest';
 import { replayAll } from '../../src/core/engine/replay';
 import { importTranscript } from '../../src/core/import';
 import { RULE, validateRequest } from '../../src/core/request/validate';
-import type { ImportedSession } from '../../src/core/session/types';
+import type { ContentBlockParam, ImportedSession } from '../../src/core/session/types';
 import { modelTable } from '../../src/dev/models';
 import { checkRequest } from '../../src/dev/validate';
 
@@ -29,6 +30,17 @@ function sessions(): ImportedSession[] {
     }
   }
   return out;
+}
+
+/** Thinking of the last assistant message recorded before `at` (undefined when it was interrupted: then it is not sent whole). */
+function latestRecorded(imp: ImportedSession, from: number, at: number): ContentBlockParam[] | undefined {
+  for (let p = at - 1; p >= from; p--) {
+    const m = imp.messages[p];
+    if (m.role !== 'assistant') continue;
+    if (m.meta.interrupted) return undefined;
+    return m.blocks.filter((b) => b.kind === 'thinking' || b.kind === 'redacted_thinking').map((b) => b.param);
+  }
+  return undefined;
 }
 
 describe('every strategy on every real transcript', () => {
@@ -52,7 +64,9 @@ describe('every strategy on every real transcript', () => {
         const latest = body.messages.map((m) => m.role).lastIndexOf('assistant');
         const source = latest >= 0 ? byId.get(blockMap.idAt(latest, 0)?.split('.')[0] ?? '') : undefined;
         const thinking = source !== undefined && thoughtful.has(source.meta.apiMessageId ?? source.id);
-        for (const v of validateRequest(body, { model: body.model, thinking })) refused.push(`${imp.file} call ${call.index}: ${v.message}`);
+        // The latest recorded response before this call: the request's latest assistant message must carry its thinking, unmodified.
+        const recorded = latestRecorded(imp, call.epochStart, call.at);
+        for (const v of validateRequest(body, { model: body.model, thinking, latestAssistantThinking: recorded })) refused.push(`${imp.file} call ${call.index}: ${v.message}`);
         const wire = { ...body, model: 'claude-sonnet-4-5', ...(thinking ? { thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 2048 } : {}) };
         const dev = checkRequest(wire, { endpoint: 'messages', models: DEV_MODELS, contextWindow: Infinity, verifySignature: () => undefined });
         if (!dev.ok) refused.push(`${imp.file} call ${call.index} (test server): ${dev.rejection.message}`);

@@ -24,7 +24,8 @@
  *   tool_result is synthesized for each unanswered call, saying the result is in the text
  *   that follows; the original text is sent verbatim after it.
  * - tool_result blocks are moved before the other blocks of their message.
- * - An assistant message never ends with thinking: trailing thinking of an older turn is dropped.
+ * - A thinking-only response in the history is sent as recorded (the API accepts it there; only a
+ *   final assistant message may not end with thinking, and the request never ends with one).
  * - A leading assistant message is dropped (nothing is prepended), with the results of its calls.
  * - A trailing assistant message is dropped: the request ends with a user message.
  * - Thinking: the latest assistant message keeps every thinking block verbatim (overlays on
@@ -34,7 +35,7 @@
 import type { ContentBlockParam, MessageParam, ToolResultBlockParam } from '../session/types';
 import { isThinking } from './blocks';
 import { summaryBlock, SYNTHETIC, type RenderedMessage, type SentBlock } from './render';
-import { dropTrailingThinking, thinkingPass } from './thinking-pass';
+import { thinkingPass } from './thinking-pass';
 import { hasToolResult, hasToolResultBefore, hasToolUse, mutable, sameVisible, setBlocks, sourcesOf, turnOf, userTurn, visibleCount, visibleIds, type Turn } from './turns';
 import type { Repair } from './types';
 
@@ -233,8 +234,7 @@ class Assembler {
   }
 
   /**
-   * Drop emptied turns, re-merge, drop a leading assistant turn (and its results) and the trailing one;
-   * an assistant turn never ends with thinking.
+   * Drop emptied turns, re-merge, drop a leading assistant turn (and its results) and the trailing one.
    */
   compact(turns: Turn[]): Turn[] {
     const out: Turn[] = [];
@@ -249,7 +249,6 @@ class Assembler {
         }
         orphans = undefined;
       }
-      if (t.role === 'assistant') dropTrailingThinking(t, (r, d, ids) => this.repair(r, d, ids));
       if (visibleCount(t) === 0) continue;
       if (out.length === 0 && t.role === 'assistant') {
         this.repair('leading-assistant', 'dropped an assistant message at the start (the first message must be user)', visibleIds(t));

@@ -2,7 +2,7 @@
  * The assembler's thinking rules (reference, "Requests that the API rejects"): the latest
  * assistant message keeps every thinking block verbatim (overlays on them are ignored) and
  * thinking first; older turns lose their thinking when a merge left it behind another block
- * (older thinking may be dropped); no assistant message ends with thinking.
+ * (older thinking may be dropped).
  */
 import type { ContentBlockParam } from '../session/types';
 import { isThinking } from './blocks';
@@ -10,17 +10,6 @@ import { setBlocks, type Turn } from './turns';
 
 /** How a pass reports a repair (rule, description, block ids). */
 export type Report = (rule: string, description: string, ids: (string | undefined)[]) => void;
-
-/** "The final block in an assistant message cannot be `thinking`": a thinking-only tail goes (older thinking may be dropped). */
-export function dropTrailingThinking(t: Turn, repair: Report): void {
-  let end = t.blocks.length;
-  while (end > 0 && (t.blocks[end - 1].hidden || isThinking(t.blocks[end - 1].param))) end--;
-  const tail = t.blocks.slice(end).filter((b) => !b.hidden);
-  if (tail.length === 0) return;
-  setBlocks(t, t.blocks.filter((b) => !tail.includes(b)));
-  if (!t.blocks.some((b) => isThinking(b.param))) t.thinkingFrom = undefined;
-  repair('trailing-thinking', 'dropped thinking at the end of an assistant message (a response recorded without its text or calls)', tail.map((b) => b.id));
-}
 
 /** Thinking rules (see module doc); returns the thinking the latest assistant message must carry. */
 export function thinkingPass(turns: Turn[], repair: Report): ContentBlockParam[] {

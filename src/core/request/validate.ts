@@ -250,7 +250,8 @@ function lastIndexOf(msgs: Messages, role: 'user' | 'assistant'): number {
 
 /**
  * The thinking rules that depend on whether thinking is on (reference, "Requests that the API rejects"):
- * - no assistant message ends with a thinking block (the API's wording, from issue threads);
+ * - a final assistant message does not end with a thinking block (the API's wording, from issue
+ *   threads; an earlier thinking-only response is accepted: Claude Code sent one in ff59cfd2, call 24);
  * - with thinking on, the conversation ends with a user message (no prefill on any model; wording ours:
  *   the API's text for this case is not quoted anywhere we could find);
  * - with thinking on and the request continuing a tool loop (the last user message carries
@@ -258,16 +259,12 @@ function lastIndexOf(msgs: Messages, role: 'user' | 'assistant'): number {
  * - with thinking off, a final assistant message holds no thinking (the API's wording, from issue threads).
  */
 function checkThinkingLoop(msgs: Messages, thinking: boolean, out: Violation[]): void {
-  msgs.forEach((m, i) => {
-    if (m.role !== 'assistant' || typeof m.content === 'string' || m.content.length === 0) return;
-    if (isThinking(m.content[m.content.length - 1])) {
-      out.push(v(RULE.thinkingFinalBlock, `messages.${i}: The final block in an assistant message cannot be \`thinking\`.`, i, m.content.length - 1));
-    }
-  });
   const last = msgs.length - 1;
   if (last < 0) return;
   const final = msgs[last];
   if (final.role === 'assistant') {
+    const tail = typeof final.content === 'string' ? undefined : final.content[final.content.length - 1];
+    if (tail && isThinking(tail)) out.push(v(RULE.thinkingFinalBlock, `messages.${last}: The final block in an assistant message cannot be \`thinking\`.`, last, final.content.length - 1));
     if (thinking) {
       out.push(v(RULE.thinkingPrefill, `messages.${last}: When \`thinking\` is enabled, the conversation must end with a \`user\` message (assistant prefill is not supported with thinking).`, last));
     } else if (typeof final.content !== 'string' && final.content.some(isThinking)) {

@@ -187,11 +187,14 @@ describe('RequestBuilder repairs', () => {
     expect(rules(m)).toContain('merged-thinking-dropped');
   });
 
-  it('an assistant message never ends with thinking (a response recorded without its text)', () => {
-    const s = sessionOf([['user', 'go'], ['assistant', [text('so'), thinking('dangling')]], ['user', 'next']]);
+  it('a thinking-only response in the history is sent as recorded (the API accepts it there)', () => {
+    // ff59cfd2: the model thought and ended its turn without text; Claude Code sent that message back.
+    const s = sessionOf([['user', 'go'], ['assistant', [thinking('all done')]], ['user', 'next']]);
     const r = build(s);
-    expect(r.body.messages[1].content).toEqual([text('so')]);
-    expect(rules(r)).toEqual(['trailing-thinking']);
+    expect(r.body.messages[1].content).toEqual([thinking('all done')]);
+    expect(rules(r)).toEqual([]);
+    // As the last message it would be a prefill: dropped, the request ends with the user.
+    expect(build(s, { upTo: 2 }).body.messages).toEqual([{ role: 'user', content: [text('go')] }]);
   });
 
   it('moves tool_results before text', () => {

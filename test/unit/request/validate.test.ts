@@ -199,8 +199,11 @@ describe('validateRequest', () => {
     // The body's own thinking param turns the rule on too.
     const withParam = { ...loop([use('toolu_1')]), thinking: { type: 'enabled' as const, budget_tokens: 1024 } };
     expect(validateRequest(withParam).map((x) => x.rule)).toEqual([RULE.thinkingLoopStart]);
-    const tail = validateRequest(bodyOf([{ role: 'user', content: 'a' }, { role: 'assistant', content: [thinking('only')] }, { role: 'user', content: 'b' }]));
-    expect(msgs(tail)).toEqual(['messages.1: The final block in an assistant message cannot be `thinking`.']);
+    // A thinking-only response earlier in the history is accepted (Claude Code sent one: ff59cfd2, call 24)...
+    expect(validateRequest(bodyOf([{ role: 'user', content: 'a' }, { role: 'assistant', content: [thinking('only')] }, { role: 'user', content: 'b' }]))).toEqual([]);
+    // ...a final assistant message ending with thinking is not.
+    const tail = validateRequest(bodyOf([{ role: 'user', content: 'a' }, { role: 'assistant', content: [thinking('only')] }]), { model: 'claude-sonnet-4-5', thinking: false });
+    expect(msgs(tail)).toContain('messages.1: The final block in an assistant message cannot be `thinking`.');
     const prefill = bodyOf([{ role: 'user', content: 'a' }, { role: 'assistant', content: [thinking('t'), text('so')] }]);
     expect(validateRequest(prefill, { model: 'claude-sonnet-4-5', thinking: true }).map((x) => x.rule)).toEqual([RULE.thinkingPrefill]);
     expect(validateRequest(prefill, { model: 'claude-sonnet-4-5', thinking: false }).map((x) => x.rule)).toEqual([RULE.thinkingDisabledFinal]);
