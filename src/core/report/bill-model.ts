@@ -1,0 +1,232 @@
+/**
+ * The bill model: what a recorded session's requests cost with the cache
+ * behaving as the API documents it, on sizes inferred from the recorded usage.
+ *
+ * What the API did, and this model follows (shared/reference/anthropic-api.md):
+ * - The request is tools+system, then the messages. Claude Code does not
+ *   record its tools and system prompt; they are two inferred blocks: the
+ *   `shared` prefix (tools and the stable system blocks, identical in every
+ *   session of a client version, so other sessions keep it warm: read from
+ *   cache even after 40-minute gaps in the m-claude data) and the `session`
+ *   part (the project's system block and the reminders injected into the first
+ *   message). Claude Code puts a breakpoint after each, and one on the last
+ *   block of the last message.
+ * - Thinking of earlier turns: models that do not keep it (Sonnet 4.5) drop
+ *   every thinking block before the latest human turn from the prompt. The
+ *   prompt then differs from the cached one from the first dropped block on,
+ *   and the read falls back to what the 20-block lookback still finds (often
+ *   just the system prefix). This is the main thing a TTL-only model misses.
+ * - TTL from the recorded timestamps; 1-hour breakpoints where the recorded
+ *   usage shows 1-hour writes.
+ * The cache itself is the shared simulator (src/core/cache/simulator.ts).
+ */
+import { costOf } from '../cache/cost';
+import { CacheSimulator, type CacheUsage, type SimBlock } from '../cache/simulator';
+import { keepsPriorThinking } from '../models';
+
+/** One block as the bill model sees it: a content identity, a size, whether it is thinking. */
+export interface BillBlock {
+  /** Content identity: equal ids are equal bytes (a log block id, plus a digest when a strategy replaced it). */
+  readonly id: string;
+  readonly tokens: number;
+  readonly thinking: boolean;
+  /** Log block id this stands for (offenders, strategies). */
+  readonly logId?: string;
+}
+
+export interface BillMessage {
+  readonly role: 'user' | 'assistant';
+  readonly blocks: readonly BillBlock[];
+  /** A user message holding more than tool results: a new human turn starts here. */
+  readonly humanTurn: boolean;
+  /** The client restarted or signed in again here: it rebuilt its system prompt (see {@link isClientRestart}). */
+  readonly clientRestart?: boolean;
+}
+
+export interface BillRequest {
+  readonly now: number;
+  readonly messages: readonly BillMessage[];
+  readonly ttl: '5m' | '1h';
+  /** Id of the block carrying the message breakpoint; default (or when absent): the last block. */
+  readonly breakpointAt?: string;
+}
+
+/** The part of every request the transcript does not hold, inferred from usage. */
+export interface InferredPrefix {
+  /** Tools and stable system blocks: the first call's cache read when it had one. */
+  readonly shared: number;
+  /** Kept warm by the client's other sessions (true when the first call read it from cache). */
+  readonly sharedWarm: boolean;
+  /** Project system block and injected reminders. */
+  readonly session: number;
+}
+
+export interface BillStep {
+  readonly usage: CacheUsage;
+  /** Input-side cost, USD. */
+  readonly cost: number;
+  readonly totalInput: number;
+  /** Tokens of the prefix read from cache at this call (for per-block pricing). */
+  readonly readTokens: number;
+  /** Tokens up to the end of the last write. */
+  readonly writtenUpTo: number;
+}
+
+/**
+ * Messages as the API counts them: for models that drop earlier thinking,
+ * thinking blocks before the last human turn are left out.
+ */
+export function effectiveMessages(messages: readonly BillMessage[], model: string): readonly BillMessage[] {
+  if (keepsPriorThinking(model)) return messages;
+  let lastHuman = -1;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i].role === 'user' && messages[i].humanTurn) {
+      lastHuman = i;
+      break;
+    }
+  }
+  if (lastHuman <= 0) return messages;
+  return messages.map((m, i) => (i < lastHuman && m.role === 'assistant' && m.blocks.some((b) => b.thinking) ? { ...m, blocks: m.blocks.filter((b) => !b.thinking) } : m));
+}
+
+/**
+ * Thinking blocks do not key the cache: measured on the m-claude Sonnet 4.5
+ * sessions, when a human turn drops a whole turn's thinking (the total input
+ * shrinks by it) the next call still reads everything else from cache, up to
+ * the previous call's breakpoint. So a thinking block's tokens are carried by
+ * the next block of its message (the last one before it when none follows),
+ * and the block itself is no cache position.
+ */
+export function foldThinking(blocks: readonly BillBlock[]): { block: BillBlock; tokens: number }[] {
+  const out: { block: BillBlock; tokens: number }[] = [];
+  let carry = 0;
+  for (const b of blocks) {
+    if (b.thinking) {
+      carry += b.tokens;
+      continue;
+    }
+    out.push({ block: b, tokens: b.tokens + carry });
+    carry = 0;
+  }
+  if (carry > 0) {
+    if (out.length) out[out.length - 1].tokens += carry;
+    else if (blocks.length) out.push({ block: blocks[blocks.length - 1], tokens: carry });
+  }
+  return out;
+}
+
+/**
+ * The block that ends closest to `offset` tokens into the messages (as
+ * counted: thinking dropped and folded). Used to place the client's message
+ * breakpoint where the recorded usage says it was: `input_tokens` are the
+ * tokens after the last breakpoint.
+ */
+export function blockEndingNear(messages: readonly BillMessage[], model: string, offset: number): string | undefined {
+  let cum = 0;
+  let best: string | undefined;
+  let bestDist = Infinity;
+  for (const m of effectiveMessages(messages, model)) {
+    for (const f of foldThinking(m.blocks)) {
+      cum += f.tokens;
+      const d = Math.abs(cum - offset);
+      if (d < bestDist) {
+        bestDist = d;
+        best = f.block.id;
+      }
+    }
+  }
+  return best;
+}
+
+/** Sum of the tokens of effective messages. */
+export function messageTokens(messages: readonly BillMessage[]): number {
+  let n = 0;
+  for (const m of messages) for (const b of m.blocks) n += b.tokens;
+  return n;
+}
+
+/**
+ * Replays requests through the cache simulator with the client's breakpoint
+ * placement. One instance per session and strategy (the cache is its state).
+ */
+export class BillModel {
+  private readonly sim = new CacheSimulator();
+  private readonly sizes = new WeakMap<object, number>();
+  private readonly simBlocks = new Map<string, SimBlock>();
+  private readonly shared: SimBlock;
+  private readonly sessionBlock: SimBlock;
+  private readonly sharedSized: SimBlock;
+
+  constructor(
+    readonly model: string,
+    readonly prefix: InferredPrefix,
+  ) {
+    this.shared = { type: 'text', text: 'prefix:shared', cache_control: { type: 'ephemeral' } } as SimBlock;
+    this.sessionBlock = { type: 'text', text: 'prefix:session', cache_control: { type: 'ephemeral' } } as SimBlock;
+    this.sharedSized = this.shared;
+    this.sizes.set(this.shared, prefix.shared);
+    this.sizes.set(this.sessionBlock, prefix.session);
+  }
+
+  private tokensOf = (b: SimBlock): number => this.sizes.get(b) ?? 0;
+
+  /** The session prefix after the n-th client restart: same size, new bytes (environment, git status). */
+  private restartedSessionBlock(n: number): SimBlock {
+    const key = `prefix:session#${n}`;
+    let s = this.simBlocks.get(key);
+    if (!s) {
+      s = { type: 'text', text: key, cache_control: { type: 'ephemeral' } } as SimBlock;
+      this.simBlocks.set(key, s);
+      this.sizes.set(s, this.prefix.session);
+    }
+    return s;
+  }
+
+  /** The simulator's block for a content id at a size (same id, same bytes: same cache identity whatever the size). */
+  private simBlock(b: BillBlock, tokens: number): SimBlock {
+    const key = `${b.id}@${tokens}`;
+    let s = this.simBlocks.get(key);
+    if (!s) {
+      s = { type: 'text', text: b.id } as SimBlock;
+      this.simBlocks.set(key, s);
+      this.sizes.set(s, tokens);
+    }
+    return s;
+  }
+
+  /** Price one request (messages as the client sent them; thinking dropping applied here). */
+  step(req: BillRequest): BillStep {
+    const cc = req.ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
+    if (this.prefix.sharedWarm && this.prefix.shared > 0) {
+      // Another session of the same client reads the shared prefix just before: it stays warm.
+      this.sim.step({ model: this.model, system: [this.sharedSized], messages: [] }, this.tokensOf, req.now);
+    }
+    const eff = effectiveMessages(req.messages, this.model);
+    const folded = eff.map((m) => foldThinking(m.blocks));
+    const present = req.breakpointAt !== undefined && folded.some((f) => f.some((x) => x.block.id === req.breakpointAt));
+    const messages = eff.map((m, mi) => {
+      const content = folded[mi].map((f, bi) => {
+        const s = this.simBlock(f.block, f.tokens);
+        const marked = present ? f.block.id === req.breakpointAt : mi === eff.length - 1 && bi === folded[mi].length - 1;
+        if (!marked) return s;
+        const withCc = { ...s, cache_control: cc } as SimBlock;
+        this.sizes.set(withCc, f.tokens);
+        return withCc;
+      });
+      return { role: m.role, content };
+    });
+    const restarts = req.messages.reduce((n, m) => n + (m.clientRestart ? 1 : 0), 0);
+    const sessionBlock = restarts ? this.restartedSessionBlock(restarts) : this.sessionBlock;
+    const system = this.prefix.shared > 0 ? [this.shared, sessionBlock] : [sessionBlock];
+    const usage = this.sim.step({ model: this.model, system, messages }, this.tokensOf, req.now);
+    const cost = costOf({ ...usage, output_tokens: 0 }, this.model).total;
+    const totalInput = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens;
+    return {
+      usage,
+      cost,
+      totalInput,
+      readTokens: usage.cache_read_input_tokens,
+      writtenUpTo: usage.cache_read_input_tokens + usage.cache_creation_input_tokens,
+    };
+  }
+}
