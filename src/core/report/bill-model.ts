@@ -194,8 +194,12 @@ export class BillModel {
     return s;
   }
 
-  /** Price one request (messages as the client sent them; thinking dropping applied here). */
-  step(req: BillRequest): BillStep {
+  /**
+   * Price one request (messages as the client sent them; thinking dropping
+   * applied here). `span` is told where each sent block sits (token offsets
+   * from the start of the prompt, thinking folded into the next block).
+   */
+  step(req: BillRequest, span?: (block: BillBlock, start: number, tokens: number) => void): BillStep {
     const cc = req.ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
     if (this.prefix.sharedWarm && this.prefix.shared > 0) {
       // Another session of the same client reads the shared prefix just before: it stays warm.
@@ -215,6 +219,13 @@ export class BillModel {
       });
       return { role: m.role, content };
     });
+    if (span) {
+      let at = this.prefix.shared + this.prefix.session;
+      for (const f of folded.flat()) {
+        span(f.block, at, f.tokens);
+        at += f.tokens;
+      }
+    }
     const restarts = req.messages.reduce((n, m) => n + (m.clientRestart ? 1 : 0), 0);
     const sessionBlock = restarts ? this.restartedSessionBlock(restarts) : this.sessionBlock;
     const system = this.prefix.shared > 0 ? [this.shared, sessionBlock] : [sessionBlock];

@@ -4,6 +4,7 @@
  */
 import type { CallRecord, ImportedSession } from '../session/types';
 import { BillModel, blockEndingNear, type BillMessage, type BillRequest, type BillStep, type InferredPrefix } from './bill-model';
+import type { OffenderTally } from './offenders';
 import { callCost, type RecordedCall } from './recorded';
 import { requestMessages, sizeSession } from './sizing';
 
@@ -93,18 +94,24 @@ export function noneRequests(calls: readonly CallRecord[], messages: readonly Bi
 }
 
 /** Fit `none` to the bill of an imported session; `recorded` maps message ids to the calls billed in this row. */
-export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyMap<string, RecordedCall>): FitResult {
+export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyMap<string, RecordedCall>, offenders?: OffenderTally): FitResult {
   const sized = sizeSession(imp, model);
   const timings = callTimings(imp.calls, recorded);
   const bill = new BillModel(model, sized.prefix);
   const placement = breakpointPlacement(imp.calls, sized.messages, model, sized.prefix.shared + sized.prefix.session);
-  const steps = noneRequests(imp.calls, sized.messages, timings, placement).map((r) => bill.step(r));
+  const billedCall = (c: CallRecord): RecordedCall | undefined => (c.apiMessageId ? recorded.get(c.apiMessageId) : undefined);
+  const steps = noneRequests(imp.calls, sized.messages, timings, placement).map((r, i) => {
+    const tally = offenders?.collect();
+    const s = bill.step(r, tally?.span);
+    tally?.commit(s, r.ttl, billedCall(imp.calls[i]) !== undefined);
+    return s;
+  });
   let simulatedCost = 0;
   let recordedCost = 0;
   const totalErrs: number[] = [];
   const costErrs: number[] = [];
   const billed = imp.calls.map((c, i) => {
-    const r = c.apiMessageId ? recorded.get(c.apiMessageId) : undefined;
+    const r = billedCall(c);
     if (!r) return false;
     const rc = callCost(r.model, r.usage).input;
     simulatedCost += steps[i].cost;

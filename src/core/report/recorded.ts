@@ -61,6 +61,10 @@ export interface RecordedConversation {
 export interface RecordedFile {
   readonly conversations: RecordedConversation[];
   readonly badLines: number;
+  /** The text had Claude Code records (even if no billed response). */
+  readonly claudeCode: boolean;
+  /** Some conversation line is not a subagent's (false for `agent-*.jsonl`). */
+  readonly hasMain: boolean;
 }
 
 function num(v: unknown): number {
@@ -137,6 +141,8 @@ export function readRecorded(text: string, counted: Set<string>): RecordedFile {
   const byKey = new Map<string, Pending>();
   const order: string[] = [];
   let badLines = 0;
+  let claudeCode = false;
+  let hasMain = false;
   const convOf = (rec: Record<string, unknown>): RecordedConversation => {
     const sidechain = rec.isSidechain === true;
     const agentId = sidechain && typeof rec.agentId === 'string' ? rec.agentId : undefined;
@@ -159,6 +165,8 @@ export function readRecorded(text: string, counted: Set<string>): RecordedFile {
       badLines++;
       continue;
     }
+    if (isObj(rec) && typeof rec.sessionId === 'string') claudeCode = true;
+    if (isObj(rec) && (rec.type === 'user' || rec.type === 'assistant') && rec.isSidechain !== true) hasMain = true;
     if (!isObj(rec) || rec.type !== 'assistant' || !isObj(rec.message)) continue;
     const msg = rec.message;
     if (!isObj(msg.usage) || msg.model === SYNTHETIC_MODEL) continue;
@@ -185,5 +193,5 @@ export function readRecorded(text: string, counted: Set<string>): RecordedFile {
     const p = byKey.get(key);
     if (p) p.conv.calls.push({ key, model: p.model, timestamp: p.timestamp, usage: p.usage });
   }
-  return { conversations: [...convs.values()], badLines };
+  return { conversations: [...convs.values()], badLines, claudeCode, hasMain };
 }
