@@ -29,6 +29,12 @@ export function weekOf(ts: string | undefined): string {
   return d.toISOString().slice(0, 10);
 }
 
+/** A UUID-named session by its first 8 characters (as Claude Code's resume list shows them); other names up to 30. */
+export function shortName(r: SessionReport): string {
+  const n = sessionName(r);
+  return /^[0-9a-f]{8}-[0-9a-f-]{27}$/i.test(n) ? n.slice(0, 8) : n.slice(0, 30);
+}
+
 export interface ChartGroup {
   readonly label: string;
   /** Recorded input-side cost, then each strategy's. */
@@ -68,7 +74,7 @@ export function chartGroups(rep: Report): { sessions: ChartGroup[]; weeks: Chart
   const sessions = [...anchored]
     .sort((a, b) => b.recorded.inputCost - a.recorded.inputCost)
     .slice(0, CHART_SESSIONS)
-    .map((r) => ({ label: sessionName(r).slice(0, 34), values: valuesOf(r) }));
+    .map((r) => ({ label: shortName(r), values: valuesOf(r) }));
   const weeks = new Map<string, number[]>();
   for (const r of anchored) {
     const w = weekOf(r.firstTimestamp);
@@ -81,12 +87,12 @@ export function chartGroups(rep: Report): { sessions: ChartGroup[]; weeks: Chart
 
 const CSS = `body{font:14px system-ui,sans-serif;margin:24px;color:#222;max-width:1100px}
 table{border-collapse:collapse;margin:12px 0}td,th{padding:3px 8px;border-bottom:1px solid #ddd;text-align:right}
-td:first-child,th:first-child,td.l{text-align:left}svg text{font:11px system-ui,sans-serif;fill:#222}svg text.v{fill:#555}
+td:first-child,th:first-child,td.l,th.l{text-align:left}svg text{font:11px system-ui,sans-serif;fill:#222}svg text.v{fill:#555}
 figure{margin:16px 0}figcaption{font-weight:600;margin-bottom:4px}.note{color:#555;max-width:900px}`;
 
 function sessionRows(rep: Report): string {
   const others = rep.strategies.filter((s) => s !== 'none');
-  const head = `<tr><th>session</th><th>model</th><th>calls</th><th>recorded input</th><th>output</th><th>none</th><th>fit</th>${others.map((s) => `<th>${escapeHtml(s)}</th><th>saving</th>`).join('')}</tr>`;
+  const head = `<tr><th>session</th><th class="l">model</th><th>calls</th><th>recorded input</th><th>output</th><th>none</th><th>fit</th>${others.map((s) => `<th>${escapeHtml(s)}</th><th>saving</th>`).join('')}</tr>`;
   const rows = rep.sessions.map((r) => {
     const none = r.strategies.none;
     const cells = others.map((s) => {
