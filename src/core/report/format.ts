@@ -1,6 +1,10 @@
 /** The report as a terminal table: per session, totals, top offenders, fit notes, skipped files. */
-import { basename } from 'node:path';
 import type { Report, SessionReport } from './types';
+
+/** The last path segment (pure: this file is also bundled into the report webview). */
+export function basename(path: string): string {
+  return path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
+}
 
 /** Columns of the session name; longer names are cut. */
 const NAME_WIDTH = 26;

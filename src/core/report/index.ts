@@ -5,9 +5,10 @@
  * discovery and output (format.ts, html.ts).
  */
 export * from './types';
-export { buildReport, completeLines, DEFAULT_REPORT_STRATEGIES, type ReportOptions } from './report';
+export { buildReport, buildReportAsync, completeLines, DEFAULT_REPORT_STRATEGIES, type ReportOptions } from './report';
 export { defaultProjectsDir, discover } from './discover';
 export { formatReport } from './format';
 export { reportHtml } from './html';
 export { readRecorded, recordedUsage, callCost } from './recorded';
 export { fitNone, MIN_CALLS_FOR_FIT } from './fit';
+export * from './protocol';

@@ -53,32 +53,52 @@ export function totalsOf(rows: readonly SessionReport[], strategies: readonly st
   return { sessions: rows.length, calls, recorded, strategies: st, anchoredRecordedInputCost: anchored, offenders, badLines };
 }
 
-/** Build the report (synchronous; one file at a time, one file's text in memory at a time). */
-export function buildReport(o: ReportOptions): Report {
+/** The report of one found file, added into `acc` (bad input is counted, never thrown). */
+function addFile(acc: { rows: SessionReport[]; skipped: Skipped[]; badLines: number; counted: Set<string> }, f: FoundFile, strategies: readonly string[], config: PipelineConfig): void {
+  let text: string;
+  try {
+    text = readFileSync(f.path, 'utf8');
+  } catch (e) {
+    acc.skipped.push({ file: f.path, reason: `unreadable (${(e as NodeJS.ErrnoException).code ?? 'error'})` });
+    return;
+  }
+  const r = reportFile(f.path, completeLines(text), acc.counted, { strategies, config });
+  acc.rows.push(...r.rows);
+  acc.skipped.push(...r.skipped);
+  acc.badLines += r.badLines;
+  if (r.badLines) acc.skipped.push({ file: f.path, reason: `${r.badLines} corrupt line(s) skipped` });
+}
+
+function start(o: ReportOptions): { files: FoundFile[]; strategies: string[]; acc: { rows: SessionReport[]; skipped: Skipped[]; badLines: number; counted: Set<string> } } {
   const strategies = o.strategies.includes('none') ? [...o.strategies] : ['none', ...o.strategies];
   const found = discover(o.paths);
-  const skipped: Skipped[] = [...found.skipped];
-  const files: FoundFile[] = found.files.filter((f) => o.sinceMs === undefined || f.mtimeMs >= o.sinceMs);
-  const rows: SessionReport[] = [];
-  const counted = new Set<string>();
-  let badLines = 0;
+  const files = found.files.filter((f) => o.sinceMs === undefined || f.mtimeMs >= o.sinceMs);
+  return { files, strategies, acc: { rows: [], skipped: [...found.skipped], badLines: 0, counted: new Set() } };
+}
+
+function finish(acc: { rows: SessionReport[]; skipped: Skipped[]; badLines: number }, strategies: string[]): Report {
+  return { sessions: acc.rows, totals: totalsOf(acc.rows, strategies, acc.badLines), skipped: acc.skipped, strategies, note: COUNTERFACTUAL_NOTE };
+}
+
+/** Build the report (synchronous; one file's text in memory at a time). */
+export function buildReport(o: ReportOptions): Report {
+  const { files, strategies, acc } = start(o);
   for (let i = 0; i < files.length; i++) {
-    const f = files[i];
-    let text: string;
-    try {
-      text = readFileSync(f.path, 'utf8');
-    } catch (e) {
-      skipped.push({ file: f.path, reason: `unreadable (${(e as NodeJS.ErrnoException).code ?? 'error'})` });
-      continue;
-    }
-    const r = reportFile(f.path, completeLines(text), counted, { strategies, config: o.config });
-    rows.push(...r.rows);
-    skipped.push(...r.skipped);
-    badLines += r.badLines;
-    if (r.badLines) skipped.push({ file: f.path, reason: `${r.badLines} corrupt line(s) skipped` });
-    if (o.onFile?.(i + 1, files.length, f.path) === false) break;
+    addFile(acc, files[i], strategies, o.config);
+    if (o.onFile?.(i + 1, files.length, files[i].path) === false) break;
   }
-  return { sessions: rows, totals: totalsOf(rows, strategies, badLines), skipped, strategies, note: COUNTERFACTUAL_NOTE };
+  return finish(acc, strategies);
+}
+
+/** The same, yielding to the event loop between files (an editor stays responsive; `onFile` returning false cancels). */
+export async function buildReportAsync(o: ReportOptions): Promise<Report> {
+  const { files, strategies, acc } = start(o);
+  for (let i = 0; i < files.length; i++) {
+    addFile(acc, files[i], strategies, o.config);
+    if (o.onFile?.(i + 1, files.length, files[i].path) === false) break;
+    await new Promise((r) => setImmediate(r));
+  }
+  return finish(acc, strategies);
 }
 
 /** A file still being written: keep it up to its last complete line (JSONL); other texts unchanged. */
