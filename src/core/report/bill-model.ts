@@ -20,9 +20,11 @@
  *   usage shows 1-hour writes.
  * The cache itself is the shared simulator (src/core/cache/simulator.ts).
  */
-import { costOf } from '../cache/cost';
 import { CacheSimulator, type CacheUsage, type SimBlock } from '../cache/simulator';
-import { keepsPriorThinking } from '../models';
+import { keepsPriorThinking, minCacheableTokens, modelPrice, type ModelPrice } from '../models';
+
+/** Prices are per million tokens. */
+const PER_MILLION = 1_000_000;
 
 /** One block as the bill model sees it: a content identity, a size, whether it is thinking. */
 export interface BillBlock {
@@ -150,12 +152,18 @@ export function messageTokens(messages: readonly BillMessage[]): number {
  * placement. One instance per session and strategy (the cache is its state).
  */
 export class BillModel {
-  private readonly sim = new CacheSimulator();
+  private readonly sim: CacheSimulator;
   private readonly sizes = new WeakMap<object, number>();
   private readonly simBlocks = new Map<string, SimBlock>();
   private readonly shared: SimBlock;
   private readonly sessionBlock: SimBlock;
   private readonly sharedSized: SimBlock;
+  private readonly price: ModelPrice;
+  private readonly keepsThinking: boolean;
+  /** Per message object: the message without thinking (models that drop it). */
+  private readonly stripped = new WeakMap<BillMessage, BillMessage>();
+  /** Per message object: its blocks folded (thinking carried by the next block) and their simulator blocks. */
+  private readonly simOf = new WeakMap<BillMessage, { folded: { block: BillBlock; tokens: number }[]; sim: SimBlock[] }>();
 
   constructor(
     readonly model: string,
@@ -166,9 +174,49 @@ export class BillModel {
     this.sharedSized = this.shared;
     this.sizes.set(this.shared, prefix.shared);
     this.sizes.set(this.sessionBlock, prefix.session);
+    this.price = modelPrice(model);
+    // The minimum is fixed per model: looked up once, not on every step.
+    this.sim = new CacheSimulator({ minTokens: minCacheableTokens(model) });
+    this.keepsThinking = keepsPriorThinking(model);
+  }
+
+  /** {@link effectiveMessages}, with the stripped messages kept per message object. */
+  private effective(messages: readonly BillMessage[]): readonly BillMessage[] {
+    if (this.keepsThinking) return messages;
+    let lastHuman = -1;
+    for (let i = messages.length - 1; i >= 0; i--) {
+      if (messages[i].role === 'user' && messages[i].humanTurn) {
+        lastHuman = i;
+        break;
+      }
+    }
+    if (lastHuman <= 0) return messages;
+    return messages.map((m, i) => {
+      if (i >= lastHuman || m.role !== 'assistant' || !m.blocks.some((b) => b.thinking)) return m;
+      let s = this.stripped.get(m);
+      if (!s) this.stripped.set(m, (s = { ...m, blocks: m.blocks.filter((b) => !b.thinking) }));
+      return s;
+    });
+  }
+
+  private simMessage(m: BillMessage): { folded: { block: BillBlock; tokens: number }[]; sim: SimBlock[] } {
+    let r = this.simOf.get(m);
+    if (!r) {
+      const folded = foldThinking(m.blocks);
+      r = { folded, sim: folded.map((f) => this.simBlock(f.block, f.tokens)) };
+      this.simOf.set(m, r);
+    }
+    return r;
   }
 
   private tokensOf = (b: SimBlock): number => this.sizes.get(b) ?? 0;
+
+  /** A block carrying the breakpoint (same content, so the same cache identity). */
+  private withCc(b: SimBlock, tokens: number, cc: { type: string; ttl?: string }): SimBlock {
+    const marked = { ...b, cache_control: cc } as SimBlock;
+    this.sizes.set(marked, tokens);
+    return marked;
+  }
 
   /** The session prefix after the n-th client restart: same size, new bytes (environment, git status). */
   private restartedSessionBlock(n: number): SimBlock {
@@ -205,32 +253,42 @@ export class BillModel {
       // Another session of the same client reads the shared prefix just before: it stays warm.
       this.sim.step({ model: this.model, system: [this.sharedSized], messages: [] }, this.tokensOf, req.now);
     }
-    const eff = effectiveMessages(req.messages, this.model);
-    const folded = eff.map((m) => foldThinking(m.blocks));
-    const present = req.breakpointAt !== undefined && folded.some((f) => f.some((x) => x.block.id === req.breakpointAt));
-    const messages = eff.map((m, mi) => {
-      const content = folded[mi].map((f, bi) => {
-        const s = this.simBlock(f.block, f.tokens);
-        const marked = present ? f.block.id === req.breakpointAt : mi === eff.length - 1 && bi === folded[mi].length - 1;
-        if (!marked) return s;
-        const withCc = { ...s, cache_control: cc } as SimBlock;
-        this.sizes.set(withCc, f.tokens);
-        return withCc;
-      });
-      return { role: m.role, content };
-    });
+    const eff = this.effective(req.messages).map((m) => ({ role: m.role, ...this.simMessage(m) }));
+    let marked = false;
+    if (req.breakpointAt !== undefined) {
+      for (const m of eff) {
+        const i = m.folded.findIndex((f) => f.block.id === req.breakpointAt);
+        if (i >= 0) {
+          m.sim = m.sim.map((b, j) => (j === i ? this.withCc(b, m.folded[j].tokens, cc) : b));
+          marked = true;
+          break;
+        }
+      }
+    }
+    for (let mi = eff.length - 1; !marked && mi >= 0; mi--) {
+      const m = eff[mi];
+      if (!m.sim.length) continue;
+      const last = m.sim.length - 1;
+      m.sim = m.sim.map((b, j) => (j === last ? this.withCc(b, m.folded[j].tokens, cc) : b));
+      marked = true;
+    }
+    const messages = eff.map((m) => ({ role: m.role, content: m.sim }));
     if (span) {
       let at = this.prefix.shared + this.prefix.session;
-      for (const f of folded.flat()) {
-        span(f.block, at, f.tokens);
-        at += f.tokens;
+      for (const m of eff) {
+        for (const f of m.folded) {
+          span(f.block, at, f.tokens);
+          at += f.tokens;
+        }
       }
     }
     const restarts = req.messages.reduce((n, m) => n + (m.clientRestart ? 1 : 0), 0);
     const sessionBlock = restarts ? this.restartedSessionBlock(restarts) : this.sessionBlock;
     const system = this.prefix.shared > 0 ? [this.shared, sessionBlock] : [sessionBlock];
     const usage = this.sim.step({ model: this.model, system, messages }, this.tokensOf, req.now);
-    const cost = costOf({ ...usage, output_tokens: 0 }, this.model).total;
+    const p = this.price;
+    const split = usage.cache_creation;
+    const cost = (usage.input_tokens * p.input + split.ephemeral_5m_input_tokens * p.cacheWrite5m + split.ephemeral_1h_input_tokens * p.cacheWrite1h + usage.cache_read_input_tokens * p.cacheRead) / PER_MILLION;
     const totalInput = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens;
     return {
       usage,

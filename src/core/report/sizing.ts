@@ -15,9 +15,10 @@
  * fall back to characters and the call's total no longer matches exactly:
  * the fit column shows it.
  */
+import { keepsPriorThinking } from '../models';
 import type { CallRecord, ContentBlockParam, ImportedSession, LogBlock, LogMessage } from '../session/types';
 import { totalInput } from '../session/types';
-import { effectiveMessages, messageTokens, type BillBlock, type BillMessage, type InferredPrefix } from './bill-model';
+import type { BillBlock, BillMessage, InferredPrefix } from './bill-model';
 
 /**
  * Characters per token when nothing better is known (the first prompt, blocks
@@ -119,20 +120,42 @@ export function requestMessages<T>(all: readonly T[], call: CallRecord): readonl
   return all.slice(call.epochStart, call.at);
 }
 
+/** The blocks of a call's request the API counts (earlier turns' thinking left out for models that drop it). */
+function countedBlocks(logMsgs: readonly LogMessage[], human: readonly boolean[], call: CallRecord, dropsThinking: boolean): LogBlock[] {
+  let lastHuman = -1;
+  if (dropsThinking) {
+    for (let i = call.at - 1; i >= call.epochStart; i--) {
+      if (human[i]) {
+        lastHuman = i;
+        break;
+      }
+    }
+  }
+  const out: LogBlock[] = [];
+  for (let i = call.epochStart; i < call.at; i++) {
+    const m = logMsgs[i];
+    const drop = lastHuman > call.epochStart && i < lastHuman && m.role === 'assistant';
+    for (const b of m.blocks) if (!(drop && (b.kind === 'thinking' || b.kind === 'redacted_thinking'))) out.push(b);
+  }
+  return out;
+}
+
 /** Infer block sizes and the hidden prefix of an imported session from its recorded usage. */
 export function sizeSession(imp: ImportedSession, model: string): SizedSession {
   const sizes = new Map<string, number>();
   const logMsgs = imp.messages;
-  const bill = (): BillMessage[] =>
-    logMsgs.map((m) => ({ role: m.role, humanTurn: isHumanTurn(m), clientRestart: isClientRestart(m), blocks: m.blocks.map((b) => billBlock(b, sizes.get(b.id) ?? 0)) }));
+  const human = logMsgs.map(isHumanTurn);
+  const dropsThinking = !keepsPriorThinking(model);
   const firstUsage = imp.calls.find((c) => c.usage && totalInput(c.usage) > 0);
   let prefixTotal = 0;
   let shared = 0;
+  let responsesSized = 0;
   const totalErrors: (number | undefined)[] = [];
   const rewrites: { call: number; tokens: number }[] = [];
   for (const call of imp.calls) {
-    for (const m of logMsgs.slice(call.epochStart, call.at)) {
-      if (m.role !== 'assistant' || m.blocks.every((b) => sizes.has(b.id))) continue;
+    for (; responsesSized < call.at; responsesSized++) {
+      const m = logMsgs[responsesSized];
+      if (m.role !== 'assistant') continue;
       const s = responseSizes(m);
       if (s) m.blocks.forEach((b, i) => sizes.set(b.id, s[i]));
     }
@@ -142,39 +165,40 @@ export function sizeSession(imp: ImportedSession, model: string): SizedSession {
       continue;
     }
     const recorded = totalInput(usage);
-    const msgs = bill();
-    const eff = effectiveMessages(requestMessages(msgs, call), model);
+    const counted = countedBlocks(logMsgs, human, call, dropsThinking);
+    let known = 0;
     const unsized: LogBlock[] = [];
-    const effIds = new Set<string>();
-    for (const m of eff) for (const b of m.blocks) effIds.add(b.id);
-    for (const m of requestMessages(logMsgs, call)) for (const b of m.blocks) if (!sizes.has(b.id) && effIds.has(b.id)) unsized.push(b);
+    for (const b of counted) {
+      const t = sizes.get(b.id);
+      if (t === undefined) unsized.push(b);
+      else known += t;
+    }
     const chars = unsized.map((b) => blockChars(b.param));
     const guessNew = chars.reduce((a, c) => a + c / CHARS_PER_TOKEN, 0);
     if (call === firstUsage) {
-      prefixTotal = Math.max(0, recorded - messageTokens(eff) - guessNew);
+      prefixTotal = Math.max(0, recorded - known - guessNew);
       const read = usage.cache_read_input_tokens ?? 0;
       shared = read > 0 && read <= prefixTotal ? read : 0;
     }
-    let rest = recorded - prefixTotal - messageTokens(eff);
+    let rest = recorded - prefixTotal - known;
     if (rest < -(REWRITE_SLACK_TOKENS + REWRITE_SLACK_SHARE * recorded)) {
       // The client sent less than the transcript holds: shrink what it re-sent to fit, and say so.
-      const known = messageTokens(eff);
       const factor = Math.max(0, (recorded - prefixTotal - guessNew) / known);
-      for (const m of eff) for (const b of m.blocks) sizes.set(b.id, b.tokens * factor);
+      for (const b of counted) {
+        const t = sizes.get(b.id);
+        if (t !== undefined) sizes.set(b.id, t * factor);
+      }
       rewrites.push({ call: call.index, tokens: Math.round(-rest) });
-      rest = recorded - prefixTotal - known * factor;
+      known *= factor;
+      rest = recorded - prefixTotal - known;
     }
-    if (unsized.length && rest >= unsized.length) {
-      const s = spread(rest, chars);
-      unsized.forEach((b, i) => sizes.set(b.id, s[i]));
-    } else {
-      unsized.forEach((b, i) => sizes.set(b.id, chars[i] / CHARS_PER_TOKEN));
-    }
-    const simulated = prefixTotal + messageTokens(effectiveMessages(requestMessages(bill(), call), model));
+    const s = unsized.length && rest >= unsized.length ? spread(rest, chars) : chars.map((c) => c / CHARS_PER_TOKEN);
+    unsized.forEach((b, i) => sizes.set(b.id, s[i]));
+    const simulated = prefixTotal + known + s.reduce((a, x) => a + x, 0);
     totalErrors.push(Math.abs(simulated - recorded) / recorded);
   }
   return {
-    messages: bill(),
+    messages: logMsgs.map((m, i) => ({ role: m.role, humanTurn: human[i], clientRestart: isClientRestart(m), blocks: m.blocks.map((b) => billBlock(b, sizes.get(b.id) ?? 0)) })),
     prefix: { shared, sharedWarm: shared > 0, session: prefixTotal - shared },
     totalErrors,
     rewrites,
