@@ -74,6 +74,12 @@ export interface BillStep {
   readonly writtenUpTo: number;
 }
 
+/** Index of the last message that starts a human turn, or -1. */
+export function lastHumanTurn(messages: readonly BillMessage[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i].role === 'user' && messages[i].humanTurn) return i;
+  return -1;
+}
+
 /**
  * Messages as the API counts them: for models that drop earlier thinking,
  * thinking blocks before the last human turn are left out.
@@ -183,13 +189,7 @@ export class BillModel {
   /** {@link effectiveMessages}, with the stripped messages kept per message object. */
   private effective(messages: readonly BillMessage[]): readonly BillMessage[] {
     if (this.keepsThinking) return messages;
-    let lastHuman = -1;
-    for (let i = messages.length - 1; i >= 0; i--) {
-      if (messages[i].role === 'user' && messages[i].humanTurn) {
-        lastHuman = i;
-        break;
-      }
-    }
+    const lastHuman = lastHumanTurn(messages);
     if (lastHuman <= 0) return messages;
     return messages.map((m, i) => {
       if (i >= lastHuman || m.role !== 'assistant' || !m.blocks.some((b) => b.thinking)) return m;
