@@ -1,10 +1,10 @@
 /** `trimline report [PATH…] [--strategy S…] [--since DATE] [--json] [--html FILE]`. */
 import { writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { buildReport, DEFAULT_REPORT_STRATEGIES, defaultProjectsDir, formatReport, reportHtml } from '../core/report';
+import { buildReport, DEFAULT_REPORT_STRATEGIES, defaultCacheFile, defaultProjectsDir, formatReport, ReportCache, reportHtml } from '../core/report';
 import { loadConfig, UsageError } from './common';
 
-export const REPORT_USAGE = 'trimline report [PATH…] [--strategy S…] [--since DATE] [--json] [--html FILE] [--config F]';
+export const REPORT_USAGE = 'trimline report [PATH…] [--strategy S…] [--since DATE] [--json] [--html FILE] [--config F] [--cache FILE | --no-cache]';
 
 /** `--since` as ms since epoch: an ISO date or date-time. */
 export function parseSince(v: string | undefined): number | undefined {
@@ -32,18 +32,22 @@ export function runReportCli(argv: string[], out: NodeJS.WritableStream = proces
       html: { type: 'string' },
       config: { type: 'string', short: 'c' },
       quiet: { type: 'boolean', short: 'q' },
+      cache: { type: 'string' },
+      'no-cache': { type: 'boolean' },
     },
   });
   const paths = positionals.length ? positionals : [defaultProjectsDir()];
   const interactive = !values.json && !values.quiet && (err as { isTTY?: boolean }).isTTY === true;
+  const cache = values['no-cache'] ? undefined : new ReportCache(values.cache ?? defaultCacheFile());
   const report = buildReport({
     paths,
+    cache,
     strategies: reportStrategies(values.strategy),
     config: loadConfig(values.config),
     sinceMs: parseSince(values.since),
     onFile: interactive ? (done, total) => void err.write(`\rtrimline report: ${done}/${total} files`) : undefined,
   });
-  if (interactive) err.write('\n');
+  if (interactive) err.write(`\n${cache?.hits ? `trimline report: ${cache.hits} unchanged file(s) from the cache\n` : ''}`);
   if (values.html) {
     writeFileSync(values.html, reportHtml(report));
     if (!values.json) err.write(`trimline report: wrote ${values.html}\n`);

@@ -12,3 +12,4 @@ export { reportHtml } from './html';
 export { readRecorded, recordedUsage, callCost } from './recorded';
 export { fitNone, MIN_CALLS_FOR_FIT } from './fit';
 export * from './protocol';
+export { defaultCacheFile, ReportCache, REPORT_CACHE_VERSION } from './cache';

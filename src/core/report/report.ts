@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { PipelineConfig } from '../trimming';
+import { CountedKeys, type ReportCache } from './cache';
 import { discover, type FoundFile } from './discover';
 import { OFFENDERS_SHOWN } from './offenders';
 import { addTotals, emptyTotals } from './recorded';
@@ -20,6 +21,8 @@ export interface ReportOptions {
   readonly config: PipelineConfig;
   /** Only files written since (ms since epoch). */
   readonly sinceMs?: number;
+  /** Per-file cache (path, size, mtime): a second run reads only what changed. */
+  readonly cache?: ReportCache;
   /** Told after each file (for progress and cancellation: return false to stop). */
   readonly onFile?: (done: number, total: number, file: string) => boolean | void;
 }
@@ -53,8 +56,23 @@ export function totalsOf(rows: readonly SessionReport[], strategies: readonly st
   return { sessions: rows.length, calls, recorded, strategies: st, anchoredRecordedInputCost: anchored, offenders, badLines };
 }
 
-/** The report of one found file, added into `acc` (bad input is counted, never thrown). */
-function addFile(acc: { rows: SessionReport[]; skipped: Skipped[]; badLines: number; counted: Set<string> }, f: FoundFile, strategies: readonly string[], config: PipelineConfig): void {
+interface Acc {
+  rows: SessionReport[];
+  skipped: Skipped[];
+  badLines: number;
+  counted: CountedKeys;
+}
+
+/** The report of one found file, added into `acc` (bad input is counted, never thrown); from the cache when unchanged. */
+function addFile(acc: Acc, f: FoundFile, strategies: readonly string[], config: PipelineConfig, cache: ReportCache | undefined): void {
+  const setup = JSON.stringify([strategies, config]);
+  const hit = cache?.get(f.path, f.size, f.mtimeMs, setup, acc.counted);
+  if (hit) {
+    for (const k of hit.keys) acc.counted.add(k);
+    push(acc, f, hit);
+    return;
+  }
+  acc.counted.added = [];
   let text: string;
   try {
     text = readFileSync(f.path, 'utf8');
@@ -63,20 +81,26 @@ function addFile(acc: { rows: SessionReport[]; skipped: Skipped[]; badLines: num
     return;
   }
   const r = reportFile(f.path, completeLines(text), acc.counted, { strategies, config });
+  cache?.set(f.path, { size: f.size, mtimeMs: f.mtimeMs, setup, rows: r.rows, skipped: r.skipped, badLines: r.badLines, keys: acc.counted.added });
+  push(acc, f, r);
+}
+
+function push(acc: Acc, f: FoundFile, r: { rows: SessionReport[]; skipped: Skipped[]; badLines: number }): void {
   acc.rows.push(...r.rows);
   acc.skipped.push(...r.skipped);
   acc.badLines += r.badLines;
   if (r.badLines) acc.skipped.push({ file: f.path, reason: `${r.badLines} corrupt line(s) skipped` });
 }
 
-function start(o: ReportOptions): { files: FoundFile[]; strategies: string[]; acc: { rows: SessionReport[]; skipped: Skipped[]; badLines: number; counted: Set<string> } } {
+function start(o: ReportOptions): { files: FoundFile[]; strategies: string[]; acc: Acc } {
   const strategies = o.strategies.includes('none') ? [...o.strategies] : ['none', ...o.strategies];
   const found = discover(o.paths);
   const files = found.files.filter((f) => o.sinceMs === undefined || f.mtimeMs >= o.sinceMs);
-  return { files, strategies, acc: { rows: [], skipped: [...found.skipped], badLines: 0, counted: new Set() } };
+  return { files, strategies, acc: { rows: [], skipped: [...found.skipped], badLines: 0, counted: new CountedKeys() } };
 }
 
-function finish(acc: { rows: SessionReport[]; skipped: Skipped[]; badLines: number }, strategies: string[]): Report {
+function finish(acc: Acc, strategies: string[], cache: ReportCache | undefined): Report {
+  cache?.save();
   return { sessions: acc.rows, totals: totalsOf(acc.rows, strategies, acc.badLines), skipped: acc.skipped, strategies, note: COUNTERFACTUAL_NOTE };
 }
 
@@ -84,21 +108,21 @@ function finish(acc: { rows: SessionReport[]; skipped: Skipped[]; badLines: numb
 export function buildReport(o: ReportOptions): Report {
   const { files, strategies, acc } = start(o);
   for (let i = 0; i < files.length; i++) {
-    addFile(acc, files[i], strategies, o.config);
+    addFile(acc, files[i], strategies, o.config, o.cache);
     if (o.onFile?.(i + 1, files.length, files[i].path) === false) break;
   }
-  return finish(acc, strategies);
+  return finish(acc, strategies, o.cache);
 }
 
 /** The same, yielding to the event loop between files (an editor stays responsive; `onFile` returning false cancels). */
 export async function buildReportAsync(o: ReportOptions): Promise<Report> {
   const { files, strategies, acc } = start(o);
   for (let i = 0; i < files.length; i++) {
-    addFile(acc, files[i], strategies, o.config);
+    addFile(acc, files[i], strategies, o.config, o.cache);
     if (o.onFile?.(i + 1, files.length, files[i].path) === false) break;
     await new Promise((r) => setImmediate(r));
   }
-  return finish(acc, strategies);
+  return finish(acc, strategies, o.cache);
 }
 
 /** A file still being written: keep it up to its last complete line (JSONL); other texts unchanged. */

@@ -1,12 +1,12 @@
 /** The whole report on a fixture projects directory, its outputs and the CLI. */
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runReportCli } from '../../../src/cli/report';
 import { importTranscript } from '../../../src/core/import';
-import { buildReport, completeLines, defaultProjectsDir, formatReport, reportHtml } from '../../../src/core/report';
+import { buildReport, completeLines, defaultProjectsDir, formatReport, ReportCache, reportHtml } from '../../../src/core/report';
 import { fitNone } from '../../../src/core/report/fit';
 import { readRecorded, type RecordedCall } from '../../../src/core/report/recorded';
 import { priceStrategy } from '../../../src/core/report/strategies';
@@ -88,7 +88,7 @@ describe('trimline report (CLI)', () => {
   it('--json follows the output contract; --html writes the page', () => {
     const o = sink();
     const html = join(mkdtempSync(join(tmpdir(), 'trimline-report-')), 'r.html');
-    expect(runReportCli([FIXTURES, '--json', '--html', html], o.out, sink().out)).toBe(0);
+    expect(runReportCli([FIXTURES, '--json', '--html', html, '--no-cache'], o.out, sink().out)).toBe(0);
     const j = JSON.parse(o.text()) as { sessions: Record<string, unknown>[]; totals: object; skipped: object[] };
     for (const k of ['file', 'sessionId', 'sidechain', 'model', 'calls', 'fit', 'recorded', 'strategies', 'offenders']) expect(j.sessions[0]).toHaveProperty(k);
     expect(Object.keys(j.sessions[0].strategies as object)).toEqual(['none', 'default']);
@@ -96,6 +96,28 @@ describe('trimline report (CLI)', () => {
   });
 
   it('rejects a --since that is not a date in one line', () => {
-    expect(() => runReportCli([FIXTURES, '--since', 'yesterday'], sink().out, sink().out)).toThrow(/--since must be a date/);
+    expect(() => runReportCli([FIXTURES, '--since', 'yesterday', '--no-cache'], sink().out, sink().out)).toThrow(/--since must be a date/);
+  });
+});
+
+describe('per-file cache', () => {
+  it('a second run reads only the files that changed, with the same result', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trimline-cache-'));
+    cpSync(FIXTURES, join(dir, 'in'), { recursive: true });
+    const cacheFile = join(dir, 'cache.json');
+    const run = () => {
+      const cache = new ReportCache(cacheFile);
+      return { rep: buildReport({ paths: [join(dir, 'in')], strategies: ['none'], config: {}, cache }), hits: cache.hits };
+    };
+    const first = run();
+    expect(first.hits).toBe(0);
+    const second = run();
+    expect(second.hits).toBe(3);
+    expect(second.rep).toEqual(first.rep);
+    const sub = join(dir, 'in/projects/-home-u-proj/11111111-1111-4111-8111-111111111111/subagents/agent-b2.jsonl');
+    utimesSync(sub, new Date(), new Date(Date.now() + 60_000));
+    const third = run();
+    expect(third.hits).toBe(2);
+    expect(third.rep.totals).toEqual(first.rep.totals);
   });
 });
