@@ -8,7 +8,7 @@ import type { ImportedSession } from '../session/types';
 import type { PipelineConfig } from '../trimming';
 import { fitNone, type FitResult } from './fit';
 import { OffenderTally } from './offenders';
-import { readRecorded, totalsOf, type RecordedCall, type RecordedConversation } from './recorded';
+import { callCost, readRecorded, totalsOf, type RecordedCall, type RecordedConversation } from './recorded';
 import { priceStrategy } from './strategies';
 import type { SessionFit, SessionReport, Skipped, StrategyResult } from './types';
 
@@ -54,19 +54,29 @@ export function sidechainText(text: string, agentId: string | undefined): string
     .join('\n');
 }
 
-/** Notes on what the fit could not follow. */
-function fitNotes(fit: FitResult, imp: ImportedSession, recorded: ReadonlyMap<string, RecordedCall>): string[] {
+/** Notes on what the fit could not follow, and the share of the recorded input-side cost missed at unexplained cache misses. */
+function fitNotes(fit: FitResult, imp: ImportedSession, recorded: ReadonlyMap<string, RecordedCall>): { notes: string[]; unexplainedShare: number } {
   const notes: string[] = [];
   for (const r of fit.rewrites) notes.push(`call ${r.call}: the client sent ${r.tokens} tokens less than the transcript holds (resumed or edited history); sizes rescaled from there`);
   let misses = 0;
+  let missGap = 0;
   imp.calls.forEach((c, i) => {
     const r = c.apiMessageId ? recorded.get(c.apiMessageId) : undefined;
-    if (r && fit.steps[i].readTokens - r.usage.cache_read_input_tokens > UNEXPLAINED_MISS_TOKENS) misses++;
+    if (r && fit.steps[i].readTokens - r.usage.cache_read_input_tokens > UNEXPLAINED_MISS_TOKENS) {
+      misses++;
+      missGap += callCost(r.model, r.usage).input - fit.steps[i].cost;
+    }
   });
-  if (misses) notes.push(`${misses} call(s) missed the cache where the documented rules say it hits (mostly right after a human turn, falling back to the system prompt): not explained by the transcript`);
+  const unexplainedShare = fit.recordedCost > 0 ? missGap / fit.recordedCost : 0;
+  if (misses) {
+    notes.push(
+      `${misses} call(s) missed the cache where the documented rules say it hits (mostly right after a human turn, falling back to the system prompt), ` +
+        `not explained by the transcript; they alone account for ${(100 * unexplainedShare).toFixed(1)}% of the recorded input-side cost`,
+    );
+  }
   const compactions = imp.messages.filter((m) => m.meta.compactBoundary).length;
   if (compactions) notes.push(`${compactions} compaction(s): the summarizing call is not in the transcript`);
-  return notes;
+  return { notes, unexplainedShare };
 }
 
 /** An import error's message without the file name it starts with (the row names the file). */
@@ -75,7 +85,7 @@ function withoutFile(message: string, file: string): string {
 }
 
 function noFit(status: SessionFit['status'], note: string): SessionFit {
-  return { status, error: null, medianCallTotalError: null, medianCallCostError: null, notes: [note] };
+  return { status, error: null, medianCallTotalError: null, medianCallCostError: null, unexplainedShare: null, notes: [note] };
 }
 
 /** Rows of one conversation (main or subagent) of a file. */
@@ -114,12 +124,14 @@ function conversationRow(file: string, text: string, conv: RecordedConversation,
     const c = priceStrategy(imp, model, fit, s, opts.config);
     strategies[s] = { inputCost: c.inputCost, tokensSent: c.tokensSent, retention: noneTokens ? c.tokensSent / noneTokens : 1 };
   }
+  const explained = fitNotes(fit, imp, byId);
   const sessionFit: SessionFit = {
     status: 'anchored',
     error: fit.costError ?? null,
     medianCallTotalError: fit.medianTotalError ?? null,
     medianCallCostError: fit.medianCallCostError ?? null,
-    notes: fitNotes(fit, imp, byId),
+    unexplainedShare: explained.unexplainedShare,
+    notes: explained.notes,
   };
   return { ...base, model, fit: sessionFit, strategies, offenders: tally.top(file) };
 }

@@ -16,6 +16,8 @@ export interface SessionFit {
   readonly medianCallTotalError: number | null;
   /** Median over calls of |simulated − recorded| / recorded input-side cost. */
   readonly medianCallCostError: number | null;
+  /** Share of the recorded input-side cost missed at calls whose cache misses the transcript does not explain (the fit's gap there). */
+  readonly unexplainedShare: number | null;
   /** What the model could not follow (client rewrites, cache misses the transcript does not explain). */
   readonly notes: readonly string[];
 }
