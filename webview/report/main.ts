@@ -7,7 +7,7 @@
 import { parseReportHostMessage, type ReportWebviewMessage } from '../../src/core/report/protocol';
 import type { Report, SessionReport } from '../../src/core/report/types';
 import { chartGroups, shortName, type ChartGroup } from '../../src/core/report/html';
-import { dollars, fitCell, percent, sessionName } from '../../src/core/report/format';
+import { byCost, dollars, fitCell, percent, sessionName } from '../../src/core/report/format';
 import { h, replaceChildren, svg } from '../shared/dom';
 
 interface VsCodeApi {
@@ -56,7 +56,7 @@ function openSession(r: SessionReport): void {
 function sessionsTable(rep: Report): HTMLElement {
   const others = rep.strategies.filter((s) => s !== 'none');
   const head = h('tr', {}, h('th', {}, 'session'), h('th', { class: 'l' }, 'model'), h('th', {}, 'calls'), h('th', {}, 'recorded input'), h('th', {}, 'output'), h('th', {}, 'none'), h('th', {}, 'fit'), ...others.flatMap((s) => [h('th', {}, s), h('th', {}, 'saving')]));
-  const rows = rep.sessions.map((r) => {
+  const rows = byCost(rep.sessions).map((r) => {
     const none = r.strategies.none;
     const open = h('button', { class: 'link', title: `Open ${r.file} in the inspector` }, sessionName(r));
     open.addEventListener('click', () => openSession(r));

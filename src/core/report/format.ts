@@ -46,6 +46,11 @@ function saving(r: { inputCost: number } | undefined, none: { inputCost: number 
   return percent(1 - r.inputCost / none.inputCost, false);
 }
 
+/** Sessions costliest first (recorded input-side cost), for reading; the JSON keeps counting order. */
+export function byCost(rows: readonly SessionReport[]): SessionReport[] {
+  return [...rows].sort((a, b) => b.recorded.inputCost - a.recorded.inputCost);
+}
+
 export function formatReport(rep: Report): string {
   const others = rep.strategies.filter((s) => s !== 'none');
   const head = [pad('session', NAME_WIDTH), pad('model', 18), pad('calls', 6, true), pad('recorded in', 12, true), pad('out', 9, true), pad('none', 10, true), pad('fit', 8, true)];
@@ -56,7 +61,7 @@ export function formatReport(rep: Report): string {
   lines.push('"recorded in" = input-side cost from the transcript\'s usage (uncached + cache writes 5m/1h + reads); "fit" = simulated none / recorded − 1.');
   lines.push('');
   lines.push(head.join(' '));
-  for (const r of rep.sessions) {
+  for (const r of byCost(rep.sessions)) {
     const none = r.strategies.none;
     const row = [pad(sessionName(r), NAME_WIDTH), pad(r.model.replace(/^claude-/, ''), 18), pad(String(r.calls), 6, true), pad(dollars(r.recorded.inputCost), 12, true), pad(dollars(r.recorded.outputCost), 9, true), pad(none ? dollars(none.inputCost) : '—', 10, true), pad(fitCell(r), 8, true)];
     for (const s of others) {

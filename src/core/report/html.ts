@@ -3,7 +3,7 @@
  * script, no external request (the CSP meta tag forbids any).
  * Charts: recorded input-side spend against each strategy, per session and per week.
  */
-import { sessionName, dollars, percent, fitCell } from './format';
+import { byCost, sessionName, dollars, percent, fitCell } from './format';
 import type { Report, SessionReport } from './types';
 
 /** Sessions charted (the costliest); the table lists them all. */
@@ -93,7 +93,7 @@ figure{margin:16px 0}figcaption{font-weight:600;margin-bottom:4px}.note{color:#5
 function sessionRows(rep: Report): string {
   const others = rep.strategies.filter((s) => s !== 'none');
   const head = `<tr><th>session</th><th class="l">model</th><th>calls</th><th>recorded input</th><th>output</th><th>none</th><th>fit</th>${others.map((s) => `<th>${escapeHtml(s)}</th><th>saving</th>`).join('')}</tr>`;
-  const rows = rep.sessions.map((r) => {
+  const rows = byCost(rep.sessions).map((r) => {
     const none = r.strategies.none;
     const cells = others.map((s) => {
       const v = r.strategies[s];
