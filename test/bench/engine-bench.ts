@@ -1,17 +1,26 @@
 /**
  * Cost and quality of every strategy on every shared transcript with ≥ 10 calls:
- * tokens sent, simulated cost with prompt caching as the API prices it (5-minute TTL
- * from the recorded timestamps, 20-block lookback, per-model minimum), cache hit
- * ratio, invalid requests, and reference retention.
+ * tokens sent, simulated cost with prompt caching as the API prices it (the
+ * client's unrecorded prefix included, 5-minute TTL between request times,
+ * 20-block lookback, per-model minimum, earlier turns' thinking dropped where the
+ * model drops it), cache hit ratio, invalid requests, and reference retention.
+ * The requests of each run are kept so other sections (cross-check, oracle) can
+ * price them again.
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { CostLedger, replay } from '../../src/core/engine';
+import { costOf } from '../../src/core/cache/cost';
+import { CacheSimulator, type CacheSimulatorOptions, type CacheUsage, type SimRequest } from '../../src/core/cache/simulator';
+import { replay } from '../../src/core/engine';
 import { importTranscript } from '../../src/core/import';
+import { RequestRefusedError } from '../../src/core/request/build';
+import type { RequestBody } from '../../src/core/request/types';
 import { validateRequest } from '../../src/core/request/validate';
-import type { ImportedSession } from '../../src/core/session/types';
+import type { ContentBlockParam, ImportedSession } from '../../src/core/session/types';
+import type { TokenAccountant } from '../../src/core/tokens/types';
 import type { PipelineConfig } from '../../src/core/trimming';
 import { RetentionTracker } from './retention';
+import type { BenchSession } from './session-setup';
 
 export const MIN_CALLS = 10;
 
@@ -35,6 +44,12 @@ export const CONTENDERS: readonly Contender[] = [
   { name: 'anchor: strands window 40', spec: 'strands-window' },
 ];
 
+export interface InvalidRequest {
+  call: number;
+  rule: string;
+  message: string;
+}
+
 export interface Row {
   transcript: string;
   contender: string;
@@ -43,11 +58,24 @@ export interface Row {
   inputCost: number;
   hitRatio: number;
   invalid: number;
-  firstInvalid?: string;
+  invalidList: InvalidRequest[];
   needed: number;
   retained: number;
   retention: number;
   ms: number;
+}
+
+/** One replayed call: the request as the engine built it and when it was sent. */
+export interface SentRequest {
+  body: RequestBody;
+  at: number;
+  /** The replay's own clock (the recorded response time), for comparisons. */
+  replayNow: number;
+}
+
+export interface Run {
+  row: Row;
+  requests: SentRequest[];
 }
 
 export function transcriptsDir(): string {
@@ -67,39 +95,117 @@ export function benchTranscripts(dir = transcriptsDir()): ImportedSession[] {
   return out;
 }
 
-export function runOne(imp: ImportedSession, c: Contender): Row {
-  const t0 = performance.now();
-  let ledger: CostLedger | undefined;
-  const retention = new RetentionTracker();
-  let invalid = 0;
-  let firstInvalid: string | undefined;
-  let tokensSent = 0;
-  for (const step of replay(imp, { strategy: c.spec, config: c.config })) {
-    const body = step.prepared.body;
-    ledger ??= new CostLedger(body.model, step.engine.tokens);
-    const sim = ledger.step(body, step.now);
-    tokensSent += sim.totalInput;
-    const v = validateRequest(body, { model: body.model });
-    if (v.length) {
-      invalid++;
-      firstInvalid ??= `call ${step.call.index}: ${v[0].message}`;
-    }
-    retention.check(imp.messages, step.call.at, body);
+/** The thinking blocks of the latest assistant message before `at`, as the model produced them. */
+function latestThinking(imp: ImportedSession, from: number, at: number): ContentBlockParam[] | undefined {
+  for (let p = at - 1; p >= from; p--) {
+    const m = imp.messages[p];
+    if (m.role !== 'assistant') continue;
+    if (m.meta.interrupted) return undefined;
+    return m.blocks.filter((b) => b.kind === 'thinking' || b.kind === 'redacted_thinking').map((b) => b.param);
   }
-  return {
-    transcript: imp.file.split('/').pop()!.slice(0, 8),
+  return undefined;
+}
+
+/** Replay one contender over one session; every request is validated and kept. */
+export interface RunOptions {
+  /** Price the requests (default true). */
+  simulate?: boolean;
+  /** Called with every request while the engine is at that call (its estimator as it was then). */
+  onStep?: (body: RequestBody, engineTokens: TokenAccountant, replayNow: number) => void;
+}
+
+export function runOne(s: BenchSession, c: Contender, opts: RunOptions = {}): Run {
+  const t0 = performance.now();
+  const { imp } = s;
+  const retention = new RetentionTracker();
+  const invalidList: InvalidRequest[] = [];
+  const requests: SentRequest[] = [];
+  let invalid = 0;
+  try {
+    for (const step of replay(imp, { strategy: c.spec, config: c.config })) {
+      const body = step.prepared.body;
+      requests.push({ body, at: s.requestTimes[step.call.index], replayNow: step.now });
+      opts.onStep?.(body, step.engine.tokens, step.now);
+      const v = validateRequest(body, { model: body.model, latestAssistantThinking: latestThinking(imp, step.call.epochStart, step.call.at) });
+      if (v.length) {
+        invalid++;
+        for (const x of v) invalidList.push({ call: step.call.index, rule: x.rule, message: x.message });
+      }
+      retention.check(imp.messages, step.call.at, body);
+    }
+  } catch (e) {
+    if (!(e instanceof RequestRefusedError)) throw e;
+    // The engine refused to build a request: every call from here on is counted invalid.
+    invalid += imp.calls.length - requests.length;
+    for (const x of e.violations) invalidList.push({ call: requests.length, rule: x.rule, message: `refused: ${x.message}` });
+  }
+  const priced = opts.simulate === false ? undefined : priceRequests(s, requests);
+  const row: Row = {
+    transcript: s.name,
     contender: c.name,
     calls: imp.calls.length,
-    tokensSent,
-    inputCost: ledger?.totals.inputCost ?? 0,
-    hitRatio: ledger?.hitRatio() ?? 0,
+    tokensSent: priced?.tokens ?? 0,
+    inputCost: priced?.cost ?? 0,
+    hitRatio: priced && priced.tokens ? priced.read / priced.tokens : 0,
     invalid,
-    firstInvalid,
+    invalidList,
     needed: retention.needed,
     retained: retention.retained,
     retention: retention.ratio(),
     ms: performance.now() - t0,
   };
+  return { row, requests };
+}
+
+export interface Priced {
+  cost: number;
+  tokens: number;
+  read: number;
+  /** Tokens after the last written breakpoint (billed as plain input). */
+  uncached: number;
+  /** Breakpoints whose prefix was below the model's minimum (nothing written there). */
+  belowMinimum: number;
+  perCall: CacheUsage[];
+}
+
+export interface PriceOptions {
+  sim?: CacheSimulatorOptions;
+  /** Price every call as this model (default: the request's model). */
+  priceAs?: string;
+  /** Time of each request (default: the request times). */
+  timeOf?: (r: SentRequest) => number;
+  /** Drop the client prefix from the bodies (what the benchmark did before it was measured). */
+  withoutClientPrefix?: boolean;
+  tokensOf?: (block: object) => number;
+}
+
+/**
+ * Price a run's requests with the engine's cache simulator. Before each request the
+ * client's shared prefix is used once at the same moment (its other sessions keep it
+ * cached; the recordings read it even after half-hour pauses); that use is not billed here.
+ */
+export function priceRequests(s: BenchSession, requests: readonly SentRequest[], o: PriceOptions = {}): Priced {
+  const sim = new CacheSimulator(o.sim);
+  const tokensOf = o.tokensOf ?? s.tokensOf;
+  let cost = 0;
+  let tokens = 0;
+  let read = 0;
+  let uncached = 0;
+  let belowMinimum = 0;
+  const perCall: CacheUsage[] = [];
+  for (const r of requests) {
+    const at = o.timeOf ? o.timeOf(r) : r.at;
+    const body: SimRequest = o.withoutClientPrefix ? { ...r.body, system: undefined } : r.body;
+    if (s.sharedPrefixRequest && !o.withoutClientPrefix) sim.step(s.sharedPrefixRequest, tokensOf, at);
+    const u = sim.step(body, tokensOf, at);
+    perCall.push(u);
+    cost += costOf({ ...u, output_tokens: 0 }, o.priceAs ?? r.body.model).total;
+    tokens += u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
+    read += u.cache_read_input_tokens;
+    uncached += u.input_tokens;
+    belowMinimum += sim.lastTrace?.belowMinimum.length ?? 0;
+  }
+  return { cost, tokens, read, uncached, belowMinimum, perCall };
 }
 
 export interface Aggregate {

@@ -1,62 +1,144 @@
 /**
- * `npm run bench`: engine cost/quality on the shared transcripts, token calibration
- * accuracy, and request-build speed. Results go to bench-results/ (JSON + Markdown).
+ * `npm run bench`: engine cost/quality on the shared transcripts (with the hindsight
+ * floor, a cross-check by an independent cache simulator, and leave-one-session-out
+ * parameter choice), token calibration accuracy, and request-build speed. Results go
+ * to bench-results/ (JSON + Markdown).
+ *
+ * Sections: --section=engine,check,loso,tokens,speed (default: all). Positional
+ * arguments restrict the contenders by name or spec; --spec=a,b [--config=file.json]
+ * adds an ad-hoc one for tuning.
  */
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import type { PipelineConfig } from '../../src/core/trimming';
 import { join } from 'node:path';
-import { aggregate, benchTranscripts, CONTENDERS, runOne, type Row } from './engine-bench';
+import { RULE } from '../../src/core/request/validate';
+import type { PipelineConfig } from '../../src/core/trimming';
+import { aggregate, benchTranscripts, CONTENDERS, runOne, type Contender, type Row, type SentRequest } from './engine-bench';
 import { benchEngineSpeed, formatSpeed } from './engine-speed';
+import { currentParams, gridIndex, runLoso } from './loso';
+import { oracle } from './oracle';
 import { benchRequestBuild, formatRequestBuild } from './request-build';
+import { checkSection, costTable, losoSection, pct, perTranscript, rulesSection, type CheckData } from './report';
+import { setupSession, type BenchSession } from './session-setup';
+import { checkStep, LADDER, legacyPricer, recordedCost, timingFacts, type StepResult } from './sim-check';
 import { formatReport, measureCalibration, transcriptFiles } from './tokens';
 
-const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
-
-function engineSection(rows: Row[]): string {
-  const agg = aggregate(rows);
-  const lines = [
-    '| strategy | cost vs none | tokens vs none | retention | invalid requests | cache hit ratio | worst cost vs none | worst retention |',
-    '|---|---|---|---|---|---|---|---|',
-    ...agg.map((a) => `| ${a.contender} | ${pct(a.costVsNone)} | ${pct(a.tokensVsNone)} | ${pct(a.retention)} | ${a.invalid} | ${pct(a.hitRatio)} | ${pct(a.worstCostVsNone)} | ${pct(a.worstRetention)} |`),
-    '',
-    'Per transcript:',
-    '',
-    '| transcript | calls | strategy | tokens sent | input cost | hit ratio | retention (used ids) | invalid |',
-    '|---|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.transcript} | ${r.calls} | ${r.contender} | ${r.tokensSent} | $${r.inputCost.toFixed(3)} | ${pct(r.hitRatio)} | ${pct(r.retention)} (${r.needed}) | ${r.invalid}${r.firstInvalid ? ` (${r.firstInvalid.slice(0, 80)})` : ''} |`),
-  ];
-  return lines.join('\n');
-}
+/** Strategies priced by both simulators and by the old rules (the before/after table). */
+const CHECKED = new Set(['none', 'default', 'anchor: anthropic clear_tool_uses', 'anchor: opencode prune', 'anchor: openai ToolOutputTrimmer', 'anchor: strands window 40']);
 
 function sections(): Set<string> {
   const arg = process.argv.find((a) => a.startsWith('--section='));
-  return new Set(arg ? arg.slice(10).split(',') : ['engine', 'tokens', 'speed']);
+  return new Set(arg ? arg.slice(10).split(',') : ['engine', 'check', 'loso', 'tokens', 'speed']);
+}
+
+const log = (s: string): void => void process.stderr.write(`${s}\n`);
+
+function contenders(): Contender[] {
+  const only = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+  const spec = process.argv.find((a) => a.startsWith('--spec='))?.slice(7);
+  const cfgFile = process.argv.find((a) => a.startsWith('--config='))?.slice(9);
+  const custom = spec ? [{ name: `custom: ${spec}`, spec, config: cfgFile ? (JSON.parse(readFileSync(cfgFile, 'utf8')) as PipelineConfig) : undefined }] : [];
+  const chosen = only.length ? CONTENDERS.filter((c) => only.includes(c.name) || only.includes(c.spec)) : spec ? [] : [...CONTENDERS];
+  // `none` is the yardstick of every ratio.
+  if (!chosen.some((c) => c.name === 'none')) chosen.unshift(CONTENDERS[0]);
+  return [...chosen, ...custom];
+}
+
+interface EngineRun {
+  sessions: BenchSession[];
+  rows: Row[];
+  requests: Map<string, SentRequest[]>;
+  legacy: Map<string, number>;
+}
+
+function runEngine(check: boolean): EngineRun {
+  const sessions = benchTranscripts().map((imp) => setupSession(imp));
+  const rows: Row[] = [];
+  const requests = new Map<string, SentRequest[]>();
+  const legacy = new Map<string, number>();
+  for (const s of sessions) {
+    for (const c of contenders()) {
+      const old = check && CHECKED.has(c.name) ? legacyPricer(s.model) : undefined;
+      let oldCost = 0;
+      const run = runOne(s, c, old ? { onStep: (body, tokens, now) => { oldCost += old.step(body, tokens, now); } } : {});
+      rows.push(run.row);
+      if (old) {
+        requests.set(`${s.name}|${c.name}`, run.requests);
+        legacy.set(c.name, (legacy.get(c.name) ?? 0) + oldCost);
+      }
+      const r = run.row;
+      log(`${r.transcript} ${c.name}: cost $${r.inputCost.toFixed(3)}, retention ${pct(r.retention)}, invalid ${r.invalid}, ${r.ms.toFixed(0)} ms`);
+    }
+  }
+  return { sessions, rows, requests, legacy };
+}
+
+function runCheck(e: EngineRun): CheckData {
+  const present = [...CHECKED].filter((c) => e.requests.has(`${e.sessions[0].name}|${c}`));
+  const ladder = LADDER.map((st) => ({ step: st.label, none: [] as StepResult[], def: [] as StepResult[] }));
+  const finals = present.map((contender) => ({ contender, bench: 0, ref: 0, mismatches: 0, firstMismatch: undefined as string | undefined }));
+  for (const s of e.sessions) {
+    LADDER.forEach((st, k) => {
+      ladder[k].none.push(checkStep(s, e.requests.get(`${s.name}|none`)!, st));
+      const def = e.requests.get(`${s.name}|default`);
+      if (def) ladder[k].def.push(checkStep(s, def, st));
+    });
+    for (const f of finals) {
+      const r = checkStep(s, e.requests.get(`${s.name}|${f.contender}`)!, LADDER[LADDER.length - 2]);
+      f.bench += r.bench.cost;
+      f.ref += r.refCost;
+      f.mismatches += r.mismatches;
+      if (r.firstMismatch) f.firstMismatch ??= `${s.name} ${r.firstMismatch}`;
+    }
+    log(`check ${s.name} done`);
+  }
+  return { ladder, finals, legacy: [...e.legacy].map(([contender, cost]) => ({ contender, cost })), sessions: e.sessions.map((s) => ({
+      s,
+      timing: timingFacts(s),
+      recorded: recordedCost(s),
+      none: e.rows.find((r) => r.transcript === s.name && r.contender === 'none')!,
+      def: e.rows.find((r) => r.transcript === s.name && r.contender === 'default'),
+    })) };
 }
 
 async function main(): Promise<void> {
-  const only = process.argv.slice(2).filter((a) => !a.startsWith('-'));
   const want = sections();
   const outDir = join(process.cwd(), 'bench-results');
   mkdirSync(outDir, { recursive: true });
   const md: string[] = ['# Trimline benchmarks', '', `Run ${new Date().toISOString()} on ${process.platform}/${process.arch}, Node ${process.version}.`, ''];
-  if (want.has('engine')) {
-    const transcripts = benchTranscripts();
-    // Ad-hoc contenders for tuning: --spec=a,b [--config=file.json]
-    const spec = process.argv.find((a) => a.startsWith('--spec='))?.slice(7);
-    const cfgFile = process.argv.find((a) => a.startsWith('--config='))?.slice(9);
-    const custom = spec ? [{ name: `custom: ${spec}`, spec, config: cfgFile ? (JSON.parse(readFileSync(cfgFile, 'utf8')) as PipelineConfig) : undefined }] : [];
-    const contenders = [...(only.length ? CONTENDERS.filter((c) => only.includes(c.name) || only.includes(c.spec)) : spec ? [] : CONTENDERS), ...custom];
-    const rows: Row[] = [];
-    for (const imp of transcripts) {
-      for (const c of contenders) {
-        const r = runOne(imp, c);
-        rows.push(r);
-        process.stderr.write(`${r.transcript} ${c.name}: cost $${r.inputCost.toFixed(3)}, retention ${pct(r.retention)}, invalid ${r.invalid}, ${r.ms.toFixed(0)} ms\n`);
-      }
+  const json: Record<string, unknown> = {};
+  if (want.has('engine') || want.has('check') || want.has('loso')) {
+    const e = runEngine(want.has('check'));
+    const agg = aggregate(e.rows);
+    const oracles = e.sessions.map((s) => oracle(s));
+    const floor = oracles.reduce((a, o) => a + o.cost, 0);
+    Object.assign(json, { rows: e.rows, aggregate: agg, oracle: oracles, clientPrefix: e.sessions.map((s) => ({ transcript: s.name, ...s.clientPrefix })) });
+    md.push(
+      '## Cost and retention',
+      '',
+      `Transcripts: ${e.sessions.length} (every shared Claude Code session with ≥ 10 calls). Cost is the simulated input cost (uncached input + cache writes + cache reads, priced per model; output is what the model said and is the same for every strategy), including the client's system prompt, tools and reminders that the transcripts do not record (measured per session from its first call), with the engine's cache simulator (src/core/cache/simulator.ts): 5-minute TTL between request times, 20-position lookback, per-model minimum, earlier turns' thinking dropped where the model drops it. The floor is the hindsight oracle (test/bench/oracle.ts): each call keeps only the prompts, the current round and the tool results whose identifiers the model uses at that call or later, cached perfectly.`,
+      '',
+      costTable(agg, e.rows, oracles),
+      '',
+      '### Validity',
+      '',
+      rulesSection(RULE, e.rows),
+      '',
+    );
+    process.stdout.write(costTable(agg, e.rows, oracles) + '\n');
+    if (want.has('check')) {
+      const d = runCheck(e);
+      json.check = { ladder: d.ladder.map((l) => ({ step: l.step, none: l.none.reduce((a, x) => a + x.bench.cost, 0), default: l.def.reduce((a, x) => a + x.bench.cost, 0), mismatches: [...l.none, ...l.def].reduce((a, x) => a + x.mismatches, 0) })), finals: d.finals, legacy: d.legacy };
+      md.push('## Cross-check: an independent cache simulator', '', checkSection(d, agg, floor), '');
     }
-    writeFileSync(join(outDir, 'engine.json'), JSON.stringify({ rows, aggregate: aggregate(rows) }, null, 2));
-    md.push('## Cost and retention', '', `Transcripts: ${transcripts.length} (every shared Claude Code session with ≥ ${10} calls). Cost is the simulated input cost (uncached input + cache writes + cache reads, priced per model; output is what the model said and is the same for every strategy).`, '', engineSection(rows), '');
-    process.stdout.write(engineSection(rows).split('\n\nPer transcript')[0] + '\n');
+    if (want.has('loso')) {
+      const noneRows = e.rows.filter((r) => r.contender === 'none');
+      const l = runLoso(e.sessions, noneRows, log);
+      const current = gridIndex(currentParams());
+      json.loso = l;
+      md.push('## Default parameters, leave one session out', '', losoSection(l, current), '');
+    }
+    md.push('## Per transcript', '', perTranscript(e.rows, oracles), '');
+    writeFileSync(join(outDir, 'engine.json'), JSON.stringify(json, null, 2));
   }
   if (want.has('tokens')) {
     const report = measureCalibration(transcriptFiles());

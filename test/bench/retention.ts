@@ -33,7 +33,7 @@ function strings(v: unknown, out: string[]): void {
 }
 
 /** The text a block shows the model (tool_use inputs as their raw string values). */
-function visibleText(b: ContentBlockParam | { type: string }): string {
+export function visibleText(b: ContentBlockParam | { type: string }): string {
   const x = b as ContentBlockParam;
   switch (x.type) {
     case 'text':

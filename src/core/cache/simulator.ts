@@ -9,21 +9,35 @@
  *   block changes every later prefix.
  * - Breakpoints are blocks carrying `cache_control` plus, with top-level
  *   `cache_control` (automatic caching), the last cacheable block.
- * - Reads: each breakpoint looks for a live entry at its own position or up to
- *   {@link LOOKBACK_BLOCKS} positions before it; the longest hit over all
+ * - Reads: each breakpoint looks for a live entry at its own position or at the
+ *   positions before it, {@link LOOKBACK_BLOCKS} positions in all ("20+ blocks
+ *   past the last write" needs a second breakpoint); the longest hit over all
  *   breakpoints is the cache read. A hit refreshes that entry's TTL.
  * - Writes happen only at breakpoints after the read point, and only when the
  *   prefix up to the breakpoint reaches the model's minimum cacheable length.
  * - Usage: `cache_read` = tokens up to the read point, `cache_creation` =
  *   tokens from there to the last written breakpoint, `input_tokens` = the rest.
+ * - Earlier turns' thinking: models that do not keep it (Sonnet 4.5, see
+ *   models/behavior.ts) drop every thinking block before the last human prompt.
+ *   Dropped blocks are not billed and are not in the prompt: no position, no
+ *   part of any prefix. So a prefix cached inside a tool loop (with the loop's
+ *   thinking) stops matching when the next prompt arrives, as the recorded usage
+ *   of the m-claude sessions shows (test/bench/reference-cache-sim.ts).
  *
  * Pure: no I/O, no clock (time is passed in). Blocks are hashed once per
  * object identity (blocks must not be mutated in place after being passed in),
  * so a long session of large requests costs O(new blocks) hashing per step.
  */
-import { minCacheableTokens } from '../models';
+import { keepsPriorThinking, minCacheableTokens } from '../models';
+import { chain, hashString } from './hash';
 
-/** The API checks this many block positions before each breakpoint for an earlier write. */
+export { hashString } from './hash';
+
+/**
+ * Block positions the API checks for an earlier write, the breakpoint's own included
+ * (reference: "looks back at most 20 block positions"; a breakpoint moved 20+ blocks
+ * past the last write misses it, which is also when the planner adds an anchor).
+ */
 export const LOOKBACK_BLOCKS = 20;
 /** Default TTL ("ephemeral" without ttl) and the long one, counted from last use. */
 export const TTL_5M_MS = 5 * 60_000;
@@ -87,6 +101,20 @@ export interface CacheTrace {
 export interface CacheSimulatorOptions {
   /** Minimum cacheable prefix in tokens, fixed or per model. Default: the model catalog's {@link minCacheableTokens}. */
   readonly minTokens?: number | ((model: string) => number);
+  /** Whether the model drops earlier turns' thinking. Default: not {@link keepsPriorThinking} (measured per model). */
+  readonly dropsEarlierThinking?: (model: string) => boolean;
+  /** Positions checked per breakpoint (default {@link LOOKBACK_BLOCKS}); other values only for what-if comparisons. */
+  readonly lookbackBlocks?: number;
+}
+
+/** A user message that is not only tool results: a new human turn (earlier turns' thinking is dropped from here). */
+function isHumanPrompt(msg: SimMessage): boolean {
+  if (msg.role !== 'user') return false;
+  return typeof msg.content === 'string' || msg.content.some((b) => b.type !== 'tool_result');
+}
+
+function isThinking(block: SimBlock): boolean {
+  return block.type === 'thinking' || block.type === 'redacted_thinking';
 }
 
 export function ttlMs(cc: SimCacheControl | null | undefined): number {
@@ -96,41 +124,6 @@ export function ttlMs(cc: SimCacheControl | null | undefined): number {
 interface Entry {
   expiresAt: number;
   ttl: number;
-}
-
-// ---------------------------------------------------------------------------
-// Hashing: 64-bit state in two 32-bit lanes (cyrb53-style mixing). Collisions
-// over a session of a few million prefixes are vanishingly unlikely.
-
-const SEED_A = 0x9e3779b1;
-const SEED_B = 0x85ebca77;
-
-function finalize(h1: number, h2: number): [number, number] {
-  let a = Math.imul(h1 ^ (h1 >>> 16), 2246822507);
-  a ^= Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  let b = Math.imul(h2 ^ (h2 >>> 16), 2246822507);
-  b ^= Math.imul(a ^ (a >>> 13), 3266489909);
-  return [a >>> 0, b >>> 0];
-}
-
-export function hashString(s: string): [number, number] {
-  let h1 = SEED_A ^ s.length;
-  let h2 = SEED_B ^ s.length;
-  for (let i = 0; i < s.length; i++) {
-    const ch = s.charCodeAt(i);
-    h1 = Math.imul(h1 ^ ch, 2654435761);
-    h2 = Math.imul(h2 ^ ch, 1597334677);
-  }
-  return finalize(h1, h2);
-}
-
-/** Chain step: prefix hash (a,b) extended by a block hash (c,d) and a small tag. */
-function chain(a: number, b: number, c: number, d: number, tag: number): [number, number] {
-  let h1 = Math.imul(a ^ c, 2654435761) ^ tag;
-  let h2 = Math.imul(b ^ d, 1597334677) ^ Math.imul(tag, 0x27d4eb2d);
-  h1 = Math.imul(h1 ^ (d >>> 7), 0x165667b1);
-  h2 = Math.imul(h2 ^ (c >>> 11), 0x61c88647);
-  return finalize(h1, h2);
 }
 
 /** Content identity of a block: its JSON without its own `cache_control` (placement is not content). */
@@ -149,7 +142,7 @@ const TAG_SYSTEM = 17;
 const TAG_FIRST_IN_MESSAGE = 8;
 
 function isCacheable(block: SimBlock): boolean {
-  if (block.type === 'thinking' || block.type === 'redacted_thinking') return false;
+  if (isThinking(block)) return false;
   if (block.type === 'text') {
     const text = (block as { text?: unknown }).text;
     return typeof text === 'string' && text.length > 0;
@@ -170,6 +163,8 @@ export class CacheSimulator {
   private readonly blockHashes = new WeakMap<object, [number, number]>();
   private readonly normalized = new WeakMap<object, readonly SimBlock[]>();
   private readonly minTokens: (model: string) => number;
+  private readonly dropsThinking: (model: string) => boolean;
+  private readonly lookback: number;
   private steps = 0;
   // Per-step scratch, grown as needed and reused across steps.
   private chainA = new Uint32Array(1024);
@@ -180,6 +175,8 @@ export class CacheSimulator {
   constructor(opts: CacheSimulatorOptions = {}) {
     const m = opts.minTokens;
     this.minTokens = typeof m === 'number' ? () => m : (m ?? minCacheableTokens);
+    this.dropsThinking = opts.dropsEarlierThinking ?? ((model) => !keepsPriorThinking(model));
+    this.lookback = opts.lookbackBlocks ?? LOOKBACK_BLOCKS;
   }
 
   /** The trace of the most recent {@link step}. */
@@ -246,11 +243,17 @@ export class CacheSimulator {
     );
     [a, b] = chain(a, b, boundary[0], boundary[1], 0);
 
+    let lastHuman = -1;
+    if (this.dropsThinking(body.model)) body.messages.forEach((msg, i) => { if (isHumanPrompt(msg)) lastHuman = i; });
     body.messages.forEach((msg, messageIndex) => {
       const blocks = this.blocksOf(msg);
       const roleTag = ROLE_TAG[msg.role] ?? TAG_OTHER_ROLE;
+      const dropThinking = messageIndex < lastHuman && msg.role === 'assistant';
+      let first = true;
       blocks.forEach((blk, blockIndex) => {
-        const tag = roleTag + (blockIndex === 0 ? TAG_FIRST_IN_MESSAGE : 0);
+        if (dropThinking && isThinking(blk)) return;
+        const tag = roleTag + (first ? TAG_FIRST_IN_MESSAGE : 0);
+        first = false;
         push(blk, { section: 'messages', messageIndex, blockIndex, role: msg.role }, tag, this.hashOf(blk));
       });
     });
@@ -274,7 +277,7 @@ export class CacheSimulator {
     // Reads: longest live prefix reachable from any breakpoint within the lookback window.
     let readPos = -1;
     for (const p of breakpoints) {
-      const stop = Math.max(0, p - LOOKBACK_BLOCKS);
+      const stop = Math.max(0, p - this.lookback + 1);
       for (let k = p; k >= stop; k--) {
         const entry = this.entries.get(this.key(k));
         if (entry && entry.expiresAt > nowMs) {

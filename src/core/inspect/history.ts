@@ -118,7 +118,9 @@ export class CallHistory {
   /** What the next request would cost if sent at `now`, without recording it. */
   priceNext(body: RequestBody, blockMap: BlockMap, now: number): PricedRequest {
     if (this.memo && this.memo.body === body && this.memo.now === now) return this.memo.priced;
-    const sim = new CacheSimulator();
+    // Rows and composition still count earlier turns' thinking, so the simulator must too
+    // until they learn the model's rule (Sonnet 4.5 drops it: see cache/simulator.ts).
+    const sim = new CacheSimulator({ dropsEarlierThinking: () => false });
     for (const r of this.recent) sim.step(r.body, this.tokensOf, r.now);
     const usage = sim.step(body, this.tokensOf, now);
     const cost = costOf({ ...usage, output_tokens: 0 }, this.model, this.ttl);

@@ -103,6 +103,7 @@ export class LiveSession {
       approve: this.deps.approvals.command,
       calibration,
       decisions: this.decisions,
+      compressions: this.handle.compressions,
       onListenerError: (e) => this.deps.log.error('event listener failed', e),
     });
   }
