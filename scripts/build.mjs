@@ -10,14 +10,17 @@ const configs = [
   { ...common, entryPoints: { 'dev-server': 'src/dev/main.ts' }, outdir: 'dist' },
   // VS Code extension host: a light entry (activation, views, commands) and the core it
   // requires on first use (agent, engine, tokenizer, SDK). `vscode` is provided by the host.
-  { ...common, entryPoints: { extension: 'src/host/vscode/extension.ts' }, outdir: 'dist', external: ['vscode', './extension-core.js'], minify: true },
+  { ...common, entryPoints: { extension: 'src/host/vscode/extension.ts' }, outdir: 'dist', external: ['vscode', './extension-core.js', './report-core.js'], minify: true },
   { ...common, entryPoints: { 'extension-core': 'src/host/vscode/core.ts' }, outdir: 'dist', external: ['vscode'], minify: true },
+  { ...common, entryPoints: { 'report-core': 'src/host/vscode/report-core.ts' }, outdir: 'dist', external: ['vscode'], minify: true },
   // Chat webview: browser ESM, loaded by the chat view under a strict CSP.
   { bundle: true, platform: 'browser', target: 'es2022', format: 'esm', sourcemap: true, minify: true, logLevel: 'warning', entryPoints: { chat: 'webview/chat/main.ts' }, outdir: 'dist/webview' },
   // Context inspector webview: browser ESM (toolkit controls bundled in), the same bundle for
   // the VS Code panel and the standalone server; its CSS (media/inspector.css + base.css) bundled beside it.
   { bundle: true, platform: 'browser', target: 'es2022', format: 'esm', sourcemap: true, minify: true, logLevel: 'warning', entryPoints: { inspector: 'webview/inspector/main.ts' }, outdir: 'dist/webview' },
   { bundle: true, minify: true, logLevel: 'warning', entryPoints: { inspector: 'media/inspector.css' }, outdir: 'dist/webview' },
+  // Report view webview ("What would trimming have saved?").
+  { bundle: true, platform: 'browser', target: 'es2022', format: 'esm', sourcemap: true, minify: true, logLevel: 'warning', entryPoints: { report: 'webview/report/main.ts' }, outdir: 'dist/webview' },
 ];
 
 for (const cfg of configs) {

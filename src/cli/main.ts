@@ -10,6 +10,7 @@ import { runReplay } from './replay';
 import { RUN_USAGE, runAgentCli } from './run';
 import { runStrategies } from './strategies';
 import { runDemo } from './demo';
+import { REPORT_USAGE, runReportCli } from './report';
 import { PROXY_USAGE, runProxy } from './proxy';
 
 const HELP = `trimline: see and trim what a coding agent sends to the model
@@ -20,6 +21,7 @@ Usage:
   trimline inspect <file> --serve [--port N] [--strategy S] [--config F]
   trimline replay <file> --strategy S [--config F] --jsonl
   trimline strategies [--json]
+  ${REPORT_USAGE}
   trimline demo [--port N] [--strategy S]
   ${PROXY_USAGE}
 
@@ -44,6 +46,7 @@ async function main(argv: string[]): Promise<number> {
   // `run` has its own options (workspace, session, model…): parsed in run.ts.
   if (command === 'run') return runAgentCli(rest);
   if (command === 'demo') return runDemo(rest);
+  if (command === 'report') return runReportCli(rest);
   if (command === 'proxy') return runProxy(rest);
   const { values, positionals } = parseArgs({
     args: rest,

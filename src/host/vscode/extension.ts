@@ -10,6 +10,7 @@ import { CHAT_VIEW_ID, ChatViewProvider } from './chat-view';
 import type { Core, CreateCore } from './host-types';
 import { INSPECTOR_VIEW_TYPE, InspectorPanels } from './inspector-panels';
 import { Log } from './log';
+import { ReportPanels } from './report-panel';
 import { ApiKeyStore } from './secrets';
 import { StatusBar } from './status-bar';
 
@@ -60,6 +61,8 @@ export function activate(context: vscode.ExtensionContext): void {
     closed: (p) => core?.inspectorClosed(p),
   });
 
+  const reports = new ReportPanels(context.extensionUri, log, { openInspector: (file) => panels.openImport(file) });
+
   const run = (name: string, fn: () => unknown): vscode.Disposable =>
     vscode.commands.registerCommand(name, async () => {
       try {
@@ -91,6 +94,8 @@ export function activate(context: vscode.ExtensionContext): void {
     run('trimline.compactNow', () => getCore().compactNow()),
     run('trimline.exportSession', () => getCore().exportSession()),
     run('trimline.showLog', () => log.show()),
+    reports,
+    run('trimline.report', () => reports.run()),
     run('trimline.routeTerminals', () => getCore().routeTerminals()),
     run('trimline.stopRouting', () => getCore().stopRouting()),
     run('trimline.openProxyInspector', () => panels.openProxy()),

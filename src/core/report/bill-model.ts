@@ -1,0 +1,301 @@
+/**
+ * The bill model: what a recorded session's requests cost with the cache
+ * behaving as the API documents it, on sizes inferred from the recorded usage.
+ *
+ * What the API did, and this model follows (shared/reference/anthropic-api.md):
+ * - The request is tools+system, then the messages. Claude Code does not
+ *   record its tools and system prompt; they are two inferred blocks: the
+ *   `shared` prefix (tools and the stable system blocks, identical in every
+ *   session of a client version, so other sessions keep it warm: read from
+ *   cache even after 40-minute gaps in the m-claude data) and the `session`
+ *   part (the project's system block and the reminders injected into the first
+ *   message). Claude Code puts a breakpoint after each, and one on the last
+ *   block of the last message.
+ * - Thinking of earlier turns: models that do not keep it (Sonnet 4.5) drop
+ *   every thinking block before the latest human turn from the prompt. The
+ *   prompt then differs from the cached one from the first dropped block on,
+ *   and the read falls back to what the 20-block lookback still finds (often
+ *   just the system prefix). This is the main thing a TTL-only model misses.
+ * - TTL from the recorded timestamps; 1-hour breakpoints where the recorded
+ *   usage shows 1-hour writes.
+ * The cache itself is the shared simulator (src/core/cache/simulator.ts).
+ */
+import { CacheSimulator, type CacheUsage, type SimBlock } from '../cache/simulator';
+import { keepsPriorThinking, minCacheableTokens, modelPrice, type ModelPrice } from '../models';
+
+/** Prices are per million tokens. */
+const PER_MILLION = 1_000_000;
+
+/** One block as the bill model sees it: a content identity, a size, whether it is thinking. */
+export interface BillBlock {
+  /** Content identity: equal ids are equal bytes (a log block id, plus a digest when a strategy replaced it). */
+  readonly id: string;
+  readonly tokens: number;
+  readonly thinking: boolean;
+  /** Log block id this stands for (offenders, strategies). */
+  readonly logId?: string;
+}
+
+export interface BillMessage {
+  readonly role: 'user' | 'assistant';
+  readonly blocks: readonly BillBlock[];
+  /** A user message holding more than tool results: a new human turn starts here. */
+  readonly humanTurn: boolean;
+  /** The client restarted or signed in again here: it rebuilt its system prompt (see {@link isClientRestart}). */
+  readonly clientRestart?: boolean;
+}
+
+export interface BillRequest {
+  readonly now: number;
+  readonly messages: readonly BillMessage[];
+  readonly ttl: '5m' | '1h';
+  /** Id of the block carrying the message breakpoint; default (or when absent): the last block. */
+  readonly breakpointAt?: string;
+}
+
+/** The part of every request the transcript does not hold, inferred from usage. */
+export interface InferredPrefix {
+  /** Tools and stable system blocks: the first call's cache read when it had one. */
+  readonly shared: number;
+  /** Kept warm by the client's other sessions (true when the first call read it from cache). */
+  readonly sharedWarm: boolean;
+  /** Project system block and injected reminders. */
+  readonly session: number;
+}
+
+export interface BillStep {
+  readonly usage: CacheUsage;
+  /** Input-side cost, USD. */
+  readonly cost: number;
+  readonly totalInput: number;
+  /** Tokens of the prefix read from cache at this call (for per-block pricing). */
+  readonly readTokens: number;
+  /** Tokens up to the end of the last write. */
+  readonly writtenUpTo: number;
+}
+
+/** Index of the last message that starts a human turn, or -1. */
+export function lastHumanTurn(messages: readonly BillMessage[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) if (messages[i].role === 'user' && messages[i].humanTurn) return i;
+  return -1;
+}
+
+/**
+ * Messages as the API counts them: for models that drop earlier thinking,
+ * thinking blocks before the last human turn are left out.
+ */
+export function effectiveMessages(messages: readonly BillMessage[], model: string): readonly BillMessage[] {
+  if (keepsPriorThinking(model)) return messages;
+  let lastHuman = -1;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    if (messages[i].role === 'user' && messages[i].humanTurn) {
+      lastHuman = i;
+      break;
+    }
+  }
+  if (lastHuman <= 0) return messages;
+  return messages.map((m, i) => (i < lastHuman && m.role === 'assistant' && m.blocks.some((b) => b.thinking) ? { ...m, blocks: m.blocks.filter((b) => !b.thinking) } : m));
+}
+
+/**
+ * Thinking blocks do not key the cache: measured on the m-claude Sonnet 4.5
+ * sessions, when a human turn drops a whole turn's thinking (the total input
+ * shrinks by it) the next call still reads everything else from cache, up to
+ * the previous call's breakpoint. So a thinking block's tokens are carried by
+ * the next block of its message (the last one before it when none follows),
+ * and the block itself is no cache position.
+ */
+export function foldThinking(blocks: readonly BillBlock[]): { block: BillBlock; tokens: number }[] {
+  const out: { block: BillBlock; tokens: number }[] = [];
+  let carry = 0;
+  for (const b of blocks) {
+    if (b.thinking) {
+      carry += b.tokens;
+      continue;
+    }
+    out.push({ block: b, tokens: b.tokens + carry });
+    carry = 0;
+  }
+  if (carry > 0) {
+    if (out.length) out[out.length - 1].tokens += carry;
+    else if (blocks.length) out.push({ block: blocks[blocks.length - 1], tokens: carry });
+  }
+  return out;
+}
+
+/**
+ * The block that ends closest to `offset` tokens into the messages (as
+ * counted: thinking dropped and folded). Used to place the client's message
+ * breakpoint where the recorded usage says it was: `input_tokens` are the
+ * tokens after the last breakpoint.
+ */
+export function blockEndingNear(messages: readonly BillMessage[], model: string, offset: number): string | undefined {
+  let cum = 0;
+  let best: string | undefined;
+  let bestDist = Infinity;
+  for (const m of effectiveMessages(messages, model)) {
+    for (const f of foldThinking(m.blocks)) {
+      cum += f.tokens;
+      const d = Math.abs(cum - offset);
+      if (d < bestDist) {
+        bestDist = d;
+        best = f.block.id;
+      }
+    }
+  }
+  return best;
+}
+
+/** Sum of the tokens of effective messages. */
+export function messageTokens(messages: readonly BillMessage[]): number {
+  let n = 0;
+  for (const m of messages) for (const b of m.blocks) n += b.tokens;
+  return n;
+}
+
+/**
+ * Replays requests through the cache simulator with the client's breakpoint
+ * placement. One instance per session and strategy (the cache is its state).
+ */
+export class BillModel {
+  private readonly sim: CacheSimulator;
+  private readonly sizes = new WeakMap<object, number>();
+  private readonly simBlocks = new Map<string, SimBlock>();
+  private readonly shared: SimBlock;
+  private readonly sessionBlock: SimBlock;
+  private readonly sharedSized: SimBlock;
+  private readonly price: ModelPrice;
+  private readonly keepsThinking: boolean;
+  /** Per message object: the message without thinking (models that drop it). */
+  private readonly stripped = new WeakMap<BillMessage, BillMessage>();
+  /** Per message object: its blocks folded (thinking carried by the next block) and their simulator blocks. */
+  private readonly simOf = new WeakMap<BillMessage, { folded: { block: BillBlock; tokens: number }[]; sim: SimBlock[] }>();
+
+  constructor(
+    readonly model: string,
+    readonly prefix: InferredPrefix,
+  ) {
+    this.shared = { type: 'text', text: 'prefix:shared', cache_control: { type: 'ephemeral' } } as SimBlock;
+    this.sessionBlock = { type: 'text', text: 'prefix:session', cache_control: { type: 'ephemeral' } } as SimBlock;
+    this.sharedSized = this.shared;
+    this.sizes.set(this.shared, prefix.shared);
+    this.sizes.set(this.sessionBlock, prefix.session);
+    this.price = modelPrice(model);
+    // The minimum is fixed per model: looked up once, not on every step.
+    this.sim = new CacheSimulator({ minTokens: minCacheableTokens(model) });
+    this.keepsThinking = keepsPriorThinking(model);
+  }
+
+  /** {@link effectiveMessages}, with the stripped messages kept per message object. */
+  private effective(messages: readonly BillMessage[]): readonly BillMessage[] {
+    if (this.keepsThinking) return messages;
+    const lastHuman = lastHumanTurn(messages);
+    if (lastHuman <= 0) return messages;
+    return messages.map((m, i) => {
+      if (i >= lastHuman || m.role !== 'assistant' || !m.blocks.some((b) => b.thinking)) return m;
+      let s = this.stripped.get(m);
+      if (!s) this.stripped.set(m, (s = { ...m, blocks: m.blocks.filter((b) => !b.thinking) }));
+      return s;
+    });
+  }
+
+  private simMessage(m: BillMessage): { folded: { block: BillBlock; tokens: number }[]; sim: SimBlock[] } {
+    let r = this.simOf.get(m);
+    if (!r) {
+      const folded = foldThinking(m.blocks);
+      r = { folded, sim: folded.map((f) => this.simBlock(f.block, f.tokens)) };
+      this.simOf.set(m, r);
+    }
+    return r;
+  }
+
+  private tokensOf = (b: SimBlock): number => this.sizes.get(b) ?? 0;
+
+  /** A block carrying the breakpoint (same content, so the same cache identity). */
+  private withCc(b: SimBlock, tokens: number, cc: { type: string; ttl?: string }): SimBlock {
+    const marked = { ...b, cache_control: cc } as SimBlock;
+    this.sizes.set(marked, tokens);
+    return marked;
+  }
+
+  /** The session prefix after the n-th client restart: same size, new bytes (environment, git status). */
+  private restartedSessionBlock(n: number): SimBlock {
+    const key = `prefix:session#${n}`;
+    let s = this.simBlocks.get(key);
+    if (!s) {
+      s = { type: 'text', text: key, cache_control: { type: 'ephemeral' } } as SimBlock;
+      this.simBlocks.set(key, s);
+      this.sizes.set(s, this.prefix.session);
+    }
+    return s;
+  }
+
+  /** The simulator's block for a content id at a size (same id, same bytes: same cache identity whatever the size). */
+  private simBlock(b: BillBlock, tokens: number): SimBlock {
+    const key = `${b.id}@${tokens}`;
+    let s = this.simBlocks.get(key);
+    if (!s) {
+      s = { type: 'text', text: b.id } as SimBlock;
+      this.simBlocks.set(key, s);
+      this.sizes.set(s, tokens);
+    }
+    return s;
+  }
+
+  /**
+   * Price one request (messages as the client sent them; thinking dropping
+   * applied here). `span` is told where each sent block sits (token offsets
+   * from the start of the prompt, thinking folded into the next block).
+   */
+  step(req: BillRequest, span?: (block: BillBlock, start: number, tokens: number) => void): BillStep {
+    const cc = req.ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
+    if (this.prefix.sharedWarm && this.prefix.shared > 0) {
+      // Another session of the same client reads the shared prefix just before: it stays warm.
+      this.sim.step({ model: this.model, system: [this.sharedSized], messages: [] }, this.tokensOf, req.now);
+    }
+    const eff = this.effective(req.messages).map((m) => ({ role: m.role, ...this.simMessage(m) }));
+    let marked = false;
+    if (req.breakpointAt !== undefined) {
+      for (const m of eff) {
+        const i = m.folded.findIndex((f) => f.block.id === req.breakpointAt);
+        if (i >= 0) {
+          m.sim = m.sim.map((b, j) => (j === i ? this.withCc(b, m.folded[j].tokens, cc) : b));
+          marked = true;
+          break;
+        }
+      }
+    }
+    for (let mi = eff.length - 1; !marked && mi >= 0; mi--) {
+      const m = eff[mi];
+      if (!m.sim.length) continue;
+      const last = m.sim.length - 1;
+      m.sim = m.sim.map((b, j) => (j === last ? this.withCc(b, m.folded[j].tokens, cc) : b));
+      marked = true;
+    }
+    const messages = eff.map((m) => ({ role: m.role, content: m.sim }));
+    if (span) {
+      let at = this.prefix.shared + this.prefix.session;
+      for (const m of eff) {
+        for (const f of m.folded) {
+          span(f.block, at, f.tokens);
+          at += f.tokens;
+        }
+      }
+    }
+    const restarts = req.messages.reduce((n, m) => n + (m.clientRestart ? 1 : 0), 0);
+    const sessionBlock = restarts ? this.restartedSessionBlock(restarts) : this.sessionBlock;
+    const system = this.prefix.shared > 0 ? [this.shared, sessionBlock] : [sessionBlock];
+    const usage = this.sim.step({ model: this.model, system, messages }, this.tokensOf, req.now);
+    const p = this.price;
+    const split = usage.cache_creation;
+    const cost = (usage.input_tokens * p.input + split.ephemeral_5m_input_tokens * p.cacheWrite5m + split.ephemeral_1h_input_tokens * p.cacheWrite1h + usage.cache_read_input_tokens * p.cacheRead) / PER_MILLION;
+    const totalInput = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens;
+    return {
+      usage,
+      cost,
+      totalInput,
+      readTokens: usage.cache_read_input_tokens,
+      writtenUpTo: usage.cache_read_input_tokens + usage.cache_creation_input_tokens,
+    };
+  }
+}

@@ -1,0 +1,119 @@
+/**
+ * Which files a report reads: Claude Code session files (including
+ * `<session>/subagents/agent-*.jsonl`), Cline task folders and any
+ * transcript file named directly; ordered so that a response copied into
+ * another file (a resumed session starts with its parent's lines) is counted
+ * in the file it was first written to.
+ */
+import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { basename, join } from 'node:path';
+import { CLINE_FILE_NAME } from '../import';
+
+/** Bytes read from the head of a file to find its first timestamp and session id. */
+const HEAD_BYTES = 64 * 1024;
+/** Directories never entered (dependency trees, VCS data). */
+const SKIP_DIRS: ReadonlySet<string> = new Set(['node_modules', '.git']);
+
+export interface FoundFile {
+  readonly path: string;
+  readonly size: number;
+  readonly mtimeMs: number;
+}
+
+export interface Discovery {
+  readonly files: FoundFile[];
+  readonly skipped: { file: string; reason: string }[];
+}
+
+/** Claude Code's projects directory: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`. */
+export function defaultProjectsDir(env: NodeJS.ProcessEnv = process.env): string {
+  const base = env.CLAUDE_CONFIG_DIR && env.CLAUDE_CONFIG_DIR.trim() ? env.CLAUDE_CONFIG_DIR : join(homedir(), '.claude');
+  return join(base, 'projects');
+}
+
+/** A file a directory walk reports: session JSONL and Cline histories. */
+function isTranscriptName(name: string): boolean {
+  return name.endsWith('.jsonl') || name === CLINE_FILE_NAME;
+}
+
+function walk(dir: string, out: FoundFile[], skipped: Discovery['skipped']): void {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (e) {
+    skipped.push({ file: dir, reason: `unreadable directory (${(e as NodeJS.ErrnoException).code ?? 'error'})` });
+    return;
+  }
+  for (const e of entries) {
+    const p = join(dir, e.name);
+    if (e.isDirectory()) {
+      if (!SKIP_DIRS.has(e.name)) walk(p, out, skipped);
+    } else if (e.isFile() && isTranscriptName(e.name)) {
+      try {
+        const st = statSync(p);
+        out.push({ path: p, size: st.size, mtimeMs: st.mtimeMs });
+      } catch (err) {
+        skipped.push({ file: p, reason: `unreadable file (${(err as NodeJS.ErrnoException).code ?? 'error'})` });
+      }
+    }
+  }
+}
+
+/** Every transcript under the given paths (files named directly are taken whatever their name). */
+export function discover(paths: readonly string[]): Discovery {
+  const files: FoundFile[] = [];
+  const skipped: Discovery['skipped'] = [];
+  for (const p of paths) {
+    let st;
+    try {
+      st = statSync(p);
+    } catch (e) {
+      skipped.push({ file: p, reason: (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : 'unreadable' });
+      continue;
+    }
+    if (st.isDirectory()) walk(p, files, skipped);
+    else files.push({ path: p, size: st.size, mtimeMs: st.mtimeMs });
+  }
+  const seen = new Set<string>();
+  const unique = files.filter((f) => (seen.has(f.path) ? false : (seen.add(f.path), true)));
+  return { files: orderForCounting(unique), skipped };
+}
+
+/** First timestamp and session id in the head of a JSONL file. */
+export function headOf(path: string): { timestamp?: string; sessionId?: string } {
+  let text = '';
+  try {
+    const fd = openSync(path, 'r');
+    try {
+      const buf = Buffer.alloc(HEAD_BYTES);
+      const n = readSync(fd, buf, 0, HEAD_BYTES, 0);
+      text = buf.subarray(0, n).toString('utf8');
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return {};
+  }
+  const out: { timestamp?: string; sessionId?: string } = {};
+  for (const line of text.split('\n')) {
+    if (out.timestamp && out.sessionId) break;
+    out.timestamp ??= /"timestamp":"([^"]+)"/.exec(line)?.[1];
+    out.sessionId ??= /"sessionId":"([^"]+)"/.exec(line)?.[1];
+  }
+  return out;
+}
+
+/**
+ * Counting order: by first timestamp; on a tie the file named after its own
+ * session id first (the original, not a resumed copy); then by path.
+ */
+export function orderForCounting(files: readonly FoundFile[]): FoundFile[] {
+  const keyed = files.map((f) => {
+    const h = f.path.endsWith('.jsonl') ? headOf(f.path) : {};
+    const own = h.sessionId !== undefined && basename(f.path) === `${h.sessionId}.jsonl` ? 0 : 1;
+    return { f, t: h.timestamp ?? '', own };
+  });
+  keyed.sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : a.own - b.own || (a.f.path < b.f.path ? -1 : a.f.path > b.f.path ? 1 : 0)));
+  return keyed.map((k) => k.f);
+}

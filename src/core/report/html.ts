@@ -1,0 +1,127 @@
+/**
+ * The report as one self-contained HTML file: inline CSS and SVG charts, no
+ * script, no external request (the CSP meta tag forbids any).
+ * Charts: recorded input-side spend against each strategy, per session and per week.
+ */
+import { byCost, sessionName, dollars, percent, fitCell } from './format';
+import type { Report, SessionReport } from './types';
+
+/** Sessions charted (the costliest); the table lists them all. */
+const CHART_SESSIONS = 20;
+const BAR_HEIGHT = 9;
+const GROUP_GAP = 8;
+const LABEL_WIDTH = 220;
+const CHART_WIDTH = 760;
+/** Series colors: recorded first, then strategies in order (colorblind-safe Okabe–Ito palette). */
+const COLORS: readonly string[] = ['#555555', '#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00'];
+
+export function escapeHtml(s: string): string {
+  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+}
+
+/** Monday of the ISO week of a timestamp, as YYYY-MM-DD. */
+export function weekOf(ts: string | undefined): string {
+  const t = ts ? Date.parse(ts) : NaN;
+  if (!Number.isFinite(t)) return 'undated';
+  const d = new Date(t);
+  const day = (d.getUTCDay() + 6) % 7;
+  d.setUTCDate(d.getUTCDate() - day);
+  return d.toISOString().slice(0, 10);
+}
+
+/** A UUID-named session by its first 8 characters (as Claude Code's resume list shows them); other names up to 30. */
+export function shortName(r: SessionReport): string {
+  const n = sessionName(r);
+  return /^[0-9a-f]{8}-[0-9a-f-]{27}$/i.test(n) ? n.slice(0, 8) : n.slice(0, 30);
+}
+
+export interface ChartGroup {
+  readonly label: string;
+  /** Recorded input-side cost, then each strategy's. */
+  readonly values: readonly number[];
+}
+
+/** Groups of horizontal bars as SVG. */
+export function barChart(title: string, series: readonly string[], groups: readonly ChartGroup[]): string {
+  const max = Math.max(1e-9, ...groups.flatMap((g) => g.values));
+  const groupH = series.length * BAR_HEIGHT + GROUP_GAP;
+  const legendH = 24;
+  const height = legendH + groups.length * groupH + 10;
+  const scale = (CHART_WIDTH - LABEL_WIDTH - 80) / max;
+  const parts: string[] = [];
+  series.forEach((s, i) => {
+    parts.push(`<rect x="${LABEL_WIDTH + i * 120}" y="6" width="10" height="10" fill="${COLORS[i % COLORS.length]}"/><text x="${LABEL_WIDTH + i * 120 + 14}" y="15">${escapeHtml(s)}</text>`);
+  });
+  groups.forEach((g, gi) => {
+    const y0 = legendH + gi * groupH;
+    parts.push(`<text x="${LABEL_WIDTH - 6}" y="${y0 + (series.length * BAR_HEIGHT) / 2 + 4}" text-anchor="end">${escapeHtml(g.label)}</text>`);
+    g.values.forEach((v, i) => {
+      const w = Math.max(0.5, v * scale);
+      const y = y0 + i * BAR_HEIGHT;
+      parts.push(`<rect x="${LABEL_WIDTH}" y="${y}" width="${w.toFixed(1)}" height="${BAR_HEIGHT - 1}" fill="${COLORS[i % COLORS.length]}"><title>${escapeHtml(`${g.label} · ${series[i]}: ${dollars(v)}`)}</title></rect>`);
+      parts.push(`<text x="${(LABEL_WIDTH + w + 4).toFixed(1)}" y="${y + BAR_HEIGHT - 1}" class="v">${dollars(v)}</text>`);
+    });
+  });
+  return `<figure><figcaption>${escapeHtml(title)}</figcaption><svg role="img" aria-label="${escapeHtml(title)}" width="${CHART_WIDTH}" height="${height}" viewBox="0 0 ${CHART_WIDTH} ${height}">${parts.join('')}</svg></figure>`;
+}
+
+/** Chart groups per session (costliest first) and per week. */
+export function chartGroups(rep: Report): { sessions: ChartGroup[]; weeks: ChartGroup[]; series: string[] } {
+  const strategies = rep.strategies;
+  const series = ['recorded', ...strategies];
+  const valuesOf = (r: SessionReport): number[] => [r.recorded.inputCost, ...strategies.map((s) => r.strategies[s]?.inputCost ?? 0)];
+  const anchored = rep.sessions.filter((r) => r.fit.status === 'anchored');
+  const sessions = [...anchored]
+    .sort((a, b) => b.recorded.inputCost - a.recorded.inputCost)
+    .slice(0, CHART_SESSIONS)
+    .map((r) => ({ label: shortName(r), values: valuesOf(r) }));
+  const weeks = new Map<string, number[]>();
+  for (const r of anchored) {
+    const w = weekOf(r.firstTimestamp);
+    const acc = weeks.get(w) ?? series.map(() => 0);
+    valuesOf(r).forEach((v, i) => (acc[i] += v));
+    weeks.set(w, acc);
+  }
+  return { sessions, weeks: [...weeks.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([label, values]) => ({ label: `week of ${label}`, values })), series };
+}
+
+const CSS = `body{font:14px system-ui,sans-serif;margin:24px;color:#222;max-width:1100px}
+table{border-collapse:collapse;margin:12px 0}td,th{padding:3px 8px;border-bottom:1px solid #ddd;text-align:right}
+td:first-child,th:first-child,td.l,th.l{text-align:left}svg text{font:11px system-ui,sans-serif;fill:#222}svg text.v{fill:#555}
+figure{margin:16px 0}figcaption{font-weight:600;margin-bottom:4px}.note{color:#555;max-width:900px}`;
+
+function sessionRows(rep: Report): string {
+  const others = rep.strategies.filter((s) => s !== 'none');
+  const head = `<tr><th>session</th><th class="l">model</th><th>calls</th><th>recorded input</th><th>output</th><th>none</th><th>fit</th>${others.map((s) => `<th>${escapeHtml(s)}</th><th>saving</th>`).join('')}</tr>`;
+  const rows = byCost(rep.sessions).map((r) => {
+    const none = r.strategies.none;
+    const cells = others.map((s) => {
+      const v = r.strategies[s];
+      return `<td>${v ? dollars(v.inputCost) : '—'}</td><td>${v && none && none.inputCost ? percent(1 - v.inputCost / none.inputCost, false) : '—'}</td>`;
+    });
+    return `<tr><td>${escapeHtml(sessionName(r))}</td><td class="l">${escapeHtml(r.model)}</td><td>${r.calls}</td><td>${dollars(r.recorded.inputCost)}</td><td>${dollars(r.recorded.outputCost)}</td><td>${none ? dollars(none.inputCost) : '—'}</td><td>${escapeHtml(fitCell(r))}</td>${cells.join('')}</tr>`;
+  });
+  return `<table>${head}${rows.join('')}</table>`;
+}
+
+function offenderRows(rep: Report): string {
+  if (!rep.totals.offenders.length) return '';
+  const rows = rep.totals.offenders.map((o) => `<tr><td>${dollars(o.dollars)}</td><td class="l">${escapeHtml(o.tool)}</td><td class="l">${escapeHtml(o.target)}</td><td>${o.tokens.toLocaleString('en-US')}</td><td>${o.timesResent}</td></tr>`);
+  return `<h2>Top offenders</h2><table><tr><th>dollars</th><th>tool</th><th>path or command</th><th>tokens</th><th>times re-sent</th></tr>${rows.join('')}</table>`;
+}
+
+/** The whole report page. */
+export function reportHtml(rep: Report): string {
+  const g = chartGroups(rep);
+  const t = rep.totals;
+  const summary = `${t.sessions} session(s), ${t.calls} billed call(s); recorded spend ${dollars(t.recorded.inputCost + t.recorded.outputCost)} (input side ${dollars(t.recorded.inputCost)}).`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<title>Trimline report</title><style>${CSS}</style></head><body>
+<h1>What would trimming have saved?</h1><p>${escapeHtml(summary)}</p><p class="note">${escapeHtml(rep.note)}</p>
+${barChart('Input-side cost per session: recorded vs each strategy', g.series, g.sessions)}
+${barChart('Input-side cost per week', g.series, g.weeks)}
+<h2>Sessions</h2>${sessionRows(rep)}${offenderRows(rep)}
+${rep.skipped.length ? `<h2>Skipped</h2><ul>${rep.skipped.map((s) => `<li>${escapeHtml(s.file)}: ${escapeHtml(s.reason)}</li>`).join('')}</ul>` : ''}
+</body></html>\n`;
+}

@@ -1,0 +1,15 @@
+/**
+ * What trimming would have saved on recorded sessions, anchored to what the
+ * API charged: recorded spend (recorded.ts), the bill model and its fit
+ * (bill-model.ts, sizing.ts, fit.ts), strategies (strategies.ts), offenders,
+ * discovery and output (format.ts, html.ts).
+ */
+export * from './types';
+export { buildReport, buildReportAsync, completeLines, DEFAULT_REPORT_STRATEGIES, type ReportOptions } from './report';
+export { defaultProjectsDir, discover } from './discover';
+export { formatReport } from './format';
+export { reportHtml } from './html';
+export { readRecorded, recordedUsage, callCost } from './recorded';
+export { fitNone, MIN_CALLS_FOR_FIT } from './fit';
+export * from './protocol';
+export { defaultCacheFile, ReportCache, REPORT_CACHE_VERSION } from './cache';

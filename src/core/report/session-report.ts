@@ -1,0 +1,169 @@
+/**
+ * One transcript file → its report rows: the main conversation and each
+ * subagent, each with its recorded spend, the fit of `none` to that spend,
+ * every strategy's simulated cost and the top offenders.
+ */
+import { parseTranscript } from '../import';
+import type { ImportedSession } from '../session/types';
+import type { PipelineConfig } from '../trimming';
+import { fitNone, type FitResult } from './fit';
+import { OffenderTally } from './offenders';
+import { callCost, readRecorded, totalsOf, type RecordedCall, type RecordedConversation } from './recorded';
+import { priceStrategy } from './strategies';
+import type { SessionFit, SessionReport, Skipped, StrategyResult } from './types';
+
+/** Cache reads this far below the model's (tokens) at one call: a miss the transcript does not explain. */
+const UNEXPLAINED_MISS_TOKENS = 5_000;
+/** Model id when a row has no call with a model. */
+const UNKNOWN_MODEL = 'unknown';
+
+export interface FileReportOptions {
+  /** Strategies to price besides `none`. */
+  readonly strategies: readonly string[];
+  readonly config: PipelineConfig;
+}
+
+export interface FileReport {
+  readonly rows: SessionReport[];
+  readonly skipped: Skipped[];
+  readonly badLines: number;
+}
+
+/** The model most calls used. */
+function mainModel(calls: readonly RecordedCall[], fallback: string | undefined): string {
+  const n = new Map<string, number>();
+  for (const c of calls) n.set(c.model, (n.get(c.model) ?? 0) + 1);
+  let best = fallback ?? UNKNOWN_MODEL;
+  let most = 0;
+  for (const [m, k] of n) if (k > most) [best, most] = [m, k];
+  return best;
+}
+
+/** The lines of one subagent of a main file, as their own transcript. */
+export function sidechainText(text: string, agentId: string | undefined): string {
+  return text
+    .split('\n')
+    .filter((l) => {
+      try {
+        const r = JSON.parse(l) as { isSidechain?: unknown; agentId?: unknown };
+        return r.isSidechain === true && (agentId === undefined || r.agentId === agentId);
+      } catch {
+        return false;
+      }
+    })
+    .join('\n');
+}
+
+/** Notes on what the fit could not follow, and the share of the recorded input-side cost missed at unexplained cache misses. */
+function fitNotes(fit: FitResult, imp: ImportedSession, recorded: ReadonlyMap<string, RecordedCall>): { notes: string[]; unexplainedShare: number } {
+  const notes: string[] = [];
+  for (const r of fit.rewrites) notes.push(`call ${r.call}: the client sent ${r.tokens} tokens less than the transcript holds (resumed or edited history); sizes rescaled from there`);
+  let misses = 0;
+  let missGap = 0;
+  imp.calls.forEach((c, i) => {
+    const r = c.apiMessageId ? recorded.get(c.apiMessageId) : undefined;
+    if (r && fit.steps[i].readTokens - r.usage.cache_read_input_tokens > UNEXPLAINED_MISS_TOKENS) {
+      misses++;
+      missGap += callCost(r.model, r.usage).input - fit.steps[i].cost;
+    }
+  });
+  const unexplainedShare = fit.recordedCost > 0 ? missGap / fit.recordedCost : 0;
+  if (misses) {
+    notes.push(
+      `${misses} call(s) missed the cache where the documented rules say it hits (mostly right after a human turn, falling back to the system prompt), ` +
+        `not explained by the transcript; they alone account for ${(100 * unexplainedShare).toFixed(1)}% of the recorded input-side cost`,
+    );
+  }
+  const compactions = imp.messages.filter((m) => m.meta.compactBoundary).length;
+  if (compactions) notes.push(`${compactions} compaction(s): the summarizing call is not in the transcript`);
+  return { notes, unexplainedShare };
+}
+
+/** An import error's message without the file name it starts with (the row names the file). */
+function withoutFile(message: string, file: string): string {
+  return message.startsWith(`${file}: `) ? message.slice(file.length + 2) : message;
+}
+
+function noFit(status: SessionFit['status'], note: string): SessionFit {
+  return { status, error: null, medianCallTotalError: null, medianCallCostError: null, unexplainedShare: null, notes: [note] };
+}
+
+/** Rows of one conversation (main or subagent) of a file. */
+function conversationRow(file: string, text: string, conv: RecordedConversation, inMainFile: boolean, opts: FileReportOptions): SessionReport {
+  const recorded = totalsOf(conv.calls);
+  const base = {
+    file,
+    sessionId: conv.sessionId,
+    sidechain: conv.sidechain,
+    agentId: conv.agentId,
+    calls: conv.calls.length,
+    firstTimestamp: conv.firstTimestamp ?? conv.calls[0]?.timestamp,
+    recorded,
+    duplicates: conv.duplicates,
+  };
+  let imp: ImportedSession;
+  try {
+    imp = parseTranscript(conv.sidechain && inMainFile ? sidechainText(text, conv.agentId) : text, file);
+  } catch (e) {
+    return { ...base, model: mainModel(conv.calls, undefined), fit: noFit('not-replayable', withoutFile((e as Error).message, file)), strategies: {}, offenders: [] };
+  }
+  const model = mainModel(conv.calls, imp.model);
+  if (!conv.calls.length) {
+    const why = conv.duplicates ? 'every response is counted in another file' : 'no usage recorded';
+    return { ...base, model, fit: noFit('no-usage', why), strategies: {}, offenders: [] };
+  }
+  const byId = new Map<string, RecordedCall>();
+  for (const c of conv.calls) byId.set(c.key.slice(0, c.key.lastIndexOf('|')), c);
+  const tally = new OffenderTally(imp, model);
+  const fit = fitNone(imp, model, byId, tally);
+  if (!fit.billed.some(Boolean)) return { ...base, model, fit: noFit('not-replayable', 'no recorded response was found in the imported conversation'), strategies: {}, offenders: [] };
+  const noneTokens = fit.steps.reduce((a, s, i) => a + (fit.billed[i] ? s.totalInput : 0), 0);
+  const strategies: Record<string, StrategyResult> = { none: { inputCost: fit.simulatedCost, tokensSent: noneTokens, retention: 1 } };
+  for (const s of opts.strategies) {
+    if (s === 'none') continue;
+    const c = priceStrategy(imp, model, fit, s, opts.config);
+    strategies[s] = { inputCost: c.inputCost, tokensSent: c.tokensSent, retention: noneTokens ? c.tokensSent / noneTokens : 1 };
+  }
+  const explained = fitNotes(fit, imp, byId);
+  const sessionFit: SessionFit = {
+    status: 'anchored',
+    error: fit.costError ?? null,
+    medianCallTotalError: fit.medianTotalError ?? null,
+    medianCallCostError: fit.medianCallCostError ?? null,
+    unexplainedShare: explained.unexplainedShare,
+    notes: explained.notes,
+  };
+  return { ...base, model, fit: sessionFit, strategies, offenders: tally.top(file) };
+}
+
+/**
+ * Report rows of one file's text. Claude Code JSONL gets recorded spend and
+ * a fit; other formats (Cline, Anthropic JSON) hold no usage, so they are
+ * listed as not anchored. `counted` carries the responses counted so far.
+ */
+export function reportFile(file: string, text: string, counted: Set<string>, opts: FileReportOptions): FileReport {
+  const rec = readRecorded(text, counted);
+  if (rec.conversations.length) {
+    const rows = rec.conversations.map((c) => conversationRow(file, text, c, rec.hasMain, opts));
+    return { rows, skipped: [], badLines: rec.badLines };
+  }
+  if (rec.claudeCode) return { rows: [], skipped: [{ file, reason: 'no model call recorded (nothing billed)' }], badLines: rec.badLines };
+  try {
+    const imp = parseTranscript(text, file);
+    const calls = imp.calls.filter((c) => c.usage).length;
+    const row: SessionReport = {
+      file,
+      sidechain: false,
+      model: imp.model ?? UNKNOWN_MODEL,
+      calls,
+      recorded: totalsOf([]),
+      fit: noFit('no-usage', `${imp.format}: no billed usage recorded, so nothing to anchor a counterfactual on`),
+      strategies: {},
+      offenders: [],
+      duplicates: 0,
+    };
+    return { rows: [row], skipped: [], badLines: rec.badLines };
+  } catch (e) {
+    return { rows: [], skipped: [{ file, reason: withoutFile((e as Error).message, file) }], badLines: rec.badLines };
+  }
+}

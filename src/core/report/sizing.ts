@@ -1,0 +1,206 @@
+/**
+ * Token sizes of a recorded session's blocks, read off its usage instead of
+ * a tokenizer. The recorded usage holds the exact size of every request
+ * (input + cache writes + cache reads), so the difference between two calls
+ * is the exact size of what was added:
+ * - a response is re-sent at its output size (`output_tokens`), spread over
+ *   its blocks by characters (so the thinking share is known when the API
+ *   drops it);
+ * - the new user blocks of a call get the rest: the call's total minus the
+ *   inferred prefix minus every block already sized;
+ * - the first call also fixes the prefix the transcript does not hold
+ *   (tools, system, injected reminders): its total minus its messages at
+ *   {@link CHARS_PER_TOKEN}.
+ * Where the rest does not fit (negative, a response without usage), blocks
+ * fall back to characters and the call's total no longer matches exactly:
+ * the fit column shows it.
+ */
+import { keepsPriorThinking } from '../models';
+import type { CallRecord, ContentBlockParam, ImportedSession, LogBlock, LogMessage } from '../session/types';
+import { totalInput } from '../session/types';
+import type { BillBlock, BillMessage, InferredPrefix } from './bill-model';
+
+/**
+ * Characters per token when nothing better is known (the first prompt, blocks
+ * without usage). Measured on the m-claude transcripts: tool results and
+ * prose run 3–4 characters per Claude token; only the first call's few
+ * hundred tokens of prompt depend on it.
+ */
+export const CHARS_PER_TOKEN = 3.5;
+/** Output tokens below characters / this are a `message_start` placeholder, not the response's size. */
+const PLACEHOLDER_CHARS_PER_TOKEN = 12;
+/**
+ * A call whose recorded total is below the blocks already sized by more than
+ * this (tokens, plus a share of the total for estimation noise in the
+ * thinking split) means the client re-sent a shorter history than the
+ * transcript shows (a resumed session, a hidden edit).
+ */
+const REWRITE_SLACK_TOKENS = 500;
+const REWRITE_SLACK_SHARE = 0.02;
+/** Rough size of an image in the transcript when no usage tells (about a 1000×1000 picture / 750). */
+const IMAGE_TOKENS = 1_500;
+
+/** Characters that stand for a block's content (for spreading a known size over blocks). */
+export function blockChars(p: ContentBlockParam): number {
+  switch (p.type) {
+    case 'text':
+      return p.text.length;
+    case 'thinking':
+      return p.thinking.length;
+    case 'redacted_thinking':
+      return p.data.length / 4;
+    case 'tool_use':
+      return p.name.length + JSON.stringify(p.input ?? {}).length;
+    case 'tool_result': {
+      const c = p.content;
+      if (typeof c === 'string') return c.length;
+      if (!c) return 1;
+      let n = 0;
+      for (const b of c) n += b.type === 'text' ? b.text.length : b.type === 'image' ? IMAGE_TOKENS * CHARS_PER_TOKEN : JSON.stringify(b).length;
+      return n;
+    }
+    case 'image':
+      return IMAGE_TOKENS * CHARS_PER_TOKEN;
+    default:
+      return JSON.stringify(p).length;
+  }
+}
+
+/** Split `total` tokens over blocks in proportion to their characters (each at least 1 when total allows). */
+export function spread(total: number, chars: readonly number[]): number[] {
+  const sum = chars.reduce((a, b) => a + Math.max(1, b), 0);
+  return chars.map((c) => (total * Math.max(1, c)) / sum);
+}
+
+/**
+ * Claude Code's local commands after which it starts again with a rebuilt
+ * system prompt: `/exit` (the next prompt comes from a new process) and a
+ * new sign-in (another account's cache). Seen in the m-claude sessions as
+ * full cache misses right after them.
+ */
+const CLIENT_RESTART_MARKERS: readonly string[] = ['<command-name>/exit</command-name>', '<command-name>/login</command-name>', '<local-command-stdout>Login successful'];
+
+/** The message records a client restart (see {@link CLIENT_RESTART_MARKERS}). */
+export function isClientRestart(m: LogMessage): boolean {
+  if (m.role !== 'user') return false;
+  return m.blocks.some((b) => b.param.type === 'text' && CLIENT_RESTART_MARKERS.some((k) => (b.param as { text: string }).text.includes(k)));
+}
+
+/** A user message that holds more than tool results starts a human turn. */
+export function isHumanTurn(m: LogMessage): boolean {
+  return m.role === 'user' && m.blocks.some((b) => b.kind !== 'tool_result');
+}
+
+export interface SizedSession {
+  /** Every log message with inferred block sizes. */
+  readonly messages: BillMessage[];
+  readonly prefix: InferredPrefix;
+  /** Per call: |simulated total − recorded total| / recorded (0 where sizes fit exactly). */
+  readonly totalErrors: (number | undefined)[];
+  /** Calls where the client sent a shorter history than the transcript holds, and by how much. */
+  readonly rewrites: { call: number; tokens: number }[];
+}
+
+/** Sizes of a response's blocks from its output tokens, or undefined for a placeholder/missing usage. */
+function responseSizes(m: LogMessage): number[] | undefined {
+  const out = m.meta.usage?.output_tokens;
+  if (out === undefined) return undefined;
+  const chars = m.blocks.map((b) => blockChars(b.param));
+  const total = chars.reduce((a, b) => a + b, 0);
+  if (out * PLACEHOLDER_CHARS_PER_TOKEN < total) return undefined;
+  return spread(out, chars);
+}
+
+function billBlock(b: LogBlock, tokens: number): BillBlock {
+  return { id: b.id, tokens, thinking: b.kind === 'thinking' || b.kind === 'redacted_thinking', logId: b.id };
+}
+
+/** Messages of the request of `call`. */
+export function requestMessages<T>(all: readonly T[], call: CallRecord): readonly T[] {
+  return all.slice(call.epochStart, call.at);
+}
+
+/** The blocks of a call's request the API counts (earlier turns' thinking left out for models that drop it). */
+function countedBlocks(logMsgs: readonly LogMessage[], human: readonly boolean[], call: CallRecord, dropsThinking: boolean): LogBlock[] {
+  let lastHuman = -1;
+  if (dropsThinking) {
+    for (let i = call.at - 1; i >= call.epochStart; i--) {
+      if (human[i]) {
+        lastHuman = i;
+        break;
+      }
+    }
+  }
+  const out: LogBlock[] = [];
+  for (let i = call.epochStart; i < call.at; i++) {
+    const m = logMsgs[i];
+    const drop = lastHuman > call.epochStart && i < lastHuman && m.role === 'assistant';
+    for (const b of m.blocks) if (!(drop && (b.kind === 'thinking' || b.kind === 'redacted_thinking'))) out.push(b);
+  }
+  return out;
+}
+
+/** Infer block sizes and the hidden prefix of an imported session from its recorded usage. */
+export function sizeSession(imp: ImportedSession, model: string): SizedSession {
+  const sizes = new Map<string, number>();
+  const logMsgs = imp.messages;
+  const human = logMsgs.map(isHumanTurn);
+  const dropsThinking = !keepsPriorThinking(model);
+  const firstUsage = imp.calls.find((c) => c.usage && totalInput(c.usage) > 0);
+  let prefixTotal = 0;
+  let shared = 0;
+  let responsesSized = 0;
+  const totalErrors: (number | undefined)[] = [];
+  const rewrites: { call: number; tokens: number }[] = [];
+  for (const call of imp.calls) {
+    for (; responsesSized < call.at; responsesSized++) {
+      const m = logMsgs[responsesSized];
+      if (m.role !== 'assistant') continue;
+      const s = responseSizes(m);
+      if (s) m.blocks.forEach((b, i) => sizes.set(b.id, s[i]));
+    }
+    const usage = call.usage;
+    if (!usage || totalInput(usage) === 0) {
+      totalErrors.push(undefined);
+      continue;
+    }
+    const recorded = totalInput(usage);
+    const counted = countedBlocks(logMsgs, human, call, dropsThinking);
+    let known = 0;
+    const unsized: LogBlock[] = [];
+    for (const b of counted) {
+      const t = sizes.get(b.id);
+      if (t === undefined) unsized.push(b);
+      else known += t;
+    }
+    const chars = unsized.map((b) => blockChars(b.param));
+    const guessNew = chars.reduce((a, c) => a + c / CHARS_PER_TOKEN, 0);
+    if (call === firstUsage) {
+      prefixTotal = Math.max(0, recorded - known - guessNew);
+      const read = usage.cache_read_input_tokens ?? 0;
+      shared = read > 0 && read <= prefixTotal ? read : 0;
+    }
+    let rest = recorded - prefixTotal - known;
+    if (rest < -(REWRITE_SLACK_TOKENS + REWRITE_SLACK_SHARE * recorded)) {
+      // The client sent less than the transcript holds: shrink what it re-sent to fit, and say so.
+      const factor = Math.max(0, (recorded - prefixTotal - guessNew) / known);
+      for (const b of counted) {
+        const t = sizes.get(b.id);
+        if (t !== undefined) sizes.set(b.id, t * factor);
+      }
+      rewrites.push({ call: call.index, tokens: Math.round(-rest) });
+      known *= factor;
+      rest = recorded - prefixTotal - known;
+    }
+    const s = unsized.length && rest >= unsized.length ? spread(rest, chars) : chars.map((c) => c / CHARS_PER_TOKEN);
+    unsized.forEach((b, i) => sizes.set(b.id, s[i]));
+    const simulated = prefixTotal + known + s.reduce((a, x) => a + x, 0);
+    totalErrors.push(Math.abs(simulated - recorded) / recorded);
+  }
+  return {
+    messages: logMsgs.map((m, i) => ({ role: m.role, humanTurn: human[i], clientRestart: isClientRestart(m), blocks: m.blocks.map((b) => billBlock(b, sizes.get(b.id) ?? 0)) })),
+    prefix: { shared, sharedWarm: shared > 0, session: prefixTotal - shared },
+    totalErrors,
+    rewrites,
+  };
+}

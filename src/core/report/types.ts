@@ -1,0 +1,90 @@
+/**
+ * The report's output contract (`trimline report --json`, the report view).
+ * Costs in US dollars; "input-side" = uncached input + cache writes + cache reads.
+ */
+import type { Offender } from './offenders';
+
+export type { Offender } from './offenders';
+
+/** How far `none` reproduces the bill of a session. */
+export interface SessionFit {
+  /** `anchored`: `none` was replayed against recorded usage; otherwise why not. */
+  readonly status: 'anchored' | 'no-usage' | 'not-replayable';
+  /** Simulated `none` input-side cost / recorded input-side cost − 1. */
+  readonly error: number | null;
+  /** Median over calls of |simulated − recorded| / recorded total input (sizes are read off the usage, so near 0 unless the history did not fit). */
+  readonly medianCallTotalError: number | null;
+  /** Median over calls of |simulated − recorded| / recorded input-side cost. */
+  readonly medianCallCostError: number | null;
+  /** Share of the recorded input-side cost missed at calls whose cache misses the transcript does not explain (the fit's gap there). */
+  readonly unexplainedShare: number | null;
+  /** What the model could not follow (client rewrites, cache misses the transcript does not explain). */
+  readonly notes: readonly string[];
+}
+
+export interface RecordedSpend {
+  readonly inputCost: number;
+  readonly outputCost: number;
+  readonly inputTokens: number;
+  readonly cacheWriteTokens: number;
+  readonly cacheWrite1hTokens: number;
+  readonly cacheReadTokens: number;
+  readonly outputTokens: number;
+}
+
+export interface StrategyResult {
+  /** Input-side cost, USD. */
+  readonly inputCost: number;
+  /** Total input tokens sent over the calls. */
+  readonly tokensSent: number;
+  /** tokensSent / tokensSent of `none`. */
+  readonly retention: number;
+}
+
+export interface SessionReport {
+  readonly file: string;
+  readonly sessionId?: string;
+  readonly sidechain: boolean;
+  readonly agentId?: string;
+  readonly model: string;
+  /** Billed calls (responses counted in this row). */
+  readonly calls: number;
+  readonly firstTimestamp?: string;
+  readonly fit: SessionFit;
+  readonly recorded: RecordedSpend;
+  readonly strategies: Readonly<Record<string, StrategyResult>>;
+  readonly offenders: readonly Offender[];
+  /** Responses already counted in another row (copied lines of a resumed session). */
+  readonly duplicates: number;
+}
+
+export interface Skipped {
+  readonly file: string;
+  readonly reason: string;
+}
+
+export interface ReportTotals {
+  readonly sessions: number;
+  readonly calls: number;
+  readonly recorded: RecordedSpend;
+  /** Per strategy, summed over sessions where it was priced. */
+  readonly strategies: Readonly<Record<string, { inputCost: number; tokensSent: number; retention: number }>>;
+  /** Recorded input-side cost of the sessions where `none` is anchored (the base the savings are measured on). */
+  readonly anchoredRecordedInputCost: number;
+  readonly offenders: readonly Offender[];
+  readonly badLines: number;
+}
+
+export interface Report {
+  readonly sessions: SessionReport[];
+  readonly totals: ReportTotals;
+  readonly skipped: Skipped[];
+  readonly strategies: readonly string[];
+  /** Said in every output: what the counterfactual is. */
+  readonly note: string;
+}
+
+/** The honest counterfactual, in one sentence every output repeats. */
+export const COUNTERFACTUAL_NOTE =
+  'Counterfactual: the same recorded responses, replayed with the requests each strategy would have sent; ' +
+  'every strategy is priced on the same inferred system/tools prefix and cache rules as `none`, which is checked against the recorded bill (fit).';

@@ -1,0 +1,71 @@
+/**
+ * "Trimline: What Would Trimming Have Saved?" in a real VS Code (code-server + Chromium):
+ * the command reads a fixture Claude Code projects directory ($CLAUDE_CONFIG_DIR/projects),
+ * the report view lists its sessions with the fit column, and clicking a session opens
+ * it in the inspector. Screenshots: test-results/vscode/.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { launchBrowser, openWorkbench, ROOT, runCommand, shot, startCodeServer, until, webviewFrame, type CodeServer } from './harness';
+
+const SESSION = '343e3472-b9b6-4561-ade0-21d1a4730c11.jsonl';
+
+/** A Claude Code config dir: the report fixtures' project plus one real session (CC0). */
+function makeClaudeConfig(): string {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trimline-claude-'));
+  fs.cpSync(path.join(ROOT, 'test/fixtures/report/projects'), path.join(dir, 'projects'), { recursive: true });
+  fs.mkdirSync(path.join(dir, 'projects', '-work-m-claude'), { recursive: true });
+  fs.copyFileSync(path.join(ROOT, 'test/fixtures/transcripts/m-claude', SESSION), path.join(dir, 'projects', '-work-m-claude', SESSION));
+  return dir;
+}
+
+describe('Trimline report in VS Code (code-server)', () => {
+  let cs: CodeServer;
+  let browser: Browser;
+  let page: Page;
+  let workspace: string;
+  let claude: string;
+
+  beforeAll(async () => {
+    workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'trimline-report-ws-'));
+    claude = makeClaudeConfig();
+    cs = await startCodeServer({
+      workspace,
+      trusted: true,
+      env: { CLAUDE_CONFIG_DIR: claude },
+      settings: { 'workbench.startupEditor': 'none', 'workbench.tips.enabled': false, 'security.workspace.trust.enabled': false, 'chat.disableAIFeatures': true, 'window.commandCenter': false },
+    });
+    browser = await launchBrowser();
+    page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
+    await openWorkbench(page, cs, workspace);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await cs?.stop();
+    for (const d of [workspace, claude]) if (d) fs.rmSync(d, { recursive: true, force: true });
+  });
+
+  it('scans the projects directory, shows the report, and opens a clicked session in the inspector', async () => {
+    await runCommand(page, 'Trimline: What Would Trimming Have Saved?');
+    const view = await webviewFrame(page, 'table.sessions', 120_000);
+    const rows = await view.$$eval('table.sessions tr', (trs) => trs.slice(1).map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+    // The fixture project's main conversation, its two subagents, and the real session.
+    expect(rows).toHaveLength(4);
+    const real = rows.find((r) => r[0].startsWith('343e3472'))!;
+    expect(real[2]).toBe('20');
+    expect(real[6]).toMatch(/^[+-]\d+\.\d%$/);
+    expect(Math.abs(parseFloat(real[6]))).toBeLessThan(5);
+    expect(await view.$$eval('svg', (s) => s.length)).toBe(2);
+    await shot(page, 'report-01-view');
+
+    await view.click('button.link:has-text("343e3472")');
+    await until('the inspector tab for the session', async () => ((await page.locator('.tab', { hasText: `Inspector: ${SESSION}` }).count()) > 0 ? true : undefined), 60_000);
+    const inspector = await webviewFrame(page, '.grid-row', 60_000);
+    expect(await inspector.locator('.grid-row').count()).toBeGreaterThan(0);
+    await shot(page, 'report-02-inspector');
+  });
+});
