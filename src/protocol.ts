@@ -196,7 +196,7 @@ export type ChatEvent =
   | { kind: 'text-delta'; id: string; text: string }
   | { kind: 'tool-call'; id: string; toolUseId: string; name: string; input: unknown }
   | { kind: 'tool-result'; toolUseId: string; content: string; isError: boolean }
-  | { kind: 'approval'; requestId: string; tool: string; detail: string; edit?: EditSummary }
+  | { kind: 'approval'; requestId: string; tool: string; detail: string; edit?: EditSummary; mcp?: McpApprovalInfo }
   /** An approval was answered (here or elsewhere) or cancelled by Stop: the card stops asking. */
   | { kind: 'approval-settled'; requestId: string; approved: boolean }
   /** Workspace Trust and what it means for the agent's tools (sent after `ready` and on change). */
@@ -230,7 +230,7 @@ export type WebviewRequest =
   | { op: 'compact' }
   | { op: 'send'; text: string }
   | { op: 'stop' }
-  | { op: 'approve'; requestId: string; approved: boolean }
+  | { op: 'approve'; requestId: string; approved: boolean; always?: boolean }
   | { op: 'newChat' }
   | { op: 'retry' }
   | { op: 'openInspector' }
@@ -300,7 +300,8 @@ export function parseWebviewMessage(v: unknown): WebviewMessage | undefined {
     case 'send':
       return str(r.text, MAX_TEXT) ? ok({ op: 'send', text: r.text }) : undefined;
     case 'approve':
-      return str(r.requestId) && typeof r.approved === 'boolean' ? ok({ op: 'approve', requestId: r.requestId, approved: r.approved }) : undefined;
+      if (!str(r.requestId) || typeof r.approved !== 'boolean' || (r.always !== undefined && typeof r.always !== 'boolean')) return undefined;
+      return ok({ op: 'approve', requestId: r.requestId, approved: r.approved, ...(r.always ? { always: true } : {}) });
     case 'showDiff':
       return str(r.requestId) ? ok({ op: 'showDiff', requestId: r.requestId }) : undefined;
     case 'compact':
@@ -314,4 +315,11 @@ export function parseWebviewMessage(v: unknown): WebviewMessage | undefined {
     default:
       return undefined;
   }
+}
+
+// ── MCP servers (issue 11) ──────────────────────────────────────────────────
+/** An approval card for an MCP tool call: `detail` is the call's input as JSON; "always" approves the server for the session. */
+export interface McpApprovalInfo {
+  server: string;
+  tool: string;
 }

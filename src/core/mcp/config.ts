@@ -13,6 +13,8 @@
  * `headers` or an input is listed in `secrets` so logs and results can redact it.
  */
 
+import { secretValues } from './redact';
+
 /** How long a tool call may take before the server counts as hung (issue 11: 60 s by default). */
 export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
 
@@ -158,7 +160,7 @@ export function resolveServer(raw: RawMcpServer, ctx: VariableContext, defaultTi
   }
   const unresolved = /\$\{input:([^}]+)\}/.exec(JSON.stringify(transport));
   if (unresolved) return { problem: `${where}: input ${JSON.stringify(unresolved[1])} has no value` };
-  return { name: raw.name, transport, timeoutMs: timeoutOf(b, defaultTimeoutMs), origin: raw.origin, secrets: [...new Set(used)] };
+  return { name: raw.name, transport, timeoutMs: timeoutOf(b, defaultTimeoutMs), origin: raw.origin, secrets: secretValues(used) };
 }
 
 /**

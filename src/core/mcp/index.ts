@@ -5,3 +5,4 @@ export * from './convert';
 export * from './naming';
 export * from './redact';
 export * from './source';
+export * from './jsonc';

@@ -12,6 +12,7 @@ import { ChatTranscript } from './chat-transcript';
 import { readSettings, type TrimlineSettings } from './config-map';
 import type { Core, CoreDeps, InspectorHandle } from './host-types';
 import { LiveSession } from './live-session';
+import { McpHost } from './mcp-host';
 import { compactSession, exportSession, loadTranscript, pickSession, pickTranscript } from './session-commands';
 import { VscodeWorkspace } from './workspace-adapter';
 
@@ -27,6 +28,7 @@ class TrimlineCore implements Core {
   private opening?: Promise<LiveSession>;
   private readonly transcript: ChatTranscript;
   private readonly approvals: Approvals;
+  private readonly mcp: McpHost;
   private readonly workspace?: VscodeWorkspace;
   private readonly imports = new Map<InspectorHandle, ReplayInspector>();
   private readonly disposables: vscode.Disposable[] = [];
@@ -43,7 +45,8 @@ class TrimlineCore implements Core {
         onEdited: (p) => log.info(`${p.isNew ? 'created' : 'edited'} ${p.path} (undoable edit, saved)`),
       });
     }
-    this.disposables.push(this.approvals, vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, this.approvals));
+    this.mcp = new McpHost(folder?.uri.fsPath, { secrets: deps.context.secrets, log, approvals: this.approvals, changed: () => this.changed(false) });
+    this.disposables.push(this.approvals, this.mcp, vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, this.approvals));
   }
 
   private settings(): TrimlineSettings {
@@ -73,6 +76,7 @@ class TrimlineCore implements Core {
         transcript: this.transcript,
         settings: () => this.settings(),
         apiKey: async () => (await this.deps.keys.get()).key,
+        mcpTools: () => this.mcp.tools(),
         changed: (busy) => this.changed(busy),
       },
       sessionId,
@@ -175,7 +179,7 @@ class TrimlineCore implements Core {
         await (await this.session()).retry();
         return undefined;
       case 'approve':
-        this.approvals.answer(req.requestId, req.approved);
+        this.approvals.answer(req.requestId, req.approved, req.always);
         return undefined;
       case 'showDiff':
         await this.approvals.showDiff(req.requestId);
@@ -300,6 +304,7 @@ class TrimlineCore implements Core {
   }
 
   trustChanged(): void {
+    this.mcp.markDirty('workspace trust');
     this.deps.postChat(this.workspaceEvent());
     this.deps.log.info(`workspace trust: ${vscode.workspace.isTrusted ? 'trusted' : 'restricted'}`);
   }

@@ -87,3 +87,12 @@ describe('redaction', () => {
     expect(redact('auth: Bearer sk-123456, key sk-123456, abc', secrets)).toBe(`auth: ${REDACTED}, key ${REDACTED}, abc`);
   });
 });
+
+describe('parseJsonc', () => {
+  it('reads VS Code mcp.json with comments and trailing commas, leaving strings alone', async () => {
+    const { parseJsonc } = await import('../../../src/core/mcp/jsonc');
+    const text = '{\n  // servers\n  "servers": { "r": { "url": "https://x.dev/mcp", /* inline */ "headers": { "a": "b,}" }, }, },\n}';
+    expect(parseJsonc(text)).toEqual({ servers: { r: { url: 'https://x.dev/mcp', headers: { a: 'b,}' } } } });
+    expect(() => parseJsonc('{ "a": }')).toThrow();
+  });
+});
