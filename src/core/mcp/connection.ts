@@ -65,7 +65,8 @@ export class McpConnection {
   }
 
   private log(line: string): void {
-    const clean = redact(line, this.config.secrets);
+    // One log line per event: multi-line errors (an HTML error page) are folded.
+    const clean = redact(line, this.config.secrets).replace(/\s*\n\s*/g, ' ');
     this.hooks.log(`[mcp ${this.config.name}] ${clean.length > MAX_LOG_LINE_CHARS ? `${clean.slice(0, MAX_LOG_LINE_CHARS)}…` : clean}`);
   }
 
