@@ -6,3 +6,4 @@ export * from './naming';
 export * from './redact';
 export * from './source';
 export * from './jsonc';
+export * from './inventory';
