@@ -178,6 +178,8 @@ export interface RequestResults {
   showDiff: undefined;
   resume: undefined;
   setApiKey: undefined;
+  mcpSwitch: ActionResult;
+  mcpApply: ActionResult;
 }
 export type RequestOp = WebviewRequest['op'];
 
@@ -187,7 +189,8 @@ export type HostMessage =
   | { type: 'response'; id: number; ok: true; result?: unknown }
   | { type: 'response'; id: number; ok: false; error: string }
   | { type: 'chat'; event: ChatEvent }
-  | { type: 'theme'; kind: 'light' | 'dark' | 'high-contrast' };
+  | { type: 'theme'; kind: 'light' | 'dark' | 'high-contrast' }
+  | { type: 'mcp'; info: McpInspectorInfo };
 
 /** What the chat view shows as the agent works. */
 export type ChatEvent =
@@ -236,11 +239,12 @@ export type WebviewRequest =
   | { op: 'openInspector' }
   | { op: 'showDiff'; requestId: string }
   | { op: 'resume' }
-  | { op: 'setApiKey' };
+  | { op: 'setApiKey' }
+  | McpRequest;
 
 export type WebviewMessage = { type: 'ready' } | { type: 'request'; id: number; request: WebviewRequest };
 
-const HOST_TYPES: ReadonlySet<string> = new Set(['snapshot', 'response', 'chat', 'theme']);
+const HOST_TYPES: ReadonlySet<string> = new Set(['snapshot', 'response', 'chat', 'theme', 'mcp']);
 
 /**
  * Shallow check of a message from the host (the webview's side of validation): the
@@ -259,6 +263,8 @@ export function parseHostMessage(v: unknown): HostMessage | undefined {
       return typeof v.id === 'number' && typeof v.ok === 'boolean' && (v.ok || typeof v.error === 'string') ? (v as HostMessage) : undefined;
     case 'chat':
       return isObj(v.event) && typeof v.event.kind === 'string' ? (v as HostMessage) : undefined;
+    case 'mcp':
+      return isObj(v.info) && Array.isArray(v.info.servers) ? (v as HostMessage) : undefined;
     default:
       return v.kind === 'light' || v.kind === 'dark' || v.kind === 'high-contrast' ? (v as HostMessage) : undefined;
   }
@@ -304,7 +310,11 @@ export function parseWebviewMessage(v: unknown): WebviewMessage | undefined {
       return ok({ op: 'approve', requestId: r.requestId, approved: r.approved, ...(r.always ? { always: true } : {}) });
     case 'showDiff':
       return str(r.requestId) ? ok({ op: 'showDiff', requestId: r.requestId }) : undefined;
+    case 'mcpSwitch':
+      if (!str(r.server) || (r.tool !== undefined && !str(r.tool)) || typeof r.enabled !== 'boolean' || typeof r.now !== 'boolean') return undefined;
+      return ok({ op: 'mcpSwitch', server: r.server, ...(r.tool !== undefined ? { tool: r.tool as string } : {}), enabled: r.enabled, now: r.now });
     case 'compact':
+    case 'mcpApply':
     case 'stop':
     case 'newChat':
     case 'retry':
@@ -323,3 +333,37 @@ export interface McpApprovalInfo {
   server: string;
   tool: string;
 }
+
+/** Tokens of one MCP tool definition (sent on every call) and its switch. */
+export interface McpToolView {
+  name: string;
+  apiName: string;
+  tokens: number;
+  enabled: boolean;
+  /** Switched, waiting for the prompt cache to expire. */
+  pending: boolean;
+}
+
+export interface McpServerView {
+  name: string;
+  origin: string;
+  state: 'idle' | 'connecting' | 'ready' | 'failed' | 'closed';
+  error?: string;
+  enabled: boolean;
+  pending: boolean;
+  /** Tokens of its enabled tools' definitions. */
+  tokens: number;
+  tools: McpToolView[];
+}
+
+/** The inspector's MCP section: servers, their definitions' tokens, and what applying pending switches now costs. */
+export interface McpInspectorInfo {
+  servers: McpServerView[];
+  /** Tokens of all tool definitions sent (built-in and MCP). */
+  toolsTokens: number;
+  /** Pending switches applied now instead of at the cache's expiry (USD; calls until it pays off, null: never). */
+  applyNow?: { rewriteUsd: number; savedPerCallUsd: number; breakEvenCalls: number | null };
+}
+
+/** Switch a server (no tool) or a tool; `now`: rewrite the cache at once, else at its expiry. `mcpApply`: apply pending switches now. */
+export type McpRequest = { op: 'mcpSwitch'; server: string; tool?: string; enabled: boolean; now: boolean } | { op: 'mcpApply' };

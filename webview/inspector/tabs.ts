@@ -1,7 +1,7 @@
-/** ARIA tabs (Context, Findings, Diff): arrow keys move between tabs, Home/End jump. */
+/** ARIA tabs (Context, Findings, Diff, Tools): arrow keys move between tabs, Home/End jump. */
 import { h, setText } from '../shared/dom';
 
-export type TabId = 'context' | 'findings' | 'diff';
+export type TabId = 'context' | 'findings' | 'diff' | 'tools';
 
 export interface TabSpec {
   id: TabId;

@@ -13,6 +13,7 @@ import { readSettings, type TrimlineSettings } from './config-map';
 import type { Core, CoreDeps, InspectorHandle } from './host-types';
 import { LiveSession } from './live-session';
 import { McpHost } from './mcp-host';
+import { totalInput } from '../../core/session/types';
 import { compactSession, exportSession, loadTranscript, pickSession, pickTranscript } from './session-commands';
 import { VscodeWorkspace } from './workspace-adapter';
 
@@ -117,7 +118,21 @@ class TrimlineCore implements Core {
     const panels = this.deps.inspectors().filter((p) => p.source.kind === 'live' && p.visible);
     if (!panels.length) return;
     const msg = this.liveSnapshot();
-    for (const p of panels) p.post(msg);
+    const mcp = this.mcpMessage();
+    for (const p of panels) {
+      p.post(msg);
+      if (mcp) p.post(mcp);
+    }
+  }
+
+  /** The inspector's MCP section (tokens per server and tool definition), when servers run. */
+  private mcpMessage(): HostMessage | undefined {
+    const loop = this.live?.loop;
+    const tokens = (t: string): number => (loop ? loop.engine.tokens.text(t).tokens : Math.ceil(t.length / 4));
+    const toolsTokens = (loop?.session.tools ?? []).reduce((sum, d) => sum + tokens(JSON.stringify(d)), 0);
+    const last = loop?.session.calls.at(-1)?.usage;
+    const info = this.mcp.inspectorInfo(tokens, toolsTokens, last ? totalInput(last) : 0, loop?.config.model ?? this.settings().model);
+    return info ? { type: 'mcp', info } : undefined;
   }
 
   private liveSnapshot(): HostMessage {
@@ -208,6 +223,8 @@ class TrimlineCore implements Core {
     if (panel.source.kind === 'live') {
       await this.restoreLast();
       panel.post(this.liveSnapshot());
+      const mcp = this.mcpMessage();
+      if (mcp) panel.post(mcp);
       return;
     }
     panel.post({ type: 'snapshot', snapshot: this.importBackend(panel).snapshot() });
@@ -236,6 +253,11 @@ class TrimlineCore implements Core {
     if (req.op === 'setStrategy') {
       await vscode.workspace.getConfiguration('trimline').update('strategy', req.spec, vscode.ConfigurationTarget.Global);
       return { message: `Strategy set to ${req.spec}: it applies from the next turn.` };
+    }
+    if (req.op === 'mcpSwitch' || req.op === 'mcpApply') {
+      const result = this.mcp.handle(req);
+      this.changed(this.live?.running ?? false);
+      return result;
     }
     const live = this.live;
     if (!live) throw new Error('No session yet: send a prompt in the Trimline chat first.');

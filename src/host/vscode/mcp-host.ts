@@ -13,7 +13,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { inputIdsOf, McpToolSource, mergeServers, parseJsonc, parseMcpConfig, resolveServers, type McpInputSpec, type ParsedMcpConfig } from '../../core/mcp';
+import { inputIdsOf, mcpInventory, McpToolSource, mergeServers, parseJsonc, parseMcpConfig, resolveServers, toolSwitchCost, type McpInputSpec, type ParsedMcpConfig } from '../../core/mcp';
+import { modelPrice } from '../../core/models';
+import type { ActionResult, McpInspectorInfo, McpRequest } from '../../protocol';
 import type { Approvals } from './approvals';
 import type { Log } from './log';
 
@@ -150,6 +152,42 @@ export class McpHost implements vscode.Disposable {
       if (value !== undefined) values.set(id, value);
     }
     return values;
+  }
+
+  /**
+   * The inspector's MCP section: tokens per server and definition, and the price of
+   * applying pending switches now (`prefixTokens`: the last call's input, the cached prefix).
+   */
+  inspectorInfo(tokens: (text: string) => number, toolsTokens: number, prefixTokens: number, model: string): McpInspectorInfo | undefined {
+    const source = this.source;
+    if (!source) return undefined;
+    const servers = mcpInventory(source, tokens).map((s) => ({ ...s, tools: s.tools.map((t) => ({ ...t })) }));
+    // Tokens the pending switches take out of every request (negative when they put tools back).
+    let removed = 0;
+    for (const p of source.pendingSwitches()) {
+      const server = servers.find((s) => s.name === p.server);
+      const tools = server?.tools.filter((t) => p.tool === undefined || t.name === p.tool) ?? [];
+      for (const t of tools) removed += p.enabled ? -t.tokens : t.enabled ? t.tokens : 0;
+    }
+    const info: McpInspectorInfo = { servers, toolsTokens };
+    if (!source.pendingSwitches().length || !prefixTokens) return info;
+    const c = toolSwitchCost(prefixTokens, removed, modelPrice(model));
+    return { ...info, applyNow: { ...c, breakEvenCalls: Number.isFinite(c.breakEvenCalls) ? c.breakEvenCalls : null } };
+  }
+
+  /** A switch from the inspector. */
+  handle(req: McpRequest): ActionResult {
+    const source = this.source;
+    if (!source) throw new Error('No MCP servers are running: configure them in .vscode/mcp.json, .mcp.json or trimline.mcpServers, then start a chat.');
+    if (req.op === 'mcpApply') {
+      source.applyPending();
+      this.deps.log.info('MCP: pending tool switches applied now (the prompt cache is rewritten on the next call)');
+      return { message: 'Applied: the next call rewrites the prompt cache with the new tool list.' };
+    }
+    source.setEnabled({ server: req.server, ...(req.tool !== undefined ? { tool: req.tool } : {}), enabled: req.enabled }, req.now);
+    const what = `${req.tool ? `tool ${req.tool} of ` : ''}MCP server ${req.server}`;
+    this.deps.log.info(`MCP: ${what} switched ${req.enabled ? 'on' : 'off'} ${req.now ? 'now' : 'at the cache expiry'}`);
+    return { message: `${what} switched ${req.enabled ? 'on' : 'off'} ${req.now ? 'now (the next call rewrites the prompt cache)' : 'when the prompt cache expires (no extra cost); "Apply now" does it at once'}.` };
   }
 
   dispose(): void {
