@@ -40,7 +40,7 @@ export class McpView {
         ? ` Apply now: +${fmtUsd(a.rewriteUsd)} on the next call (the prompt cache is rewritten), ${a.savedPerCallUsd > 0 ? `then ${fmtUsd(a.savedPerCallUsd)} saved per call${a.breakEvenCalls !== null ? `, paid off after ${a.breakEvenCalls} calls` : ''}` : 'and nothing saved per call'}.`
         : '';
       this.pending.append(
-        h('span', {}, `${waiting} switch${waiting === 1 ? '' : 'es'} wait for the prompt cache to expire (no extra cost).${price}`),
+        h('span', {}, `${waiting} switch${waiting === 1 ? ' waits' : 'es wait'} for the prompt cache to expire (no extra cost).${price}`),
         button('Apply now', () => this.handlers.applyNow(), { class: 'secondary', 'data-action': 'mcp-apply' }),
       );
     }
