@@ -56,6 +56,8 @@ export interface AgentLoopOptions {
   readonly decisions?: readonly Decision[];
   /** Jitter source (tests pass a fixed one). */
   readonly random?: () => number;
+  /** Clock (ms) for the prompt cache's expiry, when deferred tool switches apply (default Date.now). */
+  readonly clock?: () => number;
   /** Where errors thrown by event listeners go (default: ignored; the loop must not die of a UI bug). */
   readonly onListenerError?: (e: unknown) => void;
 }
@@ -95,6 +97,7 @@ export class AgentLoop {
   private readonly approve: (request: ApprovalRequest) => Promise<boolean>;
   private readonly emitter: AgentEmitter;
   private readonly random: () => number;
+  private readonly clock: () => number;
   private readonly detach: (() => void)[] = [];
   private controller?: AbortController;
 
@@ -107,6 +110,7 @@ export class AgentLoop {
     this.journal = opts.journal;
     this.approve = opts.approve ?? DENY;
     this.random = opts.random ?? Math.random;
+    this.clock = opts.clock ?? Date.now;
     this.emitter = new AgentEmitter(opts.onListenerError);
     this.client = opts.client ?? new Anthropic(clientOptions(config));
     // The tools this loop executes are the tools the model is offered.
@@ -278,7 +282,7 @@ export class AgentLoop {
   /** Refresh the offered tools before a call (an MCP server's list changed, or a switch is due); unchanged lists keep the cache. */
   private refreshTools(): void {
     if (!this.external) return;
-    const tools = this.offeredTools(this.cacheCold(Date.now()));
+    const tools = this.offeredTools(this.cacheCold(this.clock()));
     if (!sameTools(this.session.tools, tools)) this.session.tools = tools;
   }
 
