@@ -148,7 +148,8 @@ export function resolveServer(raw: RawMcpServer, ctx: VariableContext, defaultTi
     if (typeof b.url !== 'string') return { problem: `${where}: "url" is missing` };
     const headers = stringMap(b.headers, ctx, used);
     transport = { kind: 'http', url: resolveString(b.url, ctx, used), headers, sse: type === 'sse' };
-    used.push(...Object.values(headers));
+    // A header's value and its words: `Bearer <token>` hides the token even when a server echoes it alone.
+    for (const v of Object.values(headers)) used.push(v, ...v.split(/\s+/));
   } else if (type === undefined || type === 'stdio') {
     if (typeof b.command !== 'string' || !b.command) return { problem: `${where}: "command" is missing` };
     const env = stringMap(b.env, ctx, used);

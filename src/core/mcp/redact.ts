@@ -5,8 +5,8 @@
  * them into the session journal, the Trimline log or the inspector.
  */
 
-/** Shorter values are not redacted: `1`, `true`, `dev` would blank out ordinary words. */
-export const MIN_SECRET_LENGTH = 6;
+/** Shorter values are not redacted: `1`, `true`, `Bearer` would blank out ordinary words (the log uses the same floor). */
+export const MIN_SECRET_LENGTH = 8;
 /** What a secret is replaced with. */
 export const REDACTED = '[redacted]';
 

@@ -48,6 +48,8 @@ describe('mcp config', () => {
     expect(servers[0].timeoutMs).toBe(DEFAULT_MCP_TIMEOUT_MS);
     expect(servers[1].transport).toEqual({ kind: 'http', url: 'https://example.com/mcp', headers: { Authorization: 'Bearer sk-secret-value' }, sse: false });
     expect(servers[1].secrets).toContain('Bearer sk-secret-value');
+    expect(servers[1].secrets).toContain('sk-secret-value');
+    expect(servers[1].secrets).not.toContain('Bearer');
     expect(servers[1].timeoutMs).toBe(5000);
   });
   it("reads Claude Code's mcpServers format with ${VAR} and ${VAR:-default}", () => {
@@ -82,9 +84,9 @@ describe('mcp config', () => {
 
 describe('redaction', () => {
   it('replaces secrets, longest first, and ignores values too short to be secrets', () => {
-    const secrets = secretValues(['abc', 'sk-123456', 'Bearer sk-123456']);
+    const secrets = secretValues(['abc', 'Bearer', 'sk-123456', 'Bearer sk-123456']);
     expect(secrets).toEqual(['Bearer sk-123456', 'sk-123456']);
-    expect(redact('auth: Bearer sk-123456, key sk-123456, abc', secrets)).toBe(`auth: ${REDACTED}, key ${REDACTED}, abc`);
+    expect(redact('auth: Bearer sk-123456, key sk-123456, abc, Bearer', secrets)).toBe(`auth: ${REDACTED}, key ${REDACTED}, abc, Bearer`);
   });
 });
 
@@ -94,5 +96,14 @@ describe('parseJsonc', () => {
     const text = '{\n  // servers\n  "servers": { "r": { "url": "https://x.dev/mcp", /* inline */ "headers": { "a": "b,}" }, }, },\n}';
     expect(parseJsonc(text)).toEqual({ servers: { r: { url: 'https://x.dev/mcp', headers: { a: 'b,}' } } } });
     expect(() => parseJsonc('{ "a": }')).toThrow();
+  });
+});
+
+describe('references in summaries', () => {
+  it('keep resource URIs of any scheme and ref_ids written as JSON', async () => {
+    const { extractRefs } = await import('../../../src/core/trimming/refs');
+    const text = '{"ref_id": "WF-0007-ab12", "note": "see"} [resource link] Doc: demo://resource/static/document/architecture.md (text/markdown) and file:///tmp/a.txt';
+    const refs = extractRefs(text);
+    for (const r of ['WF-0007-ab12', 'demo://resource/static/document/architecture.md', 'file:///tmp/a.txt']) expect(refs).toContain(r);
   });
 });
