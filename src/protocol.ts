@@ -154,6 +154,18 @@ export interface OriginalsResult {
   omitted: number;
 }
 
+/**
+ * What a host can do for an inspector that has no session to show: its empty state
+ * offers exactly the actions the host lists in its `empty` message (VS Code: start a
+ * chat, import a transcript; the standalone server: none), never a guess by the webview.
+ */
+export type InspectorAction = 'startChat' | 'importTranscript';
+export const INSPECTOR_ACTIONS: readonly InspectorAction[] = ['startChat', 'importTranscript'];
+
+function isInspectorAction(v: unknown): v is InspectorAction {
+  return typeof v === 'string' && (INSPECTOR_ACTIONS as readonly string[]).includes(v);
+}
+
 /** Result of pin/unpin/trim/restore/compact/setStrategy: one line for the status region. */
 export interface ActionResult {
   message: string;
@@ -178,6 +190,7 @@ export interface RequestResults {
   showDiff: undefined;
   resume: undefined;
   setApiKey: undefined;
+  runAction: undefined;
   mcpSwitch: ActionResult;
   mcpApply: ActionResult;
 }
@@ -186,6 +199,8 @@ export type RequestOp = WebviewRequest['op'];
 /** Host → webview. */
 export type HostMessage =
   | { type: 'snapshot'; snapshot: InspectorSnapshot }
+  /** No session to show (yet): the inspector shows its empty state with these actions. */
+  | { type: 'empty'; actions: InspectorAction[] }
   | { type: 'response'; id: number; ok: true; result?: unknown }
   | { type: 'response'; id: number; ok: false; error: string }
   | { type: 'chat'; event: ChatEvent }
@@ -240,11 +255,13 @@ export type WebviewRequest =
   | { op: 'showDiff'; requestId: string }
   | { op: 'resume' }
   | { op: 'setApiKey' }
+  /** From the inspector's empty state: one of the actions the host offered in `empty`. */
+  | { op: 'runAction'; action: InspectorAction }
   | McpRequest;
 
 export type WebviewMessage = { type: 'ready' } | { type: 'request'; id: number; request: WebviewRequest };
 
-const HOST_TYPES: ReadonlySet<string> = new Set(['snapshot', 'response', 'chat', 'theme', 'mcp']);
+const HOST_TYPES: ReadonlySet<string> = new Set(['snapshot', 'empty', 'response', 'chat', 'theme', 'mcp']);
 
 /**
  * Shallow check of a message from the host (the webview's side of validation): the
@@ -258,6 +275,11 @@ export function parseHostMessage(v: unknown): HostMessage | undefined {
       return isObj(s) && Array.isArray(s.rows) && Array.isArray(s.calls) && Array.isArray(s.findings) && isObj(s.totals) && isObj(s.cost) && isObj(s.cache)
         ? (v as HostMessage)
         : undefined;
+    }
+    case 'empty': {
+      // Known actions only, each once: the webview draws one button per entry.
+      const a = v.actions;
+      return Array.isArray(a) && a.every(isInspectorAction) && new Set(a).size === a.length ? { type: 'empty', actions: [...a] } : undefined;
     }
     case 'response':
       return typeof v.id === 'number' && typeof v.ok === 'boolean' && (v.ok || typeof v.error === 'string') ? (v as HostMessage) : undefined;
@@ -310,6 +332,8 @@ export function parseWebviewMessage(v: unknown): WebviewMessage | undefined {
       return ok({ op: 'approve', requestId: r.requestId, approved: r.approved, ...(r.always ? { always: true } : {}) });
     case 'showDiff':
       return str(r.requestId) ? ok({ op: 'showDiff', requestId: r.requestId }) : undefined;
+    case 'runAction':
+      return isInspectorAction(r.action) ? ok({ op: 'runAction', action: r.action }) : undefined;
     case 'mcpSwitch':
       if (!str(r.server) || (r.tool !== undefined && !str(r.tool)) || typeof r.enabled !== 'boolean' || typeof r.now !== 'boolean') return undefined;
       return ok({ op: 'mcpSwitch', server: r.server, ...(r.tool !== undefined ? { tool: r.tool as string } : {}), enabled: r.enabled, now: r.now });

@@ -10,6 +10,7 @@ import { runReplay } from './replay';
 import { RUN_USAGE, runAgentCli } from './run';
 import { runStrategies } from './strategies';
 import { runDemo } from './demo';
+import { PROXY_USAGE, runProxy } from './proxy';
 
 const HELP = `trimline: see and trim what a coding agent sends to the model
 
@@ -20,6 +21,7 @@ Usage:
   trimline replay <file> --strategy S [--config F] --jsonl
   trimline strategies [--json]
   trimline demo [--port N] [--strategy S]
+  ${PROXY_USAGE}
 
 <file>: a Claude Code session (.jsonl), a Cline api_conversation_history.json, or
 Anthropic Messages JSON (an array of messages or {system, tools, messages}).
@@ -28,7 +30,10 @@ run: the agent, headless, in the workspace (default: the current directory); nee
 ANTHROPIC_API_KEY, or ANTHROPIC_BASE_URL for an Anthropic-compatible endpoint.
 Journals go to <workspace>/.trimline/sessions unless --sessions-dir says otherwise.
 demo: a live agent session on a sample project (offline model unless ANTHROPIC_API_KEY or
-ANTHROPIC_BASE_URL is set), shown in the inspector on 127.0.0.1.`;
+ANTHROPIC_BASE_URL is set), shown in the inspector on 127.0.0.1.
+proxy: point Claude Code or any Anthropic SDK client at it (ANTHROPIC_BASE_URL=<printed URL>);
+the inspector is on the same address. Upstream: --upstream, else TRIMLINE_UPSTREAM, else
+https://api.anthropic.com. Strategy none (default) only observes: the bytes go upstream unchanged.`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -39,6 +44,7 @@ async function main(argv: string[]): Promise<number> {
   // `run` has its own options (workspace, session, model…): parsed in run.ts.
   if (command === 'run') return runAgentCli(rest);
   if (command === 'demo') return runDemo(rest);
+  if (command === 'proxy') return runProxy(rest);
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,

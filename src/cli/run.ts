@@ -249,6 +249,7 @@ export async function runAgentCli(argv: string[]): Promise<number> {
     journal: handle.journal,
     calibration: handle.calibration,
     decisions: handle.decisions,
+    compressions: handle.compressions,
     approve: approver(a.approveCommands, printer),
   });
   printer.attach(loop);

@@ -12,6 +12,7 @@
  * test, or the deterministic demo policy; faults (429/529/500, resets, error
  * events, slow streams) are injected per request. Every request is recorded.
  */
+import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CacheSimulator, type SimRequest } from '../core/cache/simulator';
@@ -136,6 +137,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       headers,
       body,
       bytes,
+      sha256: createHash('sha256').update(Buffer.concat(chunks)).digest('hex'),
       receivedAt: now(),
       validation: { ok: true, status: 200, warnings: [] },
     };

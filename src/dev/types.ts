@@ -138,6 +138,8 @@ export interface RecordedRequest {
   /** Parsed JSON body, or the raw text when it did not parse (undefined for GET). */
   readonly body: unknown;
   readonly bytes: number;
+  /** SHA-256 (hex) of the body's bytes as received: byte-for-byte comparisons (proxy pass-through). */
+  readonly sha256: string;
   readonly receivedAt: number;
   validation: ValidationResult;
   response?: RecordedResponse;

@@ -43,8 +43,8 @@ export interface Watched {
   cspViolations: string[];
 }
 
-/** Open the inspector and wait for the first snapshot to be rendered. */
-export async function openInspector(browser: Browser, url: string, opts: { theme?: string; width?: number; height?: number } = {}): Promise<Watched> {
+/** Open the inspector and wait for the first snapshot to be rendered (or for `waitFor`). */
+export async function openInspector(browser: Browser, url: string, opts: { theme?: string; width?: number; height?: number; waitFor?: string; beforeLoad?: (page: Page) => Promise<void> } = {}): Promise<Watched> {
   const page = await browser.newPage({ viewport: { width: opts.width ?? 1400, height: opts.height ?? 900 } });
   const w: Watched = { page, console: [], errors: [], dialogs: [], cspViolations: [] };
   page.on('console', (m) => {
@@ -59,8 +59,9 @@ export async function openInspector(browser: Browser, url: string, opts: { theme
   await page.addInitScript(() => {
     document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));
   });
+  await opts.beforeLoad?.(page);
   await page.goto(`${url}${opts.theme ? `?theme=${opts.theme}` : ''}`);
-  await page.waitForSelector('.grid-spacer .grid-row', { timeout: 30_000 });
+  await page.waitForSelector(opts.waitFor ?? '.grid-spacer .grid-row', { timeout: 30_000 });
   return w;
 }
 

@@ -9,6 +9,7 @@ import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { chromium, type Browser, type Frame, type Page } from 'playwright-core';
+import type { TestServer } from '../../src/dev/server';
 
 export const ROOT = path.resolve(__dirname, '../..');
 export const CACHE = path.join(ROOT, '.vscode-test');
@@ -190,4 +191,44 @@ export function extensionLog(userDataDir: string): string {
   };
   if (fs.existsSync(logs)) walk(logs);
   return found.map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+}
+
+// ── the chat and the requests the test server recorded ──────────────────────
+
+export interface WireToolResult {
+  type: 'tool_result';
+  tool_use_id: string;
+  content: unknown;
+  is_error?: boolean;
+}
+
+/** The tool_result for `id` in a recorded request body, if present. */
+export function toolResult(body: unknown, id: string): WireToolResult | undefined {
+  const messages = (body as { messages?: { content: unknown }[] }).messages ?? [];
+  for (const m of messages) {
+    if (!Array.isArray(m.content)) continue;
+    for (const b of m.content as { type?: string; tool_use_id?: string }[]) if (b.type === 'tool_result' && b.tool_use_id === id) return b as WireToolResult;
+  }
+  return undefined;
+}
+
+/** The text of a tool_result's content (a string or text blocks). */
+export function text(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (Array.isArray(content)) return content.map((c: { text?: string }) => c.text ?? '').join('');
+  return '';
+}
+
+/** The Messages API calls the test server received. */
+export const messageRequests = (server: TestServer) => server.requests.filter((r) => r.path === '/v1/messages');
+
+/** Send a prompt from the chat composer (Enter sends). */
+export async function sendPrompt(chat: Frame, prompt: string): Promise<void> {
+  await chat.fill('#prompt', prompt);
+  await chat.press('#prompt', 'Enter');
+}
+
+/** Wait until `turnEnds` turns have ended and the chat is idle. */
+export async function waitIdle(chat: Frame, turnEnds: number): Promise<void> {
+  await chat.waitForFunction((n) => document.querySelectorAll('.turn-end').length >= n && !!document.querySelector('#stop[hidden]'), turnEnds, { timeout: 60_000 });
 }

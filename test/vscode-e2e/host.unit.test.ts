@@ -3,9 +3,13 @@
  * Markdown parser, settings → pipeline mapping, secret redaction, edit spans and counts.
  * They run with the e2e config (npm run test:vscode) because they belong to the extension.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createPipeline } from '../../src/core/trimming';
 import { pipelineConfigFrom, priceOverridesFrom, readSettings, redactSecrets } from '../../src/host/vscode/config-map';
+import { INSPECTOR_ACTION_COMMANDS, LIVE_EMPTY_ACTIONS } from '../../src/host/vscode/host-types';
+import { INSPECTOR_ACTIONS } from '../../src/protocol';
 import { changedSpan, lineStats } from '../../src/host/vscode/text-diff';
 import { parseInline, parseMarkdown, type Inline } from '../../webview/chat/markdown';
 
@@ -40,6 +44,18 @@ describe('chat markdown', () => {
     expect(parseInline('window.__xss=1 and snake_case_name').every((n) => n.t === 'text')).toBe(true);
     expect(parseInline('__strong__ _em_').map((n) => n.t)).toEqual(['strong', 'text', 'em']);
     expect(parseInline('a `co*de*` b').map((n) => n.t)).toEqual(['text', 'code', 'text']);
+  });
+});
+
+describe('inspector empty state', () => {
+  it('offers both actions, each running a command the extension contributes and activates on', () => {
+    expect(LIVE_EMPTY_ACTIONS).toEqual(INSPECTOR_ACTIONS);
+    expect(INSPECTOR_ACTION_COMMANDS).toEqual({ startChat: 'trimline.newChat', importTranscript: 'trimline.importTranscript' });
+    const pkg = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8')) as { activationEvents: string[]; contributes: { commands: { command: string }[] } };
+    for (const command of Object.values(INSPECTOR_ACTION_COMMANDS)) {
+      expect(pkg.contributes.commands.map((c) => c.command)).toContain(command);
+      expect(pkg.activationEvents).toContain(`onCommand:${command}`);
+    }
   });
 });
 

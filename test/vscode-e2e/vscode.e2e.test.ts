@@ -8,46 +8,11 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Frame, Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../src/dev/server';
 import { AGENT_SUMMARY, API_KEY, CHANGES, FIRST_PROMPT, GREET_AFTER, GREET_BEFORE, makeWorkspace, restrictedTurns, scriptedTurns, SECOND_PROMPT } from './fixtures';
-import { extensionLog, launchBrowser, openWorkbench, runCommand, shot, startCodeServer, until, webviewFrame, type CodeServer } from './harness';
-
-interface WireToolResult {
-  type: 'tool_result';
-  tool_use_id: string;
-  content: unknown;
-  is_error?: boolean;
-}
-
-/** The tool_result for `id` in a recorded request body, if present. */
-function toolResult(body: unknown, id: string): WireToolResult | undefined {
-  const messages = (body as { messages?: { content: unknown }[] }).messages ?? [];
-  for (const m of messages) {
-    if (!Array.isArray(m.content)) continue;
-    for (const b of m.content as { type?: string; tool_use_id?: string }[]) if (b.type === 'tool_result' && b.tool_use_id === id) return b as WireToolResult;
-  }
-  return undefined;
-}
-
-function text(content: unknown): string {
-  if (typeof content === 'string') return content;
-  if (Array.isArray(content)) return content.map((c: { text?: string }) => c.text ?? '').join('');
-  return '';
-}
-
-const messageRequests = (server: TestServer) => server.requests.filter((r) => r.path === '/v1/messages');
-
-/** Send a prompt from the chat composer (Enter sends). */
-async function sendPrompt(chat: Frame, prompt: string): Promise<void> {
-  await chat.fill('#prompt', prompt);
-  await chat.press('#prompt', 'Enter');
-}
-
-async function waitIdle(chat: Frame, turnEnds: number): Promise<void> {
-  await chat.waitForFunction((n) => document.querySelectorAll('.turn-end').length >= n && !!document.querySelector('#stop[hidden]'), turnEnds, { timeout: 60_000 });
-}
+import { extensionLog, launchBrowser, messageRequests, openWorkbench, runCommand, sendPrompt, shot, startCodeServer, text, toolResult, until, waitIdle, webviewFrame, type CodeServer } from './harness';
 
 describe('Trimline in VS Code (code-server)', () => {
   let server: TestServer;
@@ -92,6 +57,52 @@ describe('Trimline in VS Code (code-server)', () => {
     await cs?.stop();
     await server?.close();
     if (workspace) fs.rmSync(workspace, { recursive: true, force: true });
+  });
+
+  it('inspector before any chat shows what to do; its buttons start a chat / open the import dialog', async () => {
+    const hasFrame = async (selector: string) => (await Promise.all(page.frames().map((f) => f.$(selector).catch(() => null)))).some(Boolean);
+    await runCommand(page, 'Trimline: Open Context Inspector');
+    const inspector = await webviewFrame(page, '.empty-state vscode-button', 60_000);
+    const view = await inspector.evaluate(() => ({
+      title: document.querySelector('.empty-state h1')?.textContent,
+      buttons: [...document.querySelectorAll('.empty-state vscode-button')].map((b) => [(b as HTMLElement).dataset.action, b.textContent?.trim()]),
+      inspectorHidden: (document.querySelector('.inspector-main') as HTMLElement).hidden,
+    }));
+    expect(view).toEqual({ title: 'No session to inspect yet', buttons: [['startChat', 'Start a Chat'], ['importTranscript', 'Import Transcript…']], inspectorHidden: true });
+    await shot(page, '00-inspector-empty');
+
+    // Start a Chat (Enter): trimline.newChat reveals the chat view, which was not open before.
+    expect(await hasFrame('#prompt')).toBe(false);
+    await inspector.press('.empty-state vscode-button[data-action="startChat"]', 'Enter');
+    const chat = await webviewFrame(page, '#prompt', 30_000);
+    await chat.waitForSelector('.empty:not([hidden])');
+    await until('the host to log the action', () => (/inspector: startChat from the empty state/.test(extensionLog(cs.userDataDir)) ? true : undefined), 20_000);
+    // Still no session: the inspector keeps its empty state.
+    expect(await inspector.isVisible('.empty-state')).toBe(true);
+
+    // Import Transcript… (Space): the import dialog; the transcript then shows in this same inspector.
+    const file = path.resolve(__dirname, '../fixtures/transcripts/m-claude/343e3472-b9b6-4561-ade0-21d1a4730c11.jsonl');
+    await inspector.press('.empty-state vscode-button[data-action="importTranscript"]', 'Space');
+    const input = page.locator('.quick-input-widget input');
+    await input.waitFor({ state: 'visible' });
+    expect(await page.locator('.quick-input-widget .quick-input-title').textContent()).toContain('Import Transcript');
+    await page.locator('.quick-input-list .monaco-list-row').first().waitFor({ state: 'visible' });
+    await shot(page, '00-inspector-empty-import-dialog');
+    await until('the typed path to stick in the file dialog', async () => {
+      await input.fill(file);
+      await page.waitForTimeout(400);
+      return (await input.inputValue()) === file ? true : undefined;
+    });
+    await input.press('Enter');
+    await inspector.waitForSelector('.grid-spacer .grid-row', { timeout: 60_000 });
+    expect(await inspector.isHidden('.empty-state')).toBe(true);
+    expect(await inspector.textContent('.title')).toBe(path.basename(file));
+    await page.locator('.tabs-container .tab', { hasText: `Inspector: ${path.basename(file)}` }).waitFor();
+    expect(await page.locator('.tabs-container .tab', { hasText: 'Context Inspector' }).count()).toBe(0);
+    await shot(page, '00-inspector-empty-imported');
+    // The rest of the run starts from a clean editor area.
+    await runCommand(page, 'View: Close All Editors');
+    await until('the inspector tab to close', async () => ((await page.locator('.tabs-container .tab').count()) === 0 ? true : undefined));
   });
 
   it('runs a scripted multi-tool session from the chat, with an approved edit', async () => {

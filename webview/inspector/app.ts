@@ -2,9 +2,10 @@
  * The inspector application: receives snapshots through the transport, keeps the UI
  * state (filters, expanded rows, tab), and turns clicks and keys into protocol
  * requests. The host answers a change with a new snapshot, so every effect shows at
- * once; the status line says what changed, including the next request's cost.
+ * once; the status line says what changed, including the next request's cost. Until
+ * the host has a session it sends `empty`, and the empty state says what to do.
  */
-import type { Finding, HostMessage, InspectorRow, InspectorSnapshot, RequestResults, WebviewRequest } from '../../src/protocol';
+import type { Finding, HostMessage, InspectorAction, InspectorRow, InspectorSnapshot, RequestResults, WebviewRequest } from '../../src/protocol';
 import { h, replaceChildren, setText } from '../shared/dom';
 import { fmtUsd } from '../shared/format';
 import type { ConnectionState, Transport } from '../shared/transport';
@@ -12,6 +13,7 @@ import { applyTheme } from '../shared/theme';
 import { CallChart } from './chart';
 import { buildDetail, type DetailState, type Originals } from './detail';
 import { DiffView } from './diff-view';
+import { EmptyState } from './empty-state';
 import { filterRows, gridItems, isFiltered, NO_FILTER, type RowFilter } from './filter';
 import { FindingsView } from './findings-view';
 import { VirtualGrid } from './grid';
@@ -57,6 +59,10 @@ export class InspectorApp {
   private readonly alert = h('div', { class: 'alert', role: 'alert' });
   private readonly conn = h('span', { class: 'conn' });
   private readonly overview: HTMLElement;
+  private readonly empty = new EmptyState((a) => this.runAction(a));
+  /** Header, overview and tabs: shown with the first snapshot, hidden while the empty state shows. */
+  private readonly main: HTMLElement;
+  private readonly loading = h('p', { class: 'loading' }, 'Loading the context inspector…');
 
   constructor(
     private readonly root: HTMLElement,
@@ -92,6 +98,7 @@ export class InspectorApp {
       ],
       (id) => this.onTab(id),
     );
+    this.main = h('div', { class: 'inspector-main', hidden: true }, this.header.el, this.overview, this.tabs.el);
   }
 
   start(): void {
@@ -101,7 +108,7 @@ export class InspectorApp {
       for (const id of saved.expanded ?? []) this.expanded.add(id);
     }
     const footer = h('footer', { class: 'statusbar' }, this.status, this.alert, this.conn);
-    replaceChildren(this.root, this.header.el, this.overview, this.tabs.el, footer);
+    replaceChildren(this.root, this.loading, this.main, this.empty.el, footer);
     if (saved?.overview === false) this.setOverview(false);
     this.root.setAttribute('aria-busy', 'true');
     this.toolbar.filter = this.filter;
@@ -115,6 +122,7 @@ export class InspectorApp {
 
   private onMessage(m: HostMessage): void {
     if (m.type === 'snapshot') this.onSnapshot(m.snapshot);
+    else if (m.type === 'empty') this.onEmpty(m.actions);
     else if (m.type === 'mcp') this.mcp.update(m.info);
     else if (m.type === 'theme' && this.transport.kind === 'standalone') applyTheme(m.kind);
   }
@@ -125,9 +133,26 @@ export class InspectorApp {
     this.conn.className = `conn conn-${s}`;
   }
 
+  /** No session (yet, or any more): the empty state replaces the inspector. */
+  private onEmpty(actions: InspectorAction[]): void {
+    this.snapshot = undefined;
+    this.root.setAttribute('aria-busy', 'false');
+    this.loading.hidden = true;
+    this.main.hidden = true;
+    this.empty.show(actions);
+  }
+
   private onSnapshot(s: InspectorSnapshot): void {
     this.snapshot = s;
     this.root.setAttribute('aria-busy', 'false');
+    if (this.main.hidden) {
+      // The first snapshot, or a session appeared: keep keyboard focus in the page (its button is going away).
+      const refocus = this.empty.hasFocus();
+      this.loading.hidden = true;
+      this.empty.hide();
+      this.main.hidden = false;
+      if (refocus) this.tabs.select(this.tabs.current, false, true);
+    }
     this.rowsByRef = new Map(s.rows.map((r) => [r.ref, r]));
     this.header.update(s);
     this.chart.update(s);
@@ -291,6 +316,16 @@ export class InspectorApp {
     else if (a.blockId) void this.run({ op: a.kind, blockId: a.blockId }, `${a.label}…`);
   }
 
+  /** An empty-state button: the host runs the action (its effect arrives as a snapshot, or in the chat view). */
+  private async runAction(action: InspectorAction): Promise<void> {
+    setText(this.alert, '');
+    try {
+      await this.transport.request({ op: 'runAction', action });
+    } catch (e) {
+      setText(this.alert, (e as Error).message);
+    }
+  }
+
   // ── navigation ─────────────────────────────────────────────────────────────
 
   private showBlock(blockId: string): void {
@@ -332,7 +367,7 @@ export class InspectorApp {
   /** `/` focuses the search box (outside text fields). */
   private onGlobalKey(e: KeyboardEvent): void {
     const t = e.target as HTMLElement;
-    if (e.key !== '/' || t.closest('input, textarea, vscode-text-field, vscode-text-area')) return;
+    if (e.key !== '/' || this.main.hidden || t.closest('input, textarea, vscode-text-field, vscode-text-area')) return;
     e.preventDefault();
     this.tabs.select('context', true);
     this.toolbar.focusSearch();

@@ -22,6 +22,7 @@ import { RequestRefusedError } from '../request/build';
 import type { Session } from '../session/session';
 import type { CallUsage, ContentBlockParam, LogMessage } from '../session/types';
 import type { Journal } from '../store/journal';
+import type { CompressionEntry } from '../store/load';
 import { TokenEstimator } from '../tokens';
 import { attachSummarizer, compressionStrategies, prepareCompression } from '../trimming/compression-api';
 import { SdkSummarizer } from '../trimming/compression-summarizer';
@@ -54,6 +55,8 @@ export interface AgentLoopOptions {
   readonly calibration?: unknown;
   /** Decisions journaled before a resume, so the inspector can still say why. */
   readonly decisions?: readonly Decision[];
+  /** History-compression calls journaled before a resume (their cost counts toward the session's). */
+  readonly compressions?: readonly CompressionEntry[];
   /** Jitter source (tests pass a fixed one). */
   readonly random?: () => number;
   /** Clock (ms) for the prompt cache's expiry, when deferred tool switches apply (default Date.now). */
@@ -122,6 +125,7 @@ export class AgentLoop {
     for (const d of opts.decisions ?? []) this.engine.decisions.add({ ...d });
     this.ledger = new UsageLedger(config.ttl, config.prices);
     for (const c of session.calls) if (c.usage) this.ledger.addPrevious(c.usage, c.model ?? config.model);
+    for (const c of opts.compressions ?? []) this.ledger.addPrevious(c.usage, c.model);
     if (compressionStrategies(this.engine.pipeline).length) {
       // LLM history compression: its summaries go through the same client (optionally a cheaper model) and are billed.
       const summarizer = new SdkSummarizer(this.client, { model: config.summaryModel, onUsage: (u, model) => this.countSummary(u, model) });
@@ -264,6 +268,7 @@ export class AgentLoop {
 
   /** A summarization call of history compression: billed like any call, not part of the conversation. */
   private countSummary(usage: CallUsage, model: string): void {
+    this.journal?.recordCompression({ callIndex: this.session.calls.length, model, usage });
     const cost = this.ledger.add(usage, model);
     this.emitter.emit('usage', { kind: 'summary', callIndex: this.session.calls.length, usage, cost, run: this.ledger.run, session: this.ledger.session });
   }

@@ -11,6 +11,7 @@ import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { Session, type ImportIssue } from '../session';
 import { journalPath, openJournal, resumeSession, type Journal, type JournalOptions } from '../store';
+import type { CompressionEntry } from '../store/load';
 import type { Decision } from '../trimming/types';
 import { toolDefinitions } from './tools';
 import { DEFAULT_SYSTEM_PROMPT } from './system-prompt';
@@ -59,6 +60,8 @@ export interface AgentSessionHandle {
   /** The last calibration state journaled (TokenEstimator.fromJSON input). */
   readonly calibration?: unknown;
   readonly decisions: readonly Decision[];
+  /** History-compression calls journaled before (their cost counts toward the session's). */
+  readonly compressions: readonly CompressionEntry[];
   /** Problems found while loading (torn last line, skipped records); never fatal. */
   readonly issues: readonly ImportIssue[];
 }
@@ -118,7 +121,7 @@ export function openAgentSession(opts: OpenAgentSessionOptions): AgentSessionHan
     const session = new Session({ system: opts.system ?? DEFAULT_SYSTEM_PROMPT, tools: toolDefinitions(), model: opts.model });
     const journal = openJournal(opts.dir, sessionId, opts.journal);
     journal.attach(session);
-    return { sessionId, session, journal, file, resumed: false, decisions: [], issues: [] };
+    return { sessionId, session, journal, file, resumed: false, decisions: [], compressions: [], issues: [] };
   }
   const loaded = resumeSession(opts.dir, sessionId, opts.journal);
   const { session, journal } = loaded;
@@ -133,6 +136,7 @@ export function openAgentSession(opts: OpenAgentSessionOptions): AgentSessionHan
     resumed: true,
     calibration: lastCalibration(loaded.calibrations),
     decisions,
+    compressions: loaded.compressions,
     issues: loaded.issues,
   };
 }

@@ -31,9 +31,11 @@
  *   them are ignored) and thinking first; older turns lose their thinking when a merge left it
  *   behind another block (older thinking may be dropped).
  */
-import type { ContentBlockParam, MessageParam, Role, ToolResultBlockParam } from '../session/types';
-import { isThinking, sameBlock } from './blocks';
+import type { ContentBlockParam, MessageParam, ToolResultBlockParam } from '../session/types';
+import { isThinking } from './blocks';
 import { summaryBlock, SYNTHETIC, type RenderedMessage, type SentBlock } from './render';
+import { dropTrailingThinking, thinkingPass } from './thinking-pass';
+import { hasToolResult, hasToolResultBefore, hasToolUse, mutable, sameVisible, setBlocks, sourcesOf, turnOf, userTurn, visibleCount, visibleIds, type Turn } from './turns';
 import type { Repair } from './types';
 
 /** Content of the tool_result synthesized for a Cline-style call answered in text. */
@@ -71,84 +73,14 @@ export interface Assembled {
   readonly latestThinking: ContentBlockParam[];
 }
 
-interface Turn {
-  role: Role;
-  blocks: readonly SentBlock[];
-  /** blocks is this turn's own array (else it is a rendered message's, shared with the cache). */
-  own: boolean;
-  /** The rendered message(s) the turn came from (undefined for a synthetic summary turn). */
-  source: RenderedMessage | undefined;
-  more: RenderedMessage[] | undefined;
-  unanswered: boolean;
-  /** The one response whose thinking this (assistant) turn carries. */
-  thinkingFrom: RenderedMessage | undefined;
-}
-
-function turnOf(r: RenderedMessage): Turn {
-  return { role: r.role, blocks: r.blocks, own: false, source: r, more: undefined, unanswered: r.unansweredToolUses, thinkingFrom: r.originalThinking.length ? r : undefined };
-}
-
-function userTurn(blocks: SentBlock[]): Turn {
-  return { role: 'user', blocks, own: true, source: undefined, more: undefined, unanswered: false, thinkingFrom: undefined };
-}
-
-/** Same visible blocks, byte for byte: a response recorded twice. */
-function sameVisible(a: Turn, b: Turn): boolean {
-  const x = a.blocks.filter((k) => !k.hidden);
-  const y = b.blocks.filter((k) => !k.hidden);
-  return x.length === y.length && x.every((k, i) => sameBlock(k.param, y[i].param));
-}
-
-function sourcesOf(t: Turn): RenderedMessage[] {
-  const out = t.source ? [t.source] : [];
-  return t.more ? out.concat(t.more) : out;
-}
-
-/** Small linear scans beat Set allocation for the usual handful of tool blocks per message. */
-function hasToolResult(t: Turn | undefined, id: string): boolean {
-  if (t) for (const b of t.blocks) if (b.param.type === 'tool_result' && b.param.tool_use_id === id) return true;
-  return false;
-}
-
-function hasToolUse(t: Turn | undefined, id: string): boolean {
-  if (t) for (const b of t.blocks) if (b.param.type === 'tool_use' && b.param.id === id) return true;
-  return false;
-}
-
-function hasToolResultBefore(blocks: readonly SentBlock[], end: number, id: string): boolean {
-  for (let k = 0; k < end; k++) {
-    const p = blocks[k].param;
-    if (p.type === 'tool_result' && p.tool_use_id === id) return true;
-  }
-  return false;
-}
-
-function mutable(t: Turn): SentBlock[] {
-  if (!t.own) {
-    t.blocks = [...t.blocks];
-    t.own = true;
-  }
-  return t.blocks as SentBlock[];
-}
-
-function setBlocks(t: Turn, blocks: SentBlock[]): void {
-  t.blocks = blocks;
-  t.own = true;
-}
-
-function visibleCount(t: Turn): number {
-  let n = 0;
-  for (const b of t.blocks) if (!b.hidden) n++;
-  return n;
-}
-
-function visibleIds(t: Turn): string[] {
-  return t.blocks.filter((b) => !b.hidden).map((b) => b.id);
-}
-
 class Assembler {
   readonly repairs: Repair[] = [];
   constructor(private readonly opts: AssembleOptions) {}
+
+  /** For the passes in other modules. */
+  report(rule: string, description: string, ids: (string | undefined)[]): void {
+    this.repair(rule, description, ids);
+  }
 
   private repair(rule: string, description: string, ids: (string | undefined)[]): void {
     this.repairs.push({ rule, description, blockIds: ids.filter((x): x is string => x !== undefined) });
@@ -317,7 +249,7 @@ class Assembler {
         }
         orphans = undefined;
       }
-      if (t.role === 'assistant') this.dropTrailingThinking(t);
+      if (t.role === 'assistant') dropTrailingThinking(t, (r, d, ids) => this.repair(r, d, ids));
       if (visibleCount(t) === 0) continue;
       if (out.length === 0 && t.role === 'assistant') {
         this.repair('leading-assistant', 'dropped an assistant message at the start (the first message must be user)', visibleIds(t));
@@ -330,17 +262,6 @@ class Assembler {
     }
     this.dropTrailingAssistant(out);
     return out;
-  }
-
-  /** "The final block in an assistant message cannot be `thinking`": a thinking-only tail goes (older thinking may be dropped). */
-  private dropTrailingThinking(t: Turn): void {
-    let end = t.blocks.length;
-    while (end > 0 && (t.blocks[end - 1].hidden || isThinking(t.blocks[end - 1].param))) end--;
-    const tail = t.blocks.slice(end).filter((b) => !b.hidden);
-    if (tail.length === 0) return;
-    setBlocks(t, t.blocks.filter((b) => !tail.includes(b)));
-    if (!t.blocks.some((b) => isThinking(b.param))) t.thinkingFrom = undefined;
-    this.repair('trailing-thinking', 'dropped thinking at the end of an assistant message (a response recorded without its text or calls)', tail.map((b) => b.id));
   }
 
   /** The request ends with a user message: no repair may leave an assistant message (a prefill) at the end. */
@@ -368,41 +289,6 @@ class Assembler {
     }
   }
 
-  /** Thinking rules (see module doc); returns the thinking the latest assistant message must carry. */
-  thinking(turns: Turn[]): ContentBlockParam[] {
-    let latest = -1;
-    for (let i = 0; i < turns.length; i++) if (turns[i].role === 'assistant') latest = i;
-    turns.forEach((t, i) => {
-      if (t.role !== 'assistant') return;
-      if (i === latest) this.keepLatestThinking(t);
-      else this.dropMisplacedThinking(t);
-    });
-    return turns[latest]?.thinkingFrom?.originalThinking.slice() ?? [];
-  }
-
-  private keepLatestThinking(t: Turn): void {
-    const hidden = t.blocks.filter((b) => b.hidden);
-    if (hidden.length > 0) {
-      setBlocks(t, t.blocks.map((b) => (b.hidden ? { id: b.id, param: b.param } : b)));
-      this.repair('latest-thinking-kept', 'sent thinking blocks of the latest assistant message verbatim (they cannot be modified)', hidden.map((b) => b.id));
-    }
-    const f = t.blocks.findIndex((b) => isThinking(b.param));
-    if (f <= 0) return;
-    let g = f;
-    while (g < t.blocks.length && isThinking(t.blocks[g].param)) g++;
-    const moved = t.blocks.slice(0, f);
-    setBlocks(t, [...t.blocks.slice(f, g), ...moved, ...t.blocks.slice(g)]);
-    this.repair('latest-thinking-first', 'moved merged-in blocks after the thinking of the latest assistant message', moved.map((b) => b.id));
-  }
-
-  private dropMisplacedThinking(t: Turn): void {
-    const first = t.blocks.find((b) => !b.hidden);
-    const misplaced = first !== undefined && !isThinking(first.param) && t.blocks.some((b) => !b.hidden && isThinking(b.param));
-    if (!misplaced) return; // hidden thinking of older turns is simply not output
-    const dropped = t.blocks.filter((b) => !b.hidden && isThinking(b.param)).map((b) => b.id);
-    setBlocks(t, t.blocks.filter((b) => !isThinking(b.param)));
-    this.repair('older-thinking-dropped', 'dropped thinking of an older assistant message that a merge left behind other blocks', dropped);
-  }
 }
 
 function output(t: Turn): AssembledMessage {
@@ -418,6 +304,6 @@ export function assemble(rendered: readonly RenderedMessage[], opts: AssembleOpt
   a.pair(turns);
   const out = a.compact(turns);
   a.resultsFirst(out);
-  const latestThinking = a.thinking(out);
+  const latestThinking = thinkingPass(out, (r, d, ids) => a.report(r, d, ids));
   return { messages: out.map(output), repairs: a.repairs, latestThinking };
 }

@@ -98,8 +98,6 @@ const TOOL_SYSTEM_TOKENS = 500;
 
 interface SessionCache {
   readonly rendered: Map<string, RenderedMessage>;
-  /** Loop heads rendered without strategy overlays (see `rendered`). */
-  readonly loopHeads: Map<string, RenderedMessage>;
   /** Positions of compact-boundary messages, ascending, for positions < scanned. */
   readonly boundaries: number[];
   scanned: number;
@@ -111,22 +109,17 @@ export class RequestBuilder {
 
   private cacheOf(session: Session): SessionCache {
     let c = this.caches.get(session);
-    if (!c) this.caches.set(session, (c = { rendered: new Map(), loopHeads: new Map(), boundaries: [], scanned: 0 }));
+    if (!c) this.caches.set(session, (c = { rendered: new Map(), boundaries: [], scanned: 0 }));
     return c;
   }
 
-  /**
-   * The rendered message at a log position (re-rendered only when its revision changed).
-   * `loopHead`: the assistant message a tool loop continues, rendered as if no strategy had
-   * touched it (cached apart, keyed by message id too).
-   */
-  rendered(session: Session, pos: number, loopHead = false): RenderedMessage {
-    const c = this.cacheOf(session);
-    const cache = loopHead ? c.loopHeads : c.rendered;
+  /** The rendered message at a log position (re-rendered only when its revision changed). */
+  rendered(session: Session, pos: number): RenderedMessage {
+    const cache = this.cacheOf(session).rendered;
     const m = session.messages[pos];
     const hit = cache.get(m.id);
     if (hit && hit.revision === session.revision(m.id)) return hit;
-    const r = renderMessage(session.resolveMessage(pos, loopHead));
+    const r = renderMessage(session.resolveMessage(pos));
     cache.set(m.id, r);
     return r;
   }
@@ -153,9 +146,8 @@ export class RequestBuilder {
     const upTo = Math.max(0, Math.min(opts.upTo ?? n, n));
     const from = Math.max(0, Math.min(opts.from ?? this.epochStart(session, upTo), upTo));
     const rendered: RenderedMessage[] = [];
-    const head = loopHeadOf(session, from, upTo);
     for (let p = from; p < upTo; p++) {
-      const r = this.rendered(session, p, p === head);
+      const r = this.rendered(session, p);
       rendered.push(r);
       // A summary stands for its whole range: jump over the hidden messages (per-turn work
       // then grows with what is visible, not with the history behind summaries).
@@ -212,18 +204,6 @@ export class RequestBuilder {
     if (!m) this.memos.set(key, (m = new TokenMemo(accountant)));
     return m;
   }
-}
-
-/**
- * The assistant message a tool loop continues: the window ends with a user message carrying
- * tool results, right after it. Strategies never touch it (the API wants it as the model made
- * it, thinking first); -1 when the window does not continue a loop.
- */
-function loopHeadOf(session: Session, from: number, upTo: number): number {
-  const last = session.messages[upTo - 1];
-  const head = session.messages[upTo - 2];
-  if (upTo - 2 < from || last?.role !== 'user' || head?.role !== 'assistant') return -1;
-  return last.blocks.some((b) => b.kind === 'tool_result') ? upTo - 2 : -1;
 }
 
 /** Rough stand-in when no accountant is given. */

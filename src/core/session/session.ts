@@ -72,6 +72,8 @@ export class Session {
   private readonly messagePrunes = new Map<string, Set<string>>();
   private summaries: SummaryOverlay[] = [];
   private readonly revisions = new Map<string, number>();
+  /** See updateLoopHead. */
+  private loopHead = -1;
   /** Blocks the user restored: strategies leave them alone from then on. */
   private readonly userRestored = new Set<string>();
   private readonly listeners = new Set<(e: SessionEvent) => void>();
@@ -106,6 +108,7 @@ export class Session {
     const msg = m.seq === this.messages.length ? m : makeMessage(m.id, this.messages.length, m.role, m.blocks.map((b) => b.param), m.meta, this.toolNames);
     this.positions.set(msg.id, this.messages.length);
     this.messages.push(msg);
+    this.updateLoopHead();
     for (const b of msg.blocks) {
       this.blocks.set(b.id, b);
       if (b.kind === 'tool_use' && b.toolUseId) {
@@ -122,6 +125,15 @@ export class Session {
     const rec: CallRecord = { ...call, index: this.calls.length };
     this.calls.push(rec);
     return rec;
+  }
+
+  /** A call's response arrived after it was recorded (a proxied call): its usage and API id. */
+  completeCall(index: number, facts: Pick<CallRecord, 'usage' | 'apiMessageId'>): CallRecord | undefined {
+    const call = this.calls[index];
+    if (!call) return undefined;
+    const done: CallRecord = { ...call, ...facts };
+    this.calls[index] = done;
+    return done;
   }
 
   position(messageId: string): number | undefined {
@@ -195,6 +207,27 @@ export class Session {
   /** Whether a pin protects the block (pinned itself, or the other half of its tool pair is). */
   isPinned(blockId: string): boolean {
     return this.pinOf(blockId) !== undefined;
+  }
+
+  /**
+   * The assistant message a tool loop continues: the log ends with a user message carrying
+   * tool results, right after it. Strategies never touch it (the API wants it as the model
+   * made it, thinking first): its view ignores strategy overlays. When it changes, both the
+   * old and the new one get a new revision (their view changed).
+   */
+  private updateLoopHead(): void {
+    const n = this.messages.length;
+    const last = this.messages[n - 1];
+    const head = last?.role === 'user' && this.messages[n - 2]?.role === 'assistant' && last.blocks.some((b) => b.kind === 'tool_result') ? n - 2 : -1;
+    if (head === this.loopHead) return;
+    if (this.loopHead >= 0) this.bump(this.messages[this.loopHead].id);
+    if (head >= 0) this.bump(this.messages[head].id);
+    this.loopHead = head;
+  }
+
+  /** Position of the assistant message the log's tool loop continues, or -1. */
+  get loopHeadPosition(): number {
+    return this.loopHead;
   }
 
   private bump(messageId: string): void {
@@ -338,10 +371,10 @@ export class Session {
 
   /**
    * What the model sees of the message at `pos`. `withoutStrategies`: as if no strategy had
-   * touched it (user and agent overlays still apply): the request builder resolves the assistant
-   * message a tool loop continues this way, because strategies never touch it.
+   * touched it (user and agent overlays still apply); always so for the assistant message the
+   * log's tool loop continues (see updateLoopHead).
    */
-  resolveMessage(pos: number, withoutStrategies = false): ResolvedMessage {
+  resolveMessage(pos: number, withoutStrategies = pos === this.loopHead): ResolvedMessage {
     const message = this.messages[pos];
     const active = this.activeSummaryAt(pos);
     const summary = withoutStrategies && active && isStrategyAuthor(active.author) ? undefined : active;

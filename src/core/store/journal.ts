@@ -8,8 +8,9 @@
  * file, so attaching to a session that was just loaded from it writes nothing,
  * and writing the same fact twice is a no-op.
  *
- * One writer per file: two processes appending to the same journal are not
- * coordinated (O_APPEND keeps lines whole, but ids could then repeat).
+ * One writer per file: `openJournal` takes `<file>.lock` (the writer's pid, created
+ * exclusively); a second process opening the same journal gets a JournalLockedError
+ * until the first closes it or dies (a lock whose process is gone is taken over).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -62,8 +63,48 @@ function repairTornTail(file: string, text: string): void {
   }
 }
 
+/** Another live process is writing this journal. */
+export class JournalLockedError extends Error {
+  constructor(
+    readonly file: string,
+    readonly pid: number,
+  ) {
+    super(`journal ${file} is being written by process ${pid}; close that Trimline first`);
+    this.name = 'JournalLockedError';
+  }
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (e) {
+    return (e as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** Take `<file>.lock` for this process (see the module doc); returns the lock file's path. */
+function lockJournal(file: string): string {
+  const lock = `${file}.lock`;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      fs.writeFileSync(lock, String(process.pid), { flag: 'wx' });
+      return lock;
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    const pid = Number.parseInt(fs.readFileSync(lock, 'utf8'), 10);
+    if (pid === process.pid) return lock;
+    if (Number.isInteger(pid) && pid > 0 && alive(pid)) throw new JournalLockedError(file, pid);
+    fs.rmSync(lock, { force: true }); // its writer is gone: take it over
+  }
+  throw new JournalLockedError(file, -1);
+}
+
 export class Journal {
   readonly file: string;
+  /** The lock file this writer holds (released by close). */
+  lockFile?: string;
   readonly sessionId: string;
   private fd: number | undefined;
   private readonly ids = new Set<string>();
@@ -72,6 +113,8 @@ export class Journal {
   private readonly overlayRemoves = new Map<string, number>();
   private readonly detachers = new Set<() => void>();
   private readonly onError?: (error: Error) => void;
+  /** While attaching: records collected for one write. */
+  private batch?: { id: string; line: string }[];
 
   /** Use `openJournal`. */
   constructor(file: string, sessionId: string, existingText: string, options: JournalOptions = {}) {
@@ -102,12 +145,21 @@ export class Journal {
    * message and overlay event as it happens. Returns a function that detaches.
    */
   attach(session: Session): () => void {
-    if (!this.has(recordIds.header())) {
-      this.append({ type: 'header', id: recordIds.header(), sessionId: this.sessionId, system: session.system, tools: session.tools, model: session.model });
+    // The catch-up is one write and one fsync, however long the session (a proxy meeting a
+    // 5,000-message session must not fsync 5,000 times before forwarding its request).
+    this.batch = [];
+    try {
+      if (!this.has(recordIds.header())) {
+        this.append({ type: 'header', id: recordIds.header(), sessionId: this.sessionId, system: session.system, tools: session.tools, model: session.model });
+      }
+      for (const m of session.messages) this.writeMessage(m);
+      for (const o of session.allOverlays()) if (!this.isActive(o.id)) this.writeOverlayAdded(o);
+      for (const c of session.calls) this.recordCall(c);
+    } finally {
+      const batch = this.batch;
+      this.batch = undefined;
+      this.flush(batch);
     }
-    for (const m of session.messages) this.writeMessage(m);
-    for (const o of session.allOverlays()) if (!this.isActive(o.id)) this.writeOverlayAdded(o);
-    for (const c of session.calls) this.recordCall(c);
     const off = session.on((e) => this.onEvent(e));
     const detach = (): void => {
       off();
@@ -137,11 +189,18 @@ export class Journal {
     return this.append({ type: 'calibration', id: recordIds.calibration(id ?? ownId(calibration) ?? newId('cal')), calibration });
   }
 
+  /** A history-compression call's usage (it is billed, but not a call of the conversation). */
+  recordCompression(entry: { readonly callIndex: number; readonly model: string; readonly usage: CallUsage }, id: string = newId('cmp')): boolean {
+    return this.append({ type: 'compression', id: recordIds.compression(id), ...entry });
+  }
+
   /** Detach from every session and close the file. */
   close(): void {
     for (const d of [...this.detachers]) d();
     if (this.fd !== undefined) fs.closeSync(this.fd);
     this.fd = undefined;
+    if (this.lockFile) fs.rmSync(this.lockFile, { force: true });
+    this.lockFile = undefined;
   }
 
   private onEvent(e: SessionEvent): void {
@@ -176,12 +235,31 @@ export class Journal {
     if (this.append({ type: 'overlay-removed', id: recordIds.overlayRemoved(o.id, nth), overlayId: o.id, by: e.by })) bump(this.overlayRemoves, o.id);
   }
 
-  /** Write one record durably unless its id is already in the file. Returns whether it was written. */
+  /** Write one record durably unless its id is already in the file. Returns whether it was written (or batched). */
   private append(rec: NewRecord): boolean {
     if (this.ids.has(rec.id)) return false;
+    const line = `${JSON.stringify({ v: JOURNAL_VERSION, ...rec, ts: new Date().toISOString() })}\n`;
+    if (this.batch) {
+      this.batch.push({ id: rec.id, line });
+      this.ids.add(rec.id);
+      return true;
+    }
+    if (!this.write(line)) return false;
+    this.ids.add(rec.id);
+    return true;
+  }
+
+  /** Write batched records with one write and one fsync; on failure their ids are forgotten again. */
+  private flush(batch: { id: string; line: string }[] | undefined): void {
+    if (!batch?.length) return;
+    if (!this.write(batch.map((b) => b.line).join(''))) for (const b of batch) this.ids.delete(b.id);
+  }
+
+  /** Append text durably (write + fsync); errors go to onError or are thrown. */
+  private write(text: string): boolean {
     try {
       if (this.fd === undefined) throw new Error(`journal ${this.file} is closed`);
-      const buf = Buffer.from(`${JSON.stringify({ v: JOURNAL_VERSION, ...rec, ts: new Date().toISOString() })}\n`, 'utf8');
+      const buf = Buffer.from(text, 'utf8');
       for (let off = 0; off < buf.length; ) off += fs.writeSync(this.fd, buf, off, buf.length - off);
       fs.fsyncSync(this.fd);
     } catch (e) {
@@ -190,7 +268,6 @@ export class Journal {
       this.onError(err);
       return false;
     }
-    this.ids.add(rec.id);
     return true;
   }
 }
@@ -212,10 +289,12 @@ function ownId(v: unknown): string | undefined {
 export function openJournal(dir: string, sessionId: string, options: JournalOptions = {}): Journal {
   const file = journalPath(dir, sessionId);
   fs.mkdirSync(dir, { recursive: true });
+  const lockFile = lockJournal(file);
   const existed = fs.existsSync(file);
   const text = existed ? fs.readFileSync(file, 'utf8') : '';
   if (text && !text.endsWith('\n')) repairTornTail(file, text);
   const journal = new Journal(file, sessionId, text, options);
+  journal.lockFile = lockFile;
   if (!existed) fsyncDir(dir);
   return journal;
 }

@@ -60,8 +60,16 @@ export interface LoadedJournal {
   readonly usage: readonly { readonly callIndex: number; readonly usage: CallUsage }[];
   readonly decisions: readonly unknown[];
   readonly calibrations: readonly unknown[];
+  /** History-compression calls (billed, not part of the conversation). */
+  readonly compressions: readonly CompressionEntry[];
   readonly issues: ImportIssue[];
   readonly duplicates: number;
+}
+
+export interface CompressionEntry {
+  readonly callIndex: number;
+  readonly model: string;
+  readonly usage: CallUsage;
 }
 
 /** Session id of a journal file: its name without the extension. */
@@ -104,17 +112,19 @@ export function loadJournalText(text: string, file: string): LoadedJournal {
   const usage: { callIndex: number; usage: CallUsage }[] = [];
   const decisions: unknown[] = [];
   const calibrations: unknown[] = [];
+  const compressions: CompressionEntry[] = [];
   for (const { line, record: r } of scan.records) {
     if (r.type === 'usage') usage.push({ callIndex: r.callIndex, usage: r.usage });
     else if (r.type === 'decision') decisions.push(r.decision);
     else if (r.type === 'calibration') calibrations.push(r.calibration);
+    else if (r.type === 'compression') compressions.push({ callIndex: r.callIndex, model: r.model, usage: r.usage });
     else {
       const problem = applyRecord(session, r);
       if (problem) issues.push({ line, message: problem });
     }
   }
   issues.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
-  return { file, sessionId: header?.sessionId ?? sessionIdOf(file), session, header, usage, decisions, calibrations, issues, duplicates: scan.duplicates };
+  return { file, sessionId: header?.sessionId ?? sessionIdOf(file), session, header, usage, decisions, calibrations, compressions, issues, duplicates: scan.duplicates };
 }
 
 /** Load `<dir>/<sessionId>.jsonl` (or any journal file). A missing file is an error; everything else is an issue. */

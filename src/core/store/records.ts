@@ -11,7 +11,7 @@ import type { Author, CallRecord, CallUsage, ContentBlockParam, LogMessage, Mess
 export const JOURNAL_VERSION = 1;
 export const JOURNAL_EXTENSION = '.jsonl';
 
-export type RecordType = 'header' | 'message' | 'overlay-added' | 'overlay-removed' | 'call' | 'usage' | 'decision' | 'calibration';
+export type RecordType = 'header' | 'message' | 'overlay-added' | 'overlay-removed' | 'call' | 'usage' | 'decision' | 'calibration' | 'compression';
 
 interface RecordBase {
   readonly v: typeof JOURNAL_VERSION;
@@ -76,6 +76,15 @@ export interface CalibrationRecord extends RecordBase {
   readonly calibration: unknown;
 }
 
+/** A history-compression (summary) call: billed like any call, not part of the conversation. */
+export interface CompressionRecord extends RecordBase {
+  readonly type: 'compression';
+  /** The conversation call it was made before. */
+  readonly callIndex: number;
+  readonly model: string;
+  readonly usage: CallUsage;
+}
+
 export type JournalRecord =
   | HeaderRecord
   | MessageRecord
@@ -84,7 +93,8 @@ export type JournalRecord =
   | CallJournalRecord
   | UsageRecord
   | DecisionRecord
-  | CalibrationRecord;
+  | CalibrationRecord
+  | CompressionRecord;
 
 /** Distributive Omit of the fields every record gets when written. */
 export type NewRecord = JournalRecord extends infer R ? (R extends JournalRecord ? Omit<R, 'v' | 'ts'> : never) : never;
@@ -99,6 +109,7 @@ export const recordIds = {
   usage: (callIndex: number): string => `usage:${callIndex}`,
   decision: (id: string): string => `decision:${id}`,
   calibration: (id: string): string => `calibration:${id}`,
+  compression: (id: string): string => `compression:${id}`,
 };
 
 export function storedMessage(m: LogMessage): StoredMessage {
@@ -114,6 +125,7 @@ const RECORD_TYPES: ReadonlySet<string> = new Set<RecordType>([
   'usage',
   'decision',
   'calibration',
+  'compression',
 ]);
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -140,6 +152,8 @@ function checkPayload(r: Record<string, unknown>): string | undefined {
       return isObject(r.call) && typeof r.call.index === 'number' && typeof r.call.at === 'number' ? undefined : 'call record without index or at';
     case 'usage':
       return typeof r.callIndex === 'number' && isObject(r.usage) ? undefined : 'usage record without callIndex or usage';
+    case 'compression':
+      return typeof r.callIndex === 'number' && typeof r.model === 'string' && isObject(r.usage) ? undefined : 'compression record without callIndex, model or usage';
     default:
       return undefined;
   }

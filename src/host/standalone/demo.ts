@@ -106,11 +106,8 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
   off();
   server = await startInspectorServer(
     {
-      snapshot: (): InspectorSnapshot => {
-        const snap = inspector.snapshot();
-        if (!snap) throw new Error('the session has no request yet');
-        return snap;
-      },
+      // Undefined until the session has a request: the page shows its empty state (no actions).
+      snapshot: (): InspectorSnapshot | undefined => inspector.snapshot(),
       handle: (req: WebviewRequest) => inspector.handle(req),
     },
     { port: o.port },

@@ -5,8 +5,9 @@
  *   GET  /                 the document (fresh nonce per response, CSP header)
  *   GET  /assets/…         the webview bundle and CSS (a fixed list)
  *   POST /api/request      one WebviewMessage (validated with parseWebviewMessage);
- *                          answers a JSON array of HostMessages: [snapshot] for
- *                          `ready`, [response] for a request
+ *                          answers a JSON array of HostMessages: [snapshot] (or
+ *                          [empty] while there is no session) for `ready`,
+ *                          [response] for a request
  *   GET  /api/events       server-sent events: a snapshot after every change
  *
  * Only 127.0.0.1 is bound, and every request must name this server in `Host` (and in
@@ -18,7 +19,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { InspectorActionError, inspectorCsp, inspectorHtml } from '../../core/inspect';
-import { parseWebviewMessage, type HostMessage, type InspectorSnapshot, type WebviewRequest } from '../../protocol';
+import { parseWebviewMessage, type HostMessage, type InspectorAction, type InspectorSnapshot, type WebviewRequest } from '../../protocol';
 
 export const LOOPBACK = '127.0.0.1';
 /** Largest request body accepted (a trim summary is at most 200k characters). */
@@ -28,8 +29,14 @@ const KEEPALIVE_MS = 15_000;
 
 /** What the server serves: snapshots and request handling (see ReplayInspector). */
 export interface InspectorBackend {
-  snapshot(): InspectorSnapshot;
+  /** The current snapshot; undefined while there is no session (the page shows its empty state). */
+  snapshot(): InspectorSnapshot | undefined;
   handle(req: WebviewRequest): unknown;
+  /**
+   * What the empty state offers (`runAction` requests then reach `handle`). The CLI's
+   * backends have no chat and no file dialog, so they offer none.
+   */
+  readonly emptyActions?: readonly InspectorAction[];
 }
 
 export interface InspectorServerOptions {
@@ -39,6 +46,11 @@ export interface InspectorServerOptions {
   root?: string;
   /** Whether a request changes the snapshot (default: every request except originals/diff). */
   mutates?: (req: WebviewRequest) => boolean;
+  /**
+   * Requests for paths the inspector does not serve go here instead of a 404 (the proxy's
+   * pass-through). The inspector's own paths keep their Host/Origin check.
+   */
+  fallback?: (req: IncomingMessage, res: ServerResponse) => void;
 }
 
 export interface InspectorServer {
@@ -55,6 +67,9 @@ const ASSETS: Readonly<Record<string, readonly [string, string]>> = {
   '/assets/inspector.js.map': ['dist/webview/inspector.js.map', 'application/json; charset=utf-8'],
   '/assets/inspector.css': ['dist/webview/inspector.css', 'text/css; charset=utf-8'],
 };
+
+/** Every path the inspector itself answers. */
+const INSPECTOR_PATHS: ReadonlySet<string> = new Set(['/', '/index.html', '/api/request', '/api/events', ...Object.keys(ASSETS)]);
 
 /** The package root: the nearest ancestor of this file with package.json and media/inspector.css. */
 export function findRoot(from: string = __dirname): string {
@@ -97,9 +112,16 @@ export async function startInspectorServer(backend: InspectorBackend, opts: Insp
   const event = (res: ServerResponse, msg: HostMessage): void => {
     res.write(`data: ${JSON.stringify(msg)}\n\n`);
   };
+  /** The snapshot, or the empty state with the backend's actions. */
+  const current = (): HostMessage => {
+    const snapshot = backend.snapshot();
+    return snapshot ? { type: 'snapshot', snapshot } : { type: 'empty', actions: [...(backend.emptyActions ?? [])] };
+  };
+  /** Empty-state actions are taken only while the empty state is what the page shows. */
+  const offered = (action: InspectorAction): boolean => !backend.snapshot() && (backend.emptyActions ?? []).includes(action);
   const broadcast = (): void => {
     if (!streams.size) return;
-    const msg: HostMessage = { type: 'snapshot', snapshot: backend.snapshot() };
+    const msg = current();
     for (const s of streams) event(s, msg);
   };
 
@@ -121,7 +143,9 @@ export async function startInspectorServer(backend: InspectorBackend, opts: Insp
     if (!msg) return send(res, 400, 'text/plain', 'not a valid webview message');
     let reply: HostMessage;
     if (msg.type === 'ready') {
-      reply = { type: 'snapshot', snapshot: backend.snapshot() };
+      reply = current();
+    } else if (msg.request.op === 'runAction' && !offered(msg.request.action)) {
+      reply = { type: 'response', id: msg.id, ok: false, error: `"${msg.request.action}" is not offered by this inspector` };
     } else {
       try {
         const result = backend.handle(msg.request);
@@ -147,12 +171,13 @@ export async function startInspectorServer(backend: InspectorBackend, opts: Insp
   };
 
   const server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (opts.fallback && !INSPECTOR_PATHS.has(path)) return opts.fallback(req, res);
     const host = req.headers.host ?? '';
     const origin = req.headers.origin;
     if (!allowedHosts().includes(host) || (origin !== undefined && !allowedHosts().some((h) => origin === `http://${h}`))) {
       return send(res, 403, 'text/plain', 'forbidden: the inspector only answers to its own address');
     }
-    const path = (req.url ?? '/').split('?')[0];
     if (req.method === 'POST' && path === '/api/request') {
       api(req, res).catch((e: unknown) => send(res, 500, 'text/plain', String(e)));
       return;

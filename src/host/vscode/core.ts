@@ -6,11 +6,12 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ReplayInspector } from '../standalone/replay-inspector';
+import { ProxyRouting } from './proxy-routing';
 import type { ChatEvent, HostMessage, WebviewRequest } from '../../protocol';
 import { Approvals, PROPOSED_SCHEME } from './approvals';
 import { ChatTranscript } from './chat-transcript';
 import { readSettings, type TrimlineSettings } from './config-map';
-import type { Core, CoreDeps, InspectorHandle } from './host-types';
+import { LIVE_EMPTY_ACTIONS, type Core, type CoreDeps, type InspectorHandle } from './host-types';
 import { LiveSession } from './live-session';
 import { McpHost } from './mcp-host';
 import { totalInput } from '../../core/session/types';
@@ -34,9 +35,14 @@ class TrimlineCore implements Core {
   private readonly imports = new Map<InspectorHandle, ReplayInspector>();
   private readonly disposables: vscode.Disposable[] = [];
   private snapshotTimer?: NodeJS.Timeout;
+  private readonly routing: ProxyRouting;
 
   constructor(private readonly deps: CoreDeps) {
     const { log } = deps;
+    this.routing = new ProxyRouting(deps, () => {
+      const cfg = vscode.workspace.getConfiguration('trimline.proxy');
+      return { strategy: cfg.get<string>('strategy') || 'none', upstream: cfg.get<string>('upstream') || undefined };
+    });
     this.transcript = new ChatTranscript((e) => deps.postChat(e));
     this.approvals = new Approvals((e) => this.transcript.push(e), () => this.settings().approval, (line) => log.info(line));
     const folder = vscode.workspace.workspaceFolders?.[0];
@@ -135,30 +141,10 @@ class TrimlineCore implements Core {
     return info ? { type: 'mcp', info } : undefined;
   }
 
+  /** The live session's snapshot, or the empty state (with what to do) while it has none. */
   private liveSnapshot(): HostMessage {
     const snapshot = this.live?.inspector.snapshot();
-    if (snapshot) return { type: 'snapshot', snapshot };
-    return {
-      type: 'snapshot',
-      snapshot: {
-        sessionId: this.live?.sessionId ?? '',
-        title: 'No messages yet: send a prompt in the Trimline chat',
-        model: this.settings().model,
-        strategy: this.settings().strategy,
-        contextWindow: this.live?.loop.engine.contextWindow ?? 0,
-        callIndex: 0,
-        quality: 'estimated',
-        rows: [],
-        totals: { sentTokens: 0, untrimmedTokens: 0, systemTokens: 0, toolsTokens: 0, byState: { verbatim: 0, trimmed: 0, summarized: 0, pruned: 0, pinned: 0 } },
-        cache: { hitRatio: 0, breakpoints: 0, breakpointRefs: [], nextCachedTokens: 0 },
-        cost: { session: 0, nextRequest: 0, nextInput: 0, nextCacheWrite: 0, nextCacheRead: 0, nextTokens: { input: 0, cacheWrite: 0, cacheRead: 0 }, exactPrices: true },
-        calls: [],
-        composition: [],
-        findings: [],
-        strategies: [],
-        live: true,
-      },
-    };
+    return snapshot ? { type: 'snapshot', snapshot } : { type: 'empty', actions: [...LIVE_EMPTY_ACTIONS] };
   }
 
   /** After a reload: reopen the session the chat showed last (once, whoever asks first). */
@@ -220,6 +206,10 @@ class TrimlineCore implements Core {
   }
 
   async inspectorReady(panel: InspectorHandle): Promise<void> {
+    if (panel.source.kind === 'proxy') {
+      panel.post(this.routing.message());
+      return;
+    }
     if (panel.source.kind === 'live') {
       await this.restoreLast();
       panel.post(this.liveSnapshot());
@@ -244,6 +234,10 @@ class TrimlineCore implements Core {
   }
 
   async inspectorRequest(panel: InspectorHandle, req: WebviewRequest): Promise<unknown> {
+    if (panel.source.kind === 'proxy') {
+      if (req.op === 'setStrategy') throw new Error('The proxy\'s strategy is the setting trimline.proxy.strategy (restart routing to apply it).');
+      return this.routing.handle(req);
+    }
     if (panel.source.kind === 'import') {
       const backend = this.importBackend(panel);
       const result = backend.handle(req);
@@ -320,6 +314,24 @@ class TrimlineCore implements Core {
     this.deps.openImportInspector(file);
   }
 
+  async routeTerminals(): Promise<void> {
+    if (!vscode.workspace.isTrusted) throw new Error('Routing terminals is off in Restricted Mode: trust the workspace first.');
+    const url = await this.routing.start();
+    this.deps.openProxyInspector();
+    void vscode.window.showInformationMessage(`Trimline: new terminals send Anthropic API calls through ${url}. Start Claude Code (or any SDK program) in a new terminal to see its context.`, 'New Terminal').then((pick) => {
+      if (pick) vscode.window.createTerminal({ name: 'Trimline-routed' }).show();
+    });
+  }
+
+  async pickProxiedSession(): Promise<void> {
+    if (await this.routing.pick()) this.deps.openProxyInspector();
+  }
+
+  async stopRouting(): Promise<void> {
+    await this.routing.stop();
+    void vscode.window.showInformationMessage('Trimline: routing stopped. Terminals opened while routing keep the old ANTHROPIC_BASE_URL until they are closed.');
+  }
+
   configChanged(): void {
     this.live?.markStale();
     this.deps.log.info('settings or API key changed: applied from the next turn');
@@ -334,6 +346,7 @@ class TrimlineCore implements Core {
   dispose(): void {
     if (this.snapshotTimer) clearTimeout(this.snapshotTimer);
     this.live?.close();
+    this.routing.dispose();
     for (const d of this.disposables) d.dispose();
   }
 }

@@ -39,6 +39,11 @@ export function activate(context: vscode.ExtensionContext): void {
       openInspector: () => panels.openLive(),
       openImportInspector: (file) => panels.openImport(file),
       setStatus: (s) => status.set(s),
+      setRouting: (url) => {
+        status.setRouting(url);
+        void vscode.commands.executeCommand('setContext', 'trimline.routing', url !== undefined);
+      },
+      openProxyInspector: () => panels.openProxy(),
     });
     context.subscriptions.push(core);
     log.info(`core loaded in ${Math.round(performance.now() - t)} ms`);
@@ -86,6 +91,10 @@ export function activate(context: vscode.ExtensionContext): void {
     run('trimline.compactNow', () => getCore().compactNow()),
     run('trimline.exportSession', () => getCore().exportSession()),
     run('trimline.showLog', () => log.show()),
+    run('trimline.routeTerminals', () => getCore().routeTerminals()),
+    run('trimline.stopRouting', () => getCore().stopRouting()),
+    run('trimline.openProxyInspector', () => panels.openProxy()),
+    run('trimline.pickProxiedSession', () => getCore().pickProxiedSession()),
     keys.onDidChange(() => core?.configChanged()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('trimline')) core?.configChanged();

@@ -4,12 +4,21 @@
  * tokenizer, SDK: dist/extension-core.js). Type-only imports: nothing heavy here.
  */
 import type * as vscode from 'vscode';
-import type { ChatEvent, HostMessage, WebviewRequest } from '../../protocol';
+import type { ChatEvent, HostMessage, InspectorAction, WebviewRequest } from '../../protocol';
 import type { Log } from './log';
 import type { ApiKeyStore } from './secrets';
 
 /** Where an inspector panel gets its snapshots: the live chat session, or an imported transcript. */
-export type InspectorSource = { kind: 'live' } | { kind: 'import'; file: string };
+export type InspectorSource = { kind: 'live' } | { kind: 'import'; file: string } | { kind: 'proxy' };
+
+/** The command each action of the inspector's empty state runs (both contributed in package.json). */
+export const INSPECTOR_ACTION_COMMANDS: Readonly<Record<InspectorAction, string>> = {
+  startChat: 'trimline.newChat',
+  importTranscript: 'trimline.importTranscript',
+};
+
+/** The actions the live inspector offers while there is no session (the VS Code host has both). */
+export const LIVE_EMPTY_ACTIONS: readonly InspectorAction[] = ['startChat', 'importTranscript'];
 
 /** One open inspector panel, as the core sees it. */
 export interface InspectorHandle {
@@ -35,6 +44,10 @@ export interface CoreDeps {
   openImportInspector(file: string): void;
   /** Status bar: context used / window and session cost; undefined hides it. */
   setStatus(status: StatusInfo | undefined): void;
+  /** Status bar: the proxy terminals are routed through; undefined when not routing. */
+  setRouting(url: string | undefined): void;
+  /** Open (or reveal) the inspector of proxied sessions (terminal agents). */
+  openProxyInspector(): void;
 }
 
 export interface StatusInfo {
@@ -57,6 +70,12 @@ export interface Core extends vscode.Disposable {
   compactNow(): Promise<void>;
   exportSession(): Promise<void>;
   importTranscript(): Promise<void>;
+  /** Start the proxy and point new terminals' ANTHROPIC_BASE_URL at it. */
+  routeTerminals(): Promise<void>;
+  /** Stop the proxy and take the variable back. */
+  stopRouting(): Promise<void>;
+  /** Pick the proxied session the inspector of terminal agents shows. */
+  pickProxiedSession(): Promise<void>;
   /** Settings or the key changed: the next turn uses the new values. */
   configChanged(): void;
   /** Workspace Trust was granted. */

@@ -2,17 +2,21 @@
  * The Context Inspector as webview panels (editor tabs): one that follows the live
  * chat session, plus one per imported transcript. Panels are restored after a
  * window reload by the serializer; an import panel finds its file again by title.
+ * While the live panel has no session it shows an empty state whose buttons run
+ * commands (`runAction`, only the actions the host offered it); an import made then
+ * is shown in that panel instead of a new tab.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { parseWebviewMessage, type HostMessage, type WebviewRequest } from '../../protocol';
-import type { InspectorHandle, InspectorSource } from './host-types';
+import { parseWebviewMessage, type HostMessage, type InspectorAction, type WebviewRequest } from '../../protocol';
+import { INSPECTOR_ACTION_COMMANDS, type InspectorHandle, type InspectorSource } from './host-types';
 import type { Log } from './log';
 import { inspectorDocument } from './inspector-html';
 import { webviewOptions } from './webview-html';
 
 export const INSPECTOR_VIEW_TYPE = 'trimline.inspector';
 const LIVE_TITLE = 'Context Inspector';
+const PROXY_TITLE = 'Inspector: Terminal Agents';
 const IMPORTS_KEY = 'trimline.inspectorImports';
 
 export interface InspectorHandlers {
@@ -23,15 +27,24 @@ export interface InspectorHandlers {
 
 class Panel implements InspectorHandle {
   ready = false;
+  /** The actions of the empty state the panel shows (empty while it shows a session). */
+  offered: ReadonlySet<InspectorAction> = new Set();
+  /** Whether the last message sent was the empty state. */
+  empty = false;
   constructor(
     readonly panel: vscode.WebviewPanel,
-    readonly source: InspectorSource,
+    public source: InspectorSource,
   ) {}
   get visible(): boolean {
     return this.panel.visible;
   }
   post(message: HostMessage): void {
-    if (this.ready) void this.panel.webview.postMessage(message);
+    if (!this.ready) return;
+    if (message.type === 'empty' || message.type === 'snapshot') {
+      this.empty = message.type === 'empty';
+      this.offered = new Set(message.type === 'empty' ? message.actions : []);
+    }
+    void this.panel.webview.postMessage(message);
   }
 }
 
@@ -60,19 +73,43 @@ export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Di
     this.attach(panel, { kind: 'live' });
   }
 
+  /** Reveal the inspector of proxied sessions (terminal agents), or open it beside the editor. */
+  openProxy(): void {
+    const existing = [...this.panels].find((p) => p.source.kind === 'proxy');
+    if (existing) {
+      existing.panel.reveal(undefined, true);
+      return;
+    }
+    const panel = vscode.window.createWebviewPanel(INSPECTOR_VIEW_TYPE, PROXY_TITLE, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, this.options());
+    this.attach(panel, { kind: 'proxy' });
+  }
+
+  /** Open an imported transcript: in the live panel if it shows the empty state, else in a new tab. */
   openImport(file: string): void {
     const title = `Inspector: ${path.basename(file)}`;
-    const panel = vscode.window.createWebviewPanel(INSPECTOR_VIEW_TYPE, title, { viewColumn: vscode.ViewColumn.Active }, this.options());
     const imports = { ...this.state.get<Record<string, string>>(IMPORTS_KEY, {}), [title]: file };
     void this.state.update(IMPORTS_KEY, imports);
-    this.attach(panel, { kind: 'import', file });
+    const empty = [...this.panels].find((p) => p.source.kind === 'live' && p.empty);
+    if (!empty) {
+      const panel = vscode.window.createWebviewPanel(INSPECTOR_VIEW_TYPE, title, { viewColumn: vscode.ViewColumn.Active }, this.options());
+      this.attach(panel, { kind: 'import', file });
+      return;
+    }
+    // The empty live panel becomes the import's (restored as such after a reload: by its title).
+    empty.source = { kind: 'import', file };
+    empty.empty = false;
+    empty.offered = new Set();
+    empty.panel.title = title;
+    empty.panel.reveal(undefined, false);
+    this.log.info(`inspector: the empty live panel now shows ${file}`);
+    if (empty.ready) this.handlers.ready(empty).catch((e: unknown) => this.log.error('inspector: first snapshot failed', e));
   }
 
   /** Called by VS Code after a reload for every inspector tab that was open. */
   async deserializeWebviewPanel(panel: vscode.WebviewPanel): Promise<void> {
     const file = panel.title === LIVE_TITLE ? undefined : this.state.get<Record<string, string>>(IMPORTS_KEY, {})[panel.title];
     panel.webview.options = this.options();
-    this.attach(panel, file ? { kind: 'import', file } : { kind: 'live' });
+    this.attach(panel, panel.title === PROXY_TITLE ? { kind: 'proxy' } : file ? { kind: 'import', file } : { kind: 'live' });
   }
 
   private options(): vscode.WebviewPanelOptions & vscode.WebviewOptions {
@@ -89,7 +126,7 @@ export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Di
       panel.onDidDispose(() => {
         this.panels.delete(p);
         for (const s of subs) s.dispose();
-        if (source.kind === 'import') {
+        if (p.source.kind === 'import') {
           const imports = { ...this.state.get<Record<string, string>>(IMPORTS_KEY, {}) };
           delete imports[panel.title];
           void this.state.update(IMPORTS_KEY, imports);
@@ -111,13 +148,22 @@ export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Di
       return;
     }
     const { id, request } = msg;
-    this.handlers.request(p, request).then(
+    const handled = request.op === 'runAction' ? this.runAction(p, request.action) : this.handlers.request(p, request);
+    handled.then(
       (result) => p.post({ type: 'response', id, ok: true, result }),
       (e: unknown) => {
         this.log.error(`inspector request ${request.op} failed`, e);
         p.post({ type: 'response', id, ok: false, error: e instanceof Error ? e.message : String(e) });
       },
     );
+  }
+
+  /** An empty-state button: runs its command, if the panel was offered that action. */
+  private async runAction(p: Panel, action: InspectorAction): Promise<undefined> {
+    if (!p.offered.has(action)) throw new Error(`"${action}" is not offered by this inspector`);
+    this.log.info(`inspector: ${action} from the empty state`);
+    await vscode.commands.executeCommand(INSPECTOR_ACTION_COMMANDS[action]);
+    return undefined;
   }
 
   dispose(): void {

@@ -108,6 +108,7 @@ export class LiveSession {
       externalTools: this.mcpTools,
       calibration,
       decisions: this.decisions,
+      compressions: this.handle.compressions,
       onListenerError: (e) => this.deps.log.error('event listener failed', e),
     });
   }

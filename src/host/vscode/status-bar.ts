@@ -17,11 +17,28 @@ function money(usd: number): string {
 
 export class StatusBar implements vscode.Disposable {
   private readonly item: vscode.StatusBarItem;
+  private readonly routing: vscode.StatusBarItem;
 
   constructor() {
     this.item = vscode.window.createStatusBarItem('trimline.context', vscode.StatusBarAlignment.Right, 100);
     this.item.name = 'Trimline context';
     this.item.command = 'trimline.openInspector';
+    this.routing = vscode.window.createStatusBarItem('trimline.routing', vscode.StatusBarAlignment.Right, 99);
+    this.routing.name = 'Trimline terminal routing';
+    this.routing.command = 'trimline.openProxyInspector';
+  }
+
+  /** Terminals routed through the proxy at `url`, or not routed. */
+  setRouting(url: string | undefined): void {
+    if (!url) {
+      this.routing.hide();
+      return;
+    }
+    const port = new URL(url).port;
+    this.routing.text = `$(plug) Trimline :${port}`;
+    this.routing.tooltip = new vscode.MarkdownString(`**Trimline proxy** at \`${url}\`\n\nNew terminals send Anthropic API calls through it. Click to open the inspector of terminal agents; run *Trimline: Stop Routing* to stop.`);
+    this.routing.accessibilityInformation = { label: `Trimline routes terminal agents through port ${port}. Opens their inspector.` };
+    this.routing.show();
   }
 
   set(info: StatusInfo | undefined): void {
@@ -46,5 +63,6 @@ export class StatusBar implements vscode.Disposable {
 
   dispose(): void {
     this.item.dispose();
+    this.routing.dispose();
   }
 }

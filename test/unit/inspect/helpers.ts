@@ -4,7 +4,8 @@ import { replay, type ContextEngine, type PreparedCall } from '../../../src/core
 import { importTranscript } from '../../../src/core/import';
 import { buildSnapshot, CallHistory } from '../../../src/core/inspect';
 import type { ImportedSession } from '../../../src/core/session/types';
-import type { InspectorSnapshot } from '../../../src/protocol';
+import type { InspectorBackend } from '../../../src/host/standalone';
+import type { InspectorAction, InspectorSnapshot, WebviewRequest } from '../../../src/protocol';
 
 export const TRANSCRIPTS = resolve(process.cwd(), 'test/fixtures/transcripts/m-claude');
 /** A spread of real sessions with tool use: small, medium with thinking, large, and the largest (703 blocks). */
@@ -70,4 +71,18 @@ export function sentToolResult(next: PreparedCall, toolUseId: string): string | 
     }
   }
   return undefined;
+}
+
+/** A standalone-server backend without a session until a test gives it one; it records the requests it is handed. */
+export class RecordingHost implements InspectorBackend {
+  session?: InspectorSnapshot;
+  readonly received: WebviewRequest[] = [];
+  constructor(readonly emptyActions?: readonly InspectorAction[]) {}
+  snapshot(): InspectorSnapshot | undefined {
+    return this.session;
+  }
+  handle(req: WebviewRequest): unknown {
+    this.received.push(req);
+    return undefined;
+  }
 }

@@ -264,9 +264,17 @@ describe('RequestBuilder repairs', () => {
     expect(r.body.messages[3].content).toEqual(s.messages[3].blocks.map((b) => b.param));
     expect((r.body.messages[3].content as object[])[0]).toBe(s.block('m3.0')!.param);
     expect(r.body.thinking).toEqual({ type: 'enabled', budget_tokens: 2000 });
+    // The session's view agrees (inspector rows, token counts): no strategy state on it.
+    expect(s.loopHeadPosition).toBe(3);
+    expect(s.resolveMessage(3).blocks.map((b) => b.state)).toEqual(['verbatim', 'verbatim', 'verbatim']);
     // The user's own trim still applies there (only strategies are kept out).
     s.addOverlay({ ...common, author: 'user', kind: 'trim', blockId: 'm3.1', text: 'read it' });
     expect(build(s).body.messages[3].content).toEqual([thinking('new'), text('read it'), use('toolu_1')]);
+    // Once the loop moves on, the message is an older turn: the strategy's overlays apply again.
+    s.append('assistant', [text('done')], {}, 'm5');
+    s.append('user', 'next', {}, 'm6');
+    expect(s.loopHeadPosition).toBe(-1);
+    expect(build(s).body.messages[3].content).toEqual([use('toolu_1', 'read', JSON.parse('{"path":"…"}') as Record<string, unknown>)]);
   });
 
   it('the latest assistant message keeps its thinking verbatim even when a strategy pruned it (a new prompt follows)', () => {

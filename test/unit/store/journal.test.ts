@@ -59,6 +59,31 @@ describe('journal round trip', () => {
     expect(loaded.decisions).toEqual([{ id: 'd1', strategy: 'old-results', why: 'stale' }]);
     expect(loaded.calibrations).toEqual([{ ratio: 1.35 }]);
   });
+
+  it('keeps history-compression calls with their usage (billed, not part of the conversation)', () => {
+    const journal = openJournal(dir, 's1');
+    journal.attach(new Session());
+    const usage = { input_tokens: 1200, output_tokens: 300, cache_read_input_tokens: 50 };
+    expect(journal.recordCompression({ callIndex: 4, model: 'claude-haiku-4-5', usage }, 'c1')).toBe(true);
+    expect(journal.recordCompression({ callIndex: 4, model: 'claude-haiku-4-5', usage }, 'c1')).toBe(false);
+    journal.close();
+    const loaded = loadJournal(journalPath(dir, 's1'));
+    expect(loaded.compressions).toEqual([{ callIndex: 4, model: 'claude-haiku-4-5', usage }]);
+    expect(loaded.session.calls).toEqual([]);
+  });
+});
+
+describe('one writer per journal', () => {
+  it('a second process cannot open a journal that a live process writes; a dead writer\'s lock is taken over', () => {
+    const file = journalPath(dir, 's1');
+    fs.writeFileSync(`${file}.lock`, '1');
+    expect(() => openJournal(dir, 's1')).toThrow(/is being written by process 1; close that Trimline first/);
+    fs.writeFileSync(`${file}.lock`, '2147483646');
+    const journal = openJournal(dir, 's1');
+    expect(fs.readFileSync(`${file}.lock`, 'utf8')).toBe(String(process.pid));
+    journal.close();
+    expect(fs.existsSync(`${file}.lock`)).toBe(false);
+  });
 });
 
 describe('durability', () => {
@@ -78,6 +103,22 @@ describe('durability', () => {
     // Each fsync follows its write.
     for (let i = 0; i < 3; i++) expect(w.mock.invocationCallOrder[i]).toBeLessThan(syncs.mock.invocationCallOrder[i]);
     journal.close();
+  });
+
+  it('attaching a long session catches up with one write and one fsync, and loads back whole', () => {
+    const session = new Session({ model: 'claude-test' });
+    for (let i = 0; i < 2000; i++) session.append(i % 2 ? 'assistant' : 'user', `message ${i}`, {}, `m${i}`);
+    session.recordCall({ at: 1, epochStart: 0 });
+    const journal = openJournal(dir, 's1');
+    const syncs = vi.spyOn(fs, 'fsyncSync');
+    journal.attach(session);
+    expect(syncs).toHaveBeenCalledTimes(1);
+    session.append('user', 'after');
+    expect(syncs).toHaveBeenCalledTimes(2);
+    journal.close();
+    const loaded = loadJournal(journalPath(dir, 's1'));
+    expect(loaded.session.messages).toHaveLength(2001);
+    expect(loaded.session.calls).toHaveLength(1);
   });
 
   it('ignores a torn last line (no trailing newline), reporting it; reopening cuts it off', () => {

@@ -1,0 +1,216 @@
+/**
+ * The engine behind the proxy: every `POST /v1/messages` is one recorded call of a foreign
+ * session, arriving one call at a time (as a replay does). The request is matched to its
+ * session (registry.ts), its new messages appended, the pipeline + cache planner + validator
+ * run on the messages only, and the client's body goes upstream with its messages replaced
+ * (upstream.ts). `none` is observe-only: the upstream bytes are the client's bytes, until the
+ * user trims or pins something in the inspector (then the engine builds the messages).
+ *
+ * Fail open: if anything here throws or the result would be refused, the client's original
+ * bytes go upstream and the reason is kept for the inspector. Auth never reaches this module
+ * (the host passes only the session headers it needs).
+ */
+import { ContextEngine, type PreparedCall } from '../engine/context-engine';
+import { LiveInspector } from '../inspect/live';
+import type { RequestBody } from '../request/types';
+import { thinkingEnabled, validateRequest } from '../request/validate';
+import type { ToolDefinition } from '../session/types';
+import { existsSync } from 'node:fs';
+import type { Session } from '../session/session';
+import { journalPath, openJournal, type Journal } from '../store/journal';
+import { loadJournal } from '../store/load';
+import type { PipelineConfig } from '../trimming';
+import { strategyNames } from '../trimming';
+import { ProxySessions, type ProxiedSession } from './registry';
+import { sessionKeyOf, type Headers } from './session-key';
+import type { ResponseFacts } from './sse-usage';
+import { clientTtl, upstreamBody } from './upstream';
+
+export interface ProxyEngineOptions {
+  /** `none` (observe only), `default`, or a strategy spec. */
+  readonly strategy: string;
+  readonly config?: PipelineConfig;
+  /** Journal every session here (one JSONL per session, fsync per record, one writer per file). */
+  readonly journalDir?: string;
+  /** A session changed (new call, usage, user action): the inspector should refresh. */
+  readonly onChange?: (entry: ProxiedSession) => void;
+  /** One line per noteworthy event (no request content, no headers). */
+  readonly log?: (line: string) => void;
+}
+
+/** What to send upstream for one client request. */
+export interface Forward {
+  /** The exact bytes to send (the client's own when `transformed` is false). */
+  readonly body: Buffer;
+  readonly transformed: boolean;
+  readonly sessionId?: string;
+  readonly callIndex?: number;
+  /** Why the client's request went untouched although a strategy is on. */
+  readonly failOpen?: string;
+}
+
+/** Per-session state kept beside the registry entry. */
+export interface SessionState {
+  readonly entry: ProxiedSession;
+  readonly engine: ContextEngine;
+  readonly inspector: LiveInspector;
+  readonly journal?: Journal;
+  /** The last reason a request went untouched (shown by the inspector). */
+  lastFailOpen?: string;
+  prepared?: PreparedCall;
+}
+
+export class ProxyEngine {
+  readonly sessions: ProxySessions;
+  private readonly states = new Map<string, SessionState>();
+
+  constructor(private readonly o: ProxyEngineOptions) {
+    this.sessions = new ProxySessions({ restore: (id) => this.restore(id) });
+  }
+
+  /** A session journaled by an earlier run (the proxy was restarted), with its overlays. */
+  private restore(id: string): Session | undefined {
+    if (!this.o.journalDir) return undefined;
+    const file = journalPath(this.o.journalDir, journalId(id));
+    if (!existsSync(file)) return undefined;
+    try {
+      const loaded = loadJournal(file);
+      for (const u of loaded.usage) loaded.session.completeCall(u.callIndex, { usage: u.usage });
+      this.o.log?.(`session ${id}: continued from its journal (${loaded.session.messages.length} messages, ${loaded.session.allOverlays().length} overlays)`);
+      return loaded.session;
+    } catch (e) {
+      this.o.log?.(`session ${id}: journal not loaded: ${e instanceof Error ? e.message : String(e)}`);
+      return undefined;
+    }
+  }
+
+  get strategy(): string {
+    return this.o.strategy;
+  }
+
+  state(id: string): SessionState | undefined {
+    return this.states.get(id);
+  }
+
+  /** The session the inspector follows: the most recently active. */
+  active(): SessionState | undefined {
+    const e = this.sessions.latest();
+    return e && this.states.get(e.id);
+  }
+
+  /** Decide what goes upstream for a client's `POST /v1/messages` body. Never throws. */
+  onRequest(raw: Buffer, headers: Headers, now = Date.now()): Forward {
+    const untouched = (failOpen?: string, sessionId?: string, callIndex?: number): Forward => ({ body: raw, transformed: false, failOpen, sessionId, callIndex });
+    let body: RequestBody;
+    try {
+      body = JSON.parse(raw.toString('utf8')) as RequestBody;
+    } catch {
+      return untouched('the request body is not JSON');
+    }
+    if (typeof body !== 'object' || body === null || !Array.isArray(body.messages) || typeof body.model !== 'string') return untouched('not a Messages API request');
+    let st: SessionState | undefined;
+    let callIndex: number | undefined;
+    try {
+      // Tools go upstream as sent; the session keeps them for token counts (server tools count as their JSON).
+      const tools = body.tools as ToolDefinition[] | undefined;
+      const m = this.sessions.match({ key: sessionKeyOf(headers, body), messages: body.messages, system: body.system, tools, model: body.model, now });
+      st = this.stateOf(m.entry);
+      const s = m.entry.session;
+      const call = s.recordCall({ at: s.messages.length, epochStart: 0, model: body.model, timestamp: new Date(now).toISOString() });
+      st.journal?.recordCall(call);
+      callIndex = call.index;
+      st.engine.ttl = clientTtl(body);
+      // Observe only: the client's bytes, unless the user pinned, trimmed or restored something here.
+      if (this.o.strategy === 'none' && s.allOverlays().length === 0) return untouched(undefined, m.entry.id, callIndex);
+      const prepared = st.engine.prepare({ callIndex, upTo: s.messages.length, epochStart: 0, now });
+      st.prepared = prepared;
+      // The builder had to repair something: if the client's own request breaks a rule, the
+      // client gets the API's answer to what it sent, not a request we made valid for it.
+      if (prepared.repairs.length > 0) {
+        const own = validateRequest(body, { model: body.model, thinking: thinkingEnabled(body) });
+        if (own.length > 0) return this.failOpen(st, `the client's request breaks an API rule as sent: ${own[0].message}`, raw, callIndex);
+      }
+      const up = upstreamBody(body, prepared.body.messages);
+      if ('error' in up) return this.failOpen(st, up.error, raw, callIndex);
+      st.lastFailOpen = undefined;
+      return { body: Buffer.from(JSON.stringify(up.body), 'utf8'), transformed: true, sessionId: m.entry.id, callIndex };
+    } catch (e) {
+      const why = `the engine failed on this request: ${e instanceof Error ? e.message : String(e)}`;
+      return st ? this.failOpen(st, why, raw, callIndex) : untouched(why);
+    }
+  }
+
+  /** After the request went upstream: the inspector's view of the call (off the latency path). */
+  afterForward(f: Forward): void {
+    if (f.sessionId === undefined || f.callIndex === undefined) return;
+    const st = this.states.get(f.sessionId);
+    if (!st) return;
+    try {
+      const prepared = st.prepared ?? st.engine.preview();
+      st.inspector.onCallStart({ type: 'call-start', callIndex: f.callIndex, stats: prepared.stats, breakpoints: prepared.breakpoints, requestMessages: prepared.body.messages.length });
+    } catch (e) {
+      this.o.log?.(`inspector: ${e instanceof Error ? e.message : String(e)}`);
+    }
+    this.o.onChange?.(st.entry);
+  }
+
+  /** The response's facts (from the relayed stream): usage calibrates the tokens and prices the call. */
+  onResponse(sessionId: string, callIndex: number, facts: ResponseFacts): void {
+    const st = this.states.get(sessionId);
+    if (!st || !facts.usage) return;
+    const s = st.entry.session;
+    const call = s.completeCall(callIndex, { usage: facts.usage, apiMessageId: facts.id });
+    st.journal?.recordUsage(callIndex, facts.usage);
+    if (this.o.strategy === 'none' || !st.entry.session.allOverlays().length) st.engine.observeUsage(facts.usage, call?.at ?? s.messages.length, 0, true);
+    st.inspector.onUsage(callIndex, facts.usage);
+    this.o.onChange?.(st.entry);
+  }
+
+  close(): void {
+    for (const st of this.states.values()) st.journal?.close();
+  }
+
+  private failOpen(st: SessionState, why: string, raw: Buffer, callIndex: number | undefined): Forward {
+    st.lastFailOpen = why;
+    this.o.log?.(`session ${st.entry.id}: sent untouched: ${why}`);
+    return { body: raw, transformed: false, failOpen: why, sessionId: st.entry.id, callIndex };
+  }
+
+  private stateOf(entry: ProxiedSession): SessionState {
+    let st = this.states.get(entry.id);
+    if (st) return st;
+    const engine = new ContextEngine(entry.session, { strategy: this.o.strategy, config: this.o.config, model: entry.session.model });
+    let journal: Journal | undefined;
+    if (this.o.journalDir) {
+      try {
+        journal = openJournal(this.o.journalDir, journalId(entry.id));
+        journal.attach(entry.session);
+      } catch (e) {
+        this.o.log?.(`session ${entry.id}: not journaled: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+    const inspector = new LiveInspector(engine, { sessionId: entry.id, title: () => titleOf(entry), strategy: this.o.strategy, strategies: ['none', 'default', ...strategyNames()] });
+    st = { entry, engine, inspector, journal };
+    this.states.set(entry.id, st);
+    this.o.log?.(`session ${entry.id}: new (${entry.key ? `client session ${entry.key}` : 'matched by message prefix'}${entry.epoch > 1 ? `, epoch ${entry.epoch}: the client rewrote its history` : ''})`);
+    return st;
+  }
+}
+
+/** Journal ids are file names: `proxy-` plus the session id. */
+function journalId(id: string): string {
+  return `proxy-${id}`;
+}
+
+/** First words of the first user text, for the inspector's title. */
+function titleOf(entry: ProxiedSession): string {
+  for (const m of entry.session.messages) {
+    if (m.role !== 'user') continue;
+    for (const b of m.blocks) {
+      if (b.param.type !== 'text' || b.param.text.startsWith('<system-reminder>')) continue;
+      const t = b.param.text.replace(/\s+/g, ' ').trim();
+      if (t) return `Proxied: ${t.slice(0, 60)}`;
+    }
+  }
+  return `Proxied session ${entry.id}`;
+}

@@ -1,0 +1,144 @@
+/**
+ * Sessions from requests: which proxied session a `POST /v1/messages` continues, and what
+ * in it is new.
+ *
+ * A request continues the session whose log is a prefix of its messages (compared by
+ * digest, cache_control ignored), preferring the client's own session key: among the
+ * sessions with the request's key (or, without a key, the keyless ones) the one with the
+ * longest log that is such a prefix wins. Anything else starts a new session:
+ * - a client that rewrote its history (its compaction, an edit) gets a new epoch of the key,
+ *   not a corrupt log;
+ * - a side call (title generation, a subagent with the same key) does not match the main
+ *   log, so it is its own session and the main one continues untouched next time.
+ * The messages after the matched prefix are appended to the immutable log.
+ */
+import { Session } from '../session/session';
+import type { MessageParam, TextBlockParam, ToolDefinition } from '../session/types';
+import { commonPrefix, messageDigest } from './digest';
+
+/** Sessions kept in memory per proxy; the least recently used beyond this are forgotten (their journals stay). */
+export const MAX_LIVE_SESSIONS = 64;
+
+export interface ProxiedSession {
+  /** Stable id (journal file name): the key plus epoch, or `anon-<n>`. */
+  readonly id: string;
+  readonly key: string | undefined;
+  readonly epoch: number;
+  readonly session: Session;
+  /** Digest of every log message, in order. */
+  readonly digests: string[];
+  lastSeen: number;
+}
+
+export interface Match {
+  readonly entry: ProxiedSession;
+  /** Log length before this request's new messages were appended. */
+  readonly known: number;
+  /** True when this request made the session (first sight, new epoch, side call). */
+  readonly created: boolean;
+}
+
+export interface MatchInput {
+  readonly key: string | undefined;
+  readonly messages: readonly MessageParam[];
+  readonly system?: string | TextBlockParam[];
+  readonly tools?: readonly ToolDefinition[];
+  readonly model: string;
+  readonly now: number;
+}
+
+export interface ProxySessionsOptions {
+  /**
+   * A session kept from an earlier run under this id (its journal), if any: a proxy restarted
+   * mid-session continues it, the user's pins and trims included, when its log is a prefix of
+   * the request.
+   */
+  readonly restore?: (id: string) => Session | undefined;
+}
+
+export class ProxySessions {
+  private readonly entries: ProxiedSession[] = [];
+  private anon = 0;
+  private readonly epochs = new Map<string, number>();
+
+  constructor(private readonly o: ProxySessionsOptions = {}) {}
+
+  all(): readonly ProxiedSession[] {
+    return this.entries;
+  }
+
+  byId(id: string): ProxiedSession | undefined {
+    return this.entries.find((e) => e.id === id);
+  }
+
+  /** The most recently active session. */
+  latest(): ProxiedSession | undefined {
+    let best: ProxiedSession | undefined;
+    for (const e of this.entries) if (!best || e.lastSeen >= best.lastSeen) best = e;
+    return best;
+  }
+
+  /** Find (or make) the session of a request and append its new messages. */
+  match(input: MatchInput): Match {
+    const digests = input.messages.map(messageDigest);
+    let entry: ProxiedSession | undefined;
+    for (const e of this.entries) {
+      if (e.key !== input.key || e.digests.length > digests.length) continue;
+      if (commonPrefix(e.digests, digests) !== e.digests.length) continue;
+      if (!entry || e.digests.length > entry.digests.length || (e.digests.length === entry.digests.length && e.lastSeen > entry.lastSeen)) entry = e;
+    }
+    const created = entry === undefined;
+    entry ??= this.create(input, digests);
+    const known = entry.digests.length;
+    const s = entry.session;
+    s.system = input.system;
+    s.tools = input.tools ? [...input.tools] : undefined;
+    s.model = input.model;
+    for (let i = known; i < input.messages.length; i++) {
+      const m = input.messages[i];
+      s.append(m.role as 'user' | 'assistant', m.content, {}, `${entry.id}.m${i}`);
+      entry.digests.push(digests[i]);
+    }
+    entry.lastSeen = input.now;
+    return { entry, known, created };
+  }
+
+  private create(input: MatchInput, digests: readonly string[]): ProxiedSession {
+    let id: string;
+    let epoch = 0;
+    let session: Session | undefined;
+    let known: string[] = [];
+    if (input.key) {
+      const key = input.key;
+      const idOf = (n: number): string => (n === 1 ? key : `${key}.e${n}`);
+      epoch = (this.epochs.get(key) ?? 0) + 1;
+      // Earlier runs' epochs of this key: continue the one the request extends, else start after them.
+      for (let n = epoch; ; n++) {
+        const kept = this.o.restore?.(idOf(n));
+        if (!kept) {
+          epoch = n;
+          break;
+        }
+        const keptDigests = kept.messages.map((m) => messageDigest({ role: m.role, content: m.blocks.map((b) => b.param) }));
+        if (keptDigests.length <= digests.length && commonPrefix(keptDigests, digests) === keptDigests.length) {
+          epoch = n;
+          session = kept;
+          known = keptDigests;
+          break;
+        }
+      }
+      this.epochs.set(key, epoch);
+      id = idOf(epoch);
+    } else {
+      id = `anon-${input.now.toString(36)}-${++this.anon}`;
+    }
+    session ??= new Session({ system: input.system, tools: input.tools ? [...input.tools] : undefined, model: input.model });
+    const entry: ProxiedSession = { id, key: input.key, epoch, session, digests: known, lastSeen: input.now };
+    this.entries.push(entry);
+    if (this.entries.length > MAX_LIVE_SESSIONS) {
+      const oldest = this.entries.reduce((a, b) => (a.lastSeen <= b.lastSeen ? a : b));
+      this.entries.splice(this.entries.indexOf(oldest), 1);
+    }
+    return entry;
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * Pass-through to the upstream API that never breaks the client: method, path, query,
+ * headers (auth, anthropic-version, anthropic-beta…) and the upstream's status, headers and
+ * body reach the other side unchanged; only hop-by-hop headers are dropped (RFC 9110 §7.6.1)
+ * and `host` names the upstream. Response bytes are written as they arrive (SSE is never
+ * buffered); a client that goes away aborts the upstream request. Nothing here logs headers.
+ */
+import http, { type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import https from 'node:https';
+
+/** Connection-level headers a proxy must not forward (RFC 9110 §7.6.1). */
+const HOP_BY_HOP: ReadonlySet<string> = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+
+/** The upstream URL for a client request path (`/v1/messages?beta=true`), keeping a base path (`https://gw/anthropic`). */
+export function upstreamUrl(upstream: URL, path: string): URL {
+  const base = upstream.pathname.replace(/\/+$/, '');
+  return new URL(`${base}${path.startsWith('/') ? path : `/${path}`}`, upstream);
+}
+
+function forwardHeaders(h: IncomingHttpHeaders, target: URL, body: Buffer | undefined, identity: boolean): OutgoingHttpHeaders {
+  const out: OutgoingHttpHeaders = {};
+  for (const [k, v] of Object.entries(h)) {
+    if (v === undefined || HOP_BY_HOP.has(k) || k === 'host') continue;
+    out[k] = v;
+  }
+  out.host = target.host;
+  if (body !== undefined) {
+    out['content-length'] = String(body.length);
+    delete out['transfer-encoding'];
+  }
+  // The proxy reads the responses it records (usage from the stream): ask for them uncompressed.
+  if (identity) out['accept-encoding'] = 'identity';
+  return out;
+}
+
+function responseHeaders(h: IncomingHttpHeaders): OutgoingHttpHeaders {
+  const out: OutgoingHttpHeaders = {};
+  for (const [k, v] of Object.entries(h)) if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
+  return out;
+}
+
+export interface ForwardOptions {
+  readonly upstream: URL;
+  /** The request body when the proxy read (and maybe replaced) it; else the client's stream is piped. */
+  readonly body?: Buffer;
+  /** Ask upstream for an uncompressed response (the proxy parses it). */
+  readonly identity?: boolean;
+  /** Every response chunk, as relayed (usage recording). */
+  readonly onChunk?: (chunk: Buffer) => void;
+  /** The response ended (fully relayed) with this status. */
+  readonly onEnd?: (status: number) => void;
+}
+
+/** The error body the client sees when the upstream cannot be reached (shaped like the API's errors). */
+function gatewayError(message: string): string {
+  return JSON.stringify({ type: 'error', error: { type: 'api_error', message: `Trimline proxy: ${message}` } });
+}
+
+/** Relay one request upstream and its response back. */
+export function forward(req: IncomingMessage, res: ServerResponse, o: ForwardOptions): void {
+  const target = upstreamUrl(o.upstream, req.url ?? '/');
+  const mod = target.protocol === 'https:' ? https : http;
+  const up = mod.request(target, { method: req.method, headers: forwardHeaders(req.headers, target, o.body, o.identity ?? false) }, (ur) => {
+    res.writeHead(ur.statusCode ?? 502, ur.statusMessage, responseHeaders(ur.headers));
+    res.flushHeaders();
+    ur.on('data', (chunk: Buffer) => {
+      res.write(chunk);
+      o.onChunk?.(chunk);
+    });
+    ur.on('end', () => {
+      res.end();
+      o.onEnd?.(ur.statusCode ?? 502);
+    });
+    ur.on('error', () => res.destroy());
+  });
+  up.on('error', (e) => {
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    res.writeHead(502, { 'content-type': 'application/json', 'x-should-retry': 'true' });
+    res.end(gatewayError(`upstream ${target.origin} unreachable (${e.message})`));
+  });
+  // The client went away before the response finished: stop the upstream request too.
+  res.on('close', () => {
+    if (!res.writableFinished) up.destroy();
+  });
+  res.socket?.setNoDelay(true);
+  if (o.body !== undefined) up.end(o.body);
+  else req.pipe(up);
+}

@@ -1,0 +1,150 @@
+/**
+ * `trimline proxy`: an Anthropic-compatible HTTP proxy on 127.0.0.1 with the inspector on
+ * the same port.
+ *
+ *   POST /v1/messages (any query)  matched to a session, trimmed by the strategy (or not, with
+ *                                  `none`), sent upstream; the response relayed as it arrives,
+ *                                  its usage recorded
+ *   any other path, any method     passed through unchanged (count_tokens, models, batches…)
+ *   /, /assets/…, /api/…           the inspector, following the most recently active session
+ *
+ * The client's auth headers go upstream and nowhere else: the engine sees only the session
+ * header, and nothing here logs headers or bodies.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ProxyEngine } from '../../core/proxy/proxy-engine';
+import { SESSION_HEADER } from '../../core/proxy/session-key';
+import { factsOfJson, SseUsageReader, type ResponseFacts } from '../../core/proxy/sse-usage';
+import type { PipelineConfig } from '../../core/trimming';
+import { startInspectorServer, type InspectorBackend, type InspectorServer } from '../standalone/server';
+import { forward } from './forward';
+
+/** The API's own request limit (reference: "Body over 32 MB: 413"); larger bodies pass through untouched. */
+export const MAX_MESSAGES_BODY_BYTES = 32 * 1024 * 1024;
+/** The default upstream: the Anthropic API. */
+export const DEFAULT_UPSTREAM = 'https://api.anthropic.com';
+/** Coalesce inspector pushes: at most one snapshot per this many ms while a session is busy. */
+const BROADCAST_MS = 150;
+
+export interface ProxyOptions {
+  /** 0 or undefined: a free port. */
+  readonly port?: number;
+  /** Default: TRIMLINE_UPSTREAM, else https://api.anthropic.com. */
+  readonly upstream?: string;
+  /** `none` (observe only, the default), `default`, or a strategy spec. */
+  readonly strategy?: string;
+  readonly config?: PipelineConfig;
+  /** Journal sessions here; undefined: not journaled. */
+  readonly journalDir?: string;
+  /** Package root for the inspector's assets (default: found from this file). */
+  readonly root?: string;
+  readonly log?: (line: string) => void;
+  /** A proxied session changed (a call, its usage, a user action): hosts refresh their views. */
+  readonly onChange?: () => void;
+}
+
+export interface ProxyHandle {
+  readonly url: string;
+  readonly port: number;
+  readonly upstream: URL;
+  readonly engine: ProxyEngine;
+  close(): Promise<void>;
+}
+
+/** Response facts from either an SSE stream or a JSON body, decided by the first byte. */
+class ResponseRecorder {
+  private sse?: SseUsageReader;
+  private json?: Buffer[];
+  push(chunk: Buffer): void {
+    if (!this.sse && !this.json) {
+      const first = chunk.toString('utf8').trimStart()[0];
+      if (first === '{') this.json = [];
+      else this.sse = new SseUsageReader();
+    }
+    if (this.json) this.json.push(chunk);
+    else this.sse!.push(chunk);
+  }
+  facts(): ResponseFacts {
+    return this.json ? factsOfJson(Buffer.concat(this.json).toString('utf8')) : (this.sse?.facts ?? {});
+  }
+}
+
+function readAll(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((ok, fail) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => ok(Buffer.concat(chunks)));
+    req.on('error', fail);
+  });
+}
+
+export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
+  const upstream = new URL(o.upstream ?? process.env.TRIMLINE_UPSTREAM ?? DEFAULT_UPSTREAM);
+  // The inspector server exists only after listen; pushes scheduled before that go nowhere.
+  const inspector: { server?: InspectorServer } = {};
+  let pending: NodeJS.Timeout | undefined;
+  const schedule = (): void => {
+    o.onChange?.();
+    pending ??= setTimeout(() => {
+      pending = undefined;
+      inspector.server?.broadcast();
+    }, BROADCAST_MS);
+  };
+  const engine = new ProxyEngine({ strategy: o.strategy ?? 'none', config: o.config, journalDir: o.journalDir, onChange: schedule, log: o.log });
+  const backend: InspectorBackend = {
+    snapshot: () => engine.active()?.inspector.snapshot(),
+    handle: (r) => {
+      const st = engine.active();
+      if (!st) throw new Error('no proxied session yet: point a client at this proxy first');
+      const result = st.inspector.handle(r);
+      schedule();
+      return result;
+    },
+    emptyActions: [],
+  };
+
+  const messages = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const raw = await readAll(req);
+    if (raw.length > MAX_MESSAGES_BODY_BYTES) return forward(req, res, { upstream, body: raw });
+    const sessionHeader = req.headers[SESSION_HEADER];
+    const f = engine.onRequest(raw, { [SESSION_HEADER]: sessionHeader }, Date.now());
+    const recorder = new ResponseRecorder();
+    forward(req, res, {
+      upstream,
+      body: f.body,
+      identity: true,
+      onChunk: (c) => recorder.push(c),
+      onEnd: (status) => {
+        if (status === 200 && f.sessionId !== undefined && f.callIndex !== undefined) engine.onResponse(f.sessionId, f.callIndex, recorder.facts());
+      },
+    });
+    setImmediate(() => engine.afterForward(f));
+  };
+
+  const api = (req: IncomingMessage, res: ServerResponse): void => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (req.method === 'POST' && path === '/v1/messages') {
+      messages(req, res).catch((e: unknown) => {
+        o.log?.(`proxy: ${e instanceof Error ? e.message : String(e)}`);
+        if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'Trimline proxy: could not read the request' } }));
+      });
+      return;
+    }
+    forward(req, res, { upstream });
+  };
+
+  const s = await startInspectorServer(backend, { port: o.port, root: o.root, fallback: api });
+  inspector.server = s;
+  return {
+    url: s.url.replace(/\/$/, ''),
+    port: s.port,
+    upstream,
+    engine,
+    close: async () => {
+      if (pending) clearTimeout(pending);
+      await s.close();
+      engine.close();
+    },
+  };
+}

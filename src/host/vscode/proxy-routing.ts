@@ -1,0 +1,127 @@
+/**
+ * "Route Terminal Agents Through Trimline": the proxy (src/host/proxy) runs in the extension
+ * host, and new integrated terminals get `ANTHROPIC_BASE_URL` pointing at it through the
+ * extension's environmentVariableCollection, so Claude Code or any SDK program started there
+ * shows its live context in the inspector. "Stop Routing" closes the proxy and removes the
+ * variable. The collection is not persistent: after a reload no terminal points at a dead port.
+ */
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import type { ProxyEngine, SessionState } from '../../core/proxy/proxy-engine';
+import type { HostMessage, WebviewRequest } from '../../protocol';
+import { startProxy, type ProxyHandle } from '../proxy/server';
+import type { CoreDeps, InspectorHandle } from './host-types';
+
+/** Pushes to the proxy's inspector panels are coalesced to this interval. */
+const PUSH_MS = 200;
+
+export interface RoutingSettings {
+  readonly strategy: string;
+  readonly upstream: string | undefined;
+}
+
+export class ProxyRouting implements vscode.Disposable {
+  private proxy?: ProxyHandle;
+  private timer?: NodeJS.Timeout;
+  /** The session the panel shows when the user picked one; undefined: the most recently active. */
+  private followed?: string;
+
+  constructor(
+    private readonly deps: CoreDeps,
+    private readonly settings: () => RoutingSettings,
+  ) {}
+
+  get url(): string | undefined {
+    return this.proxy?.url;
+  }
+
+  get engine(): ProxyEngine | undefined {
+    return this.proxy?.engine;
+  }
+
+  async start(): Promise<string> {
+    if (this.proxy) return this.proxy.url;
+    const s = this.settings();
+    const journalDir = path.join(this.deps.context.globalStorageUri.fsPath, 'proxy-sessions');
+    this.proxy = await startProxy({ strategy: s.strategy, upstream: s.upstream || undefined, journalDir, log: (line) => this.deps.log.info(`proxy: ${line}`), onChange: () => this.schedule() });
+    const env = this.deps.context.environmentVariableCollection;
+    env.persistent = false;
+    env.description = new vscode.MarkdownString(`Trimline routes Anthropic API calls of new terminals through its proxy at \`${this.proxy.url}\` (strategy \`${s.strategy}\`), so their context shows in the Context Inspector.`);
+    env.replace('ANTHROPIC_BASE_URL', this.proxy.url);
+    this.deps.log.info(`proxy: routing terminals through ${this.proxy.url} to ${this.proxy.upstream.origin} (strategy ${s.strategy})`);
+    this.deps.setRouting(this.proxy.url);
+    return this.proxy.url;
+  }
+
+  async stop(): Promise<void> {
+    this.deps.context.environmentVariableCollection.clear();
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    const p = this.proxy;
+    this.proxy = undefined;
+    this.deps.setRouting(undefined);
+    await p?.close();
+    this.push();
+    this.deps.log.info('proxy: routing stopped');
+  }
+
+  /** The session the inspector shows: the one the user picked, else the most recently active. */
+  private current(): SessionState | undefined {
+    const engine = this.proxy?.engine;
+    return (this.followed !== undefined ? engine?.state(this.followed) : undefined) ?? engine?.active();
+  }
+
+  /** The snapshot of the session the proxy inspector shows, or the empty state. */
+  message(): HostMessage {
+    const snapshot = this.current()?.inspector.snapshot();
+    return snapshot ? { type: 'snapshot', snapshot } : { type: 'empty', actions: [] };
+  }
+
+  /** Let the user pick which proxied session the inspector shows (or go back to following the latest). */
+  async pick(): Promise<boolean> {
+    const engine = this.proxy?.engine;
+    if (!engine) throw new Error('Not routing: run "Trimline: Route Terminal Agents Through Trimline" first.');
+    type Item = vscode.QuickPickItem & { id?: string };
+    const items: Item[] = [{ label: '$(pulse) Follow the most recently active session', picked: this.followed === undefined }];
+    for (const e of [...engine.sessions.all()].sort((a, b) => b.lastSeen - a.lastSeen)) {
+      const st = engine.state(e.id);
+      const calls = e.session.calls.length;
+      items.push({ id: e.id, label: st?.inspector.snapshot()?.title ?? e.id, description: `${calls} call${calls === 1 ? '' : 's'} · ${e.session.messages.length} messages`, detail: `${e.id} · last call ${new Date(e.lastSeen).toLocaleTimeString()}`, picked: this.followed === e.id });
+    }
+    const choice = await vscode.window.showQuickPick(items, { title: 'Proxied sessions (terminal agents)', placeHolder: 'Which session should the inspector of terminal agents show?' });
+    if (!choice) return false;
+    this.followed = choice.id;
+    this.push();
+    return true;
+  }
+
+  handle(req: WebviewRequest): unknown {
+    const st = this.current();
+    if (!st) throw new Error('No proxied session yet: run Claude Code or an SDK program in a new terminal.');
+    const result = st.inspector.handle(req);
+    this.deps.log.info(`proxy inspector: ${req.op}${'blockId' in req ? ` ${req.blockId}` : ''} (applies to the client's next call)`);
+    this.push();
+    return result;
+  }
+
+  push(): void {
+    const msg = this.message();
+    for (const p of this.panels()) p.post(msg);
+  }
+
+  private panels(): InspectorHandle[] {
+    return this.deps.inspectors().filter((p) => p.source.kind === 'proxy' && p.visible);
+  }
+
+  /** A proxied call started or ended: refresh the open panels (coalesced). */
+  private schedule(): void {
+    this.timer ??= setTimeout(() => {
+      this.timer = undefined;
+      this.push();
+    }, PUSH_MS);
+  }
+
+  dispose(): void {
+    void this.stop();
+  }
+}
