@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../src/dev/server';
 import { API_KEY, makeWorkspace } from './fixtures';
-import { extensionLog, launchBrowser, openWorkbench, runCommand, shot, startCodeServer, webviewFrame, type CodeServer } from './harness';
+import { extensionLog, launchBrowser, messageRequests, openWorkbench, runCommand, sendPrompt, shot, startCodeServer, text, toolResult, waitIdle, webviewFrame, type CodeServer } from './harness';
 
 const EVERYTHING = path.resolve(__dirname, '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 
@@ -68,26 +68,24 @@ describe('MCP servers in VS Code (code-server)', () => {
       { content: [{ type: 'tool_use', id: 'toolu_img', name: 'mcp__everything__get-tiny-image', input: {} }] },
       { content: [{ type: 'text', text: 'The server echoed it and sent an image.' }] },
     );
-    await chat.fill('#prompt', 'Try the everything server.');
-    await chat.press('#prompt', 'Enter');
+    await sendPrompt(chat, 'Try the everything server.');
     const card = await chat.waitForSelector('.approval [data-action="always"]', { timeout: 90_000 });
     expect(await card.textContent()).toBe('Always for everything');
     expect(await chat.$eval('.approval .approval-what', (e) => e.textContent ?? '')).toContain('Call echo of MCP server everything');
     await shot(page, 'mcp-01-approval');
     await card.click();
     // "Always": the second call to the same server is not asked again.
-    await chat.waitForFunction(() => document.querySelectorAll('.turn-end').length >= 1, undefined, { timeout: 60_000 });
+    await waitIdle(chat, 1);
     expect(await chat.$$eval('.approval', (els) => els.length)).toBe(1);
     await shot(page, 'mcp-02-turn-done');
 
-    const reqs = server.requests.filter((r) => r.path === '/v1/messages');
+    const reqs = messageRequests(server);
     expect(reqs).toHaveLength(3);
     expect(reqs.every((r) => r.validation.ok)).toBe(true);
     const tools = (reqs[0].body as { tools: { name: string }[] }).tools.map((t) => t.name);
     expect(tools).toEqual(expect.arrayContaining(['read_file', 'mcp__everything__echo', 'mcp__everything__get-tiny-image']));
-    const body = JSON.stringify(reqs[2].body);
-    expect(body).toContain('Echo: hello from VS Code');
-    expect(body).toContain('"type":"image"');
+    expect(text(toolResult(reqs[2].body, 'toolu_echo')?.content)).toBe('Echo: hello from VS Code');
+    expect(JSON.stringify(toolResult(reqs[2].body, 'toolu_img')?.content)).toContain('"type":"image"');
 
     await runCommand(page, 'Trimline: Open Context Inspector');
     const inspector = await webviewFrame(page, '#tab-tools', 30_000);
