@@ -20,6 +20,11 @@ import { redact } from './redact';
 export const MCP_CLIENT_INFO = { name: 'trimline', version: '0.1.0' } as const;
 /** Longest stderr line kept in the log (a server dumping a blob must not flood it). */
 const MAX_LOG_LINE_CHARS = 2_000;
+/**
+ * The handshake and the first tools/list get at least this long, whatever the call
+ * timeout: starting a server (`npx` may download it first) takes longer than one call.
+ */
+export const MIN_START_TIMEOUT_MS = 30_000;
 /** Pages of tools/list read at most (a server that pages forever must not hang the start). */
 const MAX_TOOL_PAGES = 50;
 
@@ -58,6 +63,10 @@ export class McpConnection {
     readonly config: McpServerConfig,
     private readonly hooks: ConnectionHooks,
   ) {}
+
+  private get startTimeoutMs(): number {
+    return Math.max(this.config.timeoutMs, MIN_START_TIMEOUT_MS);
+  }
 
   /** The tools listed last (empty before the first connection). */
   get tools(): readonly Tool[] {
@@ -106,23 +115,33 @@ export class McpConnection {
     return transport;
   }
 
+  /** Connect `client` over `transport` within the server's timeout; a failed handshake leaves no process behind. */
+  private async handshake(client: Client, transport: Transport): Promise<void> {
+    try {
+      await client.connect(transport, { timeout: this.startTimeoutMs });
+    } catch (e) {
+      await client.close().catch(() => {});
+      throw e;
+    }
+  }
+
   private async open(): Promise<Client> {
     this.state = 'connecting';
     const t = this.config.transport;
     try {
       let client = this.newClient();
       if (t.kind === 'stdio') {
-        await client.connect(this.stdioTransport());
+        await this.handshake(client, this.stdioTransport());
       } else {
         const requestInit: RequestInit = { headers: { ...t.headers } };
         const url = new URL(t.url);
         try {
           if (t.sse) throw new Error('configured as sse');
-          await client.connect(new StreamableHTTPClientTransport(url, { requestInit }));
+          await this.handshake(client, new StreamableHTTPClientTransport(url, { requestInit }));
         } catch (e) {
           if (!t.sse) this.log(`Streamable HTTP failed (${messageOf(e)}); trying the SSE transport`);
           client = this.newClient();
-          await client.connect(new SSEClientTransport(url, { requestInit }));
+          await this.handshake(client, new SSEClientTransport(url, { requestInit }));
         }
       }
       client.onclose = () => this.closed(client);
@@ -147,7 +166,7 @@ export class McpConnection {
     const out: Tool[] = [];
     let cursor: string | undefined;
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-      const r = await client.listTools(cursor ? { cursor } : undefined, { timeout: this.config.timeoutMs });
+      const r = await client.listTools(cursor ? { cursor } : undefined, { timeout: this.startTimeoutMs });
       out.push(...r.tools);
       cursor = r.nextCursor;
       if (!cursor) break;

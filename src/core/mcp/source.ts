@@ -46,7 +46,7 @@ export interface McpSwitch {
 }
 
 /** One offered tool, resolved to its server. */
-interface Entry {
+export interface McpEntry {
   readonly server: McpConnection;
   readonly tool: Tool;
   readonly apiName: string;
@@ -76,7 +76,7 @@ export class McpToolSource implements ExternalTools {
   private readonly approvedServers = new Set<string>();
   private readonly off = new Set<string>();
   private pending: McpSwitch[] = [];
-  private byName = new Map<string, Entry>();
+  private byName = new Map<string, McpEntry>();
 
   constructor(
     servers: readonly McpServerConfig[],
@@ -99,7 +99,7 @@ export class McpToolSource implements ExternalTools {
   }
 
   /** Every listed tool (switched off or not), in offered order. */
-  entries(): Entry[] {
+  entries(): McpEntry[] {
     return this.connections.flatMap((server) => server.tools.map((tool) => ({ server, tool, apiName: mcpToolName(server.config.name, tool.name) })));
   }
 
@@ -121,7 +121,8 @@ export class McpToolSource implements ExternalTools {
   setEnabled(s: McpSwitch, now: boolean): void {
     this.pending = this.pending.filter((p) => key(p.server, p.tool) !== key(s.server, s.tool));
     if (now) this.apply(s);
-    else if (this.isEnabled(s.server, s.tool) !== s.enabled || (s.tool !== undefined && !this.isEnabled(s.server) && s.enabled)) this.pending.push(s);
+    // Deferred only when it changes something: the target's own switch is not already where it is asked to be.
+    else if (this.off.has(key(s.server, s.tool)) === s.enabled) this.pending.push(s);
     this.opts.onChange?.();
   }
 
