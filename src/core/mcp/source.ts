@@ -171,6 +171,14 @@ export class McpToolSource implements ExternalTools {
     }
   }
 
+  /** A new chat session: approvals "for this session" and switches are forgotten; the servers keep running. */
+  newSession(): void {
+    this.approvedServers.clear();
+    this.off.clear();
+    this.pending = [];
+    this.opts.onChange?.();
+  }
+
   /** Stop every server. */
   async close(): Promise<void> {
     await Promise.all(this.connections.map((c) => c.close()));

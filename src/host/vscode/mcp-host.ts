@@ -85,7 +85,7 @@ export class McpHost implements vscode.Disposable {
     return this.source;
   }
 
-  /** The tool source for a new chat: started once, restarted after a config change. */
+  /** The tool source for a new chat session: started once, restarted after a config change. */
   async tools(): Promise<McpToolSource | undefined> {
     if (this.dirty && !this.starting) {
       this.dirty = false;
@@ -93,7 +93,11 @@ export class McpHost implements vscode.Disposable {
       this.source = undefined;
       await old?.close();
     }
-    if (this.source) return this.source;
+    // Approvals and switches hold for one chat session: a new chat starts from none.
+    if (this.source) {
+      this.source.newSession();
+      return this.source;
+    }
     this.starting ??= this.start().finally(() => (this.starting = undefined));
     return this.starting;
   }

@@ -56,6 +56,19 @@ describe('McpToolSource (workflow fixture over stdio)', () => {
     expect(asked[0]).toMatchObject({ server: 'workflow', tool: 'search_records', input: { query: 'x' } });
   });
 
+  it('a new session forgets "always for this server" and the switches', async () => {
+    const { src, asked } = open({ answers: ['server', 'deny'] });
+    await src.start();
+    await src.execute('mcp__workflow__search_records', { query: 'x' }, toolContext());
+    await src.execute('mcp__workflow__search_records', { query: 'x' }, toolContext());
+    src.setEnabled({ server: 'workflow', tool: 'update_record', enabled: false }, true);
+    expect(asked).toHaveLength(1);
+    src.newSession();
+    expect(src.definitions({ cacheCold: false }).map((d) => d.name)).toContain('mcp__workflow__update_record');
+    expect((await src.execute('mcp__workflow__search_records', { query: 'x' }, toolContext())).is_error).toBe(true);
+    expect(asked).toHaveLength(2);
+  });
+
   it('runs nothing in Restricted Mode, and asks nothing', async () => {
     const { src, asked } = open({ answers: ['server'] });
     await src.start();
