@@ -92,7 +92,7 @@ export class McpToolSource implements ExternalTools {
     this.opts.onChange?.();
   }
 
-  /** Start every server and list its tools; failures are logged and leave that server without tools. */
+  /** Start every server not running yet and list its tools; failures are logged and leave that server without tools. */
   async start(): Promise<void> {
     await Promise.all(this.connections.map((c) => c.connect().catch(() => undefined)));
     this.reindex();

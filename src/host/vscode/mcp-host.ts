@@ -96,6 +96,8 @@ export class McpHost implements vscode.Disposable {
     // Approvals and switches hold for one chat session: a new chat starts from none.
     if (this.source) {
       this.source.newSession();
+      // Servers that could not start (or have stopped) get another try with each new chat.
+      await this.source.start();
       return this.source;
     }
     this.starting ??= this.start().finally(() => (this.starting = undefined));
