@@ -94,7 +94,7 @@ export class InspectorApp {
         { id: 'context', label: 'Context', panel: h('div', { class: 'context-panel' }, this.toolbar.el, this.grid.el) },
         { id: 'findings', label: 'Findings', panel: this.findings.el },
         { id: 'diff', label: 'Diff', panel: this.diff.el },
-        { id: 'tools', label: 'Tools', panel: this.mcp.el },
+        { id: 'tools', label: 'Tools', panel: this.mcp.el, optional: true },
       ],
       (id) => this.onTab(id),
     );
@@ -123,7 +123,10 @@ export class InspectorApp {
   private onMessage(m: HostMessage): void {
     if (m.type === 'snapshot') this.onSnapshot(m.snapshot);
     else if (m.type === 'empty') this.onEmpty(m.actions);
-    else if (m.type === 'mcp') this.mcp.update(m.info);
+    else if (m.type === 'mcp') {
+      this.tabs.show('tools');
+      this.mcp.update(m.info);
+    }
     else if (m.type === 'theme' && this.transport.kind === 'standalone') applyTheme(m.kind);
   }
 

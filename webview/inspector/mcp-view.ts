@@ -7,6 +7,11 @@ import type { McpInspectorInfo, McpServerView, McpToolView } from '../../src/pro
 import { button, clear, h } from '../shared/dom';
 import { fmtTokens, fmtUsd } from '../shared/format';
 
+/** Dollars with two significant digits when small: a per-call saving of a few tool definitions is fractions of a cent. */
+function usd(n: number): string {
+  return n >= 0.01 || n === 0 ? fmtUsd(n) : `$${n.toPrecision(2)}`;
+}
+
 export interface McpHandlers {
   /** Switch a server (tool undefined) or a tool, at the cache's expiry. */
   toggle(server: string, tool: string | undefined, enabled: boolean): void;
@@ -37,7 +42,7 @@ export class McpView {
     if (waiting) {
       const a = info.applyNow;
       const price = a
-        ? ` Apply now: +${fmtUsd(a.rewriteUsd)} on the next call (the prompt cache is rewritten), ${a.savedPerCallUsd > 0 ? `then ${fmtUsd(a.savedPerCallUsd)} saved per call${a.breakEvenCalls !== null ? `, paid off after ${a.breakEvenCalls} calls` : ''}` : 'and nothing saved per call'}.`
+        ? ` Apply now: +${usd(a.rewriteUsd)} on the next call (the prompt cache is rewritten), ${a.savedPerCallUsd > 0 ? `then ${usd(a.savedPerCallUsd)} saved per call${a.breakEvenCalls !== null ? `, paid off after ${a.breakEvenCalls} calls` : ''}` : 'and nothing saved per call'}.`
         : '';
       this.pending.append(
         h('span', {}, `${waiting} switch${waiting === 1 ? ' waits' : 'es wait'} for the prompt cache to expire (no extra cost).${price}`),
