@@ -153,7 +153,8 @@ export function resolveServer(raw: RawMcpServer, ctx: VariableContext, defaultTi
   } else if (type === undefined || type === 'stdio') {
     if (typeof b.command !== 'string' || !b.command) return { problem: `${where}: "command" is missing` };
     const env = stringMap(b.env, ctx, used);
-    const cwd = typeof b.cwd === 'string' ? resolveString(b.cwd, ctx, used) : undefined;
+    // Relative paths in a server's args mean the project, as in VS Code and Claude Code: it runs in the workspace folder.
+    const cwd = typeof b.cwd === 'string' ? resolveString(b.cwd, ctx, used) : ctx.workspaceFolder;
     transport = { kind: 'stdio', command: resolveString(b.command, ctx, used), args: stringList(b.args).map((a) => resolveString(a, ctx, used)), env, ...(cwd ? { cwd } : {}) };
     used.push(...Object.values(env));
   } else {

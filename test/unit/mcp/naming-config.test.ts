@@ -42,7 +42,7 @@ describe('mcp config', () => {
     const ctx = { workspaceFolder: '/ws', env, inputs: new Map([['api-key', 'sk-secret-value']]) };
     const { servers, problems } = resolveServers(parsed.servers, ctx);
     expect(problems).toEqual([]);
-    expect(servers[0].transport).toEqual({ kind: 'stdio', command: 'node', args: ['/ws/server.js'], env: { KEY: 'sk-secret-value', T: 'tok-123456' } });
+    expect(servers[0].transport).toEqual({ kind: 'stdio', command: 'node', args: ['/ws/server.js'], env: { KEY: 'sk-secret-value', T: 'tok-123456' }, cwd: '/ws' });
     expect(servers[0].secrets).toContain('sk-secret-value');
     expect(servers[0].secrets).toContain('tok-123456');
     expect(servers[0].timeoutMs).toBe(DEFAULT_MCP_TIMEOUT_MS);
