@@ -191,6 +191,8 @@ export interface RequestResults {
   resume: undefined;
   setApiKey: undefined;
   runAction: undefined;
+  mcpSwitch: ActionResult;
+  mcpApply: ActionResult;
 }
 export type RequestOp = WebviewRequest['op'];
 
@@ -202,7 +204,8 @@ export type HostMessage =
   | { type: 'response'; id: number; ok: true; result?: unknown }
   | { type: 'response'; id: number; ok: false; error: string }
   | { type: 'chat'; event: ChatEvent }
-  | { type: 'theme'; kind: 'light' | 'dark' | 'high-contrast' };
+  | { type: 'theme'; kind: 'light' | 'dark' | 'high-contrast' }
+  | { type: 'mcp'; info: McpInspectorInfo };
 
 /** What the chat view shows as the agent works. */
 export type ChatEvent =
@@ -211,7 +214,7 @@ export type ChatEvent =
   | { kind: 'text-delta'; id: string; text: string }
   | { kind: 'tool-call'; id: string; toolUseId: string; name: string; input: unknown }
   | { kind: 'tool-result'; toolUseId: string; content: string; isError: boolean }
-  | { kind: 'approval'; requestId: string; tool: string; detail: string; edit?: EditSummary }
+  | { kind: 'approval'; requestId: string; tool: string; detail: string; edit?: EditSummary; mcp?: McpApprovalInfo }
   /** An approval was answered (here or elsewhere) or cancelled by Stop: the card stops asking. */
   | { kind: 'approval-settled'; requestId: string; approved: boolean }
   /** Workspace Trust and what it means for the agent's tools (sent after `ready` and on change). */
@@ -245,7 +248,7 @@ export type WebviewRequest =
   | { op: 'compact' }
   | { op: 'send'; text: string }
   | { op: 'stop' }
-  | { op: 'approve'; requestId: string; approved: boolean }
+  | { op: 'approve'; requestId: string; approved: boolean; always?: boolean }
   | { op: 'newChat' }
   | { op: 'retry' }
   | { op: 'openInspector' }
@@ -253,11 +256,12 @@ export type WebviewRequest =
   | { op: 'resume' }
   | { op: 'setApiKey' }
   /** From the inspector's empty state: one of the actions the host offered in `empty`. */
-  | { op: 'runAction'; action: InspectorAction };
+  | { op: 'runAction'; action: InspectorAction }
+  | McpRequest;
 
 export type WebviewMessage = { type: 'ready' } | { type: 'request'; id: number; request: WebviewRequest };
 
-const HOST_TYPES: ReadonlySet<string> = new Set(['snapshot', 'empty', 'response', 'chat', 'theme']);
+const HOST_TYPES: ReadonlySet<string> = new Set(['snapshot', 'empty', 'response', 'chat', 'theme', 'mcp']);
 
 /**
  * Shallow check of a message from the host (the webview's side of validation): the
@@ -281,6 +285,8 @@ export function parseHostMessage(v: unknown): HostMessage | undefined {
       return typeof v.id === 'number' && typeof v.ok === 'boolean' && (v.ok || typeof v.error === 'string') ? (v as HostMessage) : undefined;
     case 'chat':
       return isObj(v.event) && typeof v.event.kind === 'string' ? (v as HostMessage) : undefined;
+    case 'mcp':
+      return isObj(v.info) && Array.isArray(v.info.servers) ? (v as HostMessage) : undefined;
     default:
       return v.kind === 'light' || v.kind === 'dark' || v.kind === 'high-contrast' ? (v as HostMessage) : undefined;
   }
@@ -322,12 +328,17 @@ export function parseWebviewMessage(v: unknown): WebviewMessage | undefined {
     case 'send':
       return str(r.text, MAX_TEXT) ? ok({ op: 'send', text: r.text }) : undefined;
     case 'approve':
-      return str(r.requestId) && typeof r.approved === 'boolean' ? ok({ op: 'approve', requestId: r.requestId, approved: r.approved }) : undefined;
+      if (!str(r.requestId) || typeof r.approved !== 'boolean' || (r.always !== undefined && typeof r.always !== 'boolean')) return undefined;
+      return ok({ op: 'approve', requestId: r.requestId, approved: r.approved, ...(r.always ? { always: true } : {}) });
     case 'showDiff':
       return str(r.requestId) ? ok({ op: 'showDiff', requestId: r.requestId }) : undefined;
     case 'runAction':
       return isInspectorAction(r.action) ? ok({ op: 'runAction', action: r.action }) : undefined;
+    case 'mcpSwitch':
+      if (!str(r.server) || (r.tool !== undefined && !str(r.tool)) || typeof r.enabled !== 'boolean' || typeof r.now !== 'boolean') return undefined;
+      return ok({ op: 'mcpSwitch', server: r.server, ...(r.tool !== undefined ? { tool: r.tool as string } : {}), enabled: r.enabled, now: r.now });
     case 'compact':
+    case 'mcpApply':
     case 'stop':
     case 'newChat':
     case 'retry':
@@ -339,3 +350,44 @@ export function parseWebviewMessage(v: unknown): WebviewMessage | undefined {
       return undefined;
   }
 }
+
+// ── MCP servers (issue 11) ──────────────────────────────────────────────────
+/** An approval card for an MCP tool call: `detail` is the call's input as JSON; "always" approves the server for the session. */
+export interface McpApprovalInfo {
+  server: string;
+  tool: string;
+}
+
+/** Tokens of one MCP tool definition (sent on every call) and its switch. */
+export interface McpToolView {
+  name: string;
+  apiName: string;
+  tokens: number;
+  enabled: boolean;
+  /** Switched, waiting for the prompt cache to expire. */
+  pending: boolean;
+}
+
+export interface McpServerView {
+  name: string;
+  origin: string;
+  state: 'idle' | 'connecting' | 'ready' | 'failed' | 'closed';
+  error?: string;
+  enabled: boolean;
+  pending: boolean;
+  /** Tokens of its enabled tools' definitions. */
+  tokens: number;
+  tools: McpToolView[];
+}
+
+/** The inspector's MCP section: servers, their definitions' tokens, and what applying pending switches now costs. */
+export interface McpInspectorInfo {
+  servers: McpServerView[];
+  /** Tokens of all tool definitions sent (built-in and MCP). */
+  toolsTokens: number;
+  /** Pending switches applied now instead of at the cache's expiry (USD; calls until it pays off, null: never). */
+  applyNow?: { rewriteUsd: number; savedPerCallUsd: number; breakEvenCalls: number | null };
+}
+
+/** Switch a server (no tool) or a tool; `now`: rewrite the cache at once, else at its expiry. `mcpApply`: apply pending switches now. */
+export type McpRequest = { op: 'mcpSwitch'; server: string; tool?: string; enabled: boolean; now: boolean } | { op: 'mcpApply' };

@@ -25,9 +25,10 @@ import {
 } from '../core/agent';
 import { createPipeline } from '../core/trimming';
 import { loadConfig, UsageError } from './common';
+import { startMcp } from './mcp';
 
 export const RUN_USAGE =
-  'trimline run "<prompt>" [--workspace DIR] [--session ID | --resume ID] [--strategy S] [--model M] [--approve-commands] [--sessions-dir D] [--config F] [--max-tokens N]';
+  'trimline run "<prompt>" [--workspace DIR] [--session ID | --resume ID] [--strategy S] [--model M] [--approve-commands] [--mcp-config F]... [--approve-mcp] [--sessions-dir D] [--config F] [--max-tokens N]';
 /** Where journals go by default, relative to the workspace. */
 export const DEFAULT_SESSIONS_SUBDIR = path.join('.trimline', 'sessions');
 const EXIT_OK = 0;
@@ -125,6 +126,9 @@ interface RunArgs {
   readonly maxTokens?: number;
   readonly approveCommands: boolean;
   readonly configFile?: string;
+  /** MCP config files (`--mcp-config`, repeatable). */
+  readonly mcpConfigs: readonly string[];
+  readonly approveMcp: boolean;
 }
 
 function parseRunArgs(argv: string[]): RunArgs {
@@ -141,6 +145,8 @@ function parseRunArgs(argv: string[]): RunArgs {
       'sessions-dir': { type: 'string' },
       config: { type: 'string', short: 'c' },
       'max-tokens': { type: 'string' },
+      'mcp-config': { type: 'string', multiple: true },
+      'approve-mcp': { type: 'boolean' },
     },
   });
   if (values.session && values.resume) throw new UsageError('run: --session and --resume are exclusive (--session names a new or existing session, --resume needs an existing one)');
@@ -164,6 +170,8 @@ function parseRunArgs(argv: string[]): RunArgs {
     maxTokens,
     approveCommands: !!values['approve-commands'],
     configFile: values.config,
+    mcpConfigs: (values['mcp-config'] ?? []).map((f) => path.resolve(f)),
+    approveMcp: !!values['approve-mcp'],
   };
 }
 
@@ -224,9 +232,17 @@ export async function runAgentCli(argv: string[]): Promise<number> {
   } catch (e) {
     throw new UsageError(`run: ${(e as Error).message}`);
   }
-  const handle = openSession(a, config.model);
   const printer = new RunPrinter(process.stdout, process.stderr);
+  const mcp = await startMcp(a.mcpConfigs, a.workspace, a.approveMcp, (t) => printer.note(t));
+  let handle: AgentSessionHandle;
+  try {
+    handle = openSession(a, config.model);
+  } catch (e) {
+    await mcp?.close();
+    throw e;
+  }
   const loop = new AgentLoop({
+    externalTools: mcp,
     session: handle.session,
     workspace: new NodeWorkspace(a.workspace),
     config,
@@ -259,5 +275,6 @@ export async function runAgentCli(argv: string[]): Promise<number> {
   } finally {
     process.off('SIGINT', onSigint);
     loop.close();
+    await mcp?.close();
   }
 }

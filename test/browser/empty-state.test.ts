@@ -10,7 +10,7 @@ import { importTranscript } from '../../src/core/import';
 import { ReplayInspector, startInspectorServer, type InspectorServer } from '../../src/host/standalone';
 import { parseWebviewMessage, type HostMessage, type InspectorAction, type InspectorSnapshot } from '../../src/protocol';
 import { RecordingHost } from '../unit/inspect/helpers';
-import { focused, launchBrowser, openInspector, screenshot, TRANSCRIPTS, type Watched } from './helpers';
+import { focused, launchBrowser, openInspector, screenshot, TRANSCRIPTS, vscodeApi, type Watched } from './helpers';
 
 const BOTH: InspectorAction[] = ['startChat', 'importTranscript'];
 
@@ -39,20 +39,6 @@ function focusedAction(page: Page) {
     const a = document.activeElement as HTMLElement | null;
     const control = a?.shadowRoot?.querySelector('.control');
     return { action: a?.dataset.action, ring: control ? getComputedStyle(control).outlineStyle : 'none' };
-  });
-}
-
-/** VS Code's webview API, recording what the page posts; the page gets VS Code's theme variables. */
-async function vscodeApi(page: Page): Promise<void> {
-  await page.addInitScript(() => {
-    const w = window as unknown as { __posted: unknown[]; __state?: unknown; acquireVsCodeApi: () => unknown };
-    w.__posted = [];
-    w.acquireVsCodeApi = () => ({
-      postMessage: (m: unknown) => w.__posted.push(JSON.parse(JSON.stringify(m))),
-      getState: () => w.__state,
-      setState: (s: unknown) => (w.__state = s),
-    });
-    document.addEventListener('DOMContentLoaded', () => document.body.classList.add('tl-standalone', 'vscode-dark'));
   });
 }
 

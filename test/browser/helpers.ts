@@ -101,3 +101,17 @@ export function focused(page: Page): Promise<{ block?: string; cls: string; tag:
 export function domSize(page: Page): Promise<{ rows: number; elements: number }> {
   return page.evaluate(() => ({ rows: document.querySelectorAll('.grid-spacer .grid-row').length, elements: document.querySelectorAll('*').length }));
 }
+
+/** VS Code's webview API, recording what the page posts; the page gets VS Code's theme variables. */
+export async function vscodeApi(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const w = window as unknown as { __posted: unknown[]; __state?: unknown; acquireVsCodeApi: () => unknown };
+    w.__posted = [];
+    w.acquireVsCodeApi = () => ({
+      postMessage: (m: unknown) => w.__posted.push(JSON.parse(JSON.stringify(m))),
+      getState: () => w.__state,
+      setState: (s: unknown) => (w.__state = s),
+    });
+    document.addEventListener('DOMContentLoaded', () => document.body.classList.add('tl-standalone', 'vscode-dark'));
+  });
+}

@@ -27,8 +27,8 @@ export interface CliRun {
   stderr(): string;
 }
 
-export function runCli(bundle: string, args: readonly string[], baseURL: string, cwd: string): CliRun {
-  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: cwd, ANTHROPIC_BASE_URL: baseURL };
+export function runCli(bundle: string, args: readonly string[], baseURL: string, cwd: string, extraEnv: Readonly<Record<string, string>> = {}): CliRun {
+  const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: cwd, ANTHROPIC_BASE_URL: baseURL, ...extraEnv };
   const child = spawn(process.execPath, [bundle, 'run', ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';

@@ -34,7 +34,7 @@ const hint = h('div', { id: 'composer-hint', class: 'visually-hidden' }, 'Enter 
 
 const client = createTransport();
 const transcript = new Transcript(log, {
-  approve: (requestId, approved) => void client.request({ op: 'approve', requestId, approved }).catch(showFailure),
+  approve: (requestId, approved, always) => void client.request({ op: 'approve', requestId, approved, ...(always ? { always } : {}) }).catch(showFailure),
   showDiff: (requestId) => void client.request({ op: 'showDiff', requestId }).catch(showFailure),
   retry: () => {
     transcript.retireErrors();

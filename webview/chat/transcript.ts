@@ -4,13 +4,14 @@
  * cards and errors with Retry. It only reacts to ChatEvents; user actions go out
  * through the callbacks.
  */
-import type { ChatEvent, EditSummary } from '../../src/protocol';
+import type { ChatEvent, EditSummary, McpApprovalInfo } from '../../src/protocol';
 import { h } from '../shared/dom';
 import { button, formatCost, inputSummary, oneLine } from './dom';
 import { renderMarkdown } from './markdown';
 
 export interface TranscriptActions {
-  approve(requestId: string, approved: boolean): void;
+  /** `always`: approve every call to this MCP server for the rest of the session. */
+  approve(requestId: string, approved: boolean, always?: boolean): void;
   showDiff(requestId: string): void;
   retry(): void;
   setApiKey(): void;
@@ -68,7 +69,7 @@ export class Transcript {
         this.toolResult(e.toolUseId, e.content, e.isError);
         return undefined;
       case 'approval':
-        return this.approval(e.requestId, e.tool, e.detail, e.edit);
+        return this.approval(e.requestId, e.tool, e.detail, e.edit, e.mcp);
       case 'approval-settled':
         this.settle(e.requestId, e.approved ? 'Approved' : 'Not approved');
         return undefined;
@@ -174,13 +175,13 @@ export class Transcript {
     card.querySelector('.tool-result')?.replaceChildren(details);
   }
 
-  private approval(requestId: string, tool: string, detail: string, edit?: EditSummary): HTMLElement {
+  private approval(requestId: string, tool: string, detail: string, edit?: EditSummary, mcp?: McpApprovalInfo): HTMLElement {
     // One answer per card: a double click must not answer twice (the second would find nothing pending).
-    const answer = (approved: boolean): void => {
+    const answer = (approved: boolean, always = false): void => {
       if (card.classList.contains('answering')) return;
       card.classList.add('answering');
-      for (const b of buttons.querySelectorAll<HTMLButtonElement>('button[data-action="approve"], button[data-action="deny"]')) b.disabled = true;
-      this.actions.approve(requestId, approved);
+      for (const b of buttons.querySelectorAll<HTMLButtonElement>('button[data-action="approve"], button[data-action="deny"], button[data-action="always"]')) b.disabled = true;
+      this.actions.approve(requestId, approved, always);
     };
     const approve = button('Approve', () => answer(true), { class: 'primary', 'data-action': 'approve' });
     const deny = button('Deny', () => answer(false), { class: 'secondary', 'data-action': 'deny' });
@@ -190,6 +191,9 @@ export class Transcript {
       const stats = edit.isNew ? `new file, ${edit.added} line${edit.added === 1 ? '' : 's'}` : `+${edit.added} −${edit.removed}`;
       what = h('div', { class: 'approval-what' }, `${tool === 'write_file' && !edit.isNew ? 'Overwrite' : edit.isNew ? 'Create' : 'Edit'} `, h('code', {}, edit.path), ` (${stats})`);
       buttons.append(button('Review diff', () => this.actions.showDiff(requestId), { class: 'secondary', 'data-action': 'diff' }));
+    } else if (mcp) {
+      what = h('div', { class: 'approval-what' }, 'Call ', h('code', {}, mcp.tool), ' of MCP server ', h('code', {}, mcp.server), h('pre', { tabindex: 0 }, detail));
+      buttons.insertBefore(button(`Always for ${mcp.server}`, () => answer(true, true), { class: 'secondary', 'data-action': 'always' }), deny);
     } else {
       what = h('div', { class: 'approval-what' }, 'Run command', h('pre', { tabindex: 0 }, detail));
     }

@@ -18,6 +18,7 @@ import { filterRows, gridItems, isFiltered, NO_FILTER, type RowFilter } from './
 import { FindingsView } from './findings-view';
 import { VirtualGrid } from './grid';
 import { Header } from './header';
+import { McpView } from './mcp-view';
 import type { RowAction } from './row';
 import { Tabs, type TabId } from './tabs';
 import { Toolbar } from './toolbar';
@@ -52,6 +53,7 @@ export class InspectorApp {
   private readonly grid: VirtualGrid;
   private readonly findings: FindingsView;
   private readonly diff: DiffView;
+  private readonly mcp: McpView;
   private readonly tabs: Tabs;
   private readonly status = h('div', { class: 'status', role: 'status', 'aria-live': 'polite' });
   private readonly alert = h('div', { class: 'alert', role: 'alert' });
@@ -83,11 +85,16 @@ export class InspectorApp {
     this.overview = h('div', { class: 'overview' }, this.header.compositionEl(), this.chart.el);
     this.findings = new FindingsView({ act: (f) => this.onFinding(f), showBlock: (id) => this.showBlock(id), showDiff: (c) => this.showDiff(c) });
     this.diff = new DiffView({ selectCall: (c) => this.loadDiff(c), showRef: (ref) => this.showRef(ref) });
+    this.mcp = new McpView({
+      toggle: (server, tool, enabled) => void this.runMcp({ op: 'mcpSwitch', server, ...(tool !== undefined ? { tool } : {}), enabled, now: false }),
+      applyNow: () => void this.runMcp({ op: 'mcpApply' }),
+    });
     this.tabs = new Tabs(
       [
         { id: 'context', label: 'Context', panel: h('div', { class: 'context-panel' }, this.toolbar.el, this.grid.el) },
         { id: 'findings', label: 'Findings', panel: this.findings.el },
         { id: 'diff', label: 'Diff', panel: this.diff.el },
+        { id: 'tools', label: 'Tools', panel: this.mcp.el, optional: true },
       ],
       (id) => this.onTab(id),
     );
@@ -116,6 +123,10 @@ export class InspectorApp {
   private onMessage(m: HostMessage): void {
     if (m.type === 'snapshot') this.onSnapshot(m.snapshot);
     else if (m.type === 'empty') this.onEmpty(m.actions);
+    else if (m.type === 'mcp') {
+      this.tabs.show('tools');
+      this.mcp.update(m.info);
+    }
     else if (m.type === 'theme' && this.transport.kind === 'standalone') applyTheme(m.kind);
   }
 
@@ -207,6 +218,17 @@ export class InspectorApp {
       setText(this.status, '');
       setText(this.alert, (e as Error).message);
       return false;
+    }
+  }
+
+  /** An MCP switch from the Tools tab: its message goes to the status line, a failure to the alert. */
+  private async runMcp(req: Extract<WebviewRequest, { op: 'mcpSwitch' | 'mcpApply' }>): Promise<void> {
+    setText(this.alert, '');
+    try {
+      const result = (await this.transport.request(req)) as RequestResults['mcpSwitch'];
+      setText(this.status, result.message);
+    } catch (e) {
+      setText(this.alert, (e as Error).message);
     }
   }
 

@@ -1,12 +1,14 @@
-/** ARIA tabs (Context, Findings, Diff): arrow keys move between tabs, Home/End jump. */
+/** ARIA tabs (Context, Findings, Diff, Tools): arrow keys move between tabs, Home/End jump. */
 import { h, setText } from '../shared/dom';
 
-export type TabId = 'context' | 'findings' | 'diff';
+export type TabId = 'context' | 'findings' | 'diff' | 'tools';
 
 export interface TabSpec {
   id: TabId;
   label: string;
   panel: HTMLElement;
+  /** Not in the tab list until `show` (the Tools tab appears when the host reports MCP servers). */
+  optional?: boolean;
 }
 
 export class Tabs {
@@ -14,6 +16,8 @@ export class Tabs {
   private readonly buttons = new Map<TabId, HTMLButtonElement>();
   private readonly counts = new Map<TabId, HTMLElement>();
   private readonly panels = new Map<TabId, HTMLElement>();
+  private readonly list: HTMLElement;
+  private readonly shown = new Set<TabId>();
   current: TabId;
 
   constructor(
@@ -21,7 +25,7 @@ export class Tabs {
     private readonly onSelect: (id: TabId) => void,
   ) {
     this.current = specs[0].id;
-    const list = h('div', { class: 'tablist', role: 'tablist', 'aria-label': 'Inspector views' });
+    const list = (this.list = h('div', { class: 'tablist', role: 'tablist', 'aria-label': 'Inspector views' }));
     const panels: HTMLElement[] = [];
     for (const s of specs) {
       const count = h('span', { class: 'tab-count' });
@@ -32,7 +36,10 @@ export class Tabs {
       this.buttons.set(s.id, b);
       this.counts.set(s.id, count);
       this.panels.set(s.id, panel);
-      list.append(b);
+      if (!s.optional) {
+        list.append(b);
+        this.shown.add(s.id);
+      }
       panels.push(panel);
     }
     this.el = h('div', { class: 'tabs' }, list, ...panels);
@@ -50,13 +57,21 @@ export class Tabs {
     if (notify) this.onSelect(id);
   }
 
+  /** Put an optional tab into the tab list (once). */
+  show(id: TabId): void {
+    const b = this.buttons.get(id);
+    if (!b || this.shown.has(id)) return;
+    this.shown.add(id);
+    this.list.append(b);
+  }
+
   setCount(id: TabId, n: number): void {
     const el = this.counts.get(id);
     if (el) setText(el, ` ${n.toLocaleString('en-US')}`);
   }
 
   private onKey(e: KeyboardEvent): void {
-    const ids = this.specs.map((s) => s.id);
+    const ids = this.specs.map((s) => s.id).filter((id) => this.shown.has(id));
     const i = ids.indexOf(this.current);
     const to = { ArrowRight: i + 1, ArrowLeft: i - 1, Home: 0, End: ids.length - 1 }[e.key];
     if (to === undefined) return;

@@ -36,7 +36,7 @@ import { applyEmergencyTrim } from './recovery';
 import { callUsage, partialContent, responseContent, toolUses } from './stream-call';
 import { DEFAULT_SYSTEM_PROMPT } from './system-prompt';
 import { closingResults, INTERRUPTED_TOOL_TEXT, MAX_TOKENS_TOOL_TEXT, runToolBatch, unansweredToolUses } from './tool-batch';
-import { toolDefinitions, type ApprovalRequest, type ToolContext } from './tools';
+import { toolDefinitions, type ApprovalRequest, type ExternalTools, type ToolContext, type ToolDefinition } from './tools';
 import type { Workspace } from './workspace';
 
 export interface AgentLoopOptions {
@@ -45,6 +45,8 @@ export interface AgentLoopOptions {
   readonly config: AgentConfig;
   /** Attached to `session` already (openAgentSession does it); the loop adds calls, usage, decisions, calibration. */
   readonly journal?: Journal;
+  /** Tools beyond the built-in ones (MCP servers), offered after them. */
+  readonly externalTools?: ExternalTools;
   /** Asked before every run_command; default: deny. */
   readonly approve?: (request: ApprovalRequest) => Promise<boolean>;
   /** Default: a client made from the config (maxRetries 0: the loop retries). */
@@ -57,6 +59,8 @@ export interface AgentLoopOptions {
   readonly compressions?: readonly CompressionEntry[];
   /** Jitter source (tests pass a fixed one). */
   readonly random?: () => number;
+  /** Clock (ms) for the prompt cache's expiry, when deferred tool switches apply (default Date.now). */
+  readonly clock?: () => number;
   /** Where errors thrown by event listeners go (default: ignored; the loop must not die of a UI bug). */
   readonly onListenerError?: (e: unknown) => void;
 }
@@ -69,6 +73,13 @@ export interface TurnResult {
 }
 
 const DENY = async (): Promise<boolean> => false;
+/** Prompt-cache lifetimes: after this long without a call, the cached prefix is gone and a tools change costs nothing extra. */
+const CACHE_TTL_MS = { '5m': 300_000, '1h': 3_600_000 } as const;
+
+/** Whether two tool lists are the same (same JSON: the cached prefix survives). */
+function sameTools(a: readonly ToolDefinition[] | undefined, b: readonly ToolDefinition[]): boolean {
+  return a !== undefined && JSON.stringify(a) === JSON.stringify(b);
+}
 
 /** Stop reasons after which the model is done with this turn (no tools asked for). */
 function endReason(stop: Anthropic.StopReason | null): TurnEndReason {
@@ -83,11 +94,13 @@ export class AgentLoop {
   readonly ledger: UsageLedger;
   readonly config: AgentConfig;
   private readonly workspace: Workspace;
+  private readonly external?: ExternalTools;
   private readonly journal?: Journal;
   private readonly client: Anthropic;
   private readonly approve: (request: ApprovalRequest) => Promise<boolean>;
   private readonly emitter: AgentEmitter;
   private readonly random: () => number;
+  private readonly clock: () => number;
   private readonly detach: (() => void)[] = [];
   private controller?: AbortController;
 
@@ -96,13 +109,15 @@ export class AgentLoop {
     this.session = session;
     this.config = config;
     this.workspace = opts.workspace;
+    this.external = opts.externalTools;
     this.journal = opts.journal;
     this.approve = opts.approve ?? DENY;
     this.random = opts.random ?? Math.random;
+    this.clock = opts.clock ?? Date.now;
     this.emitter = new AgentEmitter(opts.onListenerError);
     this.client = opts.client ?? new Anthropic(clientOptions(config));
     // The tools this loop executes are the tools the model is offered.
-    session.tools = toolDefinitions();
+    session.tools = this.offeredTools(true);
     session.system ??= config.system ?? DEFAULT_SYSTEM_PROMPT;
     session.model ??= config.model;
     const estimator = opts.calibration !== undefined ? TokenEstimator.fromJSON(opts.calibration) : undefined;
@@ -258,8 +273,27 @@ export class AgentLoop {
     this.emitter.emit('usage', { kind: 'summary', callIndex: this.session.calls.length, usage, cost, run: this.ledger.run, session: this.ledger.session });
   }
 
+  /** Built-in tools, then the external ones (deferred switches applied only when `cacheCold`). */
+  private offeredTools(cacheCold: boolean): ToolDefinition[] {
+    return [...toolDefinitions(), ...(this.external?.definitions({ cacheCold }) ?? [])];
+  }
+
+  /** The prompt cache has expired: no call within the TTL (or none at all). */
+  private cacheCold(now: number): boolean {
+    const last = this.session.calls.at(-1)?.timestamp;
+    return last === undefined || now - Date.parse(last) >= CACHE_TTL_MS[this.config.ttl];
+  }
+
+  /** Refresh the offered tools before a call (an MCP server's list changed, or a switch is due); unchanged lists keep the cache. */
+  private refreshTools(): void {
+    if (!this.external) return;
+    const tools = this.offeredTools(this.cacheCold(this.clock()));
+    if (!sameTools(this.session.tools, tools)) this.session.tools = tools;
+  }
+
   /** The request for the next call, or why it cannot be built (the builder refuses invalid requests). */
   private prepare(): PreparedRequest | AgentErrorInfo {
+    this.refreshTools();
     const upTo = this.session.messages.length;
     const epochStart = this.engine.builder.epochStart(this.session, upTo);
     const callIndex = this.session.calls.length;
@@ -332,6 +366,7 @@ export class AgentLoop {
       approve: this.approve,
       signal,
       tokens: (text) => this.engine.tokens.text(text).tokens,
+      external: this.external,
     };
   }
 }

@@ -32,7 +32,8 @@ export interface BatchHooks {
 
 /** The tool_result block for one call (is_error only when set, as the API's own examples do). */
 export function resultBlock(toolUseId: string, r: ToolResult): ToolResultBlockParam {
-  const block: ToolResultBlockParam = { type: 'tool_result', tool_use_id: toolUseId, content: r.content || '(no output)' };
+  const content = r.blocks?.length ? r.blocks.map((b) => ({ ...b })) : r.content || '(no output)';
+  const block: ToolResultBlockParam = { type: 'tool_result', tool_use_id: toolUseId, content };
   if (r.is_error) block.is_error = true;
   return block;
 }

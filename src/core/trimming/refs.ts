@@ -10,8 +10,11 @@ export interface RefPattern {
 
 /** Default patterns, most specific first. Each regex must be global. */
 export const DEFAULT_REF_PATTERNS: readonly RefPattern[] = [
-  { name: 'ref_id', re: /\bref_id:\s*([\w.:/-]+)/g },
+  // `ref_id: X`, and the JSON form `"ref_id": "X"` MCP servers often answer with.
+  { name: 'ref_id', re: /\bref_id"?\s*[:=]\s*"?([\w.:/-]+)/g },
   { name: 'url', re: /\bhttps?:\/\/[^\s"'<>)\]]+/g },
+  // Resource URIs of other schemes (MCP resources: `file:///…`, `demo://…`): a later call may need them.
+  { name: 'uri', re: /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>)\]]+/g },
   { name: 'uuid', re: /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi },
   { name: 'api-id', re: /\b(?:toolu|msg|req|call|run|ref)_[A-Za-z0-9]{6,}\b/g },
   // Paths: something/with/slashes or a Windows path, ending in a name; or a bare file name with an extension.

@@ -6,7 +6,8 @@
  */
 import * as vscode from 'vscode';
 import type { ApprovalRequest } from '../../core/agent/tools/types';
-import type { ChatEvent, EditSummary } from '../../protocol';
+import type { McpApproval, McpApprovalRequest } from '../../core/mcp/source';
+import type { ChatEvent, EditSummary, McpApprovalInfo } from '../../protocol';
 import type { ApprovalMode } from './config-map';
 import { lineStats } from './text-diff';
 import type { EditProposal } from './workspace-adapter';
@@ -14,9 +15,12 @@ import type { EditProposal } from './workspace-adapter';
 export const PROPOSED_SCHEME = 'trimline-proposed';
 
 interface Pending {
-  resolve(approved: boolean): void;
+  resolve(approved: boolean, always: boolean): void;
   proposal?: EditProposal;
 }
+
+/** Characters of an MCP call's input shown on its approval card. */
+const MCP_INPUT_PREVIEW_CHARS = 2_000;
 
 export class Approvals implements vscode.TextDocumentContentProvider, vscode.Disposable {
   private readonly pending = new Map<string, Pending>();
@@ -49,6 +53,24 @@ export class Approvals implements vscode.TextDocumentContentProvider, vscode.Dis
     return this.ask({ tool: req.tool, detail: req.command });
   };
 
+  /**
+   * Approval of an MCP tool call (McpToolSource option): like a command, it follows
+   * `commandApproval` (always / never), else the chat asks: approve once, always for
+   * this server (the source remembers it for the session), or deny.
+   */
+  mcp = async (req: McpApprovalRequest): Promise<McpApproval> => {
+    const mode = this.mode();
+    if (mode !== 'ask') {
+      this.log(`${req.apiName} ${mode === 'always' ? 'approved' : 'refused'} by setting (commandApproval: ${mode})`);
+      return mode === 'always' ? 'once' : 'deny';
+    }
+    const input = JSON.stringify(req.input, null, 2) ?? '{}';
+    const detail = input.length > MCP_INPUT_PREVIEW_CHARS ? `${input.slice(0, MCP_INPUT_PREVIEW_CHARS)}…` : input;
+    const mcp: McpApprovalInfo = { server: req.server, tool: req.tool };
+    const { approved, always } = await this.askFull({ tool: req.apiName, detail, mcp });
+    return !approved ? 'deny' : always ? 'server' : 'once';
+  };
+
   /** Approval of an edit (VscodeWorkspace option). */
   edit = async (p: EditProposal): Promise<boolean> => {
     if (this.mode() === 'always') return true;
@@ -58,23 +80,27 @@ export class Approvals implements vscode.TextDocumentContentProvider, vscode.Dis
     return this.ask({ tool: p.isNew ? 'write_file' : 'edit_file', detail, edit }, p);
   };
 
-  private ask(card: { tool: string; detail: string; edit?: EditSummary }, proposal?: EditProposal): Promise<boolean> {
+  private async ask(card: { tool: string; detail: string; edit?: EditSummary }, proposal?: EditProposal): Promise<boolean> {
+    return (await this.askFull(card, proposal)).approved;
+  }
+
+  private askFull(card: { tool: string; detail: string; edit?: EditSummary; mcp?: McpApprovalInfo }, proposal?: EditProposal): Promise<{ approved: boolean; always: boolean }> {
     const requestId = `ap${++this.seq}`;
-    return new Promise<boolean>((resolve) => {
-      this.pending.set(requestId, { resolve, proposal });
+    return new Promise((resolve) => {
+      this.pending.set(requestId, { resolve: (approved, always) => resolve({ approved, always }), proposal });
       this.post({ kind: 'approval', requestId, ...card });
     });
   }
 
-  /** The user's answer from the chat. */
-  answer(requestId: string, approved: boolean): void {
+  /** The user's answer from the chat (`always`: every call to this MCP server, for the session). */
+  answer(requestId: string, approved: boolean, always = false): void {
     const p = this.pending.get(requestId);
     if (!p) throw new Error('this approval is no longer pending');
-    this.settle(requestId, p, approved);
-    this.log(`${approved ? 'approved' : 'denied'} by user: ${p.proposal ? p.proposal.path : 'command'}`);
+    this.settle(requestId, p, approved, always);
+    this.log(`${approved ? 'approved' : 'denied'}${always ? ' (always, for this server)' : ''} by user: ${p.proposal ? p.proposal.path : 'command'}`);
   }
 
-  private settle(requestId: string, p: Pending, approved: boolean): void {
+  private settle(requestId: string, p: Pending, approved: boolean, always = false): void {
     this.pending.delete(requestId);
     if (p.proposal) {
       const uri = this.proposedUri(requestId, p.proposal).toString();
@@ -82,7 +108,7 @@ export class Approvals implements vscode.TextDocumentContentProvider, vscode.Dis
       void this.closeDiff(uri);
     }
     this.post({ kind: 'approval-settled', requestId, approved });
-    p.resolve(approved);
+    p.resolve(approved, always);
   }
 
   /** Deny everything pending (Stop, new chat, disposal). */

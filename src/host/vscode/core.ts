@@ -13,6 +13,8 @@ import { ChatTranscript } from './chat-transcript';
 import { readSettings, type TrimlineSettings } from './config-map';
 import { LIVE_EMPTY_ACTIONS, type Core, type CoreDeps, type InspectorHandle } from './host-types';
 import { LiveSession } from './live-session';
+import { McpHost } from './mcp-host';
+import { totalInput } from '../../core/session/types';
 import { compactSession, exportSession, loadTranscript, pickSession, pickTranscript } from './session-commands';
 import { VscodeWorkspace } from './workspace-adapter';
 
@@ -28,6 +30,7 @@ class TrimlineCore implements Core {
   private opening?: Promise<LiveSession>;
   private readonly transcript: ChatTranscript;
   private readonly approvals: Approvals;
+  private readonly mcp: McpHost;
   private readonly workspace?: VscodeWorkspace;
   private readonly imports = new Map<InspectorHandle, ReplayInspector>();
   private readonly disposables: vscode.Disposable[] = [];
@@ -49,7 +52,8 @@ class TrimlineCore implements Core {
         onEdited: (p) => log.info(`${p.isNew ? 'created' : 'edited'} ${p.path} (undoable edit, saved)`),
       });
     }
-    this.disposables.push(this.approvals, vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, this.approvals));
+    this.mcp = new McpHost(folder?.uri.fsPath, { secrets: deps.context.secrets, log, approvals: this.approvals, changed: () => this.changed(false) });
+    this.disposables.push(this.approvals, this.mcp, vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, this.approvals));
   }
 
   private settings(): TrimlineSettings {
@@ -79,6 +83,7 @@ class TrimlineCore implements Core {
         transcript: this.transcript,
         settings: () => this.settings(),
         apiKey: async () => (await this.deps.keys.get()).key,
+        mcpTools: () => this.mcp.tools(),
         changed: (busy) => this.changed(busy),
       },
       sessionId,
@@ -119,7 +124,21 @@ class TrimlineCore implements Core {
     const panels = this.deps.inspectors().filter((p) => p.source.kind === 'live' && p.visible);
     if (!panels.length) return;
     const msg = this.liveSnapshot();
-    for (const p of panels) p.post(msg);
+    const mcp = this.mcpMessage();
+    for (const p of panels) {
+      p.post(msg);
+      if (mcp) p.post(mcp);
+    }
+  }
+
+  /** The inspector's MCP section (tokens per server and tool definition), when servers run. */
+  private mcpMessage(): HostMessage | undefined {
+    const loop = this.live?.loop;
+    const tokens = (t: string): number => (loop ? loop.engine.tokens.text(t).tokens : Math.ceil(t.length / 4));
+    const toolsTokens = (loop?.session.tools ?? []).reduce((sum, d) => sum + tokens(JSON.stringify(d)), 0);
+    const last = loop?.session.calls.at(-1)?.usage;
+    const info = this.mcp.inspectorInfo(tokens, toolsTokens, last ? totalInput(last) : 0, loop?.config.model ?? this.settings().model);
+    return info ? { type: 'mcp', info } : undefined;
   }
 
   /** The live session's snapshot, or the empty state (with what to do) while it has none. */
@@ -161,7 +180,7 @@ class TrimlineCore implements Core {
         await (await this.session()).retry();
         return undefined;
       case 'approve':
-        this.approvals.answer(req.requestId, req.approved);
+        this.approvals.answer(req.requestId, req.approved, req.always);
         return undefined;
       case 'showDiff':
         await this.approvals.showDiff(req.requestId);
@@ -194,6 +213,8 @@ class TrimlineCore implements Core {
     if (panel.source.kind === 'live') {
       await this.restoreLast();
       panel.post(this.liveSnapshot());
+      const mcp = this.mcpMessage();
+      if (mcp) panel.post(mcp);
       return;
     }
     panel.post({ type: 'snapshot', snapshot: this.importBackend(panel).snapshot() });
@@ -226,6 +247,11 @@ class TrimlineCore implements Core {
     if (req.op === 'setStrategy') {
       await vscode.workspace.getConfiguration('trimline').update('strategy', req.spec, vscode.ConfigurationTarget.Global);
       return { message: `Strategy set to ${req.spec}: it applies from the next turn.` };
+    }
+    if (req.op === 'mcpSwitch' || req.op === 'mcpApply') {
+      const result = this.mcp.handle(req);
+      this.changed(this.live?.running ?? false);
+      return result;
     }
     const live = this.live;
     if (!live) throw new Error('No session yet: send a prompt in the Trimline chat first.');
@@ -312,6 +338,7 @@ class TrimlineCore implements Core {
   }
 
   trustChanged(): void {
+    this.mcp.markDirty('workspace trust');
     this.deps.postChat(this.workspaceEvent());
     this.deps.log.info(`workspace trust: ${vscode.workspace.isTrusted ? 'trusted' : 'restricted'}`);
   }

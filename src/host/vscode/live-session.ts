@@ -4,7 +4,7 @@
  * lines and status updates. The loop is rebuilt (same session, same journal file)
  * when the API key or the settings change, before the next turn starts.
  */
-import { AgentLoop, CREDENTIALS_HINT, openAgentSession, resolveAgentConfig, type AgentConfig, type AgentEvent, type AgentSessionHandle } from '../../core/agent';
+import { AgentLoop, CREDENTIALS_HINT, openAgentSession, resolveAgentConfig, type AgentConfig, type AgentEvent, type AgentSessionHandle, type ExternalTools } from '../../core/agent';
 import { totalInput } from '../../core/session/types';
 import { makeTitle } from '../../core/store/list';
 import { openJournal, type Journal } from '../../core/store/journal';
@@ -26,6 +26,8 @@ export interface LiveSessionDeps {
   readonly transcript: ChatTranscript;
   settings(): TrimlineSettings;
   apiKey(): Promise<string | undefined>;
+  /** MCP servers' tools for this session (undefined: none configured, or Restricted Mode). */
+  mcpTools(): Promise<ExternalTools | undefined>;
   /** Something the inspector or the status bar shows changed. */
   changed(busy: boolean): void;
 }
@@ -53,6 +55,7 @@ export class LiveSession {
     private readonly deps: LiveSessionDeps,
     readonly handle: AgentSessionHandle,
     config: AgentConfig,
+    private readonly mcpTools?: ExternalTools,
   ) {
     this.journal = handle.journal;
     this.decisions = handle.decisions;
@@ -75,8 +78,9 @@ export class LiveSession {
   /** A new session, or a stored one resumed (its chat rebuilt from the log). */
   static async open(deps: LiveSessionDeps, sessionId?: string): Promise<LiveSession> {
     const config = await LiveSession.config(deps);
+    const mcpTools = await deps.mcpTools();
     const handle = openAgentSession({ dir: deps.dir, sessionId, mustExist: sessionId !== undefined, model: config.model, journal: { onError: (e) => deps.log.error('journal write failed', e) } });
-    const live = new LiveSession(deps, handle, config);
+    const live = new LiveSession(deps, handle, config, mcpTools);
     deps.transcript.clear();
     if (handle.resumed) {
       for (const e of historyEvents(handle.session)) deps.transcript.push(e);
@@ -101,6 +105,7 @@ export class LiveSession {
       config,
       journal: this.journal,
       approve: this.deps.approvals.command,
+      externalTools: this.mcpTools,
       calibration,
       decisions: this.decisions,
       compressions: this.handle.compressions,

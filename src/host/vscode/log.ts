@@ -9,6 +9,8 @@ import { redactSecrets } from './config-map';
 export class Log implements vscode.Disposable {
   readonly channel: vscode.LogOutputChannel;
   private secrets: (string | undefined)[] = [];
+  /** Further secrets by group (MCP servers' env, headers and inputs). */
+  private readonly groups = new Map<string, string[]>();
 
   constructor() {
     this.channel = vscode.window.createOutputChannel('Trimline', { log: true });
@@ -19,17 +21,26 @@ export class Log implements vscode.Disposable {
     this.secrets = values.filter((v): v is string => !!v);
   }
 
+  /** Values of one group to mask from now on, replacing the group's previous ones. */
+  addSecrets(group: string, values: readonly string[]): void {
+    this.groups.set(group, [...values]);
+  }
+
+  private masked(message: string): string {
+    return redactSecrets(message, [...this.secrets, ...[...this.groups.values()].flat()]);
+  }
+
   info(message: string): void {
-    this.channel.info(redactSecrets(message, this.secrets));
+    this.channel.info(this.masked(message));
   }
 
   warn(message: string): void {
-    this.channel.warn(redactSecrets(message, this.secrets));
+    this.channel.warn(this.masked(message));
   }
 
   error(message: string, err?: unknown): void {
     const detail = err === undefined ? '' : `: ${err instanceof Error ? err.message : String(err)}`;
-    this.channel.error(redactSecrets(message + detail, this.secrets));
+    this.channel.error(this.masked(message + detail));
   }
 
   show(): void {

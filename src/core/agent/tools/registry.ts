@@ -71,19 +71,11 @@ function untrustedText(name: string): string {
   );
 }
 
-/** Run one tool call. Never throws. */
-export async function executeTool(name: string, input: unknown, ctx: ToolContext): Promise<ToolResult> {
-  const spec = BY_NAME.get(name);
-  if (!spec) return fail(`unknown tool ${JSON.stringify(name)}. Available tools: ${TOOL_NAMES.join(', ')}.`);
-  if (ctx.signal?.aborted) return fail(CANCELLED);
-  if (spec.requiresTrust && !ctx.workspace.trusted) return fail(untrustedText(name));
-  const checked = validateInput(spec.schema, input);
-  if (!checked.ok) {
-    return fail(`Invalid input for ${name}: ${checked.problems.join('; ')}. Expected ${schemaSignature(spec.schema)}.`);
-  }
-  const aborted = whenAborted(ctx.signal);
+/** Start a tool call and await it, or a cancellation result when `signal` aborts first; a throw becomes an is_error result. */
+async function settle(name: string, start: () => Promise<ToolResult>, signal: AbortSignal | undefined): Promise<ToolResult> {
+  const aborted = whenAborted(signal);
   try {
-    const running = spec.run(checked.value as never, ctx);
+    const running = start();
     // After a cancellation nobody awaits `running`; a late failure must not become an unhandled rejection.
     running.catch(() => {});
     return await Promise.race([running, aborted.promise]);
@@ -92,4 +84,23 @@ export async function executeTool(name: string, input: unknown, ctx: ToolContext
   } finally {
     aborted.dispose();
   }
+}
+
+/** Run one tool call. Never throws. */
+export async function executeTool(name: string, input: unknown, ctx: ToolContext): Promise<ToolResult> {
+  const spec = BY_NAME.get(name);
+  const external = ctx.external;
+  if (!spec && external?.has(name)) {
+    // An MCP tool: the source validates, asks and never throws; cancellation works as for the built-in ones.
+    if (ctx.signal?.aborted) return fail(CANCELLED);
+    return settle(name, () => external.execute(name, input, ctx), ctx.signal);
+  }
+  if (!spec) return fail(`unknown tool ${JSON.stringify(name)}. Available tools: ${TOOL_NAMES.join(', ')}.`);
+  if (ctx.signal?.aborted) return fail(CANCELLED);
+  if (spec.requiresTrust && !ctx.workspace.trusted) return fail(untrustedText(name));
+  const checked = validateInput(spec.schema, input);
+  if (!checked.ok) {
+    return fail(`Invalid input for ${name}: ${checked.problems.join('; ')}. Expected ${schemaSignature(spec.schema)}.`);
+  }
+  return settle(name, () => spec.run(checked.value as never, ctx), ctx.signal);
 }

@@ -24,12 +24,35 @@ export interface ToolContext {
   readonly signal?: AbortSignal;
   /** Token estimate of a text (trim_tool_result records tokens before/after). */
   readonly tokens: (text: string) => number;
+  /** Tools from outside the registry (MCP servers), executed by name. */
+  readonly external?: ExternalTools;
 }
+
+/** A part of a rich tool result (an MCP tool may answer with images). */
+export type ToolResultPart = Anthropic.TextBlockParam | Anthropic.ImageBlockParam;
 
 /** The tool_result content for one call. */
 export interface ToolResult {
+  /** The result as text (images as `[image]`): what logs and the CLI show; the model's content unless `blocks` is set. */
   readonly content: string;
   readonly is_error: boolean;
+  /** Rich content sent to the model instead of `content` (text and image blocks). */
+  readonly blocks?: readonly ToolResultPart[];
+}
+
+/**
+ * A source of tools beyond the built-in ones (MCP servers). The loop offers its
+ * definitions after the built-in tools and hands it calls to names it `has`.
+ */
+export interface ExternalTools {
+  /**
+   * The definitions to offer now. `cacheCold`: the prompt cache has expired, so
+   * changes the user deferred to save the cache may be applied for free.
+   */
+  definitions(opts: { readonly cacheCold: boolean }): ToolDefinition[];
+  has(name: string): boolean;
+  /** Run one call; never throws (failures are is_error results naming the server). */
+  execute(name: string, input: unknown, ctx: ToolContext): Promise<ToolResult>;
 }
 
 /** One tool: its API definition, its policy and its executor. */
