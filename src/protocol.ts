@@ -196,7 +196,9 @@ export type RequestOp = WebviewRequest['op'];
 
 /** Host → webview. */
 export type HostMessage =
-  | { type: 'snapshot'; snapshot: InspectorSnapshot }
+  /** A whole snapshot; `revision` (when the host streams deltas) is what later deltas build on. */
+  | { type: 'snapshot'; snapshot: InspectorSnapshot; revision?: number }
+  | { type: 'snapshotDelta'; delta: SnapshotDelta }
   /** No session to show (yet): the inspector shows its empty state with these actions. */
   | { type: 'empty'; actions: InspectorAction[] }
   | { type: 'response'; id: number; ok: true; result?: unknown }
@@ -255,9 +257,10 @@ export type WebviewRequest =
   /** From the inspector's empty state: one of the actions the host offered in `empty`. */
   | { op: 'runAction'; action: InspectorAction };
 
+/** `ready` also asks for a whole snapshot again (a delta that did not fit the webview's revision). */
 export type WebviewMessage = { type: 'ready' } | { type: 'request'; id: number; request: WebviewRequest };
 
-const HOST_TYPES: ReadonlySet<string> = new Set(['snapshot', 'empty', 'response', 'chat', 'theme']);
+const HOST_TYPES: ReadonlySet<string> = new Set(['snapshot', 'snapshotDelta', 'empty', 'response', 'chat', 'theme']);
 
 /**
  * Shallow check of a message from the host (the webview's side of validation): the
@@ -268,10 +271,12 @@ export function parseHostMessage(v: unknown): HostMessage | undefined {
   switch (v.type) {
     case 'snapshot': {
       const s = v.snapshot;
-      return isObj(s) && Array.isArray(s.rows) && Array.isArray(s.calls) && Array.isArray(s.findings) && isObj(s.totals) && isObj(s.cost) && isObj(s.cache)
+      return isObj(s) && Array.isArray(s.rows) && Array.isArray(s.calls) && Array.isArray(s.findings) && isObj(s.totals) && isObj(s.cost) && isObj(s.cache) && (v.revision === undefined || isRevision(v.revision))
         ? (v as HostMessage)
         : undefined;
     }
+    case 'snapshotDelta':
+      return isSnapshotDelta(v.delta) ? (v as HostMessage) : undefined;
     case 'empty': {
       // Known actions only, each once: the webview draws one button per entry.
       const a = v.actions;
@@ -338,4 +343,127 @@ export function parseWebviewMessage(v: unknown): WebviewMessage | undefined {
     default:
       return undefined;
   }
+}
+
+// ── Snapshot deltas ──────────────────────────────────────────────────────────
+// A live inspector is updated with deltas, not whole snapshots (a 10,000-block
+// snapshot is megabytes). The host sends a whole `snapshot` with a `revision` first
+// (after every `ready`), then `snapshotDelta`s, each naming the revision it applies to
+// (`base`). The webview applies a delta only to that revision; otherwise it sends
+// `ready` and gets a whole snapshot again. Rows are identified by block id (one row per
+// log block). Computing and applying deltas: src/core/inspect/delta.ts.
+
+/** New rows placed together: right after the row `after` (a block id) of the result, or first when absent. */
+export interface RowRun {
+  after?: string;
+  rows: InspectorRow[];
+}
+
+/** The top-level parts of a snapshot a delta may replace (each whole, only when it changed). */
+export type SnapshotHead = Omit<InspectorSnapshot, 'rows' | 'calls'>;
+export const SNAPSHOT_HEAD_KEYS = ['sessionId', 'title', 'model', 'strategy', 'contextWindow', 'callIndex', 'quality', 'totals', 'cache', 'cost', 'composition', 'findings', 'strategies', 'live'] as const satisfies readonly (keyof SnapshotHead)[];
+
+export interface SnapshotDelta {
+  /** The revision this delta applies to, and the revision it makes. */
+  base: number;
+  revision: number;
+  /** Block ids of rows that are gone. */
+  removed: string[];
+  /** Rows that changed (whole), by block id; they keep their place. */
+  changed: InspectorRow[];
+  /**
+   * Rows whose only change is their token counts (a calibration update re-estimates
+   * every block), as triples: [rows skipped since the previous entry, change of
+   * originalTokens, change of tokens − change of originalTokens], counted over the
+   * base's rows that stay (after `removed`, in order).
+   */
+  counts: number[];
+  /** Every row's token quality is now this (the estimator became calibrated). */
+  quality?: TokenQuality;
+  /** New rows, in the order of the result. */
+  added: RowRun[];
+  /** Top-level parts that changed. */
+  head: Partial<SnapshotHead>;
+  /** The per-call points from index `callsFrom` on are replaced by `calls` (usually the new tail). */
+  callsFrom: number;
+  calls: CallPoint[];
+}
+
+const BLOCK_STATES: ReadonlySet<string> = new Set(['verbatim', 'trimmed', 'summarized', 'pruned', 'pinned']);
+const QUALITIES: ReadonlySet<string> = new Set(['estimated', 'calibrated', 'exact']);
+
+function isRevision(v: unknown): v is number {
+  return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0;
+}
+function optStr(v: unknown): boolean {
+  return v === undefined || typeof v === 'string';
+}
+function optNum(v: unknown): boolean {
+  return v === undefined || (typeof v === 'number' && Number.isFinite(v));
+}
+function num(v: unknown): v is number {
+  return typeof v === 'number' && Number.isFinite(v);
+}
+
+/** A row as the webview dereferences it (deltas carry few rows, so each is checked). */
+export function isInspectorRow(v: unknown): v is InspectorRow {
+  return (
+    isObj(v) &&
+    str(v.ref) &&
+    str(v.blockId) &&
+    typeof v.messageId === 'string' &&
+    num(v.position) &&
+    (v.role === 'user' || v.role === 'assistant') &&
+    typeof v.kind === 'string' &&
+    optStr(v.tool) &&
+    num(v.tokens) &&
+    num(v.originalTokens) &&
+    typeof v.quality === 'string' &&
+    QUALITIES.has(v.quality) &&
+    typeof v.state === 'string' &&
+    BLOCK_STATES.has(v.state) &&
+    optStr(v.why) &&
+    optStr(v.by) &&
+    optStr(v.overlayId) &&
+    typeof v.breakpoint === 'boolean' &&
+    typeof v.cached === 'boolean' &&
+    typeof v.sent === 'boolean' &&
+    typeof v.preview === 'string' &&
+    optNum(v.call) &&
+    optNum(v.saved)
+  );
+}
+
+function isCallPoint(v: unknown): v is CallPoint {
+  return isObj(v) && num(v.call) && num(v.sent) && num(v.cached) && num(v.untrimmed) && num(v.cost);
+}
+
+/** The head parts the webview dereferences, checked like a snapshot's. */
+function isHead(v: unknown): v is Partial<SnapshotHead> {
+  if (!isObj(v) || !Object.keys(v).every((k) => (SNAPSHOT_HEAD_KEYS as readonly string[]).includes(k))) return false;
+  return (v.findings === undefined || Array.isArray(v.findings)) && (v.composition === undefined || Array.isArray(v.composition)) && (v.strategies === undefined || Array.isArray(v.strategies)) && [v.totals, v.cost, v.cache].every((p) => p === undefined || isObj(p));
+}
+
+/** Envelope and every row of a delta; whether it fits a snapshot is decided when applying it. */
+export function isSnapshotDelta(v: unknown): v is SnapshotDelta {
+  return (
+    isObj(v) &&
+    isRevision(v.base) &&
+    isRevision(v.revision) &&
+    v.revision > v.base &&
+    Array.isArray(v.removed) &&
+    v.removed.every((id) => str(id)) &&
+    Array.isArray(v.changed) &&
+    v.changed.every(isInspectorRow) &&
+    Array.isArray(v.counts) &&
+    v.counts.length % 3 === 0 &&
+    v.counts.every((n) => typeof n === 'number' && Number.isSafeInteger(n)) &&
+    (v.quality === undefined || (typeof v.quality === 'string' && QUALITIES.has(v.quality))) &&
+    Array.isArray(v.added) &&
+    v.added.every((r) => isObj(r) && (r.after === undefined || str(r.after)) && Array.isArray(r.rows) && r.rows.every(isInspectorRow)) &&
+    isHead(v.head) &&
+    isRevision(v.callsFrom) &&
+    Array.isArray(v.calls) &&
+    v.calls.every(isCallPoint)
+  );
 }

@@ -1,0 +1,196 @@
+/**
+ * Snapshot deltas: what changed between two inspector snapshots of one view, small
+ * enough to push on every live change of a 10,000-block session, and applied by the
+ * webview to the snapshot it has (see "Snapshot deltas" in src/protocol.ts).
+ *
+ * Rows are keyed by block id. Finding what changed is one pass over both row lists
+ * with a shallow compare of each row's fields (early exit, no serialization): the
+ * rows of a live session change little between updates, except their token counts
+ * when the estimator recalibrates, which travel as small numeric triples instead of
+ * whole rows. Both hosts and the webview use this one module (no imports but types).
+ */
+import type { CallPoint, HostMessage, InspectorRow, InspectorSnapshot, RowRun, SnapshotDelta, SnapshotHead, TokenQuality } from '../../protocol';
+import { SNAPSHOT_HEAD_KEYS } from '../../protocol';
+
+/** Row fields other than the token counts and their quality, compared one by one. */
+const ROW_FIELDS = ['ref', 'blockId', 'messageId', 'position', 'role', 'kind', 'tool', 'state', 'why', 'by', 'overlayId', 'breakpoint', 'cached', 'sent', 'preview', 'call', 'saved'] as const;
+type Compared = (typeof ROW_FIELDS)[number] | 'tokens' | 'originalTokens' | 'quality';
+/** Compile-time check that ROW_FIELDS (plus the counts) covers every field of a row. */
+const _everyField: Exclude<keyof InspectorRow, Compared> extends never ? true : never = true;
+void _everyField;
+
+/**
+ * Past this share of the rows changed or added, a delta saves little over the whole
+ * snapshot and the host sends the snapshot instead (a strategy switch, a new session).
+ */
+export const MAX_DELTA_ROW_SHARE = 0.5;
+
+/** Block id → row index, kept per snapshot object (the next update diffs against the same one). */
+const indexes = new WeakMap<InspectorSnapshot, Map<string, number>>();
+
+function indexOf(s: InspectorSnapshot): Map<string, number> {
+  let m = indexes.get(s);
+  if (!m) {
+    m = new Map();
+    for (let i = 0; i < s.rows.length; i++) m.set(s.rows[i].blockId, i);
+    indexes.set(s, m);
+  }
+  return m;
+}
+
+function sameFields(a: InspectorRow, b: InspectorRow, withQuality: boolean): boolean {
+  if (a === b) return true;
+  for (const f of ROW_FIELDS) if (a[f] !== b[f]) return false;
+  return !withQuality || a.quality === b.quality;
+}
+
+/** The quality every row has, or undefined when they differ (or there are none). */
+function commonQuality(rows: readonly InspectorRow[]): TokenQuality | undefined {
+  const q = rows[0]?.quality;
+  for (const r of rows) if (r.quality !== q) return undefined;
+  return q;
+}
+
+function samePart(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  // Head parts are small (totals, cost, a few findings): comparing their JSON is exact and cheap.
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+function sameCall(a: CallPoint, b: CallPoint): boolean {
+  return a.call === b.call && a.sent === b.sent && a.cached === b.cached && a.untrimmed === b.untrimmed && a.cost === b.cost;
+}
+
+/**
+ * The delta that turns `base` (revision `baseRevision`) into `next` (revision
+ * `revision`), or undefined when a whole snapshot should be sent instead: another
+ * session, rows that moved relative to each other, or most rows new or changed.
+ */
+export function diffSnapshots(base: InspectorSnapshot, next: InspectorSnapshot, baseRevision: number, revision: number, maxRowShare = MAX_DELTA_ROW_SHARE): SnapshotDelta | undefined {
+  if (base.sessionId !== next.sessionId) return undefined;
+  const baseIndex = indexOf(base);
+  const nextIndex = indexOf(next);
+  const removed: string[] = [];
+  for (const r of base.rows) if (!nextIndex.has(r.blockId)) removed.push(r.blockId);
+  const q = commonQuality(next.rows);
+  const requality = q !== undefined && base.rows.some((r) => r.quality !== q && nextIndex.has(r.blockId)) ? q : undefined;
+  const changed: InspectorRow[] = [];
+  const counts: number[] = [];
+  const added: RowRun[] = [];
+  let run: RowRun | undefined;
+  let lastBase = -1;
+  let kept = 0;
+  let lastCounted = -1;
+  let addedRows = 0;
+  for (let i = 0; i < next.rows.length; i++) {
+    const row = next.rows[i];
+    const at = baseIndex.get(row.blockId);
+    if (at === undefined) {
+      if (!run) added.push((run = i > 0 ? { after: next.rows[i - 1].blockId, rows: [] } : { rows: [] }));
+      run.rows.push(row);
+      addedRows++;
+      continue;
+    }
+    run = undefined;
+    // Kept rows must keep their order (the log is append-only); anything else is sent whole.
+    if (at < lastBase) return undefined;
+    lastBase = at;
+    const old = base.rows[at];
+    if (!sameFields(old, row, requality === undefined)) changed.push(row);
+    else if (old.tokens !== row.tokens || old.originalTokens !== row.originalTokens) {
+      const dOriginal = row.originalTokens - old.originalTokens;
+      counts.push(kept - lastCounted - 1, dOriginal, row.tokens - old.tokens - dOriginal);
+      lastCounted = kept;
+    }
+    kept++;
+  }
+  if (next.rows.length > 0 && changed.length + addedRows > maxRowShare * next.rows.length) return undefined;
+  const head: Partial<SnapshotHead> = {};
+  for (const k of SNAPSHOT_HEAD_KEYS) if (!samePart(base[k], next[k])) (head as Record<string, unknown>)[k] = next[k];
+  let callsFrom = 0;
+  while (callsFrom < base.calls.length && callsFrom < next.calls.length && sameCall(base.calls[callsFrom], next.calls[callsFrom])) callsFrom++;
+  const delta: SnapshotDelta = { base: baseRevision, revision, removed, changed, counts, added, head, callsFrom, calls: next.calls.slice(callsFrom) };
+  if (requality) delta.quality = requality;
+  return delta;
+}
+
+/**
+ * `base` with `delta` applied, or undefined when the delta does not fit it (a row it
+ * names is missing, a new row exists already, an anchor is unknown): the webview then
+ * asks for a whole snapshot. Rows the delta does not touch stay the same objects.
+ */
+export function applyDelta(base: InspectorSnapshot, delta: SnapshotDelta): InspectorSnapshot | undefined {
+  const index = indexOf(base);
+  const removed = new Set(delta.removed);
+  for (const id of removed) if (!index.has(id)) return undefined;
+  const changed = new Map<string, InspectorRow>();
+  for (const r of delta.changed) {
+    if (!index.has(r.blockId) || removed.has(r.blockId) || changed.has(r.blockId)) return undefined;
+    changed.set(r.blockId, r);
+  }
+  const kept: InspectorRow[] = [];
+  for (const r of base.rows) if (!removed.has(r.blockId)) kept.push(changed.get(r.blockId) ?? r);
+  for (let c = 0, k = 0; c < delta.counts.length; c += 3, k++) {
+    k += delta.counts[c];
+    const row = kept[k];
+    if (!row || changed.has(row.blockId)) return undefined;
+    const dOriginal = delta.counts[c + 1];
+    kept[k] = { ...row, originalTokens: row.originalTokens + dOriginal, tokens: row.tokens + dOriginal + delta.counts[c + 2] };
+  }
+  const q = delta.quality;
+  if (q) for (let k = 0; k < kept.length; k++) if (kept[k].quality !== q) kept[k] = { ...kept[k], quality: q };
+  const runs = new Map<string | undefined, InspectorRow[]>();
+  for (const run of delta.added) {
+    if (runs.has(run.after)) return undefined;
+    runs.set(run.after, run.rows);
+  }
+  const rows: InspectorRow[] = [];
+  const place = (after: string | undefined): boolean => {
+    const run = runs.get(after);
+    if (!run) return true;
+    runs.delete(after);
+    for (const r of run) {
+      if (index.has(r.blockId) && !removed.has(r.blockId)) return false;
+      rows.push(r);
+    }
+    return true;
+  };
+  if (!place(undefined)) return undefined;
+  for (const r of kept) {
+    rows.push(r);
+    if (!place(r.blockId)) return undefined;
+  }
+  if (runs.size > 0 || delta.callsFrom > base.calls.length) return undefined;
+  const calls = delta.callsFrom === base.calls.length && delta.calls.length === 0 ? base.calls : [...base.calls.slice(0, delta.callsFrom), ...delta.calls];
+  return { ...base, ...delta.head, rows, calls };
+}
+
+/**
+ * What one view (a panel, a browser page) was last sent, so the next snapshot goes as a
+ * delta against it. The first snapshot, and the first after `reset` (the webview's
+ * `ready`, an empty state in between), goes whole.
+ */
+export class SnapshotStream {
+  private last?: { snapshot: InspectorSnapshot; revision: number };
+  private revision = 0;
+
+  /** The snapshot the view has now (as far as this stream knows). */
+  get current(): InspectorSnapshot | undefined {
+    return this.last?.snapshot;
+  }
+
+  /** The message that brings the view to `snapshot`. */
+  next(snapshot: InspectorSnapshot, diff: typeof diffSnapshots = diffSnapshots): HostMessage {
+    const revision = ++this.revision;
+    const base = this.last;
+    this.last = { snapshot, revision };
+    const delta = base ? diff(base.snapshot, snapshot, base.revision, revision) : undefined;
+    return delta ? { type: 'snapshotDelta', delta } : { type: 'snapshot', snapshot, revision };
+  }
+
+  /** The view has nothing to build on any more: the next snapshot goes whole. */
+  reset(): void {
+    this.last = undefined;
+  }
+}
