@@ -360,8 +360,15 @@ export interface RowRun {
 }
 
 /** The top-level parts of a snapshot a delta may replace (each whole, only when it changed). */
-export type SnapshotHead = Omit<InspectorSnapshot, 'rows' | 'calls'>;
-export const SNAPSHOT_HEAD_KEYS = ['sessionId', 'title', 'model', 'strategy', 'contextWindow', 'callIndex', 'quality', 'totals', 'cache', 'cost', 'composition', 'findings', 'strategies', 'live'] as const satisfies readonly (keyof SnapshotHead)[];
+export type SnapshotHead = Omit<InspectorSnapshot, 'rows' | 'calls' | 'findings'>;
+export const SNAPSHOT_HEAD_KEYS = ['sessionId', 'title', 'model', 'strategy', 'contextWindow', 'callIndex', 'quality', 'totals', 'cache', 'cost', 'composition', 'strategies', 'live'] as const satisfies readonly (keyof SnapshotHead)[];
+
+/**
+ * The new findings list from the old one, in order: keep the next `keep` old findings,
+ * skip the next `skip`, or insert `add` (new or changed findings). A long session has
+ * hundreds of findings and one or two change per call.
+ */
+export type FindingsEdit = ({ keep: number } | { skip: number } | { add: Finding[] })[];
 
 export interface SnapshotDelta {
   /** The revision this delta applies to, and the revision it makes. */
@@ -384,6 +391,8 @@ export interface SnapshotDelta {
   added: RowRun[];
   /** Top-level parts that changed. */
   head: Partial<SnapshotHead>;
+  /** Absent when the findings did not change. */
+  findings?: FindingsEdit;
   /** The per-call points from index `callsFrom` on are replaced by `calls` (usually the new tail). */
   callsFrom: number;
   calls: CallPoint[];
@@ -441,7 +450,16 @@ function isCallPoint(v: unknown): v is CallPoint {
 /** The head parts the webview dereferences, checked like a snapshot's. */
 function isHead(v: unknown): v is Partial<SnapshotHead> {
   if (!isObj(v) || !Object.keys(v).every((k) => (SNAPSHOT_HEAD_KEYS as readonly string[]).includes(k))) return false;
-  return (v.findings === undefined || Array.isArray(v.findings)) && (v.composition === undefined || Array.isArray(v.composition)) && (v.strategies === undefined || Array.isArray(v.strategies)) && [v.totals, v.cost, v.cache].every((p) => p === undefined || isObj(p));
+  return (v.composition === undefined || Array.isArray(v.composition)) && (v.strategies === undefined || Array.isArray(v.strategies)) && [v.totals, v.cost, v.cache].every((p) => p === undefined || isObj(p));
+}
+
+function isFinding(v: unknown): v is Finding {
+  return isObj(v) && str(v.id) && (v.severity === 'info' || v.severity === 'warning') && typeof v.message === 'string' && Array.isArray(v.blockIds) && v.blockIds.every((id) => typeof id === 'string') && (v.action === undefined || isObj(v.action)) && optNum(v.tokens) && optNum(v.call);
+}
+
+function isFindingsEdit(v: unknown): v is FindingsEdit {
+  const count = (n: unknown): boolean => typeof n === 'number' && Number.isSafeInteger(n) && n > 0;
+  return Array.isArray(v) && v.every((op) => isObj(op) && (count(op.keep) || count(op.skip) || (Array.isArray(op.add) && op.add.every(isFinding))) && Object.keys(op).length === 1);
 }
 
 /** Envelope and every row of a delta; whether it fits a snapshot is decided when applying it. */
@@ -462,6 +480,7 @@ export function isSnapshotDelta(v: unknown): v is SnapshotDelta {
     Array.isArray(v.added) &&
     v.added.every((r) => isObj(r) && (r.after === undefined || str(r.after)) && Array.isArray(r.rows) && r.rows.every(isInspectorRow)) &&
     isHead(v.head) &&
+    (v.findings === undefined || isFindingsEdit(v.findings)) &&
     isRevision(v.callsFrom) &&
     Array.isArray(v.calls) &&
     v.calls.every(isCallPoint)

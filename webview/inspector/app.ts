@@ -5,7 +5,8 @@
  * once; the status line says what changed, including the next request's cost. Until
  * the host has a session it sends `empty`, and the empty state says what to do.
  */
-import type { Finding, HostMessage, InspectorAction, InspectorRow, InspectorSnapshot, RequestResults, WebviewRequest } from '../../src/protocol';
+import { applyDelta } from '../../src/core/inspect/delta';
+import type { Finding, HostMessage, InspectorAction, InspectorRow, InspectorSnapshot, RequestResults, SnapshotDelta, WebviewRequest } from '../../src/protocol';
 import { h, replaceChildren, setText } from '../shared/dom';
 import { fmtUsd } from '../shared/format';
 import type { ConnectionState, Transport } from '../shared/transport';
@@ -39,6 +40,9 @@ const NOTE_WAIT_MS = 1500;
 
 export class InspectorApp {
   private snapshot?: InspectorSnapshot;
+  /** Revision of `snapshot` (deltas apply to it), and whether a whole snapshot was asked for. */
+  private revision?: number;
+  private resyncing = false;
   private filter: RowFilter = NO_FILTER;
   private readonly expanded = new Set<string>();
   private readonly editing = new Set<string>();
@@ -114,7 +118,11 @@ export class InspectorApp {
   }
 
   private onMessage(m: HostMessage): void {
-    if (m.type === 'snapshot') this.onSnapshot(m.snapshot);
+    if (m.type === 'snapshot') {
+      this.revision = m.revision;
+      this.resyncing = false;
+      this.onSnapshot(m.snapshot);
+    } else if (m.type === 'snapshotDelta') this.onDelta(m.delta);
     else if (m.type === 'empty') this.onEmpty(m.actions);
     else if (m.type === 'theme' && this.transport.kind === 'standalone') applyTheme(m.kind);
   }
@@ -125,9 +133,30 @@ export class InspectorApp {
     this.conn.className = `conn conn-${s}`;
   }
 
+  /**
+   * A delta applies to the revision it names, and only to it; one that is older than
+   * what the inspector shows is stale and dropped; anything else (a gap, a delta that
+   * does not fit) asks the host for a whole snapshot, once, until it arrives.
+   */
+  private onDelta(d: SnapshotDelta): void {
+    if (this.snapshot && this.revision !== undefined && d.revision <= this.revision) return;
+    const next = this.snapshot && d.base === this.revision ? applyDelta(this.snapshot, d) : undefined;
+    if (!next) {
+      if (!this.resyncing) {
+        this.resyncing = true;
+        this.transport.resync();
+      }
+      return;
+    }
+    this.revision = d.revision;
+    this.onSnapshot(next);
+  }
+
   /** No session (yet, or any more): the empty state replaces the inspector. */
   private onEmpty(actions: InspectorAction[]): void {
     this.snapshot = undefined;
+    this.revision = undefined;
+    this.resyncing = false;
     this.root.setAttribute('aria-busy', 'false');
     this.loading.hidden = true;
     this.main.hidden = true;

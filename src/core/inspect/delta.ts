@@ -9,7 +9,7 @@
  * when the estimator recalibrates, which travel as small numeric triples instead of
  * whole rows. Both hosts and the webview use this one module (no imports but types).
  */
-import type { CallPoint, HostMessage, InspectorRow, InspectorSnapshot, RowRun, SnapshotDelta, SnapshotHead, TokenQuality } from '../../protocol';
+import type { CallPoint, Finding, FindingsEdit, HostMessage, InspectorRow, InspectorSnapshot, RowRun, SnapshotDelta, SnapshotHead, TokenQuality } from '../../protocol';
 import { SNAPSHOT_HEAD_KEYS } from '../../protocol';
 
 /** Row fields other than the token counts and their quality, compared one by one. */
@@ -63,6 +63,55 @@ function sameCall(a: CallPoint, b: CallPoint): boolean {
 }
 
 /**
+ * The edit from `old` to `next` findings (undefined when equal): old findings are kept
+ * in runs when they come back unchanged and in order, everything else is sent whole.
+ */
+export function diffFindings(old: readonly Finding[], next: readonly Finding[]): FindingsEdit | undefined {
+  const json = (f: Finding): string => JSON.stringify(f);
+  const oldAt = new Map<string, number>();
+  old.forEach((f, i) => oldAt.set(f.id, i));
+  const oldJson = old.map(json);
+  const edit: FindingsEdit = [];
+  const push = (op: 'keep' | 'skip', n: number): void => {
+    const last = edit.at(-1);
+    if (last && op in last) (last as Record<typeof op, number>)[op] += n;
+    else edit.push(op === 'keep' ? { keep: n } : { skip: n });
+  };
+  let cursor = 0;
+  let same = old.length === next.length;
+  for (const f of next) {
+    const at = oldAt.get(f.id);
+    if (at !== undefined && at >= cursor && oldJson[at] === json(f)) {
+      if (at > cursor) {
+        push('skip', at - cursor);
+        same = false;
+      }
+      push('keep', 1);
+      cursor = at + 1;
+      continue;
+    }
+    same = false;
+    const last = edit.at(-1);
+    if (last && 'add' in last) last.add.push(f);
+    else edit.push({ add: [f] });
+  }
+  return same ? undefined : edit;
+}
+
+/** `old` with `edit` applied, or undefined when the edit runs past its end. */
+export function applyFindings(old: readonly Finding[], edit: FindingsEdit): Finding[] | undefined {
+  const out: Finding[] = [];
+  let cursor = 0;
+  for (const op of edit) {
+    if ('add' in op) out.push(...op.add);
+    else if (cursor + ('keep' in op ? op.keep : op.skip) > old.length) return undefined;
+    else if ('keep' in op) for (let i = 0; i < op.keep; i++) out.push(old[cursor++]);
+    else cursor += op.skip;
+  }
+  return out;
+}
+
+/**
  * The delta that turns `base` (revision `baseRevision`) into `next` (revision
  * `revision`), or undefined when a whole snapshot should be sent instead: another
  * session, rows that moved relative to each other, or most rows new or changed.
@@ -112,6 +161,8 @@ export function diffSnapshots(base: InspectorSnapshot, next: InspectorSnapshot, 
   while (callsFrom < base.calls.length && callsFrom < next.calls.length && sameCall(base.calls[callsFrom], next.calls[callsFrom])) callsFrom++;
   const delta: SnapshotDelta = { base: baseRevision, revision, removed, changed, counts, added, head, callsFrom, calls: next.calls.slice(callsFrom) };
   if (requality) delta.quality = requality;
+  const findings = base.findings === next.findings ? undefined : diffFindings(base.findings, next.findings);
+  if (findings) delta.findings = findings;
   return delta;
 }
 
@@ -163,7 +214,9 @@ export function applyDelta(base: InspectorSnapshot, delta: SnapshotDelta): Inspe
   }
   if (runs.size > 0 || delta.callsFrom > base.calls.length) return undefined;
   const calls = delta.callsFrom === base.calls.length && delta.calls.length === 0 ? base.calls : [...base.calls.slice(0, delta.callsFrom), ...delta.calls];
-  return { ...base, ...delta.head, rows, calls };
+  const findings = delta.findings ? applyFindings(base.findings, delta.findings) : base.findings;
+  if (!findings) return undefined;
+  return { ...base, ...delta.head, rows, calls, findings };
 }
 
 /**

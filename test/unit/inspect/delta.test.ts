@@ -78,7 +78,7 @@ const scenario = fc.record({
   inserts: fc.array(fc.tuple(fc.nat(80), fc.integer({ min: 1, max: 3 })), { maxLength: 6 }),
   quality: fc.option(fc.constantFrom<TokenQuality>('calibrated', 'exact'), { nil: undefined }),
   headTitle: fc.option(fc.string({ maxLength: 8 }), { nil: undefined }),
-  findings: fc.boolean(),
+  findings: fc.record({ drop: fc.array(fc.nat(7), { maxLength: 4 }), edit: fc.array(fc.nat(7), { maxLength: 3 }), add: fc.array(fc.tuple(fc.nat(8), fc.nat(20)), { maxLength: 3 }), swap: fc.boolean() }),
   callsKeep: fc.nat(4),
   callsAdd: fc.nat(3),
   hitRatio: fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: undefined }),
@@ -109,7 +109,11 @@ function edited(base: InspectorSnapshot, sc: Scenario): InspectorSnapshot {
   if (sc.quality) rows = rows.map((r) => ({ ...r, quality: sc.quality! }));
   const calls: CallPoint[] = [...base.calls.slice(0, sc.callsKeep), ...Array.from({ length: sc.callsAdd }, (_, i) => ({ call: 10 + i, sent: 5, cached: 1, untrimmed: 6, cost: 0.5 }))];
   const next = snapshot(rows, { calls, title: sc.headTitle ?? base.title, quality: sc.quality ?? base.quality });
-  if (sc.findings) next.findings = [...next.findings, { id: 'f2', severity: 'warning', message: 'new', blockIds: [] }];
+  const fe = sc.findings;
+  let findings = base.findings.filter((_, i) => !fe.drop.includes(i)).map((f, i) => (fe.edit.includes(i) ? { ...f, message: `${f.message}!`, blockIds: [...f.blockIds, 'b0'] } : f));
+  for (const [at, id] of fe.add) findings.splice(Math.min(at, findings.length), 0, { id: `new${id}`, severity: 'warning', message: 'new', blockIds: [] });
+  if (fe.swap && findings.length > 2) findings = [findings[1], findings[0], ...findings.slice(2)];
+  next.findings = findings;
   if (sc.hitRatio !== undefined) next.cache = { ...next.cache, hitRatio: sc.hitRatio };
   return next;
 }
@@ -119,6 +123,7 @@ describe('snapshot deltas', () => {
     fc.assert(
       fc.property(scenario, (sc) => {
         const base = snapshot(Array.from({ length: sc.n }, (_, i) => row(i)));
+        base.findings = Array.from({ length: 8 }, (_, i) => ({ id: `f${i}`, severity: 'info' as const, message: `finding ${i}`, blockIds: [`b${i}`], tokens: i }));
         const next = edited(base, sc);
         const d = diffSnapshots(base, next, 4, 5, 1);
         expect(d).toBeDefined();
@@ -166,6 +171,16 @@ describe('snapshot deltas', () => {
     expect(applyDelta(base, d)).toEqual(next);
   });
 
+  it('sends a long findings list as runs of kept findings and the changed ones', () => {
+    const old = Array.from({ length: 400 }, (_, i) => ({ id: `stale:${i}`, severity: 'info' as const, message: `file ${i}`, blockIds: [`b${i}`] }));
+    const next = [...old.slice(0, 200), { ...old[200], blockIds: ['b200', 'b999'] }, ...old.slice(201)];
+    const base = snapshot([row(1)], { findings: old });
+    const d = diffSnapshots(base, snapshot([row(1)], { findings: next }), 1, 2)!;
+    expect(d.findings).toEqual([{ keep: 200 }, { add: [next[200]] }, { skip: 1 }, { keep: 199 }]);
+    expect(applyDelta(base, d)!.findings).toEqual(next);
+    expect(diffSnapshots(base, snapshot([row(1)], { findings: [...old] }), 1, 2)!.findings).toBeUndefined();
+  });
+
   it('falls back to a whole snapshot for another session, reordered rows or mostly new rows', () => {
     const base = snapshot(Array.from({ length: 10 }, (_, i) => row(i)));
     expect(diffSnapshots(base, snapshot(base.rows, { sessionId: 's2' }), 1, 2)).toBeUndefined();
@@ -184,6 +199,7 @@ describe('snapshot deltas', () => {
     expect(applyDelta(base, { ...ok, added: [{ after: 'b1', rows: [row(2)] }] })).toBeUndefined();
     expect(applyDelta(base, { ...ok, counts: [10, 1, 0] })).toBeUndefined();
     expect(applyDelta(base, { ...ok, callsFrom: 4 })).toBeUndefined();
+    expect(applyDelta(base, { ...ok, findings: [{ keep: 2 }] })).toBeUndefined();
   });
 
   it('validates deltas like snapshots: malformed envelopes and rows are dropped', () => {
@@ -194,7 +210,11 @@ describe('snapshot deltas', () => {
     expect(isSnapshotDelta({ ...ok, added: [{ rows: [{ ...row(2), preview: 5 }] }] })).toBe(false);
     expect(isSnapshotDelta({ ...ok, counts: [1, 2] })).toBe(false);
     expect(isSnapshotDelta({ ...ok, head: { rows: [] } })).toBe(false);
-    expect(isSnapshotDelta({ ...ok, head: { findings: 'x' } })).toBe(false);
+    expect(isSnapshotDelta({ ...ok, head: { findings: [] } })).toBe(false);
+    expect(isSnapshotDelta({ ...ok, findings: [{ keep: 1 }, { add: [{ id: 'f', severity: 'info', message: 'm', blockIds: [] }] }] })).toBe(true);
+    expect(isSnapshotDelta({ ...ok, findings: [{ keep: -1 }] })).toBe(false);
+    expect(isSnapshotDelta({ ...ok, findings: [{ keep: 1, skip: 1 }] })).toBe(false);
+    expect(isSnapshotDelta({ ...ok, findings: [{ add: [{ id: 'f', severity: 'fatal', message: 'm', blockIds: [] }] }] })).toBe(false);
     expect(isSnapshotDelta({ ...ok, calls: [{ call: 1 }] })).toBe(false);
     expect(parseHostMessage({ type: 'snapshotDelta', delta: { ...ok, base: -1 } })).toBeUndefined();
     expect(parseHostMessage({ type: 'snapshot', snapshot: snapshot([]), revision: 'x' })).toBeUndefined();
