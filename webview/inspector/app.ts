@@ -119,11 +119,17 @@ export class InspectorApp {
 
   private onMessage(m: HostMessage): void {
     if (m.type === 'snapshot') {
+      const start = performance.now();
       this.revision = m.revision;
       this.resyncing = false;
       this.onSnapshot(m.snapshot);
-    } else if (m.type === 'snapshotDelta') this.onDelta(m.delta);
-    else if (m.type === 'empty') this.onEmpty(m.actions);
+      // What each update costs the page (devtools' Performance panel; the browser tests log it).
+      performance.measure('trimline:snapshot', { start });
+    } else if (m.type === 'snapshotDelta') {
+      const start = performance.now();
+      this.onDelta(m.delta);
+      performance.measure('trimline:delta', { start });
+    } else if (m.type === 'empty') this.onEmpty(m.actions);
     else if (m.type === 'theme' && this.transport.kind === 'standalone') applyTheme(m.kind);
   }
 
