@@ -380,10 +380,12 @@ export interface SnapshotDelta {
   changed: InspectorRow[];
   /**
    * Rows whose only change is their token counts (a calibration update re-estimates
-   * every block), as triples: [rows skipped since the previous entry, change of
-   * originalTokens, change of tokens − change of originalTokens], counted over the
-   * base's rows that stay (after `removed`, in order).
+   * every block). `shifts`: pairs [rows skipped since the previous pair, change of
+   * both tokens and originalTokens] (a block sent as it is); `counts`: triples [rows
+   * skipped since the previous triple, change of originalTokens, change of tokens].
+   * Rows are counted over the base's rows that stay (after `removed`, in order).
    */
+  shifts: number[];
   counts: number[];
   /** Every row's token quality is now this (the estimator became calibrated). */
   quality?: TokenQuality;
@@ -462,6 +464,11 @@ function isFindingsEdit(v: unknown): v is FindingsEdit {
   return Array.isArray(v) && v.every((op) => isObj(op) && (count(op.keep) || count(op.skip) || (Array.isArray(op.add) && op.add.every(isFinding))) && Object.keys(op).length === 1);
 }
 
+/** An array of safe integers in tuples of `size` (the first of each, a count of rows skipped, not negative). */
+function ints(v: unknown, size: number): v is number[] {
+  return Array.isArray(v) && v.length % size === 0 && v.every((n, i) => typeof n === 'number' && Number.isSafeInteger(n) && (i % size !== 0 || n >= 0));
+}
+
 /** Envelope and every row of a delta; whether it fits a snapshot is decided when applying it. */
 export function isSnapshotDelta(v: unknown): v is SnapshotDelta {
   return (
@@ -473,9 +480,8 @@ export function isSnapshotDelta(v: unknown): v is SnapshotDelta {
     v.removed.every((id) => str(id)) &&
     Array.isArray(v.changed) &&
     v.changed.every(isInspectorRow) &&
-    Array.isArray(v.counts) &&
-    v.counts.length % 3 === 0 &&
-    v.counts.every((n) => typeof n === 'number' && Number.isSafeInteger(n)) &&
+    ints(v.shifts, 2) &&
+    ints(v.counts, 3) &&
     (v.quality === undefined || (typeof v.quality === 'string' && QUALITIES.has(v.quality))) &&
     Array.isArray(v.added) &&
     v.added.every((r) => isObj(r) && (r.after === undefined || str(r.after)) && Array.isArray(r.rows) && r.rows.every(isInspectorRow)) &&

@@ -6,7 +6,7 @@
  * Rows are keyed by block id. Finding what changed is one pass over both row lists
  * with a shallow compare of each row's fields (early exit, no serialization): the
  * rows of a live session change little between updates, except their token counts
- * when the estimator recalibrates, which travel as small numeric triples instead of
+ * when the estimator recalibrates, which travel as small numeric tuples instead of
  * whole rows. Both hosts and the webview use this one module (no imports but types).
  */
 import type { CallPoint, Finding, FindingsEdit, HostMessage, InspectorRow, InspectorSnapshot, RowRun, SnapshotDelta, SnapshotHead, TokenQuality } from '../../protocol';
@@ -125,11 +125,13 @@ export function diffSnapshots(base: InspectorSnapshot, next: InspectorSnapshot, 
   const q = commonQuality(next.rows);
   const requality = q !== undefined && base.rows.some((r) => r.quality !== q && nextIndex.has(r.blockId)) ? q : undefined;
   const changed: InspectorRow[] = [];
+  const shifts: number[] = [];
   const counts: number[] = [];
   const added: RowRun[] = [];
   let run: RowRun | undefined;
   let lastBase = -1;
   let kept = 0;
+  let lastShifted = -1;
   let lastCounted = -1;
   let addedRows = 0;
   for (let i = 0; i < next.rows.length; i++) {
@@ -149,8 +151,14 @@ export function diffSnapshots(base: InspectorSnapshot, next: InspectorSnapshot, 
     if (!sameFields(old, row, requality === undefined)) changed.push(row);
     else if (old.tokens !== row.tokens || old.originalTokens !== row.originalTokens) {
       const dOriginal = row.originalTokens - old.originalTokens;
-      counts.push(kept - lastCounted - 1, dOriginal, row.tokens - old.tokens - dOriginal);
-      lastCounted = kept;
+      const dTokens = row.tokens - old.tokens;
+      if (dTokens === dOriginal) {
+        shifts.push(kept - lastShifted - 1, dTokens);
+        lastShifted = kept;
+      } else {
+        counts.push(kept - lastCounted - 1, dOriginal, dTokens);
+        lastCounted = kept;
+      }
     }
     kept++;
   }
@@ -159,7 +167,7 @@ export function diffSnapshots(base: InspectorSnapshot, next: InspectorSnapshot, 
   for (const k of SNAPSHOT_HEAD_KEYS) if (!samePart(base[k], next[k])) (head as Record<string, unknown>)[k] = next[k];
   let callsFrom = 0;
   while (callsFrom < base.calls.length && callsFrom < next.calls.length && sameCall(base.calls[callsFrom], next.calls[callsFrom])) callsFrom++;
-  const delta: SnapshotDelta = { base: baseRevision, revision, removed, changed, counts, added, head, callsFrom, calls: next.calls.slice(callsFrom) };
+  const delta: SnapshotDelta = { base: baseRevision, revision, removed, changed, shifts, counts, added, head, callsFrom, calls: next.calls.slice(callsFrom) };
   if (requality) delta.quality = requality;
   const findings = base.findings === next.findings ? undefined : diffFindings(base.findings, next.findings);
   if (findings) delta.findings = findings;
@@ -182,13 +190,20 @@ export function applyDelta(base: InspectorSnapshot, delta: SnapshotDelta): Inspe
   }
   const kept: InspectorRow[] = [];
   for (const r of base.rows) if (!removed.has(r.blockId)) kept.push(changed.get(r.blockId) ?? r);
-  for (let c = 0, k = 0; c < delta.counts.length; c += 3, k++) {
-    k += delta.counts[c];
-    const row = kept[k];
-    if (!row || changed.has(row.blockId)) return undefined;
-    const dOriginal = delta.counts[c + 1];
-    kept[k] = { ...row, originalTokens: row.originalTokens + dOriginal, tokens: row.tokens + dOriginal + delta.counts[c + 2] };
-  }
+  // Each kept row gets at most one recount (a pair or a triple), never on top of a whole new row.
+  const recounted = new Set<number>();
+  const recount = (list: readonly number[], size: 2 | 3): boolean => {
+    for (let c = 0, k = 0; c < list.length; c += size, k++) {
+      k += list[c];
+      const row = kept[k];
+      if (!row || changed.has(row.blockId) || recounted.has(k)) return false;
+      recounted.add(k);
+      const dOriginal = list[c + 1];
+      kept[k] = { ...row, originalTokens: row.originalTokens + dOriginal, tokens: row.tokens + (size === 2 ? dOriginal : list[c + 2]) };
+    }
+    return true;
+  };
+  if (!recount(delta.shifts, 2) || !recount(delta.counts, 3)) return undefined;
   const q = delta.quality;
   if (q) for (let k = 0; k < kept.length; k++) if (kept[k].quality !== q) kept[k] = { ...kept[k], quality: q };
   const runs = new Map<string | undefined, InspectorRow[]>();

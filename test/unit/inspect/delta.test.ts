@@ -148,6 +148,7 @@ describe('snapshot deltas', () => {
     expect(d.added).toEqual([{ after: 'b999', rows: [row(5000)] }]);
     expect(d.removed).toEqual([]);
     expect(d.counts).toEqual([]);
+    expect(d.shifts).toEqual([]);
     expect(Object.keys(d.head)).toEqual(['totals']);
     expect(d.callsFrom).toBe(3);
     expect(d.calls).toHaveLength(1);
@@ -158,7 +159,7 @@ describe('snapshot deltas', () => {
     expect(applied.rows[10]).toEqual(rows[10]);
   });
 
-  it('sends recounted rows as numeric triples, and a quality change once for every row', () => {
+  it('sends recounted rows as numeric pairs and triples, and a quality change once for every row', () => {
     const base = snapshot(Array.from({ length: 10 }, (_, i) => row(i)));
     const rows = base.rows.map((r, i) => (i === 2 || i === 3 || i === 7 ? { ...r, tokens: r.tokens + 5, originalTokens: r.originalTokens + 5, quality: 'calibrated' as const } : { ...r, quality: 'calibrated' as const }));
     rows[7] = { ...rows[7], tokens: rows[7].tokens - 7 };
@@ -166,7 +167,8 @@ describe('snapshot deltas', () => {
     const d = diffSnapshots(base, next, 1, 2)!;
     expect(d.changed).toEqual([]);
     expect(d.quality).toBe('calibrated');
-    expect(d.counts).toEqual([2, 5, 0, 0, 5, 0, 3, 5, -7]);
+    expect(d.shifts).toEqual([2, 5, 0, 5]);
+    expect(d.counts).toEqual([7, 5, -2]);
     expect(d.head).toEqual({ quality: 'calibrated' });
     expect(applyDelta(base, d)).toEqual(next);
   });
@@ -191,24 +193,28 @@ describe('snapshot deltas', () => {
 
   it('refuses a delta that does not fit the snapshot it is applied to', () => {
     const base = snapshot(Array.from({ length: 10 }, (_, i) => row(i)));
-    const ok: SnapshotDelta = { base: 1, revision: 2, removed: [], changed: [], counts: [], added: [], head: {}, callsFrom: 3, calls: [] };
+    const ok: SnapshotDelta = { base: 1, revision: 2, removed: [], changed: [], shifts: [], counts: [], added: [], head: {}, callsFrom: 3, calls: [] };
     expect(applyDelta(base, ok)).toEqual(base);
     expect(applyDelta(base, { ...ok, removed: ['nope'] })).toBeUndefined();
     expect(applyDelta(base, { ...ok, changed: [row(99)] })).toBeUndefined();
     expect(applyDelta(base, { ...ok, added: [{ after: 'nope', rows: [row(99)] }] })).toBeUndefined();
     expect(applyDelta(base, { ...ok, added: [{ after: 'b1', rows: [row(2)] }] })).toBeUndefined();
     expect(applyDelta(base, { ...ok, counts: [10, 1, 0] })).toBeUndefined();
+    expect(applyDelta(base, { ...ok, shifts: [3, 1], counts: [3, 1, 0] })).toBeUndefined();
+    expect(applyDelta(base, { ...ok, shifts: [3, 1] })!.rows[3].tokens).toBe(base.rows[3].tokens + 1);
     expect(applyDelta(base, { ...ok, callsFrom: 4 })).toBeUndefined();
     expect(applyDelta(base, { ...ok, findings: [{ keep: 2 }] })).toBeUndefined();
   });
 
   it('validates deltas like snapshots: malformed envelopes and rows are dropped', () => {
-    const ok: SnapshotDelta = { base: 1, revision: 2, removed: [], changed: [row(1)], counts: [], added: [{ rows: [row(2)] }], head: { title: 'x' }, callsFrom: 0, calls: [] };
+    const ok: SnapshotDelta = { base: 1, revision: 2, removed: [], changed: [row(1)], shifts: [], counts: [], added: [{ rows: [row(2)] }], head: { title: 'x' }, callsFrom: 0, calls: [] };
     expect(isSnapshotDelta(ok)).toBe(true);
     expect(isSnapshotDelta({ ...ok, revision: 1 })).toBe(false);
     expect(isSnapshotDelta({ ...ok, changed: [{ ...row(1), state: 'gone' }] })).toBe(false);
     expect(isSnapshotDelta({ ...ok, added: [{ rows: [{ ...row(2), preview: 5 }] }] })).toBe(false);
     expect(isSnapshotDelta({ ...ok, counts: [1, 2] })).toBe(false);
+    expect(isSnapshotDelta({ ...ok, shifts: [1] })).toBe(false);
+    expect(isSnapshotDelta({ ...ok, shifts: [-1, 2] })).toBe(false);
     expect(isSnapshotDelta({ ...ok, head: { rows: [] } })).toBe(false);
     expect(isSnapshotDelta({ ...ok, head: { findings: [] } })).toBe(false);
     expect(isSnapshotDelta({ ...ok, findings: [{ keep: 1 }, { add: [{ id: 'f', severity: 'info', message: 'm', blockIds: [] }] }] })).toBe(true);
