@@ -3,41 +3,16 @@
  * each pin reaches the page as a snapshot delta (not a whole snapshot), the page shows
  * the change, and never has to ask for a whole snapshot again.
  */
-import { request as httpRequest, type IncomingMessage } from 'node:http';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startInspectorServer, type InspectorServer } from '../../src/host/standalone';
-import { parseHostMessage, type HostMessage } from '../../src/protocol';
 import { launchBrowser, openInspector, ROW } from './helpers';
+import { listenEvents } from '../unit/inspect/helpers';
 import { LiveProxySession } from './live-session';
 
 const BLOCKS = 10_000;
 /** The goal of issue 8: an update of a 10,000-block session stays under this. */
 const MAX_UPDATE_BYTES = 64 * 1024;
-
-/** An event stream read the way a page reads it: every message, validated, with its size on the wire. */
-function listen(port: number): Promise<{ messages: { msg: HostMessage; bytes: number }[]; close(): void }> {
-  return new Promise((ok, fail) => {
-    const messages: { msg: HostMessage; bytes: number }[] = [];
-    const req = httpRequest({ host: '127.0.0.1', port, path: '/api/events', headers: { Host: `127.0.0.1:${port}` } }, (res: IncomingMessage) => {
-      let buf = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => {
-        buf += c;
-        for (let end = buf.indexOf('\n\n'); end >= 0; end = buf.indexOf('\n\n')) {
-          const ev = buf.slice(0, end);
-          buf = buf.slice(end + 2);
-          if (!ev.startsWith('data: ')) continue;
-          const msg = parseHostMessage(JSON.parse(ev.slice(6)));
-          if (msg) messages.push({ msg, bytes: Buffer.byteLength(ev) });
-        }
-      });
-      ok({ messages, close: () => req.destroy() });
-    });
-    req.on('error', fail);
-    req.end();
-  });
-}
 
 describe('live inspector deltas', () => {
   let browser: Browser;
@@ -57,7 +32,7 @@ describe('live inspector deltas', () => {
   it('sends each change of a 10,000-block session as a small delta, and the page shows it', async () => {
     const first = live.inspector.snapshot()!;
     expect(first.rows.length).toBeGreaterThanOrEqual(BLOCKS);
-    const stream = await listen(server.port);
+    const stream = await listenEvents(server.port);
     const w = await openInspector(browser, server.url, { height: 900 });
     const { page } = w;
     const readies: string[] = [];

@@ -4,36 +4,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyDelta } from '../../../src/core/inspect/delta';
 import { importTranscript } from '../../../src/core/import';
 import { ReplayInspector, startInspectorServer, type InspectorServer } from '../../../src/host/standalone';
-import { parseHostMessage, type HostMessage, type InspectorSnapshot } from '../../../src/protocol';
-import { SAMPLES, TRANSCRIPTS } from './helpers';
+import type { HostMessage, InspectorSnapshot } from '../../../src/protocol';
+import { listenEvents, SAMPLES, TRANSCRIPTS } from './helpers';
 
-interface Stream {
-  messages: HostMessage[];
-  close(): void;
-}
-
-/** An event stream, with `?client=` when given; every message validated as the page does. */
-function listen(port: number, client?: string): Promise<Stream> {
-  return new Promise((ok, fail) => {
-    const messages: HostMessage[] = [];
-    const path = client ? `/api/events?client=${client}` : '/api/events';
-    const req = httpRequest({ host: '127.0.0.1', port, path, headers: { Host: `127.0.0.1:${port}` } }, (res) => {
-      let buf = '';
-      res.setEncoding('utf8');
-      res.on('data', (c: string) => {
-        buf += c;
-        for (let end = buf.indexOf('\n\n'); end >= 0; end = buf.indexOf('\n\n')) {
-          const ev = buf.slice(0, end);
-          buf = buf.slice(end + 2);
-          const msg = ev.startsWith('data: ') ? parseHostMessage(JSON.parse(ev.slice(6))) : undefined;
-          if (msg) messages.push(msg);
-        }
-      });
-      ok({ messages, close: () => req.destroy() });
-    });
-    req.on('error', fail);
-    req.end();
-  });
+/** The messages of a stream, as the page gets them. */
+async function listen(port: number, client?: string): Promise<{ messages: HostMessage[]; close(): void }> {
+  const s = await listenEvents(port, client);
+  return {
+    get messages() {
+      return s.messages.map((m) => m.msg);
+    },
+    close: () => s.close(),
+  };
 }
 
 function post(port: number, msg: unknown, client?: string): Promise<string> {
