@@ -146,7 +146,9 @@ export class InspectorApp {
    */
   private onDelta(d: SnapshotDelta): void {
     if (this.snapshot && this.revision !== undefined && d.revision <= this.revision) return;
+    const start = performance.now();
     const next = this.snapshot && d.base === this.revision ? applyDelta(this.snapshot, d) : undefined;
+    performance.measure('trimline:apply', { start });
     if (!next) {
       if (!this.resyncing) {
         this.resyncing = true;
