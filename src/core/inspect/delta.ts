@@ -25,7 +25,7 @@ void _everyField;
  */
 export const MAX_DELTA_ROW_SHARE = 0.5;
 
-/** Block id → row index, kept per snapshot object (the next update diffs against the same one). */
+/** Block id → row index, kept per snapshot object (the host's next update diffs against the same one). */
 const indexes = new WeakMap<InspectorSnapshot, Map<string, number>>();
 
 function indexOf(s: InspectorSnapshot): Map<string, number> {
@@ -180,24 +180,40 @@ export function diffSnapshots(base: InspectorSnapshot, next: InspectorSnapshot, 
  * asks for a whole snapshot. Rows the delta does not touch stay the same objects.
  */
 export function applyDelta(base: InspectorSnapshot, delta: SnapshotDelta): InspectorSnapshot | undefined {
-  const index = indexOf(base);
+  // One pass over the base with the delta's few ids in small sets (no index of the base's rows).
   const removed = new Set(delta.removed);
-  for (const id of removed) if (!index.has(id)) return undefined;
   const changed = new Map<string, InspectorRow>();
-  for (const r of delta.changed) {
-    if (!index.has(r.blockId) || removed.has(r.blockId) || changed.has(r.blockId)) return undefined;
-    changed.set(r.blockId, r);
+  for (const r of delta.changed) changed.set(r.blockId, r);
+  const addedIds = new Set<string>();
+  let addedCount = 0;
+  for (const run of delta.added) {
+    for (const r of run.rows) addedIds.add(r.blockId);
+    addedCount += run.rows.length;
   }
+  if (removed.size !== delta.removed.length || changed.size !== delta.changed.length || addedIds.size !== addedCount) return undefined;
   const kept: InspectorRow[] = [];
-  for (const r of base.rows) if (!removed.has(r.blockId)) kept.push(changed.get(r.blockId) ?? r);
+  let removedSeen = 0;
+  let changedSeen = 0;
+  for (const r of base.rows) {
+    const id = r.blockId;
+    if (addedIds.has(id)) return undefined;
+    if (removed.has(id)) {
+      removedSeen++;
+      continue;
+    }
+    const c = changed.get(id);
+    if (c) changedSeen++;
+    kept.push(c ?? r);
+  }
+  if (removedSeen !== removed.size || changedSeen !== changed.size) return undefined;
   // Each kept row gets at most one recount (a pair or a triple), never on top of a whole new row.
-  const recounted = new Set<number>();
+  const recounted = delta.shifts.length + delta.counts.length > 0 ? new Uint8Array(kept.length) : undefined;
   const recount = (list: readonly number[], size: 2 | 3): boolean => {
     for (let c = 0, k = 0; c < list.length; c += size, k++) {
       k += list[c];
       const row = kept[k];
-      if (!row || changed.has(row.blockId) || recounted.has(k)) return false;
-      recounted.add(k);
+      if (!row || !recounted || changed.has(row.blockId) || recounted[k]) return false;
+      recounted[k] = 1;
       const dOriginal = list[c + 1];
       kept[k] = { ...row, originalTokens: row.originalTokens + dOriginal, tokens: row.tokens + (size === 2 ? dOriginal : list[c + 2]) };
     }
@@ -212,20 +228,16 @@ export function applyDelta(base: InspectorSnapshot, delta: SnapshotDelta): Inspe
     runs.set(run.after, run.rows);
   }
   const rows: InspectorRow[] = [];
-  const place = (after: string | undefined): boolean => {
+  const place = (after: string | undefined): void => {
     const run = runs.get(after);
-    if (!run) return true;
+    if (!run) return;
     runs.delete(after);
-    for (const r of run) {
-      if (index.has(r.blockId) && !removed.has(r.blockId)) return false;
-      rows.push(r);
-    }
-    return true;
+    for (const r of run) rows.push(r);
   };
-  if (!place(undefined)) return undefined;
+  place(undefined);
   for (const r of kept) {
     rows.push(r);
-    if (!place(r.blockId)) return undefined;
+    place(r.blockId);
   }
   if (runs.size > 0 || delta.callsFrom > base.calls.length) return undefined;
   const calls = delta.callsFrom === base.calls.length && delta.calls.length === 0 ? base.calls : [...base.calls.slice(0, delta.callsFrom), ...delta.calls];
