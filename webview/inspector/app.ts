@@ -186,7 +186,8 @@ export class InspectorApp {
     this.header.update(s);
     this.chart.update(s);
     this.toolbar.updateTools(s.rows);
-    this.findings.update(s.findings);
+    // The findings list is drawn when its tab shows (live updates change a few findings each call).
+    if (this.tabs.current === 'findings') this.findings.update(s.findings);
     this.tabs.setCount('findings', s.findings.length);
     this.applyFilter();
     this.loadExpandedOriginals(s);
@@ -366,6 +367,7 @@ export class InspectorApp {
 
   private onTab(id: TabId): void {
     if (id === 'diff') this.loadDiff(this.diffCall);
+    if (id === 'findings' && this.snapshot) this.findings.update(this.snapshot.findings);
     this.save();
   }
 
