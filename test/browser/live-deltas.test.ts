@@ -83,8 +83,9 @@ describe('live inspector deltas', () => {
     expect(rest.every((m) => m.msg.type === 'snapshotDelta')).toBe(true);
     const applied = await page.evaluate(() => performance.getEntriesByName('trimline:delta').map((e) => e.duration));
     const applyOnly = await page.evaluate(() => performance.getEntriesByName('trimline:apply').map((e) => e.duration));
+    const whole = await page.evaluate(() => performance.getEntriesByName('trimline:snapshot').map((e) => e.duration));
     console.log(
-      `${first.rows.length}-block live session: whole snapshot ${head.bytes} bytes; updates ${sizes.join(', ')} bytes; ` +
+      `${first.rows.length}-block live session: whole snapshot ${head.bytes} bytes (page render ${whole.map((d) => d.toFixed(1)).join(', ')} ms, after parsing); updates ${sizes.join(', ')} bytes; ` +
         `page apply + render per delta ${applied.map((d) => d.toFixed(1)).join(', ')} ms (of which applyDelta ${applyOnly.map((d) => d.toFixed(1)).join(', ')} ms)`,
     );
     for (const b of sizes) expect(b).toBeLessThan(MAX_UPDATE_BYTES);
