@@ -4,7 +4,9 @@
  * webview to the snapshot it has (see "Snapshot deltas" in src/protocol.ts).
  *
  * Rows are keyed by block id. Finding what changed is one pass over both row lists
- * with a shallow compare of each row's fields (early exit, no serialization): the
+ * (rows aligned by position up to the new tail, found by id past it) with a shallow
+ * compare of each row's fields (early exit, no serialization; previews are the same
+ * strings from snapshot to snapshot, see rowPreview in snapshot.ts): the
  * rows of a live session change little between updates, except their token counts
  * when the estimator recalibrates, which travel as small numeric tuples instead of
  * whole rows. Both hosts and the webview use this one module (no imports but types).
@@ -12,10 +14,10 @@
 import type { CallPoint, Finding, FindingsEdit, HostMessage, InspectorRow, InspectorSnapshot, RowRun, SnapshotDelta, SnapshotHead, TokenQuality } from '../../protocol';
 import { SNAPSHOT_HEAD_KEYS } from '../../protocol';
 
-/** Row fields other than the token counts and their quality, compared one by one. */
-const ROW_FIELDS = ['ref', 'blockId', 'messageId', 'position', 'role', 'kind', 'tool', 'state', 'why', 'by', 'overlayId', 'breakpoint', 'cached', 'sent', 'preview', 'call', 'saved'] as const;
-type Compared = (typeof ROW_FIELDS)[number] | 'tokens' | 'originalTokens' | 'quality';
-/** Compile-time check that ROW_FIELDS (plus the counts) covers every field of a row. */
+/** Row fields other than the token counts and their quality, each compared in sameFields. */
+type RowField = 'ref' | 'blockId' | 'messageId' | 'position' | 'role' | 'kind' | 'tool' | 'state' | 'why' | 'by' | 'overlayId' | 'breakpoint' | 'cached' | 'sent' | 'preview' | 'call' | 'saved';
+type Compared = RowField | 'tokens' | 'originalTokens' | 'quality';
+/** Compile-time check that sameFields (plus the counts) covers every field of a row: a new field fails here. */
 const _everyField: Exclude<keyof InspectorRow, Compared> extends never ? true : never = true;
 void _everyField;
 
@@ -25,23 +27,29 @@ void _everyField;
  */
 export const MAX_DELTA_ROW_SHARE = 0.5;
 
-/** Block id → row index, kept per snapshot object (the host's next update diffs against the same one). */
-const indexes = new WeakMap<InspectorSnapshot, Map<string, number>>();
-
-function indexOf(s: InspectorSnapshot): Map<string, number> {
-  let m = indexes.get(s);
-  if (!m) {
-    m = new Map();
-    for (let i = 0; i < s.rows.length; i++) m.set(s.rows[i].blockId, i);
-    indexes.set(s, m);
-  }
-  return m;
-}
-
 function sameFields(a: InspectorRow, b: InspectorRow, withQuality: boolean): boolean {
-  if (a === b) return true;
-  for (const f of ROW_FIELDS) if (a[f] !== b[f]) return false;
-  return !withQuality || a.quality === b.quality;
+  // Written out (named loads the engine can inline): this runs for every row of every update.
+  return (
+    a === b ||
+    (a.preview === b.preview &&
+      a.state === b.state &&
+      a.cached === b.cached &&
+      a.sent === b.sent &&
+      a.breakpoint === b.breakpoint &&
+      a.ref === b.ref &&
+      a.blockId === b.blockId &&
+      a.messageId === b.messageId &&
+      a.position === b.position &&
+      a.role === b.role &&
+      a.kind === b.kind &&
+      a.tool === b.tool &&
+      a.why === b.why &&
+      a.by === b.by &&
+      a.overlayId === b.overlayId &&
+      a.call === b.call &&
+      a.saved === b.saved &&
+      (!withQuality || a.quality === b.quality))
+  );
 }
 
 /** The quality every row has, or undefined when they differ (or there are none). */
@@ -118,12 +126,22 @@ export function applyFindings(old: readonly Finding[], edit: FindingsEdit): Find
  */
 export function diffSnapshots(base: InspectorSnapshot, next: InspectorSnapshot, baseRevision: number, revision: number, maxRowShare = MAX_DELTA_ROW_SHARE): SnapshotDelta | undefined {
   if (base.sessionId !== next.sessionId) return undefined;
-  const baseIndex = indexOf(base);
-  const nextIndex = indexOf(next);
+  const b = base.rows;
+  const n = next.rows;
+  // The common case: the same rows in the same places up to a new tail (the log is append-only).
+  let same = 0;
+  const min = Math.min(b.length, n.length);
+  while (same < min && b[same].blockId === n[same].blockId) same++;
+  // Past that prefix rows are found by block id (ids are unique, so no prefix row is in a tail).
+  const baseAt = new Map<string, number>();
+  for (let i = same; i < b.length; i++) baseAt.set(b[i].blockId, i);
+  const nextIds = new Set<string>();
+  for (let i = same; i < n.length; i++) nextIds.add(n[i].blockId);
   const removed: string[] = [];
-  for (const r of base.rows) if (!nextIndex.has(r.blockId)) removed.push(r.blockId);
-  const q = commonQuality(next.rows);
-  const requality = q !== undefined && base.rows.some((r) => r.quality !== q && nextIndex.has(r.blockId)) ? q : undefined;
+  for (let i = same; i < b.length; i++) if (!nextIds.has(b[i].blockId)) removed.push(b[i].blockId);
+  const q = commonQuality(n);
+  let requality: TokenQuality | undefined;
+  if (q !== undefined) for (let i = 0; i < b.length && !requality; i++) if (b[i].quality !== q && (i < same || nextIds.has(b[i].blockId))) requality = q;
   const changed: InspectorRow[] = [];
   const shifts: number[] = [];
   const counts: number[] = [];
@@ -134,11 +152,11 @@ export function diffSnapshots(base: InspectorSnapshot, next: InspectorSnapshot, 
   let lastShifted = -1;
   let lastCounted = -1;
   let addedRows = 0;
-  for (let i = 0; i < next.rows.length; i++) {
-    const row = next.rows[i];
-    const at = baseIndex.get(row.blockId);
+  for (let i = 0; i < n.length; i++) {
+    const row = n[i];
+    const at = i < same ? i : baseAt.get(row.blockId);
     if (at === undefined) {
-      if (!run) added.push((run = i > 0 ? { after: next.rows[i - 1].blockId, rows: [] } : { rows: [] }));
+      if (!run) added.push((run = i > 0 ? { after: n[i - 1].blockId, rows: [] } : { rows: [] }));
       run.rows.push(row);
       addedRows++;
       continue;
@@ -147,7 +165,7 @@ export function diffSnapshots(base: InspectorSnapshot, next: InspectorSnapshot, 
     // Kept rows must keep their order (the log is append-only); anything else is sent whole.
     if (at < lastBase) return undefined;
     lastBase = at;
-    const old = base.rows[at];
+    const old = b[at];
     if (!sameFields(old, row, requality === undefined)) changed.push(row);
     else if (old.tokens !== row.tokens || old.originalTokens !== row.originalTokens) {
       const dOriginal = row.originalTokens - old.originalTokens;
@@ -162,7 +180,7 @@ export function diffSnapshots(base: InspectorSnapshot, next: InspectorSnapshot, 
     }
     kept++;
   }
-  if (next.rows.length > 0 && changed.length + addedRows > maxRowShare * next.rows.length) return undefined;
+  if (n.length > 0 && changed.length + addedRows > maxRowShare * n.length) return undefined;
   const head: Partial<SnapshotHead> = {};
   for (const k of SNAPSHOT_HEAD_KEYS) if (!samePart(base[k], next[k])) (head as Record<string, unknown>)[k] = next[k];
   let callsFrom = 0;
