@@ -2,7 +2,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyDelta, diffSnapshots, SnapshotStream } from '../../../src/core/inspect/delta';
-import { isSnapshotDelta, parseHostMessage, type BlockState, type CallPoint, type InspectorRow, type InspectorSnapshot, type SnapshotDelta, type TokenQuality } from '../../../src/protocol';
+import { isSnapshotDelta } from '../../../src/protocol-deltas';
+import { parseHostMessage, type BlockState, type CallPoint, type InspectorRow, type InspectorSnapshot, type SnapshotDelta, type TokenQuality } from '../../../src/protocol';
 
 const STATES: BlockState[] = ['verbatim', 'trimmed', 'summarized', 'pruned', 'pinned'];
 
