@@ -2,9 +2,11 @@
  * The typed host ⇄ webview protocol, imported by both sides (VS Code host, standalone
  * host, inspector and chat webviews). One file declares every message in both
  * directions. The webview announces `ready` before the host sends anything; requests
- * carry ids and get exactly one `response`; the host sends typed snapshots, never
- * JSON strings inside JSON. Every incoming message is checked with the guards below.
+ * carry ids and get exactly one `response`; the host sends typed snapshots and
+ * snapshot deltas, never JSON strings inside JSON. Every incoming message is checked
+ * with the guards below (deltas with those of protocol-deltas.ts).
  */
+import { isRevision, isSnapshotDelta } from './protocol-deltas';
 
 export type BlockState = 'verbatim' | 'trimmed' | 'summarized' | 'pruned' | 'pinned';
 export type TokenQuality = 'estimated' | 'calibrated' | 'exact';
@@ -198,7 +200,9 @@ export type RequestOp = WebviewRequest['op'];
 
 /** Host → webview. */
 export type HostMessage =
-  | { type: 'snapshot'; snapshot: InspectorSnapshot }
+  /** A whole snapshot; `revision` (when the host streams deltas) is what later deltas build on. */
+  | { type: 'snapshot'; snapshot: InspectorSnapshot; revision?: number }
+  | { type: 'snapshotDelta'; delta: SnapshotDelta }
   /** No session to show (yet): the inspector shows its empty state with these actions. */
   | { type: 'empty'; actions: InspectorAction[] }
   | { type: 'response'; id: number; ok: true; result?: unknown }
@@ -259,9 +263,10 @@ export type WebviewRequest =
   | { op: 'runAction'; action: InspectorAction }
   | McpRequest;
 
+/** `ready` also asks for a whole snapshot again (a delta that did not fit the webview's revision). */
 export type WebviewMessage = { type: 'ready' } | { type: 'request'; id: number; request: WebviewRequest };
 
-const HOST_TYPES: ReadonlySet<string> = new Set(['snapshot', 'empty', 'response', 'chat', 'theme', 'mcp']);
+const HOST_TYPES: ReadonlySet<string> = new Set(['snapshot', 'snapshotDelta', 'empty', 'response', 'chat', 'theme', 'mcp']);
 
 /**
  * Shallow check of a message from the host (the webview's side of validation): the
@@ -272,10 +277,12 @@ export function parseHostMessage(v: unknown): HostMessage | undefined {
   switch (v.type) {
     case 'snapshot': {
       const s = v.snapshot;
-      return isObj(s) && Array.isArray(s.rows) && Array.isArray(s.calls) && Array.isArray(s.findings) && isObj(s.totals) && isObj(s.cost) && isObj(s.cache)
+      return isObj(s) && Array.isArray(s.rows) && Array.isArray(s.calls) && Array.isArray(s.findings) && isObj(s.totals) && isObj(s.cost) && isObj(s.cache) && (v.revision === undefined || isRevision(v.revision))
         ? (v as HostMessage)
         : undefined;
     }
+    case 'snapshotDelta':
+      return isSnapshotDelta(v.delta) ? (v as HostMessage) : undefined;
     case 'empty': {
       // Known actions only, each once: the webview draws one button per entry.
       const a = v.actions;
@@ -391,3 +398,58 @@ export interface McpInspectorInfo {
 
 /** Switch a server (no tool) or a tool; `now`: rewrite the cache at once, else at its expiry. `mcpApply`: apply pending switches now. */
 export type McpRequest = { op: 'mcpSwitch'; server: string; tool?: string; enabled: boolean; now: boolean } | { op: 'mcpApply' };
+
+// ── Snapshot deltas ──────────────────────────────────────────────────────────
+// A live inspector is updated with deltas, not whole snapshots (a 10,000-block
+// snapshot is megabytes). The host sends a whole `snapshot` with a `revision` first
+// (after every `ready`), then `snapshotDelta`s, each naming the revision it applies to
+// (`base`). The webview applies a delta only to that revision; otherwise it sends
+// `ready` and gets a whole snapshot again. Rows are identified by block id (one row per
+// log block). Computing and applying deltas: src/core/inspect/delta.ts; checking
+// them on arrival: src/protocol-deltas.ts.
+
+/** New rows placed together: right after the row `after` (a block id) of the result, or first when absent. */
+export interface RowRun {
+  after?: string;
+  rows: InspectorRow[];
+}
+
+/** The top-level parts of a snapshot a delta may replace (each whole, only when it changed). */
+export type SnapshotHead = Omit<InspectorSnapshot, 'rows' | 'calls' | 'findings'>;
+
+/**
+ * The new findings list from the old one, in order: keep the next `keep` old findings,
+ * skip the next `skip`, or insert `add` (new or changed findings). A long session has
+ * hundreds of findings and one or two change per call.
+ */
+export type FindingsEdit = ({ keep: number } | { skip: number } | { add: Finding[] })[];
+
+export interface SnapshotDelta {
+  /** The revision this delta applies to, and the revision it makes. */
+  base: number;
+  revision: number;
+  /** Block ids of rows that are gone. */
+  removed: string[];
+  /** Rows that changed (whole), by block id; they keep their place. */
+  changed: InspectorRow[];
+  /**
+   * Rows whose only change is their token counts (a calibration update re-estimates
+   * every block). `shifts`: pairs [rows skipped since the previous pair, change of
+   * both tokens and originalTokens] (a block sent as it is); `counts`: triples [rows
+   * skipped since the previous triple, change of originalTokens, change of tokens].
+   * Rows are counted over the base's rows that stay (after `removed`, in order).
+   */
+  shifts: number[];
+  counts: number[];
+  /** Every row's token quality is now this (the estimator became calibrated). */
+  quality?: TokenQuality;
+  /** New rows, in the order of the result. */
+  added: RowRun[];
+  /** Top-level parts that changed. */
+  head: Partial<SnapshotHead>;
+  /** Absent when the findings did not change. */
+  findings?: FindingsEdit;
+  /** The per-call points from index `callsFrom` on are replaced by `calls` (usually the new tail). */
+  callsFrom: number;
+  calls: CallPoint[];
+}

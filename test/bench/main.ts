@@ -17,6 +17,7 @@ import { benchEngineSpeed, formatSpeed } from './engine-speed';
 import { currentParams, gridIndex, runLoso } from './loso';
 import { oracle } from './oracle';
 import { benchRequestBuild, formatRequestBuild } from './request-build';
+import { inspectorDeltasSection } from './inspector-deltas';
 import { checkSection, costTable, losoSection, pct, perTranscript, rulesSection, type CheckData } from './report';
 import { setupSession, type BenchSession } from './session-setup';
 import { checkStep, LADDER, legacyPricer, recordedCost, timingFacts, type StepResult } from './sim-check';
@@ -151,6 +152,7 @@ async function main(): Promise<void> {
     md.push('## Speed', '', 'Per-turn engine work (pipeline, token index, request build, cache planning), default strategy:', '', formatSpeed(engine), '', 'Same with `none` (the request is the whole history, so JSON.stringify is the full size):', '', formatSpeed(none), '', 'Request builder alone:', '', '```', formatRequestBuild(build), '```', '');
     process.stdout.write(formatSpeed(engine) + '\n');
   }
+  if (want.has('speed') || want.has('deltas')) md.push(...inspectorDeltasSection());
   writeFileSync(join(outDir, 'README.md'), md.join('\n') + '\n');
 }
 

@@ -5,7 +5,8 @@
  * once; the status line says what changed, including the next request's cost. Until
  * the host has a session it sends `empty`, and the empty state says what to do.
  */
-import type { Finding, HostMessage, InspectorAction, InspectorRow, InspectorSnapshot, RequestResults, WebviewRequest } from '../../src/protocol';
+import { applyDelta } from '../../src/core/inspect/delta';
+import type { Finding, HostMessage, InspectorAction, InspectorRow, InspectorSnapshot, RequestResults, SnapshotDelta, WebviewRequest } from '../../src/protocol';
 import { h, replaceChildren, setText } from '../shared/dom';
 import { fmtUsd } from '../shared/format';
 import type { ConnectionState, Transport } from '../shared/transport';
@@ -40,6 +41,9 @@ const NOTE_WAIT_MS = 1500;
 
 export class InspectorApp {
   private snapshot?: InspectorSnapshot;
+  /** Revision of `snapshot` (deltas apply to it), and whether a whole snapshot was asked for. */
+  private revision?: number;
+  private resyncing = false;
   private filter: RowFilter = NO_FILTER;
   private readonly expanded = new Set<string>();
   private readonly editing = new Set<string>();
@@ -121,8 +125,18 @@ export class InspectorApp {
   }
 
   private onMessage(m: HostMessage): void {
-    if (m.type === 'snapshot') this.onSnapshot(m.snapshot);
-    else if (m.type === 'empty') this.onEmpty(m.actions);
+    if (m.type === 'snapshot') {
+      const start = performance.now();
+      this.revision = m.revision;
+      this.resyncing = false;
+      this.onSnapshot(m.snapshot);
+      // What each update costs the page (devtools' Performance panel; the browser tests log it).
+      performance.measure('trimline:snapshot', { start });
+    } else if (m.type === 'snapshotDelta') {
+      const start = performance.now();
+      this.onDelta(m.delta);
+      performance.measure('trimline:delta', { start });
+    } else if (m.type === 'empty') this.onEmpty(m.actions);
     else if (m.type === 'mcp') {
       this.tabs.show('tools');
       this.mcp.update(m.info);
@@ -136,9 +150,32 @@ export class InspectorApp {
     this.conn.className = `conn conn-${s}`;
   }
 
+  /**
+   * A delta applies to the revision it names, and only to it; one that is older than
+   * what the inspector shows is stale and dropped; anything else (a gap, a delta that
+   * does not fit) asks the host for a whole snapshot, once, until it arrives.
+   */
+  private onDelta(d: SnapshotDelta): void {
+    if (this.snapshot && this.revision !== undefined && d.revision <= this.revision) return;
+    const start = performance.now();
+    const next = this.snapshot && d.base === this.revision ? applyDelta(this.snapshot, d) : undefined;
+    performance.measure('trimline:apply', { start });
+    if (!next) {
+      if (!this.resyncing) {
+        this.resyncing = true;
+        this.transport.resync();
+      }
+      return;
+    }
+    this.revision = d.revision;
+    this.onSnapshot(next);
+  }
+
   /** No session (yet, or any more): the empty state replaces the inspector. */
   private onEmpty(actions: InspectorAction[]): void {
     this.snapshot = undefined;
+    this.revision = undefined;
+    this.resyncing = false;
     this.root.setAttribute('aria-busy', 'false');
     this.loading.hidden = true;
     this.main.hidden = true;
@@ -160,7 +197,8 @@ export class InspectorApp {
     this.header.update(s);
     this.chart.update(s);
     this.toolbar.updateTools(s.rows);
-    this.findings.update(s.findings);
+    // The findings list is drawn when its tab shows (live updates change a few findings each call).
+    if (this.tabs.current === 'findings') this.findings.update(s.findings);
     this.tabs.setCount('findings', s.findings.length);
     this.applyFilter();
     this.loadExpandedOriginals(s);
@@ -351,6 +389,7 @@ export class InspectorApp {
 
   private onTab(id: TabId): void {
     if (id === 'diff') this.loadDiff(this.diffCall);
+    if (id === 'findings' && this.snapshot) this.findings.update(this.snapshot.findings);
     this.save();
   }
 

@@ -13,15 +13,22 @@ export class FindingsView {
   readonly el: HTMLElement;
   private readonly list = h('ul', { class: 'findings', 'aria-label': 'Findings' });
   private readonly empty = h('p', { class: 'muted empty' }, 'Nothing stands out: no large results, stale reads, unused tools or costly cache breaks.');
+  /** Items by finding object: a snapshot delta keeps the objects of unchanged findings, so their items are reused. */
+  private items = new Map<Finding, HTMLElement>();
 
   constructor(private readonly handlers: FindingsHandlers) {
     this.el = h('div', { class: 'findings-view' }, this.list, this.empty);
   }
 
   update(findings: readonly Finding[]): void {
-    clear(this.list);
+    const items = new Map<Finding, HTMLElement>();
+    for (const f of findings) items.set(f, this.items.get(f) ?? this.item(f));
+    this.items = items;
     this.empty.hidden = findings.length > 0;
-    for (const f of findings) this.list.append(this.item(f));
+    const els = [...items.values()];
+    if (els.length === this.list.children.length && els.every((el, i) => this.list.children[i] === el)) return;
+    clear(this.list);
+    this.list.append(...els);
   }
 
   private item(f: Finding): HTMLElement {

@@ -26,6 +26,8 @@ export interface Transport {
   /** Listen, connect and announce `ready`; `onMessage` gets every snapshot/chat/theme message. */
   start(onMessage: (m: HostMessage) => void, onConnection?: (s: ConnectionState) => void): void;
   request<K extends RequestOp>(req: Extract<WebviewRequest, { op: K }>): Promise<RequestResults[K]>;
+  /** Ask the host for a whole snapshot again (a delta did not fit what the webview has). */
+  resync(): void;
   loadState<T>(): T | undefined;
   saveState(state: unknown): void;
 }
@@ -75,6 +77,10 @@ abstract class BaseTransport implements Transport {
     this.pending.clear();
   }
 
+  resync(): void {
+    this.post({ type: 'ready' });
+  }
+
   request<K extends RequestOp>(req: Extract<WebviewRequest, { op: K }>): Promise<RequestResults[K]> {
     const id = this.nextId++;
     return new Promise<RequestResults[K]>((resolve, reject) => {
@@ -108,12 +114,26 @@ class VsCodeTransport extends BaseTransport {
 
 const STATE_KEY = 'trimline.inspector.state';
 
+/** A random id naming this page's event stream to the server (so `ready` is answered on that stream, in order). */
+function clientId(): string {
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+}
+
 class HttpTransport extends BaseTransport {
   readonly kind = 'standalone';
   private readonly base = new URL('.', location.href);
+  private readonly client = clientId();
+
+  private api(path: string): URL {
+    const url = new URL(path, this.base);
+    url.searchParams.set('client', this.client);
+    return url;
+  }
 
   protected post(msg: WebviewMessage): void {
-    fetch(new URL('api/request', this.base), { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(msg) })
+    fetch(this.api('api/request'), { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(msg) })
       .then(async (res) => {
         if (!res.ok) throw new Error(`${res.status} ${await res.text()}`);
         const replies: unknown = await res.json();
@@ -126,7 +146,8 @@ class HttpTransport extends BaseTransport {
 
   protected connect(): void {
     this.onConnection('connecting');
-    const events = new EventSource(new URL('api/events', this.base));
+    // Snapshots and deltas arrive on this stream only, in order (the reply to `ready` too).
+    const events = new EventSource(this.api('api/events'));
     events.onmessage = (ev: MessageEvent<string>) => {
       try {
         this.dispatch(JSON.parse(ev.data));

@@ -22,6 +22,20 @@ const MIN_REPEAT_TOKENS = 200;
 const MIN_INVALIDATED_TOKENS = 1024;
 /** Most cache-invalidation findings listed (the costliest first). */
 const MAX_INVALIDATIONS = 5;
+/**
+ * Most stale-read and most repeated-output findings listed (the costliest, in session
+ * order): a long session re-reads hundreds of files, and a list that long is neither
+ * readable nor cheap to update live (each recalibration changes every one's tokens).
+ */
+export const MAX_STALE = 12;
+export const MAX_REPEATS = 12;
+
+/** The `max` findings with the most tokens, in their original order. */
+function costliest(list: Finding[], max: number): Finding[] {
+  if (list.length <= max) return list;
+  const keep = new Set([...list].sort((a, b) => (b.tokens ?? 0) - (a.tokens ?? 0)).slice(0, max));
+  return list.filter((f) => keep.has(f));
+}
 
 const READ_TOOL = /read|view|cat\b|open/i;
 const EDIT_TOOL = /edit|write|replace|patch|create|notebook/i;
@@ -42,7 +56,7 @@ export interface FindingContext {
 }
 
 export function findings(c: FindingContext): Finding[] {
-  return [...windowFinding(c), ...largeResults(c), ...staleReads(c), ...repeatedOutputs(c), ...unusedTools(c), ...cacheInvalidations(c)];
+  return [...windowFinding(c), ...largeResults(c), ...costliest(staleReads(c), MAX_STALE), ...costliest(repeatedOutputs(c), MAX_REPEATS), ...unusedTools(c), ...cacheInvalidations(c)];
 }
 
 function windowFinding(c: FindingContext): Finding[] {

@@ -3,7 +3,8 @@
  * cache, cost, per-call chart, composition, findings), the call-to-call diff, user
  * actions (pin/trim/restore/compact) and the HTML document. Hosts (VS Code panel,
  * standalone server) record calls in a CallHistory, apply requests with
- * applyUserAction / originalsOf, and post buildSnapshot(...) after every change.
+ * applyUserAction / originalsOf, and post buildSnapshot(...) after every change (as
+ * deltas through a SnapshotStream once a view has a snapshot).
  */
 export * from './actions';
 export * from './composition';
@@ -14,3 +15,4 @@ export * from './format';
 export * from './history';
 export * from './html';
 export * from './snapshot';
+export * from './delta';

@@ -46,6 +46,19 @@ export function previewText(param: ContentBlockParam, max = PREVIEW_CHARS): stri
   return text.length > max ? text.slice(0, max) : text;
 }
 
+/**
+ * Row previews by block object: blocks are immutable and the request builder reuses
+ * the objects of unchanged messages, so a row's preview is computed once and is the
+ * same string in the next snapshot (the snapshot delta compares it by reference).
+ */
+const previews = new WeakMap<object, string>();
+
+function rowPreview(param: ContentBlockParam): string {
+  let p = previews.get(param);
+  if (p === undefined) previews.set(param, (p = previewText(param)));
+  return p;
+}
+
 export function buildSnapshot(engine: ContextEngine, prepared: PreparedCall, o: SnapshotOptions): InspectorSnapshot {
   const { session, tokens } = engine;
   const history = o.callHistory;
@@ -61,7 +74,7 @@ export function buildSnapshot(engine: ContextEngine, prepared: PreparedCall, o: 
     const content = at ? prepared.body.messages[at.messageIndex].content : undefined;
     const sent = Array.isArray(content) ? (content[at!.blockIndex] as ContentBlockParam | undefined) : undefined;
     const overlay = r.overlayId ? session.overlay(r.overlayId) : undefined;
-    const row: InspectorRow = { ...r, cached: usePriced ? cachedIds.has(r.blockId) : r.cached, preview: previewText(sent ?? block?.param ?? { type: 'text', text: typeof content === 'string' ? content : '' }) };
+    const row: InspectorRow = { ...r, cached: usePriced ? cachedIds.has(r.blockId) : r.cached, preview: rowPreview(sent ?? block?.param ?? { type: 'text', text: typeof content === 'string' ? content : '' }) };
     if (overlay) {
       row.call = overlay.callIndex;
       row.saved = Math.max(0, overlay.tokensBefore - overlay.tokensAfter);

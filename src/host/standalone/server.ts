@@ -5,10 +5,13 @@
  *   GET  /                 the document (fresh nonce per response, CSP header)
  *   GET  /assets/…         the webview bundle and CSS (a fixed list)
  *   POST /api/request      one WebviewMessage (validated with parseWebviewMessage);
- *                          answers a JSON array of HostMessages: [snapshot] (or
- *                          [empty] while there is no session) for `ready`,
- *                          [response] for a request
- *   GET  /api/events       server-sent events: a snapshot after every change
+ *                          answers a JSON array of HostMessages: [response] for a
+ *                          request; for `ready`, [] when `?client=` names an open
+ *                          event stream (the whole snapshot goes on that stream),
+ *                          else [snapshot] (or [empty] while there is no session)
+ *   GET  /api/events       server-sent events (`?client=` names the stream): after
+ *                          every change a snapshot delta against what that stream
+ *                          was last sent (whole the first time and after `ready`)
  *
  * Only 127.0.0.1 is bound, and every request must name this server in `Host` (and in
  * `Origin` when sent), so other sites and DNS rebinding cannot drive it.
@@ -18,8 +21,8 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
-import { InspectorActionError, inspectorCsp, inspectorHtml } from '../../core/inspect';
-import { parseWebviewMessage, type HostMessage, type InspectorAction, type InspectorSnapshot, type WebviewRequest } from '../../protocol';
+import { diffSnapshots, InspectorActionError, inspectorCsp, inspectorHtml, SnapshotStream } from '../../core/inspect';
+import { parseWebviewMessage, type HostMessage, type InspectorAction, type InspectorSnapshot, type SnapshotDelta, type WebviewRequest } from '../../protocol';
 
 export const LOOPBACK = '127.0.0.1';
 /** Largest request body accepted (a trim summary is at most 200k characters). */
@@ -56,7 +59,7 @@ export interface InspectorServerOptions {
 export interface InspectorServer {
   readonly url: string;
   readonly port: number;
-  /** Push the current snapshot to every open event stream. */
+  /** Push the current snapshot to every open event stream (as a delta where the stream has one to build on). */
   broadcast(): void;
   close(): Promise<void>;
 }
@@ -67,6 +70,21 @@ const ASSETS: Readonly<Record<string, readonly [string, string]>> = {
   '/assets/inspector.js.map': ['dist/webview/inspector.js.map', 'application/json; charset=utf-8'],
   '/assets/inspector.css': ['dist/webview/inspector.css', 'text/css; charset=utf-8'],
 };
+
+/** Longest `?client=` id accepted (the page sends 32 hex digits). */
+const MAX_CLIENT_ID = 64;
+
+/** One open event stream: its page's id and what it was last sent. */
+interface Client {
+  readonly res: ServerResponse;
+  readonly id?: string;
+  readonly stream: SnapshotStream;
+}
+
+function clientOf(url: string | undefined): string | undefined {
+  const id = new URL(url ?? '/', 'http://x').searchParams.get('client');
+  return id && id.length <= MAX_CLIENT_ID && /^[\w-]+$/.test(id) ? id : undefined;
+}
 
 /** Every path the inspector itself answers. */
 const INSPECTOR_PATHS: ReadonlySet<string> = new Set(['/', '/index.html', '/api/request', '/api/events', ...Object.keys(ASSETS)]);
@@ -105,7 +123,7 @@ function readBody(req: IncomingMessage): Promise<string> {
 export async function startInspectorServer(backend: InspectorBackend, opts: InspectorServerOptions = {}): Promise<InspectorServer> {
   const root = opts.root ?? findRoot();
   const mutates = opts.mutates ?? ((r: WebviewRequest) => r.op !== 'originals' && r.op !== 'diff');
-  const streams = new Set<ServerResponse>();
+  const clients = new Set<Client>();
   let port = 0;
   const allowedHosts = (): string[] => [`${LOOPBACK}:${port}`, `localhost:${port}`];
 
@@ -119,10 +137,38 @@ export async function startInspectorServer(backend: InspectorBackend, opts: Insp
   };
   /** Empty-state actions are taken only while the empty state is what the page shows. */
   const offered = (action: InspectorAction): boolean => !backend.snapshot() && (backend.emptyActions ?? []).includes(action);
+  /**
+   * Every stream gets what brings it from its last snapshot to the current one: the
+   * delta is computed once per distinct last snapshot (usually one for all pages).
+   */
   const broadcast = (): void => {
-    if (!streams.size) return;
-    const msg = current();
-    for (const s of streams) event(s, msg);
+    if (!clients.size) return;
+    const snapshot = backend.snapshot();
+    if (!snapshot) {
+      const msg = current();
+      for (const c of clients) {
+        c.stream.reset();
+        event(c.res, msg);
+      }
+      return;
+    }
+    const deltas = new Map<InspectorSnapshot, SnapshotDelta | undefined>();
+    const diff = (base: InspectorSnapshot, next: InspectorSnapshot, baseRevision: number, revision: number): SnapshotDelta | undefined => {
+      if (!deltas.has(base)) deltas.set(base, diffSnapshots(base, next, 0, 1));
+      const d = deltas.get(base);
+      return d && { ...d, base: baseRevision, revision };
+    };
+    // A stream that has this very snapshot already gets nothing (a push after a read-only request).
+    for (const c of clients) if (c.stream.current !== snapshot) event(c.res, c.stream.next(snapshot, diff));
+  };
+  /** `ready` from the page of an open stream: the whole snapshot goes on that stream, after anything sent before. */
+  const resync = (id: string | undefined): boolean => {
+    const c = id === undefined ? undefined : [...clients].find((x) => x.id === id);
+    if (!c) return false;
+    c.stream.reset();
+    const snapshot = backend.snapshot();
+    event(c.res, snapshot ? c.stream.next(snapshot) : current());
+    return true;
   };
 
   const page = (res: ServerResponse): void => {
@@ -131,7 +177,7 @@ export async function startInspectorServer(backend: InspectorBackend, opts: Insp
     send(res, 200, 'text/html; charset=utf-8', inspectorHtml(o), { 'Content-Security-Policy': `${inspectorCsp(o)}; frame-ancestors 'none'`, 'X-Frame-Options': 'DENY' });
   };
 
-  const api = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  const api = async (req: IncomingMessage, res: ServerResponse, client: string | undefined): Promise<void> => {
     if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) return send(res, 415, 'text/plain', 'expected application/json');
     let parsed: unknown;
     try {
@@ -143,6 +189,7 @@ export async function startInspectorServer(backend: InspectorBackend, opts: Insp
     if (!msg) return send(res, 400, 'text/plain', 'not a valid webview message');
     let reply: HostMessage;
     if (msg.type === 'ready') {
+      if (resync(client)) return send(res, 200, 'application/json; charset=utf-8', '[]');
       reply = current();
     } else if (msg.request.op === 'runAction' && !offered(msg.request.action)) {
       reply = { type: 'response', id: msg.id, ok: false, error: `"${msg.request.action}" is not offered by this inspector` };
@@ -159,14 +206,17 @@ export async function startInspectorServer(backend: InspectorBackend, opts: Insp
     send(res, 200, 'application/json; charset=utf-8', JSON.stringify([reply]));
   };
 
-  const events = (res: ServerResponse): void => {
+  const events = (res: ServerResponse, id: string | undefined): void => {
     res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8', Connection: 'keep-alive' });
     res.write(': connected\n\n');
-    streams.add(res);
+    // A page that reconnects with the same id replaces its old stream.
+    for (const c of clients) if (id !== undefined && c.id === id) clients.delete(c);
+    const client: Client = { res, id, stream: new SnapshotStream() };
+    clients.add(client);
     const ping = setInterval(() => res.write(': ping\n\n'), KEEPALIVE_MS);
     res.on('close', () => {
       clearInterval(ping);
-      streams.delete(res);
+      clients.delete(client);
     });
   };
 
@@ -179,12 +229,12 @@ export async function startInspectorServer(backend: InspectorBackend, opts: Insp
       return send(res, 403, 'text/plain', 'forbidden: the inspector only answers to its own address');
     }
     if (req.method === 'POST' && path === '/api/request') {
-      api(req, res).catch((e: unknown) => send(res, 500, 'text/plain', String(e)));
+      api(req, res, clientOf(req.url)).catch((e: unknown) => send(res, 500, 'text/plain', String(e)));
       return;
     }
     if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain', 'method not allowed', { Allow: 'GET, POST' });
     if (path === '/' || path === '/index.html') return page(res);
-    if (path === '/api/events') return events(res);
+    if (path === '/api/events') return events(res, clientOf(req.url));
     const asset = ASSETS[path];
     if (!asset) return send(res, 404, 'text/plain', 'not found');
     try {
@@ -205,8 +255,8 @@ export async function startInspectorServer(backend: InspectorBackend, opts: Insp
     broadcast,
     close: () =>
       new Promise<void>((ok) => {
-        for (const s of streams) s.end();
-        streams.clear();
+        for (const c of clients) c.res.end();
+        clients.clear();
         server.close(() => ok());
         server.closeAllConnections();
       }),

@@ -8,6 +8,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
+import { SnapshotStream } from '../../core/inspect/delta';
 import { parseWebviewMessage, type HostMessage, type InspectorAction, type WebviewRequest } from '../../protocol';
 import { INSPECTOR_ACTION_COMMANDS, type InspectorHandle, type InspectorSource } from './host-types';
 import type { Log } from './log';
@@ -31,6 +32,8 @@ class Panel implements InspectorHandle {
   offered: ReadonlySet<InspectorAction> = new Set();
   /** Whether the last message sent was the empty state. */
   empty = false;
+  /** What this panel's webview was last sent: snapshots after the first go as deltas against it. */
+  readonly stream = new SnapshotStream();
   constructor(
     readonly panel: vscode.WebviewPanel,
     public source: InspectorSource,
@@ -44,7 +47,12 @@ class Panel implements InspectorHandle {
       this.empty = message.type === 'empty';
       this.offered = new Set(message.type === 'empty' ? message.actions : []);
     }
-    void this.panel.webview.postMessage(message);
+    if (message.type === 'empty') this.stream.reset();
+    const sent = message.type === 'snapshot' ? this.stream.next(message.snapshot) : message;
+    void this.panel.webview.postMessage(sent).then((delivered) => {
+      // A message the webview never got (it was being disposed or reloaded): start over whole.
+      if (!delivered) this.stream.reset();
+    });
   }
 }
 
@@ -143,7 +151,9 @@ export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Di
       return;
     }
     if (msg.type === 'ready') {
+      // A new webview, or one whose snapshot no longer fits the deltas: the next snapshot goes whole.
       p.ready = true;
+      p.stream.reset();
       this.handlers.ready(p).catch((e: unknown) => this.log.error('inspector: first snapshot failed', e));
       return;
     }

@@ -1,11 +1,12 @@
 /** Replays a shared transcript the way a host does and builds the inspector snapshot. */
+import { request as httpRequest } from 'node:http';
 import { resolve } from 'node:path';
 import { replay, type ContextEngine, type PreparedCall } from '../../../src/core/engine';
 import { importTranscript } from '../../../src/core/import';
 import { buildSnapshot, CallHistory } from '../../../src/core/inspect';
 import type { ImportedSession } from '../../../src/core/session/types';
 import type { InspectorBackend } from '../../../src/host/standalone';
-import type { InspectorAction, InspectorSnapshot, WebviewRequest } from '../../../src/protocol';
+import { parseHostMessage, type HostMessage, type InspectorAction, type InspectorSnapshot, type WebviewRequest } from '../../../src/protocol';
 
 export const TRANSCRIPTS = resolve(process.cwd(), 'test/fixtures/transcripts/m-claude');
 /** A spread of real sessions with tool use: small, medium with thinking, large, and the largest (703 blocks). */
@@ -85,4 +86,35 @@ export class RecordingHost implements InspectorBackend {
     this.received.push(req);
     return undefined;
   }
+}
+
+/** An open `/api/events` stream of the standalone server, read as a page reads it. */
+export interface EventStream {
+  /** Every message, validated with parseHostMessage, with its size on the wire. */
+  readonly messages: { msg: HostMessage; bytes: number }[];
+  close(): void;
+}
+
+/** Listen to the server's event stream (as the page `client` when given). */
+export function listenEvents(port: number, client?: string): Promise<EventStream> {
+  return new Promise((ok, fail) => {
+    const messages: { msg: HostMessage; bytes: number }[] = [];
+    const path = client ? `/api/events?client=${client}` : '/api/events';
+    const req = httpRequest({ host: '127.0.0.1', port, path, headers: { Host: `127.0.0.1:${port}` } }, (res) => {
+      let buf = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => {
+        buf += c;
+        for (let end = buf.indexOf('\n\n'); end >= 0; end = buf.indexOf('\n\n')) {
+          const ev = buf.slice(0, end);
+          buf = buf.slice(end + 2);
+          const msg = ev.startsWith('data: ') ? parseHostMessage(JSON.parse(ev.slice(6))) : undefined;
+          if (msg) messages.push({ msg, bytes: Buffer.byteLength(ev) });
+        }
+      });
+      ok({ messages, close: () => req.destroy() });
+    });
+    req.on('error', fail);
+    req.end();
+  });
 }
