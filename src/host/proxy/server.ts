@@ -15,6 +15,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProxyEngine } from '../../core/proxy/proxy-engine';
 import { SESSION_HEADER } from '../../core/proxy/session-key';
 import { factsOfJson, SseUsageReader, type ResponseFacts } from '../../core/proxy/sse-usage';
+import { warmEncoder } from '../../core/tokens';
 import type { PipelineConfig } from '../../core/trimming';
 import { startInspectorServer, type InspectorBackend, type InspectorServer } from '../standalone/server';
 import { forward } from './forward';
@@ -88,6 +89,21 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
     }, BROADCAST_MS);
   };
   const engine = new ProxyEngine({ strategy: o.strategy ?? 'none', config: o.config, journalDir: o.journalDir, onChange: schedule, log: o.log });
+  // Token counts the request path estimated from characters are made exact while idle: one
+  // small step per event-loop turn, so requests and relayed streams interleave with it.
+  let refining = false;
+  let closed = false;
+  const refine = (): void => {
+    if (refining || closed) return;
+    refining = true;
+    const step = (): void => {
+      if (!closed && engine.refineStep()) setImmediate(step);
+      else refining = false;
+    };
+    setImmediate(step);
+  };
+  // The tokenizer's tables take ~300 ms to build: now, not on a client's first request.
+  setImmediate(warmEncoder);
   const backend: InspectorBackend = {
     snapshot: () => engine.active()?.inspector.snapshot(),
     handle: (r) => {
@@ -115,7 +131,10 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
         if (status === 200 && f.sessionId !== undefined && f.callIndex !== undefined) engine.onResponse(f.sessionId, f.callIndex, recorder.facts());
       },
     });
-    setImmediate(() => engine.afterForward(f));
+    setImmediate(() => {
+      engine.afterForward(f);
+      refine();
+    });
   };
 
   const api = (req: IncomingMessage, res: ServerResponse): void => {
@@ -139,6 +158,7 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
     upstream,
     engine,
     close: async () => {
+      closed = true;
       if (pending) clearTimeout(pending);
       await s.close();
       engine.close();
