@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { aggregate, benchTranscripts, CONTENDERS, runOne, type Row } from './engine-bench';
 import { benchEngineSpeed, formatSpeed } from './engine-speed';
 import { benchRequestBuild, formatRequestBuild } from './request-build';
+import { proxySection } from './proxy-bench';
 import { formatReport, measureCalibration, transcriptFiles } from './tokens';
 
 const pct = (x: number) => `${(100 * x).toFixed(1)}%`;
@@ -30,7 +31,7 @@ function engineSection(rows: Row[]): string {
 
 function sections(): Set<string> {
   const arg = process.argv.find((a) => a.startsWith('--section='));
-  return new Set(arg ? arg.slice(10).split(',') : ['engine', 'tokens', 'speed']);
+  return new Set(arg ? arg.slice(10).split(',') : ['engine', 'tokens', 'speed', 'proxy']);
 }
 
 async function main(): Promise<void> {
@@ -69,6 +70,7 @@ async function main(): Promise<void> {
     md.push('## Speed', '', 'Per-turn engine work (pipeline, token index, request build, cache planning), default strategy:', '', formatSpeed(engine), '', 'Same with `none` (the request is the whole history, so JSON.stringify is the full size):', '', formatSpeed(none), '', 'Request builder alone:', '', '```', formatRequestBuild(build), '```', '');
     process.stdout.write(formatSpeed(engine) + '\n');
   }
+  if (want.has('proxy')) md.push(await proxySection());
   writeFileSync(join(outDir, 'README.md'), md.join('\n') + '\n');
 }
 

@@ -44,6 +44,8 @@ export interface ProxyEngineOptions {
   readonly onChange?: (entry: ProxiedSession) => void;
   /** One line per noteworthy event (no request content, no headers). */
   readonly log?: (line: string) => void;
+  /** Token counting on the request path (default PROXY_DEFER); false: exact counts, however long (benchmarks). */
+  readonly defer?: DeferPolicy | false;
 }
 
 /** What to send upstream for one client request. */
@@ -182,7 +184,7 @@ export class ProxyEngine {
   private stateOf(entry: ProxiedSession): SessionState {
     let st = this.states.get(entry.id);
     if (st) return st;
-    const estimator = new TokenEstimator({ defer: PROXY_DEFER });
+    const estimator = new TokenEstimator({ defer: this.o.defer === false ? undefined : (this.o.defer ?? PROXY_DEFER) });
     const engine = new ContextEngine(entry.session, { strategy: this.o.strategy, config: this.o.config, model: entry.session.model, estimator });
     let journal: Journal | undefined;
     if (this.o.journalDir) {
