@@ -12,7 +12,7 @@
  * header, and nothing here logs headers or bodies.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ProxyEngine } from '../../core/proxy/proxy-engine';
+import { ProxyEngine, type Forward } from '../../core/proxy/proxy-engine';
 import { SESSION_HEADER } from '../../core/proxy/session-key';
 import { factsOfJson, SseUsageReader, type ResponseFacts } from '../../core/proxy/sse-usage';
 import { warmEncoder } from '../../core/tokens';
@@ -120,18 +120,24 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
     const raw = await readAll(req);
     if (raw.length > MAX_MESSAGES_BODY_BYTES) return forward(req, res, { upstream, body: raw });
     const sessionHeader = req.headers[SESSION_HEADER];
-    const f = engine.onRequest(raw, { [SESSION_HEADER]: sessionHeader }, Date.now());
+    const now = Date.now();
+    // Observe-only sends the client's bytes whatever the engine says: send them first and
+    // record the call right after (before any response byte can arrive: setImmediate runs
+    // ahead of the next I/O callbacks), so `none` adds no parsing to the request path.
+    const observeOnly = engine.strategy === 'none';
+    let f: Forward | undefined = observeOnly ? undefined : engine.onRequest(raw, { [SESSION_HEADER]: sessionHeader }, now);
     const recorder = new ResponseRecorder();
     forward(req, res, {
       upstream,
-      body: f.body,
+      body: f?.body ?? raw,
       identity: true,
       onChunk: (c) => recorder.push(c),
       onEnd: (status) => {
-        if (status === 200 && f.sessionId !== undefined && f.callIndex !== undefined) engine.onResponse(f.sessionId, f.callIndex, recorder.facts());
+        if (status === 200 && f?.sessionId !== undefined && f.callIndex !== undefined) engine.onResponse(f.sessionId, f.callIndex, recorder.facts());
       },
     });
     setImmediate(() => {
+      f ??= engine.onRequest(raw, { [SESSION_HEADER]: sessionHeader }, now);
       engine.afterForward(f);
       refine();
     });
