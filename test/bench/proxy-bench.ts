@@ -1,7 +1,8 @@
 /**
  * The proxy's cost to a client (section `proxy` of `npm run bench`):
  * - added latency per request: the real SDK calls the local test server directly and
- *   through `trimline proxy` (journal on, as the CLI runs it) in the same run, alternating,
+ *   through `trimline proxy` (its own process, journal on, as the CLI runs it) in the same
+ *   run, alternating,
  *   on a Claude-Code-shaped session of 100 and 1,000 messages that grows by one tool round
  *   per call; p50/p99 of each and of the paired difference, and time to the first streamed
  *   event;
@@ -9,14 +10,13 @@
  *   + prepare + upstream body), with counts deferred (what the proxy does) and exact on the
  *   request path (what it did before), plus the background work of making the counts exact.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { ProxyEngine } from '../../src/core/proxy/proxy-engine';
 import { warmEncoder } from '../../src/core/tokens';
-import { startTestServer } from '../../src/dev/server';
-import { startProxy } from '../../src/host/proxy/server';
 import { ccBody, ccMessages, roundAssistant, roundResults } from './proxy-session';
 
 /** Session lengths for the latency runs (the issue's aim: ≤ 5 ms added at 1,000 messages with `default`). */
@@ -30,6 +30,8 @@ const STRATEGIES = ['none', 'default'];
 const CALL_TIMEOUT_MS = 60_000;
 /** The test server's context window for these runs (its 200k would refuse the 1,000-message session). */
 const SERVER_WINDOW = 10_000_000;
+/** Output of a spawned server kept while looking for its URL line. */
+const PRINT_LIMIT = 64 * 1024;
 
 export interface LatencyRow {
   strategy: string;
@@ -44,7 +46,7 @@ export interface LatencyRow {
   ttfbDirectP50: number;
   ttfbProxyP50: number;
   ttfbAddedP99: number;
-  /** The proxy's own request path (ProxyEngine.onRequest), timed inside the proxy: the part of `added` that is not I/O. */
+  /** The proxy engine's own request path (ProxyEngine.onRequest, in process): the part of `added` that is not I/O. */
   requestPathP50: number;
   requestPathP99: number;
 }
@@ -77,49 +79,83 @@ async function timed(client: Anthropic, body: Record<string, unknown>, sessionId
   return { total: performance.now() - t0, ttfb };
 }
 
+/** A built entry point (`npm run bench` builds first) run as its own process, resolved with the URL it prints. */
+function spawnUrl(args: readonly string[], pattern: RegExp): Promise<{ child: ChildProcess; url: string }> {
+  return new Promise((ok, fail) => {
+    const child = spawn(process.execPath, [...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    // Keep reading: the test server logs every request, and a full pipe would stall it.
+    child.stdout!.on('data', (c: Buffer) => {
+      if (out.length > PRINT_LIMIT) return;
+      out += c.toString();
+      const m = pattern.exec(out);
+      if (m) ok({ child, url: m[1] });
+    });
+    child.stderr!.resume();
+    child.on('exit', (code) => fail(new Error(`${args.join(' ')} exited ${code}: ${out.slice(0, 500)}`)));
+  });
+}
+
+/** The proxy engine's own work per request (ProxyEngine.onRequest, in process, no I/O) on the same growing session. */
+function requestPath(strategy: string, size: number): number[] {
+  const engine = new ProxyEngine({ strategy });
+  const messages = ccMessages(size);
+  engine.onRequest(Buffer.from(JSON.stringify(ccBody(messages, 'bench-path'))), {}, 0);
+  const out: number[] = [];
+  for (let k = 0; k < LATENCY_CALLS; k++) {
+    while (engine.refineStep());
+    messages.push(roundAssistant(100_000 + k), roundResults(100_000 + k));
+    const raw = Buffer.from(JSON.stringify(ccBody(messages, 'bench-path')));
+    const t = performance.now();
+    engine.onRequest(raw, {}, k + 1);
+    out.push(performance.now() - t);
+  }
+  return out;
+}
+
+/**
+ * Client (this process, the real SDK), proxy (`dist/cli.js proxy`, journal on) and test server
+ * (`dist/dev-server.js`) each in their own process, as in use: the proxy's background work
+ * competes with its own relaying only.
+ */
 export async function benchProxyLatency(): Promise<LatencyRow[]> {
   // The synthetic reads are denser than the test server's 3.5 chars per token assumes: lift its window.
-  const server = await startTestServer({ fallback: 'echo', contextWindow: SERVER_WINDOW });
+  const server = await spawnUrl([resolve('dist/dev-server.js'), '--port', '0', '--fallback', 'echo', '--context-window', String(SERVER_WINDOW)], /listening on (http:\/\/\S+)/);
   const rows: LatencyRow[] = [];
   try {
     for (const size of LATENCY_SIZES) {
       for (const strategy of STRATEGIES) {
         const journalDir = mkdtempSync(join(tmpdir(), 'trimline-bench-proxy-'));
-        const proxy = await startProxy({ upstream: server.url, strategy, journalDir });
-        const requestPath: number[] = [];
-        const onRequest = proxy.engine.onRequest.bind(proxy.engine);
-        proxy.engine.onRequest = (...args) => {
-          const t = performance.now();
-          const f = onRequest(...args);
-          requestPath.push(performance.now() - t);
-          return f;
-        };
+        const proxy = await spawnUrl([resolve('dist/cli.js'), 'proxy', '--port', '0', '--upstream', server.url, '--strategy', strategy, '--journal', journalDir], /^Trimline proxy: (http:\/\/\S+)$/m);
         const direct = new Anthropic({ apiKey: 'sk-ant-bench', baseURL: server.url, maxRetries: 0, timeout: CALL_TIMEOUT_MS });
         const viaProxy = new Anthropic({ apiKey: 'sk-ant-bench', baseURL: proxy.url, maxRetries: 0, timeout: CALL_TIMEOUT_MS });
         const sessionId = `bench-${strategy}-${size}`;
         const messages = ccMessages(size);
-        // The session's first call (the cold build) is not a per-request latency: warm both paths.
-        await timed(direct, ccBody(messages, sessionId), sessionId);
-        await timed(viaProxy, ccBody(messages, sessionId), sessionId);
         const d: { total: number; ttfb: number }[] = [];
         const p: { total: number; ttfb: number }[] = [];
         let bytes = 0;
-        for (let k = 0; k < LATENCY_CALLS; k++) {
-          messages.push(roundAssistant(100_000 + k), roundResults(100_000 + k));
-          const body = ccBody(messages, sessionId);
-          bytes = JSON.stringify(body).length;
-          // Alternate the order so neither path always meets a warmer server.
-          if (k % 2 === 0) {
-            d.push(await timed(direct, body, sessionId));
-            p.push(await timed(viaProxy, body, sessionId));
-          } else {
-            p.push(await timed(viaProxy, body, sessionId));
-            d.push(await timed(direct, body, sessionId));
+        try {
+          // The session's first call (the cold build) is not a per-request latency: warm both paths.
+          await timed(direct, ccBody(messages, sessionId), sessionId);
+          await timed(viaProxy, ccBody(messages, sessionId), sessionId);
+          for (let k = 0; k < LATENCY_CALLS; k++) {
+            messages.push(roundAssistant(100_000 + k), roundResults(100_000 + k));
+            const body = ccBody(messages, sessionId);
+            bytes = JSON.stringify(body).length;
+            // Alternate the order so neither path always meets a warmer server.
+            if (k % 2 === 0) {
+              d.push(await timed(direct, body, sessionId));
+              p.push(await timed(viaProxy, body, sessionId));
+            } else {
+              p.push(await timed(viaProxy, body, sessionId));
+              d.push(await timed(direct, body, sessionId));
+            }
           }
+        } finally {
+          proxy.child.kill();
+          rmSync(journalDir, { recursive: true, force: true });
         }
-        await proxy.close();
-        rmSync(journalDir, { recursive: true, force: true });
-        server.reset();
+        const path = requestPath(strategy, size);
         const added = p.map((x, i) => x.total - d[i].total);
         const addedTtfb = p.map((x, i) => x.ttfb - d[i].ttfb);
         rows.push({
@@ -135,15 +171,14 @@ export async function benchProxyLatency(): Promise<LatencyRow[]> {
           ttfbDirectP50: quantile(d.map((x) => x.ttfb), 0.5),
           ttfbProxyP50: quantile(p.map((x) => x.ttfb), 0.5),
           ttfbAddedP99: quantile(addedTtfb, 0.99),
-          // The first two are the warm-up (the cold build): not per-request latency.
-          requestPathP50: quantile(requestPath.slice(1), 0.5),
-          requestPathP99: quantile(requestPath.slice(1), 0.99),
+          requestPathP50: quantile(path, 0.5),
+          requestPathP99: quantile(path, 0.99),
         });
         process.stderr.write(`proxy ${strategy} ${size} messages: +${rows[rows.length - 1].addedP50.toFixed(2)} ms p50\n`);
       }
     }
   } finally {
-    await server.close();
+    server.child.kill();
   }
   return rows;
 }
@@ -218,7 +253,7 @@ export async function proxySection(): Promise<string> {
     '',
     'With `none` the client\'s bytes go upstream before any of this runs (the request path is the read and the forward); its numbers are the recording done right after.',
     '',
-    `Added latency per request, the real SDK to the local test server directly and through the proxy (journal on), alternating, ${LATENCY_CALLS} calls per row on a session growing by one tool round per call:`,
+    `Added latency per request: the real SDK to the local test server (dist/dev-server.js) directly and through the proxy (dist/cli.js proxy, journal on), three processes, alternating, ${LATENCY_CALLS} calls per row on a session growing by one tool round per call. The request path column is ProxyEngine.onRequest alone, in process (for none it runs after the bytes were forwarded):`,
     '',
     formatProxyLatency(latency),
     '',

@@ -130,7 +130,9 @@ export class MessageIndex {
       const original = this.computeOriginal(pos);
       this.originalCounted.push(original);
       this.original.push(original);
-      const t = this.compute(pos);
+      // Every overlay bumps the revision of what it covers: at revision 0 the message is sent
+      // as logged, so its count is the original's (no resolve; a cold build meets thousands).
+      const t = this.session.revision(m.id) === 0 ? original : this.compute(pos);
       this.counted.push(t);
       this.countedRev.push(this.session.revision(m.id));
       this.tokens.push(t);
