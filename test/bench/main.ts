@@ -18,6 +18,7 @@ import { currentParams, gridIndex, runLoso } from './loso';
 import { oracle } from './oracle';
 import { benchRequestBuild, formatRequestBuild } from './request-build';
 import { inspectorDeltasSection } from './inspector-deltas';
+import { proxySection } from './proxy-bench';
 import { checkSection, costTable, losoSection, pct, perTranscript, rulesSection, type CheckData } from './report';
 import { setupSession, type BenchSession } from './session-setup';
 import { checkStep, LADDER, legacyPricer, recordedCost, timingFacts, type StepResult } from './sim-check';
@@ -28,7 +29,7 @@ const CHECKED = new Set(['none', 'default', 'anchor: anthropic clear_tool_uses',
 
 function sections(): Set<string> {
   const arg = process.argv.find((a) => a.startsWith('--section='));
-  return new Set(arg ? arg.slice(10).split(',') : ['engine', 'check', 'loso', 'tokens', 'speed']);
+  return new Set(arg ? arg.slice(10).split(',') : ['engine', 'check', 'loso', 'tokens', 'speed', 'proxy']);
 }
 
 const log = (s: string): void => void process.stderr.write(`${s}\n`);
@@ -153,6 +154,7 @@ async function main(): Promise<void> {
     process.stdout.write(formatSpeed(engine) + '\n');
   }
   if (want.has('speed') || want.has('deltas')) md.push(...inspectorDeltasSection());
+  if (want.has('proxy')) md.push(await proxySection());
   writeFileSync(join(outDir, 'README.md'), md.join('\n') + '\n');
 }
 

@@ -108,6 +108,7 @@ export class ContextEngine {
     const upTo = input.upTo ?? session.messages.length;
     const epochStart = input.epochStart ?? 0;
     const now = input.now ?? Date.now();
+    this.tokens.newBudget();
     this.index.update();
     const run = this.pipeline.run({
       session,
@@ -162,7 +163,8 @@ export class ContextEngine {
       blocks: built.body.messages.reduce((n, m) => n + (typeof m.content === 'string' ? 1 : m.content.length), 0),
       sentTokens: this.index.rangeTokens(epochStart, upTo),
       untrimmedTokens: this.index.originalTokens(epochStart, upTo),
-      quality: this.tokens.quality(),
+      // Counts still estimated from characters (a deferring estimator) are estimates, however calibrated.
+      quality: this.index.provisionalMessages > 0 ? 'estimated' : this.tokens.quality(),
       overlays: this.session.allOverlays().length,
       appliedThisCall: run?.applied ?? 0,
       pending: run?.pending ?? this.pipeline.applier.pendingCount(),
@@ -182,7 +184,7 @@ export class ContextEngine {
     if (prev && prev.epochStart === epochStart && upTo > prev.upTo && (untrimmedDelta || !this.overlaysChanged)) {
       const added: ContentBlockParam[] = [];
       for (let p = prev.upTo; p < upTo; p++) for (const b of this.session.messages[p].blocks) added.push(b.param);
-      this.tokens.calibrator.observe({ model: this.model, addedBlocks: added, addedMessages: upTo - prev.upTo, trueDelta: totalInput(usage) - totalInput(prev.usage) });
+      this.tokens.observe({ model: this.model, addedBlocks: added, addedMessages: upTo - prev.upTo, trueDelta: totalInput(usage) - totalInput(prev.usage) });
     }
     this.lastObserved = { upTo, epochStart, usage, overlaysChanged: false };
     this.overlaysChanged = false;

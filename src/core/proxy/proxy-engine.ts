@@ -19,12 +19,24 @@ import { existsSync } from 'node:fs';
 import type { Session } from '../session/session';
 import { journalPath, openJournal, type Journal } from '../store/journal';
 import { loadJournal } from '../store/load';
+import { TokenEstimator, type DeferPolicy } from '../tokens';
 import type { PipelineConfig } from '../trimming';
 import { strategyNames } from '../trimming';
 import { ProxySessions, type ProxiedSession } from './registry';
 import { sessionKeyOf, type Headers } from './session-key';
 import type { ResponseFacts } from './sse-usage';
 import { clientTtl, upstreamBody } from './upstream';
+
+/**
+ * Token counting on the request path: js-tiktoken encodes ~1.2 MB/s, so a long session
+ * met for the first time (5,000 messages ≈ 8 MB) would stall the client for seconds.
+ * Texts of at least 512 chars (a file read; ~0.4 ms each to encode) are estimated from
+ * their characters, shorter ones are encoded until 2,048 chars per call (≈ 2 ms), and
+ * everything estimated is made exact between requests (`refine`).
+ */
+export const PROXY_DEFER: DeferPolicy = { minChars: 512, budgetChars: 2_048 };
+/** Text encoded per refinement step (≈ 3–4 ms at 1.2 MB/s), so relayed streams never wait long between steps. */
+export const REFINE_STEP_CHARS = 4_096;
 
 export interface ProxyEngineOptions {
   /** `none` (observe only), `default`, or a strategy spec. */
@@ -36,6 +48,8 @@ export interface ProxyEngineOptions {
   readonly onChange?: (entry: ProxiedSession) => void;
   /** One line per noteworthy event (no request content, no headers). */
   readonly log?: (line: string) => void;
+  /** Token counting on the request path (default PROXY_DEFER); false: exact counts, however long (benchmarks). */
+  readonly defer?: DeferPolicy | false;
 }
 
 /** What to send upstream for one client request. */
@@ -90,6 +104,12 @@ export class ProxyEngine {
 
   state(id: string): SessionState | undefined {
     return this.states.get(id);
+  }
+
+  /** Whether any proxied session has an overlay (a user's pin or trim under observe-only `none`). */
+  hasOverlays(): boolean {
+    for (const st of this.states.values()) if (st.entry.session.allOverlays().length > 0) return true;
+    return false;
   }
 
   /** The session the inspector follows: the most recently active. */
@@ -166,6 +186,18 @@ export class ProxyEngine {
     this.o.onChange?.(st.entry);
   }
 
+  /**
+   * One step of making estimated token counts exact (off the request path: the host calls
+   * it while idle, one step per event-loop turn). The most recently active session first.
+   * Returns true while any session still has estimates left.
+   */
+  refineStep(maxChars = REFINE_STEP_CHARS): boolean {
+    const busy = [...this.states.values()].filter((st) => st.engine.tokens.pending() > 0);
+    if (busy.length === 0) return false;
+    const st = busy.reduce((a, b) => (b.entry.lastSeen > a.entry.lastSeen ? b : a));
+    return st.engine.tokens.refine(maxChars) > 0 || busy.length > 1;
+  }
+
   close(): void {
     for (const st of this.states.values()) st.journal?.close();
   }
@@ -179,7 +211,8 @@ export class ProxyEngine {
   private stateOf(entry: ProxiedSession): SessionState {
     let st = this.states.get(entry.id);
     if (st) return st;
-    const engine = new ContextEngine(entry.session, { strategy: this.o.strategy, config: this.o.config, model: entry.session.model });
+    const estimator = new TokenEstimator({ defer: this.o.defer === false ? undefined : (this.o.defer ?? PROXY_DEFER) });
+    const engine = new ContextEngine(entry.session, { strategy: this.o.strategy, config: this.o.config, model: entry.session.model, estimator });
     let journal: Journal | undefined;
     if (this.o.journalDir) {
       try {

@@ -7,8 +7,10 @@
  */
 import { Tiktoken } from 'js-tiktoken/lite';
 import cl100k from 'js-tiktoken/ranks/cl100k_base';
+import { CharRatios } from './char-ratio';
 import { contentKey } from './hash';
 import { LruMap } from './lru';
+import type { ContentClass } from './types';
 
 /**
  * Distinct texts remembered. A 300-call session has ~2,000 blocks; trimmed
@@ -37,6 +39,16 @@ let shared: Tiktoken | undefined;
 function tiktoken(): Tiktoken {
   shared ??= new Tiktoken(cl100k);
   return shared;
+}
+
+/** Whether the encoder's rank maps are built (building them costs ~300 ms, see above). */
+export function encoderReady(): boolean {
+  return shared !== undefined;
+}
+
+/** Build the encoder now (a host calls this at startup, off any request path). */
+export function warmEncoder(): void {
+  tiktoken();
 }
 
 /** Encode as plain text: special-token strings such as `<|endoftext|>` in content are ordinary text, never an error. */
@@ -76,27 +88,70 @@ export interface RawCounterOptions {
   capacity?: number;
   /** The uncached counter; tests inject a spy. Default: cl100kCount. */
   encode?: (text: string) => number;
+  /** Start deferring (see DeferPolicy); default: every count is exact. */
+  defer?: DeferPolicy;
+}
+
+/**
+ * Counting on a latency path (a proxy): which texts are estimated from their characters
+ * instead of encoded, so that one call never encodes megabytes. Estimates are queued and
+ * replaced by exact counts with `refine`, off the hot path.
+ */
+export interface DeferPolicy {
+  /** Texts at least this long are always estimated on the hot path. */
+  readonly minChars: number;
+  /** Shorter texts are encoded exactly until this many chars were encoded since `newBudget()`; then they are estimated too. */
+  readonly budgetChars: number;
 }
 
 export interface RawCounterStats {
   hits: number;
   misses: number;
   size: number;
+  /** Texts counted from characters, waiting for their exact count. */
+  pending: number;
+  pendingChars: number;
+}
+
+/** A raw count and whether it is exact (an estimate from characters is not). */
+export interface RawEstimate {
+  readonly tokens: number;
+  readonly exact: boolean;
+}
+
+interface Pending {
+  readonly text: string;
+  readonly cls: ContentClass;
+  readonly tokens: number;
 }
 
 /** cl100k counts cached by content hash: per-turn work grows only with new content. */
 export class RawCounter {
+  /** Chars per token by class, calibrated by every exact encode (see char-ratio.ts). */
+  readonly ratios = new CharRatios();
+  /** When set, `quick` estimates big texts instead of encoding them. */
+  defer: DeferPolicy | undefined;
   private readonly cache: LruMap<string, number>;
   private readonly encode: (text: string) => number;
+  /** False while the default encoder is not built yet: a deferring counter then estimates everything. */
+  private readonly ready: () => boolean;
+  /** Estimated texts by content key, oldest first (Map order). */
+  private readonly pending = new Map<string, Pending>();
+  private pendingChars = 0;
+  private spent = 0;
+  private refined = 0;
   private hits = 0;
   private misses = 0;
 
   constructor(opts: RawCounterOptions = {}) {
     this.cache = new LruMap(opts.capacity ?? DEFAULT_RAW_CACHE_ENTRIES);
     this.encode = opts.encode ?? cl100kCount;
+    this.ready = opts.encode ? () => true : encoderReady;
+    this.defer = opts.defer;
   }
 
-  count(text: string): number {
+  /** Exact count (encodes on a miss; resolves a pending estimate of the same text). */
+  count(text: string, cls: ContentClass = 'text'): number {
     if (text.length === 0) return 0;
     const key = contentKey(text);
     const hit = this.cache.get(key);
@@ -104,13 +159,77 @@ export class RawCounter {
       this.hits++;
       return hit;
     }
-    this.misses++;
-    const n = this.encode(text);
-    this.cache.set(key, n);
-    return n;
+    return this.encodeMiss(text, cls, key);
+  }
+
+  /**
+   * Exact when known or cheap, else (with a `defer` policy) an estimate from characters,
+   * queued for `refine`. The same text gets the same estimate until it is refined.
+   */
+  quick(text: string, cls: ContentClass = 'text'): RawEstimate {
+    if (!this.defer) return { tokens: this.count(text, cls), exact: true };
+    if (text.length === 0) return { tokens: 0, exact: true };
+    const key = contentKey(text);
+    const hit = this.cache.get(key);
+    if (hit !== undefined) {
+      this.hits++;
+      return { tokens: hit, exact: true };
+    }
+    const queued = this.pending.get(key);
+    if (queued) return { tokens: queued.tokens, exact: false };
+    if (text.length < this.defer.minChars && this.spent + text.length <= this.defer.budgetChars && this.ready()) {
+      this.spent += text.length;
+      return { tokens: this.encodeMiss(text, cls, key), exact: true };
+    }
+    const tokens = this.ratios.estimate(cls, text.length);
+    this.pending.set(key, { text, cls, tokens });
+    this.pendingChars += text.length;
+    return { tokens, exact: false };
+  }
+
+  /** Start a new call's exact-encoding budget (DeferPolicy.budgetChars). */
+  newBudget(): void {
+    this.spent = 0;
+  }
+
+  /**
+   * Replace estimates by exact counts, oldest first, until at least `maxChars` chars were
+   * encoded (at least one text). Returns the number of texts still pending.
+   */
+  refine(maxChars: number): number {
+    let done = 0;
+    for (const [key, p] of this.pending) {
+      if (done >= maxChars) break;
+      if (this.cache.get(key) === undefined) this.encodeMiss(p.text, p.cls, key);
+      else this.resolve(key);
+      done += p.text.length;
+    }
+    return this.pending.size;
+  }
+
+  /** Bumped whenever an estimate was replaced by an exact count: counts taken before may be stale. */
+  get generation(): number {
+    return this.refined;
   }
 
   stats(): RawCounterStats {
-    return { hits: this.hits, misses: this.misses, size: this.cache.size };
+    return { hits: this.hits, misses: this.misses, size: this.cache.size, pending: this.pending.size, pendingChars: this.pendingChars };
+  }
+
+  private encodeMiss(text: string, cls: ContentClass, key: string): number {
+    this.misses++;
+    const n = this.encode(text);
+    this.cache.set(key, n);
+    this.ratios.observe(cls, text.length, n);
+    this.resolve(key);
+    return n;
+  }
+
+  private resolve(key: string): void {
+    const p = this.pending.get(key);
+    if (!p) return;
+    this.pending.delete(key);
+    this.pendingChars -= p.text.length;
+    this.refined++;
   }
 }

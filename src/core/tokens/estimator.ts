@@ -7,8 +7,8 @@
 import type { CallRecord, ContentBlockParam, MessageParam } from '../session/types';
 import { totalInput } from '../session/types';
 import { Calibrator, type CalibrationState, type CalibratorOptions, type ObserveResult, type UsageSample } from './calibrator';
-import { RawCounter } from './encoder';
-import { FeatureExtractor, Features, classIndex } from './features';
+import { RawCounter, type DeferPolicy } from './encoder';
+import { FeatureExtractor, Features } from './features';
 import { contentKey } from './hash';
 import { LruMap } from './lru';
 import { modelKey } from '../models';
@@ -29,6 +29,8 @@ export interface TokenEstimatorOptions {
   rawCacheEntries?: number;
   /** Share a raw counter (and its cache) with other components; tests pass one with a spy encoder. */
   rawCounter?: RawCounter;
+  /** Latency path: estimate big texts from characters, refined later (see DeferPolicy, `refine`). Ignored when `rawCounter` or `calibrator` is given. */
+  defer?: DeferPolicy;
 }
 
 /** State shared by every model view of one estimator. */
@@ -43,7 +45,7 @@ export class TokenEstimator implements TokenAccountant {
 
   constructor(opts: TokenEstimatorOptions = {}) {
     this.model = opts.model;
-    const extractor = opts.calibrator?.extractor ?? new FeatureExtractor(opts.rawCounter ?? new RawCounter({ capacity: opts.rawCacheEntries }));
+    const extractor = opts.calibrator?.extractor ?? new FeatureExtractor(opts.rawCounter ?? new RawCounter({ capacity: opts.rawCacheEntries, defer: opts.defer }));
     const calibrator =
       opts.calibrator ??
       (opts.state !== undefined ? Calibrator.fromJSON(opts.state, { extractor, priors: opts.priors }) : new Calibrator({ extractor, priors: opts.priors }));
@@ -73,9 +75,7 @@ export class TokenEstimator implements TokenAccountant {
   text(text: string, cls: ContentClass = 'text'): TokenCount {
     const exact = this.lookupExact(text);
     if (exact !== undefined) return { tokens: exact, quality: 'exact' };
-    const f = new Features();
-    f.x[classIndex(cls)] = this.raw(text);
-    return this.count(f);
+    return this.count(this.calibrator.extractor.text(text, cls));
   }
 
   /**
@@ -111,9 +111,49 @@ export class TokenEstimator implements TokenAccountant {
     return this.count(f);
   }
 
+  /** The raw counter's defer policy (undefined: every count exact). */
+  get defer(): DeferPolicy | undefined {
+    return this.calibrator.extractor.raw.defer;
+  }
+
+  set defer(policy: DeferPolicy | undefined) {
+    this.calibrator.extractor.raw.defer = policy;
+  }
+
+  /** A new call: its budget of exact encodes on the hot path starts again (DeferPolicy.budgetChars). */
+  newBudget(): void {
+    this.calibrator.extractor.raw.newBudget();
+  }
+
+  /** Make estimated raw counts exact, oldest first, about `maxChars` chars of text at a time; returns how many are left. */
+  refine(maxChars: number): number {
+    return this.calibrator.extractor.raw.refine(maxChars);
+  }
+
+  /** Texts still counted from characters. */
+  pending(): number {
+    return this.calibrator.extractor.raw.stats().pending;
+  }
+
+  refinements(): number {
+    return this.calibrator.extractor.raw.generation;
+  }
+
+  /** Run `fn` with every count exact (no deferral): calibration must learn from encoded counts. */
+  exactly<T>(fn: () => T): T {
+    const raw = this.calibrator.extractor.raw;
+    const policy = raw.defer;
+    raw.defer = undefined;
+    try {
+      return fn();
+    } finally {
+      raw.defer = policy;
+    }
+  }
+
   /** Learn from one usage delta of this estimator's model (see Calibrator.observe). */
   observe(sample: Omit<UsageSample, 'model'> & { model?: string }): ObserveResult {
-    return this.calibrator.observe({ ...sample, model: sample.model ?? this.model });
+    return this.exactly(() => this.calibrator.observe({ ...sample, model: sample.model ?? this.model }));
   }
 
   /** Record an exact count (e.g. from count_tokens) for a block or text, for this model. */
@@ -131,7 +171,9 @@ export class TokenEstimator implements TokenAccountant {
   }
 
   private count(f: Features): TokenCount {
-    return { tokens: Math.max(0, Math.round(this.calibrator.predict(this.model, f))), quality: this.quality() };
+    const tokens = Math.max(0, Math.round(this.calibrator.predict(this.model, f)));
+    // A count from characters is an estimate whatever the calibration: it is refined later.
+    return f.provisional > 0 ? { tokens, quality: 'estimated', provisional: true } : { tokens, quality: this.quality() };
   }
 
   private exactKey(target: ContentBlockParam | string): string {

@@ -32,10 +32,13 @@ export function classIndex(cls: ContentClass): number {
 export class Features {
   readonly x = new Float64Array(N_FEATURES);
   fixed = 0;
+  /** Raw counts in here estimated from characters (RawCounter.quick), not encoded: 0 when all are exact. */
+  provisional = 0;
 
   add(other: Features, sign = 1): this {
     for (let i = 0; i < N_FEATURES; i++) this.x[i] += sign * other.x[i];
     this.fixed += sign * other.fixed;
+    this.provisional += other.provisional;
     return this;
   }
 
@@ -77,10 +80,11 @@ export function toolUseText(b: Anthropic.ToolUseBlockParam): string {
   return `${b.name} ${JSON.stringify(b.input ?? {})}`;
 }
 
-export type RawCount = (text: string) => number;
+/** Raw cl100k tokens of a text of a class (the class lets an estimate from characters use its ratio). */
+export type RawCount = (text: string, cls: ContentClass) => number;
 
-function addRaw(f: Features, cls: ContentClass, tokens: number): void {
-  f.x[CLASS_INDEX[cls]] += tokens;
+function addRaw(f: Features, cls: ContentClass, text: string, raw: RawCount): void {
+  f.x[CLASS_INDEX[cls]] += raw(text, cls);
 }
 
 type ToolResultPart = Exclude<Anthropic.ToolResultBlockParam['content'], string | undefined>[number];
@@ -88,7 +92,7 @@ type ToolResultPart = Exclude<Anthropic.ToolResultBlockParam['content'], string 
 function addToolResultPart(f: Features, part: ToolResultPart, raw: RawCount): void {
   switch (part.type) {
     case 'text': {
-      addRaw(f, looksLikeCode(part.text) ? 'code' : 'tool_result', raw(part.text));
+      addRaw(f, looksLikeCode(part.text) ? 'code' : 'tool_result', part.text, raw);
       return;
     }
     case 'image':
@@ -98,7 +102,7 @@ function addToolResultPart(f: Features, part: ToolResultPart, raw: RawCount): vo
       addDocument(f, part, raw);
       return;
     default:
-      addRaw(f, 'other', raw(JSON.stringify(part)));
+      addRaw(f, 'other', JSON.stringify(part), raw);
   }
 }
 
@@ -109,17 +113,17 @@ function addDocument(f: Features, b: Anthropic.DocumentBlockParam, raw: RawCount
     return;
   }
   const src = b.source;
-  if (src.type === 'text') addRaw(f, 'text', raw(src.data));
+  if (src.type === 'text') addRaw(f, 'text', src.data, raw);
   else if (src.type === 'content') {
-    if (typeof src.content === 'string') addRaw(f, 'text', raw(src.content));
+    if (typeof src.content === 'string') addRaw(f, 'text', src.content, raw);
     else
       for (const c of src.content) {
-        if (c.type === 'text') addRaw(f, 'text', raw(c.text));
+        if (c.type === 'text') addRaw(f, 'text', c.text, raw);
         else f.fixed += imageTokens(c);
       }
   }
-  if (b.title) addRaw(f, 'text', raw(b.title));
-  if (b.context) addRaw(f, 'text', raw(b.context));
+  if (b.title) addRaw(f, 'text', b.title, raw);
+  if (b.context) addRaw(f, 'text', b.context, raw);
 }
 
 /** Add one block's features (raw tokens by class, one block, tool-block overhead, media). */
@@ -127,25 +131,25 @@ export function addBlockFeatures(f: Features, b: ContentBlockParam, raw: RawCoun
   f.x[F_BLOCKS] += 1;
   switch (b.type) {
     case 'text':
-      addRaw(f, 'text', raw(b.text));
+      addRaw(f, 'text', b.text, raw);
       break;
     case 'thinking':
       f.x[F_THINKING_BLOCKS] += 1;
-      addRaw(f, 'thinking', raw(b.thinking));
+      addRaw(f, 'thinking', b.thinking, raw);
       break;
     case 'redacted_thinking':
       f.x[F_THINKING_BLOCKS] += 1;
       // Encrypted: its cl100k count says nothing about Claude's; treat as opaque "other".
-      addRaw(f, 'other', raw(b.data));
+      addRaw(f, 'other', b.data, raw);
       break;
     case 'tool_use':
       f.x[F_TOOL_BLOCKS] += 1;
-      addRaw(f, 'tool_use', raw(toolUseText(b)));
+      addRaw(f, 'tool_use', toolUseText(b), raw);
       break;
     case 'tool_result': {
       f.x[F_TOOL_BLOCKS] += 1;
       const c = b.content;
-      if (typeof c === 'string') addRaw(f, looksLikeCode(c) ? 'code' : 'tool_result', raw(c));
+      if (typeof c === 'string') addRaw(f, looksLikeCode(c) ? 'code' : 'tool_result', c, raw);
       else if (c) for (const part of c) addToolResultPart(f, part, raw);
       break;
     }
@@ -156,7 +160,7 @@ export function addBlockFeatures(f: Features, b: ContentBlockParam, raw: RawCoun
       addDocument(f, b, raw);
       break;
     default:
-      addRaw(f, 'other', raw(JSON.stringify(b)));
+      addRaw(f, 'other', JSON.stringify(b), raw);
   }
   return f;
 }
@@ -184,13 +188,22 @@ function primaryContent(b: ContentBlockParam): unknown {
  * Block features with two caches: raw counts by content hash (RawCounter) and
  * whole-block features by block object (log blocks are immutable), so a
  * block's JSON is built once and per-turn work grows only with new content.
+ * With a defer policy on the raw counter, big texts are estimated from their
+ * characters (features marked `provisional`); such features are built again once
+ * the counter refined any estimate, or when asked outside a deferring section.
  */
 export class FeatureExtractor {
-  private readonly byBlock = new WeakMap<object, { content: unknown; features: Features }>();
+  private readonly byBlock = new WeakMap<object, { content: unknown; features: Features; generation: number }>();
   private readonly rawCount: RawCount;
+  /** Estimates made while building the current features. */
+  private estimates = 0;
 
   constructor(readonly raw: RawCounter = new RawCounter()) {
-    this.rawCount = (t) => raw.count(t);
+    this.rawCount = (t, cls) => {
+      const q = raw.quick(t, cls);
+      if (!q.exact) this.estimates++;
+      return q.tokens;
+    };
   }
 
   /** Features of one block. Shared instance: do not mutate (add it into your own accumulator). */
@@ -198,10 +211,15 @@ export class FeatureExtractor {
     const content = primaryContent(b);
     const hit = this.byBlock.get(b);
     // A block object whose content was replaced (e.g. a streaming text block) is counted again.
-    if (hit && hit.content === content) return hit.features;
-    const features = addBlockFeatures(new Features(), b, this.rawCount);
-    this.byBlock.set(b, { content, features });
+    if (hit && hit.content === content && (hit.features.provisional === 0 || (this.raw.defer !== undefined && hit.generation === this.raw.generation))) return hit.features;
+    const features = this.measure((f) => addBlockFeatures(f, b, this.rawCount));
+    this.byBlock.set(b, { content, features, generation: this.raw.generation });
     return features;
+  }
+
+  /** Features of free text of one class (uncached beyond the raw count). */
+  text(text: string, cls: ContentClass): Features {
+    return this.measure((f) => addRaw(f, cls, text, this.rawCount));
   }
 
   /** Sum of blocks plus `messages` message overheads. */
@@ -216,12 +234,20 @@ export class FeatureExtractor {
     into.x[F_MESSAGES] += 1;
     if (typeof m.content === 'string') {
       if (m.content.length > 0) {
-        into.x[CLASS_INDEX.text] += this.raw.count(m.content);
+        into.add(this.text(m.content, 'text'));
         into.x[F_BLOCKS] += 1;
       }
     } else {
       for (const b of m.content) if (!skip?.has(b)) into.add(this.block(b));
     }
     return into;
+  }
+
+  private measure(fill: (f: Features) => void): Features {
+    const before = this.estimates;
+    const f = new Features();
+    fill(f);
+    f.provisional = this.estimates - before;
+    return f;
   }
 }

@@ -10,6 +10,10 @@
  *   const d = usageDelta(prevCall, call);   // undefined across a compaction
  *   if (d !== undefined) est.observe({ addedBlocks, addedMessages, removedBlocks, trueDelta: d });
  *   est.setExact(param, n)    // a count_tokens result
+ *
+ * On a latency path (the proxy) `defer` estimates big texts from their characters
+ * (`provisional` counts, quality `estimated`); `refine(maxChars)` makes them exact
+ * off the hot path and `refinements()` tells holders of counts to count again.
  *   save(est.toJSON());
  *
  * Measured on the Claude Code transcripts (test/bench/tokens.ts): raw cl100k
@@ -32,7 +36,8 @@ export {
   type RejectReason,
   type UsageSample,
 } from './calibrator';
-export { RawCounter, cl100kCount, DEFAULT_RAW_CACHE_ENTRIES, type RawCounterOptions, type RawCounterStats } from './encoder';
+export { RawCounter, cl100kCount, encoderReady, warmEncoder, DEFAULT_RAW_CACHE_ENTRIES, type DeferPolicy, type RawCounterOptions, type RawCounterStats, type RawEstimate } from './encoder';
+export { CharRatios, PRIOR_CHARS_PER_TOKEN, PRIOR_WEIGHT_CHARS, RATIO_MIN_CHARS } from './char-ratio';
 export { FeatureExtractor, Features, FEATURE_NAMES, RAW_CLASSES, looksLikeCode } from './features';
 export { contentKey } from './hash';
 export { imageTokens, imageTokensForSize, sniffDimensions, IMAGE_DEFAULT_TOKENS } from './media';

@@ -6,6 +6,11 @@ export type TokenQuality = 'estimated' | 'calibrated' | 'exact';
 export interface TokenCount {
   readonly tokens: number;
   readonly quality: TokenQuality;
+  /**
+   * Part of the count was estimated from characters on a latency path (always with
+   * quality `estimated`); an exact count replaces it later, see `refinements()`.
+   */
+  readonly provisional?: boolean;
 }
 
 /** Kinds of content the calibration may learn separate ratios for. */
@@ -18,4 +23,6 @@ export interface TokenAccountant {
   text(text: string, cls?: ContentClass): TokenCount;
   /** Raw js-tiktoken (cl100k_base) count, cached by content hash. */
   raw(text: string): number;
+  /** Bumped whenever provisional counts were made exact: a holder of provisional counts should count again. */
+  refinements?(): number;
 }

@@ -3,10 +3,12 @@
  * which form tool rounds, and how many tokens each message sends under its current
  * overlays. Everything extends lazily with new messages and re-computes only the
  * messages whose revision changed, so per-call work grows with what is new.
+ * Counts an accountant marked `provisional` (estimated from characters on a latency
+ * path) are counted again, those messages only, once the accountant refined them.
  */
 import type { Session } from '../session/session';
 import type { LogMessage } from '../session/types';
-import type { TokenAccountant } from '../tokens/types';
+import type { TokenAccountant, TokenCount } from '../tokens/types';
 
 /** Tokens of the role/turn framing per message (measured order of magnitude; small next to content). */
 const MESSAGE_OVERHEAD_TOKENS = 4;
@@ -63,8 +65,12 @@ export class MessageIndex {
   private readonly counted: number[] = [];
   private readonly countedRev: number[] = [];
   private readonly dirty = new Set<number>();
-  /** Prefix sums of each message's tokens without any overlay (the log never changes). */
-  private readonly originalPrefix: number[] = [0];
+  /** Each message's tokens without any overlay (the log never changes; only refinement updates them). */
+  private readonly original = new Fenwick();
+  private readonly originalCounted: number[] = [];
+  /** Messages whose counts (original or current) include provisional estimates. */
+  private readonly provisional = new Set<number>();
+  private refinementsSeen = 0;
   private seen = 0;
 
   constructor(
@@ -105,6 +111,7 @@ export class MessageIndex {
 
   /** Take in messages appended since the last call. */
   update(): void {
+    this.takeRefinements();
     const msgs = this.session.messages;
     for (let pos = this.seen; pos < msgs.length; pos++) {
       const m = msgs[pos];
@@ -120,10 +127,12 @@ export class MessageIndex {
         const r = this.roundByToolUse.get(b.toolUseId);
         if (r && r.resultPos < 0) r.resultPos = pos;
       }
-      let original = 0;
-      for (const b of m.blocks) original += this.accountant.block(b.param).tokens;
-      this.originalPrefix.push(this.originalPrefix[pos] + original + (m.blocks.length ? MESSAGE_OVERHEAD_TOKENS : 0));
-      const t = this.compute(pos);
+      const original = this.computeOriginal(pos);
+      this.originalCounted.push(original);
+      this.original.push(original);
+      // Every overlay bumps the revision of what it covers: at revision 0 the message is sent
+      // as logged, so its count is the original's (no resolve; a cold build meets thousands).
+      const t = this.session.revision(m.id) === 0 ? original : this.compute(pos);
       this.counted.push(t);
       this.countedRev.push(this.session.revision(m.id));
       this.tokens.push(t);
@@ -146,20 +155,55 @@ export class MessageIndex {
     this.countedRev[pos] = rev;
   }
 
+  /** Estimates were made exact since the last look: count their messages again (those only). */
+  private takeRefinements(): void {
+    const now = this.accountant.refinements?.() ?? 0;
+    if (now === this.refinementsSeen) return;
+    this.refinementsSeen = now;
+    const stale = [...this.provisional];
+    this.provisional.clear();
+    for (const pos of stale) {
+      const original = this.computeOriginal(pos);
+      this.original.add(pos, original - this.originalCounted[pos]);
+      this.originalCounted[pos] = original;
+      const t = this.compute(pos);
+      this.tokens.add(pos, t - this.counted[pos]);
+      this.counted[pos] = t;
+      this.countedRev[pos] = this.session.revision(this.session.messages[pos].id);
+    }
+  }
+
+  private note(pos: number, c: TokenCount): number {
+    if (c.provisional) this.provisional.add(pos);
+    return c.tokens;
+  }
+
+  private computeOriginal(pos: number): number {
+    const m = this.session.messages[pos];
+    let t = 0;
+    for (const b of m.blocks) t += this.note(pos, this.accountant.block(b.param));
+    return t + (m.blocks.length ? MESSAGE_OVERHEAD_TOKENS : 0);
+  }
+
   private compute(pos: number): number {
     const r = this.session.resolveMessage(pos);
     let t = 0;
     let any = false;
     if (r.summaryStart) {
-      t += this.accountant.text(r.summaryStart.text).tokens;
+      t += this.note(pos, this.accountant.text(r.summaryStart.text));
       any = true;
     }
     for (const b of r.blocks) {
       if (!b.sent) continue;
-      t += this.accountant.block(b.sent).tokens;
+      t += this.note(pos, this.accountant.block(b.sent));
       any = true;
     }
     return any ? t + MESSAGE_OVERHEAD_TOKENS : 0;
+  }
+
+  /** Messages whose counts are still (partly) estimated from characters. */
+  get provisionalMessages(): number {
+    return this.provisional.size;
   }
 
   /** Tokens message `pos` sends under its current overlays. */
@@ -170,7 +214,7 @@ export class MessageIndex {
 
   /** Tokens of messages [from, to) without any trimming. */
   originalTokens(from: number, to: number): number {
-    return this.originalPrefix[Math.min(to, this.seen)] - this.originalPrefix[Math.min(from, this.seen)];
+    return this.original.prefix(Math.min(to, this.seen)) - this.original.prefix(Math.min(from, this.seen));
   }
 
   /** Tokens of messages [from, to) as currently sent. */

@@ -12,9 +12,10 @@
  * header, and nothing here logs headers or bodies.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ProxyEngine } from '../../core/proxy/proxy-engine';
+import { ProxyEngine, type Forward } from '../../core/proxy/proxy-engine';
 import { SESSION_HEADER } from '../../core/proxy/session-key';
 import { factsOfJson, SseUsageReader, type ResponseFacts } from '../../core/proxy/sse-usage';
+import { warmEncoder } from '../../core/tokens';
 import type { PipelineConfig } from '../../core/trimming';
 import { startInspectorServer, type InspectorBackend, type InspectorServer } from '../standalone/server';
 import { forward } from './forward';
@@ -91,6 +92,21 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
     }, BROADCAST_MS);
   };
   const engine = new ProxyEngine({ strategy: o.strategy ?? 'none', config: o.config, journalDir: o.journalDir, onChange: schedule, log: o.log });
+  // Token counts the request path estimated from characters are made exact while idle: one
+  // small step per event-loop turn, so requests and relayed streams interleave with it.
+  let refining = false;
+  let closed = false;
+  const refine = (): void => {
+    if (refining || closed) return;
+    refining = true;
+    const step = (): void => {
+      if (!closed && engine.refineStep()) setImmediate(step);
+      else refining = false;
+    };
+    setImmediate(step);
+  };
+  // The tokenizer's tables take ~300 ms to build: now, not on a client's first request.
+  setImmediate(warmEncoder);
   const backend: InspectorBackend = {
     snapshot: () => engine.active()?.inspector.snapshot(),
     handle: (r) => {
@@ -107,18 +123,28 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
     const raw = await readAll(req);
     if (raw.length > MAX_MESSAGES_BODY_BYTES) return forward(req, res, { upstream, body: raw });
     const sessionHeader = req.headers[SESSION_HEADER];
-    const f = engine.onRequest(raw, { [SESSION_HEADER]: sessionHeader }, Date.now());
+    const now = Date.now();
+    // Observe-only sends the client's bytes: send them first and record the call right after
+    // (before any response byte can arrive: setImmediate runs ahead of the next I/O callbacks),
+    // so `none` adds no parsing to the request path. Once the user pinned or trimmed something
+    // in a proxied session, requests go through the engine so that applies to the next call.
+    const observeOnly = engine.strategy === 'none' && !engine.hasOverlays();
+    let f: Forward | undefined = observeOnly ? undefined : engine.onRequest(raw, { [SESSION_HEADER]: sessionHeader }, now);
     const recorder = new ResponseRecorder();
     forward(req, res, {
       upstream,
-      body: f.body,
+      body: f?.body ?? raw,
       identity: true,
       onChunk: (c) => recorder.push(c),
       onEnd: (status) => {
-        if (status === 200 && f.sessionId !== undefined && f.callIndex !== undefined) engine.onResponse(f.sessionId, f.callIndex, recorder.facts());
+        if (status === 200 && f?.sessionId !== undefined && f.callIndex !== undefined) engine.onResponse(f.sessionId, f.callIndex, recorder.facts());
       },
     });
-    setImmediate(() => engine.afterForward(f));
+    setImmediate(() => {
+      f ??= engine.onRequest(raw, { [SESSION_HEADER]: sessionHeader }, now);
+      engine.afterForward(f);
+      refine();
+    });
   };
 
   const api = (req: IncomingMessage, res: ServerResponse): void => {
@@ -142,6 +168,7 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
     upstream,
     engine,
     close: async () => {
+      closed = true;
       if (pending) clearTimeout(pending);
       await s.close();
       engine.close();

@@ -52,7 +52,7 @@ describe('RawCounter cache', () => {
     expect(rc.count('short')).toBe(5);
     expect(rc.count('short')).toBe(5);
     expect(encode).toHaveBeenCalledTimes(2);
-    expect(rc.stats()).toEqual({ hits: 2, misses: 2, size: 2 });
+    expect(rc.stats()).toEqual({ hits: 2, misses: 2, size: 2, pending: 0, pendingChars: 0 });
   });
 
   it('is LRU-bounded', () => {
