@@ -95,8 +95,8 @@ export function benchTranscripts(dir = transcriptsDir()): ImportedSession[] {
   return out;
 }
 
-/** The thinking blocks of the latest assistant message before `at`, as the model produced them. */
-function latestThinking(imp: ImportedSession, from: number, at: number): ContentBlockParam[] | undefined {
+/** Thinking of the last assistant message recorded before `at` (undefined when it was interrupted: then it is not sent whole). */
+export function latestThinking(imp: ImportedSession, from: number, at: number): ContentBlockParam[] | undefined {
   for (let p = at - 1; p >= from; p--) {
     const m = imp.messages[p];
     if (m.role !== 'assistant') continue;

@@ -11,12 +11,13 @@ import { describe, expect, it } from 'vitest';
 import { replayAll } from '../../src/core/engine/replay';
 import { importTranscript } from '../../src/core/import';
 import { RULE, validateRequest } from '../../src/core/request/validate';
-import type { ContentBlockParam, ImportedSession } from '../../src/core/session/types';
+import type { ImportedSession } from '../../src/core/session/types';
 import { modelTable } from '../../src/dev/models';
 import { checkRequest } from '../../src/dev/validate';
+import { latestThinking } from '../bench/engine-bench';
+import { MODEL_FREE_STRATEGIES } from '../property/strategy-specs';
 
 const DIR = resolve('test/fixtures/transcripts/m-claude');
-const STRATEGIES = ['none', 'default', 'summarize-tool-results', 'supersede-stale-reads', 'tool-pruning', 'atomic-window', 'anthropic-clear-tool-uses', 'opencode-prune', 'openai-tool-output-trimmer', 'strands-window'];
 const DEV_MODELS = modelTable();
 
 function sessions(): ImportedSession[] {
@@ -32,17 +33,6 @@ function sessions(): ImportedSession[] {
   return out;
 }
 
-/** Thinking of the last assistant message recorded before `at` (undefined when it was interrupted: then it is not sent whole). */
-function latestRecorded(imp: ImportedSession, from: number, at: number): ContentBlockParam[] | undefined {
-  for (let p = at - 1; p >= from; p--) {
-    const m = imp.messages[p];
-    if (m.role !== 'assistant') continue;
-    if (m.meta.interrupted) return undefined;
-    return m.blocks.filter((b) => b.kind === 'thinking' || b.kind === 'redacted_thinking').map((b) => b.param);
-  }
-  return undefined;
-}
-
 describe('every strategy on every real transcript', () => {
   const all = sessions();
 
@@ -51,7 +41,7 @@ describe('every strategy on every real transcript', () => {
     expect(all.some((s) => s.messages.some((m) => m.blocks.some((b) => b.kind === 'thinking')))).toBe(true);
   });
 
-  it.each(STRATEGIES)('%s: 0 requests the API would refuse', (strategy) => {
+  it.each(MODEL_FREE_STRATEGIES)('%s: 0 requests the API would refuse', (strategy) => {
     let requests = 0;
     const refused: string[] = [];
     for (const imp of all) {
@@ -65,7 +55,7 @@ describe('every strategy on every real transcript', () => {
         const source = latest >= 0 ? byId.get(blockMap.idAt(latest, 0)?.split('.')[0] ?? '') : undefined;
         const thinking = source !== undefined && thoughtful.has(source.meta.apiMessageId ?? source.id);
         // The latest recorded response before this call: the request's latest assistant message must carry its thinking, unmodified.
-        const recorded = latestRecorded(imp, call.epochStart, call.at);
+        const recorded = latestThinking(imp, call.epochStart, call.at);
         for (const v of validateRequest(body, { model: body.model, thinking, latestAssistantThinking: recorded })) refused.push(`${imp.file} call ${call.index}: ${v.message}`);
         const wire = { ...body, model: 'claude-sonnet-4-5', ...(thinking ? { thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 2048 } : {}) };
         const dev = checkRequest(wire, { endpoint: 'messages', models: DEV_MODELS, contextWindow: Infinity, verifySignature: () => undefined });

@@ -17,21 +17,11 @@ import { validateRequest } from '../../src/core/request/validate';
 import type { ContentBlockParam, MessageParam } from '../../src/core/session/types';
 import { modelTable } from '../../src/dev/models';
 import { checkRequest } from '../../src/dev/validate';
+import { MODEL_FREE_STRATEGIES } from './strategy-specs';
 import { NO_QUIRKS, recordJsonl, trueCalls, type Quirks, type TrueResponse, type TrueSession } from './recorded-session';
 
 const RUNS = Number(process.env.TRIMLINE_PROP_RUNS ?? 10_000) / 10;
-const STRATEGIES = [
-  'none',
-  'default',
-  'summarize-tool-results',
-  'supersede-stale-reads',
-  'tool-pruning',
-  'atomic-window',
-  'anthropic-clear-tool-uses',
-  'opencode-prune',
-  'openai-tool-output-trimmer',
-  'strands-window',
-] as const;
+const STRATEGIES = MODEL_FREE_STRATEGIES;
 const DEV_MODELS = modelTable();
 
 const words = fc.constantFrom('Read src/a.ts', 'ok', 'ref_id: R-9', 'Error: boom', 'lorem ipsum dolor sit amet', 'see deadbeef12');

@@ -328,6 +328,10 @@ class TrimlineCore implements Core {
   }
 
   async stopRouting(): Promise<void> {
+    if (!this.routing.url) {
+      void vscode.window.showInformationMessage('Trimline: terminals are not routed through Trimline.');
+      return;
+    }
     await this.routing.stop();
     void vscode.window.showInformationMessage('Trimline: routing stopped. Terminals opened while routing keep the old ANTHROPIC_BASE_URL until they are closed.');
   }
