@@ -5,6 +5,9 @@
  * output so per-turn work grows with what changed, not with the history.
  */
 import { makeMessage } from './log';
+import { applyTrim } from './trim';
+
+export { applyTrim } from './trim';
 import { authorRank, isStrategyAuthor, type Author, type NewOverlay, type Overlay, type PinOverlay, type SummaryOverlay } from './overlay';
 import type {
   CallRecord,
@@ -400,31 +403,4 @@ export class Session {
     if (pin) return { block, state: 'pinned', sent: block.param, overlay: pin };
     return { block, state: 'verbatim', sent: block.param };
   }
-}
-
-/** The block as sent under a trim: tool results keep id and is_error; text keeps its type. */
-export function applyTrim(param: ContentBlockParam, text: string): ContentBlockParam {
-  if (param.type === 'tool_result') {
-    const out: ContentBlockParam = { type: 'tool_result', tool_use_id: param.tool_use_id, content: text };
-    if (param.is_error !== undefined) out.is_error = param.is_error;
-    return out;
-  }
-  if (param.type === 'tool_use') return { type: 'tool_use', id: param.id, name: param.name, input: trimmedInput(text) };
-  return { type: 'text', text };
-}
-
-/**
- * A trim of a tool_use carries the replacement input as a JSON object (see
- * trimming/compact-input.ts); any other text is wrapped so the input stays an object.
- */
-function trimmedInput(text: string): Record<string, unknown> {
-  if (text.startsWith('{')) {
-    try {
-      const v = JSON.parse(text) as unknown;
-      if (v && typeof v === 'object' && !Array.isArray(v)) return v as Record<string, unknown>;
-    } catch {
-      // not JSON: wrapped below
-    }
-  }
-  return { trimmed: text };
 }
