@@ -130,10 +130,12 @@ export class ProxyEngine {
     if (typeof body !== 'object' || body === null || !Array.isArray(body.messages) || typeof body.model !== 'string') return untouched('not a Messages API request');
     let st: SessionState | undefined;
     let callIndex: number | undefined;
+    // The new messages and the call record reach each journal with one fsync, not one per record.
+    const releases = [...this.states.values()].map((x) => x.journal?.hold());
     try {
       // Tools go upstream as sent; the session keeps them for token counts (server tools count as their JSON).
       const tools = body.tools as ToolDefinition[] | undefined;
-      const m = this.sessions.match({ key: sessionKeyOf(headers, body), messages: body.messages, system: body.system, tools, model: body.model, now });
+      const m = this.sessions.match({ key: sessionKeyOf(headers, body), messages: body.messages, system: body.system, tools, model: body.model, now, raw });
       st = this.stateOf(m.entry);
       const s = m.entry.session;
       const call = s.recordCall({ at: s.messages.length, epochStart: 0, model: body.model, timestamp: new Date(now).toISOString() });
@@ -157,6 +159,8 @@ export class ProxyEngine {
     } catch (e) {
       const why = `the engine failed on this request: ${e instanceof Error ? e.message : String(e)}`;
       return st ? this.failOpen(st, why, raw, callIndex) : untouched(why);
+    } finally {
+      for (const release of releases) release?.();
     }
   }
 

@@ -15,9 +15,12 @@
 import { Session } from '../session/session';
 import type { MessageParam, TextBlockParam, ToolDefinition } from '../session/types';
 import { commonPrefix, messageDigest } from './digest';
+import { knownPrefix, nextPrefix, type RawPrefix } from './raw-prefix';
 
 /** Sessions kept in memory per proxy; the least recently used beyond this are forgotten (their journals stay). */
 export const MAX_LIVE_SESSIONS = 64;
+/** Sessions whose last raw body is kept for the prefix check (a subagent or two beside the main session). */
+const MAX_RAW_BODIES = 8;
 
 export interface ProxiedSession {
   /** Stable id (journal file name): the key plus epoch, or `anon-<n>`. */
@@ -28,6 +31,8 @@ export interface ProxiedSession {
   /** Digest of every log message, in order. */
   readonly digests: string[];
   lastSeen: number;
+  /** The last request's raw body and its stable prefix (raw-prefix.ts), while the session is recent. */
+  rawPrefix?: RawPrefix;
 }
 
 export interface Match {
@@ -45,6 +50,8 @@ export interface MatchInput {
   readonly tools?: readonly ToolDefinition[];
   readonly model: string;
   readonly now: number;
+  /** The request's raw body: messages whose bytes a session already saw are not digested again. */
+  readonly raw?: Buffer;
 }
 
 export interface ProxySessionsOptions {
@@ -80,7 +87,17 @@ export class ProxySessions {
 
   /** Find (or make) the session of a request and append its new messages. */
   match(input: MatchInput): Match {
-    const digests = input.messages.map(messageDigest);
+    // Leading messages byte-identical to a session's last request keep their digests (one memcmp).
+    let source: ProxiedSession | undefined;
+    let reused = 0;
+    if (input.raw) {
+      for (const e of this.entries) {
+        if (e.key !== input.key) continue;
+        const k = knownPrefix(e.rawPrefix, input.raw);
+        if (k > reused) [source, reused] = [e, k];
+      }
+    }
+    const digests = input.messages.map((m, i) => (i < reused ? source!.digests[i] : messageDigest(m)));
     let entry: ProxiedSession | undefined;
     for (const e of this.entries) {
       if (e.key !== input.key || e.digests.length > digests.length) continue;
@@ -100,7 +117,15 @@ export class ProxySessions {
       entry.digests.push(digests[i]);
     }
     entry.lastSeen = input.now;
+    entry.rawPrefix = input.raw ? nextPrefix(input.raw, input.messages.length, source === entry ? entry.rawPrefix : undefined, source === entry ? reused : 0) : undefined;
+    this.forgetOldRawBodies();
     return { entry, known, created };
+  }
+
+  /** Raw bodies are kept for the most recently active sessions only (they can be megabytes each). */
+  private forgetOldRawBodies(): void {
+    const kept = this.entries.filter((e) => e.rawPrefix).sort((a, b) => b.lastSeen - a.lastSeen);
+    for (const e of kept.slice(MAX_RAW_BODIES)) e.rawPrefix = undefined;
   }
 
   private create(input: MatchInput, digests: readonly string[]): ProxiedSession {

@@ -147,7 +147,7 @@ export class Journal {
   attach(session: Session): () => void {
     // The catch-up is one write and one fsync, however long the session (a proxy meeting a
     // 5,000-message session must not fsync 5,000 times before forwarding its request).
-    this.batch = [];
+    const release = this.hold();
     try {
       if (!this.has(recordIds.header())) {
         this.append({ type: 'header', id: recordIds.header(), sessionId: this.sessionId, system: session.system, tools: session.tools, model: session.model });
@@ -156,9 +156,7 @@ export class Journal {
       for (const o of session.allOverlays()) if (!this.isActive(o.id)) this.writeOverlayAdded(o);
       for (const c of session.calls) this.recordCall(c);
     } finally {
-      const batch = this.batch;
-      this.batch = undefined;
-      this.flush(batch);
+      release();
     }
     const off = session.on((e) => this.onEvent(e));
     const detach = (): void => {
@@ -187,6 +185,21 @@ export class Journal {
   /** A token calibration sample; `id` as for decisions. */
   recordCalibration(calibration: unknown, id?: string): boolean {
     return this.append({ type: 'calibration', id: recordIds.calibration(id ?? ownId(calibration) ?? newId('cal')), calibration });
+  }
+
+  /**
+   * Collect the records written until the returned function is called, then write them with
+   * one write and one fsync (a proxied request appends messages and a call record: one fsync,
+   * not one per record, on the request path). Nested holds flush at the outermost release.
+   */
+  hold(): () => void {
+    if (this.batch) return () => undefined;
+    this.batch = [];
+    return () => {
+      const batch = this.batch;
+      this.batch = undefined;
+      this.flush(batch);
+    };
   }
 
   /** A history-compression call's usage (it is billed, but not a call of the conversation). */
