@@ -9,6 +9,7 @@ import { ContextEngine } from '../../src/core/engine';
 import { validateRequest } from '../../src/core/request/validate';
 import { Session, type ContentBlockParam } from '../../src/core/session';
 import type { PipelineConfig } from '../../src/core/trimming';
+import { MODEL_FREE_STRATEGIES } from './strategy-specs';
 
 const RUNS = Number(process.env.TRIMLINE_PROP_RUNS ?? 10_000);
 
@@ -40,18 +41,9 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ t: fc.constant('call' as const), gapMs: fc.constantFrom(1_000, 30_000, 10 * 60_000) }) },
 );
 const specs = fc.constantFrom(
-  'none',
-  'default',
-  'summarize-tool-results',
-  'supersede-stale-reads',
-  'tool-pruning',
-  'atomic-window',
+  ...MODEL_FREE_STRATEGIES,
   'tool-pruning,summarize-tool-results,atomic-window',
   'supersede-stale-reads,tool-pruning,summarize-tool-results,atomic-window',
-  'anthropic-clear-tool-uses',
-  'opencode-prune',
-  'openai-tool-output-trimmer',
-  'strands-window',
 );
 const config: fc.Arbitrary<PipelineConfig> = fc.record({
   strategies: fc.record({
