@@ -141,6 +141,8 @@ export class ProxyEngine {
       const call = s.recordCall({ at: s.messages.length, epochStart: 0, model: body.model, timestamp: new Date(now).toISOString() });
       st.journal?.recordCall(call);
       callIndex = call.index;
+      // What the inspector shows for this call is this call's request, never an earlier one's.
+      st.prepared = undefined;
       st.engine.ttl = clientTtl(body);
       // Observe only: the client's bytes, unless the user pinned, trimmed or restored something here.
       if (this.o.strategy === 'none' && s.allOverlays().length === 0) return untouched(undefined, m.entry.id, callIndex);
