@@ -129,7 +129,7 @@ class Assembler {
         // Two responses in a row: calls of the first whose results were never recorded are answered
         // before the second (merging first would fold both responses, and their thinking, into one).
         if (top?.role === 'assistant' && r.role === 'assistant') {
-          const lost = this.lostResults(top, undefined);
+          const lost = this.lostResults(top);
           if (lost.length > 0) out.push(userTurn(lost));
         }
         this.push(out, turnOf(r));
@@ -138,17 +138,19 @@ class Assembler {
     return out;
   }
 
-  /** Synthetic `is_error` results for the calls of `t` that `next` does not answer and the log never recorded. */
-  private lostResults(t: Turn, next: Turn | undefined): SentBlock[] {
+  /** Synthetic `is_error` results for the calls of `t` (followed by another assistant turn) that the log never recorded. */
+  private lostResults(t: Turn): SentBlock[] {
     const out: SentBlock[] = [];
     for (const b of t.blocks) {
-      if (b.param.type !== 'tool_use' || b.hidden) continue;
-      const id = b.param.id;
-      if (hasToolResult(next, id) || next?.unanswered || this.opts.pairOf?.(id, 'result') !== undefined) continue;
-      out.push({ id: `${SYNTHETIC.toolResult}${id}`, param: { type: 'tool_result', tool_use_id: id, content: RESULT_NOT_RECORDED, is_error: true } });
-      this.repair('lost-tool-result', `synthesized an is_error tool_result for ${id}: the transcript never recorded its result`, [b.id]);
+      if (b.param.type === 'tool_use' && !b.hidden && this.opts.pairOf?.(b.param.id, 'result') === undefined) out.push(this.lostResult(b.id, b.param.id));
     }
     return out;
+  }
+
+  /** The `is_error` result that answers a call whose result the transcript never recorded. */
+  private lostResult(blockId: string, toolUseId: string): SentBlock {
+    this.repair('lost-tool-result', `synthesized an is_error tool_result for ${toolUseId}: the transcript never recorded its result`, [blockId]);
+    return { id: `${SYNTHETIC.toolResult}${toolUseId}`, param: { type: 'tool_result', tool_use_id: toolUseId, content: RESULT_NOT_RECORDED, is_error: true } };
   }
 
   /** Keep exactly the tool pairs whose use and result are both present (see module doc). */
@@ -189,10 +191,10 @@ class Assembler {
             (synth ??= []).push({ id: `${SYNTHETIC.toolResult}${id}`, param: { type: 'tool_result', tool_use_id: id, content: UNANSWERED_RESULT_TEXT } });
             this.repair('unanswered-tool-use', `synthesized a tool_result for ${id}: its result was given as text`, [b.id]);
           } else if (recorded === undefined) {
-            (synth ??= []).push(...this.lostResults({ ...t, blocks: [b] }, next));
+            (synth ??= []).push(this.lostResult(b.id, id));
           } else {
             drop = true;
-            this.repair('tool-use-without-result', `dropped tool_use ${id}: no tool_result in the next message`, [b.id, this.opts.pairOf?.(id, 'result')]);
+            this.repair('tool-use-without-result', `dropped tool_use ${id}: no tool_result in the next message`, [b.id, recorded]);
           }
         }
       }
