@@ -51,6 +51,12 @@ export interface BillRequest {
   readonly ttl: '5m' | '1h';
   /** Id of the block carrying the message breakpoint; default (or when absent): the last block. */
   readonly breakpointAt?: string;
+  /**
+   * Client-side invalidations so far (see {@link clientInvalidations}): the
+   * messages of epoch n are other bytes than those of epoch n−1 from their
+   * first block on, so the cache restarts after the system prompt.
+   */
+  readonly epoch?: number;
 }
 
 /** The part of every request the transcript does not hold, inferred from usage. */
@@ -230,12 +236,12 @@ export class BillModel {
     return s;
   }
 
-  /** The simulator's block for a content id at a size (same id, same bytes: same cache identity whatever the size). */
-  private simBlock(b: BillBlock, tokens: number): SimBlock {
-    const key = `${b.id}@${tokens}`;
+  /** The simulator's block for a content id at a size (same id, same bytes: same cache identity whatever the size), in an epoch. */
+  private simBlock(b: BillBlock, tokens: number, epoch = 0): SimBlock {
+    const key = epoch ? `${b.id}@${tokens}#${epoch}` : `${b.id}@${tokens}`;
     let s = this.simBlocks.get(key);
     if (!s) {
-      s = { type: 'text', text: b.id } as SimBlock;
+      s = { type: 'text', text: epoch ? `${b.id}#${epoch}` : b.id } as SimBlock;
       this.simBlocks.set(key, s);
       this.sizes.set(s, tokens);
     }
@@ -254,6 +260,10 @@ export class BillModel {
       this.sim.step({ model: this.model, system: [this.sharedSized], messages: [] }, this.tokensOf, req.now);
     }
     const eff = this.effective(req.messages).map((m) => ({ role: m.role, ...this.simMessage(m) }));
+    if (req.epoch && eff.length && eff[0].sim.length) {
+      const first = eff[0];
+      first.sim = [this.simBlock(first.folded[0].block, first.folded[0].tokens, req.epoch), ...first.sim.slice(1)];
+    }
     let marked = false;
     if (req.breakpointAt !== undefined) {
       for (const m of eff) {

@@ -46,6 +46,13 @@ export interface FitResult {
   readonly placement: (string | undefined)[];
   /** Calls where the client sent a shorter history than the transcript holds. */
   readonly rewrites: { call: number; tokens: number }[];
+  /** Calls where the client invalidated its own messages (see {@link clientInvalidations}), and each call's epoch. */
+  readonly invalidations: number[];
+  readonly epochs: number[];
+  /** Of those, the calls where the documented rules alone would have read far more (the misses the transcript does not explain). */
+  readonly unexplained: number[];
+  /** simulated / recorded − 1 without following those invalidations (the documented rules alone). */
+  readonly unanchoredError?: number;
   /** Per call, the `none` step. */
   readonly steps: BillStep[];
   /** Calls billed in this row (not counted elsewhere) with recorded usage. */
@@ -88,9 +95,44 @@ export function breakpointPlacement(calls: readonly CallRecord[], messages: read
   });
 }
 
+/** The documented rules would have read this many more tokens: a miss the transcript does not explain. */
+const UNEXPLAINED_MISS_TOKENS = 5_000;
+
+/** A read this close to the end of the system prompt is a read of the system prompt alone. */
+const SYSTEM_READ_SLACK_TOKENS = 256;
+
+/**
+ * Calls where the recorded usage read nothing past the system prompt (the
+ * client's system breakpoints) although messages were sent. Where the
+ * documented rules (TTL, lookback, dropped thinking) already explain that,
+ * following it changes nothing; where they do not, the client changed
+ * something early in its messages that the transcript does not hold (in the
+ * m-claude sessions: right after some human turns and after API errors, with
+ * the cache 0.2–3 minutes warm). The bill model follows the recording there
+ * for every strategy alike: the messages are other bytes from that call on.
+ */
+export function clientInvalidations(calls: readonly CallRecord[], systemTokens: number): number[] {
+  const out: number[] = [];
+  calls.forEach((c, i) => {
+    const u = c.usage;
+    if (i === 0 || !u) return;
+    const read = u.cache_read_input_tokens ?? 0;
+    const total = u.input_tokens + (u.cache_creation_input_tokens ?? 0) + read;
+    if (read <= systemTokens + SYSTEM_READ_SLACK_TOKENS && total > systemTokens + SYSTEM_READ_SLACK_TOKENS) out.push(i);
+  });
+  return out;
+}
+
+/** Each call's epoch: how many client invalidations happened at or before it. */
+export function epochsOf(calls: number, invalidations: readonly number[]): number[] {
+  const at = new Set(invalidations);
+  let e = 0;
+  return Array.from({ length: calls }, (_, i) => (at.has(i) ? ++e : e));
+}
+
 /** The requests of every call, as sent (no trimming). */
-export function noneRequests(calls: readonly CallRecord[], messages: readonly BillMessage[], timings: readonly CallTiming[], placement: readonly (string | undefined)[] = []): BillRequest[] {
-  return calls.map((c, i) => ({ now: timings[i].now, ttl: timings[i].ttl, messages: requestMessages(messages, c), breakpointAt: placement[i] }));
+export function noneRequests(calls: readonly CallRecord[], messages: readonly BillMessage[], timings: readonly CallTiming[], placement: readonly (string | undefined)[] = [], epochs: readonly number[] = []): BillRequest[] {
+  return calls.map((c, i) => ({ now: timings[i].now, ttl: timings[i].ttl, messages: requestMessages(messages, c), breakpointAt: placement[i], epoch: epochs[i] }));
 }
 
 /** Fit `none` to the bill of an imported session; `recorded` maps message ids to the calls billed in this row. */
@@ -98,9 +140,12 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
   const sized = sizeSession(imp, model);
   const timings = callTimings(imp.calls, recorded);
   const bill = new BillModel(model, sized.prefix);
-  const placement = breakpointPlacement(imp.calls, sized.messages, model, sized.prefix.shared + sized.prefix.session);
+  const systemTokens = sized.prefix.shared + sized.prefix.session;
+  const placement = breakpointPlacement(imp.calls, sized.messages, model, systemTokens);
+  const invalidations = clientInvalidations(imp.calls, systemTokens);
+  const epochs = epochsOf(imp.calls.length, invalidations);
   const billedCall = (c: CallRecord): RecordedCall | undefined => (c.apiMessageId ? recorded.get(c.apiMessageId) : undefined);
-  const steps = noneRequests(imp.calls, sized.messages, timings, placement).map((r, i) => {
+  const steps = noneRequests(imp.calls, sized.messages, timings, placement, epochs).map((r, i) => {
     const tally = offenders?.collect();
     const s = bill.step(r, tally?.span);
     tally?.commit(s, r.ttl, billedCall(imp.calls[i]) !== undefined);
@@ -121,11 +166,29 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
     if (rc > 0) costErrs.push(Math.abs(steps[i].cost - rc) / rc);
     return true;
   });
+  let unanchoredError: number | undefined;
+  const unexplained: number[] = [];
+  if (invalidations.length && recordedCost > 0) {
+    // The same replay without following the client's invalidations: what the documented rules alone give.
+    const plain = new BillModel(model, sized.prefix);
+    const at = new Set(invalidations);
+    let cost = 0;
+    noneRequests(imp.calls, sized.messages, timings, placement).forEach((r, i) => {
+      const s = plain.step(r);
+      if (billed[i]) cost += s.cost;
+      if (at.has(i) && s.readTokens - steps[i].readTokens > UNEXPLAINED_MISS_TOKENS) unexplained.push(i);
+    });
+    unanchoredError = cost / recordedCost - 1;
+  }
   return {
     prefix: sized.prefix,
     messages: sized.messages,
     timings,
     placement,
+    invalidations,
+    epochs,
+    unexplained,
+    unanchoredError,
     rewrites: sized.rewrites,
     steps,
     billed,

@@ -8,12 +8,10 @@ import type { ImportedSession } from '../session/types';
 import type { PipelineConfig } from '../trimming';
 import { fitNone, type FitResult } from './fit';
 import { OffenderTally } from './offenders';
-import { callCost, readRecorded, totalsOf, type RecordedCall, type RecordedConversation } from './recorded';
+import { readRecorded, totalsOf, type RecordedCall, type RecordedConversation } from './recorded';
 import { priceStrategy } from './strategies';
 import type { SessionFit, SessionReport, Skipped, StrategyResult } from './types';
 
-/** Cache reads this far below the model's (tokens) at one call: a miss the transcript does not explain. */
-const UNEXPLAINED_MISS_TOKENS = 5_000;
 /** Model id when a row has no call with a model. */
 const UNKNOWN_MODEL = 'unknown';
 
@@ -54,29 +52,26 @@ export function sidechainText(text: string, agentId: string | undefined): string
     .join('\n');
 }
 
-/** Notes on what the fit could not follow, and the share of the recorded input-side cost missed at unexplained cache misses. */
-function fitNotes(fit: FitResult, imp: ImportedSession, recorded: ReadonlyMap<string, RecordedCall>): { notes: string[]; unexplainedShare: number } {
+/** Notes on what the fit could not follow or had to take from the recording, and the share of the recorded input-side cost that following it moved. */
+function fitNotes(fit: FitResult, imp: ImportedSession): { notes: string[]; unexplainedShare: number } {
   const notes: string[] = [];
   for (const r of fit.rewrites) notes.push(`call ${r.call}: the client sent ${r.tokens} tokens less than the transcript holds (resumed or edited history); sizes rescaled from there`);
-  let misses = 0;
-  let missGap = 0;
-  imp.calls.forEach((c, i) => {
-    const r = c.apiMessageId ? recorded.get(c.apiMessageId) : undefined;
-    if (r && fit.steps[i].readTokens - r.usage.cache_read_input_tokens > UNEXPLAINED_MISS_TOKENS) {
-      misses++;
-      missGap += callCost(r.model, r.usage).input - fit.steps[i].cost;
-    }
-  });
-  const unexplainedShare = fit.recordedCost > 0 ? missGap / fit.recordedCost : 0;
-  if (misses) {
+  const unexplainedShare = fit.unanchoredError !== undefined && fit.costError !== undefined ? fit.costError - fit.unanchoredError : 0;
+  if (fit.unexplained.length) {
     notes.push(
-      `${misses} call(s) missed the cache where the documented rules say it hits (mostly right after a human turn, falling back to the system prompt), ` +
-        `not explained by the transcript; they alone account for ${(100 * unexplainedShare).toFixed(1)}% of the recorded input-side cost`,
+      `${fit.unexplained.length} call(s) read only the system prompt from cache where the documented rules keep the messages cached ` +
+        `(calls ${fit.unexplained.join(', ')}: the client changed something the transcript does not hold); ` +
+        `the model follows the recording there, for every strategy (the cache restarts after the system prompt); ` +
+        `with the documented rules alone the fit would be ${signedPercent(fit.unanchoredError ?? 0)}`,
     );
   }
   const compactions = imp.messages.filter((m) => m.meta.compactBoundary).length;
   if (compactions) notes.push(`${compactions} compaction(s): the summarizing call is not in the transcript`);
   return { notes, unexplainedShare };
+}
+
+function signedPercent(x: number): string {
+  return `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}%`;
 }
 
 /** An import error's message without the file name it starts with (the row names the file). */
@@ -85,7 +80,7 @@ function withoutFile(message: string, file: string): string {
 }
 
 function noFit(status: SessionFit['status'], note: string): SessionFit {
-  return { status, error: null, medianCallTotalError: null, medianCallCostError: null, unexplainedShare: null, notes: [note] };
+  return { status, error: null, medianCallTotalError: null, medianCallCostError: null, unexplainedShare: null, unanchoredError: null, notes: [note] };
 }
 
 /** Rows of one conversation (main or subagent) of a file. */
@@ -124,13 +119,14 @@ function conversationRow(file: string, text: string, conv: RecordedConversation,
     const c = priceStrategy(imp, model, fit, s, opts.config);
     strategies[s] = { inputCost: c.inputCost, tokensSent: c.tokensSent, retention: noneTokens ? c.tokensSent / noneTokens : 1 };
   }
-  const explained = fitNotes(fit, imp, byId);
+  const explained = fitNotes(fit, imp);
   const sessionFit: SessionFit = {
     status: 'anchored',
     error: fit.costError ?? null,
     medianCallTotalError: fit.medianTotalError ?? null,
     medianCallCostError: fit.medianCallCostError ?? null,
     unexplainedShare: explained.unexplainedShare,
+    unanchoredError: fit.unanchoredError ?? fit.costError ?? null,
     notes: explained.notes,
   };
   return { ...base, model, fit: sessionFit, strategies, offenders: tally.top(file) };

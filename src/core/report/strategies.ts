@@ -82,7 +82,7 @@ export function priceStrategy(imp: ImportedSession, model: string, fit: FitResul
         blocks: blocks.map((b, bi) => billBlock(b, step.prepared.blockMap.idAt(mi, bi))),
       };
     });
-    const req: BillRequest = { now: fit.timings[i].now, ttl: fit.timings[i].ttl, messages, breakpointAt: fit.placement[i] };
+    const req: BillRequest = { now: fit.timings[i].now, ttl: fit.timings[i].ttl, messages, breakpointAt: fit.placement[i], epoch: fit.epochs[i] };
     const s = bill.step(req);
     if (!fit.billed[i]) continue;
     inputCost += s.cost;

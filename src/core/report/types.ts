@@ -16,8 +16,14 @@ export interface SessionFit {
   readonly medianCallTotalError: number | null;
   /** Median over calls of |simulated − recorded| / recorded input-side cost. */
   readonly medianCallCostError: number | null;
-  /** Share of the recorded input-side cost missed at calls whose cache misses the transcript does not explain (the fit's gap there). */
+  /**
+   * Share of the recorded input-side cost that following the recording's own
+   * cache invalidations adds to the fit (calls that read only the system
+   * prompt where the documented rules keep the messages cached); 0 when none.
+   */
   readonly unexplainedShare: number | null;
+  /** The fit with the documented cache rules alone (not following the recording's own invalidations); equals `error` when there were none. */
+  readonly unanchoredError: number | null;
   /** What the model could not follow (client rewrites, cache misses the transcript does not explain). */
   readonly notes: readonly string[];
 }

@@ -1,6 +1,8 @@
 /** The bill model's cache rules on small hand-made sessions. */
 import { describe, expect, it } from 'vitest';
 import { BillModel, blockEndingNear, effectiveMessages, foldThinking, type BillBlock, type BillMessage } from '../../../src/core/report/bill-model';
+import { clientInvalidations, epochsOf } from '../../../src/core/report/fit';
+import type { CallRecord } from '../../../src/core/session/types';
 
 const SONNET_45 = 'claude-sonnet-4-5';
 const OPUS_45 = 'claude-opus-4-5';
@@ -76,5 +78,28 @@ describe('BillModel', () => {
     const restarted = [...turn1.slice(0, 3), { ...user([block('exit', 20)], true), clientRestart: true }];
     const s = m.step({ now: 10_000, ttl: '5m', messages: restarted });
     expect(s.usage.cache_read_input_tokens).toBe(14_000);
+  });
+});
+
+describe('client invalidations (the recording read only the system prompt)', () => {
+  const prefix = { shared: 14_000, sharedWarm: true, session: 6_000 };
+  const usage = (read: number, write: number) => ({ input_tokens: 10, cache_creation_input_tokens: write, cache_read_input_tokens: read, output_tokens: 50 });
+  const call = (index: number, u?: ReturnType<typeof usage>) => ({ index, usage: u }) as unknown as CallRecord;
+
+  it('are the calls after the first whose recorded read stops at the system prompt while messages were sent', () => {
+    // 2 and 3 read the system prompt alone; 4 sent nothing past it; 5 recorded no usage.
+    const calls = [call(0, usage(14_000, 6_500)), call(1, usage(20_500, 2_400)), call(2, usage(20_000, 3_000)), call(3, usage(20_100, 3_000)), call(4, usage(20_100, 20)), call(5), call(6, usage(23_000, 100))];
+    expect(clientInvalidations(calls, 20_000)).toEqual([2, 3]);
+    expect(epochsOf(6, [2, 3])).toEqual([0, 0, 1, 2, 2, 2]);
+  });
+
+  it('restart the cache after the system prompt in the epoch they open, and read again within it', () => {
+    const m = new BillModel(SONNET_45, prefix);
+    m.step({ now: 0, ttl: '5m', messages: turn1.slice(0, 3) });
+    const moved = m.step({ now: 10_000, ttl: '5m', messages: turn2, epoch: 1 });
+    expect(moved.usage.cache_read_input_tokens).toBe(20_000);
+    expect(moved.usage.cache_creation_input_tokens).toBe(2_750);
+    const next = m.step({ now: 20_000, ttl: '5m', messages: [...turn2, asst([block('t3', 40)]), user([block('p3', 10)], true)], epoch: 1 });
+    expect(next.usage.cache_read_input_tokens).toBe(22_750);
   });
 });
