@@ -121,9 +121,9 @@ export class ProxyEngine {
   /** Decide what goes upstream for a client's `POST /v1/messages` body. Never throws. */
   onRequest(raw: Buffer, headers: Headers, now = Date.now()): Forward {
     const untouched = (failOpen?: string, sessionId?: string, callIndex?: number): Forward => ({ body: raw, transformed: false, failOpen, sessionId, callIndex });
-    let body: RequestBody;
+    let body = this.parseKnown(raw, headers);
     try {
-      body = JSON.parse(raw.toString('utf8')) as RequestBody;
+      body ??= JSON.parse(raw.toString('utf8')) as RequestBody;
     } catch {
       return untouched('the request body is not JSON');
     }
@@ -163,6 +163,24 @@ export class ProxyEngine {
       return st ? this.failOpen(st, why, raw, callIndex) : untouched(why);
     } finally {
       for (const release of releases) release?.();
+    }
+  }
+
+  /**
+   * The body of a request that continues a recent session's last request byte for byte,
+   * parsed without its known messages (they are the session's own), or undefined (then the
+   * caller parses everything). The session key must be the one that session has.
+   */
+  private parseKnown(raw: Buffer, headers: Headers): RequestBody | undefined {
+    const peek = this.sessions.peek(raw);
+    if (!peek) return undefined;
+    try {
+      const body = JSON.parse(peek.json) as RequestBody;
+      if (typeof body !== 'object' || body === null || !Array.isArray(body.messages) || sessionKeyOf(headers, body) !== peek.entry.key) return undefined;
+      body.messages = [...this.sessions.knownMessages(peek.entry, peek.count), ...body.messages];
+      return body;
+    } catch {
+      return undefined;
     }
   }
 

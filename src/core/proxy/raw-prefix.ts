@@ -19,6 +19,8 @@ export interface RawPrefix {
   /** Messages [0, count) end at byte `end` of `raw`, none of them carrying a marker that may move. */
   readonly count: number;
   readonly end: number;
+  /** Offset of the `[` that opens the messages array. */
+  readonly open: number;
 }
 
 const WS = new Set([0x20, 0x0a, 0x0d, 0x09]);
@@ -112,7 +114,8 @@ export function knownPrefix(prev: RawPrefix | undefined, raw: Buffer): number {
 export function nextPrefix(raw: Buffer, total: number, prev: RawPrefix | undefined, known: number): RawPrefix | undefined {
   if (total === 0) return undefined;
   const reuse = prev !== undefined && known > 0 && known === prev.count;
-  const from = reuse ? prev.end : messagesArray(raw);
+  const open = reuse ? prev.open : messagesArray(raw);
+  const from = reuse ? prev.end : open;
   if (from < 0) return undefined;
   const found = spans(raw, from, reuse ? known : 0, total);
   if (!found) return undefined;
@@ -126,6 +129,20 @@ export function nextPrefix(raw: Buffer, total: number, prev: RawPrefix | undefin
       break;
     }
   }
-  if (count <= first) return reuse ? { raw, count: known, end: prev.end } : undefined;
-  return { raw, count, end: found[count - 1 - first][1] };
+  if (count <= first) return reuse ? { raw, count: known, end: prev.end, open } : undefined;
+  return { raw, count, end: found[count - 1 - first][1], open };
+}
+
+/**
+ * The body's JSON text without its first `prev.count` messages, when `raw` starts with the
+ * bytes `prev` covers: what is left to parse is the rest of the body and the new messages,
+ * not the history (decoding and parsing megabytes of known messages was most of the proxy's
+ * request path). Undefined when `raw` does not start that way.
+ */
+export function elidedJson(prev: RawPrefix, raw: Buffer): string | undefined {
+  if (knownPrefix(prev, raw) !== prev.count || prev.count === 0) return undefined;
+  const p = skipWs(raw, prev.end);
+  const tail = raw[p] === 0x2c ? p + 1 : raw[p] === 0x5d ? p : -1;
+  if (tail < 0) return undefined;
+  return raw.toString('utf8', 0, prev.open + 1) + raw.toString('utf8', tail);
 }

@@ -15,7 +15,7 @@
 import { Session } from '../session/session';
 import type { MessageParam, TextBlockParam, ToolDefinition } from '../session/types';
 import { commonPrefix, messageDigest } from './digest';
-import { knownPrefix, nextPrefix, type RawPrefix } from './raw-prefix';
+import { elidedJson, knownPrefix, nextPrefix, type RawPrefix } from './raw-prefix';
 
 /** Sessions kept in memory per proxy; the least recently used beyond this are forgotten (their journals stay). */
 export const MAX_LIVE_SESSIONS = 64;
@@ -33,6 +33,8 @@ export interface ProxiedSession {
   lastSeen: number;
   /** The last request's raw body and its stable prefix (raw-prefix.ts), while the session is recent. */
   rawPrefix?: RawPrefix;
+  /** The last request's messages as parsed (what its raw prefix's bytes hold, markers included). */
+  lastMessages?: readonly MessageParam[];
 }
 
 export interface Match {
@@ -85,6 +87,24 @@ export class ProxySessions {
     return best;
   }
 
+  /**
+   * The session whose last request `raw` continues byte for byte, and the body's JSON without
+   * those known messages (raw-prefix.ts): the caller parses only what is new. Undefined when
+   * no recent session's bytes start the body.
+   */
+  peek(raw: Buffer): { entry: ProxiedSession; count: number; json: string } | undefined {
+    let best: ProxiedSession | undefined;
+    for (const e of this.entries) if (e.rawPrefix && e.lastMessages && (!best || e.rawPrefix.count > best.rawPrefix!.count) && knownPrefix(e.rawPrefix, raw) > 0) best = e;
+    const json = best && elidedJson(best.rawPrefix!, raw);
+    return json === undefined ? undefined : { entry: best!, count: best!.rawPrefix!.count, json };
+  }
+
+  /** The first `count` messages of a session's last request, as the client sent them. */
+  knownMessages(entry: ProxiedSession, count: number): MessageParam[] {
+    if (!entry.lastMessages || entry.lastMessages.length < count) throw new Error(`session ${entry.id}: the last request's messages are not kept`);
+    return entry.lastMessages.slice(0, count);
+  }
+
   /** Find (or make) the session of a request and append its new messages. */
   match(input: MatchInput): Match {
     // Leading messages byte-identical to a session's last request keep their digests (one memcmp).
@@ -118,6 +138,7 @@ export class ProxySessions {
     }
     entry.lastSeen = input.now;
     entry.rawPrefix = input.raw ? nextPrefix(input.raw, input.messages.length, source === entry ? entry.rawPrefix : undefined, source === entry ? reused : 0) : undefined;
+    entry.lastMessages = entry.rawPrefix ? input.messages : undefined;
     this.forgetOldRawBodies();
     return { entry, known, created };
   }
@@ -125,7 +146,10 @@ export class ProxySessions {
   /** Raw bodies are kept for the most recently active sessions only (they can be megabytes each). */
   private forgetOldRawBodies(): void {
     const kept = this.entries.filter((e) => e.rawPrefix).sort((a, b) => b.lastSeen - a.lastSeen);
-    for (const e of kept.slice(MAX_RAW_BODIES)) e.rawPrefix = undefined;
+    for (const e of kept.slice(MAX_RAW_BODIES)) {
+      e.rawPrefix = undefined;
+      e.lastMessages = undefined;
+    }
   }
 
   private create(input: MatchInput, digests: readonly string[]): ProxiedSession {
