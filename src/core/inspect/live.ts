@@ -74,6 +74,18 @@ export class LiveInspector {
     this.invalidate();
   }
 
+  /**
+   * A call whose request the host did not prepare (a proxied client's own request, forwarded
+   * as sent): built once here, its stats and breakpoints are the view's own.
+   */
+  onObservedCall(callIndex: number): void {
+    const prepared = this.build(this.breakpoints.get(callIndex - 1) ?? []);
+    if ('error' in prepared) return;
+    this.breakpoints.set(callIndex, prepared.prepared.breakpoints);
+    this.sending = { callIndex, prepared: prepared.prepared, at: Date.now() };
+    this.invalidate();
+  }
+
   /** The API's usage for the call in flight: it is charted and the next request is priced after it. */
   onUsage(callIndex: number, usage: CallUsage): void {
     if (this.sending?.callIndex === callIndex) this.history.record(this.sending.prepared, this.sending.at, usage);

@@ -190,8 +190,9 @@ export class ProxyEngine {
     const st = this.states.get(f.sessionId);
     if (!st) return;
     try {
-      const prepared = st.prepared ?? st.engine.preview();
-      st.inspector.onCallStart({ type: 'call-start', callIndex: f.callIndex, stats: prepared.stats, breakpoints: prepared.breakpoints, requestMessages: prepared.body.messages.length });
+      const prepared = st.prepared;
+      if (prepared) st.inspector.onCallStart({ type: 'call-start', callIndex: f.callIndex, stats: prepared.stats, breakpoints: prepared.breakpoints, requestMessages: prepared.body.messages.length });
+      else st.inspector.onObservedCall(f.callIndex);
     } catch (e) {
       this.o.log?.(`inspector: ${e instanceof Error ? e.message : String(e)}`);
     }

@@ -28,21 +28,48 @@ function refsOf(param: object, text: () => string): string[] {
   return r;
 }
 
-export function buildDigest(session: Session, from: number, to: number, what: string, o: DigestOptions = DIGEST_DEFAULTS): string {
-  const refs = new Set<string>();
-  const prompts: string[] = [];
-  for (let p = from; p <= to; p++) {
+/** What a digest over [from, to] collected; extended in place when a later digest covers more of the (immutable) log. */
+interface Collected {
+  to: number;
+  readonly refs: Set<string>;
+  readonly prompts: string[];
+  readonly maxPrompts: number;
+  readonly promptChars: number;
+}
+
+/** Per session, per start position: the last collection (a window's cut moves forward call by call). */
+const collected = new WeakMap<Session, Map<number, Collected>>();
+
+function collect(session: Session, from: number, to: number, o: DigestOptions): Collected {
+  let bySession = collected.get(session);
+  if (!bySession) collected.set(session, (bySession = new Map()));
+  let c = bySession.get(from);
+  if (!c || c.to > to || c.maxPrompts !== o.maxPrompts || c.promptChars !== o.promptChars) {
+    c = { to: from - 1, refs: new Set(), prompts: [], maxPrompts: o.maxPrompts, promptChars: o.promptChars };
+    bySession.set(from, c);
+  }
+  for (let p = c.to + 1; p <= to; p++) {
     const m = session.messages[p];
     for (const b of m.blocks) {
       if (b.param.type === 'tool_result') {
         const param = b.param;
-        for (const r of refsOf(param, () => toolResultText(param))) refs.add(r);
-      } else if (m.role === 'user' && b.param.type === 'text' && !b.param.text.startsWith('<') && prompts.length < o.maxPrompts) {
+        for (const r of refsOf(param, () => toolResultText(param))) c.refs.add(r);
+      } else if (m.role === 'user' && b.param.type === 'text' && !b.param.text.startsWith('<') && c.prompts.length < o.maxPrompts) {
         const t = b.param.text.trim().replace(/\s+/g, ' ');
-        if (t) prompts.push(t.length > o.promptChars ? `${t.slice(0, o.promptChars)}…` : t);
+        if (t) c.prompts.push(t.length > o.promptChars ? `${t.slice(0, o.promptChars)}…` : t);
       }
     }
   }
+  c.to = to;
+  return c;
+}
+
+/**
+ * The digest of messages [from, to]. Work grows with what is new since the last digest from
+ * the same start (a window's digest is asked for again on every call while its cut moves).
+ */
+export function buildDigest(session: Session, from: number, to: number, what: string, o: DigestOptions = DIGEST_DEFAULTS): string {
+  const { refs, prompts } = collect(session, from, to, o);
   const list = [...refs];
   const kept = list.slice(-o.maxRefs);
   const parts = [`${TRIM_MARKER}: ${what}; the originals are restorable]`];
