@@ -22,12 +22,14 @@
  * One rule that is not in the reference text, measured on the m-claude
  * transcripts (test/bench/tokens.ts; src/core/models/behavior.ts):
  * models that do not keep earlier turns' thinking (Sonnet 4.5) drop every
- * thinking block before the last human turn. Those blocks are not billed and
- * not part of the prompt, so they are not positions and they do not take part in
- * the prefix either (a prefix cached inside a tool loop, with the loop's
- * thinking, no longer matches once the next human prompt arrives). The recorded
- * usage shows it: c76e5be5 call 6 and ff59cfd2 call 8 (new prompts 5–10 s after
- * a tool loop) read only up to the message before the loop.
+ * thinking block before the last human turn (not billed), and thinking blocks
+ * are removed for caching: they are not positions and not part of any prefix's
+ * key, so a prefix cached inside a tool loop still matches when the next human
+ * prompt drops the loop's thinking. The recorded usage shows it on most new
+ * prompts after long loops with thinking (c76e5be5 calls 149, 174, 192, 232, 244,
+ * ff59cfd2 182 read up to the previous call's breakpoint). An earlier version
+ * read c76e5be5 call 6 and ff59cfd2 call 8 (task notifications that read only
+ * up to the message before the loop) the other way; most new prompts disagree.
  *
  * Implementation: prefixes are nodes of a trie keyed by block content (without
  * its cache_control); a node holds the expiry of the cache entry written there.
@@ -157,6 +159,9 @@ export class ReferenceCache {
   private readonly ids = new WeakMap<object, number>();
   private readonly interned = new Map<string, number>();
 
+  /** Billed tokens of the last flattened request (positions plus trailing thinking). */
+  private flatTotal = 0;
+
   constructor(private readonly o: RefOptions) {}
 
   /** One request sent at `atMs`: what the API would bill, and the cache after it. */
@@ -178,7 +183,8 @@ export class ReferenceCache {
       from = p.tokensThrough;
       writtenAt.push(i);
     });
-    const total = positions.length ? positions[positions.length - 1].tokensThrough : 0;
+    // Thinking after the last position (a thinking-only final message) is billed but never cached.
+    const total = this.flatTotal;
     const readTokens = read >= 0 ? positions[read].tokensThrough : 0;
     const uncached = total - readTokens - write5m - write1h;
     const price = refInputPrice(this.o.priceAs ?? body.model) / 1e6;
@@ -222,12 +228,17 @@ export class ReferenceCache {
     const hasImage = body.messages.some((m) => typeof m.content !== 'string' && m.content.some((b) => b.type === 'image'));
     node = this.child(node, `messages|${JSON.stringify(body.tool_choice ?? null)}|${hasImage}`);
     let lastHuman = -1;
-    if ((this.o.dropsEarlierThinking ?? refDropsEarlierThinking)(body.model)) body.messages.forEach((m, i) => { if (isHumanPrompt(m)) lastHuman = i; });
+    const drops = (this.o.dropsEarlierThinking ?? refDropsEarlierThinking)(body.model);
+    if (drops) body.messages.forEach((m, i) => { if (isHumanPrompt(m)) lastHuman = i; });
     body.messages.forEach((m, i) => {
       const blocks = typeof m.content === 'string' ? (m.content ? [{ type: 'text', text: m.content }] : []) : m.content;
       let first = true;
       for (const b of blocks) {
-        if (i < lastHuman && m.role === 'assistant' && (b.type === 'thinking' || b.type === 'redacted_thinking')) continue;
+        if (drops && (b.type === 'thinking' || b.type === 'redacted_thinking')) {
+          // Removed for caching: no position, no part of the key; billed (with what follows) unless dropped.
+          if (!(i < lastHuman && m.role === 'assistant')) tokens += this.o.tokensOf(b);
+          continue;
+        }
         add(b, `${m.role}${first ? '^' : ''}`);
         first = false;
       }
@@ -240,6 +251,7 @@ export class ReferenceCache {
         break;
       }
     }
+    this.flatTotal = tokens;
     return out;
   }
 

@@ -17,12 +17,17 @@
  *   prefix up to the breakpoint reaches the model's minimum cacheable length.
  * - Usage: `cache_read` = tokens up to the read point, `cache_creation` =
  *   tokens from there to the last written breakpoint, `input_tokens` = the rest.
- * - Earlier turns' thinking: models that do not keep it (Sonnet 4.5, see
- *   models/behavior.ts) drop every thinking block before the last human prompt.
- *   Dropped blocks are not billed and are not in the prompt: no position, no
- *   part of any prefix. So a prefix cached inside a tool loop (with the loop's
- *   thinking) stops matching when the next prompt arrives, as the recorded usage
- *   of the m-claude sessions shows (test/bench/reference-cache-sim.ts).
+ * - Thinking, on models that do not keep earlier turns' thinking (Sonnet 4.5,
+ *   see models/behavior.ts): every thinking block before the last human prompt
+ *   is dropped (not billed), and thinking blocks do not key the cache ("thinking
+ *   blocks are removed for caching"): they are no position and no part of any
+ *   prefix's identity; the ones still sent are billed with the next position. So
+ *   a prefix cached inside a tool loop still matches when the next prompt drops
+ *   the loop's thinking. Measured on the m-claude Sonnet 4.5 sessions: after
+ *   tool loops of 5–26 calls with thinking, new prompts read everything up to
+ *   the previous call's breakpoint (e.g. c76e5be5 calls 149, 174, 192, 232, 244;
+ *   ff59cfd2 182); the few that did not read only the system prompt, which no
+ *   thinking rule explains (src/core/report/fit.ts, client invalidations).
  *
  * Pure: no I/O, no clock (time is passed in). Blocks are hashed once per
  * object identity (blocks must not be mutated in place after being passed in),
@@ -206,6 +211,8 @@ export class CacheSimulator {
     let total = 0;
     let lastCacheable = -1;
     let lastCacheableHasCc = false;
+    /** Tokens of thinking blocks waiting for the next position (see the file comment). */
+    let carried = 0;
     [a, b] = hashString(`model:${body.model}`);
 
     const push = (block: SimBlock, at: BlockLocation, tag: number, hash: [number, number]): void => {
@@ -213,7 +220,8 @@ export class CacheSimulator {
       this.ensure(n + 1);
       this.chainA[n] = a;
       this.chainB[n] = b;
-      total += tokensOf(block, at);
+      total += tokensOf(block, at) + carried;
+      carried = 0;
       this.cum[n] = total;
       if (isCacheable(block)) {
         lastCacheable = n;
@@ -244,19 +252,26 @@ export class CacheSimulator {
     [a, b] = chain(a, b, boundary[0], boundary[1], 0);
 
     let lastHuman = -1;
-    if (this.dropsThinking(body.model)) body.messages.forEach((msg, i) => { if (isHumanPrompt(msg)) lastHuman = i; });
+    const unkeyedThinking = this.dropsThinking(body.model);
+    if (unkeyedThinking) body.messages.forEach((msg, i) => { if (isHumanPrompt(msg)) lastHuman = i; });
     body.messages.forEach((msg, messageIndex) => {
       const blocks = this.blocksOf(msg);
       const roleTag = ROLE_TAG[msg.role] ?? TAG_OTHER_ROLE;
       const dropThinking = messageIndex < lastHuman && msg.role === 'assistant';
       let first = true;
       blocks.forEach((blk, blockIndex) => {
-        if (dropThinking && isThinking(blk)) return;
+        if (unkeyedThinking && isThinking(blk)) {
+          // Not a position, not part of the prefix's identity; billed with the next position when still sent.
+          if (!dropThinking) carried += tokensOf(blk, { section: 'messages', messageIndex, blockIndex, role: msg.role });
+          return;
+        }
         const tag = roleTag + (first ? TAG_FIRST_IN_MESSAGE : 0);
         first = false;
         push(blk, { section: 'messages', messageIndex, blockIndex, role: msg.role }, tag, this.hashOf(blk));
       });
     });
+    // Thinking after the last position (a thinking-only final message): billed, never cached.
+    total += carried;
 
     if (body.cache_control != null && lastCacheable >= 0 && !lastCacheableHasCc) {
       breakpoints.push(lastCacheable);

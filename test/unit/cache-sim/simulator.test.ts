@@ -193,7 +193,7 @@ describe('CacheSimulator', () => {
     const SONNET_45 = 'claude-sonnet-4-5-20250929';
     const OPUS_45 = 'claude-opus-4-5-20251101';
 
-    it('on Sonnet 4.5 a new prompt drops them: not billed, and the loop\'s cached prefix no longer matches', () => {
+    it('on Sonnet 4.5 a new prompt drops them: not billed, and (removed for caching) the loop\'s cached prefix still matches', () => {
       const sim = new CacheSimulator();
       const inLoop = request(withBreakpointOnLast(loop.slice(0, 3)), { model: SONNET_45 });
       const first = sim.step(inLoop, thinkingTokens, T0);
@@ -201,9 +201,12 @@ describe('CacheSimulator', () => {
       expect(total(first)).toBe(3000);
       const next = request(withBreakpointOnLast([...loop, { role: 'user', content: [text('next', 200)] }]), { model: SONNET_45 });
       const usage = sim.step(next, thinkingTokens, T0 + 1000);
-      // Both thinking blocks are gone (−600); the cache read stops at the system prefix.
+      // Both thinking blocks are gone (−600); the loop's breakpoint (on its tool_result) is read without its thinking.
       expect(total(usage)).toBe(2000 + 500 + 100 + 100 + 100 + 200);
-      expect(usage.cache_read_input_tokens).toBe(2000);
+      expect(usage.cache_read_input_tokens).toBe(2000 + 500 + 100 + 100);
+      // Inside the loop its thinking is billed but keys nothing: the same request without it reads the same prefix.
+      const again = sim.step(request(withBreakpointOnLast(loop.slice(0, 3).map((m) => (m.role === 'assistant' && typeof m.content !== 'string' ? { ...m, content: m.content.filter((b) => b.type !== 'thinking') } : m))), { model: SONNET_45 }), thinkingTokens, T0 + 2000);
+      expect(again.cache_read_input_tokens).toBe(2700);
     });
 
     it('on Opus 4.5 (keeps thinking) and within a tool loop they stay billed and cached', () => {
