@@ -61,7 +61,7 @@ export function activate(context: vscode.ExtensionContext): void {
     closed: (p) => core?.inspectorClosed(p),
   });
 
-  const reports = new ReportPanels(context.extensionUri, log, { openInspector: (file) => panels.openImport(file) });
+  const reports = new ReportPanels(context.extensionUri, log, { openInspector: (file, strategy) => panels.openImport(file, strategy) });
 
   const run = (name: string, fn: () => unknown): vscode.Disposable =>
     vscode.commands.registerCommand(name, async () => {

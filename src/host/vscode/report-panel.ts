@@ -3,7 +3,8 @@
  * directory (or folders the user picks) with a cancellable progress
  * notification, then shows the report in a webview panel under the same CSP,
  * nonce and typed-protocol rules as the inspector. Clicking a session opens
- * it in the inspector.
+ * it in the inspector replayed through the strategy the user chose (the
+ * view's selector, or the strategy's cell in the session's row).
  */
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
@@ -108,6 +109,13 @@ export class ReportPanels implements vscode.Disposable {
       this.post();
       return;
     }
+    // Only a session of the report shown, with a strategy it priced (the webview is not trusted with paths).
+    const report = this.last;
+    if (!report || !report.sessions.some((r) => r.file === msg.file) || !report.strategies.includes(msg.strategy)) {
+      this.log.warn(`report: ignored openSession of ${msg.file} with ${msg.strategy} (not in the report shown)`);
+      return;
+    }
+    this.log.info(`report: opening ${msg.file} in the inspector with strategy ${msg.strategy}`);
     this.hooks.openInspector(msg.file, msg.strategy);
   }
 
