@@ -3,7 +3,8 @@
  * the command reads a fixture Claude Code projects directory ($CLAUDE_CONFIG_DIR/projects),
  * the report view lists its sessions with the fit column, and clicking a session opens
  * it in the inspector replayed with the chosen strategy (the selector, or a strategy's
- * cost cell from the keyboard), whatever the trimline.strategy setting says.
+ * cost cell from the keyboard), whatever the trimline.strategy setting says; a second
+ * run takes every unchanged file from the per-file cache in the extension's globalStorage.
  * Screenshots: test-results/vscode/.
  */
 import fs from 'node:fs';
@@ -11,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Browser, Frame, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { launchBrowser, openWorkbench, ROOT, runCommand, shot, startCodeServer, until, webviewFrame, type CodeServer } from './harness';
+import { extensionLog, launchBrowser, openWorkbench, ROOT, runCommand, shot, startCodeServer, until, webviewFrame, type CodeServer } from './harness';
 
 const SESSION = '343e3472-b9b6-4561-ade0-21d1a4730c11.jsonl';
 
@@ -101,5 +102,14 @@ describe('Trimline report in VS Code (code-server)', () => {
     expect(await withNone.locator('.grid-row').count()).toBeGreaterThan(0);
     expect(await withNone.locator('.grid-row.state-summarized, .grid-row.state-trimmed, .grid-row.state-pruned').count()).toBe(0);
     await shot(page, 'report-03-inspector-none');
+
+    // The per-file cache lives under the extension's globalStorage: a second run reads no unchanged file.
+    expect(extensionLog(cs.userDataDir)).toContain('0 of 3 files unchanged');
+    await runCommand(page, 'Trimline: What Would Trimming Have Saved?');
+    const log = await until('the second run, from the cache', () => {
+      const text = extensionLog(cs.userDataDir);
+      return text.includes('3 of 3 files unchanged') ? text : undefined;
+    }, 60_000);
+    expect(log).toMatch(/3 of 3 files unchanged \(from the cache [^)]*globalStorage[^)]*report-cache\.json\)/);
   });
 });

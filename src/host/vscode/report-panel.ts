@@ -9,20 +9,18 @@
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { parseReportWebviewMessage, type ReportHostMessage } from '../../core/report/protocol';
-import type { ReportOptions } from '../../core/report/report';
 import type { Report } from '../../core/report/types';
 import type { Log } from './log';
 import { webviewHtml, webviewOptions } from './webview-html';
 
 export const REPORT_VIEW_TYPE = 'trimline.report';
 const TITLE = 'What Would Trimming Have Saved?';
+/** The report's per-file cache, under the extension's globalStorage. */
+export const REPORT_CACHE_FILE_NAME = 'report-cache.json';
 /** Strategies priced in the editor: the baseline and the default pipeline. */
 const STRATEGIES: readonly string[] = ['none', 'default'];
 
-interface ReportCore {
-  buildReportAsync(o: ReportOptions): Promise<Report>;
-  defaultProjectsDir(): string;
-}
+type ReportCore = typeof import('./report-core');
 
 export interface ReportPanelHooks {
   /** Open a transcript in the inspector. */
@@ -38,6 +36,8 @@ export class ReportPanels implements vscode.Disposable {
     private readonly extensionUri: vscode.Uri,
     private readonly log: Log,
     private readonly hooks: ReportPanelHooks,
+    /** The per-file cache (in the extension's globalStorage): a second run reads only what changed. */
+    private readonly cacheFile: string,
   ) {}
 
   /** The command: pick the folder when the default one is missing, scan with progress, show. */
@@ -50,14 +50,14 @@ export class ReportPanels implements vscode.Disposable {
       if (!picked?.length) return;
       roots = picked.map((u) => u.fsPath);
     }
-    const report = await vscode.window.withProgress(
+    const run = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: 'Trimline: reading recorded sessions', cancellable: true },
       (progress, token) => {
         let last = 0;
-        return core.buildReportAsync({
+        return core.runEditorReport({
           paths: roots,
           strategies: STRATEGIES,
-          config: {},
+          cacheFile: this.cacheFile,
           onFile: (done, total) => {
             const pct = (100 * done) / Math.max(1, total);
             progress.report({ increment: pct - last, message: `${done}/${total} files` });
@@ -67,7 +67,9 @@ export class ReportPanels implements vscode.Disposable {
         });
       },
     );
-    this.log.info(`report: ${report.totals.sessions} sessions, ${report.totals.calls} calls, ${report.skipped.length} skipped`);
+    const report = run.report;
+    this.log.info(`report: ${report.totals.sessions} sessions, ${report.totals.calls} calls, ${report.skipped.length} skipped; ${run.fromCache} of ${run.files} files unchanged (from the cache ${this.cacheFile})`);
+    if (run.cacheError) this.log.warn(`report: the cache could not be written: ${run.cacheError}`);
     this.show(report);
   }
 
