@@ -128,12 +128,14 @@ export function readClineUsage(historyFile: string): ClineUsage {
 /**
  * Pair calls (responses in the history) with requests: each call takes the
  * latest unpaired request started at or before it was saved and after the
- * previous call's request. Without timestamps on the calls, pairs in order
- * when the counts agree; otherwise leaves every call unpaired.
+ * previous call's request. Without timestamps (on the calls or the
+ * requests), pairs in order when the counts agree; otherwise leaves every
+ * call unpaired.
  */
 export function pairRequests(calls: readonly CallRecord[], requests: readonly ClineRequest[]): (number | undefined)[] {
   const live = requests.map((r, i) => ({ r, i })).filter((x) => !x.r.deleted);
-  if (!calls.every((c) => c.timestamp && Number.isFinite(Date.parse(c.timestamp)))) {
+  const timed = calls.every((c) => c.timestamp && Number.isFinite(Date.parse(c.timestamp))) && live.every((x) => x.r.ts > 0);
+  if (!timed) {
     return live.length === calls.length ? live.map((x) => x.i) : calls.map(() => undefined);
   }
   let next = 0;
@@ -188,6 +190,9 @@ export function clineRecorded(file: string, imp: ImportedSession, counted: Set<s
   });
   const paired = withUsage(imp, pairs, usage.requests, idOf);
   const notes: string[] = [];
+  if (imp.calls.length && pairs.every((p) => p === undefined)) {
+    notes.push(`no response could be paired with a request: ${usage.requests.length} request(s) in ${CLINE_UI_FILE_NAME} for ${imp.calls.length} response(s), without timestamps to place them; recorded spend only`);
+  }
   const unpaired = usage.requests.filter((r, i) => !r.deleted && !pairs.includes(i)).length;
   if (unpaired) notes.push(`${unpaired} request(s) in ${CLINE_UI_FILE_NAME} have no response in the history (failed, cancelled or retried): billed, not replayed`);
   const deleted = usage.requests.filter((r) => r.deleted).length;

@@ -2,7 +2,7 @@
  * Cline tasks in the report: recorded spend and a fit from the task's ui_messages.json
  * (test/fixtures/cline-task), or a precise reason when it cannot be read.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -73,6 +73,29 @@ describe('Cline usage (ui_messages.json)', () => {
     expect(pairRequests([call(0, 100), call(1, 300)], [req(50, true), req(90), req(200), req(250)])).toEqual([1, 3]);
     expect(pairRequests([call(0), call(1)], [req(1), req(2)])).toEqual([0, 1]);
     expect(pairRequests([call(0), call(1)], [req(1), req(2), req(3)])).toEqual([undefined, undefined]);
+    // Requests without `ts` cannot be placed in time: in order, when the counts agree.
+    expect(pairRequests([call(0, 100), call(1, 300)], [req(0), req(0)])).toEqual([0, 1]);
+    expect(pairRequests([call(0, 100), call(1, 300)], [req(0), req(0), req(0)])).toEqual([undefined, undefined]);
+  });
+
+  it('a task whose requests cannot be paired keeps its recorded spend and says why there is no fit', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'trimline-cline-'));
+    try {
+      mkdirSync(join(dir, 'task'));
+      // An older Cline history (no `ts`) and one request more than it has responses.
+      const history = (JSON.parse(readFileSync(join(TASK, 'api_conversation_history.json'), 'utf8')) as Record<string, unknown>[]).map(({ ts: _ts, ...m }) => m);
+      writeFileSync(join(dir, 'task', 'api_conversation_history.json'), JSON.stringify(history));
+      const ui = JSON.parse(readFileSync(join(TASK, 'ui_messages.json'), 'utf8')) as UiMessage[];
+      const extra = ui.find((m) => m.say === 'api_req_started' && m.text?.includes('tokensIn'));
+      writeFileSync(join(dir, 'task', 'ui_messages.json'), JSON.stringify([...ui, extra]));
+      const r = buildReport({ paths: [dir], strategies: ['none'], config: {} }).sessions[0];
+      expect(r.calls).toBe(5);
+      expect(r.recorded.inputCost).toBeGreaterThan(0);
+      expect(r.fit.status).toBe('not-replayable');
+      expect(r.fit.notes).toContain('no response could be paired with a request: 5 request(s) in ui_messages.json for 4 response(s), without timestamps to place them; recorded spend only');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('the per-file cache re-reads a task whose ui_messages.json changed', () => {
