@@ -1,7 +1,8 @@
 /**
  * The VS Code report view's webview bundle (dist/webview/report.js) in Chromium under
  * the panel's CSP, with `acquireVsCodeApi` stubbed: it announces `ready`, renders the
- * typed report snapshot, and a click on a session asks the host to open it.
+ * typed report snapshot, and a click on a session (or on a strategy's cost) asks the host
+ * to open it with the chosen strategy.
  */
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
@@ -83,6 +84,12 @@ describe('report view (webview)', () => {
     const sent = await p.evaluate(() => (window as unknown as { __sent: unknown[] }).__sent);
     expect(sent[0]).toEqual({ type: 'ready' });
     expect(sent[sent.length - 1]).toEqual({ type: 'openSession', file: name.file, strategy: 'none' });
+    // A strategy's cost cell opens the session with that strategy, from the keyboard too.
+    const cell = p.locator('table.sessions tr', { hasText: '343e3472' }).locator('button.strategy[data-strategy="default"]');
+    await cell.focus();
+    await cell.press('Enter');
+    const after = await p.evaluate(() => (window as unknown as { __sent: unknown[] }).__sent);
+    expect(after[after.length - 1]).toEqual({ type: 'openSession', file: name.file, strategy: 'default' });
     expect(errors).toEqual([]);
     await p.close();
   });

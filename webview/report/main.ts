@@ -2,7 +2,9 @@
  * The report view: totals, recorded spend against each strategy per session
  * and per week, the sessions (click one to open it in the inspector) and the
  * top offenders. Content is set through the DOM only (no markup), charts are
- * SVG elements; the one message in is a typed `report` snapshot.
+ * SVG elements; the one message in is a typed `report` snapshot. A session
+ * opens in the inspector with the selector's strategy (its name) or with the
+ * strategy whose cost cell was clicked.
  */
 import { parseReportHostMessage, type ReportWebviewMessage } from '../../src/core/report/protocol';
 import type { Report, SessionReport } from '../../src/core/report/types';
@@ -49,8 +51,17 @@ function chart(title: string, series: readonly string[], groups: readonly ChartG
   return h('figure', {}, h('figcaption', {}, title), root);
 }
 
-function openSession(r: SessionReport): void {
-  vscode.postMessage({ type: 'openSession', file: r.file, strategy });
+function openSession(r: SessionReport, with_: string): void {
+  vscode.postMessage({ type: 'openSession', file: r.file, strategy: with_ });
+}
+
+/** A strategy's cost in a session's row: a button that opens the session with that strategy (keyboard: Tab, Enter). */
+function strategyCell(r: SessionReport, s: string): HTMLElement {
+  const v = r.strategies[s];
+  if (!v) return h('td', {}, '—');
+  const open = h('button', { class: 'link strategy', 'data-strategy': s, title: `Open ${sessionName(r)} in the inspector with ${s}`, 'aria-label': `${dollars(v.inputCost)}: open ${sessionName(r)} in the inspector with ${s}` }, dollars(v.inputCost));
+  open.addEventListener('click', () => openSession(r, s));
+  return h('td', {}, open);
 }
 
 function sessionsTable(rep: Report): HTMLElement {
@@ -58,8 +69,8 @@ function sessionsTable(rep: Report): HTMLElement {
   const head = h('tr', {}, h('th', {}, 'session'), h('th', { class: 'l' }, 'model'), h('th', {}, 'calls'), h('th', {}, 'recorded input'), h('th', {}, 'output'), h('th', {}, 'none'), h('th', {}, 'fit'), ...others.flatMap((s) => [h('th', {}, s), h('th', {}, 'saving')]));
   const rows = byCost(rep.sessions).map((r) => {
     const none = r.strategies.none;
-    const open = h('button', { class: 'link', title: `Open ${r.file} in the inspector` }, sessionName(r));
-    open.addEventListener('click', () => openSession(r));
+    const open = h('button', { class: 'link', title: `Open ${r.file} in the inspector with the strategy chosen above` }, sessionName(r));
+    open.addEventListener('click', () => openSession(r, strategy));
     return h(
       'tr',
       {},
@@ -68,11 +79,11 @@ function sessionsTable(rep: Report): HTMLElement {
       h('td', {}, String(r.calls)),
       h('td', {}, dollars(r.recorded.inputCost)),
       h('td', {}, dollars(r.recorded.outputCost)),
-      h('td', {}, none ? dollars(none.inputCost) : '—'),
+      strategyCell(r, 'none'),
       h('td', { title: r.fit.notes.join('\n') }, fitCell(r)),
       ...others.flatMap((s) => {
         const v = r.strategies[s];
-        return [h('td', {}, v ? dollars(v.inputCost) : '—'), h('td', {}, v && none && none.inputCost ? percent(1 - v.inputCost / none.inputCost, false) : '—')];
+        return [strategyCell(r, s), h('td', {}, v && none && none.inputCost ? percent(1 - v.inputCost / none.inputCost, false) : '—')];
       }),
     );
   });
@@ -89,6 +100,7 @@ function offendersTable(rep: Report): HTMLElement | undefined {
 function render(rep: Report): void {
   const t = rep.totals;
   const g = chartGroups(rep);
+  if (!rep.strategies.includes(strategy)) strategy = rep.strategies.find((s) => s !== 'none') ?? rep.strategies[0] ?? 'none';
   const pick = h('select', { id: 'strategy', 'aria-label': 'Strategy to open sessions with' }, ...rep.strategies.map((s) => h('option', { value: s, selected: s === strategy }, s)));
   pick.addEventListener('change', () => (strategy = (pick as HTMLSelectElement).value));
   const saved = t.strategies.default && t.strategies.none ? ` Default pipeline: ${dollars(t.strategies.default.inputCost)} instead of ${dollars(t.strategies.none.inputCost)} (${percent(1 - t.strategies.default.inputCost / Math.max(1e-12, t.strategies.none.inputCost), false)} saved).` : '';
@@ -100,7 +112,7 @@ function render(rep: Report): void {
     chart('Input-side cost per session: recorded vs each strategy', g.series, g.sessions),
     chart('Input-side cost per week', g.series, g.weeks),
     h('h2', {}, 'Sessions'),
-    h('p', { class: 'note' }, 'Click a session to open it in the inspector with ', h('label', { for: 'strategy' }, 'strategy'), ' ', pick, '.'),
+    h('p', { class: 'note' }, 'Click a session to open it in the inspector with ', h('label', { for: 'strategy' }, 'strategy'), ' ', pick, ', or click a strategy\'s cost to open the session with that strategy.'),
     sessionsTable(rep),
     offendersTable(rep),
     rep.skipped.length ? h('section', {}, h('h2', {}, `Skipped (${rep.skipped.length})`), h('ul', {}, ...rep.skipped.map((s) => h('li', {}, `${s.file}: ${s.reason}`)))) : undefined,

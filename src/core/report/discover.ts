@@ -9,6 +9,7 @@ import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
 import { CLINE_FILE_NAME } from '../import';
+import { clineTaskStat } from './cline-usage';
 
 /** Bytes read from the head of a file to find its first timestamp and session id. */
 const HEAD_BYTES = 64 * 1024;
@@ -52,12 +53,17 @@ function walk(dir: string, out: FoundFile[], skipped: Discovery['skipped']): voi
     } else if (e.isFile() && isTranscriptName(e.name)) {
       try {
         const st = statSync(p);
-        out.push({ path: p, size: st.size, mtimeMs: st.mtimeMs });
+        out.push(foundFile(p, st));
       } catch (err) {
         skipped.push({ file: p, reason: `unreadable file (${(err as NodeJS.ErrnoException).code ?? 'error'})` });
       }
     }
   }
+}
+
+/** A found file; a Cline history is sized and dated with its task's ui_messages.json (where its usage is). */
+function foundFile(path: string, st: { size: number; mtimeMs: number }): FoundFile {
+  return basename(path) === CLINE_FILE_NAME ? { path, ...clineTaskStat(path, st.size, st.mtimeMs) } : { path, size: st.size, mtimeMs: st.mtimeMs };
 }
 
 /** Every transcript under the given paths (files named directly are taken whatever their name). */
@@ -73,7 +79,7 @@ export function discover(paths: readonly string[]): Discovery {
       continue;
     }
     if (st.isDirectory()) walk(p, files, skipped);
-    else files.push({ path: p, size: st.size, mtimeMs: st.mtimeMs });
+    else files.push(foundFile(p, st));
   }
   const seen = new Set<string>();
   const unique = files.filter((f) => (seen.has(f.path) ? false : (seen.add(f.path), true)));

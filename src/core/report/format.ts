@@ -6,6 +6,15 @@ export function basename(path: string): string {
   return path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
 }
 
+/** Cline's history file name (CLINE_FILE_NAME in import/cline.ts; not imported: this file is bundled into the webview). */
+const CLINE_HISTORY = 'api_conversation_history.json';
+
+/** The path without its last segment. */
+function parentName(path: string): string {
+  const dir = path.slice(0, Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')));
+  return basename(dir);
+}
+
 /** Columns of the session name; longer names are cut. */
 const NAME_WIDTH = 26;
 /** Fit notes printed per session (the JSON has them all). */
@@ -29,6 +38,8 @@ function pad(s: string, n: number, right = false): string {
 
 /** A short name: the file's base name (the session id for Claude Code), `↳ agent <id>` for a subagent in its parent's file. */
 export function sessionName(r: SessionReport): string {
+  // A Cline task is named by its folder (every task's history has the same file name).
+  if (basename(r.file) === CLINE_HISTORY) return `cline ${parentName(r.file)}`;
   const b = basename(r.file).replace(/\.jsonl$/, '');
   if (r.sidechain && !b.startsWith('agent-')) return `↳ agent ${r.agentId ?? ''} of ${b.slice(0, 8)}`;
   return b;
@@ -83,7 +94,7 @@ export function formatReport(rep: Report): string {
   if (t.offenders.length) {
     lines.push('', 'Top offenders (tool results that cost the most over all the calls that re-sent them, in `none`):');
     for (const o of t.offenders) {
-      lines.push(`  ${pad(dollars(o.dollars), 9, true)}  ${pad(o.tool, 10)} ${pad(o.target || '—', 60)} ${o.tokens.toLocaleString('en-US')} tok × ${o.timesResent} re-sent  (${basename(o.file).slice(0, 8)})`);
+      lines.push(`  ${pad(dollars(o.dollars), 9, true)}  ${pad(o.tool, 10)} ${pad(o.target || '—', 60)} ${o.tokens.toLocaleString('en-US')} tok × ${o.timesResent} re-sent  (${basename(o.file) === CLINE_HISTORY ? `cline ${parentName(o.file)}` : basename(o.file).slice(0, 8)})`);
     }
   }
   const noted = rep.sessions.filter((r) => r.fit.notes.length);

@@ -7,6 +7,7 @@ import { parseTranscript } from '../import';
 import type { ImportedSession } from '../session/types';
 import type { PipelineConfig } from '../trimming';
 import { fitNone, type FitResult } from './fit';
+import { clineRecorded } from './cline-usage';
 import { OffenderTally } from './offenders';
 import { readRecorded, totalsOf, type RecordedCall, type RecordedConversation } from './recorded';
 import { priceStrategy } from './strategies';
@@ -83,8 +84,8 @@ function noFit(status: SessionFit['status'], note: string): SessionFit {
   return { status, error: null, medianCallTotalError: null, medianCallCostError: null, unexplainedShare: null, unanchoredError: null, notes: [note] };
 }
 
-/** Rows of one conversation (main or subagent) of a file. */
-function conversationRow(file: string, text: string, conv: RecordedConversation, inMainFile: boolean, opts: FileReportOptions): SessionReport {
+/** Rows of one conversation (main or subagent) of a file; `parsed`: its import when already made (Cline). */
+function conversationRow(file: string, text: string, conv: RecordedConversation, inMainFile: boolean, opts: FileReportOptions, parsed?: ImportedSession): SessionReport {
   const recorded = totalsOf(conv.calls);
   const base = {
     file,
@@ -98,7 +99,7 @@ function conversationRow(file: string, text: string, conv: RecordedConversation,
   };
   let imp: ImportedSession;
   try {
-    imp = parseTranscript(conv.sidechain && inMainFile ? sidechainText(text, conv.agentId) : text, file);
+    imp = parsed ?? parseTranscript(conv.sidechain && inMainFile ? sidechainText(text, conv.agentId) : text, file);
   } catch (e) {
     return { ...base, model: mainModel(conv.calls, undefined), fit: noFit('not-replayable', withoutFile((e as Error).message, file)), strategies: {}, offenders: [] };
   }
@@ -134,8 +135,8 @@ function conversationRow(file: string, text: string, conv: RecordedConversation,
 
 /**
  * Report rows of one file's text. Claude Code JSONL gets recorded spend and
- * a fit; other formats (Cline, Anthropic JSON) hold no usage, so they are
- * listed as not anchored. `counted` carries the responses counted so far.
+ * a fit, and so does a Cline task from its ui_messages.json (cline-usage.ts);
+ * other formats hold no usage, so they are listed as not anchored. `counted` carries the responses counted so far.
  */
 export function reportFile(file: string, text: string, counted: Set<string>, opts: FileReportOptions): FileReport {
   const rec = readRecorded(text, counted);
@@ -146,6 +147,11 @@ export function reportFile(file: string, text: string, counted: Set<string>, opt
   if (rec.claudeCode) return { rows: [], skipped: [{ file, reason: 'no model call recorded (nothing billed)' }], badLines: rec.badLines };
   try {
     const imp = parseTranscript(text, file);
+    const cline = imp.format === 'cline' ? clineRecorded(file, imp, counted) : undefined;
+    if (cline?.ok) {
+      const row = conversationRow(file, text, cline.conv, false, opts, cline.imp);
+      return { rows: [{ ...row, fit: { ...row.fit, notes: [...row.fit.notes, ...cline.notes] } }], skipped: [], badLines: rec.badLines };
+    }
     const calls = imp.calls.filter((c) => c.usage).length;
     const row: SessionReport = {
       file,
@@ -153,7 +159,7 @@ export function reportFile(file: string, text: string, counted: Set<string>, opt
       model: imp.model ?? UNKNOWN_MODEL,
       calls,
       recorded: totalsOf([]),
-      fit: noFit('no-usage', `${imp.format}: no billed usage recorded, so nothing to anchor a counterfactual on`),
+      fit: noFit('no-usage', cline ? cline.reason : `${imp.format}: no billed usage recorded, so nothing to anchor a counterfactual on`),
       strategies: {},
       offenders: [],
       duplicates: 0,

@@ -226,9 +226,9 @@ class TrimlineCore implements Core {
       if (panel.source.kind !== 'import') throw new Error('not an import panel');
       const s = this.settings();
       const imp = loadTranscript(panel.source.file);
-      backend = new ReplayInspector(imp, { strategy: s.strategy, config: s.pipeline, title: path.basename(panel.source.file) });
+      backend = new ReplayInspector(imp, { strategy: panel.source.strategy ?? s.strategy, config: s.pipeline, title: path.basename(panel.source.file) });
       this.imports.set(panel, backend);
-      this.deps.log.info(`imported ${panel.source.file}: ${imp.format}, ${imp.messages.length} messages, ${imp.calls.length} calls${imp.issues.length ? `, ${imp.issues.length} issues` : ''}`);
+      this.deps.log.info(`imported ${panel.source.file} (strategy ${panel.source.strategy ?? s.strategy}): ${imp.format}, ${imp.messages.length} messages, ${imp.calls.length} calls${imp.issues.length ? `, ${imp.issues.length} issues` : ''}`);
     }
     return backend;
   }

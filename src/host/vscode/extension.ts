@@ -10,7 +10,7 @@ import { CHAT_VIEW_ID, ChatViewProvider } from './chat-view';
 import type { Core, CreateCore } from './host-types';
 import { INSPECTOR_VIEW_TYPE, InspectorPanels } from './inspector-panels';
 import { Log } from './log';
-import { ReportPanels } from './report-panel';
+import { REPORT_CACHE_FILE_NAME, ReportPanels } from './report-panel';
 import { ApiKeyStore } from './secrets';
 import { StatusBar } from './status-bar';
 
@@ -61,7 +61,8 @@ export function activate(context: vscode.ExtensionContext): void {
     closed: (p) => core?.inspectorClosed(p),
   });
 
-  const reports = new ReportPanels(context.extensionUri, log, { openInspector: (file) => panels.openImport(file) });
+  const reportCache = vscode.Uri.joinPath(context.globalStorageUri, REPORT_CACHE_FILE_NAME).fsPath;
+  const reports = new ReportPanels(context.extensionUri, log, { openInspector: (file, strategy) => panels.openImport(file, strategy) }, reportCache);
 
   const run = (name: string, fn: () => unknown): vscode.Disposable =>
     vscode.commands.registerCommand(name, async () => {

@@ -8,8 +8,12 @@ import type { ChatEvent, HostMessage, InspectorAction, WebviewRequest } from '..
 import type { Log } from './log';
 import type { ApiKeyStore } from './secrets';
 
-/** Where an inspector panel gets its snapshots: the live chat session, or an imported transcript. */
-export type InspectorSource = { kind: 'live' } | { kind: 'import'; file: string } | { kind: 'proxy' };
+/**
+ * Where an inspector panel gets its snapshots: the live chat session, or an imported
+ * transcript (replayed through `strategy` when one was chosen, e.g. in the report view;
+ * else through the `trimline.strategy` setting).
+ */
+export type InspectorSource = { kind: 'live' } | { kind: 'import'; file: string; strategy?: string } | { kind: 'proxy' };
 
 /** The command each action of the inspector's empty state runs (both contributed in package.json). */
 export const INSPECTOR_ACTION_COMMANDS: Readonly<Record<InspectorAction, string>> = {

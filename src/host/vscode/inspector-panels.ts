@@ -20,6 +20,13 @@ const LIVE_TITLE = 'Context Inspector';
 const PROXY_TITLE = 'Inspector: Terminal Agents';
 const IMPORTS_KEY = 'trimline.inspectorImports';
 
+/** A stored import tab: its file (older entries), or its file and the strategy it was opened with. */
+type StoredImport = string | { file: string; strategy: string };
+
+function importSource(stored: StoredImport): InspectorSource {
+  return typeof stored === 'string' ? { kind: 'import', file: stored } : { kind: 'import', file: stored.file, strategy: stored.strategy };
+}
+
 export interface InspectorHandlers {
   ready(panel: InspectorHandle): Promise<void>;
   request(panel: InspectorHandle, request: WebviewRequest): Promise<unknown>;
@@ -92,19 +99,24 @@ export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Di
     this.attach(panel, { kind: 'proxy' });
   }
 
-  /** Open an imported transcript: in the live panel if it shows the empty state, else in a new tab. */
-  openImport(file: string): void {
-    const title = `Inspector: ${path.basename(file)}`;
-    const imports = { ...this.state.get<Record<string, string>>(IMPORTS_KEY, {}), [title]: file };
+  /**
+   * Open an imported transcript: in the live panel if it shows the empty state, else in a
+   * new tab; `strategy` (from the report view) replays it through that strategy instead of
+   * the `trimline.strategy` setting (the tab's title names it).
+   */
+  openImport(file: string, strategy?: string): void {
+    const title = `Inspector: ${path.basename(file)}${strategy ? ` (${strategy})` : ''}`;
+    const source: InspectorSource = strategy ? { kind: 'import', file, strategy } : { kind: 'import', file };
+    const imports: Record<string, StoredImport> = { ...this.storedImports(), [title]: strategy ? { file, strategy } : file };
     void this.state.update(IMPORTS_KEY, imports);
     const empty = [...this.panels].find((p) => p.source.kind === 'live' && p.empty);
     if (!empty) {
       const panel = vscode.window.createWebviewPanel(INSPECTOR_VIEW_TYPE, title, { viewColumn: vscode.ViewColumn.Active }, this.options());
-      this.attach(panel, { kind: 'import', file });
+      this.attach(panel, source);
       return;
     }
     // The empty live panel becomes the import's (restored as such after a reload: by its title).
-    empty.source = { kind: 'import', file };
+    empty.source = source;
     empty.empty = false;
     empty.offered = new Set();
     empty.panel.title = title;
@@ -113,11 +125,16 @@ export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Di
     if (empty.ready) this.handlers.ready(empty).catch((e: unknown) => this.log.error('inspector: first snapshot failed', e));
   }
 
+  /** Imports open in tabs, by title (a file, or a file and the strategy it was opened with). */
+  private storedImports(): Record<string, StoredImport> {
+    return this.state.get<Record<string, StoredImport>>(IMPORTS_KEY, {});
+  }
+
   /** Called by VS Code after a reload for every inspector tab that was open. */
   async deserializeWebviewPanel(panel: vscode.WebviewPanel): Promise<void> {
-    const file = panel.title === LIVE_TITLE ? undefined : this.state.get<Record<string, string>>(IMPORTS_KEY, {})[panel.title];
+    const stored = panel.title === LIVE_TITLE ? undefined : this.storedImports()[panel.title];
     panel.webview.options = this.options();
-    this.attach(panel, panel.title === PROXY_TITLE ? { kind: 'proxy' } : file ? { kind: 'import', file } : { kind: 'live' });
+    this.attach(panel, panel.title === PROXY_TITLE ? { kind: 'proxy' } : stored !== undefined ? importSource(stored) : { kind: 'live' });
   }
 
   private options(): vscode.WebviewPanelOptions & vscode.WebviewOptions {
@@ -135,7 +152,7 @@ export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Di
         this.panels.delete(p);
         for (const s of subs) s.dispose();
         if (p.source.kind === 'import') {
-          const imports = { ...this.state.get<Record<string, string>>(IMPORTS_KEY, {}) };
+          const imports = { ...this.storedImports() };
           delete imports[panel.title];
           void this.state.update(IMPORTS_KEY, imports);
         }

@@ -3,25 +3,24 @@
  * directory (or folders the user picks) with a cancellable progress
  * notification, then shows the report in a webview panel under the same CSP,
  * nonce and typed-protocol rules as the inspector. Clicking a session opens
- * it in the inspector.
+ * it in the inspector replayed through the strategy the user chose (the
+ * view's selector, or the strategy's cell in the session's row).
  */
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
 import { parseReportWebviewMessage, type ReportHostMessage } from '../../core/report/protocol';
-import type { ReportOptions } from '../../core/report/report';
 import type { Report } from '../../core/report/types';
 import type { Log } from './log';
 import { webviewHtml, webviewOptions } from './webview-html';
 
 export const REPORT_VIEW_TYPE = 'trimline.report';
 const TITLE = 'What Would Trimming Have Saved?';
+/** The report's per-file cache, under the extension's globalStorage. */
+export const REPORT_CACHE_FILE_NAME = 'report-cache.json';
 /** Strategies priced in the editor: the baseline and the default pipeline. */
 const STRATEGIES: readonly string[] = ['none', 'default'];
 
-interface ReportCore {
-  buildReportAsync(o: ReportOptions): Promise<Report>;
-  defaultProjectsDir(): string;
-}
+type ReportCore = typeof import('./report-core');
 
 export interface ReportPanelHooks {
   /** Open a transcript in the inspector. */
@@ -37,6 +36,8 @@ export class ReportPanels implements vscode.Disposable {
     private readonly extensionUri: vscode.Uri,
     private readonly log: Log,
     private readonly hooks: ReportPanelHooks,
+    /** The per-file cache (in the extension's globalStorage): a second run reads only what changed. */
+    private readonly cacheFile: string,
   ) {}
 
   /** The command: pick the folder when the default one is missing, scan with progress, show. */
@@ -49,14 +50,14 @@ export class ReportPanels implements vscode.Disposable {
       if (!picked?.length) return;
       roots = picked.map((u) => u.fsPath);
     }
-    const report = await vscode.window.withProgress(
+    const run = await vscode.window.withProgress(
       { location: vscode.ProgressLocation.Notification, title: 'Trimline: reading recorded sessions', cancellable: true },
       (progress, token) => {
         let last = 0;
-        return core.buildReportAsync({
+        return core.runEditorReport({
           paths: roots,
           strategies: STRATEGIES,
-          config: {},
+          cacheFile: this.cacheFile,
           onFile: (done, total) => {
             const pct = (100 * done) / Math.max(1, total);
             progress.report({ increment: pct - last, message: `${done}/${total} files` });
@@ -66,7 +67,9 @@ export class ReportPanels implements vscode.Disposable {
         });
       },
     );
-    this.log.info(`report: ${report.totals.sessions} sessions, ${report.totals.calls} calls, ${report.skipped.length} skipped`);
+    const report = run.report;
+    this.log.info(`report: ${report.totals.sessions} sessions, ${report.totals.calls} calls, ${report.skipped.length} skipped; ${run.fromCache} of ${run.files} files unchanged (from the cache ${this.cacheFile})`);
+    if (run.cacheError) this.log.warn(`report: the cache could not be written: ${run.cacheError}`);
     this.show(report);
   }
 
@@ -108,6 +111,13 @@ export class ReportPanels implements vscode.Disposable {
       this.post();
       return;
     }
+    // Only a session of the report shown, with a strategy it priced (the webview is not trusted with paths).
+    const report = this.last;
+    if (!report || !report.sessions.some((r) => r.file === msg.file) || !report.strategies.includes(msg.strategy)) {
+      this.log.warn(`report: ignored openSession of ${msg.file} with ${msg.strategy} (not in the report shown)`);
+      return;
+    }
+    this.log.info(`report: opening ${msg.file} in the inspector with strategy ${msg.strategy}`);
     this.hooks.openInspector(msg.file, msg.strategy);
   }
 
