@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { findings, LARGE_RESULT_TOKENS, type FindingContext } from '../../../src/core/inspect';
+import { findings, LARGE_RESULT_TOKENS, MAX_REPEATS, MAX_STALE, type FindingContext } from '../../../src/core/inspect';
 import { parseTranscript } from '../../../src/core/import';
 import type { RequestDiff } from '../../../src/protocol';
 import { replayImported } from './helpers';
@@ -77,5 +77,31 @@ describe('findings', () => {
     const inv = findings(ctx).filter((f) => f.id.startsWith('invalidation:'));
     expect(inv.map((f) => f.call)).toEqual([1]);
     expect(inv[0].message).toMatch(/^Call 1 broke the cached prefix at 3\.0: re-writing 50k tokens cost \$0\.17\d/);
+  });
+});
+
+describe('findings in a long session', () => {
+  it('lists at most MAX_STALE stale reads and MAX_REPEATS repeated outputs: the costliest, in session order', () => {
+    const files = 20;
+    // File k is read twice with k+1 lines each time, so a larger k costs more; each read is also repeated verbatim.
+    const messages: object[] = [{ role: 'user', content: 'Go.' }];
+    let id = 0;
+    for (let pass = 0; pass < 2; pass++) {
+      for (let k = 0; k < files; k++) {
+        const text = Array.from({ length: (k + 1) * 20 }, (_, i) => `line ${i} of file ${k}`).join('\n');
+        messages.push(...round(++id, 'Read', { file_path: `src/f${k}.ts` }, text));
+      }
+    }
+    messages.push({ role: 'assistant', content: 'Done.' }, { role: 'user', content: 'Thanks.' });
+    const s = replayImported(parseTranscript(JSON.stringify({ model: 'claude-sonnet-4-5', messages }), 'long.json'), 'none').snapshot();
+    const stale = s.findings.filter((f) => f.id.startsWith('stale:'));
+    const repeats = s.findings.filter((f) => f.id.startsWith('repeat:'));
+    expect(stale).toHaveLength(MAX_STALE);
+    expect(repeats).toHaveLength(MAX_REPEATS);
+    // The costliest are the largest files, f8 … f19, listed in the order the session read them.
+    expect(stale.map((f) => f.id)).toEqual(Array.from({ length: MAX_STALE }, (_, i) => `stale:src/f${files - MAX_STALE + i}.ts`));
+    const tokens = repeats.map((f) => f.tokens ?? 0);
+    expect(Math.min(...tokens)).toBeGreaterThan(0);
+    expect(tokens).toEqual([...tokens].sort((a, b) => a - b));
   });
 });
