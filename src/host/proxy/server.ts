@@ -120,30 +120,60 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
   };
 
   const messages = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    // Observe-only sends the client's bytes: they stream upstream as they arrive, and the call
+    // is recorded once the body is in. Once the user pinned or trimmed something in a proxied
+    // session, requests go through the engine so that applies to the next call.
+    if (engine.strategy === 'none' && !engine.hasOverlays()) return observe(req, res);
     const raw = await readAll(req);
     if (raw.length > MAX_MESSAGES_BODY_BYTES) return forward(req, res, { upstream, body: raw });
     const sessionHeader = req.headers[SESSION_HEADER];
     const now = Date.now();
-    // Observe-only sends the client's bytes: send them first and record the call right after
-    // (before any response byte can arrive: setImmediate runs ahead of the next I/O callbacks),
-    // so `none` adds no parsing to the request path. Once the user pinned or trimmed something
-    // in a proxied session, requests go through the engine so that applies to the next call.
-    const observeOnly = engine.strategy === 'none' && !engine.hasOverlays();
-    let f: Forward | undefined = observeOnly ? undefined : engine.onRequest(raw, { [SESSION_HEADER]: sessionHeader }, now);
+    const f = engine.onRequest(raw, { [SESSION_HEADER]: sessionHeader }, now);
     const recorder = new ResponseRecorder();
     forward(req, res, {
       upstream,
-      body: f?.body ?? raw,
+      body: f.body,
+      identity: true,
+      onChunk: (c) => recorder.push(c),
+      onEnd: (status) => {
+        if (status === 200 && f.sessionId !== undefined && f.callIndex !== undefined) engine.onResponse(f.sessionId, f.callIndex, recorder.facts());
+      },
+    });
+    setImmediate(() => {
+      engine.afterForward(f);
+      refine();
+    });
+  };
+
+  /** Pipe the client's request upstream untouched, keep a copy, record the call from it. */
+  const observe = (req: IncomingMessage, res: ServerResponse): void => {
+    const sessionHeader = req.headers[SESSION_HEADER];
+    const now = Date.now();
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (c: Buffer) => {
+      size += c.length;
+      if (size <= MAX_MESSAGES_BODY_BYTES) chunks.push(c);
+    });
+    let f: Forward | undefined;
+    const recorder = new ResponseRecorder();
+    req.on('end', () => {
+      if (size > MAX_MESSAGES_BODY_BYTES) return;
+      const raw = Buffer.concat(chunks, size);
+      // After this turn's I/O: the bytes are on their way before any of this runs.
+      setImmediate(() => {
+        f = engine.onRequest(raw, { [SESSION_HEADER]: sessionHeader }, now);
+        engine.afterForward(f);
+        refine();
+      });
+    });
+    forward(req, res, {
+      upstream,
       identity: true,
       onChunk: (c) => recorder.push(c),
       onEnd: (status) => {
         if (status === 200 && f?.sessionId !== undefined && f.callIndex !== undefined) engine.onResponse(f.sessionId, f.callIndex, recorder.facts());
       },
-    });
-    setImmediate(() => {
-      f ??= engine.onRequest(raw, { [SESSION_HEADER]: sessionHeader }, now);
-      engine.afterForward(f);
-      refine();
     });
   };
 
