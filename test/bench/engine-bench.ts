@@ -71,6 +71,8 @@ export interface SentRequest {
   at: number;
   /** The replay's own clock (the recorded response time), for comparisons. */
   replayNow: number;
+  /** The recorded call this request replays. */
+  call: number;
 }
 
 export interface Run {
@@ -124,7 +126,7 @@ export function runOne(s: BenchSession, c: Contender, opts: RunOptions = {}): Ru
   try {
     for (const step of replay(imp, { strategy: c.spec, config: c.config })) {
       const body = step.prepared.body;
-      requests.push({ body, at: s.requestTimes[step.call.index], replayNow: step.now });
+      requests.push({ body, at: s.requestTimes[step.call.index], replayNow: step.now, call: step.call.index });
       opts.onStep?.(body, step.engine.tokens, step.now);
       const v = validateRequest(body, { model: body.model, latestAssistantThinking: latestThinking(imp, step.call.epochStart, step.call.at) });
       if (v.length) {
@@ -177,6 +179,8 @@ export interface PriceOptions {
   /** Drop the client prefix from the bodies (what the benchmark did before it was measured). */
   withoutClientPrefix?: boolean;
   tokensOf?: (block: object) => number;
+  /** Ignore the calls where the recording shows the client changed its messages unseen (what the benchmark did before). */
+  withoutClientInvalidations?: boolean;
 }
 
 /**
@@ -197,6 +201,7 @@ export function priceRequests(s: BenchSession, requests: readonly SentRequest[],
     const at = o.timeOf ? o.timeOf(r) : r.at;
     const body: SimRequest = o.withoutClientPrefix ? { ...r.body, system: undefined } : r.body;
     if (s.sharedPrefixRequest && !o.withoutClientPrefix) sim.step(s.sharedPrefixRequest, tokensOf, at);
+    if (!o.withoutClientInvalidations && s.clientInvalidations.has(r.call)) sim.invalidateMessages();
     const u = sim.step(body, tokensOf, at);
     perCall.push(u);
     cost += costOf({ ...u, output_tokens: 0 }, o.priceAs ?? r.body.model).total;

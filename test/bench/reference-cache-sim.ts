@@ -159,6 +159,14 @@ export class ReferenceCache {
   private readonly ids = new WeakMap<object, number>();
   private readonly interned = new Map<string, number>();
 
+  /** Changes of the client's messages that the requests do not show (invalidateMessages). */
+  private messageEpoch = 0;
+
+  /** The client changed its messages in a way the requests do not show: message prefixes start anew. */
+  invalidateMessages(): void {
+    this.messageEpoch++;
+  }
+
   /** Billed tokens of the last flattened request (positions plus trailing thinking). */
   private flatTotal = 0;
 
@@ -226,7 +234,7 @@ export class ReferenceCache {
     for (const s of system) add(s, 'system');
     // tool_choice and the presence of images are part of the messages' identity.
     const hasImage = body.messages.some((m) => typeof m.content !== 'string' && m.content.some((b) => b.type === 'image'));
-    node = this.child(node, `messages|${JSON.stringify(body.tool_choice ?? null)}|${hasImage}`);
+    node = this.child(node, `messages|${JSON.stringify(body.tool_choice ?? null)}|${hasImage}|${this.messageEpoch}`);
     let lastHuman = -1;
     const drops = (this.o.dropsEarlierThinking ?? refDropsEarlierThinking)(body.model);
     if (drops) body.messages.forEach((m, i) => { if (isHumanPrompt(m)) lastHuman = i; });

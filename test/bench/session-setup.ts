@@ -19,6 +19,7 @@
  *   results) is recorded; the recorded call timestamp is the response's, later by the
  *   model's latency. Cache TTLs count between requests.
  */
+import { clientInvalidations } from '../../src/core/report/fit';
 import type { ContentBlockParam, ImportedSession, MessageParam, TextBlockParam } from '../../src/core/session/types';
 import { totalInput } from '../../src/core/session/types';
 import { TokenEstimator } from '../../src/core/tokens';
@@ -52,6 +53,12 @@ export interface BenchSession {
   readonly responseTimes: readonly number[];
   /** Tokens of one block as billed, by the frozen meter (placeholders at their measured size). */
   readonly tokensOf: (block: object) => number;
+  /**
+   * Calls where the recording read nothing past the client's system prompt although the
+   * cache rules keep the messages cached: the client changed its messages in a way the
+   * transcript does not hold (src/core/report/fit.ts). Every strategy meets the same change.
+   */
+  readonly clientInvalidations: ReadonlySet<number>;
   /** A request that only touches the shared prefix: another session of the client using it at the same time. */
   readonly sharedPrefixRequest?: { model: string; system: TextBlockParam[]; messages: MessageParam[] };
 }
@@ -142,6 +149,7 @@ export function setupSession(raw: ImportedSession, opts: SetupOptions = {}): Ben
     requestTimes: times.request,
     responseTimes: times.response,
     tokensOf,
+    clientInvalidations: new Set(clientInvalidations(raw.calls, hidden)),
     sharedPrefixRequest: withPrefix && sharedBlock ? { model, system: [{ ...sharedBlock, cache_control: { type: 'ephemeral' } }], messages: [] } : undefined,
   };
 }

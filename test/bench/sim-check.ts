@@ -27,6 +27,8 @@ export interface Step {
   dropThinking: boolean;
   requestTimes: boolean;
   clientPrefix: boolean;
+  /** Follow the recording where the client changed its messages unseen (session-setup.ts). */
+  clientInvalidations?: boolean;
   priceAs?: string;
 }
 
@@ -35,8 +37,9 @@ export const LADDER: readonly Step[] = [
   { label: '2. + request times (was: response timestamps)', lookback: LEGACY_LOOKBACK, dropThinking: false, requestTimes: true, clientPrefix: false },
   { label: '3. + the client\'s unrecorded prefix', lookback: LEGACY_LOOKBACK, dropThinking: false, requestTimes: true, clientPrefix: true },
   { label: '4. + lookback of 20 positions (was 21)', lookback: 20, dropThinking: false, requestTimes: true, clientPrefix: true },
-  { label: '5. + earlier turns\' thinking dropped (Sonnet 4.5) = the bench now', lookback: 20, dropThinking: true, requestTimes: true, clientPrefix: true },
-  { label: '6. every session at Sonnet prices (the skeptic\'s pricing)', lookback: 20, dropThinking: true, requestTimes: true, clientPrefix: true, priceAs: SONNET },
+  { label: '5. + earlier turns\' thinking dropped, thinking removed for caching (Sonnet 4.5)', lookback: 20, dropThinking: true, requestTimes: true, clientPrefix: true },
+  { label: '6. + the recording\'s own message invalidations (reads of the system prompt alone) = the bench now', lookback: 20, dropThinking: true, requestTimes: true, clientPrefix: true, clientInvalidations: true },
+  { label: '7. every session at Sonnet prices (the skeptic\'s pricing)', lookback: 20, dropThinking: true, requestTimes: true, clientPrefix: true, clientInvalidations: true, priceAs: SONNET },
 ];
 
 export interface StepResult {
@@ -55,7 +58,7 @@ function simOptions(st: Step): CacheSimulatorOptions {
 /** Price the requests under one ladder step with both simulators, call by call. */
 export function checkStep(s: BenchSession, requests: readonly SentRequest[], st: Step): StepResult {
   const timeOf = (r: SentRequest): number => (st.requestTimes ? r.at : r.replayNow);
-  const bench = priceRequests(s, requests, { sim: simOptions(st), priceAs: st.priceAs, timeOf, withoutClientPrefix: !st.clientPrefix });
+  const bench = priceRequests(s, requests, { sim: simOptions(st), priceAs: st.priceAs, timeOf, withoutClientPrefix: !st.clientPrefix, withoutClientInvalidations: !st.clientInvalidations });
   const ref = new ReferenceCache({
     tokensOf: s.tokensOf,
     priceAs: st.priceAs,
@@ -69,6 +72,7 @@ export function checkStep(s: BenchSession, requests: readonly SentRequest[], st:
   requests.forEach((r, i) => {
     const at = timeOf(r);
     if (st.clientPrefix && s.sharedPrefixRequest) ref.call(s.sharedPrefixRequest as unknown as RefRequest, at);
+    if (st.clientInvalidations && s.clientInvalidations.has(r.call)) ref.invalidateMessages();
     const body = (st.clientPrefix ? r.body : { ...r.body, system: undefined }) as unknown as RefRequest;
     const u = ref.call(body, at);
     refCost += u.cost;

@@ -171,6 +171,8 @@ export class CacheSimulator {
   private readonly dropsThinking: (model: string) => boolean;
   private readonly lookback: number;
   private steps = 0;
+  /** Bumped by {@link invalidateMessages}: part of every message prefix's key. */
+  private messageEpoch = 0;
   // Per-step scratch, grown as needed and reused across steps.
   private chainA = new Uint32Array(1024);
   private chainB = new Uint32Array(1024);
@@ -194,6 +196,16 @@ export class CacheSimulator {
     let n = 0;
     for (const e of this.entries.values()) if (e.expiresAt > nowMs) n++;
     return n;
+  }
+
+  /**
+   * The client changed something in its messages that the requests given here do not show
+   * (a recording that read nothing past the system prompt while these rules keep the
+   * messages cached, see src/core/report/fit.ts): from the next step on, message prefixes
+   * are new ones; tools and system stay cached.
+   */
+  invalidateMessages(): void {
+    this.messageEpoch++;
   }
 
   clear(): void {
@@ -245,9 +257,10 @@ export class CacheSimulator {
       system.forEach((blk, index) => push(blk, { section: 'system', index }, TAG_SYSTEM, this.hashOf(blk)));
     }
 
-    // tool_choice, thinking settings and the presence of images invalidate the message cache only.
+    // tool_choice, thinking settings and the presence of images invalidate the message cache only
+    // (and so does a change the request does not show, see invalidateMessages).
     const boundary = hashString(
-      JSON.stringify([body.tool_choice ?? null, body.thinking ?? null, containsImage(body.messages)]),
+      JSON.stringify([body.tool_choice ?? null, body.thinking ?? null, containsImage(body.messages), this.messageEpoch]),
     );
     [a, b] = chain(a, b, boundary[0], boundary[1], 0);
 

@@ -95,6 +95,17 @@ describe('CacheSimulator', () => {
     expect(usage.cache_creation_input_tokens).toBe(600);
   });
 
+  it('a change of the messages the requests do not show (invalidateMessages) keeps tools and system, and reads again after', () => {
+    const sim = new CacheSimulator();
+    sim.step(request(conversation(6)), tokensOf, T0);
+    sim.invalidateMessages();
+    const moved = sim.step(request(conversation(6)), tokensOf, T0 + 1);
+    expect(moved.cache_read_input_tokens).toBe(2000);
+    expect(moved.cache_creation_input_tokens).toBe(600);
+    const next = sim.step(request(conversation(8)), tokensOf, T0 + 2);
+    expect(next.cache_read_input_tokens).toBe(2600);
+  });
+
   it(`looks back ${LOOKBACK_BLOCKS} positions, its own included: a breakpoint moved 19 blocks hits, 20 misses`, () => {
     const near = new CacheSimulator();
     near.step(request(conversation(10)), tokensOf, T0);
