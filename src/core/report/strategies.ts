@@ -14,6 +14,7 @@ import type { PipelineConfig } from '../trimming';
 import { BillModel, type BillBlock, type BillMessage, type BillRequest } from './bill-model';
 import type { FitResult } from './fit';
 import { blockChars, CHARS_PER_TOKEN } from './sizing';
+import { UsageSizedTokens } from './usage-tokens';
 
 export interface StrategyCost {
   /** Input-side cost over the billed calls, USD. */
@@ -70,7 +71,9 @@ export function priceStrategy(imp: ImportedSession, model: string, fit: FitResul
   const bill = new BillModel(model, fit.prefix);
   let inputCost = 0;
   let tokensSent = 0;
-  for (const step of replay(imp, { strategy, config })) {
+  // Sizes from the fit, never a tokenizer (see usage-tokens.ts); no calibration: the sizes are the usage's.
+  const estimator = new UsageSizedTokens(imp, fit.messages, imp.model ?? imp.calls.find((c) => c.model)?.model);
+  for (const step of replay(imp, { strategy, config, estimator, calibrate: false })) {
     const i = step.call.index;
     const body = step.prepared.body;
     const messages: BillMessage[] = body.messages.map((m, mi) => {
