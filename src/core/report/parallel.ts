@@ -20,6 +20,13 @@ import { addFile, finish, push, reportSetup, start, type ReportOptions } from '.
 import type { Report } from './types';
 import type { JobReply, JobRequest, WorkerSetup } from './worker';
 
+/**
+ * Young generation of each worker (MB): the report allocates short-lived objects
+ * per call and per block; V8's default (16 MB semi-spaces) scavenges about twice
+ * as often, measured at 10–15% of the time in GC, 6–8% with this.
+ */
+const WORKER_YOUNG_GENERATION_MB = 96;
+
 /** Below this many bytes in all, starting workers (~0.1 s each to load the bundle) costs more than it saves. */
 export const PARALLEL_MIN_BYTES = 4_000_000;
 
@@ -79,7 +86,7 @@ class Pool {
   }
 
   private spawn(): Worker {
-    const w = new Worker(this.script, { workerData: this.setup });
+    const w = new Worker(this.script, { workerData: this.setup, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
     this.workers.push(w);
     w.on('message', (reply: JobReply) => {
       const p = this.busy.get(w);
