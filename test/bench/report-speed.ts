@@ -6,6 +6,7 @@
  * its own: main thread and workers together.
  */
 import { execFileSync } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { buildReportParallel, DEFAULT_REPORT_STRATEGIES } from '../../src/core/report';
 import { reportCorpus } from './report-corpus';
@@ -62,6 +63,7 @@ export function reportSpeedSection(log: (s: string) => void): { md: string[]; js
     ['none, workers', { dir: corpus.dir, strategies: ['none'] }],
     ['none + default, workers', { dir: corpus.dir, strategies: [...DEFAULT_REPORT_STRATEGIES] }],
   ];
+  const load = loadavg()[0];
   const rows = specs.map(([label, spec]) => {
     const r = run(label, spec, corpus.bytes);
     log(`report ${label}: ${r.mbPerS.toFixed(1)} MB/s, peak RSS ${r.peakRssMb.toFixed(0)} MB`);
@@ -72,10 +74,12 @@ export function reportSpeedSection(log: (s: string) => void): { md: string[]; js
     '',
     `Corpus: ${(corpus.bytes / 1e6).toFixed(0)} MB in ${corpus.files} files: the transcript fixtures copied ${corpus.copies} times with fresh ids and contents (test/bench/report-corpus.ts), ${rows[0].sessions} sessions, ${rows[0].calls} billed calls. Each run is its own process (\`buildReportParallel\`, no cache); peak RSS covers its worker threads. CPU is the process's user + system time.`,
     '',
-    '| strategies | threads | MB/s | wall | CPU | peak RSS |',
-    '|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.strategies.join(' + ')} | ${r.workers} | ${r.mbPerS.toFixed(1)} | ${(r.ms / 1000).toFixed(1)} s | ${(r.cpuMs / 1000).toFixed(1)} s | ${r.peakRssMb.toFixed(0)} MB |`),
+    `Machine: ${cpus().length} cores, load average ${load.toFixed(1)} when the section started (other processes take cores from the runs: MB per CPU-second is what one core does, whatever the load).`,
+    '',
+    '| strategies | threads | MB/s | wall | CPU | MB per CPU-second | peak RSS |',
+    '|---|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.strategies.join(' + ')} | ${r.workers} | ${r.mbPerS.toFixed(1)} | ${(r.ms / 1000).toFixed(1)} s | ${(r.cpuMs / 1000).toFixed(1)} s | ${(corpus.bytes / 1e6 / (r.cpuMs / 1000)).toFixed(1)} | ${r.peakRssMb.toFixed(0)} MB |`),
     '',
   ];
-  return { md, json: { corpusBytes: corpus.bytes, files: corpus.files, runs: rows } };
+  return { md, json: { corpusBytes: corpus.bytes, files: corpus.files, cores: cpus().length, loadAverage: load, runs: rows } };
 }
