@@ -34,8 +34,8 @@ export interface ParallelReportOptions extends ReportOptions {
   /** The worker script (dist/report-worker.js: src/cli/report-worker.ts). */
   readonly workerScript: string;
   /**
-   * Worker threads (at most one per file); 0 or 1: in this thread. Default: the
-   * cores available, or this thread when the files are fewer than
+   * Worker threads (at most one per file); 0 or 1: in this thread (synchronously).
+   * Default: the cores available, or this thread when the files are fewer than
    * {@link PARALLEL_MIN_BYTES} in all.
    */
   readonly workers?: number;
@@ -124,8 +124,9 @@ export async function buildReportParallel(o: ParallelReportOptions): Promise<Rep
   const { files, strategies, acc } = start(o);
   const setup = reportSetup(strategies, o.config);
   const bytes = files.reduce((a, f) => a + f.size, 0);
-  const size = Math.min(o.workers ?? (bytes < PARALLEL_MIN_BYTES ? 1 : availableParallelism()), files.length);
-  if (size <= 1) {
+  const wanted = o.workers ?? (bytes < PARALLEL_MIN_BYTES ? 1 : availableParallelism());
+  const size = Math.max(1, Math.min(wanted, files.length));
+  if (wanted <= 1) {
     for (let i = 0; i < files.length; i++) {
       addFile(acc, files[i], strategies, o.config, o.cache);
       if (o.onFile?.(i + 1, files.length, files[i].path) === false) break;

@@ -19,7 +19,7 @@ const TITLE = 'What Would Trimming Have Saved?';
 const STRATEGIES: readonly string[] = ['none', 'default'];
 
 interface ReportCore {
-  buildReportAsync(o: ReportOptions): Promise<Report>;
+  buildReportInWorkers(o: ReportOptions): Promise<Report>;
   defaultProjectsDir(): string;
 }
 
@@ -53,7 +53,7 @@ export class ReportPanels implements vscode.Disposable {
       { location: vscode.ProgressLocation.Notification, title: 'Trimline: reading recorded sessions', cancellable: true },
       (progress, token) => {
         let last = 0;
-        return core.buildReportAsync({
+        return core.buildReportInWorkers({
           paths: roots,
           strategies: STRATEGIES,
           config: {},
