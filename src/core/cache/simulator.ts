@@ -74,6 +74,9 @@ export type BlockLocation =
   | { readonly section: 'system'; readonly index: number }
   | { readonly section: 'messages'; readonly messageIndex: number; readonly blockIndex: number; readonly role: string };
 
+/** The location passed to a {@link TokensOf} that declares no second parameter (it never reads it). */
+const UNASKED_LOCATION: BlockLocation = Object.freeze({ section: 'messages', messageIndex: -1, blockIndex: -1, role: '' });
+
 /** Tokens of one block. String system/message content is passed as a `{type:'text', text}` block. */
 export type TokensOf = (block: SimBlock, at: BlockLocation) => number;
 
@@ -232,6 +235,8 @@ export class CacheSimulator {
       n++;
     };
 
+    // A tokensOf that does not take the location (one parameter) is not given one: no object per block per step.
+    const wantsAt = tokensOf.length > 1;
     (body.tools ?? []).forEach((tool, index) => push(tool, { section: 'tools', index }, TAG_TOOL, this.hashOf(tool)));
     const system = body.system;
     if (typeof system === 'string') {
@@ -260,7 +265,7 @@ export class CacheSimulator {
         if (dropThinking && isThinking(blk)) return;
         const tag = roleTag + (first ? TAG_FIRST_IN_MESSAGE : 0);
         first = false;
-        push(blk, { section: 'messages', messageIndex, blockIndex, role: msg.role }, tag, this.hashOf(blk));
+        push(blk, wantsAt ? { section: 'messages', messageIndex, blockIndex, role: msg.role } : UNASKED_LOCATION, tag, this.hashOf(blk));
       });
     });
 
