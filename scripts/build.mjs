@@ -6,6 +6,8 @@ const watch = process.argv.includes('--watch');
 const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: true, logLevel: 'warning' };
 const configs = [
   { ...common, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
+  // `trimline report`'s worker threads (src/core/report/parallel.ts), beside the CLI and the bench.
+  { ...common, entryPoints: { 'report-worker': 'src/cli/report-worker.ts' }, outdir: 'dist' },
   { ...common, entryPoints: { bench: 'test/bench/main.ts' }, outdir: 'dist' },
   { ...common, entryPoints: { 'dev-server': 'src/dev/main.ts' }, outdir: 'dist' },
   // VS Code extension host: a light entry (activation, views, commands) and the core it

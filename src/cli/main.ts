@@ -46,7 +46,7 @@ async function main(argv: string[]): Promise<number> {
   // `run` has its own options (workspace, session, model…): parsed in run.ts.
   if (command === 'run') return runAgentCli(rest);
   if (command === 'demo') return runDemo(rest);
-  if (command === 'report') return runReportCli(rest);
+  if (command === 'report') return await runReportCli(rest);
   if (command === 'proxy') return runProxy(rest);
   const { values, positionals } = parseArgs({
     args: rest,

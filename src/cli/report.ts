@@ -1,10 +1,11 @@
 /** `trimline report [PATH…] [--strategy S…] [--since DATE] [--json] [--html FILE]`. */
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { buildReport, DEFAULT_REPORT_STRATEGIES, defaultCacheFile, defaultProjectsDir, formatReport, ReportCache, reportHtml } from '../core/report';
+import { buildReport, buildReportParallel, DEFAULT_REPORT_STRATEGIES, type Report, type ReportOptions, defaultCacheFile, defaultProjectsDir, formatReport, ReportCache, reportHtml } from '../core/report';
 import { loadConfig, UsageError } from './common';
 
-export const REPORT_USAGE = 'trimline report [PATH…] [--strategy S…] [--since DATE] [--json] [--html FILE] [--config F] [--cache FILE | --no-cache]';
+export const REPORT_USAGE = 'trimline report [PATH…] [--strategy S…] [--since DATE] [--json] [--html FILE] [--config F] [--cache FILE | --no-cache] [--workers N]';
 
 /** `--since` as ms since epoch: an ISO date or date-time. */
 export function parseSince(v: string | undefined): number | undefined {
@@ -21,7 +22,26 @@ export function reportStrategies(values: readonly string[] | undefined): string[
   return [...new Set(all)];
 }
 
-export function runReportCli(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): number {
+/** The worker thread script beside the CLI bundle (dist/report-worker.js); undefined when running from sources. */
+export function reportWorkerScript(dir: string = __dirname): string | undefined {
+  const script = join(dir, 'report-worker.js');
+  return existsSync(script) ? script : undefined;
+}
+
+/** `--workers`: a whole number ≥ 0 (0: in this thread); undefined: decided by the input's size. */
+export function parseWorkers(v: string | undefined): number | undefined {
+  if (v === undefined) return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`report: --workers must be a whole number ≥ 0 (got "${v}")`);
+  return n;
+}
+
+/** The report in worker threads when there is a worker script (see buildReportParallel for when it uses them); else in this thread. */
+export async function reportWithWorkers(o: ReportOptions, workers: number | undefined, script = reportWorkerScript()): Promise<Report> {
+  return script ? buildReportParallel({ ...o, workerScript: script, workers }) : buildReport(o);
+}
+
+export async function runReportCli(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -34,19 +54,25 @@ export function runReportCli(argv: string[], out: NodeJS.WritableStream = proces
       quiet: { type: 'boolean', short: 'q' },
       cache: { type: 'string' },
       'no-cache': { type: 'boolean' },
+      workers: { type: 'string' },
     },
   });
   const paths = positionals.length ? positionals : [defaultProjectsDir()];
   const interactive = !values.json && !values.quiet && (err as { isTTY?: boolean }).isTTY === true;
   const cache = values['no-cache'] ? undefined : new ReportCache(values.cache ?? defaultCacheFile());
-  const report = buildReport({
-    paths,
-    cache,
-    strategies: reportStrategies(values.strategy),
-    config: loadConfig(values.config),
-    sinceMs: parseSince(values.since),
-    onFile: interactive ? (done, total) => void err.write(`\rtrimline report: ${done}/${total} files`) : undefined,
-  });
+  const workers = parseWorkers(values.workers);
+  const sinceMs = parseSince(values.since);
+  const report = await reportWithWorkers(
+    {
+      paths,
+      cache,
+      strategies: reportStrategies(values.strategy),
+      config: loadConfig(values.config),
+      sinceMs,
+      onFile: interactive ? (done, total) => void err.write(`\rtrimline report: ${done}/${total} files`) : undefined,
+    },
+    workers,
+  );
   if (interactive) err.write(`\n${cache?.hits ? `trimline report: ${cache.hits} unchanged file(s) from the cache\n` : ''}`);
   if (values.html) {
     writeFileSync(values.html, reportHtml(report));

@@ -4,7 +4,7 @@
  * parameter choice), token calibration accuracy, and request-build speed. Results go
  * to bench-results/ (JSON + Markdown).
  *
- * Sections: --section=engine,check,loso,tokens,speed (default: all). Positional
+ * Sections: --section=engine,check,loso,tokens,speed,proxy,report (default: all). Positional
  * arguments restrict the contenders by name or spec; --spec=a,b [--config=file.json]
  * adds an ad-hoc one for tuning.
  */
@@ -19,6 +19,7 @@ import { oracle } from './oracle';
 import { benchRequestBuild, formatRequestBuild } from './request-build';
 import { inspectorDeltasSection } from './inspector-deltas';
 import { proxySection } from './proxy-bench';
+import { reportRunChild, reportSpeedSection } from './report-speed';
 import { checkSection, costTable, losoSection, pct, perTranscript, rulesSection, type CheckData } from './report';
 import { setupSession, type BenchSession } from './session-setup';
 import { checkStep, LADDER, legacyPricer, recordedCost, timingFacts, type StepResult } from './sim-check';
@@ -29,7 +30,7 @@ const CHECKED = new Set(['none', 'default', 'anchor: anthropic clear_tool_uses',
 
 function sections(): Set<string> {
   const arg = process.argv.find((a) => a.startsWith('--section='));
-  return new Set(arg ? arg.slice(10).split(',') : ['engine', 'check', 'loso', 'tokens', 'speed', 'proxy']);
+  return new Set(arg ? arg.slice(10).split(',') : ['engine', 'check', 'loso', 'tokens', 'speed', 'proxy', 'report']);
 }
 
 const log = (s: string): void => void process.stderr.write(`${s}\n`);
@@ -155,10 +156,18 @@ async function main(): Promise<void> {
   }
   if (want.has('speed') || want.has('deltas')) md.push(...inspectorDeltasSection());
   if (want.has('proxy')) md.push(await proxySection());
+  if (want.has('report')) {
+    const r = reportSpeedSection(log);
+    md.push(...r.md);
+    writeFileSync(join(outDir, 'report.json'), JSON.stringify(r.json, null, 2));
+  }
   writeFileSync(join(outDir, 'README.md'), md.join('\n') + '\n');
 }
 
-main().catch((e: unknown) => {
-  process.stderr.write(`bench failed: ${(e as Error).stack}\n`);
-  process.exitCode = 1;
-});
+// A report run of the `report` section is a child process of this bundle (see report-speed.ts).
+reportRunChild(process.argv)
+  .then((child) => (child ? undefined : main()))
+  .catch((e: unknown) => {
+    process.stderr.write(`bench failed: ${(e as Error).stack}\n`);
+    process.exitCode = 1;
+  });

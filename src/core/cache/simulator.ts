@@ -79,6 +79,9 @@ export type BlockLocation =
   | { readonly section: 'system'; readonly index: number }
   | { readonly section: 'messages'; readonly messageIndex: number; readonly blockIndex: number; readonly role: string };
 
+/** The location passed to a {@link TokensOf} that declares no second parameter (it never reads it). */
+const UNASKED_LOCATION: BlockLocation = Object.freeze({ section: 'messages', messageIndex: -1, blockIndex: -1, role: '' });
+
 /** Tokens of one block. String system/message content is passed as a `{type:'text', text}` block. */
 export type TokensOf = (block: SimBlock, at: BlockLocation) => number;
 
@@ -129,7 +132,13 @@ export function ttlMs(cc: SimCacheControl | null | undefined): number {
 interface Entry {
   expiresAt: number;
   ttl: number;
+  /** The high bits of the second chain word, which the map key leaves out: checked on every read, so keys stay 64-bit exact. */
+  high: number;
 }
+
+/** Low bits of the second chain word kept in the numeric map key (32 + 21 = 53 bits, an exact double). */
+const KEY_LOW_BITS = 21;
+const KEY_LOW_SCALE = 2 ** KEY_LOW_BITS;
 
 /** Content identity of a block: its JSON without its own `cache_control` (placement is not content). */
 function blockJson(block: SimBlock): string {
@@ -164,7 +173,7 @@ function containsImage(messages: readonly SimMessage[]): boolean {
 }
 
 export class CacheSimulator {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new Map<number, Entry>();
   private readonly blockHashes = new WeakMap<object, [number, number]>();
   private readonly normalized = new WeakMap<object, readonly SimBlock[]>();
   private readonly minTokens: (model: string) => number;
@@ -246,6 +255,8 @@ export class CacheSimulator {
       n++;
     };
 
+    // A tokensOf that does not take the location (one parameter) is not given one: no object per block per step.
+    const wantsAt = tokensOf.length > 1;
     (body.tools ?? []).forEach((tool, index) => push(tool, { section: 'tools', index }, TAG_TOOL, this.hashOf(tool)));
     const system = body.system;
     if (typeof system === 'string') {
@@ -280,7 +291,7 @@ export class CacheSimulator {
         }
         const tag = roleTag + (first ? TAG_FIRST_IN_MESSAGE : 0);
         first = false;
-        push(blk, { section: 'messages', messageIndex, blockIndex, role: msg.role }, tag, this.hashOf(blk));
+        push(blk, wantsAt ? { section: 'messages', messageIndex, blockIndex, role: msg.role } : UNASKED_LOCATION, tag, this.hashOf(blk));
       });
     });
     // Thinking after the last position (a thinking-only final message): billed, never cached.
@@ -308,7 +319,7 @@ export class CacheSimulator {
       const stop = Math.max(0, p - this.lookback + 1);
       for (let k = p; k >= stop; k--) {
         const entry = this.entries.get(this.key(k));
-        if (entry && entry.expiresAt > nowMs) {
+        if (entry && entry.high === this.chainB[k] >>> KEY_LOW_BITS && entry.expiresAt > nowMs) {
           entry.expiresAt = nowMs + entry.ttl;
           if (k > readPos) readPos = k;
           break;
@@ -332,9 +343,11 @@ export class CacheSimulator {
       }
       const ttl = bpTtl[i];
       const key = this.key(p);
-      const prior = this.entries.get(key);
+      const high = this.chainB[p] >>> KEY_LOW_BITS;
+      const found = this.entries.get(key);
+      const prior = found && found.high === high ? found : undefined;
       const keepTtl = prior && prior.expiresAt > nowMs ? Math.max(prior.ttl, ttl) : ttl;
-      this.entries.set(key, { expiresAt: nowMs + keepTtl, ttl: keepTtl });
+      this.entries.set(key, { expiresAt: nowMs + keepTtl, ttl: keepTtl, high });
       const segment = this.cum[p] - start;
       if (segment > 0) {
         if (ttl === TTL_1H_MS) created1h += segment;
@@ -363,8 +376,9 @@ export class CacheSimulator {
     };
   }
 
-  private key(pos: number): string {
-    return `${this.chainA[pos].toString(36)}.${this.chainB[pos].toString(36)}`;
+  /** Map key of the prefix ending at `pos`: the first chain word and the low bits of the second (the rest is on the entry). */
+  private key(pos: number): number {
+    return this.chainA[pos] * KEY_LOW_SCALE + (this.chainB[pos] & (KEY_LOW_SCALE - 1));
   }
 
   private hashOf(block: SimBlock): [number, number] {

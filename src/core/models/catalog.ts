@@ -6,7 +6,7 @@
  * which (`match`) and why a value is a guess (`assumed`).
  */
 import { keepsPriorThinking, prefillUnsupported, tokenizerGeneration, type TokenizerGeneration } from './behavior';
-import { canonicalModelId, isAtLeast, modelGeneration, normalizeModelId, type ModelGeneration } from './ids';
+import { canonicalModelId, isAtLeast, MEMO_ENTRIES, modelGeneration, normalizeModelId, type ModelGeneration } from './ids';
 import { FALLBACK_ROW, MODEL_TABLE, priceOf, type ModelPrice, type ModelRow } from './table';
 
 /** How the catalog placed an id: its own row, a sibling of its family, or nothing known. */
@@ -105,6 +105,19 @@ function placed(model: string, gen: ModelGeneration | undefined): { key: string;
 
 /** Everything we know about a model, with price overrides applied. */
 export function modelInfo(model: string, overrides?: PriceOverrides): ModelInfo {
+  if (overrides) return computeInfo(model, overrides);
+  // Without overrides the answer depends on the id alone: asked per call on hot paths, built once per id.
+  let info = infos.get(model);
+  if (!info) {
+    if (infos.size >= MEMO_ENTRIES) infos.clear();
+    infos.set(model, (info = computeInfo(model, undefined)));
+  }
+  return info;
+}
+
+const infos = new Map<string, ModelInfo>();
+
+function computeInfo(model: string, overrides: PriceOverrides | undefined): ModelInfo {
   const gen = modelGeneration(model);
   const { key, match, row } = placed(model, gen);
   const override = overrides && priceOverride(model, overrides);

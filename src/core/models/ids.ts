@@ -51,6 +51,19 @@ export function normalizeModelId(model: string): string {
 
 /** Family and version of a model id, or undefined when the id has no version (e.g. `claude-mythos-preview`). */
 export function modelGeneration(model: string): ModelGeneration | undefined {
+  // Asked per block and per call on hot paths (report, simulator): the regexes run once per id.
+  if (generations.has(model)) return generations.get(model);
+  if (generations.size >= MEMO_ENTRIES) generations.clear();
+  const g = parseGeneration(model);
+  generations.set(model, g);
+  return g;
+}
+
+/** Distinct model ids remembered by the memos of this module and the catalog (a process sees a handful). */
+export const MEMO_ENTRIES = 1_000;
+const generations = new Map<string, ModelGeneration | undefined>();
+
+function parseGeneration(model: string): ModelGeneration | undefined {
   const id = normalizeModelId(model);
   const n = NEW_STYLE.exec(id);
   if (n) return { family: n[1], major: Number(n[2]), minor: n[3] ? Number(n[3]) : 0 };

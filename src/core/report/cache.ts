@@ -68,6 +68,12 @@ export class ReportCache {
     return e;
   }
 
+  /** Whether an entry for the file as it is now exists (it may still be refused by {@link get} for its responses). */
+  peek(path: string, size: number, mtimeMs: number, setup: string): boolean {
+    const e = this.entries[path];
+    return e !== undefined && e.size === size && e.mtimeMs === mtimeMs && e.setup === setup;
+  }
+
   set(path: string, entry: CachedFile): void {
     this.entries[path] = entry;
     this.dirty = true;

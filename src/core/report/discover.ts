@@ -13,6 +13,8 @@ import { clineTaskStat } from './cline-usage';
 
 /** Bytes read from the head of a file to find its first timestamp and session id. */
 const HEAD_BYTES = 64 * 1024;
+/** Bytes read first (enough for both in most Claude Code files). */
+const HEAD_PROBE_BYTES = 4 * 1024;
 /** Directories never entered (dependency trees, VCS data). */
 const SKIP_DIRS: ReadonlySet<string> = new Set(['node_modules', '.git']);
 
@@ -88,26 +90,42 @@ export function discover(paths: readonly string[]): Discovery {
 
 /** First timestamp and session id in the head of a JSONL file. */
 export function headOf(path: string): { timestamp?: string; sessionId?: string } {
-  let text = '';
+  let fd: number;
   try {
-    const fd = openSync(path, 'r');
-    try {
-      const buf = Buffer.alloc(HEAD_BYTES);
-      const n = readSync(fd, buf, 0, HEAD_BYTES, 0);
-      text = buf.subarray(0, n).toString('utf8');
-    } finally {
-      closeSync(fd);
-    }
+    fd = openSync(path, 'r');
   } catch {
     return {};
   }
+  try {
+    // Most files say both in their first lines: a short read first, the whole head only when not.
+    const probe = headFields(readHead(fd, HEAD_PROBE_BYTES));
+    if (probe.complete || probe.bytes < HEAD_PROBE_BYTES) return probe.fields;
+    return headFields(readHead(fd, HEAD_BYTES)).fields;
+  } catch {
+    return {};
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function readHead(fd: number, bytes: number): Buffer {
+  const buf = Buffer.alloc(bytes);
+  return buf.subarray(0, readSync(fd, buf, 0, bytes, 0));
+}
+
+/**
+ * The first `"timestamp"` and `"sessionId"` values, line by line. A value found in
+ * a shorter head is the one the longer head gives: the lines before it are the same,
+ * and a match needs its closing quote, so a line cut short cannot give another one.
+ */
+function headFields(head: Buffer): { fields: { timestamp?: string; sessionId?: string }; complete: boolean; bytes: number } {
   const out: { timestamp?: string; sessionId?: string } = {};
-  for (const line of text.split('\n')) {
+  for (const line of head.toString('utf8').split('\n')) {
     if (out.timestamp && out.sessionId) break;
     out.timestamp ??= /"timestamp":"([^"]+)"/.exec(line)?.[1];
     out.sessionId ??= /"sessionId":"([^"]+)"/.exec(line)?.[1];
   }
-  return out;
+  return { fields: out, complete: out.timestamp !== undefined && out.sessionId !== undefined, bytes: head.length };
 }
 
 /**

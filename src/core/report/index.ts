@@ -5,7 +5,9 @@
  * discovery and output (format.ts, html.ts).
  */
 export * from './types';
-export { buildReport, buildReportAsync, completeLines, DEFAULT_REPORT_STRATEGIES, type ReportOptions } from './report';
+export { buildReport, buildReportAsync, DEFAULT_REPORT_STRATEGIES, type ReportOptions } from './report';
+export { completeLines } from './jobs';
+export { buildReportParallel, PARALLEL_MIN_BYTES, type ParallelReportOptions } from './parallel';
 export { defaultProjectsDir, discover } from './discover';
 export { formatReport } from './format';
 export { reportHtml } from './html';

@@ -3,10 +3,10 @@
  * rows and totals. Bad input (unreadable files, unknown formats, corrupt
  * lines) is counted and named, never fatal.
  */
-import { readFileSync } from 'node:fs';
 import type { PipelineConfig } from '../trimming';
 import { CountedKeys, type ReportCache } from './cache';
 import { discover, type FoundFile } from './discover';
+import { readTranscriptText } from './jobs';
 import { OFFENDERS_SHOWN } from './offenders';
 import { addTotals, emptyTotals } from './recorded';
 import { reportFile } from './session-report';
@@ -56,7 +56,7 @@ export function totalsOf(rows: readonly SessionReport[], strategies: readonly st
   return { sessions: rows.length, calls, recorded, strategies: st, anchoredRecordedInputCost: anchored, offenders, badLines };
 }
 
-interface Acc {
+export interface Acc {
   rows: SessionReport[];
   skipped: Skipped[];
   badLines: number;
@@ -64,8 +64,8 @@ interface Acc {
 }
 
 /** The report of one found file, added into `acc` (bad input is counted, never thrown); from the cache when unchanged. */
-function addFile(acc: Acc, f: FoundFile, strategies: readonly string[], config: PipelineConfig, cache: ReportCache | undefined): void {
-  const setup = JSON.stringify([strategies, config]);
+export function addFile(acc: Acc, f: FoundFile, strategies: readonly string[], config: PipelineConfig, cache: ReportCache | undefined): void {
+  const setup = reportSetup(strategies, config);
   const hit = cache?.get(f.path, f.size, f.mtimeMs, setup, acc.counted);
   if (hit) {
     for (const k of hit.keys) acc.counted.add(k);
@@ -73,33 +73,36 @@ function addFile(acc: Acc, f: FoundFile, strategies: readonly string[], config: 
     return;
   }
   acc.counted.added = [];
-  let text: string;
-  try {
-    text = readFileSync(f.path, 'utf8');
-  } catch (e) {
-    acc.skipped.push({ file: f.path, reason: `unreadable (${(e as NodeJS.ErrnoException).code ?? 'error'})` });
+  const read = readTranscriptText(f.path);
+  if ('unreadable' in read) {
+    acc.skipped.push({ file: f.path, reason: read.unreadable });
     return;
   }
-  const r = reportFile(f.path, completeLines(text), acc.counted, { strategies, config });
+  const r = reportFile(f.path, read.text, acc.counted, { strategies, config });
   cache?.set(f.path, { size: f.size, mtimeMs: f.mtimeMs, setup, rows: r.rows, skipped: r.skipped, badLines: r.badLines, keys: acc.counted.added });
   push(acc, f, r);
 }
 
-function push(acc: Acc, f: FoundFile, r: { rows: SessionReport[]; skipped: Skipped[]; badLines: number }): void {
+/** What the cache is keyed on besides the file: the strategies and their options. */
+export function reportSetup(strategies: readonly string[], config: PipelineConfig): string {
+  return JSON.stringify([strategies, config]);
+}
+
+export function push(acc: Acc, f: FoundFile, r: { rows: SessionReport[]; skipped: Skipped[]; badLines: number }): void {
   acc.rows.push(...r.rows);
   acc.skipped.push(...r.skipped);
   acc.badLines += r.badLines;
   if (r.badLines) acc.skipped.push({ file: f.path, reason: `${r.badLines} corrupt line(s) skipped` });
 }
 
-function start(o: ReportOptions): { files: FoundFile[]; strategies: string[]; acc: Acc } {
+export function start(o: ReportOptions): { files: FoundFile[]; strategies: string[]; acc: Acc } {
   const strategies = o.strategies.includes('none') ? [...o.strategies] : ['none', ...o.strategies];
   const found = discover(o.paths);
   const files = found.files.filter((f) => o.sinceMs === undefined || f.mtimeMs >= o.sinceMs);
   return { files, strategies, acc: { rows: [], skipped: [...found.skipped], badLines: 0, counted: new CountedKeys() } };
 }
 
-function finish(acc: Acc, strategies: string[], cache: ReportCache | undefined): Report {
+export function finish(acc: Acc, strategies: string[], cache: ReportCache | undefined): Report {
   cache?.save();
   return { sessions: acc.rows, totals: totalsOf(acc.rows, strategies, acc.badLines), skipped: acc.skipped, strategies, note: COUNTERFACTUAL_NOTE };
 }
@@ -125,16 +128,3 @@ export async function buildReportAsync(o: ReportOptions): Promise<Report> {
   return finish(acc, strategies, o.cache);
 }
 
-/** A file still being written: keep it up to its last complete line (JSONL); other texts unchanged. */
-export function completeLines(text: string): string {
-  if (text.endsWith('\n') || !text.startsWith('{')) return text;
-  const last = text.lastIndexOf('\n');
-  if (last < 0) return text;
-  const tail = text.slice(last + 1);
-  try {
-    JSON.parse(tail);
-    return text;
-  } catch {
-    return text.slice(0, last + 1);
-  }
-}

@@ -14,6 +14,7 @@ import type { PipelineConfig } from '../trimming';
 import { BillModel, type BillBlock, type BillMessage, type BillRequest } from './bill-model';
 import type { FitResult } from './fit';
 import { blockChars, CHARS_PER_TOKEN } from './sizing';
+import { UsageSizedTokens } from './usage-tokens';
 
 export interface StrategyCost {
   /** Input-side cost over the billed calls, USD. */
@@ -33,6 +34,30 @@ function contentJson(b: object): string {
   return JSON.stringify(rest);
 }
 
+/**
+ * Whether a block sent has the content of its log block without serializing
+ * either: the same object, or a copy that only adds or changes its breakpoint
+ * mark (the request builder's copies), with the other keys in the same order
+ * holding the same values. False means "compare the JSON".
+ */
+function sameContent(param: object, log: object): boolean {
+  if (param === log) return true;
+  const a = Object.keys(param).filter((k) => k !== 'cache_control');
+  const b = Object.keys(log).filter((k) => k !== 'cache_control');
+  if (a.length !== b.length) return false;
+  const pa = param as Record<string, unknown>;
+  const lb = log as Record<string, unknown>;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i] || pa[a[i]] !== lb[b[i]]) return false;
+  return true;
+}
+
+function sameIds(a: readonly string[], b: readonly string[]): boolean {
+  if (a === b) return true;
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** Price a strategy on a session already fitted with {@link fitNone}. */
 export function priceStrategy(imp: ImportedSession, model: string, fit: FitResult, strategy: string, config: PipelineConfig): StrategyCost {
   const sized = new Map<string, BillBlock>();
@@ -43,12 +68,17 @@ export function priceStrategy(imp: ImportedSession, model: string, fit: FitResul
   const restartBlocks = new Set<string>();
   for (const m of fit.messages) if (m.clientRestart) for (const b of m.blocks) restartBlocks.add(b.id);
   const memo = new WeakMap<object, BillBlock>();
+  const messageMemo = new WeakMap<object, { role: string; ids: readonly string[]; message: BillMessage }>();
 
   const billBlock = (param: Content['param'], logId: string | undefined): BillBlock => {
     const hit = memo.get(param);
     if (hit) return hit;
     const orig = logId ? sized.get(logId) : undefined;
     const log = logId ? logBlocks.get(logId) : undefined;
+    if (orig && log && sameContent(param, log.param)) {
+      memo.set(param, orig);
+      return orig;
+    }
     const json = contentJson(param);
     let out: BillBlock;
     if (orig && log) {
@@ -70,17 +100,26 @@ export function priceStrategy(imp: ImportedSession, model: string, fit: FitResul
   const bill = new BillModel(model, fit.prefix);
   let inputCost = 0;
   let tokensSent = 0;
-  for (const step of replay(imp, { strategy, config })) {
+  // Sizes from the fit, never a tokenizer (see usage-tokens.ts); no calibration: the sizes are the usage's.
+  const estimator = new UsageSizedTokens(imp, fit.messages, imp.model ?? imp.calls.find((c) => c.model)?.model);
+  for (const step of replay(imp, { strategy, config, estimator, calibrate: false })) {
     const i = step.call.index;
     const body = step.prepared.body;
     const messages: BillMessage[] = body.messages.map((m, mi) => {
+      const ids = step.prepared.blockMap.rows[mi] ?? [];
+      // An unchanged message keeps its content array from call to call: the same bill message
+      // then (so the bill model's per-message memos hold and the call costs what is new).
+      const hit = typeof m.content === 'string' ? undefined : messageMemo.get(m.content);
+      if (hit && hit.role === m.role && sameIds(hit.ids, ids)) return hit.message;
       const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content } as ContentBlockParam] : (m.content as ContentBlockParam[]);
-      return {
+      const message: BillMessage = {
         role: m.role === 'assistant' ? 'assistant' : 'user',
         humanTurn: m.role === 'user' && blocks.some((b) => b.type !== 'tool_result'),
-        clientRestart: blocks.some((_, bi) => restartBlocks.has(step.prepared.blockMap.idAt(mi, bi) ?? '')),
-        blocks: blocks.map((b, bi) => billBlock(b, step.prepared.blockMap.idAt(mi, bi))),
+        clientRestart: blocks.some((_, bi) => restartBlocks.has(ids[bi] ?? '')),
+        blocks: blocks.map((b, bi) => billBlock(b, ids[bi])),
       };
+      if (typeof m.content !== 'string') messageMemo.set(m.content, { role: m.role, ids, message });
+      return message;
     });
     const req: BillRequest = { now: fit.timings[i].now, ttl: fit.timings[i].ttl, messages, breakpointAt: fit.placement[i], epoch: fit.epochs[i] };
     const s = bill.step(req);

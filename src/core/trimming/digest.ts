@@ -6,7 +6,7 @@
  */
 import { toolResultText } from '../session/log';
 import type { Session } from '../session/session';
-import { DEFAULT_REF_PATTERNS, extractRefs } from './refs';
+import { defaultRefsOf } from './refs';
 import { TRIM_MARKER } from './summary-text';
 
 export interface DigestOptions {
@@ -18,15 +18,6 @@ export interface DigestOptions {
 }
 
 export const DIGEST_DEFAULTS: DigestOptions = { maxRefs: 200, maxPrompts: 8, promptChars: 200 };
-
-/** Reference ids per tool_result param object: a message's refs are extracted once. */
-const refCache = new WeakMap<object, string[]>();
-
-function refsOf(param: object, text: () => string): string[] {
-  let r = refCache.get(param);
-  if (!r) refCache.set(param, (r = extractRefs(text(), DEFAULT_REF_PATTERNS)));
-  return r;
-}
 
 /** What a digest over [from, to] collected; extended in place when a later digest covers more of the (immutable) log. */
 interface Collected {
@@ -53,7 +44,8 @@ function collect(session: Session, from: number, to: number, o: DigestOptions): 
     for (const b of m.blocks) {
       if (b.param.type === 'tool_result') {
         const param = b.param;
-        for (const r of refsOf(param, () => toolResultText(param))) c.refs.add(r);
+        // Extracted once per param object, shared with the tool result summaries (refs.ts).
+        for (const r of defaultRefsOf(param, () => toolResultText(param))) c.refs.add(r);
       } else if (m.role === 'user' && b.param.type === 'text' && !b.param.text.startsWith('<') && c.prompts.length < o.maxPrompts) {
         const t = b.param.text.trim().replace(/\s+/g, ' ');
         if (t) c.prompts.push(t.length > o.promptChars ? `${t.slice(0, o.promptChars)}…` : t);

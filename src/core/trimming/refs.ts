@@ -54,6 +54,21 @@ export function extractRefs(text: string, patterns: readonly RefPattern[] = DEFA
   return out.slice(0, limit).map((x) => x.ref);
 }
 
+/** Reference ids (default patterns) per block param object: each tool result is scanned once, whoever asks. */
+const defaultRefs = new WeakMap<object, string[]>();
+
+/** {@link extractRefs} with the default patterns of a block's text, remembered per param object (params are never mutated). */
+export function defaultRefsOf(param: object, text: () => string): string[] {
+  let r = defaultRefs.get(param);
+  if (!r) defaultRefs.set(param, (r = extractRefs(text(), DEFAULT_REF_PATTERNS)));
+  return r;
+}
+
+/** The patterns are the default ones, in order (no custom pattern added). */
+export function isDefaultPatterns(patterns: readonly RefPattern[]): boolean {
+  return patterns === DEFAULT_REF_PATTERNS || (patterns.length === DEFAULT_REF_PATTERNS.length && patterns.every((p, i) => p === DEFAULT_REF_PATTERNS[i]));
+}
+
 /** Compile user-configured patterns (strings) into global regexes; invalid ones are reported. */
 export function compilePatterns(sources: readonly string[]): { patterns: RefPattern[]; errors: string[] } {
   const patterns: RefPattern[] = [];

@@ -1,7 +1,7 @@
 /** The short text that replaces an old tool result: tool name, status, size, reference ids, a marker. */
 import { toolResultText } from '../session/log';
 import type { ContentBlockParam } from '../session/types';
-import { DEFAULT_REF_PATTERNS, extractRefs, type RefPattern } from './refs';
+import { DEFAULT_REF_PATTERNS, defaultRefsOf, extractRefs, isDefaultPatterns, type RefPattern } from './refs';
 
 /** Every trimmed text starts with this, so the model (and a reader) knows it is not the original. */
 export const TRIM_MARKER = '[trimmed by Trimline';
@@ -45,7 +45,8 @@ function firstMeaningfulLine(text: string): string {
 export function summarizeToolResult(b: ContentBlockParam, o: SummaryOptions): string {
   const text = toolResultText(b);
   const lines = text ? text.split('\n').length : 0;
-  const refs = extractRefs(text, o.refPatterns ?? DEFAULT_REF_PATTERNS);
+  const patterns = o.refPatterns ?? DEFAULT_REF_PATTERNS;
+  const refs = isDefaultPatterns(patterns) ? defaultRefsOf(b, () => text) : extractRefs(text, patterns);
   const kept = refs.slice(0, o.maxRefs);
   const more = refs.length - kept.length;
   let preview = firstMeaningfulLine(text);

@@ -85,18 +85,19 @@ describe('strategies', () => {
 });
 
 describe('trimline report (CLI)', () => {
-  it('--json follows the output contract; --html writes the page', () => {
+  it('--json follows the output contract; --html writes the page', async () => {
     const o = sink();
     const html = join(mkdtempSync(join(tmpdir(), 'trimline-report-')), 'r.html');
-    expect(runReportCli([FIXTURES, '--json', '--html', html, '--no-cache'], o.out, sink().out)).toBe(0);
+    expect(await runReportCli([FIXTURES, '--json', '--html', html, '--no-cache'], o.out, sink().out)).toBe(0);
     const j = JSON.parse(o.text()) as { sessions: Record<string, unknown>[]; totals: object; skipped: object[] };
     for (const k of ['file', 'sessionId', 'sidechain', 'model', 'calls', 'fit', 'recorded', 'strategies', 'offenders']) expect(j.sessions[0]).toHaveProperty(k);
     expect(Object.keys(j.sessions[0].strategies as object)).toEqual(['none', 'default']);
     expect(readFileSync(html, 'utf8')).toContain('<svg');
   });
 
-  it('rejects a --since that is not a date in one line', () => {
-    expect(() => runReportCli([FIXTURES, '--since', 'yesterday', '--no-cache'], sink().out, sink().out)).toThrow(/--since must be a date/);
+  it('rejects a --since that is not a date, or --workers that is not a count, in one line', async () => {
+    await expect(runReportCli([FIXTURES, '--since', 'yesterday', '--no-cache'], sink().out, sink().out)).rejects.toThrow(/--since must be a date/);
+    await expect(runReportCli([FIXTURES, '--workers', 'two', '--no-cache'], sink().out, sink().out)).rejects.toThrow(/--workers must be a whole number/);
   });
 });
 
