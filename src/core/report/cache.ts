@@ -10,8 +10,8 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Skipped, SessionReport } from './types';
 
-/** Bumped whenever the report's numbers or shapes change: older entries are ignored. */
-export const REPORT_CACHE_VERSION = 1;
+/** Bumped whenever the report's numbers or shapes change: older entries are ignored (2: client invalidations followed, usage-based sizes, Cline usage). */
+export const REPORT_CACHE_VERSION = 2;
 
 export interface CachedFile {
   readonly size: number;
