@@ -6,7 +6,8 @@ const watch = process.argv.includes('--watch');
 const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: true, logLevel: 'warning' };
 const configs = [
   { ...common, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
-  { ...common, entryPoints: { bench: 'test/bench/main.ts' }, outdir: 'dist' },
+  // playwright-core (the page bench drives Chromium) is loaded from node_modules, not bundled.
+  { ...common, entryPoints: { bench: 'test/bench/main.ts' }, outdir: 'dist', external: ['playwright-core'] },
   { ...common, entryPoints: { 'dev-server': 'src/dev/main.ts' }, outdir: 'dist' },
   // VS Code extension host: a light entry (activation, views, commands) and the core it
   // requires on first use (agent, engine, tokenizer, SDK). `vscode` is provided by the host.
