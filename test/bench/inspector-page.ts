@@ -10,9 +10,8 @@
  * The first update recalibrates every row; the others are the steady state.
  */
 import type { Browser } from 'playwright-core';
-import { startInspectorServer } from '../../src/host/standalone';
 import { launchBrowser, openInspector } from '../browser/helpers';
-import { LiveProxySession } from '../browser/live-session';
+import { serveLive } from '../browser/live-session';
 
 const BLOCKS = 10_000;
 /** Agent calls after the page has its snapshot (the first one recalibrates every row). */
@@ -48,8 +47,8 @@ function timeMessages(): void {
 }
 
 async function run(browser: Browser): Promise<PageUpdate[]> {
-  const live = new LiveProxySession(BLOCKS);
-  const server = await startInspectorServer({ snapshot: () => live.inspector.snapshot(), handle: (r) => live.inspector.handle(r) }, { root: process.cwd() });
+  const served = await serveLive(BLOCKS);
+  const { live, server } = served;
   try {
     const w = await openInspector(browser, server.url, { height: 900, beforeLoad: async (page) => { await page.addInitScript(timeMessages); } });
     const { page } = w;
@@ -84,8 +83,7 @@ async function run(browser: Browser): Promise<PageUpdate[]> {
     await page.close();
     return names.map((update, i) => ({ update, bytes: m.tasks[i].bytes, applyMs: m.apply[i], applyRenderMs: m.delta[i], taskMs: m.tasks[i].ms }));
   } finally {
-    await server.close();
-    live.engine.close();
+    await served.close();
   }
 }
 
