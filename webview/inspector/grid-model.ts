@@ -7,6 +7,7 @@
  * (rows removed or inserted in between, a new filter) rebuilds it.
  */
 import type { InspectorRow } from '../../src/protocol';
+import { fmtInt } from '../shared/format';
 import { isFiltered, matches, NO_FILTER, type RowFilter } from './filter';
 
 export const DIVIDER_KEY = 'cache-divider';
@@ -76,7 +77,7 @@ export class GridModel {
   }
 
   get dividerLabel(): string {
-    return `cached prefix ends here (${this.cachedTokens.toLocaleString('en-US')} tokens read from the cache)`;
+    return `cached prefix ends here (${fmtInt(this.cachedTokens)} tokens read from the cache)`;
   }
 
   /** The row at item i (undefined for the divider or past the end). */

@@ -300,7 +300,9 @@ export function applyDelta(base: InspectorSnapshot, delta: SnapshotDelta): Inspe
   if (!recount(delta.shifts, 2) || !recount(delta.counts, 3)) return undefined;
   if (q) for (let k = 0; k < kept.length; k++) if (kept[k].quality !== q) kept[k] = { ...kept[k], quality: q };
   let rows = kept;
-  if (ids.head || anchors.length) {
+  // New rows only after the last kept row (the live case): appended in place.
+  if (!ids.head && anchors.length === 1 && anchors[0] === kept.length - 1) for (const r of runs[0]) rows.push(r);
+  else if (ids.head || anchors.length) {
     rows = ids.head ? [...ids.head] : [];
     let from = 0;
     for (let a = 0; a < anchors.length; a++) {
