@@ -50,7 +50,7 @@ describe('live inspector deltas', () => {
       server.broadcast();
       const snap = live.inspector.snapshot()!;
       await page.waitForFunction((text) => document.querySelector('.count')?.textContent === text, count(snap.rows.length), { timeout: 30_000 });
-      await expect.poll(() => stream.messages.length).toBeGreaterThan(before);
+      await expect.poll(() => stream.messages.length, { timeout: 30_000 }).toBeGreaterThan(before);
       const m = stream.messages.at(-1)!;
       // The listener's first push is whole (it had nothing to build on); the page's was its `ready`.
       if (i > 0) sizes.push(m.bytes);
@@ -71,7 +71,7 @@ describe('live inspector deltas', () => {
     const before = stream.messages.length;
     await page.click(`${ROW(target.blockId)} .row-btn.pin`);
     await page.waitForSelector(`${ROW(target.blockId)}.state-pinned`, { timeout: 30_000 });
-    await expect.poll(() => stream.messages.length).toBeGreaterThan(before);
+    await expect.poll(() => stream.messages.length, { timeout: 30_000 }).toBeGreaterThan(before);
     const pin = stream.messages.at(-1)!;
     expect(pin.msg.type).toBe('snapshotDelta');
     if (pin.msg.type === 'snapshotDelta') expect(pin.msg.delta.changed.map((r) => r.blockId)).toContain(target.blockId);
