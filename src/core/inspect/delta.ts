@@ -243,6 +243,30 @@ const CHANGED = 1;
 const RECOUNTED = 2;
 
 /**
+ * Recount kept rows from a list of tuples (a pair or a triple each); each kept row
+ * gets at most one recount, never on top of a whole new row. A row whose quality
+ * changes too is copied once.
+ */
+function recount(kept: InspectorRow[], flags: Uint8Array, list: readonly number[], size: 2 | 3, q: TokenQuality | undefined): boolean {
+  for (let c = 0, k = 0; c < list.length; c += size, k++) {
+    k += list[c];
+    const row = kept[k];
+    if (!row || flags[k]) return false;
+    flags[k] = RECOUNTED;
+    const dOriginal = list[c + 1];
+    const originalTokens = row.originalTokens + dOriginal;
+    const tokens = row.tokens + (size === 2 ? dOriginal : list[c + 2]);
+    kept[k] = q && row.quality !== q ? { ...row, originalTokens, tokens, quality: q } : { ...row, originalTokens, tokens };
+  }
+  return true;
+}
+
+/** The rows not recounted get quality `q` (recounted ones have it). */
+function requalify(kept: InspectorRow[], flags: Uint8Array, q: TokenQuality): void {
+  for (let k = 0; k < kept.length; k++) if (flags[k] !== RECOUNTED && kept[k].quality !== q) kept[k] = { ...kept[k], quality: q };
+}
+
+/**
  * `base` with `delta` applied, or undefined when the delta does not fit it (a row it
  * names is missing, a new row exists already, an anchor is unknown): the webview then
  * asks for a whole snapshot. Rows the delta does not touch stay the same objects.
@@ -283,22 +307,8 @@ export function applyDelta(base: InspectorSnapshot, delta: SnapshotDelta): Inspe
   }
   if (removedSeen !== delta.removed.length || changedSeen !== delta.changed.length || runs.length + (ids.head ? 1 : 0) !== delta.added.length) return undefined;
   const q = delta.quality;
-  // Each kept row gets at most one recount (a pair or a triple), never on top of a whole new row.
-  const recount = (list: readonly number[], size: 2 | 3): boolean => {
-    for (let c = 0, k = 0; c < list.length; c += size, k++) {
-      k += list[c];
-      const row = kept[k];
-      if (!row || flags[k]) return false;
-      flags[k] = RECOUNTED;
-      const dOriginal = list[c + 1];
-      const originalTokens = row.originalTokens + dOriginal;
-      const tokens = row.tokens + (size === 2 ? dOriginal : list[c + 2]);
-      kept[k] = q && row.quality !== q ? { ...row, originalTokens, tokens, quality: q } : { ...row, originalTokens, tokens };
-    }
-    return true;
-  };
-  if (!recount(delta.shifts, 2) || !recount(delta.counts, 3)) return undefined;
-  if (q) for (let k = 0; k < kept.length; k++) if (kept[k].quality !== q) kept[k] = { ...kept[k], quality: q };
+  if (!recount(kept, flags, delta.shifts, 2, q) || !recount(kept, flags, delta.counts, 3, q)) return undefined;
+  if (q) requalify(kept, flags, q);
   let rows = kept;
   // New rows only after the last kept row (the live case): appended in place.
   if (!ids.head && anchors.length === 1 && anchors[0] === kept.length - 1) for (const r of runs[0]) rows.push(r);
