@@ -8,7 +8,8 @@ const configs = [
   { ...common, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
   // `trimline report`'s worker threads (src/core/report/parallel.ts), beside the CLI and the bench.
   { ...common, entryPoints: { 'report-worker': 'src/cli/report-worker.ts' }, outdir: 'dist' },
-  { ...common, entryPoints: { bench: 'test/bench/main.ts' }, outdir: 'dist' },
+  // playwright-core (the page bench drives Chromium) is loaded from node_modules, not bundled.
+  { ...common, entryPoints: { bench: 'test/bench/main.ts' }, outdir: 'dist', external: ['playwright-core'] },
   { ...common, entryPoints: { 'dev-server': 'src/dev/main.ts' }, outdir: 'dist' },
   // VS Code extension host: a light entry (activation, views, commands) and the core it
   // requires on first use (agent, engine, tokenizer, SDK). `vscode` is provided by the host.

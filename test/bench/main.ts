@@ -4,7 +4,7 @@
  * parameter choice), token calibration accuracy, and request-build speed. Results go
  * to bench-results/ (JSON + Markdown).
  *
- * Sections: --section=engine,check,loso,tokens,speed,proxy,report (default: all). Positional
+ * Sections: --section=engine,check,loso,tokens,speed,deltas,proxy,report (default: all but deltas, which speed includes). Positional
  * arguments restrict the contenders by name or spec; --spec=a,b [--config=file.json]
  * adds an ad-hoc one for tuning.
  */
@@ -18,6 +18,7 @@ import { currentParams, gridIndex, runLoso } from './loso';
 import { oracle } from './oracle';
 import { benchRequestBuild, formatRequestBuild } from './request-build';
 import { inspectorDeltasSection } from './inspector-deltas';
+import { inspectorPageSection } from './inspector-page';
 import { proxySection } from './proxy-bench';
 import { reportRunChild, reportSpeedSection } from './report-speed';
 import { checkSection, costTable, losoSection, pct, perTranscript, rulesSection, type CheckData } from './report';
@@ -154,7 +155,7 @@ async function main(): Promise<void> {
     md.push('## Speed', '', 'Per-turn engine work (pipeline, token index, request build, cache planning), default strategy:', '', formatSpeed(engine), '', 'Same with `none` (the request is the whole history, so JSON.stringify is the full size):', '', formatSpeed(none), '', 'Request builder alone:', '', '```', formatRequestBuild(build), '```', '');
     process.stdout.write(formatSpeed(engine) + '\n');
   }
-  if (want.has('speed') || want.has('deltas')) md.push(...inspectorDeltasSection());
+  if (want.has('speed') || want.has('deltas')) md.push(...inspectorDeltasSection(), ...(await inspectorPageSection()));
   if (want.has('proxy')) md.push(await proxySection());
   if (want.has('report')) {
     const r = reportSpeedSection(log);

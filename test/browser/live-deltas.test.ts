@@ -5,10 +5,10 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startInspectorServer, type InspectorServer } from '../../src/host/standalone';
+import type { InspectorServer } from '../../src/host/standalone';
 import { launchBrowser, openInspector, ROW } from './helpers';
 import { listenEvents } from '../unit/inspect/helpers';
-import { LiveProxySession } from './live-session';
+import { serveLive, type LiveProxySession, type ServedLive } from './live-session';
 
 const BLOCKS = 10_000;
 /** The goal of issue 8: an update of a 10,000-block session stays under this. */
@@ -18,15 +18,15 @@ describe('live inspector deltas', () => {
   let browser: Browser;
   let live: LiveProxySession;
   let server: InspectorServer;
+  let served: ServedLive;
   beforeAll(async () => {
     browser = await launchBrowser();
-    live = new LiveProxySession(BLOCKS);
-    server = await startInspectorServer({ snapshot: () => live.inspector.snapshot(), handle: (r) => live.inspector.handle(r) }, { root: process.cwd() });
+    served = await serveLive(BLOCKS);
+    ({ live, server } = served);
   });
   afterAll(async () => {
     await browser?.close();
-    await server?.close();
-    live?.engine.close();
+    await served?.close();
   });
 
   it('sends each change of a 10,000-block session as a small delta, and the page shows it', async () => {
@@ -50,7 +50,7 @@ describe('live inspector deltas', () => {
       server.broadcast();
       const snap = live.inspector.snapshot()!;
       await page.waitForFunction((text) => document.querySelector('.count')?.textContent === text, count(snap.rows.length), { timeout: 30_000 });
-      await expect.poll(() => stream.messages.length).toBeGreaterThan(before);
+      await expect.poll(() => stream.messages.length, { timeout: 30_000 }).toBeGreaterThan(before);
       const m = stream.messages.at(-1)!;
       // The listener's first push is whole (it had nothing to build on); the page's was its `ready`.
       if (i > 0) sizes.push(m.bytes);
@@ -71,7 +71,7 @@ describe('live inspector deltas', () => {
     const before = stream.messages.length;
     await page.click(`${ROW(target.blockId)} .row-btn.pin`);
     await page.waitForSelector(`${ROW(target.blockId)}.state-pinned`, { timeout: 30_000 });
-    await expect.poll(() => stream.messages.length).toBeGreaterThan(before);
+    await expect.poll(() => stream.messages.length, { timeout: 30_000 }).toBeGreaterThan(before);
     const pin = stream.messages.at(-1)!;
     expect(pin.msg.type).toBe('snapshotDelta');
     if (pin.msg.type === 'snapshotDelta') expect(pin.msg.delta.changed.map((r) => r.blockId)).toContain(target.blockId);

@@ -7,6 +7,7 @@
  */
 import { ProxyEngine } from '../../src/core/proxy/proxy-engine';
 import type { LiveInspector } from '../../src/core/inspect/live';
+import { startInspectorServer, type InspectorServer } from '../../src/host/standalone';
 
 /** Characters per billed token in the synthetic usage (consistent, so calibration accepts it). */
 const CHARS_PER_TOKEN = 3.4;
@@ -61,4 +62,24 @@ export class LiveProxySession {
     }
     this.calls++;
   }
+}
+
+/** A live session of `blocks` blocks served to pages by the standalone server. */
+export interface ServedLive {
+  live: LiveProxySession;
+  server: InspectorServer;
+  close(): Promise<void>;
+}
+
+export async function serveLive(blocks: number): Promise<ServedLive> {
+  const live = new LiveProxySession(blocks);
+  const server = await startInspectorServer({ snapshot: () => live.inspector.snapshot(), handle: (r) => live.inspector.handle(r) }, { root: process.cwd() });
+  return {
+    live,
+    server,
+    close: async () => {
+      await server.close();
+      live.engine.close();
+    },
+  };
 }

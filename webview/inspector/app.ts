@@ -4,27 +4,30 @@
  * requests. The host answers a change with a new snapshot, so every effect shows at
  * once; the status line says what changed, including the next request's cost. Until
  * the host has a session it sends `empty`, and the empty state says what to do.
+ *
+ * A delta that keeps every row in its place (the live case: rows recounted or sent
+ * whole, new ones at the end) patches the grid's model instead of rebuilding it, so
+ * an update costs what it changed plus the visible rows.
  */
 import { applyDelta } from '../../src/core/inspect/delta';
-import type { Finding, HostMessage, InspectorAction, InspectorRow, InspectorSnapshot, RequestResults, SnapshotDelta, WebviewRequest } from '../../src/protocol';
+import type { Finding, HostMessage, InspectorAction, InspectorRow, InspectorSnapshot, SnapshotDelta } from '../../src/protocol';
 import { h, replaceChildren, setText } from '../shared/dom';
-import { fmtUsd } from '../shared/format';
 import type { ConnectionState, Transport } from '../shared/transport';
 import { applyTheme } from '../shared/theme';
 import { CallChart } from './chart';
-import { buildDetail, type DetailState, type Originals } from './detail';
 import { DiffView } from './diff-view';
 import { EmptyState } from './empty-state';
-import { filterRows, gridItems, isFiltered, NO_FILTER, type RowFilter } from './filter';
+import { isFiltered, NO_FILTER, type RowFilter } from './filter';
 import { FindingsView } from './findings-view';
 import { VirtualGrid } from './grid';
+import { GridModel, type RowPatch } from './grid-model';
 import { Header } from './header';
 import { McpView } from './mcp-view';
 import type { RowAction } from './row';
+import { RowDetails } from './row-details';
+import { StatusLine } from './status-line';
 import { Tabs, type TabId } from './tabs';
 import { Toolbar } from './toolbar';
-
-type ActionOp = 'pin' | 'unpin' | 'trim' | 'restore' | 'compact' | 'setStrategy';
 
 interface SavedState {
   filter: RowFilter;
@@ -33,11 +36,11 @@ interface SavedState {
   overview?: boolean;
 }
 
-/** States whose overlay replaced something the user can look at (`originals`). */
-const RESTORABLE: ReadonlySet<string> = new Set(['trimmed', 'summarized', 'pruned']);
-
-/** A status note waits this long for the snapshot that shows the action's effect. */
-const NOTE_WAIT_MS = 1500;
+/** Whether a delta keeps every row of `base` in its place: none removed, new ones only after the last. */
+function keepsPlaces(base: InspectorSnapshot, d: SnapshotDelta): boolean {
+  const last = base.rows.at(-1)?.blockId;
+  return d.removed.length === 0 && d.added.every((run) => run.after === last);
+}
 
 export class InspectorApp {
   private snapshot?: InspectorSnapshot;
@@ -45,12 +48,12 @@ export class InspectorApp {
   private revision?: number;
   private resyncing = false;
   private filter: RowFilter = NO_FILTER;
-  private readonly expanded = new Set<string>();
-  private readonly editing = new Set<string>();
-  private readonly originals = new Map<string, Originals>();
-  private rowsByRef = new Map<string, InspectorRow>();
+  /** Rows by ref (the diff view names rows by ref), made when asked for, for these rows. */
+  private refs?: { rows: readonly InspectorRow[]; map: Map<string, InspectorRow> };
   private diffCall?: number;
-  private note?: { before: number; message?: string; after?: number; timer: number };
+  private readonly model = new GridModel();
+  private readonly statusLine: StatusLine;
+  private readonly details: RowDetails;
   private readonly header: Header;
   private readonly chart = new CallChart();
   private readonly toolbar: Toolbar;
@@ -59,11 +62,9 @@ export class InspectorApp {
   private readonly diff: DiffView;
   private readonly mcp: McpView;
   private readonly tabs: Tabs;
-  private readonly status = h('div', { class: 'status', role: 'status', 'aria-live': 'polite' });
-  private readonly alert = h('div', { class: 'alert', role: 'alert' });
   private readonly conn = h('span', { class: 'conn' });
   private readonly overview: HTMLElement;
-  private readonly empty = new EmptyState((a) => this.runAction(a));
+  private readonly empty = new EmptyState((a) => this.statusLine.runAction(a));
   /** Header, overview and tabs: shown with the first snapshot, hidden while the empty state shows. */
   private readonly main: HTMLElement;
   private readonly loading = h('p', { class: 'loading' }, 'Loading the context inspector…');
@@ -72,26 +73,30 @@ export class InspectorApp {
     private readonly root: HTMLElement,
     private readonly transport: Transport,
   ) {
+    this.statusLine = new StatusLine(transport, () => this.snapshot?.cost.nextRequest ?? 0);
+    this.details = new RowDetails(transport, this.statusLine, () => this.save());
     this.header = new Header(
-      (spec) => void this.run({ op: 'setStrategy', spec }, `Replaying with ${spec}…`),
+      (spec) => this.run({ op: 'setStrategy', spec }, `Replaying with ${spec}…`),
       () => this.setOverview(this.overview.hidden),
     );
     this.toolbar = new Toolbar((f) => this.setFilter(f));
     this.grid = new VirtualGrid(
       {
         onAction: (row, action) => this.onRowAction(row, action),
-        onToggle: (row, open) => this.toggle(row, open),
-        detail: (row) => this.detail(row),
-        isExpanded: (id) => this.expanded.has(id),
+        onToggle: (row, open) => this.details.toggle(row, open),
+        detail: (row) => this.details.detail(row),
+        isExpanded: (id) => this.details.isExpanded(id),
       },
       'Blocks of the next request',
+      this.model,
     );
+    this.details.grid = this.grid;
     this.overview = h('div', { class: 'overview' }, this.header.compositionEl(), this.chart.el);
     this.findings = new FindingsView({ act: (f) => this.onFinding(f), showBlock: (id) => this.showBlock(id), showDiff: (c) => this.showDiff(c) });
     this.diff = new DiffView({ selectCall: (c) => this.loadDiff(c), showRef: (ref) => this.showRef(ref) });
     this.mcp = new McpView({
-      toggle: (server, tool, enabled) => void this.runMcp({ op: 'mcpSwitch', server, ...(tool !== undefined ? { tool } : {}), enabled, now: false }),
-      applyNow: () => void this.runMcp({ op: 'mcpApply' }),
+      toggle: (server, tool, enabled) => void this.statusLine.runMcp({ op: 'mcpSwitch', server, ...(tool !== undefined ? { tool } : {}), enabled, now: false }),
+      applyNow: () => void this.statusLine.runMcp({ op: 'mcpApply' }),
     });
     this.tabs = new Tabs(
       [
@@ -109,9 +114,10 @@ export class InspectorApp {
     const saved = this.transport.loadState<SavedState>();
     if (saved) {
       this.filter = { ...NO_FILTER, ...saved.filter };
-      for (const id of saved.expanded ?? []) this.expanded.add(id);
+      for (const id of saved.expanded ?? []) this.details.expanded.add(id);
     }
-    const footer = h('footer', { class: 'statusbar' }, this.status, this.alert, this.conn);
+    this.model.setFilter(this.filter);
+    const footer = h('footer', { class: 'statusbar' }, this.statusLine.status, this.statusLine.alert, this.conn);
     replaceChildren(this.root, this.loading, this.main, this.empty.el, footer);
     if (saved?.overview === false) this.setOverview(false);
     this.root.setAttribute('aria-busy', 'true');
@@ -157,10 +163,11 @@ export class InspectorApp {
    */
   private onDelta(d: SnapshotDelta): void {
     if (this.snapshot && this.revision !== undefined && d.revision <= this.revision) return;
+    const base = this.snapshot;
     const start = performance.now();
-    const next = this.snapshot && d.base === this.revision ? applyDelta(this.snapshot, d) : undefined;
+    const next = base && d.base === this.revision ? applyDelta(base, d) : undefined;
     performance.measure('trimline:apply', { start });
-    if (!next) {
+    if (!base || !next) {
       if (!this.resyncing) {
         this.resyncing = true;
         this.transport.resync();
@@ -168,7 +175,7 @@ export class InspectorApp {
       return;
     }
     this.revision = d.revision;
-    this.onSnapshot(next);
+    this.onSnapshot(next, keepsPlaces(base, d) ? { before: base.rows, changed: d.changed.map((r) => r.blockId) } : undefined);
   }
 
   /** No session (yet, or any more): the empty state replaces the inspector. */
@@ -182,7 +189,8 @@ export class InspectorApp {
     this.empty.show(actions);
   }
 
-  private onSnapshot(s: InspectorSnapshot): void {
+  /** Show a snapshot; `patch` says what changed since the one shown (a delta that kept the rows in place). */
+  private onSnapshot(s: InspectorSnapshot, patch?: RowPatch): void {
     this.snapshot = s;
     this.root.setAttribute('aria-busy', 'false');
     if (this.main.hidden) {
@@ -193,39 +201,43 @@ export class InspectorApp {
       this.main.hidden = false;
       if (refocus) this.tabs.select(this.tabs.current, false, true);
     }
-    this.rowsByRef = new Map(s.rows.map((r) => [r.ref, r]));
+    if (patch) this.model.patch(s.rows, patch, s.cache.nextCachedTokens);
+    else this.model.reset(s.rows, s.cache.nextCachedTokens);
+    // The grid first: it reads no layout, and what follows only writes.
+    this.showRows();
     this.header.update(s);
     this.chart.update(s);
-    this.toolbar.updateTools(s.rows);
+    this.toolbar.updateTools(this.model.tools);
     // The findings list is drawn when its tab shows (live updates change a few findings each call).
     if (this.tabs.current === 'findings') this.findings.update(s.findings);
     this.tabs.setCount('findings', s.findings.length);
-    this.applyFilter();
-    this.loadExpandedOriginals(s);
+    this.details.loadExpandedOriginals(this.model);
     if (this.tabs.current === 'diff' && this.diffCall === undefined) this.loadDiff(undefined);
-    if (this.note) {
-      this.note.after = s.cost.nextRequest;
-      this.flushNote();
-    }
+    this.statusLine.shown(s.cost.nextRequest);
   }
 
-  private applyFilter(): void {
-    const s = this.snapshot;
-    if (!s) return;
-    const rows = filterRows(s.rows, this.filter);
-    this.grid.setItems(gridItems(rows, s.cache.nextCachedTokens));
-    this.toolbar.setCount(rows.length, s.rows.length);
-    this.tabs.setCount('context', s.rows.length);
+  private showRows(): void {
+    this.grid.update();
+    this.toolbar.setCount(this.model.shown, this.model.total);
+    this.tabs.setCount('context', this.model.total);
   }
 
   private setFilter(f: RowFilter): void {
     this.filter = f;
-    this.applyFilter();
+    this.model.setFilter(f);
+    if (this.snapshot) this.showRows();
     this.save();
   }
 
+  /** Rows by ref, for the rows shown now. */
+  private rowsByRef(): Map<string, InspectorRow> {
+    const rows = this.snapshot?.rows ?? [];
+    if (this.refs?.rows !== rows) this.refs = { rows, map: new Map(rows.map((r) => [r.ref, r])) };
+    return this.refs.map;
+  }
+
   private save(): void {
-    this.transport.saveState({ filter: this.filter, expanded: [...this.expanded].slice(-200), tab: this.tabs.current, overview: !this.overview.hidden } satisfies SavedState);
+    this.transport.saveState({ filter: this.filter, expanded: [...this.details.expanded].slice(-200), tab: this.tabs.current, overview: !this.overview.hidden } satisfies SavedState);
   }
 
   private setOverview(shown: boolean): void {
@@ -236,135 +248,21 @@ export class InspectorApp {
 
   // ── requests ───────────────────────────────────────────────────────────────
 
-  /** Send an action; its message and the cost change go to the status line. */
-  private async run(req: Extract<WebviewRequest, { op: ActionOp }>, pending: string): Promise<boolean> {
-    setText(this.status, pending);
-    setText(this.alert, '');
-    if (this.note) clearTimeout(this.note.timer);
-    const before = this.snapshot?.cost.nextRequest ?? 0;
-    this.note = { before, timer: window.setTimeout(() => this.flushNote(true), NOTE_WAIT_MS) };
-    try {
-      const result = (await this.transport.request(req)) as RequestResults[ActionOp];
-      if (this.note) {
-        this.note.message = result.message;
-        this.flushNote();
-      }
-      return true;
-    } catch (e) {
-      if (this.note) clearTimeout(this.note.timer);
-      this.note = undefined;
-      setText(this.status, '');
-      setText(this.alert, (e as Error).message);
-      return false;
-    }
-  }
-
-  /** An MCP switch from the Tools tab: its message goes to the status line, a failure to the alert. */
-  private async runMcp(req: Extract<WebviewRequest, { op: 'mcpSwitch' | 'mcpApply' }>): Promise<void> {
-    setText(this.alert, '');
-    try {
-      const result = (await this.transport.request(req)) as RequestResults['mcpSwitch'];
-      setText(this.status, result.message);
-    } catch (e) {
-      setText(this.alert, (e as Error).message);
-    }
-  }
-
-  /** Announce the action once both its response and the new snapshot are in (or after a wait). */
-  private flushNote(force = false): void {
-    const n = this.note;
-    if (!n?.message || (n.after === undefined && !force)) return;
-    clearTimeout(n.timer);
-    this.note = undefined;
-    const cost = n.after !== undefined && Math.abs(n.after - n.before) >= 0.00005 ? ` Next request ${fmtUsd(n.before)} → ${fmtUsd(n.after)}.` : '';
-    setText(this.status, `${n.message}.${cost}`);
+  private run(req: Parameters<StatusLine['run']>[0], pending: string): void {
+    void this.statusLine.run(req, pending);
   }
 
   private onRowAction(row: InspectorRow, action: RowAction): void {
-    if (action === 'trim') {
-      this.editing.add(row.blockId);
-      this.expanded.add(row.blockId);
-      this.grid.refresh(row.blockId);
-      requestAnimationFrame(() => {
-        const editor = this.grid.el.querySelector(`.grid-row[data-block="${CSS.escape(row.blockId)}"] .trim-editor`);
-        editor?.scrollIntoView({ block: 'nearest' });
-        (editor?.querySelector('.trim-text') as HTMLElement | null)?.focus();
-      });
-      return;
-    }
+    if (action === 'trim') return this.details.startTrim(row);
     const verb = { pin: 'Pinning', unpin: 'Unpinning', restore: 'Restoring' }[action];
-    void this.run({ op: action, blockId: row.blockId }, `${verb} ${row.ref}…`);
-  }
-
-  private async submitTrim(row: InspectorRow, text: string): Promise<void> {
-    const ok = await this.run({ op: 'trim', blockId: row.blockId, text: text.trim() || undefined }, `Trimming ${row.ref}…`);
-    if (!ok) return;
-    this.editing.delete(row.blockId);
-    this.grid.refresh(row.blockId);
-    this.grid.focusBlock(row.blockId);
-  }
-
-  private cancelTrim(row: InspectorRow): void {
-    this.editing.delete(row.blockId);
-    this.grid.refresh(row.blockId);
-    this.grid.focusBlock(row.blockId);
-  }
-
-  /** Expanded rows show what their overlay replaced: fetch it for overlays that are new in this snapshot. */
-  private loadExpandedOriginals(s: InspectorSnapshot): void {
-    if (!this.expanded.size) return;
-    for (const row of s.rows) {
-      if (this.expanded.has(row.blockId) && row.overlayId && RESTORABLE.has(row.state) && !this.originals.has(row.overlayId)) this.loadOriginals(row);
-    }
-  }
-
-  private toggle(row: InspectorRow, open: boolean): void {
-    if (open) this.expanded.add(row.blockId);
-    else {
-      this.expanded.delete(row.blockId);
-      this.editing.delete(row.blockId);
-    }
-    if (open && row.overlayId && RESTORABLE.has(row.state) && !this.originals.has(row.overlayId)) this.loadOriginals(row);
-    this.grid.refresh(row.blockId);
-    this.grid.focusBlock(row.blockId);
-    this.save();
-  }
-
-  private detail(row: InspectorRow): Node {
-    const st: DetailState = { editing: this.editing.has(row.blockId), originals: row.overlayId ? this.originals.get(row.overlayId) : undefined };
-    return buildDetail(row, st, {
-      loadOriginals: (r) => this.loadOriginals(r),
-      submitTrim: (r, text) => void this.submitTrim(r, text),
-      cancelTrim: (r) => this.cancelTrim(r),
-    });
-  }
-
-  private loadOriginals(row: InspectorRow): void {
-    const id = row.overlayId;
-    if (!id) return;
-    this.originals.set(id, 'loading');
-    this.grid.refresh(row.blockId);
-    this.transport.request({ op: 'originals', overlayId: id }).then(
-      (o) => this.originals.set(id, o),
-      (e: unknown) => this.originals.set(id, { error: (e as Error).message }),
-    ).finally(() => this.grid.refresh(row.blockId));
+    this.run({ op: action, blockId: row.blockId }, `${verb} ${row.ref}…`);
   }
 
   private onFinding(f: Finding): void {
     const a = f.action;
     if (!a) return;
-    if (a.kind === 'compact') void this.run({ op: 'compact' }, 'Compacting…');
-    else if (a.blockId) void this.run({ op: a.kind, blockId: a.blockId }, `${a.label}…`);
-  }
-
-  /** An empty-state button: the host runs the action (its effect arrives as a snapshot, or in the chat view). */
-  private async runAction(action: InspectorAction): Promise<void> {
-    setText(this.alert, '');
-    try {
-      await this.transport.request({ op: 'runAction', action });
-    } catch (e) {
-      setText(this.alert, (e as Error).message);
-    }
+    if (a.kind === 'compact') this.run({ op: 'compact' }, 'Compacting…');
+    else if (a.blockId) this.run({ op: a.kind, blockId: a.blockId }, `${a.label}…`);
   }
 
   // ── navigation ─────────────────────────────────────────────────────────────
@@ -378,7 +276,7 @@ export class InspectorApp {
   }
 
   private showRef(ref: string): void {
-    const r = this.rowsByRef.get(ref);
+    const r = this.rowsByRef().get(ref);
     if (r) this.showBlock(r.blockId);
   }
 
@@ -401,7 +299,7 @@ export class InspectorApp {
     this.diff.setCalls(s.callIndex, call ?? s.callIndex);
     this.diff.showLoading();
     this.transport.request({ op: 'diff', call }).then(
-      (d) => this.diff.show(d, this.rowsByRef),
+      (d) => this.diff.show(d, this.rowsByRef()),
       (e: unknown) => this.diff.showError((e as Error).message),
     );
   }

@@ -1,4 +1,4 @@
-/** Row filtering and the list of grid items (rows plus the "cached prefix ends here" divider). Pure. */
+/** Row filtering and the list of grid items (rows plus the "cached prefix ends here" divider). Pure. The grid uses `matches` through GridModel, which patches its items per update; `filterRows`, `gridItems` and `toolNames` build them whole and are the reference GridModel is tested against. */
 import type { InspectorRow } from '../../src/protocol';
 
 /** '' means "any". */

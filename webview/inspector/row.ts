@@ -104,10 +104,50 @@ export function whyText(r: InspectorRow): string {
   return extra ? `${parts} (${extra})` : parts;
 }
 
-/** Show `r` in the element; `detail` is the expanded content (undefined when collapsed). */
-export function bindRow(v: RowView, r: InspectorRow, expanded: boolean, detail: Node | undefined): void {
-  if (v.row === r && v.boundExpanded === expanded && v.boundDetail === detail) return;
+/** Whether two versions of a row differ in their token counts at most (a recalibration). */
+function sameButCounts(a: InspectorRow, b: InspectorRow): boolean {
+  return (
+    a.blockId === b.blockId &&
+    a.preview === b.preview &&
+    a.state === b.state &&
+    a.cached === b.cached &&
+    a.sent === b.sent &&
+    a.breakpoint === b.breakpoint &&
+    a.ref === b.ref &&
+    a.role === b.role &&
+    a.kind === b.kind &&
+    a.tool === b.tool &&
+    a.why === b.why &&
+    a.by === b.by &&
+    a.call === b.call &&
+    a.saved === b.saved
+  );
+}
+
+/** The token cells and the row's label (all a recalibration changes). */
+function bindCounts(v: RowView, r: InspectorRow): void {
+  const c = v.cells;
+  setText(c.tokens, r.sent ? fmtTokens(r.tokens) : '0');
+  setText(c.orig, r.tokens !== r.originalTokens ? `of ${fmtTokens(r.originalTokens)}` : '');
+  setText(c.quality, QUALITY_LABEL[r.quality]);
+  c.quality.className = `q q-${r.quality}`;
+  c.quality.title = QUALITY_TITLE[r.quality];
+  v.el.setAttribute('aria-label', `${r.ref} ${r.role} ${r.kind}${r.tool ? ` ${r.tool}` : ''}, ${r.sent ? r.tokens : 0} tokens, ${r.state}`);
+}
+
+/**
+ * Show `r` in the element; `detail` is the expanded content (undefined when collapsed).
+ * Returns whether anything was written (nothing when it shows that row already; only
+ * the counts when the row was recalibrated).
+ */
+export function bindRow(v: RowView, r: InspectorRow, expanded: boolean, detail: Node | undefined): boolean {
+  if (v.row === r && v.boundExpanded === expanded && v.boundDetail === detail) return false;
+  const prev = v.row;
   v.row = r;
+  if (prev && !expanded && !v.boundExpanded && sameButCounts(prev, r)) {
+    if (prev.tokens !== r.tokens || prev.originalTokens !== r.originalTokens || prev.quality !== r.quality) bindCounts(v, r);
+    return true;
+  }
   v.boundExpanded = expanded;
   v.boundDetail = detail;
   const c = v.cells;
@@ -119,11 +159,7 @@ export function bindRow(v: RowView, r: InspectorRow, expanded: boolean, detail: 
   setText(c.role, r.role === 'assistant' ? 'assistant' : 'user');
   setText(c.kind, r.kind.replace('_', ' '));
   setText(c.tool, r.tool ?? '');
-  setText(c.tokens, r.sent ? fmtTokens(r.tokens) : '0');
-  setText(c.orig, r.tokens !== r.originalTokens ? `of ${fmtTokens(r.originalTokens)}` : '');
-  setText(c.quality, QUALITY_LABEL[r.quality]);
-  c.quality.className = `q q-${r.quality}`;
-  c.quality.title = QUALITY_TITLE[r.quality];
+  bindCounts(v, r);
   setText(c.state, r.state);
   c.state.className = `state s-${r.state}`;
   const line = r.preview.replace(/\s+/g, ' ').trim().slice(0, 200);
@@ -142,9 +178,9 @@ export function bindRow(v: RowView, r: InspectorRow, expanded: boolean, detail: 
   v.pin.setAttribute('aria-label', `${r.state === 'pinned' ? 'Unpin' : 'Pin'} ${r.ref}`);
   v.trim.setAttribute('aria-label', `Trim ${r.ref}`);
   v.restore.setAttribute('aria-label', `Restore ${r.ref}`);
-  v.el.setAttribute('aria-label', `${r.ref} ${r.role} ${r.kind}${r.tool ? ` ${r.tool}` : ''}, ${r.sent ? r.tokens : 0} tokens, ${r.state}`);
   v.el.setAttribute('aria-keyshortcuts', [pinTrim ? 'p t' : '', canRestore(r) ? 'r' : ''].filter(Boolean).join(' ') || 'Enter');
   toggleAttr(v.detail, 'hidden', !expanded);
   if (expanded && detail) replaceChildren(v.detail, detail);
   else replaceChildren(v.detail);
+  return true;
 }

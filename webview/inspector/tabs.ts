@@ -1,5 +1,6 @@
 /** ARIA tabs (Context, Findings, Diff, Tools): arrow keys move between tabs, Home/End jump. */
 import { h, setText } from '../shared/dom';
+import { fmtInt } from '../shared/format';
 
 export type TabId = 'context' | 'findings' | 'diff' | 'tools';
 
@@ -67,7 +68,7 @@ export class Tabs {
 
   setCount(id: TabId, n: number): void {
     const el = this.counts.get(id);
-    if (el) setText(el, ` ${n.toLocaleString('en-US')}`);
+    if (el) setText(el, ` ${fmtInt(n)}`);
   }
 
   private onKey(e: KeyboardEvent): void {

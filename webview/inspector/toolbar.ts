@@ -1,8 +1,7 @@
 /** Filters (role, tool, state), text search, the row count and the keyboard hints above the grid. */
-import type { InspectorRow } from '../../src/protocol';
 import { clear, h, setText } from '../shared/dom';
 import { fmtInt } from '../shared/format';
-import { NO_FILTER, toolNames, type RowFilter } from './filter';
+import { NO_FILTER, type RowFilter } from './filter';
 import { STATES } from './labels';
 
 type ValueElement = HTMLElement & { value: string };
@@ -56,8 +55,7 @@ export class Toolbar {
   }
 
   /** New tools may appear with new rows; keep the selection. */
-  updateTools(rows: readonly InspectorRow[]): void {
-    const names = toolNames(rows);
+  updateTools(names: readonly string[]): void {
     const key = names.join('|');
     if (key === this.tools) return;
     this.tools = key;

@@ -6,7 +6,7 @@ import { HeightIndex } from '../../../webview/inspector/height-index';
 describe('HeightIndex (the virtual grid prefix sums)', () => {
   it('gives offsets and the item at an offset, before and after updates', () => {
     const n = 5000;
-    const idx = new HeightIndex(Array.from({ length: n }, () => 30));
+    const idx = new HeightIndex(n, 30);
     expect(idx.total).toBe(n * 30);
     expect(idx.offset(0)).toBe(0);
     expect(idx.offset(100)).toBe(3000);
@@ -21,14 +21,14 @@ describe('HeightIndex (the virtual grid prefix sums)', () => {
     expect(idx.total).toBe(n * 30 + 200);
     // Brute force agreement on random heights.
     const hs = Array.from({ length: 257 }, (_, i) => 10 + ((i * 7919) % 50));
-    const r = new HeightIndex(hs);
+    const r = HeightIndex.of(hs);
     let acc = 0;
     hs.forEach((hgt, i) => {
       expect(r.offset(i)).toBe(acc);
       expect(r.indexAt(acc + hgt / 2)).toBe(i);
       acc += hgt;
     });
-    expect(new HeightIndex([]).indexAt(10)).toBe(-1);
+    expect(new HeightIndex(0, 30).indexAt(10)).toBe(-1);
   });
 });
 

@@ -1,0 +1,86 @@
+/**
+ * The status line of the inspector: an action's progress, then its message and what it
+ * changed in the next request's cost once the snapshot showing its effect is in; a
+ * failure goes to the alert beside it.
+ */
+import type { InspectorAction, RequestResults, WebviewRequest } from '../../src/protocol';
+import { h, setText } from '../shared/dom';
+import { fmtUsd } from '../shared/format';
+import type { Transport } from '../shared/transport';
+
+export type ActionOp = 'pin' | 'unpin' | 'trim' | 'restore' | 'compact' | 'setStrategy';
+
+/** A status note waits this long for the snapshot that shows the action's effect. */
+const NOTE_WAIT_MS = 1500;
+
+export class StatusLine {
+  readonly status = h('div', { class: 'status', role: 'status', 'aria-live': 'polite' });
+  readonly alert = h('div', { class: 'alert', role: 'alert' });
+  private note?: { before: number; message?: string; after?: number; timer: number };
+
+  constructor(
+    private readonly transport: Transport,
+    /** The next request's cost as the inspector shows it now. */
+    private readonly nextCost: () => number,
+  ) {}
+
+  /** Send an action; its message and the cost change go to the status line. */
+  async run(req: Extract<WebviewRequest, { op: ActionOp }>, pending: string): Promise<boolean> {
+    setText(this.status, pending);
+    setText(this.alert, '');
+    if (this.note) clearTimeout(this.note.timer);
+    this.note = { before: this.nextCost(), timer: window.setTimeout(() => this.flushNote(true), NOTE_WAIT_MS) };
+    try {
+      const result = (await this.transport.request(req)) as RequestResults[ActionOp];
+      if (this.note) {
+        this.note.message = result.message;
+        this.flushNote();
+      }
+      return true;
+    } catch (e) {
+      if (this.note) clearTimeout(this.note.timer);
+      this.note = undefined;
+      setText(this.status, '');
+      setText(this.alert, (e as Error).message);
+      return false;
+    }
+  }
+
+  /** An MCP switch from the Tools tab: its message goes to the status line, a failure to the alert. */
+  async runMcp(req: Extract<WebviewRequest, { op: 'mcpSwitch' | 'mcpApply' }>): Promise<void> {
+    setText(this.alert, '');
+    try {
+      const result = (await this.transport.request(req)) as RequestResults['mcpSwitch'];
+      setText(this.status, result.message);
+    } catch (e) {
+      setText(this.alert, (e as Error).message);
+    }
+  }
+
+  /** An empty-state button: the host runs the action (its effect arrives as a snapshot, or in the chat view). */
+  async runAction(action: InspectorAction): Promise<void> {
+    setText(this.alert, '');
+    try {
+      await this.transport.request({ op: 'runAction', action });
+    } catch (e) {
+      setText(this.alert, (e as Error).message);
+    }
+  }
+
+  /** A new snapshot is shown: a pending note can say what the action changed. */
+  shown(nextRequest: number): void {
+    if (!this.note) return;
+    this.note.after = nextRequest;
+    this.flushNote();
+  }
+
+  /** Announce the action once both its response and the new snapshot are in (or after a wait). */
+  private flushNote(force = false): void {
+    const n = this.note;
+    if (!n?.message || (n.after === undefined && !force)) return;
+    clearTimeout(n.timer);
+    this.note = undefined;
+    const cost = n.after !== undefined && Math.abs(n.after - n.before) >= 0.00005 ? ` Next request ${fmtUsd(n.before)} → ${fmtUsd(n.after)}.` : '';
+    setText(this.status, `${n.message}.${cost}`);
+  }
+}
