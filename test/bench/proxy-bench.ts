@@ -25,7 +25,25 @@ const LATENCY_SIZES = [100, 1000];
 const LATENCY_CALLS = 60;
 const COLD_SIZE = 5000;
 const COLD_REPEATS = 3;
-const STRATEGIES = ['none', 'default'];
+/**
+ * The floor any HTTP proxy pays here: a plain Node pass-through (request and response piped,
+ * nothing parsed), measured like the others. What `none` adds beyond it is Trimline's own.
+ */
+const PASS_THROUGH = 'pass-through (plain Node pipe)';
+const PASS_THROUGH_PROXY = `
+const http = require('http');
+const up = new URL(process.argv[1]);
+const srv = http.createServer((req, res) => {
+  const u = http.request({ host: up.hostname, port: up.port, path: req.url, method: req.method, headers: { ...req.headers, host: up.host } }, (ur) => {
+    res.writeHead(ur.statusCode, ur.headers);
+    ur.pipe(res);
+  });
+  req.pipe(u);
+});
+srv.listen(0, '127.0.0.1', () => console.log('Trimline proxy: http://127.0.0.1:' + srv.address().port));
+`;
+const ENGINE_STRATEGIES = ['none', 'default'];
+const STRATEGIES = [PASS_THROUGH, ...ENGINE_STRATEGIES];
 /** js-tiktoken's measured speed here (~1.2 MB/s), for the wait after a proxy's cold build. */
 const TOKENIZER_BYTES_PER_MS = 1200;
 const COLD_REFINE_GRACE_MS = 1000;
@@ -129,7 +147,10 @@ export async function benchProxyLatency(): Promise<LatencyRow[]> {
     for (const size of LATENCY_SIZES) {
       for (const strategy of STRATEGIES) {
         const journalDir = mkdtempSync(join(tmpdir(), 'trimline-bench-proxy-'));
-        const proxy = await spawnUrl([resolve('dist/cli.js'), 'proxy', '--port', '0', '--upstream', server.url, '--strategy', strategy, '--journal', journalDir], /^Trimline proxy: (http:\/\/\S+)$/m);
+        const proxy =
+          strategy === PASS_THROUGH
+            ? await spawnUrl(['-e', PASS_THROUGH_PROXY, server.url], /^Trimline proxy: (http:\/\/\S+)$/m)
+            : await spawnUrl([resolve('dist/cli.js'), 'proxy', '--port', '0', '--upstream', server.url, '--strategy', strategy, '--journal', journalDir], /^Trimline proxy: (http:\/\/\S+)$/m);
         const direct = new Anthropic({ apiKey: 'sk-ant-bench', baseURL: server.url, maxRetries: 0, timeout: CALL_TIMEOUT_MS });
         const viaProxy = new Anthropic({ apiKey: 'sk-ant-bench', baseURL: proxy.url, maxRetries: 0, timeout: CALL_TIMEOUT_MS });
         const sessionId = `bench-${strategy}-${size}`;
@@ -162,7 +183,7 @@ export async function benchProxyLatency(): Promise<LatencyRow[]> {
           proxy.child.kill();
           rmSync(journalDir, { recursive: true, force: true });
         }
-        const path = requestPath(strategy, size);
+        const path = strategy === PASS_THROUGH ? [0] : requestPath(strategy, size);
         const added = p.map((x, i) => x.total - d[i].total);
         const addedTtfb = p.map((x, i) => x.ttfb - d[i].ttfb);
         rows.push({
@@ -199,7 +220,7 @@ export function benchColdBuild(): ColdRow[] {
   warmEncoder();
   const raw = Buffer.from(JSON.stringify(ccBody(ccMessages(COLD_SIZE), 'bench-cold')));
   const rows: ColdRow[] = [];
-  for (const strategy of STRATEGIES) {
+  for (const strategy of ENGINE_STRATEGIES) {
     for (const counting of ['deferred', 'exact'] as const) {
       const request: number[] = [];
       const cpu: number[] = [];
@@ -232,7 +253,7 @@ const ms = (x: number): string => x.toFixed(x < 10 ? 2 : 0);
 
 export function formatProxyLatency(rows: readonly LatencyRow[]): string {
   return [
-    '| strategy | messages | request MB | direct p50 / p99 ms | proxy p50 / p99 ms | added p50 / p99 ms | proxy request path p50 / p99 ms | first event direct / proxy p50 ms | first event added p99 ms |',
+    '| proxy | messages | request MB | direct p50 / p99 ms | proxy p50 / p99 ms | added p50 / p99 ms | proxy request path p50 / p99 ms | first event direct / proxy p50 ms | first event added p99 ms |',
     '|---|---|---|---|---|---|---|---|---|',
     ...rows.map((r) => `| ${r.strategy} | ${r.messages} | ${r.bodyMB.toFixed(2)} | ${ms(r.directP50)} / ${ms(r.directP99)} | ${ms(r.proxyP50)} / ${ms(r.proxyP99)} | ${ms(r.addedP50)} / ${ms(r.addedP99)} | ${ms(r.requestPathP50)} / ${ms(r.requestPathP99)} | ${ms(r.ttfbDirectP50)} / ${ms(r.ttfbProxyP50)} | ${ms(r.ttfbAddedP99)} |`),
   ].join('\n');
@@ -260,7 +281,7 @@ export async function proxySection(): Promise<string> {
     '',
     'With `none` the client\'s bytes go upstream before any of this runs (the request path is the read and the forward); its numbers are the recording done right after.',
     '',
-    `Added latency per request: the real SDK to the local test server (dist/dev-server.js) directly and through the proxy (dist/cli.js proxy, journal on), three processes, alternating, ${LATENCY_CALLS} calls per row on a session growing by one tool round per call. The request path column is ProxyEngine.onRequest alone, in process (for none it runs after the bytes were forwarded):`,
+    `Added latency per request: the real SDK to the local test server (dist/dev-server.js) directly and through the proxy (dist/cli.js proxy, journal on), three processes, alternating, ${LATENCY_CALLS} calls per row on a session growing by one tool round per call. The request path column is ProxyEngine.onRequest alone, in process (for none it runs after the bytes were forwarded). The first row per size is a plain Node pass-through proxy (request and response piped, nothing parsed): the floor of one more HTTP hop on this machine; what `none` adds beyond it is Trimline's own.`,
     '',
     formatProxyLatency(latency),
     '',
