@@ -281,7 +281,7 @@ export async function proxySection(): Promise<string> {
     '',
     'With `none` the client\'s bytes go upstream before any of this runs (the request path is the read and the forward); its numbers are the recording done right after.',
     '',
-    `Added latency per request: the real SDK to the local test server (dist/dev-server.js) directly and through the proxy (dist/cli.js proxy, journal on), three processes, alternating, ${LATENCY_CALLS} calls per row on a session growing by one tool round per call. The request path column is ProxyEngine.onRequest alone, in process (for none it runs after the bytes were forwarded). The first row per size is a plain Node pass-through proxy (request and response piped, nothing parsed): the floor of one more HTTP hop on this machine; what `none` adds beyond it is Trimline's own.`,
+    `Added latency per request: the real SDK to the local test server (dist/dev-server.js) directly and through the proxy (dist/cli.js proxy, journal on), three processes, alternating, ${LATENCY_CALLS} calls per row on a session growing by one tool round per call. The request path column is ProxyEngine.onRequest alone, in process (for none it runs after the bytes were forwarded). The first row per size is a plain Node pass-through proxy (request and response piped, nothing parsed): the floor of one more HTTP hop on this machine; what none adds beyond it is Trimline's own.`,
     '',
     formatProxyLatency(latency),
     '',
