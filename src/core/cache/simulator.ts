@@ -35,6 +35,9 @@
  */
 import { keepsPriorThinking, minCacheableTokens } from '../models';
 import { chain, hashString } from './hash';
+import type { BlockLocation, CacheSimulatorOptions, CacheTrace, CacheUsage, SimBlock, SimCacheControl, SimMessage, SimRequest, TokensOf } from './sim-types';
+
+export type { BlockLocation, CacheSimulatorOptions, CacheTrace, CacheUsage, SimBlock, SimCacheControl, SimMessage, SimRequest, TokensOf } from './sim-types';
 
 export { hashString } from './hash';
 
@@ -50,70 +53,8 @@ export const TTL_1H_MS = 60 * 60_000;
 /** Expired entries are swept every this many steps so a long simulation keeps bounded memory. */
 const SWEEP_EVERY_STEPS = 64;
 
-export interface SimCacheControl {
-  readonly type: string;
-  readonly ttl?: string | null;
-}
-/** Any tool definition, system text block or message content block. */
-export interface SimBlock {
-  readonly type?: string | null;
-  readonly cache_control?: SimCacheControl | null;
-}
-export interface SimMessage {
-  readonly role: string;
-  readonly content: string | readonly SimBlock[];
-}
-/** The parts of a Messages API request body that decide caching. */
-export interface SimRequest {
-  readonly model: string;
-  readonly tools?: readonly SimBlock[] | null;
-  readonly system?: string | readonly SimBlock[] | null;
-  readonly messages: readonly SimMessage[];
-  readonly cache_control?: SimCacheControl | null;
-  readonly tool_choice?: unknown;
-  readonly thinking?: unknown;
-}
-
-export type BlockLocation =
-  | { readonly section: 'tools'; readonly index: number }
-  | { readonly section: 'system'; readonly index: number }
-  | { readonly section: 'messages'; readonly messageIndex: number; readonly blockIndex: number; readonly role: string };
-
 /** The location passed to a {@link TokensOf} that declares no second parameter (it never reads it). */
 const UNASKED_LOCATION: BlockLocation = Object.freeze({ section: 'messages', messageIndex: -1, blockIndex: -1, role: '' });
-
-/** Tokens of one block. String system/message content is passed as a `{type:'text', text}` block. */
-export type TokensOf = (block: SimBlock, at: BlockLocation) => number;
-
-export interface CacheUsage {
-  input_tokens: number;
-  cache_creation_input_tokens: number;
-  cache_read_input_tokens: number;
-  cache_creation: { ephemeral_5m_input_tokens: number; ephemeral_1h_input_tokens: number };
-}
-
-/** Why the last step came out as it did (for tests and the inspector). */
-export interface CacheTrace {
-  readonly totalTokens: number;
-  readonly blockCount: number;
-  /** Flat positions of the breakpoints, in prompt order. */
-  readonly breakpoints: readonly number[];
-  /** Flat position of the longest cache hit, or -1. */
-  readonly readPosition: number;
-  /** Flat positions written (or re-written) by this step. */
-  readonly writePositions: readonly number[];
-  /** Breakpoints whose prefix was below the model minimum (nothing cached there). */
-  readonly belowMinimum: readonly number[];
-}
-
-export interface CacheSimulatorOptions {
-  /** Minimum cacheable prefix in tokens, fixed or per model. Default: the model catalog's {@link minCacheableTokens}. */
-  readonly minTokens?: number | ((model: string) => number);
-  /** Whether the model drops earlier turns' thinking. Default: not {@link keepsPriorThinking} (measured per model). */
-  readonly dropsEarlierThinking?: (model: string) => boolean;
-  /** Positions checked per breakpoint (default {@link LOOKBACK_BLOCKS}); other values only for what-if comparisons. */
-  readonly lookbackBlocks?: number;
-}
 
 /** A user message that is not only tool results: a new human turn (earlier turns' thinking is dropped from here). */
 function isHumanPrompt(msg: SimMessage): boolean {
