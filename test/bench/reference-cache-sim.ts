@@ -167,14 +167,11 @@ export class ReferenceCache {
     this.messageEpoch++;
   }
 
-  /** Billed tokens of the last flattened request (positions plus trailing thinking). */
-  private flatTotal = 0;
-
   constructor(private readonly o: RefOptions) {}
 
   /** One request sent at `atMs`: what the API would bill, and the cache after it. */
   call(body: RefRequest, atMs: number): RefUsage {
-    const positions = this.flatten(body);
+    const { positions, total } = this.flatten(body);
     const read = this.lookup(positions, atMs);
     const min = refMinPrefix(body.model);
     let from = read >= 0 ? positions[read].tokensThrough : 0;
@@ -191,8 +188,6 @@ export class ReferenceCache {
       from = p.tokensThrough;
       writtenAt.push(i);
     });
-    // Thinking after the last position (a thinking-only final message) is billed but never cached.
-    const total = this.flatTotal;
     const readTokens = read >= 0 ? positions[read].tokensThrough : 0;
     const uncached = total - readTokens - write5m - write1h;
     const price = refInputPrice(this.o.priceAs ?? body.model) / 1e6;
@@ -218,8 +213,12 @@ export class ReferenceCache {
     return best;
   }
 
-  /** The billed prompt as trie positions with cumulative tokens and breakpoints. */
-  private flatten(body: RefRequest): Position[] {
+  /**
+   * The billed prompt as trie positions with cumulative tokens and breakpoints, and its
+   * billed total (thinking after the last position, a thinking-only final message, is
+   * billed but never cached).
+   */
+  private flatten(body: RefRequest): { positions: Position[]; total: number } {
     const out: Position[] = [];
     let node = this.root;
     let tokens = 0;
@@ -259,8 +258,7 @@ export class ReferenceCache {
         break;
       }
     }
-    this.flatTotal = tokens;
-    return out;
+    return { positions: out, total: tokens };
   }
 
   /** A short key per distinct block content (blocks are memoized by object: they must not be mutated). */

@@ -3,33 +3,20 @@
  * each pin reaches the page as a snapshot delta (not a whole snapshot), the page shows
  * the change, and never has to ask for a whole snapshot again.
  */
-import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { InspectorServer } from '../../src/host/standalone';
-import { launchBrowser, openInspector, ROW } from './helpers';
+import { describe, expect, it } from 'vitest';
+import { openInspector, ROW } from './helpers';
 import { listenEvents } from '../unit/inspect/helpers';
-import { serveLive, type LiveProxySession, type ServedLive } from './live-session';
+import { useLiveSession } from './live-suite';
 
 const BLOCKS = 10_000;
 /** The goal of issue 8: an update of a 10,000-block session stays under this. */
 const MAX_UPDATE_BYTES = 64 * 1024;
 
 describe('live inspector deltas', () => {
-  let browser: Browser;
-  let live: LiveProxySession;
-  let server: InspectorServer;
-  let served: ServedLive;
-  beforeAll(async () => {
-    browser = await launchBrowser();
-    served = await serveLive(BLOCKS);
-    ({ live, server } = served);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await served?.close();
-  });
+  const suite = useLiveSession(BLOCKS);
 
   it('sends each change of a 10,000-block session as a small delta, and the page shows it', async () => {
+    const { browser, live, server } = suite;
     const first = live.inspector.snapshot()!;
     expect(first.rows.length).toBeGreaterThanOrEqual(BLOCKS);
     const stream = await listenEvents(server.port);

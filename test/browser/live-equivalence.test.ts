@@ -6,11 +6,10 @@
  * same rows: their text, states, token numbers, breakpoint markers, order, positions,
  * the row count and the selection.
  */
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { InspectorServer } from '../../src/host/standalone';
-import { launchBrowser, openInspector, ROW } from './helpers';
-import { serveLive, type LiveProxySession, type ServedLive } from './live-session';
+import type { Page } from 'playwright-core';
+import { describe, expect, it } from 'vitest';
+import { openInspector, ROW } from './helpers';
+import { useLiveSession } from './live-suite';
 
 const BLOCKS = 3000;
 
@@ -65,21 +64,10 @@ async function search(page: Page, text: string): Promise<void> {
 }
 
 describe('live updates render what a whole snapshot renders', () => {
-  let browser: Browser;
-  let live: LiveProxySession;
-  let server: InspectorServer;
-  let served: ServedLive;
-  beforeAll(async () => {
-    browser = await launchBrowser();
-    served = await serveLive(BLOCKS);
-    ({ live, server } = served);
-  });
-  afterAll(async () => {
-    await browser?.close();
-    await served?.close();
-  });
+  const suite = useLiveSession(BLOCKS);
 
   it('a page patched by deltas equals a fresh page, filter, expanded row and selection included', async () => {
+    const { browser, live, server } = suite;
     const a = await openInspector(browser, server.url, { height: 700 });
     const deltas = (): Promise<number> => a.page.evaluate(() => performance.getEntriesByName('trimline:delta').length);
     const update = async (change: () => void): Promise<void> => {
