@@ -6,10 +6,10 @@
  * snapshot deltas, never JSON strings inside JSON. Every incoming message is checked
  * with the guards below (deltas with those of protocol-deltas.ts).
  */
-import { isRevision, isSnapshotDelta } from './protocol-deltas';
-import type { McpApprovalInfo, McpInspectorInfo, McpRequest } from './protocol-mcp';
+import { isRevision, isSnapshotDelta } from './delta-guards';
+import type { McpApprovalInfo, McpInspectorInfo, McpRequest } from './mcp';
 
-export type * from './protocol-mcp';
+export type * from './mcp';
 
 export type BlockState = 'verbatim' | 'trimmed' | 'summarized' | 'pruned' | 'pinned';
 export type TokenQuality = 'estimated' | 'calibrated' | 'exact';

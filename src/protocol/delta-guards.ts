@@ -3,7 +3,7 @@
  * types are in protocol.ts, "Snapshot deltas"). A delta carries few rows, so each is
  * checked whole; whether it fits the webview's snapshot is decided when applying it.
  */
-import type { CallPoint, Finding, FindingsEdit, InspectorRow, SnapshotDelta, SnapshotHead } from './protocol';
+import type { CallPoint, Finding, FindingsEdit, InspectorRow, SnapshotDelta, SnapshotHead } from './messages';
 
 /** The head parts a delta may carry (every top-level field but rows, calls and findings). */
 export const SNAPSHOT_HEAD_KEYS = ['sessionId', 'title', 'model', 'strategy', 'contextWindow', 'callIndex', 'quality', 'totals', 'cache', 'cost', 'composition', 'strategies', 'live'] as const satisfies readonly (keyof SnapshotHead)[];

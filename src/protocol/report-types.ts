@@ -2,9 +2,9 @@
  * The report's output contract (`trimline report --json`, the report view).
  * Costs in US dollars; "input-side" = uncached input + cache writes + cache reads.
  */
-import type { Offender } from './offenders';
+import type { Offender } from '../core/report/offenders';
 
-export type { Offender } from './offenders';
+export type { Offender } from '../core/report/offenders';
 
 /** How far `none` reproduces the bill of a session. */
 export interface SessionFit {

@@ -11,8 +11,8 @@
  * when the estimator recalibrates, which travel as small numeric tuples instead of
  * whole rows. Both hosts and the webview use this one module (no imports but types).
  */
-import type { CallPoint, Finding, FindingsEdit, HostMessage, InspectorRow, InspectorSnapshot, RowRun, SnapshotDelta, SnapshotHead, TokenQuality } from '../../protocol';
-import { SNAPSHOT_HEAD_KEYS } from '../../protocol-deltas';
+import type { CallPoint, Finding, FindingsEdit, HostMessage, InspectorRow, InspectorSnapshot, RowRun, SnapshotDelta, SnapshotHead, TokenQuality } from './messages';
+import { SNAPSHOT_HEAD_KEYS } from './delta-guards';
 
 /** Row fields other than the token counts and their quality, each compared in sameFields. */
 type RowField = 'ref' | 'blockId' | 'messageId' | 'position' | 'role' | 'kind' | 'tool' | 'state' | 'why' | 'by' | 'overlayId' | 'breakpoint' | 'cached' | 'sent' | 'preview' | 'call' | 'saved';
