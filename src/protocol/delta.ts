@@ -1,7 +1,7 @@
 /**
  * Snapshot deltas: what changed between two inspector snapshots of one view, small
  * enough to push on every live change of a 10,000-block session, and applied by the
- * webview to the snapshot it has (see "Snapshot deltas" in src/protocol.ts).
+ * webview to the snapshot it has (see "Snapshot deltas" in messages.ts).
  *
  * Rows are keyed by block id. Finding what changed is one pass over both row lists
  * (rows aligned by position up to the new tail, found by id past it) with a shallow
