@@ -11,8 +11,8 @@ import { SUMMARIZE_DEFAULTS, SUMMARIZE_DOC, SummarizeToolResults, type Summarize
 import { SUPERSEDE_DEFAULTS, SUPERSEDE_DOC, SupersedeStaleReads, type SupersedeOptions } from './supersede-stale-reads';
 import { TOOL_PRUNING_DEFAULTS, TOOL_PRUNING_DOC, ToolPruning, type ToolPruningOptions } from './tool-pruning';
 import type { Strategy, StrategyDoc, Trigger } from './types';
-import { createCompressionStrategy } from './compression';
-import { COMPRESSION_DOCS } from './compression-options';
+import { createCompressionStrategy } from './compression/strategy';
+import { COMPRESSION_DOCS } from './compression/options';
 
 export interface PipelineConfig {
   /** Per-strategy options, by strategy name. `trigger` may be a number (fraction of the window) or "always". */

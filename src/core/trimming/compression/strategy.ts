@@ -36,15 +36,15 @@
  * compression are proposed together at the position of the first, so the cache-aware
  * applier takes or defers them as one batch; above 95% of the window they are urgent.
  */
-import type { NewOverlay } from '../session/overlay';
-import type { Session } from '../session/session';
-import type { TokenAccountant } from '../tokens/types';
-import type { DecisionLog } from './decisions';
-import { composeSummary, memoryOf, parseFacts, renderFacts, summaryRequest, transcript } from './compression-input';
-import { compressionDefaults, parseCompressionOptions, type CompressionKind, type CompressionOptions } from './compression-options';
-import { summaryHeader } from './compression-prompts';
-import { Shape, activeSpans, chunksOf, compressibleSegments, isCompressionAuthor, lastN, type Segment } from './compression-range';
-import type { Summarizer } from './compression-summarizer';
+import type { NewOverlay } from '../../session/overlay';
+import type { Session } from '../../session/session';
+import type { TokenAccountant } from '../../tokens/types';
+import type { DecisionLog } from '../decisions';
+import { composeSummary, memoryOf, parseFacts, renderFacts, summaryRequest, transcript } from './input';
+import { compressionDefaults, parseCompressionOptions, type CompressionKind, type CompressionOptions } from './options';
+import { summaryHeader } from './prompts';
+import { Shape, activeSpans, chunksOf, compressibleSegments, isCompressionAuthor, lastN, type Segment } from './range';
+import type { Summarizer } from './summarizer';
 import {
   ZERO_USAGE,
   abortReason,
@@ -59,9 +59,9 @@ import {
   type PlannedSummary,
   type PreparedCompression,
   type PreparedSummary,
-} from './compression-types';
-import type { MessageIndex } from './message-index';
-import type { DecisionAction, Strategy, StrategyContext, Trigger } from './types';
+} from './types';
+import type { MessageIndex } from '../message-index';
+import type { DecisionAction, Strategy, StrategyContext, Trigger } from '../types';
 
 /** Above this share of the window a ready compression is applied whatever the cache cost (Copilot blocks at 95%). */
 const URGENT_FRACTION = 0.95;
