@@ -49,7 +49,7 @@ const FACTORIES: Record<string, Factory> = {
   'supersede-stale-reads': (o) => new SupersedeStaleReads(merged<SupersedeOptions>(SUPERSEDE_DEFAULTS, o, 'supersede-stale-reads')),
   'tool-pruning': (o) => new ToolPruning(merged<ToolPruningOptions>(TOOL_PRUNING_DEFAULTS, o, 'tool-pruning')),
   'atomic-window': (o) => new AtomicWindow(merged<WindowOptions>(WINDOW_DEFAULTS, o, 'atomic-window')),
-  // LLM history compression (compression.ts): a summarizer is attached at runtime (attachSummarizer).
+  // LLM history compression (compression/strategy.ts): a summarizer is attached at runtime (attachSummarizer).
   'whole-history': (o) => createCompressionStrategy('whole-history', o),
   'last-n-messages': (o) => createCompressionStrategy('last-n-messages', o),
   chunked: (o) => createCompressionStrategy('chunked', o),

@@ -3,8 +3,8 @@
  * `last-n-messages` (n), `chunked` (n) and `retrieve-facts` (concepts), each with
  * `preserveMemory`. A model call writes a summary (or a facts list) that replaces
  * a range of the history as one restorable `summary` overlay (author
- * `strategy:<name>`); which ranges are allowed is in compression-range.ts, the
- * texts sent and written in compression-input.ts and compression-prompts.ts.
+ * `strategy:<name>`); which ranges are allowed is in range.ts, the
+ * texts sent and written in input.ts and prompts.ts.
  *
  * Semantics (after Koog's HistoryCompressionStrategy):
  * - whole-history: the history before the current turn → one TL;DR.
@@ -24,7 +24,7 @@
  * Bridging the synchronous `Strategy.run` and the asynchronous model call:
  * a small state machine, idle → summarizing → ready → proposed.
  * - `prepareAsync(...)` (the agent loop awaits it before `engine.prepare`, see
- *   `prepareCompression` in compression-api.ts): above the trigger it plans the ranges,
+ *   `prepareCompression` in api.ts): above the trigger it plans the ranges,
  *   runs the summarization and keeps the result as ready; the `run` of the same
  *   `engine.prepare` proposes it. Deterministic: the call that crosses the threshold
  *   is the one that is compressed.

@@ -1,4 +1,4 @@
-/** Types of LLM history compression (compression.ts) and small helpers shared by its files. */
+/** Types of LLM history compression (strategy.ts) and small helpers shared by its files. */
 import type { Session } from '../../session/session';
 import type { CallUsage } from '../../session/types';
 import type { CompressionKind } from './options';
