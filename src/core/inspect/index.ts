@@ -14,5 +14,6 @@ export * from './flat';
 export * from '../../protocol/format';
 export * from './history';
 export * from './html';
+export * from './requests';
 export * from './snapshot';
 export * from '../../protocol/delta';
