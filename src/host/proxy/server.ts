@@ -9,7 +9,8 @@
  *   /, /assets/…, /api/…           the inspector, following the most recently active session
  *
  * The client's auth headers go upstream and nowhere else: the engine sees only the session
- * header, and nothing here logs headers or bodies.
+ * header, and nothing here logs headers or bodies. Every path answers only to a loopback
+ * `Host` and refuses other sites' `Origin`s; the target must be a path (request-target.ts).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProxyEngine, type Forward } from '../../core/proxy/proxy-engine';
@@ -19,6 +20,7 @@ import { warmEncoder } from '../../core/tokens';
 import type { PipelineConfig } from '../../core/trimming';
 import { startInspectorServer, type InspectorBackend, type InspectorServer } from '../standalone/server';
 import { forward } from './forward';
+import { refusal, refusalBody } from './request-target';
 
 /** The API's own request limit (reference: "Body over 32 MB: 413"); larger bodies pass through untouched. */
 export const MAX_MESSAGES_BODY_BYTES = 32 * 1024 * 1024;
@@ -178,6 +180,13 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
   };
 
   const api = (req: IncomingMessage, res: ServerResponse): void => {
+    // The inspector's own paths are checked by its server; everything else is checked here.
+    const refused = refusal({ url: req.url, host: req.headers.host, origin: req.headers.origin }, req.socket.localPort ?? 0);
+    if (refused) {
+      res.writeHead(refused.status, { 'content-type': 'application/json' });
+      res.end(refusalBody(refused));
+      return;
+    }
     const path = (req.url ?? '/').split('?')[0];
     if (req.method === 'POST' && path === '/v1/messages') {
       messages(req, res).catch((e: unknown) => {
