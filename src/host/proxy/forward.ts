@@ -38,6 +38,8 @@ export interface ForwardOptions {
   readonly upstream: URL;
   /** The request body when the proxy read (and maybe replaced) it; else the client's stream is piped. */
   readonly body?: Buffer;
+  /** Without `body`: what was already read from the client's stream, sent before the rest of it. */
+  readonly head?: readonly Buffer[];
   /** Ask upstream for an uncompressed response (the proxy parses it). */
   readonly identity?: boolean;
   /** Every response chunk, as relayed (usage recording). */
@@ -88,5 +90,8 @@ export function forward(req: IncomingMessage, res: ServerResponse, o: ForwardOpt
   });
   res.socket?.setNoDelay(true);
   if (o.body !== undefined) up.end(o.body);
-  else req.pipe(up);
+  else {
+    for (const c of o.head ?? []) up.write(c);
+    req.pipe(up);
+  }
 }
