@@ -157,6 +157,9 @@ describe('probe: who the proxy answers to', () => {
       expect(errorType(r)).toBe('permission_error');
       const passThrough = await send(fresh.port, 'POST', '/v1/messages/count_tokens', { host: own, origin: 'http://evil.example', 'content-type': 'text/plain' }, messagesBody);
       expect(passThrough.status).toBe(403);
+      // An <img> or link from another site carries no Origin, but the browser says where it comes from.
+      const image = await send(fresh.port, 'GET', '/v1/models', { host: own, 'sec-fetch-site': 'cross-site', 'sec-fetch-dest': 'image' });
+      expect(image.status).toBe(403);
       expect(server.requests).toEqual([]);
       // The inspector has no session to show, and the journal directory stays empty.
       const ready = await send(fresh.port, 'POST', '/api/request', { host: own, 'content-type': 'application/json' }, JSON.stringify({ type: 'ready' }));

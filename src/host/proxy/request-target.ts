@@ -8,6 +8,8 @@
  *   appended as a string, so nothing the client sends can change the host it goes to.
  * - `Host` must name a loopback address with this server's port (DNS rebinding), and an
  *   `Origin`, which browsers send and API clients do not, must be this server's own address.
+ *   A browser's `Sec-Fetch-Site` says the same for requests that carry no `Origin` (a cross-site
+ *   `<img>` or link): only `same-origin` and `none` (typed by the user) are let through.
  */
 
 /** A request the proxy refuses outright: its status and the message of an API-shaped error. */
@@ -24,6 +26,7 @@ export interface RequestHead {
   readonly url?: string;
   readonly host?: string;
   readonly origin?: string;
+  readonly secFetchSite?: string;
 }
 
 /** A segment that URL parsers resolve away: `.`, `..`, `%2e`, `.%2E`, … */
@@ -71,6 +74,9 @@ export function refusal(head: RequestHead, port: number): Refusal | undefined {
   if (!isLoopbackHost(head.host, port)) return { status: 403, message: 'the proxy only answers to a loopback Host (127.0.0.1, localhost, [::1]) with its port' };
   if (head.origin !== undefined && !ownOrigins(port).includes(head.origin.toLowerCase())) {
     return { status: 403, message: 'requests from web pages (an Origin other than the inspector\'s own) are refused; API clients send no Origin' };
+  }
+  if (head.secFetchSite !== undefined && head.secFetchSite !== 'same-origin' && head.secFetchSite !== 'none') {
+    return { status: 403, message: 'requests from other web sites are refused' };
   }
   return undefined;
 }

@@ -177,7 +177,8 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
 
   const api = (req: IncomingMessage, res: ServerResponse): void => {
     // The inspector's own paths are checked by its server; everything else is checked here.
-    const refused = refusal({ url: req.url, host: req.headers.host, origin: req.headers.origin }, req.socket.localPort ?? 0);
+    const h = req.headers;
+    const refused = refusal({ url: req.url, host: h.host, origin: h.origin, secFetchSite: h['sec-fetch-site'] }, req.socket.localPort ?? 0);
     if (refused) {
       res.writeHead(refused.status, { 'content-type': 'application/json' });
       res.end(refusalBody(refused));

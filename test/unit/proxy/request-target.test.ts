@@ -88,6 +88,13 @@ describe('refusal', () => {
     }
   });
 
+  it('refuses what a browser marks as sent from another site even without an Origin', () => {
+    expect(refusal({ ...ok, secFetchSite: 'cross-site' }, 4000)?.status).toBe(403);
+    expect(refusal({ ...ok, secFetchSite: 'same-site' }, 4000)?.status).toBe(403);
+    expect(refusal({ ...ok, secFetchSite: 'same-origin' }, 4000)).toBeUndefined();
+    expect(refusal({ ...ok, secFetchSite: 'none' }, 4000)).toBeUndefined();
+  });
+
   it('answers in the API error shape', () => {
     const bad = JSON.parse(refusalBody(refusal({ ...ok, url: '//x/y' }, 4000)!)) as { type: string; error: { type: string; message: string } };
     expect(bad.type).toBe('error');
