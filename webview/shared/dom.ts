@@ -1,9 +1,13 @@
 /**
  * DOM helpers for the webviews. Every piece of content becomes a text node or an
  * attribute value set through the DOM, never markup: there is no innerHTML anywhere.
+ * Text passes through `bidiVisible` on the way in: a bidi override or isolate from a
+ * transcript or a file is shown as `\u{202e}`, never obeyed (src/core/text/safe-text.ts).
  * Inline styles and event-handler attributes are refused (the CSP forbids them anyway);
  * positions and sizes are set through the CSSOM (`el.style.x = …`), which the CSP allows.
  */
+
+import { bidiVisible } from '../../src/core/text/safe-text';
 
 export type AttrValue = string | number | boolean | undefined;
 export type Attrs = Record<string, AttrValue>;
@@ -22,7 +26,7 @@ function setAttrs(el: Element, attrs: Attrs): void {
 function append(el: Element, children: readonly Child[]): void {
   for (const c of children) {
     if (c === undefined || c === null || c === false) continue;
-    el.append(typeof c === 'string' ? document.createTextNode(c) : c);
+    el.append(typeof c === 'string' ? document.createTextNode(bidiVisible(c)) : c);
   }
 }
 
@@ -46,7 +50,8 @@ export function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Attrs =
 
 /** Replace an element's content with text (the only way content is written). */
 export function setText(el: Element, text: string): void {
-  if (el.textContent !== text) el.textContent = text;
+  const shown = bidiVisible(text);
+  if (el.textContent !== shown) el.textContent = shown;
 }
 
 /** Remove every child. */
