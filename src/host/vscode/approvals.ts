@@ -71,12 +71,17 @@ export class Approvals implements vscode.TextDocumentContentProvider, vscode.Dis
     return !approved ? 'deny' : always ? 'server' : 'once';
   };
 
-  /** Approval of an edit (VscodeWorkspace option). */
+  /**
+   * Approval of an edit (VscodeWorkspace option). A write into `.git` or `.trimline`
+   * is always asked, whatever `commandApproval` says: approving commands is not
+   * approving changes to git's configuration and hooks.
+   */
   edit = async (p: EditProposal): Promise<boolean> => {
-    if (this.mode() === 'always') return true;
+    if (this.mode() === 'always' && !p.protected) return true;
     const { added, removed } = lineStats(p.before, p.after);
     const edit: EditSummary = { path: p.path, added, removed, isNew: p.isNew };
-    const detail = p.isNew ? `New file in the workspace.` : `Applied as an undoable edit and saved.`;
+    const warning = p.protected ? `Inside ${p.protected.area}: ${p.protected.why}. ` : '';
+    const detail = warning + (p.isNew ? `New file in the workspace.` : `Applied as an undoable edit and saved.`);
     return this.ask({ tool: p.isNew ? 'write_file' : 'edit_file', detail, edit }, p);
   };
 
