@@ -47,5 +47,8 @@ describe('inspector: bidi controls', () => {
     const text = await page.evaluate(() => document.body.innerText);
     expect(text).toContain('read\\u{202e}_file');
     expect(BIDI.exec(text)?.[0].codePointAt(0)?.toString(16)).toBeUndefined();
+    // Tooltips and accessible names are shown text too.
+    const attrs = await page.evaluate(() => [...document.querySelectorAll('[title], [aria-label]')].map((e) => `${e.getAttribute('title') ?? ''} ${e.getAttribute('aria-label') ?? ''}`).join('\n'));
+    expect(BIDI.exec(attrs)?.[0].codePointAt(0)?.toString(16)).toBeUndefined();
   });
 });

@@ -19,7 +19,9 @@ function setAttrs(el: Element, attrs: Attrs): void {
   for (const [k, v] of Object.entries(attrs)) {
     if (v === undefined || v === false) continue;
     if (k === 'style' || /^on/i.test(k)) throw new Error(`dom: refusing attribute "${k}" (CSP: no inline styles or handlers)`);
-    el.setAttribute(k, v === true ? '' : String(v));
+    // Tooltips and accessible names are shown text too.
+    const shown = k === 'title' || k === 'aria-label' ? bidiVisible(String(v)) : String(v);
+    el.setAttribute(k, v === true ? '' : shown);
   }
 }
 
