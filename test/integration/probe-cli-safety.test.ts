@@ -134,6 +134,45 @@ describe('trimline run: .git writes need approval', () => {
   });
 });
 
+describe('trimline run on a terminal: a .git write is asked', () => {
+  it('asks before each one (the prompt sanitized); "n" leaves the file alone, "y" writes it', async () => {
+    const ws = fs.mkdtempSync(path.join(dir, 'tty-'));
+    const config = '[core]\n\tbare = false\n';
+    fs.mkdirSync(path.join(ws, '.git'), { recursive: true });
+    fs.writeFileSync(path.join(ws, '.git', 'config'), config);
+    server.script(
+      {
+        content: [
+          { type: 'tool_use', name: 'write_file', input: { path: '.git/config', content: '[core]\n\tfsmonitor = "touch pwned"\n' } },
+          { type: 'tool_use', name: 'write_file', input: { path: `.git/info/exclude${TITLE}`, content: 'tmp/\n' } },
+        ],
+      },
+      { content: [{ type: 'text', text: 'Done.' }] },
+    );
+    // `script` gives the CLI a pseudo-terminal; what we write to its stdin is typed there.
+    const command = [process.execPath, CLI, 'run', 'configure', '--workspace', ws, '--session', 'tty'].join(' ');
+    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: ws, env: { PATH: process.env.PATH ?? '', HOME: ws, TERM: 'dumb', ANTHROPIC_BASE_URL: server.url }, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString('utf8')));
+    const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
+    const until = async (re: RegExp): Promise<void> => {
+      for (let i = 0; i < 3000 && !re.test(out); i++) await new Promise((r) => setTimeout(r, 10));
+      expect(out).toMatch(re);
+    };
+    await until(/Allow the agent to write \.git\/config\?[^]*\[y\/N\] $/);
+    child.stdin.write('n\r');
+    await until(/Allow the agent to write \.git\/info\/exclude\\u\{1b\}\]0;pwned\\u\{7\}\?[^]*It is inside \.git: git's own configuration and hooks[^]*\[y\/N\] $/);
+    child.stdin.write('y\r');
+    await until(/Done\./);
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    expect(fs.readFileSync(path.join(ws, '.git', 'config'), 'utf8')).toBe(config);
+    expect(fs.readFileSync(path.join(ws, '.git', 'info', `exclude${TITLE}`), 'utf8')).toBe('tmp/\n');
+    // The terminal's own line discipline writes CRs; nothing else may be a control.
+    expect(unsafeIn(out.replace(/\r/g, ''))).toBeUndefined();
+  });
+});
+
 describe('terminal controls from transcripts and files never reach the terminal raw', () => {
   it('inspect (table and --json) and replay --jsonl', async () => {
     const file = path.join(dir, `session${TITLE}${RLO}.jsonl`);
