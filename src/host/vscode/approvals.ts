@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { ApprovalRequest } from '../../core/agent/tools/types';
 import type { McpApproval, McpApprovalRequest } from '../../core/mcp/source';
 import type { ChatEvent, EditSummary, McpApprovalInfo } from '../../protocol';
-import type { ApprovalMode } from './config-map';
+import { editNeedsApproval, type ApprovalMode } from './config-map';
 import { lineStats } from './text-diff';
 import type { EditProposal } from './workspace-adapter';
 
@@ -71,13 +71,9 @@ export class Approvals implements vscode.TextDocumentContentProvider, vscode.Dis
     return !approved ? 'deny' : always ? 'server' : 'once';
   };
 
-  /**
-   * Approval of an edit (VscodeWorkspace option). A write into `.git` or `.trimline`
-   * is always asked, whatever `commandApproval` says: approving commands is not
-   * approving changes to git's configuration and hooks.
-   */
+  /** Approval of an edit (VscodeWorkspace option); a write into `.git` or `.trimline` is always asked (editNeedsApproval). */
   edit = async (p: EditProposal): Promise<boolean> => {
-    if (this.mode() === 'always' && !p.protected) return true;
+    if (!editNeedsApproval(this.mode(), p.protected !== undefined)) return true;
     const { added, removed } = lineStats(p.before, p.after);
     const edit: EditSummary = { path: p.path, added, removed, isNew: p.isNew };
     const warning = p.protected ? `Inside ${p.protected.area}: ${p.protected.why}. ` : '';

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { protectedAreaOf, type ProtectedWrite } from '../../../src/core/agent/protected-paths';
 import { executeTool } from '../../../src/core/agent/tools';
+import { editNeedsApproval } from '../../../src/host/vscode/config-map';
 import { makeContext, makeTempDir, removeDir } from './helpers';
 
 const CONFIG = '[core]\n\trepositoryformatversion = 0\n';
@@ -30,6 +31,16 @@ describe('protectedAreaOf', () => {
     for (const p of ['.gitignore', '.github/workflows/ci.yml', 'src/git.ts', 'my.git/x', '.gitattributes', 'docs/.trimlinerc', '.git-blame-ignore-revs', '.git/../src/a.ts']) {
       expect(protectedAreaOf(p), p).toBeUndefined();
     }
+  });
+});
+
+describe('VS Code: which edits are put to the user', () => {
+  it('a protected write always, even with commandApproval "always"; others unless "always"', () => {
+    expect(editNeedsApproval('always', true)).toBe(true);
+    expect(editNeedsApproval('never', true)).toBe(true);
+    expect(editNeedsApproval('ask', true)).toBe(true);
+    expect(editNeedsApproval('always', false)).toBe(false);
+    expect(editNeedsApproval('ask', false)).toBe(true);
   });
 });
 
