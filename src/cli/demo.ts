@@ -1,11 +1,13 @@
 /** `trimline demo`: the live offline demo (see src/host/standalone/demo.ts); runs until Ctrl+C. */
 import { parseArgs } from 'node:util';
+import { terminalSafe } from '../protocol/safe-text';
 import { startDemo } from '../host/standalone/demo';
 import { parsePort } from './inspect';
 
 export async function runDemo(args: string[]): Promise<number> {
   const { values } = parseArgs({ args, options: { port: { type: 'string' }, strategy: { type: 'string', short: 's' } } });
-  const demo = await startDemo({ port: values.port ? parsePort(values.port) : undefined, strategy: values.strategy });
+  const log = (line: string): void => void process.stdout.write(`${terminalSafe(line)}\n`);
+  const demo = await startDemo({ port: values.port ? parsePort(values.port) : undefined, strategy: values.strategy, log });
   await demo.done;
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);

@@ -3,6 +3,7 @@ import { importTranscript } from '../core/import';
 import { CostLedger, replay, totals, viewRows, type ContextEngine, type ReplayStep } from '../core/engine';
 import type { PipelineConfig } from '../core/trimming';
 import { serveTranscript } from '../host/standalone';
+import { jsonTerminalSafe, terminalSafe, terminalSafeLine as line } from '../protocol/safe-text';
 import { pad, padStart, usd, UsageError } from './common';
 
 export interface InspectOptions {
@@ -38,10 +39,11 @@ export function inspectTranscript(file: string, o: InspectOptions) {
   return { imp, engine, next, rows, totals: totals(rows), nextCost, ledger };
 }
 
+/** The inspect output, text or JSON, safe to print to a terminal (see core/text/safe-text.ts). */
 export function runInspect(file: string, o: InspectOptions): string {
   const r = inspectTranscript(file, o);
   if (o.json) {
-    return JSON.stringify(
+    return jsonTerminalSafe(JSON.stringify(
       {
         file,
         format: r.imp.format,
@@ -57,11 +59,11 @@ export function runInspect(file: string, o: InspectOptions): string {
       },
       null,
       2,
-    );
+    ));
   }
   const out: string[] = [];
-  out.push(`${file}  (${r.imp.format}, ${r.imp.messages.length} messages, ${r.imp.calls.length} calls, model ${r.next.body.model}, strategy ${o.strategy})`);
-  for (const i of r.imp.issues.slice(0, 5)) out.push(`  note: ${i.line ? `line ${i.line}: ` : ''}${i.message}`);
+  out.push(`${line(file)}  (${r.imp.format}, ${r.imp.messages.length} messages, ${r.imp.calls.length} calls, model ${line(r.next.body.model)}, strategy ${line(o.strategy)})`);
+  for (const i of r.imp.issues.slice(0, 5)) out.push(`  note: ${i.line ? `line ${i.line}: ` : ''}${line(i.message)}`);
   if (r.imp.issues.length > 5) out.push(`  note: … ${r.imp.issues.length - 5} more import notes (--json lists all)`);
   out.push('');
   out.push(`${pad('#', 8)} ${pad('role', 9)} ${pad('kind', 12)} ${pad('tool', 14)} ${padStart('tokens', 8)} ${pad('q', 2)} ${pad('state', 10)} why`);
@@ -73,7 +75,7 @@ export function runInspect(file: string, o: InspectOptions): string {
     }
     const tokens = row.sent ? String(row.tokens) : `(${row.originalTokens})`;
     const mark = row.breakpoint ? ' ◆cache' : '';
-    out.push(`${pad(row.ref, 8)} ${pad(row.role, 9)} ${pad(row.kind, 12)} ${pad(row.tool ?? '', 14)} ${padStart(tokens, 8)} ${pad(row.quality[0], 2)} ${pad(row.state, 10)} ${row.why ?? ''}${mark}`);
+    out.push(`${pad(line(row.ref), 8)} ${pad(line(row.role), 9)} ${pad(line(row.kind), 12)} ${pad(line(row.tool ?? ''), 14)} ${padStart(tokens, 8)} ${pad(row.quality[0], 2)} ${pad(line(row.state), 10)} ${line(row.why ?? '')}${mark}`);
   }
   const t = r.totals;
   const c = r.nextCost;
@@ -83,7 +85,7 @@ export function runInspect(file: string, o: InspectOptions): string {
   out.push(`next request: input ${c.usage.input_tokens}, cache write ${c.usage.cache_creation_input_tokens}, cache read ${c.usage.cache_read_input_tokens} tokens → ${usd(c.cost.total)} input cost`);
   out.push(`replay of ${r.ledger.totals.calls} requests: ${usd(r.ledger.totals.inputCost)} simulated input cost, cache hit ratio ${(100 * r.ledger.hitRatio()).toFixed(1)}%`);
   out.push('(q: e = estimated, c = calibrated, x = exact; tokens in parentheses are not sent)');
-  return out.join('\n');
+  return terminalSafe(out.join('\n'));
 }
 
 /** Parse `--port N` (0 = any free port). */
@@ -98,7 +100,7 @@ export function parsePort(v: string | undefined): number {
 export async function serveInspect(file: string, o: InspectOptions & { port: number }, out: NodeJS.WritableStream): Promise<void> {
   const { server, inspector } = await serveTranscript(file, { strategy: o.strategy, config: o.config, port: o.port });
   const snap = inspector.snapshot();
-  out.write(`${file}: ${snap.rows.length} blocks, ${snap.calls.length} calls replayed with strategy ${o.strategy}\n`);
+  out.write(`${line(file)}: ${snap.rows.length} blocks, ${snap.calls.length} calls replayed with strategy ${line(o.strategy)}\n`);
   out.write(`Trimline inspector: ${server.url}  (127.0.0.1 only; Ctrl+C to stop)\n`);
   await new Promise<void>((done) => {
     const stop = (): void => {

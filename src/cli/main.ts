@@ -4,6 +4,7 @@
  */
 import { parseArgs } from 'node:util';
 import { ImportError } from '../core/import';
+import { terminalSafe } from '../protocol/safe-text';
 import { loadConfig, UsageError } from './common';
 import { parsePort, runInspect, serveInspect } from './inspect';
 import { runReplay } from './replay';
@@ -95,15 +96,15 @@ main(process.argv.slice(2)).then(
   (e: unknown) => {
     const err = e as Error & { code?: string };
     if (e instanceof UsageError || e instanceof ImportError) {
-      process.stderr.write(`trimline: ${err.message}\n`);
+      process.stderr.write(`trimline: ${terminalSafe(err.message)}\n`);
       process.exitCode = 2;
     } else if (err.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' || err.code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE' || /unknown strategy|unknown option|must be/.test(err.message)) {
-      process.stderr.write(`trimline: ${err.message}\n`);
+      process.stderr.write(`trimline: ${terminalSafe(err.message)}\n`);
       process.exitCode = 2;
     } else if (err.code === 'EPIPE') {
       process.exitCode = 0;
     } else {
-      process.stderr.write(`trimline: internal error: ${err.stack ?? err.message}\n`);
+      process.stderr.write(`trimline: internal error: ${terminalSafe(err.stack ?? err.message)}\n`);
       process.exitCode = 1;
     }
   },

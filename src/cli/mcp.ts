@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { McpToolSource, parseMcpConfig, mergeServers, resolveServers, type McpApproval, type McpApprovalRequest } from '../core/mcp';
+import { jsonTerminalSafe, terminalSafeLine } from '../protocol/safe-text';
 import { UsageError } from './common';
 
 /** Characters of a call's input shown in the approval question. */
@@ -47,7 +48,9 @@ export function mcpApprover(auto: boolean, note: Note): (r: McpApprovalRequest) 
     new Promise<McpApproval>((resolve) => {
       const input = JSON.stringify(r.input) ?? '';
       const rl = createInterface({ input: process.stdin, output: process.stderr });
-      rl.question(`Run MCP tool ${r.tool} of server "${r.server}"?\n  ${input.length > INPUT_PREVIEW_CHARS ? `${input.slice(0, INPUT_PREVIEW_CHARS)}…` : input}\n[y/N/a = always this server] `, (answer) => {
+      const preview = input.length > INPUT_PREVIEW_CHARS ? `${input.slice(0, INPUT_PREVIEW_CHARS)}…` : input;
+      // The tool and server names come from the server: the question goes through the terminal sanitizer.
+      rl.question(`Run MCP tool ${terminalSafeLine(r.tool)} of server "${terminalSafeLine(r.server)}"?\n  ${jsonTerminalSafe(preview)}\n[y/N/a = always this server] `, (answer) => {
         rl.close();
         const a = answer.trim().toLowerCase();
         resolve(a === 'a' || a === 'always' ? 'server' : /^y(es)?$/.test(a) ? 'once' : 'deny');

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createPipeline } from '../core/trimming';
 import { startProxy } from '../host/proxy/server';
+import { terminalSafe } from '../protocol/safe-text';
 import { loadConfig, UsageError } from './common';
 import { parsePort } from './inspect';
 
@@ -59,7 +60,8 @@ export async function runProxy(args: string[]): Promise<number> {
     strategy,
     config,
     journalDir,
-    log: values.verbose ? (line) => process.stderr.write(`${line}\n`) : undefined,
+    // Verbose lines name models, paths and client text: through the terminal sanitizer.
+    log: values.verbose ? (line) => process.stderr.write(`${terminalSafe(line)}\n`) : undefined,
   });
   process.stdout.write(`Trimline proxy: ${proxy.url}\n`);
   await new Promise<void>((resolve) => {

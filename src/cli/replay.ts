@@ -2,6 +2,7 @@
 import { Writable } from 'node:stream';
 import { importTranscript } from '../core/import';
 import { CostLedger, replay } from '../core/engine';
+import { jsonTerminalSafe } from '../protocol/safe-text';
 import type { PipelineConfig } from '../core/trimming';
 
 export interface ReplayCliOptions {
@@ -9,7 +10,7 @@ export interface ReplayCliOptions {
   config: PipelineConfig;
 }
 
-/** Write one JSON line per call: {"call", "request", "stats"}; returns the number of calls. */
+/** Write one JSON line per call (DEL, C1 and bidi characters \u-escaped: safe in a terminal, same JSON): {"call", "request", "stats"}; returns the number of calls. */
 export async function runReplay(file: string, o: ReplayCliOptions, out: Writable): Promise<number> {
   const imp = importTranscript(file);
   let ledger: CostLedger | undefined;
@@ -17,7 +18,7 @@ export async function runReplay(file: string, o: ReplayCliOptions, out: Writable
   for (const step of replay(imp, { strategy: o.strategy, config: o.config })) {
     ledger ??= new CostLedger(step.prepared.body.model, step.engine.tokens);
     const sim = ledger.step(step.prepared.body, step.now);
-    const line = JSON.stringify({
+    const line = jsonTerminalSafe(JSON.stringify({
       call: step.call.index,
       request: step.prepared.body,
       stats: {
@@ -27,7 +28,7 @@ export async function runReplay(file: string, o: ReplayCliOptions, out: Writable
         simulatedInputCost: sim.cost.total,
         repairs: step.prepared.repairs.map((r) => `${r.rule}: ${r.description}`),
       },
-    });
+    }));
     if (!out.write(line + '\n')) await new Promise((res) => out.once('drain', res));
     n++;
   }

@@ -3,6 +3,7 @@ import { existsSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildReport, buildReportParallel, DEFAULT_REPORT_STRATEGIES, type Report, type ReportOptions, defaultCacheFile, defaultProjectsDir, formatReport, ReportCache, reportHtml } from '../core/report';
+import { jsonTerminalSafe, terminalSafe, terminalSafeLine } from '../protocol/safe-text';
 import { loadConfig, UsageError } from './common';
 
 export const REPORT_USAGE = 'trimline report [PATH…] [--strategy S…] [--since DATE] [--json] [--html FILE] [--config F] [--cache FILE | --no-cache] [--workers N]';
@@ -76,8 +77,9 @@ export async function runReportCli(argv: string[], out: NodeJS.WritableStream = 
   if (interactive) err.write(`\n${cache?.hits ? `trimline report: ${cache.hits} unchanged file(s) from the cache\n` : ''}`);
   if (values.html) {
     writeFileSync(values.html, reportHtml(report));
-    if (!values.json) err.write(`trimline report: wrote ${values.html}\n`);
+    if (!values.json) err.write(`trimline report: wrote ${terminalSafeLine(values.html)}\n`);
   }
-  out.write((values.json ? JSON.stringify(report, null, 2) : formatReport(report)) + '\n');
+  // Paths, models and tool names come from the transcripts: printed through the sanitizer.
+  out.write((values.json ? jsonTerminalSafe(JSON.stringify(report, null, 2)) : terminalSafe(formatReport(report))) + '\n');
   return 0;
 }

@@ -21,8 +21,10 @@ import {
   type AgentSessionHandle,
   type ApprovalRequest,
   type LedgerTotals,
+  type ProtectedWrite,
   type TurnResult,
 } from '../core/agent';
+import { terminalSafe, terminalSafeLine } from '../protocol/safe-text';
 import { createPipeline } from '../core/trimming';
 import { loadConfig, UsageError } from './common';
 import { startMcp } from './mcp';
@@ -61,10 +63,16 @@ export function summarizeInput(name: string, input: unknown): string {
   }
 }
 
-/** Writes the conversation as it happens: text streamed, one line per tool call and per result. */
+/**
+ * Writes the conversation as it happens: text streamed, one line per tool call and per result.
+ * Everything it prints (model text, tool names, paths, commands, results) goes through the
+ * terminal sanitizer (core/text/safe-text.ts): a file or a model cannot drive the terminal.
+ */
 export class RunPrinter {
   private atLineStart = true;
   private streamedThisCall = false;
+  /** A streamed CR held back: the next chunk may start with the LF of a CRLF pair. */
+  private heldCR = false;
 
   constructor(
     private readonly out: Writable,
@@ -73,24 +81,29 @@ export class RunPrinter {
 
   /** Finish a streamed line so the next output starts on its own line. */
   breakLine(): void {
+    if (this.heldCR) this.out.write(terminalSafe('\r'));
+    this.heldCR = false;
     if (!this.atLineStart) this.out.write('\n');
     this.atLineStart = true;
   }
 
   line(text: string): void {
     this.breakLine();
-    this.out.write(`${text}\n`);
+    this.out.write(`${terminalSafe(text)}\n`);
   }
 
   /** Diagnostics (session, retries, errors) go to stderr. */
   note(text: string): void {
     this.breakLine();
-    this.err.write(`[trimline] ${text}\n`);
+    this.err.write(`[trimline] ${terminalSafe(text)}\n`);
   }
 
   private text(t: string): void {
+    if (this.heldCR) t = `\r${t}`;
+    this.heldCR = t.endsWith('\r');
+    if (this.heldCR) t = t.slice(0, -1);
     if (!t) return;
-    this.out.write(t);
+    this.out.write(terminalSafe(t));
     this.atLineStart = t.endsWith('\n');
     this.streamedThisCall = true;
   }
@@ -175,6 +188,18 @@ function parseRunArgs(argv: string[]): RunArgs {
   };
 }
 
+/** Ask a yes/no question on the terminal (stderr); the question is sanitized here. */
+function askYesNo(printer: RunPrinter, question: string): Promise<boolean> {
+  return new Promise<boolean>((resolve) => {
+    printer.breakLine();
+    const rl = createInterface({ input: process.stdin, output: process.stderr });
+    rl.question(`${terminalSafe(question)}\n[y/N] `, (answer) => {
+      rl.close();
+      resolve(/^y(es)?$/i.test(answer.trim()));
+    });
+  });
+}
+
 /** Approval of run_command: automatic with --approve-commands, asked on a TTY, else denied. */
 function approver(auto: boolean, printer: RunPrinter): (r: ApprovalRequest) => Promise<boolean> {
   if (auto) return async () => true;
@@ -184,15 +209,21 @@ function approver(auto: boolean, printer: RunPrinter): (r: ApprovalRequest) => P
       return false;
     };
   }
-  return (r) =>
-    new Promise<boolean>((resolve) => {
-      printer.breakLine();
-      const rl = createInterface({ input: process.stdin, output: process.stderr });
-      rl.question(`Run this command in ${r.cwd}?\n  $ ${r.command}\n[y/N] `, (answer) => {
-        rl.close();
-        resolve(/^y(es)?$/i.test(answer.trim()));
-      });
-    });
+  return (r) => askYesNo(printer, `Run this command in ${terminalSafeLine(r.cwd)}?\n  $ ${r.command}`);
+}
+
+/**
+ * Approval of a write into `.git` or `.trimline` (core/agent/protected-paths.ts): always
+ * asked on a TTY, as the editor asks; no flag approves it. Without a terminal it is refused.
+ */
+function protectedWriteApprover(printer: RunPrinter): (w: ProtectedWrite) => Promise<boolean> {
+  if (!process.stdin.isTTY) {
+    return async (w) => {
+      printer.note(`write to ${w.path} refused: it is inside ${w.area} (${w.why}); such writes need approval and there is no terminal to ask`);
+      return false;
+    };
+  }
+  return (w) => askYesNo(printer, `Allow the agent to write ${terminalSafeLine(w.path)}?\n  It is inside ${w.area}: ${w.why}.`);
 }
 
 function openSession(a: RunArgs, model: string): AgentSessionHandle {
@@ -244,7 +275,7 @@ export async function runAgentCli(argv: string[]): Promise<number> {
   const loop = new AgentLoop({
     externalTools: mcp,
     session: handle.session,
-    workspace: new NodeWorkspace(a.workspace),
+    workspace: new NodeWorkspace(a.workspace, { approveProtectedWrite: protectedWriteApprover(printer) }),
     config,
     journal: handle.journal,
     calibration: handle.calibration,

@@ -1,8 +1,9 @@
 /** `trimline strategies`: names and options. */
+import { jsonTerminalSafe, terminalSafe } from '../protocol/safe-text';
 import { ANCHOR_DOCS, DEFAULT_OPTIONS, DEFAULT_SPEC, STRATEGY_DOCS } from '../core/trimming';
 
 export function runStrategies(json: boolean): string {
-  if (json) return JSON.stringify({ default: { strategies: DEFAULT_SPEC, options: DEFAULT_OPTIONS }, strategies: STRATEGY_DOCS, anchors: ANCHOR_DOCS }, null, 2);
+  if (json) return jsonTerminalSafe(JSON.stringify({ default: { strategies: DEFAULT_SPEC, options: DEFAULT_OPTIONS }, strategies: STRATEGY_DOCS, anchors: ANCHOR_DOCS }, null, 2));
   const out: string[] = ['Strategy specs: none | default | a comma list of the names below (applied in order).', ''];
   out.push(`default = ${DEFAULT_SPEC.join(',')}  ${JSON.stringify(DEFAULT_OPTIONS)}`, '');
   for (const d of STRATEGY_DOCS) {
@@ -13,5 +14,5 @@ export function runStrategies(json: boolean): string {
   out.push('', 'Reference implementations of other products\' defaults (for comparison; not cache-aware):');
   for (const d of ANCHOR_DOCS) out.push(`${d.name}\n  ${d.summary}`);
   out.push('', 'Options go in a JSON file given with --config: {"strategies": {"summarize-tool-results": {"keepTurns": 3}}, "cacheAware": {"enabled": true}}');
-  return out.join('\n');
+  return terminalSafe(out.join('\n'));
 }

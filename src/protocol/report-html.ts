@@ -3,6 +3,7 @@
  * script, no external request (the CSP meta tag forbids any).
  * Charts: recorded input-side spend against each strategy, per session and per week.
  */
+import { bidiVisible } from './safe-text';
 import { byCost, sessionName, dollars, percent, fitCell } from './report-format';
 import type { Report, SessionReport } from './report-types';
 
@@ -15,8 +16,9 @@ const CHART_WIDTH = 760;
 /** Series colors: recorded first, then strategies in order (colorblind-safe Okabe–Ito palette). */
 const COLORS: readonly string[] = ['#555555', '#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00'];
 
+/** Text for the page: markup escaped, and bidi controls shown as `\u{202e}` rather than obeyed (core/text/safe-text.ts). */
 export function escapeHtml(s: string): string {
-  return s.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+  return bidiVisible(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 }
 
 /** Monday of the ISO week of a timestamp, as YYYY-MM-DD. */

@@ -8,8 +8,10 @@
  * Supported: paragraphs (single newlines kept as line breaks), fenced code blocks
  * (an unterminated fence while streaming is still a code block), headings, bullet
  * and numbered lists (one level), block quotes, rules, `inline code`, **bold**,
- * *italic*, [links](https://…). Everything else is literal text.
+ * *italic*, [links](https://…). Everything else is literal text. Bidi controls are
+ * shown as `\u{202e}`, never obeyed (src/protocol/safe-text.ts).
  */
+import { bidiVisible } from '../../src/protocol/safe-text';
 
 export type Inline =
   | { t: 'text'; text: string }
@@ -193,14 +195,14 @@ function inlineNodes(doc: Document, parent: HTMLElement, nodes: readonly Inline[
   for (const n of nodes) {
     switch (n.t) {
       case 'text':
-        parent.append(doc.createTextNode(n.text));
+        parent.append(doc.createTextNode(bidiVisible(n.text)));
         break;
       case 'br':
         parent.append(doc.createElement('br'));
         break;
       case 'code': {
         const el = doc.createElement('code');
-        el.textContent = n.text;
+        el.textContent = bidiVisible(n.text);
         parent.append(el);
         break;
       }
@@ -246,7 +248,7 @@ export function renderMarkdown(doc: Document, src: string): DocumentFragment {
         const pre = doc.createElement('pre');
         const code = doc.createElement('code');
         if (b.lang) code.dataset.lang = b.lang;
-        code.textContent = b.text;
+        code.textContent = bidiVisible(b.text);
         pre.append(code);
         pre.tabIndex = 0;
         frag.append(pre);

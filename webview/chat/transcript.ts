@@ -5,6 +5,7 @@
  * through the callbacks.
  */
 import type { ChatEvent, EditSummary, McpApprovalInfo } from '../../src/protocol';
+import { bidiVisible } from '../../src/protocol/safe-text';
 import { h } from '../shared/dom';
 import { button, formatCost, inputSummary, oneLine } from './dom';
 import { renderMarkdown } from './markdown';
@@ -215,9 +216,9 @@ export class Transcript {
     if (!card) return;
     card.classList.add('settled');
     card.setAttribute('role', 'group');
-    card.setAttribute('aria-label', `${card.dataset.tool ?? 'tool'}: ${outcome}`);
+    card.setAttribute('aria-label', bidiVisible(`${card.dataset.tool ?? 'tool'}: ${outcome}`));
     const title = card.querySelector('.approval-title');
-    if (title) title.textContent = `${card.dataset.tool ?? 'tool'}: ${outcome.toLowerCase()}`;
+    if (title) title.textContent = bidiVisible(`${card.dataset.tool ?? 'tool'}: ${outcome.toLowerCase()}`);
     card.querySelector('.approval-detail')?.remove();
     card.querySelector('.buttons')?.remove();
   }

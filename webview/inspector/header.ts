@@ -3,6 +3,7 @@
  * cache, session cost, next request) and the composition bar of the next request.
  */
 import type { InspectorSnapshot } from '../../src/protocol';
+import { bidiVisible } from '../../src/protocol/safe-text';
 import { clear, h, setText } from '../shared/dom';
 import { fmtInt, fmtPct, fmtTokens, fmtUsd } from '../shared/format';
 
@@ -139,6 +140,6 @@ export class Header {
       this.compBar.append(seg);
       this.compLegend.append(h('li', {}, h('span', { class: `swatch ${cls}`, 'aria-hidden': 'true' }), h('span', { class: 'comp-label' }, e.label), h('span', { class: 'comp-num' }, `${fmtTokens(e.tokens)} · ${fmtPct(share, 0)}`)));
     }
-    this.compBar.setAttribute('aria-label', s.composition.map((e) => `${e.label} ${fmtPct(e.tokens / total, 0)}`).join(', '));
+    this.compBar.setAttribute('aria-label', bidiVisible(s.composition.map((e) => `${e.label} ${fmtPct(e.tokens / total, 0)}`).join(', ')));
   }
 }

@@ -5,6 +5,7 @@
  * recycled pool) and styled like the toolkit's.
  */
 import type { InspectorRow } from '../../src/protocol';
+import { bidiVisible } from '../../src/protocol/safe-text';
 import { fmtTokens } from '../shared/format';
 import { h, replaceChildren, setText, toggleAttr } from '../shared/dom';
 
@@ -132,7 +133,7 @@ function bindCounts(v: RowView, r: InspectorRow): void {
   setText(c.quality, QUALITY_LABEL[r.quality]);
   c.quality.className = `q q-${r.quality}`;
   c.quality.title = QUALITY_TITLE[r.quality];
-  v.el.setAttribute('aria-label', `${r.ref} ${r.role} ${r.kind}${r.tool ? ` ${r.tool}` : ''}, ${r.sent ? r.tokens : 0} tokens, ${r.state}`);
+  v.el.setAttribute('aria-label', bidiVisible(`${r.ref} ${r.role} ${r.kind}${r.tool ? ` ${r.tool}` : ''}, ${r.sent ? r.tokens : 0} tokens, ${r.state}`));
 }
 
 /**
@@ -167,7 +168,7 @@ export function bindRow(v: RowView, r: InspectorRow, expanded: boolean, detail: 
   c.content.classList.toggle('empty-text', !line);
   const why = whyText(r);
   setText(c.why, why);
-  c.why.title = why;
+  c.why.title = bidiVisible(why);
   setText(c.cache, r.breakpoint ? '◆' : '');
   c.cache.title = r.breakpoint ? 'cache breakpoint: the prefix up to here is written to the cache' : '';
   const pinTrim = canPinTrim(r);

@@ -1,9 +1,13 @@
 /**
  * DOM helpers for the webviews. Every piece of content becomes a text node or an
  * attribute value set through the DOM, never markup: there is no innerHTML anywhere.
+ * Text passes through `bidiVisible` on the way in: a bidi override or isolate from a
+ * transcript or a file is shown as `\u{202e}`, never obeyed (src/protocol/safe-text.ts).
  * Inline styles and event-handler attributes are refused (the CSP forbids them anyway);
  * positions and sizes are set through the CSSOM (`el.style.x = …`), which the CSP allows.
  */
+
+import { bidiVisible } from '../../src/protocol/safe-text';
 
 export type AttrValue = string | number | boolean | undefined;
 export type Attrs = Record<string, AttrValue>;
@@ -15,14 +19,16 @@ function setAttrs(el: Element, attrs: Attrs): void {
   for (const [k, v] of Object.entries(attrs)) {
     if (v === undefined || v === false) continue;
     if (k === 'style' || /^on/i.test(k)) throw new Error(`dom: refusing attribute "${k}" (CSP: no inline styles or handlers)`);
-    el.setAttribute(k, v === true ? '' : String(v));
+    // Tooltips and accessible names are shown text too.
+    const shown = k === 'title' || k === 'aria-label' ? bidiVisible(String(v)) : String(v);
+    el.setAttribute(k, v === true ? '' : shown);
   }
 }
 
 function append(el: Element, children: readonly Child[]): void {
   for (const c of children) {
     if (c === undefined || c === null || c === false) continue;
-    el.append(typeof c === 'string' ? document.createTextNode(c) : c);
+    el.append(typeof c === 'string' ? document.createTextNode(bidiVisible(c)) : c);
   }
 }
 
@@ -46,7 +52,8 @@ export function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Attrs =
 
 /** Replace an element's content with text (the only way content is written). */
 export function setText(el: Element, text: string): void {
-  if (el.textContent !== text) el.textContent = text;
+  const shown = bidiVisible(text);
+  if (el.textContent !== shown) el.textContent = shown;
 }
 
 /** Remove every child. */

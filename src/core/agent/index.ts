@@ -13,3 +13,4 @@ export * from './tool-batch';
 export * from './tools';
 export * from './workspace';
 export { NodeWorkspace, type NodeWorkspaceOptions } from './node-workspace';
+export * from './protected-paths';

@@ -11,6 +11,7 @@ import { spawn } from 'node:child_process';
 import { promises as fsp, type Dirent } from 'node:fs';
 import path from 'node:path';
 import { walk, type WalkSource } from './walk';
+import { protectedWrite, protectedWriteRefusal, type ProtectedWrite } from './protected-paths';
 import {
   WorkspaceError,
   type ExecOptions,
@@ -129,6 +130,11 @@ export interface NodeWorkspaceOptions {
   readonly trusted?: boolean;
   /** Offer `exec`; default true. */
   readonly allowExec?: boolean;
+  /**
+   * Asked before a write into `.git` or `.trimline` (protected-paths.ts); resolves
+   * true to allow. Absent: such writes are refused.
+   */
+  readonly approveProtectedWrite?: (w: ProtectedWrite) => Promise<boolean>;
 }
 
 export class NodeWorkspace implements Workspace {
@@ -136,9 +142,12 @@ export class NodeWorkspace implements Workspace {
   readonly trusted: boolean;
   readonly exec?: (command: string, options: ExecOptions) => Promise<ExecResult>;
 
+  private readonly approveProtectedWrite?: (w: ProtectedWrite) => Promise<boolean>;
+
   constructor(root: string, options: NodeWorkspaceOptions = {}) {
     this.root = path.resolve(root);
     this.trusted = options.trusted ?? true;
+    this.approveProtectedWrite = options.approveProtectedWrite;
     if (options.allowExec ?? true) this.exec = (command, opts) => runShell(command, this.root, opts);
   }
 
@@ -157,6 +166,11 @@ export class NodeWorkspace implements Workspace {
 
   async writeFile(rel: string, content: string): Promise<void> {
     const abs = await this.resolve(rel);
+    // Judged on the path as written (`..` resolved) and on its real path (symlinks resolved).
+    const lexical = path.relative(this.root, path.resolve(this.root, rel));
+    const real = path.relative(await fsp.realpath(this.root), abs);
+    const guarded = protectedWrite(rel, [lexical, real]);
+    if (guarded && !(await this.approveProtectedWrite?.(guarded))) throw new WorkspaceError('permission', protectedWriteRefusal(guarded));
     try {
       await fsp.mkdir(path.dirname(abs), { recursive: true });
       await fsp.writeFile(abs, content, 'utf8');

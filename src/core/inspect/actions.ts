@@ -74,13 +74,21 @@ function trim(engine: ContextEngine, block: LogBlock, text: string | undefined, 
   const replacement = own ? `${TRIM_MARKER}: summary by the user; original restorable]\n${own}` : summarizeToolResult(block.param, { ...USER_TRIM, toolName: block.toolName });
   const before = tokens.block(block.param).tokens;
   const after = tokens.block(applyTrim(block.param, replacement)).tokens;
+  // A trim that saves nothing is refused (and an earlier trim of the block stays as it is).
+  if (after >= before) throw new InspectorActionError(notShorter(refOf(session, block.id), before, after));
   // A new user trim replaces the previous one rather than stacking on it.
   for (const o of session.overlaysOnBlock(block.id)) if (o.kind === 'trim' && o.author === 'user') session.removeOverlay(o.id, 'user');
   const reason = own ? 'trimmed by the user with their own summary' : 'trimmed by the user';
   const o = session.addOverlay({ kind: 'trim', blockId: block.id, text: replacement, author: 'user', reason, callIndex, tokensBefore: before, tokensAfter: after });
   engine.decisions.add({ callIndex, by: 'user', action: 'trim', targets: [block.id], reason, tokensSaved: before - after, overlayIds: [o.id] });
   const ref = refOf(session, block.id);
-  return { message: `Trimmed ${ref}: ${fmtTokens(before)} → ${fmtTokens(after)} tokens${after >= before ? ' (the summary is not smaller than the original)' : ''}` };
+  return { message: `Trimmed ${ref}: ${fmtTokens(before)} → ${fmtTokens(after)} tokens` };
+}
+
+/** Why a trim or a compaction that would not make the context smaller is refused. */
+export function notShorter(what: string, before: number, after: number): string {
+  const how = after > before ? 'would be longer than the original' : 'would be no shorter than the original';
+  return `Not trimmed: the summary of ${what} ${how} (${fmtTokens(before)} → ${fmtTokens(after)} tokens); the original is kept.`;
 }
 
 /** A window may start at an assistant message or at a user prompt, never at tool results (pairs stay whole). */
@@ -117,10 +125,14 @@ function compact(engine: ContextEngine, callIndex: number): ActionResult {
   const covering = session.allOverlays().filter((o) => o.kind === 'summary');
   const existing = covering.find((s) => s.kind === 'summary' && (session.position(s.toMessageId) ?? -1) >= cut - 1);
   if (existing) return { message: 'Nothing to compact: that history is already summarized' };
+  const what = (tokensBefore: number): string => `${cut - epoch} earlier messages (about ${tokensBefore} tokens) compacted by the user`;
+  // Refused before anything changes when the digest would not make the context smaller than it is now.
+  const sentNow = engine.index.rangeTokens(epoch, cut);
+  const draft = tokens.text(buildDigest(session, epoch, cut - 1, what(sentNow))).tokens;
+  if (draft >= sentNow) throw new InspectorActionError(notShorter(`messages ${epoch}–${cut - 1}`, sentNow, draft));
   for (const s of covering) session.removeOverlay(s.id, 'user');
   const before = engine.index.rangeTokens(epoch, cut);
-  const what = `${cut - epoch} earlier messages (about ${before} tokens) compacted by the user`;
-  const text = buildDigest(session, epoch, cut - 1, what);
+  const text = buildDigest(session, epoch, cut - 1, what(before));
   const after = tokens.text(text).tokens;
   const o = session.addOverlay({
     kind: 'summary',

@@ -4,6 +4,7 @@
  * style without the nonce, no eval, nothing loaded from elsewhere. The webview builds
  * all of its UI with DOM APIs; transcript content only ever becomes text nodes.
  */
+import { bidiVisible } from '../../protocol/safe-text';
 
 export interface InspectorHtmlOptions {
   /** Origin the host serves resources from (VS Code: `webview.cspSource`; standalone: `'self'`). */
@@ -55,7 +56,7 @@ export function inspectorHtml(o: InspectorHtmlOptions): string {
     <meta http-equiv="Content-Security-Policy" content="${escapeAttr(csp)}" />
     <meta name="viewport" content="width=device-width, initial-scale=1" />
     <meta property="csp-nonce" content="${n}" />
-    <title>${escapeAttr(o.title ?? 'Trimline: context inspector')}</title>
+    <title>${escapeAttr(bidiVisible(o.title ?? 'Trimline: context inspector'))}</title>
     <link rel="stylesheet" nonce="${n}" href="${escapeAttr(o.styleUri)}" />${toolkit}
     <script type="module" nonce="${n}" src="${escapeAttr(o.scriptUri)}"></script>
   </head>

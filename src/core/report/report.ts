@@ -9,6 +9,7 @@ import { discover, type FoundFile } from './discover';
 import { readTranscriptText } from './jobs';
 import { OFFENDERS_SHOWN } from './offenders';
 import { addTotals, emptyTotals } from './recorded';
+import { unfinishedLastLine } from './unfinished-line';
 import { reportFile } from './session-report';
 import { COUNTERFACTUAL_NOTE, type Report, type ReportTotals, type SessionReport, type Skipped } from '../../protocol/report-types';
 
@@ -93,6 +94,9 @@ export function push(acc: Acc, f: FoundFile, r: { rows: SessionReport[]; skipped
   acc.skipped.push(...r.skipped);
   acc.badLines += r.badLines;
   if (r.badLines) acc.skipped.push({ file: f.path, reason: `${r.badLines} corrupt line(s) skipped` });
+  // Not cached with the rows: whether the file may still be being written depends on when the report runs.
+  const unfinished = unfinishedLastLine(f.path, f.mtimeMs);
+  if (unfinished) acc.skipped.push(unfinished);
 }
 
 export function start(o: ReportOptions): { files: FoundFile[]; strategies: string[]; acc: Acc } {

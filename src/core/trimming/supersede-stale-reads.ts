@@ -162,6 +162,8 @@ export class SupersedeStaleReads implements Strategy {
     const text = `${TRIM_MARKER}: superseded; original restorable] ${why}.`;
     const before = ctx.tokens.block(block.param).tokens;
     const after = ctx.tokens.text(text).tokens;
+    // A pointer no shorter than the result would make the context bigger (as every other strategy checks).
+    if (after >= before) return;
     ctx.propose({
       position: s.pos,
       saved: before - after,

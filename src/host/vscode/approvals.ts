@@ -8,7 +8,7 @@ import * as vscode from 'vscode';
 import type { ApprovalRequest } from '../../core/agent/tools/types';
 import type { McpApproval, McpApprovalRequest } from '../../core/mcp/source';
 import type { ChatEvent, EditSummary, McpApprovalInfo } from '../../protocol';
-import type { ApprovalMode } from './config-map';
+import { editNeedsApproval, type ApprovalMode } from './config-map';
 import { lineStats } from './text-diff';
 import type { EditProposal } from './workspace-adapter';
 
@@ -71,12 +71,13 @@ export class Approvals implements vscode.TextDocumentContentProvider, vscode.Dis
     return !approved ? 'deny' : always ? 'server' : 'once';
   };
 
-  /** Approval of an edit (VscodeWorkspace option). */
+  /** Approval of an edit (VscodeWorkspace option); a write into `.git` or `.trimline` is always asked (editNeedsApproval). */
   edit = async (p: EditProposal): Promise<boolean> => {
-    if (this.mode() === 'always') return true;
+    if (!editNeedsApproval(this.mode(), p.protected !== undefined)) return true;
     const { added, removed } = lineStats(p.before, p.after);
     const edit: EditSummary = { path: p.path, added, removed, isNew: p.isNew };
-    const detail = p.isNew ? `New file in the workspace.` : `Applied as an undoable edit and saved.`;
+    const warning = p.protected ? `Inside ${p.protected.area}: ${p.protected.why}. ` : '';
+    const detail = warning + (p.isNew ? `New file in the workspace.` : `Applied as an undoable edit and saved.`);
     return this.ask({ tool: p.isNew ? 'write_file' : 'edit_file', detail, edit }, p);
   };
 

@@ -10,6 +10,15 @@ import type { PipelineConfig } from '../../core/trimming';
 
 export type ApprovalMode = 'ask' | 'always' | 'never';
 
+/**
+ * Is an edit put to the user? A write into `.git` or `.trimline` always is, whatever
+ * `commandApproval` says (approving commands is not approving changes to git's
+ * configuration and hooks); any other edit unless approval is `always`.
+ */
+export function editNeedsApproval(mode: ApprovalMode, protectedWrite: boolean): boolean {
+  return protectedWrite || mode !== 'always';
+}
+
 export interface StrategyOptionsSetting {
   keepRecentTurns?: number;
   summaryLength?: number;

@@ -12,6 +12,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { resolveInWorkspace, runShell } from '../../core/agent/node-workspace';
 import { walk, type WalkEntry } from '../../core/agent/walk';
+import { protectedWrite, protectedWriteRefusal, type ProtectedWrite } from '../../core/agent/protected-paths';
 import {
   WorkspaceError,
   type ExecOptions,
@@ -32,10 +33,12 @@ export interface EditProposal {
   readonly before: string;
   readonly after: string;
   readonly isNew: boolean;
+  /** Set for a write into `.git` or `.trimline`: asked even when edits are approved by setting. */
+  readonly protected?: ProtectedWrite;
 }
 
 export interface VscodeWorkspaceOptions {
-  /** Asked before every write; resolves true to apply. Absent: writes are applied directly. */
+  /** Asked before every write; resolves true to apply. Absent: writes are applied directly, except protected ones (refused). */
   readonly approveEdit?: (proposal: EditProposal) => Promise<boolean>;
   /** Called after an edit was applied (for the log). */
   readonly onEdited?: (proposal: EditProposal) => void;
@@ -159,6 +162,16 @@ export class VscodeWorkspace implements Workspace {
     return { files: files.map((f) => this.relOf(vscode.Uri.joinPath(base, f))).sort(), truncated };
   }
 
+  /** A write into `.git` or `.trimline`, judged on the path as written and on its confined (real) path. */
+  private async protectedWriteOf(rel: string, uri: vscode.Uri): Promise<ProtectedWrite | undefined> {
+    if (this.rootUri.scheme !== 'file') {
+      const rootPath = this.rootUri.path.replace(/\/+$/, '') || '/';
+      return protectedWrite(rel, [path.posix.relative(rootPath, path.posix.resolve(rootPath, rel)), path.posix.relative(rootPath, uri.path)]);
+    }
+    const rootReal = await resolveInWorkspace(this.root, '.');
+    return protectedWrite(rel, [path.relative(this.root, path.resolve(this.root, rel)), path.relative(rootReal, uri.fsPath)]);
+  }
+
   /**
    * Write through a WorkspaceEdit after the user approved (when asked): the change
    * lands in the editor's undo stack and is saved to disk.
@@ -168,9 +181,11 @@ export class VscodeWorkspace implements Workspace {
     const existing = await this.stat(rel);
     if (existing && existing.type !== 'file') throw new WorkspaceError('is-directory', `${rel} is a ${existing.type}, not a file`);
     const before = existing ? new TextDecoder().decode(await this.readFile(rel)) : '';
-    const proposal: EditProposal = { path: rel, uri, before, after: content, isNew: !existing };
+    const guarded = await this.protectedWriteOf(rel, uri);
+    const proposal: EditProposal = { path: rel, uri, before, after: content, isNew: !existing, ...(guarded ? { protected: guarded } : {}) };
+    if (guarded && !this.options.approveEdit) throw new WorkspaceError('permission', protectedWriteRefusal(guarded));
     if (this.options.approveEdit && !(await this.options.approveEdit(proposal))) {
-      throw new WorkspaceError('permission', `denied by user: the change to ${rel} was not applied. Ask the user what they want instead.`);
+      throw new WorkspaceError('permission', guarded ? protectedWriteRefusal(guarded) : `denied by user: the change to ${rel} was not applied. Ask the user what they want instead.`);
     }
     const edit = new vscode.WorkspaceEdit();
     if (!existing) {

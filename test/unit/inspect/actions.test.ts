@@ -49,12 +49,30 @@ describe('user actions change the next request', () => {
 
   it('trim without text uses an automatic summary; a second trim replaces the first', () => {
     const r = replayFile(SAMPLES[0], 'none');
-    const row = r.snapshot().rows.find((x) => x.kind === 'tool_result')!;
+    // The largest result: a small one is refused (its summary would be longer, see the test below).
+    const row = r.snapshot().rows.filter((x) => x.kind === 'tool_result').sort((a, b) => b.tokens - a.tokens)[0];
     applyUserAction(r.engine, { op: 'trim', blockId: row.blockId }, r.history.length);
     applyUserAction(r.engine, { op: 'trim', blockId: row.blockId, text: 'second' }, r.history.length);
     const trims = r.engine.session.overlaysOnBlock(row.blockId).filter((o) => o.kind === 'trim');
     expect(trims).toHaveLength(1);
     expect(trims[0].kind === 'trim' && trims[0].text).toContain('second');
+  });
+
+  it('refuses a trim whose summary would be longer than the original, and keeps an earlier trim', () => {
+    const r = replayFile(SAMPLES[0], 'none');
+    const rows = r.snapshot().rows.filter((x) => x.kind === 'tool_result').sort((a, b) => a.tokens - b.tokens);
+    const small = rows[0];
+    // The automatic summary of the smallest result (tool, status, size, first line) is longer than it.
+    expect(() => applyUserAction(r.engine, { op: 'trim', blockId: small.blockId }, r.history.length)).toThrow(/would be longer than the original/);
+    expect(r.engine.session.overlaysOnBlock(small.blockId)).toHaveLength(0);
+    const big = rows[rows.length - 1];
+    applyUserAction(r.engine, { op: 'trim', blockId: big.blockId, text: 'short' }, r.history.length);
+    const long = 'a much longer summary than the original '.repeat(big.tokens);
+    expect(() => applyUserAction(r.engine, { op: 'trim', blockId: big.blockId, text: long }, r.history.length)).toThrow(InspectorActionError);
+    const trims = r.engine.session.overlaysOnBlock(big.blockId);
+    expect(trims).toHaveLength(1);
+    expect(trims[0].kind === 'trim' && trims[0].text).toMatch(/short$/);
+    expect(r.engine.decisions.about(big.blockId).filter((d) => d.by === 'user').map((d) => d.action)).toEqual(['trim']);
   });
 
   it('refuses what cannot be done, with a message for the user', () => {

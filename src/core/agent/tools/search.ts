@@ -4,6 +4,7 @@
  * letters matches case-insensitively. Binary files, files over
  * MAX_SEARCH_FILE_BYTES and the default-ignored directories are skipped.
  */
+import { WorkspaceError, type FileStat } from '../workspace';
 import type { ObjectSchema } from './schema';
 import { DEFAULT_IGNORE, decodeText, displayPath, isBinary, plural } from './text';
 import { fail, ok, type ToolContext, type ToolResult, type ToolSpec } from './types';
@@ -64,10 +65,23 @@ interface Scan {
   searched: number;
   skippedLarge: number;
   skippedBinary: number;
+  /** Listed files that are symlinks to something outside the workspace (list_files shows them; they are not read). */
+  skippedOutside: number;
+}
+
+/** The stat of a listed file; undefined (counted) for a symlink whose target is outside the workspace. */
+async function statListed(file: string, ctx: ToolContext, scan: Scan): Promise<FileStat | undefined> {
+  try {
+    return await ctx.workspace.stat(file);
+  } catch (e) {
+    if (!(e instanceof WorkspaceError) || e.code !== 'outside-workspace') throw e;
+    scan.skippedOutside++;
+    return undefined;
+  }
 }
 
 async function scanFile(file: string, match: (line: string) => number, ctx: ToolContext, scan: Scan): Promise<void> {
-  const st = await ctx.workspace.stat(file);
+  const st = await statListed(file, ctx, scan);
   if (!st || st.type !== 'file') return;
   if (st.size > MAX_SEARCH_FILE_BYTES) {
     scan.skippedLarge++;
@@ -92,6 +106,7 @@ function notes(scan: Scan, listingCut: boolean): string[] {
   if (listingCut) out.push(`Only the first ${plural(MAX_SEARCH_FILES, 'file')} were searched; pass a narrower path.`);
   if (scan.skippedLarge) out.push(`Skipped ${plural(scan.skippedLarge, 'file')} over ${MAX_SEARCH_FILE_BYTES / 1_000_000} MB.`);
   if (scan.skippedBinary) out.push(`Skipped ${plural(scan.skippedBinary, 'binary file')}.`);
+  if (scan.skippedOutside) out.push(`Skipped ${plural(scan.skippedOutside, 'symlink')} pointing outside the workspace.`);
   return out;
 }
 
@@ -112,7 +127,7 @@ async function run(input: SearchInput, ctx: ToolContext): Promise<ToolResult> {
     files = listing.files;
     listingCut = listing.truncated;
   }
-  const scan: Scan = { matches: [], searched: 0, skippedLarge: 0, skippedBinary: 0 };
+  const scan: Scan = { matches: [], searched: 0, skippedLarge: 0, skippedBinary: 0, skippedOutside: 0 };
   for (const file of files) {
     if (ctx.signal?.aborted) return fail('cancelled: the user stopped this turn.');
     if (scan.matches.length > MAX_SEARCH_MATCHES) break;

@@ -31,7 +31,8 @@ export const writeFileTool: ToolSpec<WriteFileInput> = {
   name: 'write_file',
   description:
     'Create a file, or replace a file\'s entire content. Parent directories are created. ' +
-    'Prefer edit_file for changes to an existing file: it is cheaper and cannot drop content by accident.',
+    'Prefer edit_file for changes to an existing file: it is cheaper and cannot drop content by accident. ' +
+    'Writes into .git or .trimline need the user\'s approval.',
   schema,
   requiresTrust: true,
   run,
