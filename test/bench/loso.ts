@@ -22,7 +22,7 @@ export interface Params {
   windowBudget: number;
   /** atomic-window lowWater. */
   lowWater: number;
-  /** cache-aware minBatchFraction. */
+  /** cache-aware priorWeight (the Lindy prior's weight in the expected warm calls). */
   batchThreshold: number;
   /** summarize-tool-results keepTurns (the setting keepRecentTurns). */
   keepRecentTurns: number;
@@ -57,7 +57,7 @@ export function currentParams(): Params {
   return {
     windowBudget: num(win.maxTokens, 0),
     lowWater: num(win.lowWater, 0),
-    batchThreshold: CACHE_AWARE_DEFAULTS.minBatchFraction,
+    batchThreshold: CACHE_AWARE_DEFAULTS.priorWeight,
     keepRecentTurns: num(sum.keepTurns, SUMMARIZE_DEFAULTS.keepTurns),
   };
 }
@@ -69,7 +69,7 @@ export function gridIndex(p: Params): number {
 export function configOf(p: Params): PipelineConfig {
   return {
     strategies: { 'atomic-window': { maxTokens: p.windowBudget, lowWater: p.lowWater }, 'summarize-tool-results': { keepTurns: p.keepRecentTurns } },
-    cacheAware: { minBatchFraction: p.batchThreshold },
+    cacheAware: { priorWeight: p.batchThreshold },
   };
 }
 

@@ -29,6 +29,7 @@ export const TOOL_PRUNING_DOC: StrategyDoc = {
 export class ToolPruning implements Strategy {
   readonly name = 'tool-pruning';
   readonly trigger: Trigger;
+  readonly prunesClosedTurns = true;
   /** Index into ctx.index.prompts of the next turn to prune. */
   private nextTurn = 0;
 

@@ -45,7 +45,7 @@ describe('cache-aware application', () => {
     h.run(1000);
     const old = s.resolveMessage(2).blocks[0];
     expect(old.state).toBe('trimmed');
-    expect(h.decisions.about(old.block.id).at(-1)?.reason).toMatch(/batch of 1: saves/);
+    expect(h.decisions.about(old.block.id).at(-1)?.reason).toMatch(/batch of 1 saves \d+ tokens\/call, rewrites \d+ cached tokens .*→ pays/);
   });
 
   it('applies at once when the target is after the cached prefix', () => {
