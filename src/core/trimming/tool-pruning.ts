@@ -3,6 +3,8 @@
  * answer (text); the tool calls, results and thinking in between are hidden. The
  * current turn stays complete, so a single-turn session is unchanged. Messages with
  * a pinned block keep their whole tool round (pins win, and pairs are never split).
+ * The user's own words inside a turn (reminders and hook output beside tool results, an
+ * interruption) stay verbatim: only the tool results of such a message are pruned.
  * Incremental: each turn is pruned once, when the next prompt arrives.
  */
 import { buildDigest } from './digest';
@@ -53,7 +55,7 @@ export class ToolPruning implements Strategy {
     for (let p = end - 1; p > start; p--) if (session.messages[p].role === 'assistant') { final = p; break; }
     const keep = this.protectedPositions(ctx, start, end);
     const last = final > 0 ? final - 1 : end - 1;
-    if (this.o.digest && keep.size === 0 && last > start) {
+    if (this.o.digest && keep.size === 0 && last > start && !session.hasProtectedIn(start + 1, last)) {
       this.digestRange(ctx, start + 1, last);
       if (final > 0) this.pruneFinalExtras(ctx, final);
       return;
@@ -74,7 +76,16 @@ export class ToolPruning implements Strategy {
         continue;
       }
       if (ctx.isPending(m.id) || tokens === 0) continue;
-      this.prune(ctx, m.id, p, tokens, `intermediate step of the prior turn that began at message ${start}`);
+      const why = `intermediate step of the prior turn that began at message ${start}`;
+      if (m.role === 'user' && m.blocks.some((b) => session.protectedReason(b.id))) {
+        // The user's words stay; the tool results beside them go.
+        for (const b of m.blocks) {
+          if (session.protectedReason(b.id) || ctx.isPending(b.id) || session.overlaysOnBlock(b.id).length) continue;
+          this.prune(ctx, m.id, p, ctx.tokens.block(b.param).tokens, why, b.id);
+        }
+        continue;
+      }
+      this.prune(ctx, m.id, p, tokens, why);
     }
   }
 
