@@ -140,7 +140,7 @@ export function checkSection(d: CheckData, after: readonly Aggregate[], oracleCo
 export function losoSection(l: LosoResult, currentIndex: number): string {
   const byPooled = l.pooled.map((r, g) => ({ r, g })).sort((a, b) => a.r - b.r).slice(0, 5);
   return [
-    `Grid: ${l.grid.length} points (window budget × low-water × cache-aware batch threshold × keepRecentTurns), each run once on every session (${(l.ms / 1000).toFixed(0)} s). Per fold, the point with the lowest pooled cost vs none on the other sessions, among those keeping ≥ ${pct(RETENTION_FLOOR)} of the used identifiers there.`,
+    `Grid: ${l.grid.length} points (keepRecentTurns × digest refs × warm-call prior weight), each run once on every session (${(l.ms / 1000).toFixed(0)} s). Per fold, the point with the lowest pooled cost vs none on the other sessions, among those keeping ≥ ${pct(RETENTION_FLOOR)} of the used identifiers there.`,
     '',
     '| held-out session | chosen on the others | its cost vs none (LOSO) | with the in-sample choice | retention |',
     '|---|---|---|---|---|',

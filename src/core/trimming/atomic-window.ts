@@ -125,6 +125,9 @@ export class AtomicWindow implements Strategy {
     if (s && ctx.session.position(s.fromMessageId) !== p) return false;
     if (m.role === 'assistant') {
       if (m.meta.interrupted) return false;
+      // The request must open with a user message: without the kept first user message
+      // (an anchor that may drop user text), the window may only start at a prompt.
+      if (mayChangeUserText(`strategy:${this.name}`)) return false;
     } else if (m.blocks.some((b) => b.kind === 'tool_result')) {
       return false;
     }

@@ -87,7 +87,8 @@ export const DEFAULT_SPEC = ['supersede-stale-reads', 'tool-pruning', 'summarize
  * chosen leave-one-session-out (`npm run bench`, section "Default parameters").
  */
 export const DEFAULT_OPTIONS: Record<string, Record<string, unknown>> = {
-  'tool-pruning': { digest: false },
+  'tool-pruning': { digest: true, digestRefs: 80 },
+  'summarize-tool-results': { keepTurns: 1 },
 };
 
 export function strategyNames(): string[] {

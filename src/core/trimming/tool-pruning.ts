@@ -7,7 +7,7 @@
  * interruption) stay verbatim: only the tool results of such a message are pruned.
  * Incremental: each turn is pruned once, when the next prompt arrives.
  */
-import { buildDigest } from './digest';
+import { buildDigest, DIGEST_DEFAULTS } from './digest';
 import type { ToolRound } from './message-index';
 import type { Strategy, StrategyContext, StrategyDoc, Trigger } from './types';
 
@@ -17,15 +17,20 @@ export interface ToolPruningOptions {
    * the reference ids its tool results mentioned) instead of hiding them without a trace.
    */
   digest: boolean;
+  /** Most reference ids a digest lists (the most recent). */
+  digestRefs: number;
   trigger: Trigger;
 }
 
-export const TOOL_PRUNING_DEFAULTS: ToolPruningOptions = { digest: false, trigger: { kind: 'always' } };
+export const TOOL_PRUNING_DEFAULTS: ToolPruningOptions = { digest: false, digestRefs: DIGEST_DEFAULTS.maxRefs, trigger: { kind: 'always' } };
 
 export const TOOL_PRUNING_DOC: StrategyDoc = {
   name: 'tool-pruning',
   summary: 'Prior user turns keep only the prompt and the final answer; the current turn keeps everything.',
-  options: [{ name: 'digest', type: 'boolean', default: false, description: 'leave a note with the reference ids of the hidden steps' }],
+  options: [
+    { name: 'digest', type: 'boolean', default: false, description: 'leave a note with the reference ids of the hidden steps' },
+    { name: 'digestRefs', type: 'number', default: DIGEST_DEFAULTS.maxRefs, description: 'most reference ids a note lists (the most recent)' },
+  ],
 };
 
 export class ToolPruning implements Strategy {
@@ -112,7 +117,7 @@ export class ToolPruning implements Strategy {
     if (session.activeSummaryAt(from)) return;
     const before = ctx.index.rangeTokens(from, to + 1);
     if (before === 0) return;
-    const text = buildDigest(session, from, to, `${to - from + 1} intermediate messages of a prior turn omitted`);
+    const text = buildDigest(session, from, to, `${to - from + 1} intermediate messages of a prior turn omitted`, { ...DIGEST_DEFAULTS, maxRefs: this.o.digestRefs });
     const after = ctx.tokens.text(text).tokens;
     if (after >= before) return;
     ctx.propose({
