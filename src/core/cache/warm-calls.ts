@@ -31,7 +31,8 @@ export interface WarmCallOptions {
   priorWeight: number;
 }
 
-export const WARM_CALL_DEFAULTS: WarmCallOptions = { maxCalls: 200, priorWeight: 1 };
+/** priorWeight 2: chosen leave-one-session-out (bench-results/README.md, "Default parameters"; 6 of 9 folds). */
+export const WARM_CALL_DEFAULTS: WarmCallOptions = { maxCalls: 200, priorWeight: 2 };
 
 export interface WarmCallEstimate {
   /** Expected further calls that read the current cache. */
