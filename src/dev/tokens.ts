@@ -10,6 +10,7 @@
  * no per-message overhead. Simple on purpose, so tests can compute expected
  * usage by hand; the engine must never rely on these numbers being Claude's.
  */
+import { blockIdentityJson } from '../core/cache/rules';
 import type { BlockLocation, SimBlock } from '../core/cache/simulator';
 import type { MessagesBody, ScriptedBlock } from './types';
 
@@ -27,9 +28,7 @@ function str(v: unknown): string {
 }
 
 function withoutCacheControl(obj: Record<string, unknown>): string {
-  if (!('cache_control' in obj)) return JSON.stringify(obj);
-  const { cache_control: _placement, ...rest } = obj;
-  return JSON.stringify(rest);
+  return blockIdentityJson(obj);
 }
 
 /** Characters of one content block (or tool definition) as the estimator sees it. */

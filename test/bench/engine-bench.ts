@@ -15,6 +15,7 @@ import { replay } from '../../src/core/engine';
 import { importTranscript } from '../../src/core/import';
 import { RequestRefusedError } from '../../src/core/request/build';
 import type { RequestBody } from '../../src/core/request/types';
+import { checkUserText } from '../../src/core/request/user-text-check';
 import { validateRequest } from '../../src/core/request/validate';
 import type { ContentBlockParam, ImportedSession } from '../../src/core/session/types';
 import type { TokenAccountant } from '../../src/core/tokens/types';
@@ -62,6 +63,13 @@ export interface Row {
   needed: number;
   retained: number;
   retention: number;
+  /** User text (session/user-text.ts) the requests had to carry, and what they carried verbatim. */
+  userTextNeeded: number;
+  userTextKept: number;
+  /** Calls whose request lost some user text. */
+  callsLosingUserText: number;
+  /** Input cost priced with the documented rules alone (not following the recording's unexplained misses). */
+  inputCostUnanchored: number;
   ms: number;
 }
 
@@ -123,6 +131,9 @@ export function runOne(s: BenchSession, c: Contender, opts: RunOptions = {}): Ru
   const invalidList: InvalidRequest[] = [];
   const requests: SentRequest[] = [];
   let invalid = 0;
+  let userTextNeeded = 0;
+  let userTextKept = 0;
+  let callsLosingUserText = 0;
   try {
     for (const step of replay(imp, { strategy: c.spec, config: c.config })) {
       const body = step.prepared.body;
@@ -134,6 +145,10 @@ export function runOne(s: BenchSession, c: Contender, opts: RunOptions = {}): Ru
         for (const x of v) invalidList.push({ call: step.call.index, rule: x.rule, message: x.message });
       }
       retention.check(imp.messages, step.call.at, body);
+      const ut = checkUserText(imp.messages, step.call.epochStart, step.call.at, body.messages);
+      userTextNeeded += ut.needed;
+      userTextKept += ut.kept;
+      if (ut.kept < ut.needed) callsLosingUserText++;
     }
   } catch (e) {
     if (!(e instanceof RequestRefusedError)) throw e;
@@ -142,6 +157,7 @@ export function runOne(s: BenchSession, c: Contender, opts: RunOptions = {}): Ru
     for (const x of e.violations) invalidList.push({ call: requests.length, rule: x.rule, message: `refused: ${x.message}` });
   }
   const priced = opts.simulate === false ? undefined : priceRequests(s, requests);
+  const unanchored = opts.simulate === false ? undefined : priceRequests(s, requests, { withoutClientInvalidations: true });
   const row: Row = {
     transcript: s.name,
     contender: c.name,
@@ -154,6 +170,10 @@ export function runOne(s: BenchSession, c: Contender, opts: RunOptions = {}): Ru
     needed: retention.needed,
     retained: retention.retained,
     retention: retention.ratio(),
+    userTextNeeded,
+    userTextKept,
+    callsLosingUserText,
+    inputCostUnanchored: unanchored?.cost ?? 0,
     ms: performance.now() - t0,
   };
   return { row, requests };
@@ -222,6 +242,12 @@ export interface Aggregate {
   hitRatio: number;
   worstCostVsNone: number;
   worstRetention: number;
+  /** Share of the user text blocks every request had to carry that it carried verbatim. */
+  userText: number;
+  callsLosingUserText: number;
+  calls: number;
+  /** Cost vs none with the documented rules alone (the recordings' unexplained misses not followed). */
+  costVsNoneUnanchored: number;
 }
 
 /** Totals over all transcripts: cost and tokens relative to `none`, retention pooled. */
@@ -237,6 +263,10 @@ export function aggregate(rows: readonly Row[]): Aggregate[] {
     const needed = mine.reduce((s, r) => s + r.needed, 0);
     const retained = mine.reduce((s, r) => s + r.retained, 0);
     const reads = mine.reduce((s, r) => s + r.hitRatio * r.tokensSent, 0);
+    const utNeeded = mine.reduce((s, r) => s + r.userTextNeeded, 0);
+    const utKept = mine.reduce((s, r) => s + r.userTextKept, 0);
+    const costU = mine.reduce((s, r) => s + r.inputCostUnanchored, 0);
+    const noneCostU = mine.reduce((s, r) => s + (none.get(r.transcript)?.inputCostUnanchored ?? 0), 0);
     return {
       contender: name,
       costVsNone: noneCost ? cost / noneCost : 1,
@@ -246,6 +276,10 @@ export function aggregate(rows: readonly Row[]): Aggregate[] {
       hitRatio: tokens ? reads / tokens : 0,
       worstCostVsNone: Math.max(...mine.map((r) => r.inputCost / (none.get(r.transcript)?.inputCost || 1))),
       worstRetention: Math.min(...mine.map((r) => r.retention)),
+      userText: utNeeded ? utKept / utNeeded : 1,
+      callsLosingUserText: mine.reduce((s, r) => s + r.callsLosingUserText, 0),
+      calls: mine.reduce((s, r) => s + r.calls, 0),
+      costVsNoneUnanchored: noneCostU ? costU / noneCostU : 1,
     };
   });
 }

@@ -20,11 +20,11 @@ export function costTable(agg: readonly Aggregate[], rows: readonly Row[], oracl
   const floorTtl = oracles.reduce((s, o) => s + o.costTtl, 0);
   const costOf = (name: string): number => rows.filter((r) => r.contender === name).reduce((s, r) => s + r.inputCost, 0);
   return [
-    '| strategy | cost vs none | cost vs floor | tokens vs none | retention | invalid requests | cache hit ratio | worst cost vs none | worst retention |',
-    '|---|---|---|---|---|---|---|---|---|',
-    ...agg.map((a) => `| ${a.contender} | ${pct(a.costVsNone)} | ${pct(costOf(a.contender) / floor)} | ${pct(a.tokensVsNone)} | ${pct(a.retention)} | ${a.invalid} | ${pct(a.hitRatio)} | ${pct(a.worstCostVsNone)} | ${pct(a.worstRetention)} |`),
-    `| ${ORACLE_NAME} | ${pct(floor / noneCost)} | 100.0% | ${pct(oracles.reduce((s, o) => s + o.tokens, 0) / noneTokens)} | 100.0% (by construction) | – | – | – | – |`,
-    `| oracle, 5-minute TTL kept | ${pct(floorTtl / noneCost)} | ${pct(floorTtl / floor)} | | | | | | |`,
+    '| strategy | cost vs none | cost vs none, documented rules alone | cost vs floor | tokens vs none | retention | user text kept | calls losing user text | invalid requests | cache hit ratio | worst cost vs none | worst retention |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
+    ...agg.map((a) => `| ${a.contender} | ${pct(a.costVsNone)} | ${pct(a.costVsNoneUnanchored)} | ${pct(costOf(a.contender) / floor)} | ${pct(a.tokensVsNone)} | ${pct(a.retention)} | ${pct(a.userText)} | ${a.callsLosingUserText} of ${a.calls} | ${a.invalid} | ${pct(a.hitRatio)} | ${pct(a.worstCostVsNone)} | ${pct(a.worstRetention)} |`),
+    `| ${ORACLE_NAME} | ${pct(floor / noneCost)} | | 100.0% | ${pct(oracles.reduce((s, o) => s + o.tokens, 0) / noneTokens)} | 100.0% (by construction) | | | – | – | – | – |`,
+    `| oracle, 5-minute TTL kept | ${pct(floorTtl / noneCost)} | | ${pct(floorTtl / floor)} | | | | | | | | |`,
   ].join('\n');
 }
 
@@ -140,7 +140,7 @@ export function checkSection(d: CheckData, after: readonly Aggregate[], oracleCo
 export function losoSection(l: LosoResult, currentIndex: number): string {
   const byPooled = l.pooled.map((r, g) => ({ r, g })).sort((a, b) => a.r - b.r).slice(0, 5);
   return [
-    `Grid: ${l.grid.length} points (window budget × low-water × cache-aware batch threshold × keepRecentTurns), each run once on every session (${(l.ms / 1000).toFixed(0)} s). Per fold, the point with the lowest pooled cost vs none on the other sessions, among those keeping ≥ ${pct(RETENTION_FLOOR)} of the used identifiers there.`,
+    `Grid: ${l.grid.length} points (keepRecentTurns × digest refs × warm-call prior weight), each run once on every session (${(l.ms / 1000).toFixed(0)} s). Per fold, the point with the lowest pooled cost vs none on the other sessions, among those keeping ≥ ${pct(RETENTION_FLOOR)} of the used identifiers there.`,
     '',
     '| held-out session | chosen on the others | its cost vs none (LOSO) | with the in-sample choice | retention |',
     '|---|---|---|---|---|',

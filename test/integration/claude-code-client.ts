@@ -53,7 +53,15 @@ export interface CcClient {
   readonly messages: Anthropic.MessageParam[];
 }
 
-export function ccClient(baseURL: string, sessionId: string, opts: { maxRetries?: number } = {}): CcClient {
+export interface CcClientOptions {
+  maxRetries?: number;
+  /** `<system-reminder>` blocks of the first user message, before the prompt (default: two). */
+  firstReminders?: string[];
+  /** Lines of a file as Read returns it (default 120). */
+  readLines?: number;
+}
+
+export function ccClient(baseURL: string, sessionId: string, opts: CcClientOptions = {}): CcClient {
   const sent: string[] = [];
   const fetchSpy: typeof fetch = (input, init) => {
     if (typeof init?.body === 'string') sent.push(init.body);
@@ -95,7 +103,8 @@ export function ccClient(baseURL: string, sessionId: string, opts: { maxRetries?
     messages,
     async prompt(text: string): Promise<number> {
       const content: Anthropic.ContentBlockParam[] = [];
-      if (first) content.push({ type: 'text', text: '<system-reminder>\nAs you answer, use the context below.\n# claudeMd\nKeep answers short.\n</system-reminder>' }, { type: 'text', text: '<system-reminder>\nToday is 2026-11-24.\n</system-reminder>' });
+      const reminders = opts.firstReminders ?? ['<system-reminder>\nAs you answer, use the context below.\n# claudeMd\nKeep answers short.\n</system-reminder>', '<system-reminder>\nToday is 2026-11-24.\n</system-reminder>'];
+      if (first) for (const text of reminders) content.push({ type: 'text', text });
       first = false;
       content.push({ type: 'text', text });
       messages.push({ role: 'user', content });
@@ -109,7 +118,7 @@ export function ccClient(baseURL: string, sessionId: string, opts: { maxRetries?
         // Parallel tools finish in their own order: the last call first.
         const results = [...uses].reverse().map((u, i): Anthropic.ToolResultBlockParam => {
           const path = String((u.input as { file_path?: string }).file_path ?? (u.input as { pattern?: string }).pattern);
-          const body = u.name === 'Read' ? fileContent(path, 120) : `/work/app/src/a.ts\n/work/app/src/b.ts`;
+          const body = u.name === 'Read' ? fileContent(path, opts.readLines ?? 120) : `/work/app/src/a.ts\n/work/app/src/b.ts`;
           return { type: 'tool_result', tool_use_id: u.id, content: i === 0 ? `${body}\n\n<system-reminder>\nWhenever you read a file, consider whether it looks malicious.\n</system-reminder>` : body };
         });
         messages.push({ role: 'user', content: results });

@@ -69,7 +69,7 @@ describe('MCP workflow through the whole loop', () => {
   });
 
   it('with default tuned to batch cache rewrites at 70% (minBatchFraction 0.7), the issue\'s aims are met', async () => {
-    const tuned = await runWorkflow('default', { cacheAware: { minBatchFraction: TUNED_BATCH_FRACTION } });
+    const tuned = await runWorkflow('default', { cacheAware: {} });
     expect(tuned.missingRefs).toEqual([]);
     expect(tuned.invalidRequests).toBe(0);
     expect(tuned.contextByCall[CALL_40]).toBeLessThanOrEqual(CONTEXT_AIM * none.contextByCall[CALL_40]);

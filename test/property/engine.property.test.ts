@@ -6,6 +6,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { ContextEngine } from '../../src/core/engine';
+import { checkUserText } from '../../src/core/request/user-text-check';
 import { validateRequest } from '../../src/core/request/validate';
 import { Session, type ContentBlockParam } from '../../src/core/session';
 import type { PipelineConfig } from '../../src/core/trimming';
@@ -16,7 +17,7 @@ const RUNS = Number(process.env.TRIMLINE_PROP_RUNS ?? 10_000);
 type Step =
   | { t: 'prompt'; text: string }
   | { t: 'text'; text: string; thinking: boolean }
-  | { t: 'tools'; calls: { name: string; path: string; result: string; isError: boolean | undefined }[]; thinking: boolean; text: string }
+  | { t: 'tools'; calls: { name: string; path: string; result: string; isError: boolean | undefined }[]; thinking: boolean; text: string; reminder: string }
   | { t: 'op'; op: 'pin' | 'unpin' | 'trim' | 'restore'; pick: number; own: string }
   | { t: 'call'; gapMs: number };
 
@@ -36,7 +37,17 @@ const call = fc.record({
 const step: fc.Arbitrary<Step> = fc.oneof(
   { weight: 2, arbitrary: text.map((t) => ({ t: 'prompt' as const, text: t })) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('text' as const), text, thinking: fc.boolean() }) },
-  { weight: 5, arbitrary: fc.record({ t: fc.constant('tools' as const), calls: fc.array(call, { minLength: 1, maxLength: 3 }), thinking: fc.boolean(), text }) },
+  {
+    weight: 5,
+    arbitrary: fc.record({
+      t: fc.constant('tools' as const),
+      calls: fc.array(call, { minLength: 1, maxLength: 3 }),
+      thinking: fc.boolean(),
+      text,
+      // The client's words beside the results (a <system-reminder>, hook output), or none.
+      reminder: fc.constantFrom('', '', '<system-reminder>\nTodo list changed.\n</system-reminder>', 'hook: tests passed'),
+    }),
+  },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('op' as const), op: fc.constantFrom('pin', 'unpin', 'trim', 'restore'), pick: fc.nat(), own: text }) },
   { weight: 3, arbitrary: fc.record({ t: fc.constant('call' as const), gapMs: fc.constantFrom(1_000, 30_000, 10 * 60_000) }) },
 );
@@ -56,7 +67,8 @@ const config: fc.Arbitrary<PipelineConfig> = fc.record({
 const model = fc.constantFrom('claude-sonnet-4-5', 'claude-sonnet-4-6', 'claude-opus-4-7');
 
 let seq = 0;
-function play(steps: Step[], spec: string, cfg: PipelineConfig, modelId: string): void {
+/** `userText`: also check that every user text block reaches each request verbatim (the user never trims their own words here). */
+function play(steps: Step[], spec: string, cfg: PipelineConfig, modelId: string, userText = false): void {
   const s = new Session({ model: modelId });
   const engine = new ContextEngine(s, { strategy: spec, config: cfg, model: modelId });
   const originals = new Map<string, string>();
@@ -67,6 +79,7 @@ function play(steps: Step[], spec: string, cfg: PipelineConfig, modelId: string)
     if (!upTo) return;
     const { body, blockMap } = engine.prepare({ callIndex: calls++, now: (now += gapMs) });
     expect(validateRequest(body, { model: modelId })).toEqual([]);
+    if (userText) expect(checkUserText(s.messages, 0, upTo, body.messages).missing).toEqual([]);
     // Pins win: a pinned tool result is in the request, verbatim.
     for (const m of s.messages) {
       for (const b of m.blocks) {
@@ -103,7 +116,9 @@ function play(steps: Step[], spec: string, cfg: PipelineConfig, modelId: string)
       const ids = st.calls.map(() => `toolu_${seq++}`);
       st.calls.forEach((c, i) => content.push({ type: 'tool_use', id: ids[i], name: c.name, input: { file_path: c.path, content: c.result.slice(0, 600) } }));
       append('assistant', content);
-      append('user', st.calls.map((c, i) => ({ type: 'tool_result', tool_use_id: ids[i], content: c.result, ...(c.isError === undefined ? {} : { is_error: c.isError }) })));
+      const results: ContentBlockParam[] = st.calls.map((c, i) => ({ type: 'tool_result', tool_use_id: ids[i], content: c.result, ...(c.isError === undefined ? {} : { is_error: c.isError }) }));
+      if (st.reminder) results.push({ type: 'text', text: st.reminder });
+      append('user', results);
     } else if (st.t === 'op') {
       const blocks = s.messages.flatMap((m) => m.blocks);
       if (!blocks.length) continue;
@@ -113,7 +128,7 @@ function play(steps: Step[], spec: string, cfg: PipelineConfig, modelId: string)
         s.addOverlay({ ...base, kind: 'pin', blockId: b.id });
       } else if (st.op === 'unpin') {
         for (const o of s.overlaysOnBlock(b.id)) if (o.kind === 'pin') s.removeOverlay(o.id);
-      } else if (st.op === 'trim' && (b.kind === 'tool_result' || b.kind === 'text')) {
+      } else if (st.op === 'trim' && (b.kind === 'tool_result' || (b.kind === 'text' && !(userText && s.protectedReason(b.id))))) {
         s.addOverlay({ ...base, kind: 'trim', blockId: b.id, text: st.own.trim() || '[trimmed by user]' });
       } else if (st.op === 'restore') {
         s.restore(b.id, 'user');
@@ -138,6 +153,19 @@ describe('engine property: valid requests and byte-exact restore', () => {
     fc.assert(
       fc.property(fc.array(step, { minLength: 1, maxLength: 40 }), specs, config, model, (steps, spec, cfg, m) => play(steps, spec, cfg, m)),
       { numRuns: RUNS },
+    );
+  });
+});
+
+describe('engine property: default never loses the user\'s words', () => {
+  const runs = Math.max(100, Math.round(RUNS / 10));
+  it(`every user text block reaches every request verbatim, valid, for ${runs} random sessions under default`, () => {
+    fc.assert(
+      // The default configuration, and the same with a window small enough to cut.
+      fc.property(fc.array(step, { minLength: 1, maxLength: 60 }), model, fc.constantFrom(0, 300, 3000), (steps, m, budget) =>
+        play(steps, 'default', budget ? { strategies: { 'atomic-window': { maxTokens: budget } } } : {}, m, true),
+      ),
+      { numRuns: runs },
     );
   });
 });

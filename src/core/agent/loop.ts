@@ -18,6 +18,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { ContextEngine } from '../engine/context-engine';
+import { ttlMsOf } from '../cache/rules';
 import { RequestRefusedError } from '../request/build';
 import type { Session } from '../session/session';
 import type { CallUsage, ContentBlockParam, LogMessage } from '../session/types';
@@ -73,8 +74,6 @@ export interface TurnResult {
 }
 
 const DENY = async (): Promise<boolean> => false;
-/** Prompt-cache lifetimes: after this long without a call, the cached prefix is gone and a tools change costs nothing extra. */
-const CACHE_TTL_MS = { '5m': 300_000, '1h': 3_600_000 } as const;
 
 /** Whether two tool lists are the same (same JSON: the cached prefix survives). */
 function sameTools(a: readonly ToolDefinition[] | undefined, b: readonly ToolDefinition[]): boolean {
@@ -281,7 +280,7 @@ export class AgentLoop {
   /** The prompt cache has expired: no call within the TTL (or none at all). */
   private cacheCold(now: number): boolean {
     const last = this.session.calls.at(-1)?.timestamp;
-    return last === undefined || now - Date.parse(last) >= CACHE_TTL_MS[this.config.ttl];
+    return last === undefined || now - Date.parse(last) >= ttlMsOf(this.config.ttl);
   }
 
   /** Refresh the offered tools before a call (an MCP server's list changed, or a switch is due); unchanged lists keep the cache. */

@@ -19,11 +19,11 @@ import {
 import type { Breakpoint, CacheTtl, RequestBody } from '../request/types';
 import type { ContentBlockParam } from '../session/types';
 import { minCacheableTokens } from '../models';
+import { LOOKBACK_BLOCKS, MAX_BREAKPOINTS } from './rules';
 
-/** Reference: at most 4 blocks with cache_control per request. */
-export const MAX_BREAKPOINTS = 4;
-/** Reference: a read looks back at most 20 block positions from a breakpoint; a gap of 20+ needs another anchor. */
-export const BREAKPOINT_LOOKBACK_BLOCKS = 20;
+export { MAX_BREAKPOINTS };
+/** A read looks back at most 20 block positions from a breakpoint (cache/rules.ts); a gap of 20+ needs another anchor. */
+export const BREAKPOINT_LOOKBACK_BLOCKS = LOOKBACK_BLOCKS;
 
 export interface PlanOptions {
   /** Tokens of messages[m].content[b] (string content is block 0). */
@@ -32,8 +32,10 @@ export interface PlanOptions {
   readonly systemTokens: number;
   readonly model: string;
   readonly ttl: CacheTtl;
-  /** The previous call's breakpoints: the last write positions, kept as stable read anchors. */
+  /** Breakpoints of recent calls (their writes may be alive): the read anchor is the latest still usable. */
   readonly previous?: readonly Breakpoint[];
+  /** Index of the first message that changed since the previous request: writes at or after it are gone. */
+  readonly firstChanged?: number;
   /** Log block id at a request position (from the builder's blockMap); breakpoints are keyed by it. */
   readonly blockIdAt?: (messageIndex: number, blockIndex: number) => string | undefined;
   /** Override of the model's minimum cacheable prefix (tests, calibration). */
@@ -123,11 +125,17 @@ function lastSystemBlock(system: RequestBody['system']): number {
  * 3. Tail breakpoint: on the last cacheable block of the conversation (the final message's, or
  *    the nearest earlier one when the final message has none). This writes the whole prefix for
  *    the next call.
- * 4. Read anchor: the latest of the previous call's message breakpoints still present (matched by
- *    log block id) is where the cache was last written. If the tail is 20+ blocks past it, the
+ * 4. Read anchor: the latest of the recent calls' message breakpoints still present (matched by
+ *    log block id) and before the first message that changed since the previous request
+ *    (`firstChanged`: an edit invalidates every write after it) is where the cache was last written. If the tail is 20+ blocks past it, the
  *    API's 20-block lookback would miss it, so a breakpoint is kept exactly on it: this call reads
  *    everything up to it and writes the rest at the tail. Within 20 blocks no anchor is needed.
  *    Without `previous` nothing can be read, so no anchor is placed.
+ *    Edit anchor: when a message of the previous request changed (an applied trim), a breakpoint on
+ *    the last cacheable block before it writes the unchanged prefix there, a stepping stone for the
+ *    next edit (without it, edits that move forward call by call leave no valid write behind them,
+ *    and each one falls back to the last write before all of them). The read anchor is then judged
+ *    against the edit anchor. System + read + edit + tail: never more than 4.
  * 5. Guards: never on thinking, redacted_thinking, empty text or unknown block types; never where
  *    the prefix is below the minimum (1,024 / 2,048 / 4,096 tokens per model). The fourth slot
  *    stays free on purpose; the count never exceeds 4.
@@ -162,11 +170,21 @@ export function planBreakpoints(input: RequestBody, opts: PlanOptions): Plan {
   if (tail && tail.prefix >= min) {
     const prevIds = new Set((opts.previous ?? []).filter((p) => p.messageIndex !== undefined).map((p) => p.at));
     let written: Pos | undefined;
-    for (const p of pos) if (p.g <= tail.g && prevIds.has(p.id)) written = p;
-    const gap = written ? tail.g - written.g : 0;
-    if (written && gap >= BREAKPOINT_LOOKBACK_BLOCKS && isCacheable(written.block) && written.prefix >= min) {
-      anchors.push({ p: written, reason: `read anchor: previous write, ${gap} blocks before the tail (lookback is ${BREAKPOINT_LOOKBACK_BLOCKS})` });
+    const before = opts.firstChanged ?? Infinity;
+    for (const p of pos) if (p.g <= tail.g && p.m < before && prevIds.has(p.id)) written = p;
+    // An edit inside the previous request: a breakpoint just before it writes a stepping stone, so
+    // the next edit further on rewrites from here, not from the last write before every earlier edit.
+    let edge: Pos | undefined;
+    if (before < body.messages.length) {
+      for (let k = pos.length - 1; k >= 0 && !edge; k--) if (pos[k].m < before && isCacheable(pos[k].block)) edge = pos[k];
+      if (edge && (edge.prefix < min || edge.g >= tail.g || (written && edge.g <= written.g))) edge = undefined;
     }
+    const readFrom = edge ?? tail;
+    const gap = written ? readFrom.g - written.g : 0;
+    if (written && gap >= BREAKPOINT_LOOKBACK_BLOCKS && isCacheable(written.block) && written.prefix >= min) {
+      anchors.push({ p: written, reason: `read anchor: previous write, ${gap} blocks before the ${edge ? 'edit' : 'tail'} (lookback is ${BREAKPOINT_LOOKBACK_BLOCKS})` });
+    }
+    if (edge) anchors.push({ p: edge, reason: 'edit anchor: last block before the first edited message (the cached prefix ends here this call)' });
     anchors.push({ p: tail, reason: 'tail: last cacheable block of the conversation' });
   }
 

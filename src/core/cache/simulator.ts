@@ -35,39 +35,22 @@
  */
 import { keepsPriorThinking, minCacheableTokens } from '../models';
 import { chain, hashString } from './hash';
-import type { BlockLocation, CacheSimulatorOptions, CacheTrace, CacheUsage, SimBlock, SimCacheControl, SimMessage, SimRequest, TokensOf } from './sim-types';
+import { blockIdentityJson, isThinkingType, LOOKBACK_BLOCKS, TTL_1H_MS, thinkingDroppedBefore, ttlMs } from './rules';
+import type { BlockLocation, CacheSimulatorOptions, CacheTrace, CacheUsage, SimBlock, SimMessage, SimRequest, TokensOf } from './sim-types';
 
 export type { BlockLocation, CacheSimulatorOptions, CacheTrace, CacheUsage, SimBlock, SimCacheControl, SimMessage, SimRequest, TokensOf } from './sim-types';
 
 export { hashString } from './hash';
+export { LOOKBACK_BLOCKS, TTL_1H_MS, TTL_5M_MS, ttlMs } from './rules';
 
-/**
- * Block positions the API checks for an earlier write, the breakpoint's own included
- * (reference: "looks back at most 20 block positions"; a breakpoint moved 20+ blocks
- * past the last write misses it, which is also when the planner adds an anchor).
- */
-export const LOOKBACK_BLOCKS = 20;
-/** Default TTL ("ephemeral" without ttl) and the long one, counted from last use. */
-export const TTL_5M_MS = 5 * 60_000;
-export const TTL_1H_MS = 60 * 60_000;
 /** Expired entries are swept every this many steps so a long simulation keeps bounded memory. */
 const SWEEP_EVERY_STEPS = 64;
 
 /** The location passed to a {@link TokensOf} that declares no second parameter (it never reads it). */
 const UNASKED_LOCATION: BlockLocation = Object.freeze({ section: 'messages', messageIndex: -1, blockIndex: -1, role: '' });
 
-/** A user message that is not only tool results: a new human turn (earlier turns' thinking is dropped from here). */
-function isHumanPrompt(msg: SimMessage): boolean {
-  if (msg.role !== 'user') return false;
-  return typeof msg.content === 'string' || msg.content.some((b) => b.type !== 'tool_result');
-}
-
 function isThinking(block: SimBlock): boolean {
-  return block.type === 'thinking' || block.type === 'redacted_thinking';
-}
-
-export function ttlMs(cc: SimCacheControl | null | undefined): number {
-  return cc?.ttl === '1h' ? TTL_1H_MS : TTL_5M_MS;
+  return isThinkingType(block.type);
 }
 
 interface Entry {
@@ -83,9 +66,7 @@ const KEY_LOW_SCALE = 2 ** KEY_LOW_BITS;
 
 /** Content identity of a block: its JSON without its own `cache_control` (placement is not content). */
 function blockJson(block: SimBlock): string {
-  if (!('cache_control' in block)) return JSON.stringify(block);
-  const { cache_control: _placement, ...content } = block;
-  return JSON.stringify(content);
+  return blockIdentityJson(block);
 }
 
 /** Chain tags keep equal bytes in different places (a tool vs a system block, a user vs an assistant block) apart. */
@@ -216,9 +197,8 @@ export class CacheSimulator {
     );
     [a, b] = chain(a, b, boundary[0], boundary[1], 0);
 
-    let lastHuman = -1;
     const unkeyedThinking = this.dropsThinking(body.model);
-    if (unkeyedThinking) body.messages.forEach((msg, i) => { if (isHumanPrompt(msg)) lastHuman = i; });
+    const lastHuman = thinkingDroppedBefore(body.messages, unkeyedThinking);
     body.messages.forEach((msg, messageIndex) => {
       const blocks = this.blocksOf(msg);
       const roleTag = ROLE_TAG[msg.role] ?? TAG_OTHER_ROLE;

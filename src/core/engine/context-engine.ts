@@ -3,17 +3,20 @@
  * cache planner, with token accounting and the decision log. One `prepare` per model
  * call; work per call grows with what is new (incremental index, cached renders).
  */
-import { CACHE_READ_MULTIPLIER, CACHE_WRITE_1H_MULTIPLIER, CACHE_WRITE_5M_MULTIPLIER, contextWindow } from '../models';
+import { contextWindow } from '../models';
 import { RequestBuilder, type BlockMap } from '../request/build';
 import type { Breakpoint, CacheTtl, Repair, RequestBody } from '../request/types';
 import type { Session } from '../session/session';
-import { totalInput, type CallUsage, type ContentBlockParam } from '../session/types';
+import { totalInput, type CallUsage, type ContentBlockParam, type MessageParam } from '../session/types';
+import { ttlMsOf } from '../cache/rules';
 import { TokenEstimator } from '../tokens';
 import type { TokenQuality } from '../tokens/types';
 import { DecisionLog, MessageIndex, createPipeline, type CacheState, type Pipeline, type PipelineConfig, type PipelineRunResult } from '../trimming';
 
 export const DEFAULT_MODEL = 'claude-sonnet-4-5';
 export const DEFAULT_MAX_TOKENS = 8192;
+/** Recent message writes remembered as read anchors (a request has at most 4 breakpoints; older writes are rarely reachable). */
+const RECENT_WRITES = 8;
 
 export interface EngineOptions {
   model?: string;
@@ -48,6 +51,10 @@ export interface PreparedCall {
   repairs: readonly Repair[];
   blockMap: BlockMap;
   stats: CallStats;
+  /** The messages before breakpoints were planned. */
+  messages: readonly MessageParam[];
+  /** First request message that differs from the previous prepared request (undefined on the first). */
+  firstChanged?: number;
 }
 
 export interface PrepareInput {
@@ -57,6 +64,11 @@ export interface PrepareInput {
   epochStart?: number;
   /** Time of the call (ms), for the cache TTL. */
   now?: number;
+  /**
+   * The caller knows the cache is cold from a message position on for this call (e.g. the
+   * proxied client changed its system prompt or tools: position 0), and why.
+   */
+  coldFrom?: { position: number; why: string };
 }
 
 export class ContextEngine {
@@ -69,7 +81,13 @@ export class ContextEngine {
   maxTokens: number;
   ttl: CacheTtl;
   private cache: CacheState = { cachedUpTo: 0 };
+  /** Model and epoch of the previous call: a switch of either is a free moment for the cache. */
+  private lastModel?: string;
+  private lastEpoch?: number;
   private previousBreakpoints: Breakpoint[] = [];
+  /** Message breakpoints of recent calls, newest first, with the time they were last written or read. */
+  private recentWrites: { bp: Breakpoint; at: number }[] = [];
+  private previousMessages?: readonly MessageParam[];
   private lastObserved?: { upTo: number; epochStart: number; usage: CallUsage; overlaysChanged: boolean };
   private overlaysChanged = false;
   private readonly loggedRepairs = new Set<string>();
@@ -83,16 +101,8 @@ export class ContextEngine {
     this.ttl = opts.ttl ?? '5m';
     this.tokens = (opts.estimator ?? new TokenEstimator()).forModel(this.model);
     this.index = new MessageIndex(session, this.tokens);
-    const cfg: PipelineConfig = {
-      ...opts.config,
-      cacheAware: {
-        writeMultiplier: this.ttl === '1h' ? CACHE_WRITE_1H_MULTIPLIER : CACHE_WRITE_5M_MULTIPLIER,
-        readMultiplier: CACHE_READ_MULTIPLIER,
-        ttlMs: this.ttl === '1h' ? 3_600_000 : 300_000,
-        ...opts.config?.cacheAware,
-      },
-    };
-    this.pipeline = createPipeline(opts.strategy ?? 'default', cfg);
+    // The TTL is read per call (this.ttl may follow the client's breakpoints), not fixed here.
+    this.pipeline = createPipeline(opts.strategy ?? 'default', opts.config ?? {});
     session.on((e) => {
       if (e.type !== 'message') this.overlaysChanged = true;
     });
@@ -120,9 +130,9 @@ export class ContextEngine {
       upTo,
       contextWindow: this.contextWindow,
       now,
-      cache: this.cache,
+      cache: this.cacheStateFor(epochStart, now, input.coldFrom),
     });
-    const prepared = this.build(input.callIndex, epochStart, upTo, this.previousBreakpoints, run);
+    const prepared = this.build(input.callIndex, epochStart, upTo, this.anchorsAt(now), run, this.previousMessages);
     for (const r of prepared.repairs) {
       // A repair repeats on every call while its cause is in view: log it once.
       const key = `${r.rule}:${r.blockIds.join(',')}`;
@@ -131,8 +141,23 @@ export class ContextEngine {
       this.decisions.add({ callIndex: input.callIndex, by: 'request-builder', action: 'repair', targets: [...r.blockIds], reason: `${r.rule}: ${r.description}`, tokensSaved: 0 });
     }
     this.previousBreakpoints = prepared.breakpoints;
+    this.previousMessages = prepared.messages;
+    this.remember(prepared, now);
     this.cache = { cachedUpTo: upTo, lastCallAt: now };
+    this.lastModel = this.model;
+    this.lastEpoch = epochStart;
     return prepared;
+  }
+
+  /** What the applier knows of the cache for this call: the TTL in use and where it is cold anyway. */
+  private cacheStateFor(epochStart: number, now: number, given?: { position: number; why: string }): CacheState {
+    let coldFrom = given;
+    const cold = (position: number, why: string): void => {
+      if (!coldFrom || position < coldFrom.position) coldFrom = { position, why };
+    };
+    if (this.lastModel !== undefined && this.lastModel !== this.model) cold(0, `the model changed (${this.lastModel} → ${this.model}): the cache is per model`);
+    if (this.lastEpoch !== undefined && this.lastEpoch !== epochStart) cold(0, 'the history was compacted or rewritten: a new cached prefix starts');
+    return { ...this.cache, ttl: this.ttl, coldFrom, writeEnds: this.writeEnds(now) };
   }
 
   /**
@@ -146,7 +171,42 @@ export class ContextEngine {
     return this.build(this.session.calls.length, epochStart, upTo, input.previousBreakpoints ?? this.previousBreakpoints);
   }
 
-  private build(callIndex: number, epochStart: number, upTo: number, previous: readonly Breakpoint[], run?: PipelineRunResult): PreparedCall {
+  /** Recent message writes still alive at `now` (the TTL in use), newest first. */
+  private anchorsAt(now: number): Breakpoint[] {
+    const ttl = ttlMsOf(this.ttl);
+    this.recentWrites = this.recentWrites.filter((w) => now - w.at < ttl);
+    return this.recentWrites.map((w) => w.bp);
+  }
+
+  /** Keep this call's writes; forget older ones at or after the first changed message (their prefix is gone). */
+  private remember(prepared: PreparedCall, now: number): void {
+    const fresh = prepared.breakpoints.filter((b) => b.messageIndex !== undefined);
+    const ids = new Set(fresh.map((b) => b.at));
+    const changedId = prepared.firstChanged === undefined ? undefined : prepared.blockMap.idAt(prepared.firstChanged, 0);
+    const changedMsg = changedId ? this.session.messageOf(changedId) : undefined;
+    const changedAt = changedMsg ? this.session.position(changedMsg.id) ?? Infinity : Infinity;
+    const alive = this.recentWrites.filter((w) => {
+      if (ids.has(w.bp.at)) return false;
+      const m = this.session.messageOf(w.bp.at);
+      const pos = m ? this.session.position(m.id) : undefined;
+      return pos !== undefined && pos < changedAt;
+    });
+    this.recentWrites = [...fresh.map((bp) => ({ bp, at: now })), ...alive].slice(0, RECENT_WRITES);
+  }
+
+  /** Log positions (exclusive ends) where an alive write lets a rewrite start: the applier's B. */
+  private writeEnds(now: number): number[] {
+    const out: number[] = [];
+    for (const bp of this.anchorsAt(now)) {
+      const m = this.session.messageOf(bp.at);
+      const pos = m ? this.session.position(m.id) : undefined;
+      if (pos === undefined) continue;
+      out.push(m!.blocks[m!.blocks.length - 1].id === bp.at ? pos + 1 : pos);
+    }
+    return out;
+  }
+
+  private build(callIndex: number, epochStart: number, upTo: number, previous: readonly Breakpoint[], run?: PipelineRunResult, previousMessages?: readonly MessageParam[]): PreparedCall {
     const built = this.builder.build(this.session, {
       model: this.model,
       maxTokens: this.maxTokens,
@@ -155,6 +215,7 @@ export class ContextEngine {
       cacheTtl: this.ttl,
       accountant: this.tokens,
       previousBreakpoints: previous,
+      previousMessages,
     });
     const breakpoints = [...built.breakpoints];
     const stats: CallStats = {
@@ -172,7 +233,7 @@ export class ContextEngine {
       repairs: built.repairs.length,
       breakpoints: breakpoints.length,
     };
-    return { body: built.body, breakpoints, repairs: built.repairs, blockMap: built.blockMap, stats };
+    return { body: built.body, breakpoints, repairs: built.repairs, blockMap: built.blockMap, stats, messages: built.messages, firstChanged: built.firstChanged };
   }
 
   /**

@@ -38,6 +38,9 @@ export interface ViewTotals {
   readonly byState: Record<BlockState, number>;
 }
 
+/** The `by` of a row that no automatic strategy may change (session/user-text.ts). */
+export const PROTECTED_BY = 'protected';
+
 export function viewRows(engine: ContextEngine, prepared: PreparedCall, from = 0, cachedUpTo = 0): ViewRow[] {
   const { session, tokens } = engine;
   const bp = new Set(prepared.breakpoints.filter((b) => b.messageIndex !== undefined).map((b) => b.at));
@@ -63,8 +66,9 @@ export function viewRows(engine: ContextEngine, prepared: PreparedCall, from = 0
         originalTokens: original,
         quality,
         state: b.state,
-        why: b.overlay ? b.overlay.reason : pendingWhy,
-        by: b.overlay?.author ?? (pendingWhy ? 'cache-aware' : undefined),
+        // Protected user text says so (who: "protected", why: the rule), unless an overlay the user made decides it.
+        why: b.overlay ? b.overlay.reason : (b.protectedReason ?? pendingWhy),
+        by: b.overlay?.author ?? (b.protectedReason ? PROTECTED_BY : pendingWhy ? 'cache-aware' : undefined),
         overlayId: b.overlay?.id,
         breakpoint: bp.has(b.block.id),
         cached: pos < cachedUpTo,

@@ -5,6 +5,7 @@
  * `assumed` with the reason; a guessed price also sets `priceAssumed`.
  * Keys are canonical ids (see ids.ts).
  */
+import { CACHE_READ_MULTIPLIER, CACHE_WRITE_1H_MULTIPLIER, CACHE_WRITE_5M_MULTIPLIER } from '../cache/rules';
 
 /** USD per million tokens. */
 export interface ModelPrice {
@@ -30,10 +31,8 @@ export interface ModelRow {
   readonly priceAssumed?: boolean;
 }
 
-/** Multipliers on base input price (reference: 5m write 1.25×, 1h write 2×, read 0.1×). */
-export const CACHE_WRITE_5M_MULTIPLIER = 1.25;
-export const CACHE_WRITE_1H_MULTIPLIER = 2;
-export const CACHE_READ_MULTIPLIER = 0.1;
+/** Re-exported for the catalog's users; the rule itself lives in cache/rules.ts. */
+export { CACHE_READ_MULTIPLIER, CACHE_WRITE_1H_MULTIPLIER, CACHE_WRITE_5M_MULTIPLIER };
 
 export const WINDOW_200K = 200_000;
 export const WINDOW_1M = 1_000_000;

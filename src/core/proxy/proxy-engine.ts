@@ -10,6 +10,7 @@
  * bytes go upstream and the reason is kept for the inspector. Auth never reaches this module
  * (the host passes only the session headers it needs).
  */
+import { hashString } from '../cache/hash';
 import { ContextEngine, type PreparedCall } from '../engine/context-engine';
 import { LiveInspector } from '../inspect/live';
 import type { RequestBody } from '../request/types';
@@ -72,6 +73,13 @@ export interface SessionState {
   /** The last reason a request went untouched (shown by the inspector). */
   lastFailOpen?: string;
   prepared?: PreparedCall;
+  /** Identity of the client's system prompt, tools and tool_choice at the last call: a change means the cache is cold. */
+  headKey?: string;
+}
+
+/** The part of a request before the messages that keys the cache (tools → system), plus tool_choice. */
+function headKeyOf(body: RequestBody): string {
+  return hashString(JSON.stringify([body.tools ?? null, body.system ?? null, body.tool_choice ?? null])).join(':');
 }
 
 export class ProxyEngine {
@@ -143,10 +151,16 @@ export class ProxyEngine {
       callIndex = call.index;
       // What the inspector shows for this call is this call's request, never an earlier one's.
       st.prepared = undefined;
+      // The engine follows the client: its breakpoints' TTL, its model, and whether it changed the head.
       st.engine.ttl = clientTtl(body);
+      st.engine.model = body.model;
+      const head = headKeyOf(body);
+      const headChanged = st.headKey !== undefined && st.headKey !== head;
+      st.headKey = head;
       // Observe only: the client's bytes, unless the user pinned, trimmed or restored something here.
       if (this.o.strategy === 'none' && s.allOverlays().length === 0) return untouched(undefined, m.entry.id, callIndex);
-      const prepared = st.engine.prepare({ callIndex, upTo: s.messages.length, epochStart: 0, now });
+      const coldFrom = headChanged ? { position: 0, why: 'the client changed its system prompt, tools or tool_choice: its cached prefix is gone' } : undefined;
+      const prepared = st.engine.prepare({ callIndex, upTo: s.messages.length, epochStart: 0, now, coldFrom });
       st.prepared = prepared;
       // The builder had to repair something: if the client's own request breaks a rule, the
       // client gets the API's answer to what it sent, not a request we made valid for it.

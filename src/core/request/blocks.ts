@@ -3,6 +3,7 @@
  * the cache planner. Blocks are the SDK's param types; nothing here mutates.
  */
 import type Anthropic from '@anthropic-ai/sdk';
+import { withoutCacheControl } from '../cache/rules';
 import type { ContentBlockParam } from '../session/types';
 
 export type CacheControl = Anthropic.CacheControlEphemeral;
@@ -33,13 +34,8 @@ export function cacheControlOf(x: object): CacheControl | undefined {
   return cc ?? undefined;
 }
 
-/** A copy without `cache_control`, or the same object when it has none. */
-export function withoutCacheControl<T extends object>(x: T): T {
-  if (!('cache_control' in x)) return x;
-  const copy: Record<string, unknown> = { ...(x as Record<string, unknown>) };
-  delete copy.cache_control;
-  return copy as T;
-}
+/** A copy without `cache_control`, or the same object when it has none (the rule: cache/rules.ts). */
+export { withoutCacheControl };
 
 /** A copy with `cache_control` set. */
 export function withCacheControl<T extends object>(x: T, cc: CacheControl): T {

@@ -14,7 +14,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { planBreakpoints } from '../cache/planner';
 import { blockText } from '../session/log';
 import type { Session } from '../session/session';
-import type { ContentBlockParam, TextBlockParam } from '../session/types';
+import type { ContentBlockParam, MessageParam, TextBlockParam } from '../session/types';
 import type { TokenAccountant } from '../tokens/types';
 import { assemble } from './assemble';
 import { cacheControlOf, isBlank, withoutCacheControl } from './blocks';
@@ -40,8 +40,13 @@ export interface BuildOptions {
   readonly cacheTtl?: CacheTtl;
   /** Token counts for the planner; default a rough chars/4 estimate. */
   readonly accountant?: TokenAccountant;
-  /** The previous call's breakpoints (stable read anchor, see planBreakpoints). */
+  /** Breakpoints of recent calls whose writes may still be alive (read anchors, see planBreakpoints). */
   readonly previousBreakpoints?: readonly Breakpoint[];
+  /**
+   * The previous request's messages as built (before breakpoints): the first message that differs
+   * from them is where this request's cached prefix can end at the latest (no anchor past it).
+   */
+  readonly previousMessages?: readonly MessageParam[];
   readonly extra?: ExtraParams;
 }
 
@@ -73,7 +78,41 @@ export interface BuildResult {
   /** The log window used. */
   readonly from: number;
   readonly upTo: number;
+  /** The messages before breakpoints were planned (pass as `previousMessages` next call). */
+  readonly messages: readonly MessageParam[];
+  /** Index of the first message that differs from `previousMessages` (their length when none does). */
+  readonly firstChanged?: number;
 }
+
+/**
+ * Index of the first message of `cur` that differs from `prev` (by object, then block by block,
+ * then by JSON for small messages a repair rebuilt): where the previous cached prefix breaks.
+ */
+export function firstChangedMessage(prev: readonly MessageParam[], cur: readonly MessageParam[]): number {
+  const n = Math.min(prev.length, cur.length);
+  for (let i = 0; i < n; i++) {
+    const a = prev[i];
+    const b = cur[i];
+    if (a === b) continue;
+    if (a.role !== b.role) return i;
+    const ac = a.content;
+    const bc = b.content;
+    if (typeof ac === 'string' || typeof bc === 'string') {
+      if (ac !== bc) return i;
+      continue;
+    }
+    if (ac.length !== bc.length) return i;
+    for (let k = 0; k < ac.length; k++) {
+      if (ac[k] === bc[k]) continue;
+      const ja = JSON.stringify(ac[k]);
+      if (ja.length > SAME_BLOCK_JSON_LIMIT || ja !== JSON.stringify(bc[k])) return i;
+    }
+  }
+  return n;
+}
+
+/** Blocks that differ by object are compared as JSON only up to this size (else: counted as changed). */
+const SAME_BLOCK_JSON_LIMIT = 64 * 1024;
 
 /** Violations quoted in the error message (all of them are on `violations`). */
 const SHOWN_VIOLATIONS = 5;
@@ -173,12 +212,15 @@ export class RequestBuilder {
     const blockMap = new BlockMap(assembled.messages.map((m) => m.ids));
 
     let breakpoints: Breakpoint[] = [];
+    const messages = body.messages;
+    const firstChanged = opts.previousMessages ? firstChangedMessage(opts.previousMessages, messages) : undefined;
     if (opts.cacheTtl) {
       const memo = this.memoFor(opts.accountant);
       const plan = planBreakpoints(body, {
         model: opts.model,
         ttl: opts.cacheTtl,
         previous: opts.previousBreakpoints,
+        firstChanged,
         blockIdAt: (m, b) => blockMap.idAt(m, b),
         tokensOf: (m, b) => {
           const c = body.messages[m].content;
@@ -195,7 +237,7 @@ export class RequestBuilder {
     const thinking = thinkingEnabled(body) || assembled.latestThinking.length > 0;
     const violations = validateRequest(body, { model: opts.model, latestAssistantThinking: assembled.latestThinking, thinking });
     if (violations.length > 0) throw new RequestRefusedError(violations, repairs);
-    return { body, repairs, blockMap, breakpoints, from, upTo };
+    return { body, repairs, blockMap, breakpoints, from, upTo, messages, firstChanged };
   }
 
   private memoFor(accountant: TokenAccountant | undefined): TokenMemo {

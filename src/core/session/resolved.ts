@@ -11,6 +11,8 @@ export interface ResolvedBlock {
   readonly sent?: ContentBlockParam;
   /** The overlay that decided the state (the "why"). */
   readonly overlay?: Overlay;
+  /** Set on protected user text (session/user-text.ts): why no automatic strategy may change it. */
+  readonly protectedReason?: string;
 }
 
 export interface ResolvedMessage {

@@ -8,6 +8,7 @@ import { newId } from './ids';
 import { makeMessage } from './log';
 import type { ResolvedBlock, ResolvedMessage } from './resolved';
 import { applyTrim } from './trim';
+import { mayChangeUserText, ProtectedIndex } from './user-text';
 
 export { applyTrim } from './trim';
 export { newId } from './ids';
@@ -59,6 +60,8 @@ export class Session {
   private readonly listeners = new Set<(e: SessionEvent) => void>();
   /** Pin overlays by id: summaries check pins in their range in O(pins), not O(overlays). */
   private readonly pins = new Map<string, PinOverlay>();
+  /** The user's own words: blocks no automatic strategy may change (user-text.ts). */
+  private readonly userText = new ProtectedIndex();
 
   constructor(init: SessionInit = {}) {
     this.system = init.system;
@@ -87,6 +90,7 @@ export class Session {
     if (existing !== undefined) return this.messages[existing];
     const msg = m.seq === this.messages.length ? m : makeMessage(m.id, this.messages.length, m.role, m.blocks.map((b) => b.param), m.meta, this.toolNames);
     this.positions.set(msg.id, this.messages.length);
+    this.userText.add(msg, this.messages.length);
     this.messages.push(msg);
     this.updateLoopHead();
     for (const b of msg.blocks) {
@@ -138,6 +142,16 @@ export class Session {
   revision(messageId: string): number {
     return this.revisions.get(messageId) ?? 0;
   }
+  /** Why a block is protected user text (no automatic strategy may change it), or undefined. */
+  protectedReason(blockId: string): string | undefined {
+    return this.userText.reasonOf(blockId);
+  }
+
+  /** Whether messages [from, to] hold protected user text (a strategy's summary over them would be inactive). */
+  hasProtectedIn(from: number, to: number): boolean {
+    return this.userText.inRange(from, to);
+  }
+
   isUserRestored(blockId: string): boolean {
     return this.userRestored.has(blockId);
   }
@@ -344,6 +358,8 @@ export class Session {
     for (const s of this.summaries) {
       if (!this.inRange(s, pos)) continue;
       if ((isStrategyAuthor(s.author) || s.author === 'agent') && this.pinInRange(s)) continue;
+      // The user's words win like pins: an automatic summary over them is not applied.
+      if (!mayChangeUserText(s.author) && this.userText.inRange(...this.range(s))) continue;
       return s;
     }
     return undefined;
@@ -366,7 +382,10 @@ export class Session {
   }
 
   private resolveBlock(block: LogBlock, summary: SummaryOverlay | undefined, messagePrunes: Overlay[], kept: (o: Overlay) => boolean): ResolvedBlock {
-    const own = [...(this.byBlock.get(block.id) ?? [])].map((i) => this.overlays.get(i)!).filter(kept);
+    const protectedReason = this.userText.reasonOf(block.id);
+    const allowed = protectedReason ? (o: Overlay) => kept(o) && (o.kind === 'pin' || mayChangeUserText(o.author)) : kept;
+    if (protectedReason) messagePrunes = messagePrunes.filter(allowed);
+    const own = [...(this.byBlock.get(block.id) ?? [])].map((i) => this.overlays.get(i)!).filter(allowed);
     const pin = own.find((o) => o.kind === 'pin') ?? this.pinOf(block.id);
     const best = (list: Overlay[]): Overlay | undefined =>
       list
@@ -377,7 +396,7 @@ export class Session {
     if (prune) return { block, state: 'pruned', overlay: prune };
     const trim = best(own.filter((o) => o.kind === 'trim'));
     if (trim && trim.kind === 'trim') return { block, state: 'trimmed', sent: applyTrim(block.param, trim.text), overlay: trim };
-    if (pin) return { block, state: 'pinned', sent: block.param, overlay: pin };
-    return { block, state: 'verbatim', sent: block.param };
+    if (pin) return { block, state: 'pinned', sent: block.param, overlay: pin, protectedReason };
+    return { block, state: 'verbatim', sent: block.param, protectedReason };
   }
 }

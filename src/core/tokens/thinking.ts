@@ -3,14 +3,13 @@
  * earlier turns' thinking is a model fact (models/behavior.ts); this file
  * applies it to a message list.
  */
+import { isHumanPrompt, isThinkingType, thinkingDroppedBefore } from '../cache/rules';
 import { keepsPriorThinking } from '../models';
 import type { ContentBlockParam, MessageParam } from '../session/types';
 
-/** A user message that starts a new turn: anything besides tool results (a tool-result-only message continues the agent loop). */
+/** A user message that starts a new turn: anything besides tool results (the rule: cache/rules.ts). */
 export function isHumanTurn(m: MessageParam): boolean {
-  if (m.role !== 'user') return false;
-  if (typeof m.content === 'string') return true;
-  return m.content.some((b) => b.type !== 'tool_result');
+  return isHumanPrompt(m);
 }
 
 /**
@@ -20,18 +19,11 @@ export function isHumanTurn(m: MessageParam): boolean {
  */
 export function uncountedThinking(messages: readonly MessageParam[], model: string | undefined): Set<ContentBlockParam> {
   const out = new Set<ContentBlockParam>();
-  if (keepsPriorThinking(model)) return out;
-  let lastHuman = -1;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if (isHumanTurn(messages[i])) {
-      lastHuman = i;
-      break;
-    }
-  }
+  const lastHuman = thinkingDroppedBefore(messages, !keepsPriorThinking(model));
   for (let i = 0; i < lastHuman; i++) {
     const c = messages[i].content;
     if (messages[i].role !== 'assistant' || typeof c === 'string') continue;
-    for (const b of c) if (b.type === 'thinking' || b.type === 'redacted_thinking') out.add(b);
+    for (const b of c) if (isThinkingType(b.type)) out.add(b);
   }
   return out;
 }

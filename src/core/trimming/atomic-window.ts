@@ -1,31 +1,40 @@
 /**
- * atomic-window: a token- and/or message-budget sliding window over the conversation.
+ * atomic-window: a token- and/or message-budget sliding window over the conversation, a
+ * safety net against the context limit, not a cost lever (cost is the other strategies'
+ * and the cache-aware applier's business).
  *
- * - Never splits a tool_use from its tool_result (several results batched in one
- *   message included): the window only starts at a user prompt or at an assistant
- *   message, so every kept tool_result has its tool_use, and every kept tool_use has
- *   its results right after it.
- * - Never drops the system prompt (it is not part of the log) and the request's
- *   first message stays a user message: the omitted range is replaced by one short
- *   user note ("N earlier messages omitted"), a single restorable overlay.
- * - Keeps at least `minRecentKeep` messages. The budget is soft where no valid
- *   start exists inside it (one huge turn, a pinned pair, minRecentKeep): the
- *   window then keeps more than the budget rather than break a pair.
- * - Cache-friendly hysteresis: when over budget it cuts down to `lowWater` × budget,
- *   so the cached prefix is rebuilt once per big move, not on every call.
+ * - Budget: by default a share of the model's real context window (models/ catalog),
+ *   {@link WINDOW_SHARE_OF_CONTEXT}, so it acts a little before a client like Claude
+ *   Code would compact (≈ 83% of the window, system and tools included).
+ * - Removes whole tool rounds, oldest first: an assistant message goes whole, and with it
+ *   the tool results that answer it; a cut only ever starts at a user prompt or an
+ *   assistant message, so no kept tool_result loses its tool_use and no kept tool_use its
+ *   results.
+ * - Never removes the user's own words: every text block of a user message, and the first
+ *   user message whole, stay verbatim (session/user-text.ts). Never drops the system prompt
+ *   (not part of the log).
+ * - Keeps at least `minRecentKeep` messages. The budget is soft where no valid cut exists
+ *   (one huge turn, a pinned pair, minRecentKeep): the window keeps more rather than break
+ *   a pair.
+ * - Cache-friendly hysteresis: when over budget it cuts down to `lowWater` × budget, so the
+ *   cached prefix is rebuilt once per big move, not on every call.
+ * - Every removal is a prune overlay, restorable one by one.
  */
-import { buildDigest } from './digest';
+import { mayChangeUserText } from '../session/user-text';
 import type { Strategy, StrategyContext, StrategyDoc, Trigger } from './types';
 
+/** Default budget: this share of the model's context window for the messages (system and tools come on top). */
+export const WINDOW_SHARE_OF_CONTEXT = 0.75;
+
 export interface WindowOptions {
-  /** Token budget for the messages (0 = none). Default: half the model's context window. */
+  /** Token budget for the messages (0 = {@link WINDOW_SHARE_OF_CONTEXT} of the model's context window). */
   maxTokens: number;
   /** Message budget (0 = none). */
   maxMessages: number;
   minRecentKeep: number;
   /** After a move, the window holds at most this share of the budget. */
   lowWater: number;
-  /** The note for the omitted range lists the user's words and the reference ids seen there. */
+  /** Kept for configuration compatibility: the window lays no note any more (its prunes are listed in the inspector). */
   digest: boolean;
   trigger: Trigger;
 }
@@ -41,22 +50,21 @@ export const WINDOW_DEFAULTS: WindowOptions = {
 
 export const WINDOW_DOC: StrategyDoc = {
   name: 'atomic-window',
-  summary: 'Token/message-budget sliding window that never splits a tool_use from its tool_result and never drops the system prompt.',
+  summary: "Safety net near the context limit: removes the oldest whole tool rounds; never splits a tool_use from its tool_result, never drops the system prompt or the user's words.",
   options: [
-    { name: 'maxTokens', type: 'number', default: 0, description: 'token budget for messages (0 = half the context window)' },
+    { name: 'maxTokens', type: 'number', default: 0, description: "token budget for messages (0 = 75% of the model's context window)" },
     { name: 'maxMessages', type: 'number', default: 0, description: 'message budget (0 = none)' },
     { name: 'minRecentKeep', type: 'number', default: 4, description: 'messages always kept' },
     { name: 'lowWater', type: 'number', default: 0.6, description: 'share of the budget kept after a move (hysteresis for the cache)' },
-    { name: 'digest', type: 'boolean', default: false, description: "the omitted range's note lists the user's words and reference ids seen there" },
+    { name: 'digest', type: 'boolean', default: false, description: 'accepted for compatibility; the window lays no note (its prunes are listed one by one)' },
   ],
 };
 
 export class AtomicWindow implements Strategy {
   readonly trigger: Trigger;
-  /** Start of the window (log position) in the current epoch. */
+  /** First position not yet cut (log position) in the current epoch. */
   private start = 0;
   private epoch = -1;
-  private overlayId?: string;
 
   constructor(
     private readonly o: WindowOptions = WINDOW_DEFAULTS,
@@ -66,18 +74,17 @@ export class AtomicWindow implements Strategy {
   }
 
   private budget(ctx: StrategyContext): number {
-    return this.o.maxTokens > 0 ? this.o.maxTokens : Math.floor(ctx.contextWindow / 2);
+    return this.o.maxTokens > 0 ? this.o.maxTokens : Math.floor(ctx.contextWindow * WINDOW_SHARE_OF_CONTEXT);
   }
 
   run(ctx: StrategyContext): void {
     if (ctx.epochStart !== this.epoch) {
       this.epoch = ctx.epochStart;
       this.start = ctx.epochStart;
-      this.overlayId = undefined;
       this.adopt(ctx);
     }
     const budget = this.budget(ctx);
-    const tokens = ctx.index.rangeTokens(this.start, ctx.upTo);
+    const tokens = ctx.viewTokens();
     const count = ctx.upTo - this.start;
     const overTokens = tokens > budget;
     const overMessages = this.o.maxMessages > 0 && count > this.o.maxMessages;
@@ -93,23 +100,21 @@ export class AtomicWindow implements Strategy {
         cut = p;
         if (remaining <= tokenTarget && ctx.upTo - p <= messageTarget) break;
       }
-      remaining -= ctx.messageTokens(p);
+      remaining -= this.removable(ctx, p).tokens;
     }
     if (cut <= this.start) return;
     this.propose(ctx, cut, budget, overTokens);
   }
 
-  /** A resumed session already has this window's note: continue from it instead of laying a second one. */
+  /** A resumed session already has this window's prunes: continue after them. */
   private adopt(ctx: StrategyContext): void {
     const author = `strategy:${this.name}`;
     for (const o of ctx.session.allOverlays()) {
-      if (o.kind !== 'summary' || o.author !== author || ctx.session.position(o.fromMessageId) !== ctx.epochStart) continue;
-      const end = (ctx.session.position(o.toMessageId) ?? -1) + 1;
-      if (end > this.start) {
-        this.start = end;
-        this.overlayId = o.id;
-      }
+      if (o.kind !== 'prune' || o.author !== author) continue;
+      const p = ctx.session.position(o.messageId) ?? -1;
+      if (p >= this.start) this.start = p + 1;
     }
+    while (this.start > ctx.epochStart && this.start < ctx.session.messages.length && !this.validStart(ctx, this.start)) this.start++;
   }
 
   /** A window may start at a user prompt or at an assistant message, never inside a pin-protected range. */
@@ -117,54 +122,66 @@ export class AtomicWindow implements Strategy {
     const m = ctx.session.messages[p];
     // Never cut through another summary (a digest of a prior turn): its text would be lost.
     const s = ctx.session.activeSummaryAt(p);
-    if (s && s.id !== this.overlayId && ctx.session.position(s.fromMessageId) !== p) return false;
+    if (s && ctx.session.position(s.fromMessageId) !== p) return false;
     if (m.role === 'assistant') {
       if (m.meta.interrupted) return false;
+      // The request must open with a user message: without the kept first user message
+      // (an anchor that may drop user text), the window may only start at a prompt.
+      if (mayChangeUserText(`strategy:${this.name}`)) return false;
     } else if (m.blocks.some((b) => b.kind === 'tool_result')) {
       return false;
     }
     return true;
   }
 
+  /** What removing message `p` takes out: an assistant message whole; of a user message, all but the user's own words. */
+  private removable(ctx: StrategyContext, p: number): { tokens: number; blocks?: string[] } {
+    const { session } = ctx;
+    const m = session.messages[p];
+    if (m.role === 'assistant') return { tokens: ctx.messageTokens(p) };
+    const keepsUserText = !mayChangeUserText(`strategy:${this.name}`);
+    const blocks = m.blocks.filter((b) => !keepsUserText || !session.protectedReason(b.id)).map((b) => b.id);
+    if (blocks.length === m.blocks.length) return { tokens: ctx.messageTokens(p) };
+    let tokens = 0;
+    for (const id of blocks) if (!session.overlaysOnBlock(id).length) tokens += ctx.tokens.block(session.block(id)!.param).tokens;
+    return { tokens, blocks };
+  }
+
   private propose(ctx: StrategyContext, cut: number, budget: number, overTokens: boolean): void {
     const { session } = ctx;
     // Pins win: the window stops at the first pinned block.
-    for (let p = ctx.epochStart; p < cut; p++) {
+    for (let p = this.start; p < cut; p++) {
       if (session.messages[p].blocks.some((b) => session.isPinned(b.id))) {
         cut = p;
-        while (cut > ctx.epochStart && !this.validStart(ctx, cut)) cut--;
+        while (cut > this.start && !this.validStart(ctx, cut)) cut--;
         break;
       }
     }
-    if (cut <= ctx.epochStart || cut <= this.start) return;
-    const from = session.messages[ctx.epochStart];
-    const to = session.messages[cut - 1];
-    const omittedTokens = ctx.index.rangeTokens(ctx.epochStart, cut);
-    const what = `${cut - ctx.epochStart} earlier messages (about ${omittedTokens} tokens) omitted to stay within the ${budget}-token window`;
-    const text = this.o.digest ? buildDigest(session, ctx.epochStart, cut - 1, what) : `[Trimline window: ${what}; the user can restore them.]`;
-    const after = ctx.tokens.text(text).tokens;
-    const id = `win_${ctx.epochStart}_${cut}_${ctx.callIndex}`;
-    ctx.propose({
-      position: ctx.epochStart,
-      saved: ctx.index.rangeTokens(this.start, cut),
-      urgent: overTokens,
-      replaces: this.overlayId,
-      onApplied: () => {
-        this.start = cut;
-        this.overlayId = id;
-      },
-      overlay: {
-        id,
-        kind: 'summary',
-        fromMessageId: from.id,
-        toMessageId: to.id,
-        text,
-        author: `strategy:${this.name}`,
-        reason: `window over budget: messages ${ctx.epochStart}–${cut - 1} omitted (${omittedTokens} → ${after} tokens)`,
-        callIndex: ctx.callIndex,
-        tokensBefore: omittedTokens,
-        tokensAfter: after,
-      },
-    });
+    if (cut <= this.start) return;
+    const from = this.start;
+    const author = `strategy:${this.name}` as const;
+    const why = `window over its ${budget}-token budget: messages ${from}–${cut - 1} removed as whole tool rounds (the user's words stay)`;
+    const end = cut;
+    const done = (): void => {
+      this.start = Math.max(this.start, end);
+    };
+    for (let p = from; p < cut; p++) {
+      const m = session.messages[p];
+      const r = this.removable(ctx, p);
+      if (r.tokens === 0) continue;
+      if (!r.blocks) {
+        if (ctx.isPending(m.id)) continue;
+        ctx.propose({ position: p, saved: r.tokens, urgent: overTokens, onApplied: done, overlay: { kind: 'prune', messageId: m.id, author, reason: why, callIndex: ctx.callIndex, tokensBefore: r.tokens, tokensAfter: 0 } });
+        continue;
+      }
+      for (const id of r.blocks) {
+        if (ctx.isPending(id) || session.overlaysOnBlock(id).length) continue;
+        const t = ctx.tokens.block(session.block(id)!.param).tokens;
+        ctx.propose({ position: p, saved: t, urgent: overTokens, onApplied: done, overlay: { kind: 'prune', messageId: m.id, blockId: id, author, reason: why, callIndex: ctx.callIndex, tokensBefore: t, tokensAfter: 0 } });
+      }
+    }
+    if (!overTokens) return;
+    // Urgent proposals are applied this call: the window moves now.
+    done();
   }
 }

@@ -2,64 +2,47 @@
  * Cache-aware application of proposals.
  *
  * Editing a block invalidates the prompt cache from that block on. A proposal that
- * changes content after the previously cached prefix (new content), or any proposal
- * when the cache has expired anyway, is free: applied at once. A proposal inside the
- * cached prefix is deferred until a batch is worth it:
- *
- *   rewrite cost  = (B − S)·w − B·r      (the tail from the batch's first edit is
- *                                          written at w instead of read at r, once)
- *   future saving = S · r · K            (S fewer tokens read on each of K next calls)
- *
- * with B the cached tokens from the batch's first edited position to the end of the
- * cached prefix, S the tokens the batch saves, w/r the write/read multipliers (1.25
- * or 2 for the 1-hour TTL, and 0.1) and K the expected number of further calls. The
- * applier picks the suffix batch with the largest net saving; all pending proposals
- * behind the break point ride along for free. Urgent proposals (a hard budget) skip
- * the test. Each deferral and application is recorded in the decision log.
+ * changes content after the previously cached prefix (new content) is free: applied at
+ * once. So is every proposal at a free moment, when the cache is cold anyway: nothing
+ * cached yet, idle past the TTL in use (the TTL of the request's breakpoints: 5 minutes
+ * or 1 hour), or cold from some position on because the model changed, the client
+ * changed its system prompt, tools or an earlier message, or the history was compacted
+ * ({@link CacheState.coldFrom}). Otherwise a proposal inside the cached prefix waits
+ * until a batch pays for its rewrite by break-even (cache/break-even.ts): the saving
+ * per call over the calls the cache is expected to stay warm (cache/warm-calls.ts,
+ * from this session's own loops and pauses) must exceed the extra cost of rewriting
+ * the tail from the batch's first edit. The applier picks the suffix batch with the
+ * largest net saving; all pending proposals behind its break point ride along for
+ * free. Urgent proposals (a hard budget) skip the test. Each deferral and application
+ * is recorded in the decision log with the numbers (saved and rewritten tokens,
+ * expected calls, both prices, the verdict).
  */
+import { describeQuote, quoteRewrite, type RewriteQuote } from '../cache/break-even';
+import { ttlMsOf } from '../cache/rules';
+import { expectedWarmCalls, WARM_CALL_DEFAULTS, type LoopEvidence, type WarmCallOptions } from '../cache/warm-calls';
+import type { CacheTtl } from '../request/types';
 import type { Session } from '../session/session';
 import type { DecisionLog } from './decisions';
 import type { MessageIndex } from './message-index';
 import type { Proposal } from './types';
 
-export interface CacheAwareOptions {
+export interface CacheAwareOptions extends WarmCallOptions {
   enabled: boolean;
-  /** Cache write multiplier on base input price (5m: 1.25, 1h: 2). */
-  writeMultiplier: number;
-  readMultiplier: number;
-  ttlMs: number;
-  /** Expected further calls: the calls so far, clamped to [minHorizon, maxHorizon]. */
-  minHorizon: number;
-  maxHorizon: number;
-  /** Expected further calls per call made so far. */
-  horizonFactor: number;
-  /**
-   * A batch inside the cached prefix must also save at least this share of the cached
-   * tokens it rewrites: many small rewrites cost more than one big one (each rewrite
-   * re-writes the whole tail), so batches wait until they are worth a real cut.
-   */
-  minBatchFraction: number;
 }
 
-export const CACHE_AWARE_DEFAULTS: CacheAwareOptions = {
-  enabled: true,
-  writeMultiplier: 1.25,
-  readMultiplier: 0.1,
-  ttlMs: 5 * 60_000,
-  // A session that has made n calls is about as likely to make n more (Lindy); never
-  // assume fewer than 4 (a turn rarely ends in fewer) nor more than 40 (a cache rarely
-  // survives longer without a pause past its TTL).
-  minHorizon: 4,
-  maxHorizon: 40,
-  horizonFactor: 1,
-  minBatchFraction: 0.9,
-};
+export const CACHE_AWARE_DEFAULTS: CacheAwareOptions = { enabled: true, ...WARM_CALL_DEFAULTS };
 
 export interface CacheState {
   /** Messages [0, cachedUpTo) were in the previous request (its cached prefix). */
   cachedUpTo: number;
   /** Time of the previous call (ms); undefined = nothing cached yet. */
   lastCallAt?: number;
+  /** TTL of the message breakpoints this call (the client's, behind the proxy). Default 5m. */
+  ttl?: CacheTtl;
+  /** Messages from this position on are known cold for this call (a free moment from there), and why. */
+  coldFrom?: { position: number; why: string };
+  /** Log positions where alive cache writes end: a rewrite starts at the latest one before its first edit. */
+  writeEnds?: readonly number[];
 }
 
 export interface ApplyContext {
@@ -69,6 +52,26 @@ export interface ApplyContext {
   callIndex: number;
   now: number;
   cache: CacheState;
+  /** The session's loops and pauses so far (trimming/loop-evidence.ts). */
+  evidence?: LoopEvidence;
+  /** First log position of the request (a rewrite with no alive write before it starts here). */
+  epochStart?: number;
+  /**
+   * Set when the pipeline prunes closed turns: the current turn's prompt position. A saving on
+   * content from here on lasts only for the rest of the loop (the turn's steps go when it closes).
+   */
+  turnStart?: number;
+}
+
+/**
+ * Where a rewrite caused by an edit at `position` starts: after the latest alive write that
+ * ends at or before it (the request reads up to there), else at the first message.
+ */
+function rewriteStart(cache: CacheState, position: number, epochStart: number): number {
+  if (!cache.writeEnds) return position;
+  let start = epochStart;
+  for (const w of cache.writeEnds) if (w <= position && w > start) start = w;
+  return start;
 }
 
 function keyOf(p: Proposal): string {
@@ -105,46 +108,72 @@ export class CacheAwareApplier {
   flush(ctx: ApplyContext): number {
     if (!this.pending.size) return 0;
     const { cache } = ctx;
-    const expired = cache.lastCallAt === undefined || ctx.now - cache.lastCallAt >= this.o.ttlMs;
+    const ttl = cache.ttl ?? '5m';
     const all = [...this.pending.values()];
     let applied = 0;
-    if (!this.o.enabled || expired) {
-      const why = !this.o.enabled ? 'cache-aware application off' : cache.lastCallAt === undefined ? 'nothing cached yet' : `cache expired (${Math.round((ctx.now - cache.lastCallAt!) / 1000)}s since the last call ≥ TTL): rewriting costs nothing extra`;
+    const idle = cache.lastCallAt === undefined ? 0 : ctx.now - cache.lastCallAt;
+    const expired = cache.lastCallAt !== undefined && idle >= ttlMsOf(ttl);
+    if (!this.o.enabled || cache.lastCallAt === undefined || expired) {
+      const why = !this.o.enabled
+        ? 'cache-aware application off'
+        : cache.lastCallAt === undefined
+          ? 'free moment: nothing cached yet'
+          : `free moment: cache expired (${Math.round(idle / 1000)} s idle ≥ the ${ttl} TTL), rewriting costs nothing extra`;
       for (const p of all) applied += this.apply(ctx, p, why);
       return applied;
     }
-    // Urgent proposals break the cache where they start; everything pending behind that
-    // point rides along for free (the tail is rewritten anyway).
+    // Urgent proposals break the cache where they start, and a cold range starts where it
+    // starts; everything pending behind that point rides along for free.
     let breakAt = cache.cachedUpTo;
-    for (const p of all) if (p.urgent) breakAt = Math.min(breakAt, p.position);
+    let breakWhy = '';
+    if (cache.coldFrom && cache.coldFrom.position < breakAt) {
+      breakAt = cache.coldFrom.position;
+      breakWhy = `free moment: ${cache.coldFrom.why}`;
+    }
+    for (const p of all) {
+      if (p.urgent && p.position < breakAt) {
+        breakAt = p.position;
+        breakWhy = 'rides along: the cache breaks earlier anyway';
+      }
+    }
     const costly: Proposal[] = [];
     for (const p of all) {
       if (p.urgent) applied += this.apply(ctx, p, 'over a hard budget: applied regardless of the cache');
       else if (p.position >= cache.cachedUpTo) applied += this.apply(ctx, p, 'after the cached prefix: no cache cost');
-      else if (p.position >= breakAt) applied += this.apply(ctx, p, 'rides along: the cache breaks earlier anyway');
+      else if (p.position >= breakAt) applied += this.apply(ctx, p, breakWhy);
       else costly.push(p);
     }
     if (!costly.length) return applied;
-    applied += this.batch(ctx, costly);
+    applied += this.batch(ctx, costly, ttl);
     return applied;
   }
 
-  private batch(ctx: ApplyContext, costly: Proposal[]): number {
+  /** Expected warm calls for this call's TTL, from the session's evidence: over the session, and for the rest of this loop. */
+  expectedCalls(ctx: ApplyContext, ttl: CacheTtl): { session: number; loop: number } {
+    const evidence = ctx.evidence ?? { loopLengths: [], gapsMs: [], currentLoopCalls: Math.max(1, ctx.callIndex) };
+    const e = expectedWarmCalls(evidence, ttlMsOf(ttl), this.o);
+    return { session: e.calls, loop: e.restOfLoop };
+  }
+
+  private batch(ctx: ApplyContext, costly: Proposal[], ttl: CacheTtl): number {
     const { cache } = ctx;
-    const K = Math.min(this.o.maxHorizon, Math.max(this.o.minHorizon, ctx.callIndex * this.o.horizonFactor));
-    const w = this.o.writeMultiplier;
-    const r = this.o.readMultiplier;
+    const horizon = this.expectedCalls(ctx, ttl);
+    const turnStart = ctx.turnStart ?? Infinity;
     costly.sort((a, b) => b.position - a.position);
     let S = 0;
-    let best = { net: 0, k: -1, S: 0, B: 0 };
+    let best: { k: number; q: RewriteQuote } | undefined;
+    let bestRejected: RewriteQuote | undefined;
     for (let k = 0; k < costly.length; k++) {
       S += costly[k].saved;
       if (k + 1 < costly.length && costly[k + 1].position === costly[k].position) continue;
-      const B = ctx.index.rangeTokens(costly[k].position, cache.cachedUpTo);
-      const net = S * r * K - ((Math.max(0, B - S) * w) - B * r);
-      if (net > best.net && S >= this.o.minBatchFraction * B) best = { net, k, S, B };
+      const B = ctx.index.rangeTokens(rewriteStart(cache, costly[k].position, ctx.epochStart ?? 0), cache.cachedUpTo);
+      // Sorted by position: the batch holds an older turn's content exactly when its first edit does.
+      const K = costly[k].position >= turnStart ? horizon.loop : horizon.session;
+      const q = quoteRewrite(B, S, ttl, K);
+      if (q.pays && (!best || q.net > best.q.net)) best = { k, q };
+      else if (!q.pays && (!bestRejected || q.net > bestRejected.net)) bestRejected = q;
     }
-    if (best.k < 0) {
+    if (!best) {
       for (const p of costly) {
         if (this.deferLogged.has(p)) continue;
         this.deferLogged.add(p);
@@ -153,14 +182,14 @@ export class CacheAwareApplier {
           by: 'cache-aware',
           action: 'defer',
           targets: [keyOf(p)],
-          reason: `deferred: inside the cached prefix; saves ~${p.saved} tokens/call, not yet worth rewriting the cache (batch of ${costly.length} pending)`,
+          reason: `deferred: inside the cached prefix (batch of ${costly.length} pending)${bestRejected ? `; best batch ${describeQuote(bestRejected)}` : ''}`,
           tokensSaved: 0,
         });
       }
       return 0;
     }
     let applied = 0;
-    const why = `batch of ${best.k + 1}: saves ~${best.S} tokens/call × ${K} expected calls, more than rewriting ${best.B} cached tokens costs`;
+    const why = `batch of ${best.k + 1} ${describeQuote(best.q)}`;
     for (let k = 0; k <= best.k; k++) applied += this.apply(ctx, costly[k], why);
     return applied;
   }

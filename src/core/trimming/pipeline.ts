@@ -8,6 +8,7 @@ import type { Session } from '../session/session';
 import type { TokenAccountant } from '../tokens/types';
 import { CacheAwareApplier, type CacheAwareOptions, type CacheState } from './cache-aware';
 import type { DecisionLog } from './decisions';
+import { LoopTracker } from './loop-evidence';
 import type { MessageIndex } from './message-index';
 import type { Proposal, Strategy, StrategyContext } from './types';
 
@@ -32,8 +33,22 @@ export interface PipelineRunResult {
   ran: string[];
 }
 
+/** The position of the last prompt before `upTo` (-1 when none): the turn a call answers. */
+function lastPromptBefore(prompts: readonly number[], upTo: number): number {
+  let lo = 0;
+  let hi = prompts.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (prompts[mid] < upTo) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo > 0 ? prompts[lo - 1] : -1;
+}
+
 export class Pipeline {
   readonly applier: CacheAwareApplier;
+  /** The session's loops and pauses, the evidence of the applier's break-even. */
+  readonly loops = new LoopTracker();
 
   constructor(
     readonly strategies: readonly Strategy[],
@@ -49,6 +64,10 @@ export class Pipeline {
   run(input: PipelineRunInput): PipelineRunResult {
     const { index } = input;
     index.update();
+    const turnStart = lastPromptBefore(index.prompts, input.upTo);
+    this.loops.observe(input.callIndex, input.now, turnStart);
+    const closedTurnsPruned = this.strategies.some((s) => s.prunesClosedTurns);
+    const evidence = this.loops.evidence();
     const ran: string[] = [];
     let applied = 0;
     for (const s of this.strategies) {
@@ -60,7 +79,7 @@ export class Pipeline {
       s.run(ctx);
       ran.push(s.name);
       // Apply after each strategy so the next one sees the result (prune first, then window…).
-      applied += this.applier.flush({ ...input });
+      applied += this.applier.flush({ ...input, evidence, turnStart: closedTurnsPruned ? turnStart : undefined });
       index.update();
     }
     return { applied, pending: this.applier.pendingCount(), pendingSavings: this.applier.pendingSavings(), ran };

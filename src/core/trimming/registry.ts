@@ -68,29 +68,27 @@ export const STRATEGY_DOCS: readonly StrategyDoc[] = [SUPERSEDE_DOC, SUMMARIZE_D
 export { ANCHOR_DOCS };
 
 /**
- * The recommended pipeline, tuned on the shared transcripts (README, Benchmarks):
+ * The recommended pipeline (README, Benchmarks). It never changes the user's own words
+ * (session/user-text.ts): only what tools produced, old tool inputs, thinking of closed
+ * rounds and duplicates.
  * 1. stale reads first (superseded files, restated todo lists, exact duplicates);
- * 2. prior user turns reduced to prompt + final answer, the hidden steps leaving a
- *    digest of the reference ids they mentioned;
+ * 2. prior user turns reduced to prompt + final answer (their tool results and steps go;
+ *    the user's words in between stay);
  * 3. tool results, long inputs and thinking older than the last 2 rounds summarized;
- * 4. a 40k-token window over what is left, cutting to 30% of it when it overflows (one
- *    cache rewrite per big move), its note again a digest.
- * All of it applied cache-aware: trims inside the cached prefix wait for a batch that
- * saves ≥ 90% of the tokens it rewrites, or for the cache to expire.
+ * 4. a safety-net window at 75% of the model's context window (whole tool rounds removed).
+ * All of it applied cache-aware: a trim inside the cached prefix waits for a free moment
+ * (cache cold anyway) or for a batch whose saving over the expected warm calls pays for
+ * the rewrite (cache/break-even.ts).
  */
 export const DEFAULT_SPEC = ['supersede-stale-reads', 'tool-pruning', 'summarize-tool-results', 'atomic-window'];
 /**
- * Parameters chosen leave-one-session-out (`npm run bench`, section "Default parameters"):
- * window budget 40k, low-water 0.3, batch threshold 0.9 (CACHE_AWARE_DEFAULTS) and
- * keepRecentTurns 2 (SUMMARIZE_DEFAULTS) is the point chosen on the other sessions in 6
- * of the 9 folds; the three long sessions, held out, each pick a different neighbour.
- * The landscape is flat (the best 5 of 36 points within 0.9 points of cost), so the
- * fold-stable point is preferred over any single-fold optimum. Low-water 0.3 (was 0.5):
- * a deeper cut when the window overflows means fewer cache rewrites per session.
+ * Options of `default` that differ from each strategy's own defaults. The parameters left
+ * (keepRecentTurns, the prior weight of the expected warm calls, tool-pruning's digest) are
+ * chosen leave-one-session-out (`npm run bench`, section "Default parameters").
  */
 export const DEFAULT_OPTIONS: Record<string, Record<string, unknown>> = {
-  'tool-pruning': { digest: true },
-  'atomic-window': { maxTokens: 40_000, lowWater: 0.3, digest: true },
+  'tool-pruning': { digest: true, digestRefs: 80 },
+  'summarize-tool-results': { keepTurns: 1 },
 };
 
 export function strategyNames(): string[] {

@@ -3,9 +3,11 @@
  * answer (text); the tool calls, results and thinking in between are hidden. The
  * current turn stays complete, so a single-turn session is unchanged. Messages with
  * a pinned block keep their whole tool round (pins win, and pairs are never split).
+ * The user's own words inside a turn (reminders and hook output beside tool results, an
+ * interruption) stay verbatim: only the tool results of such a message are pruned.
  * Incremental: each turn is pruned once, when the next prompt arrives.
  */
-import { buildDigest } from './digest';
+import { buildDigest, DIGEST_DEFAULTS } from './digest';
 import type { ToolRound } from './message-index';
 import type { Strategy, StrategyContext, StrategyDoc, Trigger } from './types';
 
@@ -15,20 +17,26 @@ export interface ToolPruningOptions {
    * the reference ids its tool results mentioned) instead of hiding them without a trace.
    */
   digest: boolean;
+  /** Most reference ids a digest lists (the most recent). */
+  digestRefs: number;
   trigger: Trigger;
 }
 
-export const TOOL_PRUNING_DEFAULTS: ToolPruningOptions = { digest: false, trigger: { kind: 'always' } };
+export const TOOL_PRUNING_DEFAULTS: ToolPruningOptions = { digest: false, digestRefs: DIGEST_DEFAULTS.maxRefs, trigger: { kind: 'always' } };
 
 export const TOOL_PRUNING_DOC: StrategyDoc = {
   name: 'tool-pruning',
   summary: 'Prior user turns keep only the prompt and the final answer; the current turn keeps everything.',
-  options: [{ name: 'digest', type: 'boolean', default: false, description: 'leave a note with the reference ids of the hidden steps' }],
+  options: [
+    { name: 'digest', type: 'boolean', default: false, description: 'leave a note with the reference ids of the hidden steps' },
+    { name: 'digestRefs', type: 'number', default: DIGEST_DEFAULTS.maxRefs, description: 'most reference ids a note lists (the most recent)' },
+  ],
 };
 
 export class ToolPruning implements Strategy {
   readonly name = 'tool-pruning';
   readonly trigger: Trigger;
+  readonly prunesClosedTurns = true;
   /** Index into ctx.index.prompts of the next turn to prune. */
   private nextTurn = 0;
 
@@ -52,7 +60,7 @@ export class ToolPruning implements Strategy {
     for (let p = end - 1; p > start; p--) if (session.messages[p].role === 'assistant') { final = p; break; }
     const keep = this.protectedPositions(ctx, start, end);
     const last = final > 0 ? final - 1 : end - 1;
-    if (this.o.digest && keep.size === 0 && last > start) {
+    if (this.o.digest && keep.size === 0 && last > start && !session.hasProtectedIn(start + 1, last)) {
       this.digestRange(ctx, start + 1, last);
       if (final > 0) this.pruneFinalExtras(ctx, final);
       return;
@@ -73,7 +81,16 @@ export class ToolPruning implements Strategy {
         continue;
       }
       if (ctx.isPending(m.id) || tokens === 0) continue;
-      this.prune(ctx, m.id, p, tokens, `intermediate step of the prior turn that began at message ${start}`);
+      const why = `intermediate step of the prior turn that began at message ${start}`;
+      if (m.role === 'user' && m.blocks.some((b) => session.protectedReason(b.id))) {
+        // The user's words stay; the tool results beside them go.
+        for (const b of m.blocks) {
+          if (session.protectedReason(b.id) || ctx.isPending(b.id) || session.overlaysOnBlock(b.id).length) continue;
+          this.prune(ctx, m.id, p, ctx.tokens.block(b.param).tokens, why, b.id);
+        }
+        continue;
+      }
+      this.prune(ctx, m.id, p, tokens, why);
     }
   }
 
@@ -100,7 +117,7 @@ export class ToolPruning implements Strategy {
     if (session.activeSummaryAt(from)) return;
     const before = ctx.index.rangeTokens(from, to + 1);
     if (before === 0) return;
-    const text = buildDigest(session, from, to, `${to - from + 1} intermediate messages of a prior turn omitted`);
+    const text = buildDigest(session, from, to, `${to - from + 1} intermediate messages of a prior turn omitted`, { ...DIGEST_DEFAULTS, maxRefs: this.o.digestRefs });
     const after = ctx.tokens.text(text).tokens;
     if (after >= before) return;
     ctx.propose({

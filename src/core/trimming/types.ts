@@ -59,6 +59,11 @@ export interface StrategyContext {
 export interface Strategy {
   readonly name: string;
   readonly trigger: Trigger;
+  /**
+   * This strategy removes a turn's intermediate steps once the turn is closed (tool-pruning): a
+   * saving on the current turn's content then lasts only for the rest of its loop.
+   */
+  readonly prunesClosedTurns?: boolean;
   /** Incremental: called once per model call; must only look at what is new since its last run. */
   run(ctx: StrategyContext): void;
 }

@@ -45,7 +45,7 @@ describe('cache-aware application', () => {
     h.run(1000);
     const old = s.resolveMessage(2).blocks[0];
     expect(old.state).toBe('trimmed');
-    expect(h.decisions.about(old.block.id).at(-1)?.reason).toMatch(/batch of 1: saves/);
+    expect(h.decisions.about(old.block.id).at(-1)?.reason).toMatch(/batch of 1 saves \d+ tokens\/call, rewrites \d+ cached tokens .*→ pays/);
   });
 
   it('applies at once when the target is after the cached prefix', () => {
@@ -58,5 +58,32 @@ describe('cache-aware application', () => {
     h.run(1000);
     expect(s.resolveMessage(2).blocks[0].state).toBe('trimmed');
     expect(h.decisions.about(s.resolveMessage(2).blocks[0].block.id).at(-1)?.reason).toMatch(/after the cached prefix/);
+  });
+});
+
+describe('free moments follow the TTL in use and what the caller knows', () => {
+  it('six idle minutes expire a 5-minute cache but not a 1-hour one', () => {
+    const five = setup(1000, 30);
+    round(five.s, [{ name: 'Read', input: { file_path: 'a.ts' }, result: filler(300) }]);
+    five.h.run(6 * 60_000);
+    expect(five.s.resolveMessage(2).blocks[0].state).toBe('trimmed');
+
+    const hour = setup(1000, 30);
+    hour.h.ttl = '1h';
+    round(hour.s, [{ name: 'Read', input: { file_path: 'a.ts' }, result: filler(300) }]);
+    hour.h.run(6 * 60_000);
+    const old = hour.s.resolveMessage(2).blocks[0];
+    expect(old.state).toBe('verbatim');
+    expect(hour.h.decisions.about(old.block.id).at(-1)?.action).toBe('defer');
+  });
+
+  it('a range the caller knows is cold (e.g. the client changed its system prompt) is free', () => {
+    const { s, h } = setup(1000, 30);
+    round(s, [{ name: 'Read', input: { file_path: 'a.ts' }, result: filler(300) }]);
+    h.cache = { ...h.cache, coldFrom: { position: 0, why: 'the client changed its system prompt' } };
+    h.run(1000);
+    const old = s.resolveMessage(2).blocks[0];
+    expect(old.state).toBe('trimmed');
+    expect(h.decisions.about(old.block.id).at(-1)?.reason).toMatch(/free moment: the client changed its system prompt/);
   });
 });

@@ -24,6 +24,8 @@ export class Harness {
   call = 0;
   cache: CacheState = { cachedUpTo: 0 };
   now = 0;
+  /** TTL of the breakpoints the requests would carry. */
+  ttl: '5m' | '1h' = '5m';
   constructor(
     readonly session: Session,
     readonly pipeline: Pipeline,
@@ -44,7 +46,7 @@ export class Harness {
       upTo: this.session.messages.length,
       contextWindow: this.contextWindow,
       now: this.now,
-      cache: this.cache,
+      cache: { ...this.cache, ttl: this.ttl },
     });
     this.cache = { cachedUpTo: this.session.messages.length, lastCallAt: this.now };
     return r;

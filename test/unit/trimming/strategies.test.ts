@@ -85,16 +85,44 @@ describe('tool-pruning', () => {
 });
 
 describe('atomic-window', () => {
-  it('cuts at a valid start, never splits pairs, replaces the range by one note', () => {
+  it('removes the oldest whole tool rounds, never splits pairs, keeps the user\'s words and the task', () => {
     const s = new Session();
-    s.append('user', 'task');
-    for (let i = 0; i < 20; i++) round(s, [{ name: 'Read', input: { file_path: `f${i}` }, result: big(`r${i}`) }, { name: 'Read', input: { file_path: `g${i}` }, result: big(`q${i}`) }]);
+    s.append('user', [{ type: 'text', text: '<system-reminder>\nCLAUDE.md: run the tests.\n</system-reminder>' }, { type: 'text', text: 'task' }]);
+    for (let i = 0; i < 20; i++) {
+      round(s, [{ name: 'Read', input: { file_path: `f${i}` }, result: big(`r${i}`) }, { name: 'Read', input: { file_path: `g${i}` }, result: big(`q${i}`) }]);
+      // A hook's output beside the results: the user's words, never removed.
+      if (i === 3) s.append('user', [{ type: 'text', text: 'hook: lint passed' }]);
+    }
     const h = new Harness(s, createPipeline('atomic-window', { strategies: { 'atomic-window': { maxTokens: 4000 } }, cacheAware: { enabled: false } }));
     h.run();
-    const firstSent = s.messages.findIndex((_, p) => s.resolveMessage(p).blocks.some((b) => b.state !== 'summarized'));
-    expect(firstSent).toBeGreaterThan(0);
-    expect(s.messages[firstSent].role).toBe('assistant');
-    expect(s.resolveMessage(0).summaryStart?.text).toMatch(/earlier messages .* omitted/);
+    expect(s.resolveMessage(0).blocks.map((b) => b.state)).toEqual(['verbatim', 'verbatim']);
+    const hook = s.messages.findIndex((m) => m.blocks.some((b) => b.param.type === 'text' && b.param.text === 'hook: lint passed'));
+    expect(s.resolveMessage(hook).blocks[0].state).toBe('verbatim');
+    // Whole rounds: a pruned tool_use always has its result pruned, a kept one its result kept.
+    for (let p = 1; p < s.messages.length; p++) {
+      const m = s.messages[p];
+      if (m.role !== 'assistant') continue;
+      const used = s.resolveMessage(p).blocks[0].state;
+      const result = s.resolveMessage(p + 1).blocks[0].state;
+      expect(result).toBe(used);
+    }
+    expect(s.resolveMessage(1).blocks[0].state).toBe('pruned');
     expect(h.index.rangeTokens(0, s.messages.length)).toBeLessThanOrEqual(4000);
+  });
+
+  it('by default its budget is 75% of the model\'s context window: a history under it is left alone', () => {
+    const s = new Session();
+    s.append('user', 'task');
+    for (let i = 0; i < 20; i++) round(s, [{ name: 'Read', input: { file_path: `f${i}` }, result: big(`r${i}`) }]);
+    const probe = new Harness(s, createPipeline('none'));
+    probe.index.update();
+    const tokens = probe.index.rangeTokens(0, s.messages.length);
+    expect(tokens).toBeGreaterThan(1000);
+    const under = new Harness(s, createPipeline('atomic-window', { cacheAware: { enabled: false } }), Math.ceil(tokens / 0.75) + 10);
+    under.run();
+    expect(under.states().filter((x) => x !== 'verbatim')).toEqual([]);
+    const over = new Harness(s, createPipeline('atomic-window', { cacheAware: { enabled: false } }), Math.floor(tokens / 0.75) - 10);
+    over.run();
+    expect(over.states()).toContain('pruned');
   });
 });

@@ -1,0 +1,81 @@
+/**
+ * The user's own words are not ours to trim (DESIGN.md). A block is protected when it is
+ * a text block of a user message (typed prompts, the client's `<system-reminder>` blocks
+ * with CLAUDE.md, environment and skills, hook output, interruptions), or any block of the
+ * first user message of the log or of a compact boundary (the task and the client's
+ * injected context, whole). Tool results are not user text.
+ *
+ * No automatic strategy may drop, trim or summarize a protected block: the session ignores
+ * such overlays on it (and a summary over a range holding one is inactive), so the block
+ * reaches the model verbatim whatever a strategy proposed. The exceptions are overlays the
+ * user made (an explicit action), LLM history compression the user started (it says so in
+ * its summary), and the anchors that reproduce other products' behaviour for comparison.
+ */
+import type { Author } from './overlay';
+import type { LogBlock, LogMessage } from './types';
+
+/** LLM history compression: started by the user, may summarize their words and says so. */
+export const USER_STARTED_COMPRESSION = ['whole-history', 'last-n-messages', 'chunked', 'retrieve-facts'] as const;
+/** Other products' behaviour, reproduced faithfully for comparison (bench, report), never a default. */
+export const ANCHOR_STRATEGIES = ['anthropic-clear-tool-uses', 'opencode-prune', 'openai-tool-output-trimmer', 'strands-window'] as const;
+
+const EXEMPT = new Set<string>([...USER_STARTED_COMPRESSION, ...ANCHOR_STRATEGIES].map((n) => `strategy:${n}`));
+
+/** Whether overlays by this author may change protected user text. */
+export function mayChangeUserText(author: Author): boolean {
+  return author === 'user' || EXEMPT.has(author);
+}
+
+export const PROTECTED_REASON = {
+  text: "user text: the user's own words (prompt, system-reminder, hook output) reach the model verbatim under every automatic strategy",
+  first: 'first user message: the task and the context the client injected reach the model whole',
+} as const;
+
+/** Why a block of a message is protected, or undefined. `firstUser`: the message opens the log or an epoch. */
+export function protectedReason(message: LogMessage, block: LogBlock, firstUser: boolean): string | undefined {
+  if (message.role !== 'user' || block.kind === 'tool_result') return undefined;
+  // Blank text is never sent (the API refuses it): nothing to keep.
+  if (block.param.type === 'text' && !block.param.text.trim()) return undefined;
+  if (firstUser) return PROTECTED_REASON.first;
+  return block.kind === 'text' ? PROTECTED_REASON.text : undefined;
+}
+
+/**
+ * Positions of messages that hold a protected block, ascending (appended in log order), so a
+ * range check is a binary search: O(log n), not O(range).
+ */
+export class ProtectedIndex {
+  private readonly positions: number[] = [];
+  private readonly reasons = new Map<string, string>();
+  private sawUser = false;
+
+  /** Called for each appended message, in log order. */
+  add(message: LogMessage, position: number): void {
+    const first = message.role === 'user' && (!this.sawUser || message.meta.compactBoundary === true);
+    if (message.role === 'user') this.sawUser = true;
+    let any = false;
+    for (const b of message.blocks) {
+      const why = protectedReason(message, b, first);
+      if (!why) continue;
+      this.reasons.set(b.id, why);
+      any = true;
+    }
+    if (any) this.positions.push(position);
+  }
+
+  reasonOf(blockId: string): string | undefined {
+    return this.reasons.get(blockId);
+  }
+
+  /** Whether any message in [from, to] (positions, inclusive) holds a protected block. */
+  inRange(from: number, to: number): boolean {
+    let lo = 0;
+    let hi = this.positions.length;
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      if (this.positions[mid] < from) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo < this.positions.length && this.positions[lo] <= to;
+  }
+}
