@@ -128,7 +128,7 @@ function play(steps: Step[], spec: string, cfg: PipelineConfig, modelId: string,
         s.addOverlay({ ...base, kind: 'pin', blockId: b.id });
       } else if (st.op === 'unpin') {
         for (const o of s.overlaysOnBlock(b.id)) if (o.kind === 'pin') s.removeOverlay(o.id);
-      } else if (st.op === 'trim' && (b.kind === 'tool_result' || (b.kind === 'text' && !(userText && s.protectedReason(b.id))))) {
+      } else if (st.op === 'trim' && (b.kind === 'tool_result' || (b.kind === 'text' && !(userText && s.userText.reasonOf(b.id))))) {
         s.addOverlay({ ...base, kind: 'trim', blockId: b.id, text: st.own.trim() || '[trimmed by user]' });
       } else if (st.op === 'restore') {
         s.restore(b.id, 'user');

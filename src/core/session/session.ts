@@ -61,7 +61,7 @@ export class Session {
   /** Pin overlays by id: summaries check pins in their range in O(pins), not O(overlays). */
   private readonly pins = new Map<string, PinOverlay>();
   /** The user's own words: blocks no automatic strategy may change (user-text.ts). */
-  private readonly userText = new ProtectedIndex();
+  readonly userText = new ProtectedIndex();
 
   constructor(init: SessionInit = {}) {
     this.system = init.system;
@@ -142,16 +142,6 @@ export class Session {
   revision(messageId: string): number {
     return this.revisions.get(messageId) ?? 0;
   }
-  /** Why a block is protected user text (no automatic strategy may change it), or undefined. */
-  protectedReason(blockId: string): string | undefined {
-    return this.userText.reasonOf(blockId);
-  }
-
-  /** Whether messages [from, to] hold protected user text (a strategy's summary over them would be inactive). */
-  hasProtectedIn(from: number, to: number): boolean {
-    return this.userText.inRange(from, to);
-  }
-
   isUserRestored(blockId: string): boolean {
     return this.userRestored.has(blockId);
   }

@@ -140,7 +140,7 @@ export class AtomicWindow implements Strategy {
     const m = session.messages[p];
     if (m.role === 'assistant') return { tokens: ctx.messageTokens(p) };
     const keepsUserText = !mayChangeUserText(`strategy:${this.name}`);
-    const blocks = m.blocks.filter((b) => !keepsUserText || !session.protectedReason(b.id)).map((b) => b.id);
+    const blocks = m.blocks.filter((b) => !keepsUserText || !session.userText.reasonOf(b.id)).map((b) => b.id);
     if (blocks.length === m.blocks.length) return { tokens: ctx.messageTokens(p) };
     let tokens = 0;
     for (const id of blocks) if (!session.overlaysOnBlock(id).length) tokens += ctx.tokens.block(session.block(id)!.param).tokens;

@@ -60,7 +60,7 @@ export class ToolPruning implements Strategy {
     for (let p = end - 1; p > start; p--) if (session.messages[p].role === 'assistant') { final = p; break; }
     const keep = this.protectedPositions(ctx, start, end);
     const last = final > 0 ? final - 1 : end - 1;
-    if (this.o.digest && keep.size === 0 && last > start && !session.hasProtectedIn(start + 1, last)) {
+    if (this.o.digest && keep.size === 0 && last > start && !session.userText.inRange(start + 1, last)) {
       this.digestRange(ctx, start + 1, last);
       if (final > 0) this.pruneFinalExtras(ctx, final);
       return;
@@ -82,10 +82,10 @@ export class ToolPruning implements Strategy {
       }
       if (ctx.isPending(m.id) || tokens === 0) continue;
       const why = `intermediate step of the prior turn that began at message ${start}`;
-      if (m.role === 'user' && m.blocks.some((b) => session.protectedReason(b.id))) {
+      if (m.role === 'user' && m.blocks.some((b) => session.userText.reasonOf(b.id))) {
         // The user's words stay; the tool results beside them go.
         for (const b of m.blocks) {
-          if (session.protectedReason(b.id) || ctx.isPending(b.id) || session.overlaysOnBlock(b.id).length) continue;
+          if (session.userText.reasonOf(b.id) || ctx.isPending(b.id) || session.overlaysOnBlock(b.id).length) continue;
           this.prune(ctx, m.id, p, ctx.tokens.block(b.param).tokens, why, b.id);
         }
         continue;

@@ -18,9 +18,9 @@ describe("the user's words are protected from automatic strategies", () => {
     const s = ccSession();
     round(s, [{ name: 'Read', input: { file_path: 'a.ts' }, result: 'x'.repeat(500) }]);
     s.append('user', [{ type: 'text', text: 'hook: formatted 3 files' }]);
-    for (const b of s.messages[0].blocks) expect(s.protectedReason(b.id)).toMatch(/first user message/);
-    expect(s.protectedReason(s.messages[2].blocks[0].id)).toBeUndefined();
-    expect(s.protectedReason(s.messages[3].blocks[0].id)).toMatch(/user text/);
+    for (const b of s.messages[0].blocks) expect(s.userText.reasonOf(b.id)).toMatch(/first user message/);
+    expect(s.userText.reasonOf(s.messages[2].blocks[0].id)).toBeUndefined();
+    expect(s.userText.reasonOf(s.messages[3].blocks[0].id)).toMatch(/user text/);
   });
 
   it('ignores a strategy prune or trim on user text, and a strategy summary over it is inactive', () => {
