@@ -4,6 +4,7 @@
  * strategy's state carried from call to call. The session grows as it did live.
  */
 import { Session } from '../session/session';
+import type { CacheTtl } from '../request/types';
 import type { CallRecord, ImportedSession } from '../session/types';
 import { ContextEngine, type EngineOptions, type PreparedCall } from './context-engine';
 
@@ -25,6 +26,15 @@ export function emptySessionFor(imp: ImportedSession): Session {
   return new Session({ system: imp.system, tools: imp.tools, model: imp.model });
 }
 
+/** The TTL a recorded call's cache writes used: 1h when any write was a 1-hour one, 5m when only 5-minute ones; else unknown. */
+export function recordedTtl(call: CallRecord): CacheTtl | undefined {
+  const split = call.usage?.cache_creation;
+  if (!split) return undefined;
+  if ((split.ephemeral_1h_input_tokens ?? 0) > 0) return '1h';
+  if ((split.ephemeral_5m_input_tokens ?? 0) > 0) return '5m';
+  return undefined;
+}
+
 export function* replay(imp: ImportedSession, opts: ReplayOptions = {}): Generator<ReplayStep, ContextEngine> {
   const session = emptySessionFor(imp);
   const engine = new ContextEngine(session, { model: imp.model ?? imp.calls.find((c) => c.model)?.model, ...opts });
@@ -35,6 +45,9 @@ export function* replay(imp: ImportedSession, opts: ReplayOptions = {}): Generat
     const t = call.timestamp ? Date.parse(call.timestamp) : NaN;
     now = Number.isFinite(t) ? t : now + 1000;
     session.recordCall({ at: call.at, epochStart: call.epochStart, apiMessageId: call.apiMessageId, model: call.model, timestamp: call.timestamp, usage: call.usage });
+    // The client's breakpoints are not in the transcript, but their TTL shows in the usage: follow it.
+    const ttl = recordedTtl(call);
+    if (ttl && opts.ttl === undefined) engine.ttl = ttl;
     const prepared = engine.prepare({ callIndex: call.index, upTo: call.at, epochStart: call.epochStart, now });
     if (call.usage && opts.calibrate !== false) engine.observeUsage(call.usage, call.at, call.epochStart, true);
     yield { call, prepared, now, engine };

@@ -63,6 +63,13 @@ export function usageOf(v: unknown): CallUsage | undefined {
   const u: CallUsage = { input_tokens: v.input_tokens, output_tokens: v.output_tokens };
   if (typeof v.cache_creation_input_tokens === 'number') u.cache_creation_input_tokens = v.cache_creation_input_tokens;
   if (typeof v.cache_read_input_tokens === 'number') u.cache_read_input_tokens = v.cache_read_input_tokens;
+  const split = v.cache_creation;
+  if (isRecord(split) && (typeof split.ephemeral_5m_input_tokens === 'number' || typeof split.ephemeral_1h_input_tokens === 'number')) {
+    u.cache_creation = {
+      ...(typeof split.ephemeral_5m_input_tokens === 'number' ? { ephemeral_5m_input_tokens: split.ephemeral_5m_input_tokens } : {}),
+      ...(typeof split.ephemeral_1h_input_tokens === 'number' ? { ephemeral_1h_input_tokens: split.ephemeral_1h_input_tokens } : {}),
+    };
+  }
   return u;
 }
 

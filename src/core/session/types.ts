@@ -21,6 +21,8 @@ export interface CallUsage {
   output_tokens: number;
   cache_creation_input_tokens?: number | null;
   cache_read_input_tokens?: number | null;
+  /** Cache writes by TTL, when the API reported the split (Claude Code ≥ 2.1.29 writes mostly 1-hour). */
+  cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number } | null;
 }
 
 /** Total input of a call: everything before the response, cached or not. */

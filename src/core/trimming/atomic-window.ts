@@ -143,7 +143,7 @@ export class AtomicWindow implements Strategy {
     const blocks = m.blocks.filter((b) => !keepsUserText || !session.userText.reasonOf(b.id)).map((b) => b.id);
     if (blocks.length === m.blocks.length) return { tokens: ctx.messageTokens(p) };
     let tokens = 0;
-    for (const id of blocks) if (!session.overlaysOnBlock(id).length) tokens += ctx.tokens.block(session.block(id)!.param).tokens;
+    for (const id of blocks) if (!session.overlaysOnBlock(id).some((o) => o.kind === 'prune')) tokens += ctx.tokens.block(session.block(id)!.param).tokens;
     return { tokens, blocks };
   }
 
@@ -175,7 +175,7 @@ export class AtomicWindow implements Strategy {
         continue;
       }
       for (const id of r.blocks) {
-        if (ctx.isPending(id) || session.overlaysOnBlock(id).length) continue;
+        if (session.overlaysOnBlock(id).some((o) => o.kind === 'prune')) continue;
         const t = ctx.tokens.block(session.block(id)!.param).tokens;
         ctx.propose({ position: p, saved: t, urgent: overTokens, onApplied: done, overlay: { kind: 'prune', messageId: m.id, blockId: id, author, reason: why, callIndex: ctx.callIndex, tokensBefore: t, tokensAfter: 0 } });
       }

@@ -85,7 +85,8 @@ export class ToolPruning implements Strategy {
       if (m.role === 'user' && m.blocks.some((b) => session.userText.reasonOf(b.id))) {
         // The user's words stay; the tool results beside them go.
         for (const b of m.blocks) {
-          if (session.userText.reasonOf(b.id) || ctx.isPending(b.id) || session.overlaysOnBlock(b.id).length) continue;
+          // A result another strategy trimmed (or is about to) goes too, as its call goes: only the user's words stay.
+          if (session.userText.reasonOf(b.id) || session.overlaysOnBlock(b.id).some((o) => o.kind === 'prune')) continue;
           this.prune(ctx, m.id, p, ctx.tokens.block(b.param).tokens, why, b.id);
         }
         continue;

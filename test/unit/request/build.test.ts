@@ -81,7 +81,8 @@ describe('RequestBuilder round trip', () => {
 
   it('emits the summary when the window starts inside its range', () => {
     const s = sessionOf([['user', 'a'], ['assistant', 'b'], ['user', 'c'], ['assistant', 'd'], ['user', 'e']]);
-    s.addOverlay({ ...common, kind: 'summary', fromMessageId: 'm0', toMessageId: 'm2', text: 'S' });
+    // By the user: a strategy's summary over the user's words would be inactive (session/user-text.ts).
+    s.addOverlay({ ...common, author: 'user', kind: 'summary', fromMessageId: 'm0', toMessageId: 'm2', text: 'S' });
     const r = build(s, { from: 1 });
     expect(r.body.messages.map((m) => m.content)).toEqual([[text('<summary>\nS\n</summary>')], [text('d')], [text('e')]]);
   });
@@ -290,12 +291,13 @@ describe('RequestBuilder repairs', () => {
 
   it('thinking stays first when a merge puts other blocks in front of the latest turn', () => {
     const s = sessionOf([['user', 'go'], ['assistant', 'one'], ['user', 'pruned'], ['assistant', [thinking('t'), text('two')]], ['user', 'ok']]);
-    s.addOverlay({ ...common, kind: 'prune', messageId: 'm2' });
+    // Pruned by the user: a strategy may not prune the user's words.
+    s.addOverlay({ ...common, author: 'user', kind: 'prune', messageId: 'm2' });
     const r = build(s);
     expect(r.body.messages[1].content).toEqual([thinking('t'), text('one'), text('two')]);
     expect(rules(r)).toEqual(['merge-same-role', 'latest-thinking-first']);
     const s2 = sessionOf([['user', 'go'], ['assistant', 'one'], ['user', 'pruned'], ['assistant', [thinking('t'), text('two')]], ['user', 'ok'], ['assistant', 'three'], ['user', 'end']]);
-    s2.addOverlay({ ...common, kind: 'prune', messageId: 'm2' });
+    s2.addOverlay({ ...common, author: 'user', kind: 'prune', messageId: 'm2' });
     const r2 = build(s2);
     expect(r2.body.messages[1].content).toEqual([text('one'), text('two')]);
     expect(rules(r2)).toEqual(['merge-same-role', 'older-thinking-dropped']);
