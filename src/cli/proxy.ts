@@ -60,6 +60,7 @@ export async function runProxy(args: string[]): Promise<number> {
     config,
     journalDir,
     log: values.verbose ? (line) => process.stderr.write(`${line}\n`) : undefined,
+    warn: (line) => process.stderr.write(`${line}\n`),
   });
   process.stdout.write(`Trimline proxy: ${proxy.url}\n`);
   await new Promise<void>((resolve) => {

@@ -40,6 +40,8 @@ export interface ProxyOptions {
   /** Package root for the inspector's assets (default: found from this file). */
   readonly root?: string;
   readonly log?: (line: string) => void;
+  /** Problems to show even without `log` (journal write errors); default: `log`. */
+  readonly warn?: (line: string) => void;
   /** A proxied session changed (a call, its usage, a user action): hosts refresh their views. */
   readonly onChange?: () => void;
 }
@@ -91,7 +93,7 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
       inspector.server?.broadcast();
     }, BROADCAST_MS);
   };
-  const engine = new ProxyEngine({ strategy: o.strategy ?? 'none', config: o.config, journalDir: o.journalDir, onChange: schedule, log: o.log });
+  const engine = new ProxyEngine({ strategy: o.strategy ?? 'none', config: o.config, journalDir: o.journalDir, onChange: schedule, log: o.log, warn: o.warn });
   // Token counts the request path estimated from characters are made exact while idle: one
   // small step per event-loop turn, so requests and relayed streams interleave with it.
   let refining = false;
