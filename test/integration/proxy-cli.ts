@@ -18,9 +18,10 @@ export interface CliProxy {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-export function startCliProxy(args: readonly string[]): Promise<CliProxy> {
+/** Start the proxy of the built CLI at `cli` (default: this checkout's dist/cli.js) with `args`. */
+export function startCliProxy(args: readonly string[], cli: string = CLI): Promise<CliProxy> {
   return new Promise((ok, fail) => {
-    const child = spawn(process.execPath, [CLI, 'proxy', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cli, 'proxy', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
@@ -60,7 +61,7 @@ export async function postMessages(url: string, sessionKey: string, body: unknow
   const res = await fetch(`${url}/v1/messages`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-probe', 'anthropic-version': '2023-06-01', 'x-claude-code-session-id': sessionKey },
-    body: JSON.stringify(body),
+    body: typeof body === 'string' ? body : JSON.stringify(body),
     signal: AbortSignal.timeout(timeoutMs),
   });
   return { status: res.status, text: await res.text() };
