@@ -61,7 +61,8 @@ describe('probe: journals of the proxy CLI', () => {
       { role: 'assistant', content: 'read.' },
       { role: 'user', content: 'a short note to keep' },
     ];
-    const first = await proxy(['--strategy', 'default', '--journal', dir]);
+    // Observe-only `none` (the CLI's default): the restored trim must apply to the first request after the restart.
+    const first = await proxy(['--strategy', 'none', '--journal', dir]);
     expect((await postMessages(first.url, 'probe-str', request(history))).status).toBe(200);
     const trim = await inspectorRequest(first.url, { type: 'request', id: 1, request: { op: 'trim', blockId: 'probe-str.m0.0', text: 'trimmed by the user' } });
     const pin = await inspectorRequest(first.url, { type: 'request', id: 2, request: { op: 'pin', blockId: 'probe-str.m2.0' } });
@@ -70,7 +71,7 @@ describe('probe: journals of the proxy CLI', () => {
     for (const f of ['proxy-probe-str.jsonl', 'proxy-probe-str.jsonl.lock']) expect(fs.statSync(path.join(dir, f)).mode & 0o777, f).toBe(0o600);
     await first.stop('SIGKILL');
 
-    const second = await proxy(['--strategy', 'default', '--journal', dir]);
+    const second = await proxy(['--strategy', 'none', '--journal', dir]);
     server.reset();
     const r = await postMessages(second.url, 'probe-str', request([...history, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'again' }]));
     expect(r.status).toBe(200);

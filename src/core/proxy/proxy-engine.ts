@@ -147,6 +147,22 @@ export class ProxyEngine {
     return this.withOverlays.size > 0;
   }
 
+  /**
+   * Whether a request with these headers may continue a session an earlier run kept (a restart)
+   * or that was released (beyond MAX_LIVE_SESSIONS) and is not live now: its journal may hold
+   * the user's pins and trims, which must apply to this very request, so observe-only `none`
+   * reads it whole and runs the engine first.
+   */
+  mayRestore(headers: Headers): boolean {
+    const key = this.o.journalDir === undefined ? undefined : sessionKeyOf(headers, {});
+    if (key === undefined || this.sessions.all().some((e) => e.key === key)) return false;
+    try {
+      return existsSync(journalPath(this.o.journalDir!, journalId(key)));
+    } catch {
+      return false;
+    }
+  }
+
   /** The session the inspector follows: the most recently active. */
   active(): SessionState | undefined {
     const e = this.sessions.latest();

@@ -182,8 +182,3 @@ export function releaseLock(lock: string): void {
   held.delete(lock);
   removeIf(lock, { pid: process.pid, token: mine.token });
 }
-
-/** How many holders this process has on `lock` (0: not held). */
-export function lockHolders(lock: string): number {
-  return held.get(lock)?.count ?? 0;
-}

@@ -124,11 +124,12 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
   const messages = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     // Observe-only sends the client's bytes: they stream upstream as they arrive, and the call
     // is recorded once the body is in. Once the user pinned or trimmed something in a proxied
-    // session, requests go through the engine so that applies to the next call.
-    if (engine.strategy === 'none' && !engine.hasOverlays()) return observe(req, res);
+    // session (or a journaled session that is not live may come back), requests go through the
+    // engine so that applies to the next call.
+    const sessionHeader = req.headers[SESSION_HEADER];
+    if (engine.strategy === 'none' && !engine.hasOverlays() && !engine.mayRestore({ [SESSION_HEADER]: sessionHeader })) return observe(req, res);
     const raw = await readAll(req);
     if (raw.length > MAX_MESSAGES_BODY_BYTES) return forward(req, res, { upstream, body: raw });
-    const sessionHeader = req.headers[SESSION_HEADER];
     const now = Date.now();
     const f = engine.onRequest(raw, { [SESSION_HEADER]: sessionHeader }, now);
     const recorder = new ResponseRecorder();
