@@ -190,7 +190,12 @@ export class ProxySessions {
     session ??= new Session({ system: input.system, tools: input.tools ? [...input.tools] : undefined, model: input.model });
     const entry: ProxiedSession = { id, key: input.key, epoch, session, digests: known, lastSeen: input.now };
     this.entries.push(entry);
-    if (this.entries.length > MAX_LIVE_SESSIONS) this.evict(this.entries.reduce((a, b) => (a.lastSeen <= b.lastSeen ? a : b)));
+    if (this.entries.length > MAX_LIVE_SESSIONS) {
+      // The least recently seen other than the one being made (a clock that went back must not evict it).
+      let oldest = this.entries[0];
+      for (const e of this.entries) if (e !== entry && (oldest === entry || e.lastSeen < oldest.lastSeen)) oldest = e;
+      this.evict(oldest);
+    }
     return entry;
   }
 

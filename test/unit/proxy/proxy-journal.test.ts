@@ -134,4 +134,16 @@ describe('a proxy meeting many sessions', () => {
     expect(fdsUnder(dir)).toBe(0);
     expect(fs.readdirSync(dir).filter((f) => f.endsWith('.lock'))).toEqual([]);
   });
+
+  it('engine state follows the registry exactly, even for a request whose clock is behind the others', () => {
+    const engine = new ProxyEngine({ strategy: 'none' });
+    for (let i = 0; i < MAX_LIVE_SESSIONS; i++) engine.onRequest(body([{ role: 'user', content: `s ${i}` }]), key(`k-${i}`), 1000 + i);
+    engine.onRequest(body([{ role: 'user', content: 'late clock' }]), key('late'), 5);
+    expect(engine.sessions.byId('late')).toBeDefined();
+    expect(engine.state('late')).toBeDefined();
+    expect(engine.state('k-0')).toBeUndefined();
+    expect(engine.liveSessions).toBe(MAX_LIVE_SESSIONS);
+    expect(engine.sessions.all().every((e) => engine.state(e.id) !== undefined)).toBe(true);
+    engine.close();
+  });
 });
