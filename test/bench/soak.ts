@@ -8,12 +8,15 @@
  * Reported at the start (after the first cohort) and at the end: the proxy's resident memory,
  * open descriptors and lock files, and the added latency per call (p50/p99 of proxy minus
  * direct, the same body to both, alternating) over the last 25 turns of the first and of the
- * last cohort. Bounded: a fixed number of calls, each with a timeout, and a deadline for the
- * whole run after which it stops and reports what it has.
+ * last cohort. Then the same cohorts through a ProxyEngine in this process, the heap measured
+ * after a forced GC (RSS alone follows the collector's moods). Bounded: a fixed number of
+ * calls, each with a timeout, and a deadline for the whole run after which it stops and
+ * reports what it has.
  */
 import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { ProxyEngine } from '../../src/core/proxy/proxy-engine';
 import { fdCount, postMessages, rssMB, startCliProxy } from '../integration/proxy-cli';
 import { spawnUrl } from './proxy-bench';
 
@@ -49,6 +52,17 @@ export interface SoakWindow {
   addedP99: number;
 }
 
+/** The engine alone, in this process: heap after a full GC once every cohort is done. */
+export interface HeapSample {
+  sessions: number;
+  calls: number;
+  liveSessions: number;
+  heapMB: number;
+}
+
+/** Turns per session of the in-process heap run (fewer than the HTTP run's: it is about state, not latency). */
+const HEAP_TURNS = 20;
+
 export interface SoakResult {
   strategy: string;
   calls: number;
@@ -57,6 +71,8 @@ export interface SoakResult {
   failures: number;
   samples: SoakSample[];
   windows: SoakWindow[];
+  /** Empty when this process cannot force a GC (run with --expose-gc, as `npm run bench` does). */
+  heap: HeapSample[];
   seconds: number;
 }
 
@@ -70,6 +86,42 @@ function turn(id: number, t: number): { role: 'user' | 'assistant'; content: unk
   const words = `session ${id} turn ${t}: ${'the quick brown fox jumps over the lazy dog '.repeat(4)}`;
   const user = t % 2 ? { role: 'user' as const, content: [{ type: 'text', text: `asks ${words}` }] } : { role: 'user' as const, content: `asks ${words}` };
   return t === 0 ? [user] : [{ role: 'assistant', content: [{ type: 'text', text: `answers ${words}` }] }, user];
+}
+
+/**
+ * The same cohorts through a ProxyEngine in this process (journal on), the heap measured after
+ * a forced GC per cohort: what the proxy keeps must stop growing once its registry is full.
+ */
+function engineHeap(started: number, log: (s: string) => void): HeapSample[] {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (!gc) return [];
+  const journalDir = mkdtempSync(join(tmpdir(), 'trimline-bench-soak-heap-'));
+  const engine = new ProxyEngine({ strategy: STRATEGY, journalDir });
+  const out: HeapSample[] = [];
+  let calls = 0;
+  try {
+    for (let c = 0; c < SESSIONS / COHORT && Date.now() - started < DEADLINE_MS; c++) {
+      const histories = Array.from({ length: COHORT }, () => [] as unknown[]);
+      for (let t = 0; t < HEAP_TURNS; t++) {
+        for (let j = 0; j < COHORT; j++) {
+          const id = c * COHORT + j;
+          histories[j].push(...turn(id, t));
+          const raw = Buffer.from(JSON.stringify({ model: MODEL, max_tokens: 64, system: 'You are a soak test.', messages: histories[j] }));
+          const f = engine.onRequest(raw, { 'x-claude-code-session-id': `heap-${id}` }, ++calls);
+          engine.afterForward(f);
+          if (f.sessionId !== undefined && f.callIndex !== undefined) engine.onResponse(f.sessionId, f.callIndex, { usage: { input_tokens: 100, output_tokens: 10 } });
+          while (engine.refineStep());
+        }
+      }
+      gc();
+      out.push({ sessions: (c + 1) * COHORT, calls, liveSessions: engine.liveSessions, heapMB: process.memoryUsage().heapUsed / 1e6 });
+      log(`soak (engine heap): ${calls} calls, ${(c + 1) * COHORT} sessions: ${out[out.length - 1].heapMB.toFixed(1)} MB`);
+    }
+  } finally {
+    engine.close();
+    rmSync(journalDir, { recursive: true, force: true });
+  }
+  return out;
 }
 
 export async function runSoak(log: (s: string) => void): Promise<SoakResult> {
@@ -138,7 +190,8 @@ export async function runSoak(log: (s: string) => void): Promise<SoakResult> {
     server.child.kill();
     rmSync(journalDir, { recursive: true, force: true });
   }
-  return { strategy: STRATEGY, calls, sessions: SESSIONS, completed, failures, samples, windows, seconds: (Date.now() - started) / 1000 };
+  const heap = engineHeap(started, log);
+  return { strategy: STRATEGY, calls, sessions: SESSIONS, completed, failures, samples, windows, heap, seconds: (Date.now() - started) / 1000 };
 }
 
 const f1 = (x: number): string => x.toFixed(1);
@@ -164,5 +217,15 @@ export function formatSoak(r: SoakResult): string[] {
     '|---|---|---|---|---|---|',
     ...r.windows.map((w) => `| ${w.label} | ${w.calls} | ${f2(w.directP50)} | ${f2(w.proxyP50)} | ${f2(w.addedP50)} | ${f2(w.addedP99)} |`),
     '',
+    ...(r.heap.length
+      ? [
+          `RSS follows V8's collector, so what the proxy keeps is measured apart: the same cohorts (${HEAP_TURNS} turns each) through a ProxyEngine in the bench process, journal on, heap used after a forced GC per cohort:`,
+          '',
+          '| sessions met | calls | live sessions | heap MB after GC |',
+          '|---|---|---|---|',
+          ...r.heap.map((h) => `| ${h.sessions} | ${h.calls} | ${h.liveSessions} | ${f1(h.heapMB)} |`),
+          '',
+        ]
+      : []),
   ];
 }
