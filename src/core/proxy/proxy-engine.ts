@@ -234,7 +234,8 @@ export class ProxyEngine {
   private journalFailed(id: string, error: Error): void {
     const st = this.states.get(id);
     const why = `journal write failed (records kept for a retry): ${error.message}`;
-    (this.o.warn ?? this.o.log)?.(`session ${id}: ${why}`);
+    // Once per error, not once per retry (a full disk must not flood the log).
+    if (st?.journalError !== why) (this.o.warn ?? this.o.log)?.(`session ${id}: ${why}`);
     if (!st) return;
     st.journalError = why;
     st.inspector.invalidate();

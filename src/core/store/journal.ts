@@ -41,6 +41,8 @@ export interface JournalOptions {
    * the caller of `append`/`addOverlay`), so history is never lost silently.
    */
   readonly onError?: (error: Error) => void;
+  /** Bytes of unwritten records kept for a retry (default MAX_QUEUED_BYTES); beyond it the oldest are dropped and reported. */
+  readonly maxQueuedBytes?: number;
 }
 
 /** Path of a session's journal in `dir`; throws for ids that are not safe file names. */
@@ -72,6 +74,7 @@ export class Journal {
   private readonly overlayRemoves = new Map<string, number>();
   private readonly detachers = new Set<() => void>();
   private readonly onError?: (error: Error) => void;
+  private readonly maxQueuedBytes: number;
   /** Records accepted but not yet in the file: a batch being collected, or a failed write to retry. */
   private queue: Queued[] = [];
   private readonly queued = new Set<string>();
@@ -85,6 +88,7 @@ export class Journal {
     this.lockFile = `${file}.lock`;
     this.sessionId = sessionId;
     this.onError = options.onError;
+    this.maxQueuedBytes = options.maxQueuedBytes ?? MAX_QUEUED_BYTES;
   }
 
   /** Take the lock, read (and repair) the file, open it: before the first write, and after going idle. */
@@ -313,14 +317,13 @@ export class Journal {
     this.onError(err);
   }
 
-  /** Bound the memory a long outage takes: drop the oldest queued records beyond MAX_QUEUED_BYTES. */
+  /** Bound the memory a long outage takes: drop the oldest queued records beyond maxQueuedBytes (the newest stays). */
   private trimQueue(): number {
     let n = 0;
-    while (this.queuedBytes > MAX_QUEUED_BYTES && this.queue.length > 1) {
+    while (this.queuedBytes > this.maxQueuedBytes && n < this.queue.length - 1) {
       const q = this.queue[n++];
       this.queued.delete(q.id);
       this.queuedBytes -= q.line.length;
-      if (this.queuedBytes <= MAX_QUEUED_BYTES) break;
     }
     if (n) this.queue = this.queue.slice(n);
     return n;

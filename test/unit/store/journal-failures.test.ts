@@ -80,6 +80,22 @@ describe('journal write errors', () => {
     expect(loadJournal(journalPath(dir, 's1')).session.messages).toHaveLength(3);
   });
 
+  it('a long outage keeps at most maxQueuedBytes of records, dropping the oldest and saying so', () => {
+    const errors: string[] = [];
+    const journal = openJournal(dir, 's1', { onError: (e) => errors.push(e.message), maxQueuedBytes: 2_000 });
+    vi.spyOn(fs, 'fsyncSync').mockImplementation(enospc);
+    for (let i = 0; i < 30; i++) journal.recordDecision({ id: `d${i}`, note: 'x'.repeat(200) });
+    expect(journal.unwritten).toBeLessThan(10);
+    expect(errors.some((e) => /ENOSPC.*older unwritten records dropped/.test(e))).toBe(true);
+    vi.restoreAllMocks();
+    journal.recordDecision({ id: 'after' });
+    journal.close();
+    const ids = loadJournal(journalPath(dir, 's1')).decisions.map((d) => (d as { id: string }).id);
+    expect(ids.at(-1)).toBe('after');
+    expect(ids).toContain('d29');
+    expect(ids).not.toContain('d0');
+  });
+
   it('one journal\u2019s failure leaves another journal of the process writing', () => {
     const errors: string[] = [];
     const bad = openJournal(dir, 'bad', { onError: (e) => errors.push(e.message) });
