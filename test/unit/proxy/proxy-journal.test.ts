@@ -111,6 +111,26 @@ describe('journal write errors in the proxy', () => {
   });
 });
 
+describe('a journal failing from its first write', () => {
+  it('is shown by the inspector too, and caught up later', () => {
+    const dir = journalDir();
+    const engine = new ProxyEngine({ strategy: 'none', journalDir: dir, warn: () => undefined });
+    const fsync = vi.spyOn(fs, 'fsyncSync').mockImplementation(() => {
+      throw Object.assign(new Error('EIO: i/o error, fsync'), { code: 'EIO' });
+    });
+    const messages: MessageParam[] = [{ role: 'user', content: 'first words' }];
+    engine.onRequest(body(messages), key('sess-new'), 1);
+    const st = engine.state('sess-new')!;
+    expect(st.inspector.snapshot()!.findings[0].message).toMatch(/^Journal: journal write failed.*EIO/);
+    fsync.mockRestore();
+    messages.push({ role: 'assistant', content: 'hi' }, { role: 'user', content: 'second words' });
+    engine.onRequest(body(messages), key('sess-new'), 2);
+    expect(st.journalError).toBeUndefined();
+    engine.close();
+    expect(loadJournal(journalPath(dir, 'proxy-sess-new')).session.messages).toHaveLength(3);
+  });
+});
+
 describe('a proxy meeting many sessions', () => {
   it('keeps engine state, descriptors and locks bounded, and an evicted session comes back from its journal', () => {
     const dir = journalDir();
