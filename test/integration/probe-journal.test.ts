@@ -141,6 +141,14 @@ describe('probe: journals of the proxy CLI', () => {
     await send(40, 1000);
     await waitFor(() => fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl')).length === 1000, 20_000, '1,000 journals');
     expect(fdCount(p.pid)).toBeLessThanOrEqual(baseline + MAX_OPEN_JOURNALS);
+    const intoDir = fs.readdirSync(`/proc/${p.pid}/fd`).filter((fd) => {
+      try {
+        return fs.readlinkSync(`/proc/${p.pid}/fd/${fd}`).startsWith(dir);
+      } catch {
+        return false;
+      }
+    });
+    expect(intoDir.length).toBeLessThanOrEqual(MAX_OPEN_JOURNALS);
     expect(fs.readdirSync(dir).filter((f) => f.endsWith('.lock')).length).toBeLessThanOrEqual(MAX_OPEN_JOURNALS);
     first.push({ role: 'assistant', content: 'hello' }, { role: 'user', content: 'more' });
     expect((await postMessages(p.url, 'many-0', request(first))).status).toBe(200);
