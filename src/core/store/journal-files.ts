@@ -30,7 +30,12 @@ export function touchOpen(j: Idler, isOpen: boolean): void {
   open.add(j);
   for (const other of open) {
     if (open.size <= MAX_OPEN_JOURNALS) break;
-    if (other !== j) other.idle();
+    if (other === j) continue;
+    try {
+      other.idle();
+    } catch {
+      // Its descriptor is gone either way (idle forgets it first); its own next write reports what is wrong.
+    }
   }
 }
 
