@@ -64,14 +64,24 @@ export function repairTornTail(file: string, text: string): void {
   }
 }
 
-/** Create `dir` (0700), or make an existing one 0700 (journals hold whole conversations). */
+/** Names Trimline keeps in a journal directory (journals, locks and their temp files). */
+const OWN_ENTRY = /\.(jsonl|lock|break|tmp|stale)$/;
+
+/**
+ * Create `dir` (0700, parents too), or make an existing one 0700 when it is provably a journal
+ * directory (an older version's 0755 one): ours, not sticky, holding nothing but journal files.
+ * A directory that also holds other things (`--journal ~`, `/tmp`) is not ours to change: its
+ * journals are still 0600.
+ */
 export function ensurePrivateDir(dir: string): void {
   const abs = path.resolve(dir);
   fs.mkdirSync(abs, { recursive: true, mode: 0o700 });
   try {
-    if ((fs.statSync(abs).mode & 0o777) !== 0o700) fs.chmodSync(abs, 0o700);
+    const st = fs.statSync(abs);
+    if ((st.mode & 0o7777) === 0o700) return;
+    const mine = process.getuid === undefined || st.uid === process.getuid();
+    if (mine && (st.mode & 0o1000) === 0 && fs.readdirSync(abs).every((f) => OWN_ENTRY.test(f))) fs.chmodSync(abs, 0o700);
   } catch {
-    // Not ours to change (or a platform without modes): the files themselves are still 0600.
+    // A platform without modes, or not ours to change: the files themselves are still 0600.
   }
 }
-

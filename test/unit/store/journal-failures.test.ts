@@ -120,7 +120,7 @@ describe('journal write errors', () => {
 });
 
 describe('journal files', () => {
-  it('are 0600 in a 0700 directory, also when an older version left them 0644 / 0755', () => {
+  it('are 0600 in a 0700 directory, also when an older version left them 0644 / 0755 (a shared directory is left alone)', () => {
     const fresh = path.join(dir, 'new', 'journals');
     openJournal(fresh, 's1').close();
     expect(fs.statSync(fresh).mode & 0o777).toBe(0o700);
@@ -133,6 +133,14 @@ describe('journal files', () => {
     openJournal(old, 's2').close();
     expect(fs.statSync(old).mode & 0o777).toBe(0o700);
     expect(fs.statSync(journalPath(old, 's2')).mode & 0o777).toBe(0o600);
+    // A directory that holds other things too is not the journal's to close: only the files are made private.
+    const shared = path.join(dir, 'shared');
+    fs.mkdirSync(shared, { mode: 0o755 });
+    fs.chmodSync(shared, 0o755);
+    fs.writeFileSync(path.join(shared, 'notes.txt'), 'not a journal');
+    openJournal(shared, 's3').close();
+    expect(fs.statSync(shared).mode & 0o777).toBe(0o755);
+    expect(fs.statSync(journalPath(shared, 's3')).mode & 0o777).toBe(0o600);
   });
 
   it('a process with many journals keeps few descriptors and locks; idle ones reopen on their next write', () => {
