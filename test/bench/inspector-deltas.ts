@@ -8,7 +8,7 @@
  * Also the host's cost of computing the delta. The page's apply + render time is
  * logged by test/browser/live-deltas.test.ts (a real Chromium).
  */
-import { applyDelta, diffSnapshots } from '../../src/core/inspect/delta';
+import { applyDelta, diffSnapshots } from '../../src/protocol/delta';
 import { parseHostMessage, type InspectorSnapshot } from '../../src/protocol';
 import { LiveProxySession } from '../browser/live-session';
 

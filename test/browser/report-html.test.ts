@@ -1,14 +1,13 @@
 /** `trimline report --html` in Chromium: the page renders its charts and tables with no request leaving it. */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildReport, reportHtml } from '../../src/core/report';
+import { reportHtml } from '../../src/core/report';
 import { launchBrowser, screenshot } from './helpers';
-
-const M_CLAUDE = resolve('test/fixtures/transcripts/m-claude');
+import { mClaudeReport } from './m-claude-report';
 
 describe('report HTML in Chromium', () => {
   let browser: Browser;
@@ -20,7 +19,7 @@ describe('report HTML in Chromium', () => {
   });
 
   it('shows both charts and the tables, loads nothing from outside the file', async () => {
-    const rep = buildReport({ paths: [M_CLAUDE], strategies: ['none', 'default'], config: {} });
+    const rep = mClaudeReport();
     const file = join(mkdtempSync(join(tmpdir(), 'trimline-html-')), 'report.html');
     writeFileSync(file, reportHtml(rep));
     const page = await browser.newPage({ viewport: { width: 1100, height: 1400 } });

@@ -4,15 +4,14 @@
  * typed report snapshot, and a click on a session (or on a strategy's cost) asks the host
  * to open it with the chosen strategy.
  */
-import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { resolve } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildReport } from '../../src/core/report';
 import { launchBrowser, screenshot } from './helpers';
+import { mClaudeReport } from './m-claude-report';
 
 const BUNDLE = resolve('dist/webview/report.js');
 
@@ -44,7 +43,6 @@ describe('report view (webview)', () => {
   let browser: Browser;
   let server: Server;
   beforeAll(async () => {
-    if (!existsSync(BUNDLE)) execFileSync('node', ['scripts/build.mjs']);
     browser = await launchBrowser();
     server = await serveView();
   });
@@ -54,7 +52,7 @@ describe('report view (webview)', () => {
   });
 
   it('renders the snapshot after ready, and a click opens the session with the chosen strategy', async () => {
-    const report = buildReport({ paths: [resolve('test/fixtures/transcripts/m-claude')], strategies: ['none', 'default'], config: {} });
+    const report = mClaudeReport();
     const p = await browser.newPage({ viewport: { width: 1100, height: 1300 } });
     const errors: string[] = [];
     p.on('console', (m) => m.type() === 'error' && errors.push(m.text()));

@@ -5,6 +5,11 @@
  * no duplicates) and pair every tool call; at the end every request the server
  * saw was valid, no completed response was lost (except one whose stream had just
  * finished when the kill landed), and the files are right.
+ *
+ * The kills run in LANES independent sessions at once (each its own server, workspace,
+ * journal and seed): a kill cycle mostly waits (a child starting, a stream, a command),
+ * so two lanes take about half the time of one on two cores, with the same kills and
+ * checks in all.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -41,6 +46,8 @@ const TOOL_OFFSET_MS = 250;
 const AIM_LIMIT_MS = 4_000;
 const SESSION = 'crash-session';
 const SEED = Number(process.env.TRIMLINE_CRASH_SEED ?? 20260314);
+/** Independent sessions killed at the same time (lane i uses seed SEED + i). */
+const LANES = 2;
 
 /** mulberry32: reproducible kill points (set TRIMLINE_CRASH_SEED to replay a run). */
 function rng(seed: number): () => number {
@@ -73,61 +80,16 @@ interface KillRecord {
 }
 
 let bundle: string;
-let server: TestServer;
-let workspace: string;
+const lanes: Lane[] = [];
 
 beforeAll(async () => {
   bundle = buildCli();
-  server = await startTestServer({ fallback: 'fail' });
-  server.faultWhen(({ path: p }) => (p === '/v1/messages' ? faults.slow(SLOW_STREAM_MS) : undefined));
-  const play = policy(plan, RESPONSE_PADDING_CHARS);
-  server.script(...Array.from({ length: 5_000 }, () => play));
-  workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'trimline-crash-'));
+  for (let i = 0; i < LANES; i++) lanes.push(await Lane.start(i));
 });
 
 afterAll(async () => {
-  await server?.close();
-  if (workspace) fs.rmSync(workspace, { recursive: true, force: true });
+  for (const lane of lanes) await lane.close();
 });
-
-function journalFile(): string {
-  return journalPath(path.join(workspace, '.trimline', 'sessions'), SESSION);
-}
-
-/** Message ids in the journal now (empty before it exists), after checking it loads cleanly. */
-function checkJournal(): string[] {
-  if (!fs.existsSync(journalFile())) return [];
-  const text = fs.readFileSync(journalFile(), 'utf8');
-  const scan = scanJournal(text);
-  expect(scan.duplicates).toBe(0);
-  for (const i of scan.issues) expect(i.message).toMatch(/torn last record/);
-  const { session } = loadJournal(journalFile());
-  const ids = session.messages.map((m) => m.id);
-  expect(new Set(ids).size).toBe(ids.length);
-  // Every tool call is answered in the next message, except possibly the very last message (killed mid-tool).
-  session.messages.forEach((m, i) => {
-    if (m.role !== 'assistant' || i === session.messages.length - 1) return;
-    const uses = m.blocks.filter((b) => b.kind === 'tool_use').map((b) => b.toolUseId);
-    const results = session.messages[i + 1].blocks.filter((b) => b.kind === 'tool_result').map((b) => b.toolUseId);
-    expect(results).toEqual(uses);
-  });
-  return ids;
-}
-
-function hasPrompt(task: number): boolean {
-  if (!fs.existsSync(journalFile())) return false;
-  return loadJournal(journalFile()).session.messages.some((m) => m.role === 'user' && m.blocks.some((b) => b.param.type === 'text' && b.param.text.startsWith(`TASK ${task}:`)));
-}
-
-function argsFor(task: number): string[] {
-  const common = ['--workspace', workspace, '--approve-commands'];
-  return hasPrompt(task) ? ['--resume', SESSION, ...common] : [`TASK ${task}: follow the plan for task ${task}.`, '--session', SESSION, ...common];
-}
-
-function whereKilled(out: string): KillRecord['where'] {
-  if (server.requests.some((r) => r.path === '/v1/messages' && !r.response)) return 'stream';
-  return toolsRunning(out) ? 'tool' : 'other';
-}
 
 /** Tool calls started and not finished, from the CLI's one-line summaries. */
 function toolsRunning(out: string): boolean {
@@ -147,67 +109,133 @@ async function until(run: CliRun, cond: () => boolean, limitMs: number): Promise
   return false;
 }
 
-/**
- * Wait for the moment to kill `run`: a random time, or a random offset into the next
- * stream or the next tool run. Resolves false when the child exited first.
- */
-async function killMoment(run: CliRun, random: () => number): Promise<boolean> {
-  const mode = random();
-  const seqAtSpawn = lastSeq();
-  if (mode < RANDOM_TIME_SHARE) {
-    return Promise.race([run.exited.then(() => false), sleep(KILL_MIN_MS + random() * KILL_SPREAD_MS).then(() => true)]);
+/** One session killed and resumed over and over: its own server, workspace, journal and seed. */
+class Lane {
+  readonly kills: KillRecord[] = [];
+  task = 0;
+
+  private constructor(
+    readonly seed: number,
+    readonly server: TestServer,
+    readonly workspace: string,
+  ) {}
+
+  static async start(i: number): Promise<Lane> {
+    const server = await startTestServer({ fallback: 'fail' });
+    server.faultWhen(({ path: p }) => (p === '/v1/messages' ? faults.slow(SLOW_STREAM_MS) : undefined));
+    const play = policy(plan, RESPONSE_PADDING_CHARS);
+    server.script(...Array.from({ length: 5_000 }, () => play));
+    return new Lane(SEED + i, server, fs.mkdtempSync(path.join(os.tmpdir(), `trimline-crash-${i}-`)));
   }
-  const streaming = (): boolean => server.requests.some((r) => r.path === '/v1/messages' && r.seq > seqAtSpawn && !r.response);
-  const aimed = mode < RANDOM_TIME_SHARE + AIM_AT_STREAM_SHARE ? streaming : (): boolean => toolsRunning(run.stdout());
-  await until(run, aimed, AIM_LIMIT_MS);
-  const offset = random() * (aimed === streaming ? STREAM_OFFSET_MS : TOOL_OFFSET_MS);
-  return Promise.race([run.exited.then(() => false), sleep(offset).then(() => true)]);
-}
 
-const lastSeq = (): number => server.requests.filter((r) => r.path === '/v1/messages').at(-1)?.seq ?? 0;
+  async close(): Promise<void> {
+    await this.server.close();
+    fs.rmSync(this.workspace, { recursive: true, force: true });
+  }
 
-describe('crash and resume', () => {
-  it(`survives ${TARGET_KILLS} SIGKILLs during streams and tool runs`, async () => {
-    const random = rng(SEED);
-    const kills: KillRecord[] = [];
-    let task = 0;
+  by(w: KillRecord['where']): number {
+    return this.kills.filter((k) => k.where === w).length;
+  }
+
+  journalFile(): string {
+    return journalPath(path.join(this.workspace, '.trimline', 'sessions'), SESSION);
+  }
+
+  /** Message ids in the journal now (empty before it exists), after checking it loads cleanly. */
+  checkJournal(): string[] {
+    if (!fs.existsSync(this.journalFile())) return [];
+    const text = fs.readFileSync(this.journalFile(), 'utf8');
+    const scan = scanJournal(text);
+    expect(scan.duplicates).toBe(0);
+    for (const i of scan.issues) expect(i.message).toMatch(/torn last record/);
+    const { session } = loadJournal(this.journalFile());
+    const ids = session.messages.map((m) => m.id);
+    expect(new Set(ids).size).toBe(ids.length);
+    // Every tool call is answered in the next message, except possibly the very last message (killed mid-tool).
+    session.messages.forEach((m, i) => {
+      if (m.role !== 'assistant' || i === session.messages.length - 1) return;
+      const uses = m.blocks.filter((b) => b.kind === 'tool_use').map((b) => b.toolUseId);
+      const results = session.messages[i + 1].blocks.filter((b) => b.kind === 'tool_result').map((b) => b.toolUseId);
+      expect(results).toEqual(uses);
+    });
+    return ids;
+  }
+
+  hasPrompt(task: number): boolean {
+    if (!fs.existsSync(this.journalFile())) return false;
+    return loadJournal(this.journalFile()).session.messages.some((m) => m.role === 'user' && m.blocks.some((b) => b.param.type === 'text' && b.param.text.startsWith(`TASK ${task}:`)));
+  }
+
+  run(): CliRun {
+    const common = ['--workspace', this.workspace, '--approve-commands'];
+    const args = this.hasPrompt(this.task) ? ['--resume', SESSION, ...common] : [`TASK ${this.task}: follow the plan for task ${this.task}.`, '--session', SESSION, ...common];
+    return runCli(bundle, args, this.server.url, this.workspace);
+  }
+
+  whereKilled(out: string): KillRecord['where'] {
+    if (this.server.requests.some((r) => r.path === '/v1/messages' && !r.response)) return 'stream';
+    return toolsRunning(out) ? 'tool' : 'other';
+  }
+
+  lastSeq(): number {
+    return this.server.requests.filter((r) => r.path === '/v1/messages').at(-1)?.seq ?? 0;
+  }
+
+  /**
+   * Wait for the moment to kill `run`: a random time, or a random offset into the next
+   * stream or the next tool run. Resolves false when the child exited first.
+   */
+  async killMoment(run: CliRun, random: () => number): Promise<boolean> {
+    const mode = random();
+    const seqAtSpawn = this.lastSeq();
+    if (mode < RANDOM_TIME_SHARE) {
+      return Promise.race([run.exited.then(() => false), sleep(KILL_MIN_MS + random() * KILL_SPREAD_MS).then(() => true)]);
+    }
+    const streaming = (): boolean => this.server.requests.some((r) => r.path === '/v1/messages' && r.seq > seqAtSpawn && !r.response);
+    const aimed = mode < RANDOM_TIME_SHARE + AIM_AT_STREAM_SHARE ? streaming : (): boolean => toolsRunning(run.stdout());
+    await until(run, aimed, AIM_LIMIT_MS);
+    const offset = random() * (aimed === streaming ? STREAM_OFFSET_MS : TOOL_OFFSET_MS);
+    return Promise.race([run.exited.then(() => false), sleep(offset).then(() => true)]);
+  }
+
+  /** Kill and resume until `more()` says stop; after every kill or exit the journal must hold what it held. */
+  async killUntil(more: () => boolean): Promise<void> {
+    const random = rng(this.seed);
     let before: string[] = [];
-    const started = Date.now();
-    const by = (w: KillRecord['where']): number => kills.filter((k) => k.where === w).length;
-    // At least TARGET_KILLS, and enough of them mid-stream and mid-tool: on a slow (loaded) machine
-    // more kills land between calls, so keep going (up to MAX_KILLS) until both kinds are covered.
-    const covered = (): boolean => by('stream') >= MIN_STREAM_KILLS && by('tool') >= MIN_TOOL_KILLS;
-    while (kills.length < TARGET_KILLS || (!covered() && kills.length < MAX_KILLS)) {
-      const run = runCli(bundle, argsFor(task), server.url, workspace);
-      if (!(await killMoment(run, random))) {
+    while (more()) {
+      const run = this.run();
+      if (!(await this.killMoment(run, random))) {
         const { code } = await run.exited;
         expect(code, `child failed: ${run.stderr()}`).toBe(0);
-        task++;
+        this.task++;
       } else {
-        const where = whereKilled(run.stdout());
-        kills.push({ where, lastSeq: lastSeq() });
+        const where = this.whereKilled(run.stdout());
+        this.kills.push({ where, lastSeq: this.lastSeq() });
         run.child.kill('SIGKILL');
         expect((await run.exited).signal).toBe('SIGKILL');
       }
-      const after = checkJournal();
+      const after = this.checkJournal();
       // No message that was durable is lost, reordered or duplicated by a crash or a resume.
       expect(after.slice(0, before.length)).toEqual(before);
       before = after;
     }
-    // Finish the task in progress without kills.
+  }
+
+  /** Finish the task in progress without kills, then check the whole session and the files. */
+  async finishAndCheck(): Promise<number> {
     for (let guard = 0; guard < 5; guard++) {
-      const run = runCli(bundle, argsFor(task), server.url, workspace);
+      const run = this.run();
       const { code } = await run.exited;
       expect(code, run.stderr()).toBe(0);
-      if (loadJournal(journalFile()).session.messages.at(-1)?.blocks.some((b) => b.param.type === 'text' && b.param.text.startsWith(`[task ${task} done]`))) break;
+      if (loadJournal(this.journalFile()).session.messages.at(-1)?.blocks.some((b) => b.param.type === 'text' && b.param.text.startsWith(`[task ${this.task} done]`))) break;
     }
-    const elapsed = Date.now() - started;
+    const { server } = this;
 
     // Every request the server saw was valid, in particular the first one after each resume.
     const invalid = server.requests.filter((r) => !r.validation.ok).map((r) => `#${r.seq}: ${r.validation.message}`);
     expect(invalid).toEqual([]);
 
-    const { session } = loadJournal(journalFile());
+    const { session } = loadJournal(this.journalFile());
     // No duplicates: tool_use ids and API message ids are unique across the session.
     const useIds = session.messages.flatMap((m) => m.blocks.filter((b) => b.kind === 'tool_use').map((b) => b.toolUseId));
     expect(new Set(useIds).size).toBe(useIds.length);
@@ -216,7 +244,7 @@ describe('crash and resume', () => {
     // No completed response lost, except one that had just finished streaming when a kill landed.
     const recorded = new Set(useIds);
     const recordedTexts = new Set(session.messages.filter((m) => m.role === 'assistant').map((m) => JSON.stringify(m.blocks.map((b) => b.param))));
-    const killSeqs = new Set(kills.map((k) => k.lastSeq));
+    const killSeqs = new Set(this.kills.map((k) => k.lastSeq));
     const lost = server.requests.filter((r) => {
       const res = r.response;
       if (r.path !== '/v1/messages' || res?.kind !== 'stream' || res.interrupted) return false;
@@ -230,19 +258,34 @@ describe('crash and resume', () => {
     expect(session.calls.length).toBe(session.messages.filter((m) => m.role === 'assistant').length);
 
     // Final files of every task.
-    for (let k = 0; k <= task; k++) {
-      const f = (name: string): string => fs.readFileSync(path.join(workspace, `t${k}`, name), 'utf8');
+    for (let k = 0; k <= this.task; k++) {
+      const f = (name: string): string => fs.readFileSync(path.join(this.workspace, `t${k}`, name), 'utf8');
       expect(f('notes.md')).toBe(`# Task ${k}\nstatus: final\n`);
       expect(f('copy.txt')).toBe(`source ${k}\n`);
       expect(JSON.parse(f('data.json'))).toEqual({ task: k });
       expect(f('done.txt')).toBe('done');
     }
-
-    const resumedRequests = server.requests.filter((r) => r.path === '/v1/messages').length;
     console.log(
-      `crash test: ${kills.length} kills (${by('stream')} mid-stream, ${by('tool')} mid-tool, ${by('other')} between), ` +
-        `${task + 1} tasks, ${session.messages.length} messages, ${resumedRequests} requests, ${lost.length} responses lost at a kill, ${(elapsed / 1000).toFixed(1)} s, seed ${SEED}`,
+      `crash test, lane seed ${this.seed}: ${this.kills.length} kills (${this.by('stream')} mid-stream, ${this.by('tool')} mid-tool, ${this.by('other')} between), ` +
+        `${this.task + 1} tasks, ${session.messages.length} messages, ${server.requests.filter((r) => r.path === '/v1/messages').length} requests, ${lost.length} responses lost at a kill`,
     );
+    return lost.length;
+  }
+}
+
+describe('crash and resume', () => {
+  it(`survives ${TARGET_KILLS} SIGKILLs during streams and tool runs`, async () => {
+    const started = Date.now();
+    const total = (): number => lanes.reduce((n, l) => n + l.kills.length, 0);
+    const by = (w: KillRecord['where']): number => lanes.reduce((n, l) => n + l.by(w), 0);
+    // At least TARGET_KILLS in all (each lane its share), and enough of them mid-stream and mid-tool: on a slow
+    // (loaded) machine more kills land between calls, so keep going (up to MAX_KILLS) until both kinds are covered.
+    const covered = (): boolean => by('stream') >= MIN_STREAM_KILLS && by('tool') >= MIN_TOOL_KILLS;
+    const share = Math.ceil(TARGET_KILLS / LANES);
+    await Promise.all(lanes.map((lane) => lane.killUntil(() => lane.kills.length < share || (!covered() && total() < MAX_KILLS))));
+    for (const lane of lanes) await lane.finishAndCheck();
+    console.log(`crash test: ${total()} kills in ${LANES} lanes (${by('stream')} mid-stream, ${by('tool')} mid-tool, ${by('other')} between), ${((Date.now() - started) / 1000).toFixed(1)} s, seed ${SEED}`);
+    expect(total()).toBeGreaterThanOrEqual(TARGET_KILLS);
     expect(by('stream')).toBeGreaterThanOrEqual(MIN_STREAM_KILLS);
     expect(by('tool')).toBeGreaterThanOrEqual(MIN_TOOL_KILLS);
   }, 480_000);

@@ -9,7 +9,7 @@
  * whole, new ones at the end) patches the grid's model instead of rebuilding it, so
  * an update costs what it changed plus the visible rows.
  */
-import { applyDelta } from '../../src/core/inspect/delta';
+import { applyDelta } from '../../src/protocol/delta';
 import type { Finding, HostMessage, InspectorAction, InspectorRow, InspectorSnapshot, SnapshotDelta } from '../../src/protocol';
 import { h, replaceChildren, setText } from '../shared/dom';
 import type { ConnectionState, Transport } from '../shared/transport';

@@ -6,10 +6,10 @@
  * opens in the inspector with the selector's strategy (its name) or with the
  * strategy whose cost cell was clicked.
  */
-import { parseReportHostMessage, type ReportWebviewMessage } from '../../src/core/report/protocol';
-import type { Report, SessionReport } from '../../src/core/report/types';
-import { chartGroups, shortName, type ChartGroup } from '../../src/core/report/html';
-import { byCost, dollars, fitCell, percent, sessionName } from '../../src/core/report/format';
+import { parseReportHostMessage, type ReportWebviewMessage } from '../../src/protocol/report';
+import type { Report, SessionReport } from '../../src/protocol/report-types';
+import { chartGroups, shortName, type ChartGroup } from '../../src/protocol/report-html';
+import { byCost, dollars, fitCell, percent, sessionName } from '../../src/protocol/report-format';
 import { h, replaceChildren, svg } from '../shared/dom';
 
 interface VsCodeApi {

@@ -1,5 +1,5 @@
 /** Formats for the webviews (tokens and dollars share the core's formatting). */
-export { fmtTokens, fmtUsd } from '../../src/core/inspect/format';
+export { fmtTokens, fmtUsd } from '../../src/protocol/format';
 
 /** 0.4567 → "45.7%". */
 export function fmtPct(x: number, digits = 1): string {

@@ -24,8 +24,8 @@ import type { CallUsage, ContentBlockParam, LogMessage } from '../session/types'
 import type { Journal } from '../store/journal';
 import type { CompressionEntry } from '../store/load';
 import { TokenEstimator } from '../tokens';
-import { attachSummarizer, compressionStrategies, prepareCompression } from '../trimming/compression-api';
-import { SdkSummarizer } from '../trimming/compression-summarizer';
+import { attachSummarizer, compressionStrategies, prepareCompression } from '../trimming/compression/api';
+import { SdkSummarizer } from '../trimming/compression/summarizer';
 import type { Decision } from '../trimming/types';
 import { clientOptions, type AgentConfig } from './config';
 import { AgentEmitter, type AgentErrorInfo, type AgentEventOf, type AgentEventType, type AgentEvent, type TurnEndReason } from './events';

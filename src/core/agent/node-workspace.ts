@@ -10,7 +10,7 @@
 import { spawn } from 'node:child_process';
 import { promises as fsp, type Dirent } from 'node:fs';
 import path from 'node:path';
-import { globToRegExp } from './tools/glob';
+import { walk, type WalkSource } from './walk';
 import {
   WorkspaceError,
   type ExecOptions,
@@ -21,8 +21,6 @@ import {
   type Workspace,
 } from './workspace';
 
-/** Entries examined by one `list` at most, so a huge tree cannot stall a tool call. */
-const MAX_WALK_ENTRIES = 200_000;
 /** After SIGTERM on timeout/abort, wait this long before SIGKILL. */
 const KILL_GRACE_MS = 2_000;
 /**
@@ -189,48 +187,18 @@ export class NodeWorkspace implements Workspace {
     });
     if (!st.isDirectory()) throw new WorkspaceError('not-directory', `${rel} is a file, not a directory`);
     const rootReal = await fsp.realpath(this.root);
-    const files = await walk(base, options);
+    const files = await walk(nodeDirectory(base), options);
     return { files: files.files.map((f) => toRelative(rootReal, path.join(base, f))).sort(), truncated: files.truncated };
   }
 }
 
-/**
- * Breadth-first walk (shallow files first, so a cut listing keeps the overview),
- * entries sorted by name. Symlinked directories are not descended (no cycles,
- * no escapes); symlinked files are listed when their target is a file.
- * Returns paths relative to `base`.
- */
-async function walk(base: string, options: ListOptions): Promise<{ files: string[]; truncated: boolean }> {
-  const match = options.pattern ? globToRegExp(options.pattern) : undefined;
-  const ignore = new Set(options.ignore ?? []);
-  const files: string[] = [];
-  let queue: string[] = [''];
-  let examined = 0;
-  while (queue.length) {
-    const next: string[] = [];
-    for (const dir of queue) {
-      let entries: Dirent[];
-      try {
-        entries = await fsp.readdir(path.join(base, dir), { withFileTypes: true });
-      } catch {
-        continue; // unreadable directory: skip, like `find` does after its warning
-      }
-      entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-      for (const ent of entries) {
-        if (++examined > MAX_WALK_ENTRIES) return { files, truncated: true };
-        if (ignore.has(ent.name)) continue;
-        const rel = dir ? `${dir}/${ent.name}` : ent.name;
-        let isFile = ent.isFile();
-        if (ent.isDirectory()) next.push(rel);
-        else if (ent.isSymbolicLink()) isFile = await fsp.stat(path.join(base, rel)).then((s) => s.isFile(), () => false);
-        if (!isFile || (match && !match.test(rel))) continue;
-        if (files.length >= options.limit) return { files, truncated: true };
-        files.push(rel);
-      }
-    }
-    queue = next;
-  }
-  return { files, truncated: false };
+/** The walk's view of a directory tree on disk (see walk.ts). */
+function nodeDirectory(base: string): WalkSource {
+  const kind = (ent: Dirent): 'dir' | 'file' | 'link' | 'other' => (ent.isDirectory() ? 'dir' : ent.isSymbolicLink() ? 'link' : ent.isFile() ? 'file' : 'other');
+  return {
+    readDir: async (dir) => (await fsp.readdir(path.join(base, dir), { withFileTypes: true })).map((ent) => ({ name: ent.name, kind: kind(ent) })),
+    linkIsFile: (rel) => fsp.stat(path.join(base, rel)).then((s) => s.isFile(), () => false),
+  };
 }
 
 /** Keeps the first and the last `max/2` bytes of a stream, counting what it drops. */

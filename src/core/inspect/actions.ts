@@ -11,7 +11,7 @@ import { buildDigest } from '../trimming/digest';
 import { summarizeToolResult, TRIM_MARKER } from '../trimming/summary-text';
 import { refOf } from './flat';
 import { previewText } from './snapshot';
-import { fmtTokens } from './format';
+import { fmtTokens } from '../../protocol/format';
 
 /** Recent messages a user compaction keeps verbatim (two or three tool rounds). */
 export const COMPACT_KEEP_RECENT = 6;

@@ -7,7 +7,7 @@ import { modelPrice } from '../models';
 import { toolResultText } from '../session/log';
 import type { Session } from '../session/session';
 import type { TokenAccountant } from '../tokens/types';
-import { fmtTokens, fmtUsd } from './format';
+import { fmtTokens, fmtUsd } from '../../protocol/format';
 
 /** A tool result this large (tokens) is worth trimming once it has been used: ~a 400-line file. */
 export const LARGE_RESULT_TOKENS = 4000;

@@ -8,7 +8,8 @@
  */
 import type { AgentEventOf } from '../agent/events';
 import type { ContextEngine, PreparedCall } from '../engine/context-engine';
-import { applyUserAction, buildSnapshot, CallHistory, originalsOf, type UserAction } from './index';
+import { buildSnapshot, CallHistory } from './index';
+import { answerInspectorRequest, isInspectorRequest } from './requests';
 import type { Breakpoint } from '../request/types';
 import type { CallUsage } from '../session/types';
 import type { Finding, InspectorSnapshot, WebviewRequest } from '../../protocol';
@@ -142,31 +143,19 @@ export class LiveInspector {
 
   /** A request from an inspector panel; returns the response's result. */
   handle(req: WebviewRequest): unknown {
-    switch (req.op) {
-      case 'pin':
-      case 'unpin':
-      case 'trim':
-      case 'restore':
-      case 'compact': {
-        const result = applyUserAction(this.engine, req satisfies UserAction, this.engine.session.calls.length);
-        this.invalidate();
-        return result;
-      }
-      case 'originals':
-        return originalsOf(this.engine, req.overlayId);
-      case 'diff': {
-        const call = req.call ?? this.history.length;
-        if (call === this.history.length) {
+    if (!isInspectorRequest(req)) throw new Error(`${req.op} is not an inspector request`);
+    return answerInspectorRequest(
+      {
+        engine: this.engine,
+        history: this.history,
+        callIndex: this.engine.session.calls.length,
+        next: () => {
           const next = this.nextRequest();
-          if ('error' in next) throw new Error('no request yet: send a prompt first');
-          return this.history.diffNext(next.prepared.body, next.prepared.blockMap);
-        }
-        const d = this.history.diffs[call];
-        if (!d) throw new Error(`no call ${call} in this session`);
-        return d;
-      }
-      default:
-        throw new Error(`${req.op} is not an inspector request`);
-    }
+          return 'error' in next ? 'no request yet: send a prompt first' : next.prepared;
+        },
+        applied: () => this.invalidate(),
+      },
+      req,
+    );
   }
 }

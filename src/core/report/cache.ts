@@ -8,7 +8,7 @@
 import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
-import type { Skipped, SessionReport } from './types';
+import type { Skipped, SessionReport } from '../../protocol/report-types';
 
 /** Bumped whenever the report's numbers or shapes change: older entries are ignored (2: client invalidations followed, usage-based sizes, Cline usage). */
 export const REPORT_CACHE_VERSION = 2;

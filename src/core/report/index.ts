@@ -4,14 +4,14 @@
  * (bill-model.ts, sizing.ts, fit.ts), strategies (strategies.ts), offenders,
  * discovery and output (format.ts, html.ts).
  */
-export * from './types';
+export * from '../../protocol/report-types';
 export { buildReport, buildReportAsync, DEFAULT_REPORT_STRATEGIES, type ReportOptions } from './report';
 export { completeLines } from './jobs';
 export { buildReportParallel, PARALLEL_MIN_BYTES, type ParallelReportOptions } from './parallel';
 export { defaultProjectsDir, discover } from './discover';
-export { formatReport } from './format';
-export { reportHtml } from './html';
+export { formatReport } from '../../protocol/report-format';
+export { reportHtml } from '../../protocol/report-html';
 export { readRecorded, recordedUsage, callCost } from './recorded';
 export { fitNone, MIN_CALLS_FOR_FIT } from './fit';
-export * from './protocol';
+export * from '../../protocol/report';
 export { defaultCacheFile, ReportCache, REPORT_CACHE_VERSION } from './cache';

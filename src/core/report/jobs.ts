@@ -12,7 +12,7 @@
 import { readFileSync } from 'node:fs';
 import { CountedKeys } from './cache';
 import { reportFile, type FileReportOptions } from './session-report';
-import type { SessionReport, Skipped } from './types';
+import type { SessionReport, Skipped } from '../../protocol/report-types';
 
 export interface FileJobResult {
   readonly rows: SessionReport[];

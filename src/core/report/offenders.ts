@@ -5,6 +5,7 @@
  */
 import { modelPrice } from '../models';
 import type { ImportedSession } from '../session/types';
+import type { Offender } from '../../protocol/report-types';
 import type { BillBlock, BillStep } from './bill-model';
 
 /** Prices are per million tokens. */
@@ -13,18 +14,6 @@ const PER_MILLION = 1_000_000;
 export const OFFENDERS_SHOWN = 10;
 /** Characters of a command or path shown. */
 const TARGET_CHARS = 80;
-
-export interface Offender {
-  readonly file: string;
-  readonly tool: string;
-  /** File path, command, pattern or URL the call was about. */
-  readonly target: string;
-  readonly tokens: number;
-  /** Calls that sent it after the first. */
-  readonly timesResent: number;
-  /** USD over all the calls that sent it. */
-  readonly dollars: number;
-}
 
 /** The most telling input field of a tool call, shortened. */
 export function toolTarget(input: unknown): string {

@@ -17,7 +17,7 @@ import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import { runFileJob, type FileJobResult } from './jobs';
 import { addFile, finish, push, reportSetup, start, type ReportOptions } from './report';
-import type { Report } from './types';
+import type { Report } from '../../protocol/report-types';
 import type { JobReply, JobRequest, WorkerSetup } from './worker';
 
 /**

@@ -10,7 +10,7 @@ import { readTranscriptText } from './jobs';
 import { OFFENDERS_SHOWN } from './offenders';
 import { addTotals, emptyTotals } from './recorded';
 import { reportFile } from './session-report';
-import { COUNTERFACTUAL_NOTE, type Report, type ReportTotals, type SessionReport, type Skipped } from './types';
+import { COUNTERFACTUAL_NOTE, type Report, type ReportTotals, type SessionReport, type Skipped } from '../../protocol/report-types';
 
 /** Strategies priced when none are named: the baseline and the default pipeline. */
 export const DEFAULT_REPORT_STRATEGIES: readonly string[] = ['none', 'default'];

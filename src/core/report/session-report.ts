@@ -11,7 +11,7 @@ import { clineRecorded } from './cline-usage';
 import { OffenderTally } from './offenders';
 import { readRecorded, totalsOf, type RecordedCall, type RecordedConversation } from './recorded';
 import { priceStrategy } from './strategies';
-import type { SessionFit, SessionReport, Skipped, StrategyResult } from './types';
+import type { SessionFit, SessionReport, Skipped, StrategyResult } from '../../protocol/report-types';
 
 /** Model id when a row has no call with a model. */
 const UNKNOWN_MODEL = 'unknown';

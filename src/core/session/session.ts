@@ -4,10 +4,14 @@
  * model sees of one message; per-message revisions let renderers cache their
  * output so per-turn work grows with what changed, not with the history.
  */
+import { newId } from './ids';
 import { makeMessage } from './log';
+import type { ResolvedBlock, ResolvedMessage } from './resolved';
 import { applyTrim } from './trim';
 
 export { applyTrim } from './trim';
+export { newId } from './ids';
+export type { BlockState, ResolvedBlock, ResolvedMessage } from './resolved';
 import { authorRank, isStrategyAuthor, type Author, type NewOverlay, type Overlay, type PinOverlay, type SummaryOverlay } from './overlay';
 import type {
   CallRecord,
@@ -20,26 +24,6 @@ import type {
   ToolDefinition,
 } from './types';
 
-export type BlockState = 'verbatim' | 'trimmed' | 'summarized' | 'pruned' | 'pinned';
-
-export interface ResolvedBlock {
-  readonly block: LogBlock;
-  readonly state: BlockState;
-  /** What the model sees of this block; undefined when the block is not sent. */
-  readonly sent?: ContentBlockParam;
-  /** The overlay that decided the state (the "why"). */
-  readonly overlay?: Overlay;
-}
-
-export interface ResolvedMessage {
-  readonly message: LogMessage;
-  readonly position: number;
-  readonly revision: number;
-  readonly blocks: readonly ResolvedBlock[];
-  /** Set on the first message of an active summary range: the summary is sent in its place. */
-  readonly summaryStart?: SummaryOverlay;
-}
-
 export interface SessionInit {
   system?: string | TextBlockParam[];
   tools?: ToolDefinition[];
@@ -50,13 +34,6 @@ export type SessionEvent =
   | { type: 'message'; message: LogMessage }
   | { type: 'overlay-added'; overlay: Overlay }
   | { type: 'overlay-removed'; overlay: Overlay; by: Author };
-
-let counter = 0;
-/** Unique id for records made in this process (journal dedupe relies on uniqueness). */
-export function newId(prefix: string): string {
-  counter = (counter + 1) % 0x7fffffff;
-  return `${prefix}_${Date.now().toString(36)}${Math.random().toString(36).slice(2, 8)}${counter.toString(36)}`;
-}
 
 export class Session {
   system?: string | TextBlockParam[];

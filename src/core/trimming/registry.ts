@@ -11,8 +11,8 @@ import { SUMMARIZE_DEFAULTS, SUMMARIZE_DOC, SummarizeToolResults, type Summarize
 import { SUPERSEDE_DEFAULTS, SUPERSEDE_DOC, SupersedeStaleReads, type SupersedeOptions } from './supersede-stale-reads';
 import { TOOL_PRUNING_DEFAULTS, TOOL_PRUNING_DOC, ToolPruning, type ToolPruningOptions } from './tool-pruning';
 import type { Strategy, StrategyDoc, Trigger } from './types';
-import { createCompressionStrategy } from './compression';
-import { COMPRESSION_DOCS } from './compression-options';
+import { createCompressionStrategy } from './compression/strategy';
+import { COMPRESSION_DOCS } from './compression/options';
 
 export interface PipelineConfig {
   /** Per-strategy options, by strategy name. `trigger` may be a number (fraction of the window) or "always". */
@@ -49,7 +49,7 @@ const FACTORIES: Record<string, Factory> = {
   'supersede-stale-reads': (o) => new SupersedeStaleReads(merged<SupersedeOptions>(SUPERSEDE_DEFAULTS, o, 'supersede-stale-reads')),
   'tool-pruning': (o) => new ToolPruning(merged<ToolPruningOptions>(TOOL_PRUNING_DEFAULTS, o, 'tool-pruning')),
   'atomic-window': (o) => new AtomicWindow(merged<WindowOptions>(WINDOW_DEFAULTS, o, 'atomic-window')),
-  // LLM history compression (compression.ts): a summarizer is attached at runtime (attachSummarizer).
+  // LLM history compression (compression/strategy.ts): a summarizer is attached at runtime (attachSummarizer).
   'whole-history': (o) => createCompressionStrategy('whole-history', o),
   'last-n-messages': (o) => createCompressionStrategy('last-n-messages', o),
   chunked: (o) => createCompressionStrategy('chunked', o),

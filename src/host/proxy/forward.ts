@@ -7,15 +7,10 @@
  */
 import http, { type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import https from 'node:https';
+import { NOT_ORIGIN_FORM, refusalBody, upstreamUrl } from './request-target';
 
 /** Connection-level headers a proxy must not forward (RFC 9110 §7.6.1). */
 const HOP_BY_HOP: ReadonlySet<string> = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
-
-/** The upstream URL for a client request path (`/v1/messages?beta=true`), keeping a base path (`https://gw/anthropic`). */
-export function upstreamUrl(upstream: URL, path: string): URL {
-  const base = upstream.pathname.replace(/\/+$/, '');
-  return new URL(`${base}${path.startsWith('/') ? path : `/${path}`}`, upstream);
-}
 
 function forwardHeaders(h: IncomingHttpHeaders, target: URL, body: Buffer | undefined, identity: boolean): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
@@ -43,6 +38,8 @@ export interface ForwardOptions {
   readonly upstream: URL;
   /** The request body when the proxy read (and maybe replaced) it; else the client's stream is piped. */
   readonly body?: Buffer;
+  /** Without `body`: what was already read from the client's stream, sent before the rest of it. */
+  readonly head?: readonly Buffer[];
   /** Ask upstream for an uncompressed response (the proxy parses it). */
   readonly identity?: boolean;
   /** Every response chunk, as relayed (usage recording). */
@@ -58,7 +55,13 @@ function gatewayError(message: string): string {
 
 /** Relay one request upstream and its response back. */
 export function forward(req: IncomingMessage, res: ServerResponse, o: ForwardOptions): void {
-  const target = upstreamUrl(o.upstream, req.url ?? '/');
+  const target = upstreamUrl(o.upstream, req.url ?? '');
+  if (target === undefined) {
+    // The server refuses such targets before it gets here; nothing may go to a host the client chose.
+    res.writeHead(400, { 'content-type': 'application/json' });
+    res.end(refusalBody(NOT_ORIGIN_FORM));
+    return;
+  }
   const mod = target.protocol === 'https:' ? https : http;
   const up = mod.request(target, { method: req.method, headers: forwardHeaders(req.headers, target, o.body, o.identity ?? false) }, (ur) => {
     res.writeHead(ur.statusCode ?? 502, ur.statusMessage, responseHeaders(ur.headers));
@@ -87,5 +90,8 @@ export function forward(req: IncomingMessage, res: ServerResponse, o: ForwardOpt
   });
   res.socket?.setNoDelay(true);
   if (o.body !== undefined) up.end(o.body);
-  else req.pipe(up);
+  else {
+    for (const c of o.head ?? []) up.write(c);
+    req.pipe(up);
+  }
 }

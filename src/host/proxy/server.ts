@@ -9,7 +9,9 @@
  *   /, /assets/…, /api/…           the inspector, following the most recently active session
  *
  * The client's auth headers go upstream and nowhere else: the engine sees only the session
- * header, and nothing here logs headers or bodies.
+ * header, and nothing here logs headers or bodies. Every path answers only to a loopback
+ * `Host` and refuses other sites' `Origin`s; the target must be a path (request-target.ts).
+ * No body larger than the API accepts is held: it streams upstream untouched.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProxyEngine, type Forward } from '../../core/proxy/proxy-engine';
@@ -19,6 +21,8 @@ import { warmEncoder } from '../../core/tokens';
 import type { PipelineConfig } from '../../core/trimming';
 import { startInspectorServer, type InspectorBackend, type InspectorServer } from '../standalone/server';
 import { forward } from './forward';
+import { declaredOver, readCapped } from './request-body';
+import { refusal, refusalBody } from './request-target';
 
 /** The API's own request limit (reference: "Body over 32 MB: 413"); larger bodies pass through untouched. */
 export const MAX_MESSAGES_BODY_BYTES = 32 * 1024 * 1024;
@@ -72,15 +76,6 @@ class ResponseRecorder {
   }
 }
 
-function readAll(req: IncomingMessage): Promise<Buffer> {
-  return new Promise((ok, fail) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => ok(Buffer.concat(chunks)));
-    req.on('error', fail);
-  });
-}
-
 export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
   const upstream = new URL(o.upstream ?? process.env.TRIMLINE_UPSTREAM ?? DEFAULT_UPSTREAM);
   // The inspector server exists only after listen; pushes scheduled before that go nowhere.
@@ -128,8 +123,9 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
     // engine so that applies to the next call.
     const sessionHeader = req.headers[SESSION_HEADER];
     if (engine.strategy === 'none' && !engine.hasOverlays() && !engine.mayRestore({ [SESSION_HEADER]: sessionHeader })) return observe(req, res);
-    const raw = await readAll(req);
-    if (raw.length > MAX_MESSAGES_BODY_BYTES) return forward(req, res, { upstream, body: raw });
+    const read = await readCapped(req, MAX_MESSAGES_BODY_BYTES);
+    if ('over' in read) return forward(req, res, { upstream, head: read.over });
+    const raw = read.body;
     const now = Date.now();
     const f = engine.onRequest(raw, { [SESSION_HEADER]: sessionHeader }, now);
     const recorder = new ResponseRecorder();
@@ -153,10 +149,12 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
     const sessionHeader = req.headers[SESSION_HEADER];
     const now = Date.now();
     const chunks: Buffer[] = [];
-    let size = 0;
+    // A copy is kept only of a body the API could accept, and let go once one turns out larger.
+    let size = declaredOver(req, MAX_MESSAGES_BODY_BYTES) ? Infinity : 0;
     req.on('data', (c: Buffer) => {
       size += c.length;
       if (size <= MAX_MESSAGES_BODY_BYTES) chunks.push(c);
+      else chunks.length = 0;
     });
     let f: Forward | undefined;
     const recorder = new ResponseRecorder();
@@ -181,6 +179,14 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
   };
 
   const api = (req: IncomingMessage, res: ServerResponse): void => {
+    // The inspector's own paths are checked by its server; everything else is checked here.
+    const h = req.headers;
+    const refused = refusal({ url: req.url, host: h.host, origin: h.origin, secFetchSite: h['sec-fetch-site'] }, req.socket.localPort ?? 0);
+    if (refused) {
+      res.writeHead(refused.status, { 'content-type': 'application/json' });
+      res.end(refusalBody(refused));
+      return;
+    }
     const path = (req.url ?? '/').split('?')[0];
     if (req.method === 'POST' && path === '/v1/messages') {
       messages(req, res).catch((e: unknown) => {

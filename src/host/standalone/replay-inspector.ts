@@ -7,7 +7,7 @@
  */
 import { basename } from 'node:path';
 import { replay, type ContextEngine, type PreparedCall } from '../../core/engine';
-import { applyUserAction, buildSnapshot, CallHistory, InspectorActionError, originalsOf, type UserAction } from '../../core/inspect';
+import { answerInspectorRequest, applyUserAction, buildSnapshot, CallHistory, InspectorActionError, isInspectorRequest, type UserAction } from '../../core/inspect';
 import type { ImportedSession } from '../../core/session/types';
 import { createPipeline, strategyNames, type PipelineConfig } from '../../core/trimming';
 import type { InspectorSnapshot, RequestResults, WebviewRequest } from '../../protocol';
@@ -102,26 +102,14 @@ export class ReplayInspector {
 
   /** Handle one request; throws InspectorActionError with a message for the user. */
   handle(req: WebviewRequest): Handled {
-    switch (req.op) {
-      case 'pin':
-      case 'unpin':
-      case 'trim':
-      case 'restore':
-      case 'compact': {
-        const result = applyUserAction(this.engine, req, this.history.length);
-        this.actions.push(req);
+    if (isInspectorRequest(req)) {
+      const applied = (action: UserAction): void => {
+        this.actions.push(action);
         this.prepareNext();
-        return result;
-      }
-      case 'originals':
-        return originalsOf(this.engine, req.overlayId);
-      case 'diff': {
-        const call = req.call ?? this.history.length;
-        if (call === this.history.length) return this.history.diffNext(this.next.body, this.next.blockMap);
-        const d = this.history.diffs[call];
-        if (!d) throw new InspectorActionError(`no call ${call} (this session has ${this.history.length} calls)`);
-        return d;
-      }
+      };
+      return answerInspectorRequest({ engine: this.engine, history: this.history, callIndex: this.history.length, next: () => this.next, applied }, req);
+    }
+    switch (req.op) {
       case 'setStrategy': {
         try {
           createPipeline(req.spec, this.o.config);

@@ -8,7 +8,7 @@
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { SnapshotStream } from '../../core/inspect/delta';
+import { SnapshotStream } from '../../protocol/delta';
 import { parseWebviewMessage, type HostMessage, type InspectorAction, type WebviewRequest } from '../../protocol';
 import { INSPECTOR_ACTION_COMMANDS, type InspectorHandle, type InspectorSource } from './host-types';
 import type { Log } from './log';

@@ -8,8 +8,8 @@
  */
 import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
-import { parseReportWebviewMessage, type ReportHostMessage } from '../../core/report/protocol';
-import type { Report } from '../../core/report/types';
+import { parseReportWebviewMessage, type ReportHostMessage } from '../../protocol/report';
+import type { Report } from '../../protocol/report-types';
 import type { Log } from './log';
 import { webviewHtml, webviewOptions } from './webview-html';
 

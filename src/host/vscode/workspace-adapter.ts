@@ -11,7 +11,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { resolveInWorkspace, runShell } from '../../core/agent/node-workspace';
-import { globToRegExp } from '../../core/agent/tools/glob';
+import { walk, type WalkEntry } from '../../core/agent/walk';
 import {
   WorkspaceError,
   type ExecOptions,
@@ -22,9 +22,6 @@ import {
   type Workspace,
 } from '../../core/agent/workspace';
 import { changedSpan } from './text-diff';
-
-/** Entries examined by one `list` at most (same budget as the Node workspace). */
-const MAX_WALK_ENTRIES = 200_000;
 
 /** What the user is asked before an edit is applied. */
 export interface EditProposal {
@@ -148,37 +145,14 @@ export class VscodeWorkspace implements Workspace {
     const st = await this.stat(rel);
     if (!st) throw new WorkspaceError('not-found', `not found: ${rel}`);
     if (st.type !== 'directory') throw new WorkspaceError('not-directory', `${rel} is a file, not a directory`);
-    const match = options.pattern ? globToRegExp(options.pattern) : undefined;
-    const ignore = new Set(options.ignore ?? []);
-    const files: string[] = [];
-    let queue: string[] = [''];
-    let examined = 0;
-    // Breadth-first, names sorted: a cut listing keeps the overview (as the Node workspace does).
-    while (queue.length) {
-      const next: string[] = [];
-      for (const dir of queue) {
-        let entries: [string, vscode.FileType][];
-        try {
-          entries = await vscode.workspace.fs.readDirectory(dir ? vscode.Uri.joinPath(base, dir) : base);
-        } catch {
-          continue;
-        }
-        entries.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0));
-        for (const [name, type] of entries) {
-          if (++examined > MAX_WALK_ENTRIES) return this.listResult(base, files, true);
-          if (ignore.has(name)) continue;
-          const child = dir ? `${dir}/${name}` : name;
-          const isLink = (type & vscode.FileType.SymbolicLink) !== 0;
-          // Symlinked directories are not descended: no cycles, no escapes.
-          if (type & vscode.FileType.Directory && !isLink) next.push(child);
-          if (!(type & vscode.FileType.File) || (match && !match.test(child))) continue;
-          if (files.length >= options.limit) return this.listResult(base, files, true);
-          files.push(child);
-        }
-      }
-      queue = next;
-    }
-    return this.listResult(base, files, false);
+    // Symlinked directories are not descended: no cycles, no escapes; VS Code marks a symlink to a file as a file.
+    const kind = (type: vscode.FileType): WalkEntry['kind'] =>
+      type & vscode.FileType.SymbolicLink ? (type & vscode.FileType.File ? 'file' : 'other') : type & vscode.FileType.Directory ? 'dir' : type & vscode.FileType.File ? 'file' : 'other';
+    const { files, truncated } = await walk(
+      { readDir: async (dir) => (await vscode.workspace.fs.readDirectory(dir ? vscode.Uri.joinPath(base, dir) : base)).map(([name, type]) => ({ name, kind: kind(type) })) },
+      options,
+    );
+    return this.listResult(base, files, truncated);
   }
 
   private listResult(base: vscode.Uri, files: string[], truncated: boolean): ListResult {

@@ -1,8 +1,8 @@
 /** Snapshot deltas: applying diff(a, b) to a gives exactly b, for random edits, after a JSON round trip. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { applyDelta, diffSnapshots, SnapshotStream } from '../../../src/core/inspect/delta';
-import { isSnapshotDelta } from '../../../src/protocol-deltas';
+import { applyDelta, diffSnapshots, SnapshotStream } from '../../../src/protocol/delta';
+import { isSnapshotDelta } from '../../../src/protocol/delta-guards';
 import { parseHostMessage, type BlockState, type CallPoint, type InspectorRow, type InspectorSnapshot, type SnapshotDelta, type TokenQuality } from '../../../src/protocol';
 
 const STATES: BlockState[] = ['verbatim', 'trimmed', 'summarized', 'pruned', 'pinned'];

@@ -1,7 +1,7 @@
 /** The standalone server's event streams: whole snapshot first and after `ready`, then deltas that rebuild the current snapshot. */
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { applyDelta } from '../../../src/core/inspect/delta';
+import { applyDelta } from '../../../src/protocol/delta';
 import { importTranscript } from '../../../src/core/import';
 import { ReplayInspector, startInspectorServer, type InspectorServer } from '../../../src/host/standalone';
 import type { HostMessage, InspectorSnapshot } from '../../../src/protocol';

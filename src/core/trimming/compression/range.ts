@@ -17,10 +17,10 @@
  *   is either inside it (it then shadows the old one, which comes back on
  *   restore) or outside it.
  */
-import { isStrategyAuthor, type Author, type SummaryOverlay } from '../session/overlay';
-import type { Session } from '../session/session';
-import { isCompressionKind } from './compression-options';
-import type { MessageIndex } from './message-index';
+import { isStrategyAuthor, type Author, type SummaryOverlay } from '../../session/overlay';
+import type { Session } from '../../session/session';
+import { isCompressionKind } from './options';
+import type { MessageIndex } from '../message-index';
 
 /** Log positions [from, to], inclusive. */
 export interface Segment {

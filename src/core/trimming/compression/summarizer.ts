@@ -8,7 +8,7 @@
  * tool-pairing rules, and the model has no tool pattern to continue.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import type { CallUsage, MessageParam } from '../session/types';
+import type { CallUsage, MessageParam } from '../../session/types';
 
 export interface SummaryRequest {
   readonly system: string;

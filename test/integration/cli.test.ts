@@ -1,13 +1,13 @@
 /** The `trimline` CLI as users run it (the built bundle), plus replay output checks. */
-import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { runReplay } from '../../../src/cli/replay';
-import { importTranscript } from '../../../src/core/import';
-import { validateRequest } from '../../../src/core/request/validate';
+import { describe, expect, it } from 'vitest';
+import { runReplay } from '../../src/cli/replay';
+import { importTranscript } from '../../src/core/import';
+import { validateRequest } from '../../src/core/request/validate';
 
 const CLI = resolve('dist/cli.js');
 const FIXTURE = resolve('test/fixtures/transcripts/m-claude/343e3472-b9b6-4561-ade0-21d1a4730c11.jsonl');
@@ -28,10 +28,6 @@ async function replayLines(file: string, strategy: string): Promise<{ call: numb
   await runReplay(file, { strategy, config: {} }, out);
   return chunks.join('').trim().split('\n').map((l) => JSON.parse(l));
 }
-
-beforeAll(() => {
-  if (!existsSync(CLI)) execFileSync('npm', ['run', 'build', '--silent']);
-});
 
 describe('trimline CLI', () => {
   it('inspect prints one row per block, totals and the next request cost', () => {

@@ -1,7 +1,7 @@
 /**
  * Snapshot deltas: what changed between two inspector snapshots of one view, small
  * enough to push on every live change of a 10,000-block session, and applied by the
- * webview to the snapshot it has (see "Snapshot deltas" in src/protocol.ts).
+ * webview to the snapshot it has (see "Snapshot deltas" in messages.ts).
  *
  * Rows are keyed by block id. Finding what changed is one pass over both row lists
  * (rows aligned by position up to the new tail, found by id past it) with a shallow
@@ -11,8 +11,8 @@
  * when the estimator recalibrates, which travel as small numeric tuples instead of
  * whole rows. Both hosts and the webview use this one module (no imports but types).
  */
-import type { CallPoint, Finding, FindingsEdit, HostMessage, InspectorRow, InspectorSnapshot, RowRun, SnapshotDelta, SnapshotHead, TokenQuality } from '../../protocol';
-import { SNAPSHOT_HEAD_KEYS } from '../../protocol-deltas';
+import type { CallPoint, Finding, FindingsEdit, HostMessage, InspectorRow, InspectorSnapshot, RowRun, SnapshotDelta, SnapshotHead, TokenQuality } from './messages';
+import { SNAPSHOT_HEAD_KEYS } from './delta-guards';
 
 /** Row fields other than the token counts and their quality, each compared in sameFields. */
 type RowField = 'ref' | 'blockId' | 'messageId' | 'position' | 'role' | 'kind' | 'tool' | 'state' | 'why' | 'by' | 'overlayId' | 'breakpoint' | 'cached' | 'sent' | 'preview' | 'call' | 'saved';

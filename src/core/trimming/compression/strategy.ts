@@ -3,8 +3,8 @@
  * `last-n-messages` (n), `chunked` (n) and `retrieve-facts` (concepts), each with
  * `preserveMemory`. A model call writes a summary (or a facts list) that replaces
  * a range of the history as one restorable `summary` overlay (author
- * `strategy:<name>`); which ranges are allowed is in compression-range.ts, the
- * texts sent and written in compression-input.ts and compression-prompts.ts.
+ * `strategy:<name>`); which ranges are allowed is in range.ts, the
+ * texts sent and written in input.ts and prompts.ts.
  *
  * Semantics (after Koog's HistoryCompressionStrategy):
  * - whole-history: the history before the current turn → one TL;DR.
@@ -24,7 +24,7 @@
  * Bridging the synchronous `Strategy.run` and the asynchronous model call:
  * a small state machine, idle → summarizing → ready → proposed.
  * - `prepareAsync(...)` (the agent loop awaits it before `engine.prepare`, see
- *   `prepareCompression` in compression-api.ts): above the trigger it plans the ranges,
+ *   `prepareCompression` in api.ts): above the trigger it plans the ranges,
  *   runs the summarization and keeps the result as ready; the `run` of the same
  *   `engine.prepare` proposes it. Deterministic: the call that crosses the threshold
  *   is the one that is compressed.
@@ -36,15 +36,15 @@
  * compression are proposed together at the position of the first, so the cache-aware
  * applier takes or defers them as one batch; above 95% of the window they are urgent.
  */
-import type { NewOverlay } from '../session/overlay';
-import type { Session } from '../session/session';
-import type { TokenAccountant } from '../tokens/types';
-import type { DecisionLog } from './decisions';
-import { composeSummary, memoryOf, parseFacts, renderFacts, summaryRequest, transcript } from './compression-input';
-import { compressionDefaults, parseCompressionOptions, type CompressionKind, type CompressionOptions } from './compression-options';
-import { summaryHeader } from './compression-prompts';
-import { Shape, activeSpans, chunksOf, compressibleSegments, isCompressionAuthor, lastN, type Segment } from './compression-range';
-import type { Summarizer } from './compression-summarizer';
+import type { NewOverlay } from '../../session/overlay';
+import type { Session } from '../../session/session';
+import type { TokenAccountant } from '../../tokens/types';
+import type { DecisionLog } from '../decisions';
+import { composeSummary, memoryOf, parseFacts, renderFacts, summaryRequest, transcript } from './input';
+import { compressionDefaults, parseCompressionOptions, type CompressionKind, type CompressionOptions } from './options';
+import { summaryHeader } from './prompts';
+import { Shape, activeSpans, chunksOf, compressibleSegments, isCompressionAuthor, lastN, type Segment } from './range';
+import type { Summarizer } from './summarizer';
 import {
   ZERO_USAGE,
   abortReason,
@@ -59,9 +59,9 @@ import {
   type PlannedSummary,
   type PreparedCompression,
   type PreparedSummary,
-} from './compression-types';
-import type { MessageIndex } from './message-index';
-import type { DecisionAction, Strategy, StrategyContext, Trigger } from './types';
+} from './types';
+import type { MessageIndex } from '../message-index';
+import type { DecisionAction, Strategy, StrategyContext, Trigger } from '../types';
 
 /** Above this share of the window a ready compression is applied whatever the cache cost (Copilot blocks at 95%). */
 const URGENT_FRACTION = 0.95;

@@ -1,5 +1,5 @@
 /** The report as a terminal table: per session, totals, top offenders, fit notes, skipped files. */
-import type { Report, SessionReport } from './types';
+import type { Report, SessionReport } from './report-types';
 
 /** The last path segment (pure: this file is also bundled into the report webview). */
 export function basename(path: string): string {

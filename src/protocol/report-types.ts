@@ -2,9 +2,19 @@
  * The report's output contract (`trimline report --json`, the report view).
  * Costs in US dollars; "input-side" = uncached input + cache writes + cache reads.
  */
-import type { Offender } from './offenders';
 
-export type { Offender } from './offenders';
+/** A tool result that cost the most over the calls that re-sent it (computed in src/core/report/offenders.ts). */
+export interface Offender {
+  readonly file: string;
+  readonly tool: string;
+  /** File path, command, pattern or URL the call was about. */
+  readonly target: string;
+  readonly tokens: number;
+  /** Calls that sent it after the first. */
+  readonly timesResent: number;
+  /** USD over all the calls that sent it. */
+  readonly dollars: number;
+}
 
 /** How far `none` reproduces the bill of a session. */
 export interface SessionFit {

@@ -1,9 +1,9 @@
 /**
  * Checks of snapshot deltas as they arrive (the webview's side of validation; the
- * types are in protocol.ts, "Snapshot deltas"). A delta carries few rows, so each is
+ * types are in messages.ts, "Snapshot deltas"). A delta carries few rows, so each is
  * checked whole; whether it fits the webview's snapshot is decided when applying it.
  */
-import type { CallPoint, Finding, FindingsEdit, InspectorRow, SnapshotDelta, SnapshotHead } from './protocol';
+import type { CallPoint, Finding, FindingsEdit, InspectorRow, SnapshotDelta, SnapshotHead } from './messages';
 
 /** The head parts a delta may carry (every top-level field but rows, calls and findings). */
 export const SNAPSHOT_HEAD_KEYS = ['sessionId', 'title', 'model', 'strategy', 'contextWindow', 'callIndex', 'quality', 'totals', 'cache', 'cost', 'composition', 'strategies', 'live'] as const satisfies readonly (keyof SnapshotHead)[];
@@ -11,7 +11,7 @@ export const SNAPSHOT_HEAD_KEYS = ['sessionId', 'title', 'model', 'strategy', 'c
 function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
-/** A non-empty id of reasonable length (as protocol.ts checks ids). */
+/** A non-empty id of reasonable length (as parse.ts checks ids). */
 function str(v: unknown): v is string {
   return typeof v === 'string' && v.length > 0 && v.length <= 256;
 }

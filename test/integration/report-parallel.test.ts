@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { buildReport, buildReportParallel, ReportCache, type Report } from '../../../src/core/report';
+import { buildReport, buildReportParallel, ReportCache, type Report } from '../../src/core/report';
 
 const INPUTS = ['test/fixtures/transcripts/m-claude', 'test/fixtures/transcripts/mit-samples', 'test/fixtures/report'].map((p) => resolve(p));
 const STRATEGIES = ['none', 'default'];

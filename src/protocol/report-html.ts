@@ -3,8 +3,8 @@
  * script, no external request (the CSP meta tag forbids any).
  * Charts: recorded input-side spend against each strategy, per session and per week.
  */
-import { byCost, sessionName, dollars, percent, fitCell } from './format';
-import type { Report, SessionReport } from './types';
+import { byCost, sessionName, dollars, percent, fitCell } from './report-format';
+import type { Report, SessionReport } from './report-types';
 
 /** Sessions charted (the costliest); the table lists them all. */
 const CHART_SESSIONS = 20;

@@ -5,7 +5,7 @@
  * same history always yields the same summarization request (tests assert on
  * the recorded request byte for byte).
  */
-import type { Concept } from './compression-options';
+import type { Concept } from './options';
 
 /** Tag that wraps the history handed to the summarizer (as one user message, never as live turns). */
 export const TRANSCRIPT_TAG = 'conversation';

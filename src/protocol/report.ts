@@ -3,7 +3,7 @@
  * As with the inspector: the webview announces `ready` before the host sends;
  * the host sends the whole report as one typed snapshot (never JSON in JSON).
  */
-import type { Report } from './types';
+import type { Report } from './report-types';
 
 export type ReportHostMessage = { readonly type: 'report'; readonly report: Report };
 

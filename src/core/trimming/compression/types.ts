@@ -1,10 +1,10 @@
-/** Types of LLM history compression (compression.ts) and small helpers shared by its files. */
-import type { Session } from '../session/session';
-import type { CallUsage } from '../session/types';
-import type { CompressionKind } from './compression-options';
-import type { Segment } from './compression-range';
-import type { SummaryRequest } from './compression-summarizer';
-import type { MessageIndex } from './message-index';
+/** Types of LLM history compression (strategy.ts) and small helpers shared by its files. */
+import type { Session } from '../../session/session';
+import type { CallUsage } from '../../session/types';
+import type { CompressionKind } from './options';
+import type { Segment } from './range';
+import type { SummaryRequest } from './summarizer';
+import type { MessageIndex } from '../message-index';
 
 export interface PlanInput {
   readonly session: Session;

@@ -4,12 +4,11 @@
  * directions. The webview announces `ready` before the host sends anything; requests
  * carry ids and get exactly one `response`; the host sends typed snapshots and
  * snapshot deltas, never JSON strings inside JSON. Every incoming message is checked
- * with the guards below (deltas with those of protocol-deltas.ts).
+ * with the guards of parse.ts (deltas with those of delta-guards.ts).
  */
-import { isRevision, isSnapshotDelta } from './protocol-deltas';
-import type { McpApprovalInfo, McpInspectorInfo, McpRequest } from './protocol-mcp';
+import type { McpApprovalInfo, McpInspectorInfo, McpRequest } from './mcp';
 
-export type * from './protocol-mcp';
+export type * from './mcp';
 
 export type BlockState = 'verbatim' | 'trimmed' | 'summarized' | 'pruned' | 'pinned';
 export type TokenQuality = 'estimated' | 'calibrated' | 'exact';
@@ -167,10 +166,6 @@ export interface OriginalsResult {
 export type InspectorAction = 'startChat' | 'importTranscript';
 export const INSPECTOR_ACTIONS: readonly InspectorAction[] = ['startChat', 'importTranscript'];
 
-function isInspectorAction(v: unknown): v is InspectorAction {
-  return typeof v === 'string' && (INSPECTOR_ACTIONS as readonly string[]).includes(v);
-}
-
 /** Result of pin/unpin/trim/restore/compact/setStrategy: one line for the status region. */
 export interface ActionResult {
   message: string;
@@ -269,106 +264,14 @@ export type WebviewRequest =
 /** `ready` also asks for a whole snapshot again (a delta that did not fit the webview's revision). */
 export type WebviewMessage = { type: 'ready' } | { type: 'request'; id: number; request: WebviewRequest };
 
-const HOST_TYPES: ReadonlySet<string> = new Set(['snapshot', 'snapshotDelta', 'empty', 'response', 'chat', 'theme', 'mcp']);
-
-/**
- * Shallow check of a message from the host (the webview's side of validation): the
- * envelope and the fields the webview dereferences first. Content is rendered as text.
- */
-export function parseHostMessage(v: unknown): HostMessage | undefined {
-  if (!isObj(v) || typeof v.type !== 'string' || !HOST_TYPES.has(v.type)) return undefined;
-  switch (v.type) {
-    case 'snapshot': {
-      const s = v.snapshot;
-      return isObj(s) && Array.isArray(s.rows) && Array.isArray(s.calls) && Array.isArray(s.findings) && isObj(s.totals) && isObj(s.cost) && isObj(s.cache) && (v.revision === undefined || isRevision(v.revision))
-        ? (v as HostMessage)
-        : undefined;
-    }
-    case 'snapshotDelta':
-      return isSnapshotDelta(v.delta) ? (v as HostMessage) : undefined;
-    case 'empty': {
-      // Known actions only, each once: the webview draws one button per entry.
-      const a = v.actions;
-      return Array.isArray(a) && a.every(isInspectorAction) && new Set(a).size === a.length ? { type: 'empty', actions: [...a] } : undefined;
-    }
-    case 'response':
-      return typeof v.id === 'number' && typeof v.ok === 'boolean' && (v.ok || typeof v.error === 'string') ? (v as HostMessage) : undefined;
-    case 'chat':
-      return isObj(v.event) && typeof v.event.kind === 'string' ? (v as HostMessage) : undefined;
-    case 'mcp':
-      return isObj(v.info) && Array.isArray(v.info.servers) ? (v as HostMessage) : undefined;
-    default:
-      return v.kind === 'light' || v.kind === 'dark' || v.kind === 'high-contrast' ? (v as HostMessage) : undefined;
-  }
-}
-
-const MAX_TEXT = 200_000;
-const MAX_ID = 256;
-
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-function str(v: unknown, max = MAX_ID): v is string {
-  return typeof v === 'string' && v.length > 0 && v.length <= max;
-}
-
-/** Validate a request from a webview; returns undefined for anything malformed. */
-export function parseWebviewMessage(v: unknown): WebviewMessage | undefined {
-  if (!isObj(v)) return undefined;
-  if (v.type === 'ready') return { type: 'ready' };
-  if (v.type !== 'request' || typeof v.id !== 'number' || !Number.isSafeInteger(v.id) || !isObj(v.request)) return undefined;
-  const r = v.request;
-  const ok = (request: WebviewRequest): WebviewMessage => ({ type: 'request', id: v.id as number, request });
-  switch (r.op) {
-    case 'pin':
-    case 'unpin':
-    case 'restore':
-      return str(r.blockId) ? ok({ op: r.op, blockId: r.blockId }) : undefined;
-    case 'trim':
-      if (!str(r.blockId)) return undefined;
-      if (r.text !== undefined && (typeof r.text !== 'string' || r.text.length > MAX_TEXT)) return undefined;
-      return ok({ op: 'trim', blockId: r.blockId, text: r.text === '' ? undefined : (r.text as string | undefined) });
-    case 'originals':
-      return str(r.overlayId) ? ok({ op: 'originals', overlayId: r.overlayId }) : undefined;
-    case 'diff':
-      if (r.call !== undefined && !(typeof r.call === 'number' && Number.isSafeInteger(r.call) && r.call >= 0)) return undefined;
-      return ok({ op: 'diff', call: r.call as number | undefined });
-    case 'setStrategy':
-      return str(r.spec, 1000) ? ok({ op: 'setStrategy', spec: r.spec }) : undefined;
-    case 'send':
-      return str(r.text, MAX_TEXT) ? ok({ op: 'send', text: r.text }) : undefined;
-    case 'approve':
-      if (!str(r.requestId) || typeof r.approved !== 'boolean' || (r.always !== undefined && typeof r.always !== 'boolean')) return undefined;
-      return ok({ op: 'approve', requestId: r.requestId, approved: r.approved, ...(r.always ? { always: true } : {}) });
-    case 'showDiff':
-      return str(r.requestId) ? ok({ op: 'showDiff', requestId: r.requestId }) : undefined;
-    case 'runAction':
-      return isInspectorAction(r.action) ? ok({ op: 'runAction', action: r.action }) : undefined;
-    case 'mcpSwitch':
-      if (!str(r.server) || (r.tool !== undefined && !str(r.tool)) || typeof r.enabled !== 'boolean' || typeof r.now !== 'boolean') return undefined;
-      return ok({ op: 'mcpSwitch', server: r.server, ...(r.tool !== undefined ? { tool: r.tool as string } : {}), enabled: r.enabled, now: r.now });
-    case 'compact':
-    case 'mcpApply':
-    case 'stop':
-    case 'newChat':
-    case 'retry':
-    case 'openInspector':
-    case 'resume':
-    case 'setApiKey':
-      return ok({ op: r.op });
-    default:
-      return undefined;
-  }
-}
-
 // ── Snapshot deltas ──────────────────────────────────────────────────────────
 // A live inspector is updated with deltas, not whole snapshots (a 10,000-block
 // snapshot is megabytes). The host sends a whole `snapshot` with a `revision` first
 // (after every `ready`), then `snapshotDelta`s, each naming the revision it applies to
 // (`base`). The webview applies a delta only to that revision; otherwise it sends
 // `ready` and gets a whole snapshot again. Rows are identified by block id (one row per
-// log block). Computing and applying deltas: src/core/inspect/delta.ts; checking
-// them on arrival: src/protocol-deltas.ts.
+// log block). Computing and applying deltas: delta.ts; checking them on arrival:
+// delta-guards.ts.
 
 /** New rows placed together: right after the row `after` (a block id) of the result, or first when absent. */
 export interface RowRun {

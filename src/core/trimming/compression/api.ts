@@ -14,17 +14,17 @@
  * A ContextEngine is a CompressionHost as it is (index, tokens, contextWindow, model,
  * decisions, pipeline).
  */
-import type { SummaryOverlay } from '../session/overlay';
-import type { Session } from '../session/session';
-import type { CallUsage } from '../session/types';
-import type { TokenAccountant } from '../tokens/types';
-import { CompressionStrategy } from './compression';
-import type { CompressionOutcome } from './compression-types';
-import { compressionDefaults, type CompressionKind } from './compression-options';
-import type { Summarizer } from './compression-summarizer';
-import type { DecisionLog } from './decisions';
-import type { MessageIndex } from './message-index';
-import type { Strategy } from './types';
+import type { SummaryOverlay } from '../../session/overlay';
+import type { Session } from '../../session/session';
+import type { CallUsage } from '../../session/types';
+import type { TokenAccountant } from '../../tokens/types';
+import { CompressionStrategy } from './strategy';
+import type { CompressionOutcome } from './types';
+import { compressionDefaults, type CompressionKind } from './options';
+import type { Summarizer } from './summarizer';
+import type { DecisionLog } from '../decisions';
+import type { MessageIndex } from '../message-index';
+import type { Strategy } from '../types';
 
 export interface CompressionHost {
   readonly index: MessageIndex;

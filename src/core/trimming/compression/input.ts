@@ -4,11 +4,11 @@
  * left out, long blocks cut to a budget), the request around it, the facts
  * parser, and the layout of a summary that carries earlier memory.
  */
-import { toolResultText } from '../session/log';
-import type { Session } from '../session/session';
-import type { ContentBlockParam } from '../session/types';
-import { summaryText } from '../request/render';
-import type { CompressionKind, Concept } from './compression-options';
+import { toolResultText } from '../../session/log';
+import type { Session } from '../../session/session';
+import type { ContentBlockParam } from '../../session/types';
+import { summaryText } from '../../request/render';
+import type { CompressionKind, Concept } from './options';
 import {
   FACTS_SYSTEM,
   MEMORY_CLOSE,
@@ -23,8 +23,8 @@ import {
   factsInstruction,
   omittedNote,
   summaryInstruction,
-} from './compression-prompts';
-import type { SummaryRequest } from './compression-summarizer';
+} from './prompts';
+import type { SummaryRequest } from './summarizer';
 
 /** Conservative characters per token for budgeting the transcript (Claude averages ~3.5 on code and prose). */
 const CHARS_PER_TOKEN = 3;

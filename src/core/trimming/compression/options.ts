@@ -4,7 +4,7 @@
  * `trimline strategies`, and a strict parser (unknown options and wrong types
  * are one clear error line, as for the other strategies).
  */
-import type { StrategyDoc, StrategyOptionDoc, Trigger } from './types';
+import type { StrategyDoc, StrategyOptionDoc, Trigger } from '../types';
 
 export const COMPRESSION_KINDS = ['whole-history', 'last-n-messages', 'chunked', 'retrieve-facts'] as const;
 export type CompressionKind = (typeof COMPRESSION_KINDS)[number];
