@@ -153,7 +153,7 @@ describe('a proxy meeting many sessions', () => {
     engine.close();
     expect(fdsUnder(dir)).toBe(0);
     expect(fs.readdirSync(dir).filter((f) => f.endsWith('.lock'))).toEqual([]);
-  });
+  }, 60_000);
 
   it('engine state follows the registry exactly, even for a request whose clock is behind the others', () => {
     const engine = new ProxyEngine({ strategy: 'none' });

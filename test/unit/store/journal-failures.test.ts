@@ -166,7 +166,7 @@ describe('journal files', () => {
       expect(loaded.duplicates).toBe(0);
       expect(loaded.session.messages).toHaveLength(i < 10 ? 2 : 1);
     }
-  });
+  }, 60_000);
 
   it('an idle journal that another writer appended to meanwhile re-reads the file before writing', () => {
     const first = openJournal(dir, 's1');
