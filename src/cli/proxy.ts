@@ -62,6 +62,7 @@ export async function runProxy(args: string[]): Promise<number> {
     journalDir,
     // Verbose lines name models, paths and client text: through the terminal sanitizer.
     log: values.verbose ? (line) => process.stderr.write(`${terminalSafe(line)}\n`) : undefined,
+    warn: (line) => process.stderr.write(`${terminalSafe(line)}\n`),
   });
   process.stdout.write(`Trimline proxy: ${proxy.url}\n`);
   await new Promise<void>((resolve) => {

@@ -4,7 +4,7 @@
  * parameter choice), token calibration accuracy, and request-build speed. Results go
  * to bench-results/ (JSON + Markdown).
  *
- * Sections: --section=engine,check,loso,tokens,speed,deltas,proxy,report (default: all but deltas, which speed includes). Positional
+ * Sections: --section=engine,check,loso,tokens,speed,deltas,proxy,soak,report (default: all but deltas, which speed includes). Positional
  * arguments restrict the contenders by name or spec; --spec=a,b [--config=file.json]
  * adds an ad-hoc one for tuning.
  */
@@ -21,6 +21,7 @@ import { inspectorDeltasSection } from './inspector-deltas';
 import { inspectorPageSection } from './inspector-page';
 import { proxySection } from './proxy-bench';
 import { reportRunChild, reportSpeedSection } from './report-speed';
+import { formatSoak, runSoak } from './soak';
 import { checkSection, costTable, losoSection, pct, perTranscript, rulesSection, type CheckData } from './report';
 import { setupSession, type BenchSession } from './session-setup';
 import { checkStep, LADDER, legacyPricer, recordedCost, timingFacts, type StepResult } from './sim-check';
@@ -31,7 +32,7 @@ const CHECKED = new Set(['none', 'default', 'anchor: anthropic clear_tool_uses',
 
 function sections(): Set<string> {
   const arg = process.argv.find((a) => a.startsWith('--section='));
-  return new Set(arg ? arg.slice(10).split(',') : ['engine', 'check', 'loso', 'tokens', 'speed', 'proxy', 'report']);
+  return new Set(arg ? arg.slice(10).split(',') : ['engine', 'check', 'loso', 'tokens', 'speed', 'proxy', 'soak', 'report']);
 }
 
 const log = (s: string): void => void process.stderr.write(`${s}\n`);
@@ -157,6 +158,14 @@ async function main(): Promise<void> {
   }
   if (want.has('speed') || want.has('deltas')) md.push(...inspectorDeltasSection(), ...(await inspectorPageSection()));
   if (want.has('proxy')) md.push(await proxySection());
+  if (want.has('soak')) {
+    const soak = await runSoak(log);
+    const section = formatSoak(soak);
+    md.push(...section);
+    process.stdout.write(`${section.join('\n')}\n`);
+    writeFileSync(join(outDir, 'soak.json'), JSON.stringify(soak, null, 2));
+    writeFileSync(join(outDir, 'soak.md'), `# Trimline soak\n\nRun ${new Date().toISOString()} on ${process.platform}/${process.arch}, Node ${process.version}.\n\n${section.join('\n')}\n`);
+  }
   if (want.has('report')) {
     const r = reportSpeedSection(log);
     md.push(...r.md);

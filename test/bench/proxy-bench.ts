@@ -101,7 +101,7 @@ async function timed(client: Anthropic, body: Record<string, unknown>, sessionId
 }
 
 /** A built entry point (`npm run bench` builds first) run as its own process, resolved with the URL it prints. */
-function spawnUrl(args: readonly string[], pattern: RegExp): Promise<{ child: ChildProcess; url: string }> {
+export function spawnUrl(args: readonly string[], pattern: RegExp): Promise<{ child: ChildProcess; url: string }> {
   return new Promise((ok, fail) => {
     const child = spawn(process.execPath, [...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';

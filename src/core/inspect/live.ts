@@ -12,13 +12,15 @@ import { buildSnapshot, CallHistory } from './index';
 import { answerInspectorRequest, isInspectorRequest } from './requests';
 import type { Breakpoint } from '../request/types';
 import type { CallUsage } from '../session/types';
-import type { InspectorSnapshot, WebviewRequest } from '../../protocol';
+import type { Finding, InspectorSnapshot, WebviewRequest } from '../../protocol';
 
 export interface LiveMeta {
   sessionId: string;
   title(): string;
   strategy: string;
   strategies: string[];
+  /** Findings of the host's own (e.g. a journal that cannot be written), listed first. */
+  findings?: () => Finding[];
 }
 
 export class LiveInspector {
@@ -134,6 +136,8 @@ export class LiveInspector {
       epochStart: next.epochStart,
       now: Date.now(),
     });
+    const own = this.meta.findings?.() ?? [];
+    if (own.length) this.cached = { ...this.cached, findings: [...own, ...this.cached.findings] };
     return this.cached;
   }
 

@@ -6,8 +6,14 @@
  * must be byte-identical for the message to count as the same (a client that edits or
  * compacts its history starts a new epoch). A digest is the SHA-1 of the message's JSON with
  * cache_control removed: 20 bytes per message to keep, whatever the message's size.
+ *
+ * The digest is of the message's canonical form, `{role, content: blocks}`: `content: "hi"`
+ * digests as `[{type: 'text', text: 'hi'}]`, which is how the session (and so its journal)
+ * keeps it. A session restored from its journal after a restart then matches the client's
+ * next request whatever form the client sends its content in.
  */
 import { createHash } from 'node:crypto';
+import { normalizeContent } from '../session/log';
 import type { MessageParam } from '../session/types';
 
 /** JSON of a value with every `cache_control` key left out (at any depth: nested tool_result content too). */
@@ -32,8 +38,9 @@ function hasCacheControl(m: MessageParam): boolean {
  * (the key at another depth) is still caught by the replacer, only on the slower path.
  */
 export function messageDigest(m: MessageParam): string {
-  const plain = hasCacheControl(m) ? undefined : JSON.stringify(m);
-  const json = plain !== undefined && !plain.includes('"cache_control"') ? plain : withoutCacheControlJson(m);
+  const canonical = { role: m.role, content: typeof m.content === 'string' ? normalizeContent(m.content) : m.content } as MessageParam;
+  const plain = hasCacheControl(canonical) ? undefined : JSON.stringify(canonical);
+  const json = plain !== undefined && !plain.includes('"cache_control"') ? plain : withoutCacheControlJson(canonical);
   return createHash('sha1').update(json).digest('base64');
 }
 

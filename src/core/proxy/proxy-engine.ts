@@ -16,6 +16,7 @@ import { LiveInspector } from '../inspect/live';
 import type { RequestBody } from '../request/types';
 import { thinkingEnabled, validateRequest } from '../request/validate';
 import type { ToolDefinition } from '../session/types';
+import type { Finding } from '../../protocol';
 import { existsSync } from 'node:fs';
 import type { Session } from '../session/session';
 import { journalPath, openJournal, type Journal } from '../store/journal';
@@ -49,6 +50,8 @@ export interface ProxyEngineOptions {
   readonly onChange?: (entry: ProxiedSession) => void;
   /** One line per noteworthy event (no request content, no headers). */
   readonly log?: (line: string) => void;
+  /** Problems the user must hear of even when not logging (journal write errors); default: `log`. */
+  readonly warn?: (line: string) => void;
   /** Token counting on the request path (default PROXY_DEFER); false: exact counts, however long (benchmarks). */
   readonly defer?: DeferPolicy | false;
 }
@@ -72,7 +75,11 @@ export interface SessionState {
   readonly journal?: Journal;
   /** The last reason a request went untouched (shown by the inspector). */
   lastFailOpen?: string;
+  /** The journal's last write error while records are still waiting for a retry (shown by the inspector). */
+  journalError?: string;
   prepared?: PreparedCall;
+  /** Stop following the session's overlay events. */
+  readonly unsubscribe: () => void;
   /** Identity of the client's system prompt, tools and tool_choice at the last call: a change means the cache is cold. */
   headKey?: string;
 }
@@ -85,9 +92,38 @@ function headKeyOf(body: RequestBody): string {
 export class ProxyEngine {
   readonly sessions: ProxySessions;
   private readonly states = new Map<string, SessionState>();
+  /** Live sessions with at least one overlay (so `hasOverlays` is one lookup, not a loop). */
+  private readonly withOverlays = new Set<string>();
+  /** The journal batch of the request being handled (its new messages and call record: one fsync). */
+  private releaseBatch?: () => void;
 
   constructor(private readonly o: ProxyEngineOptions) {
-    this.sessions = new ProxySessions({ restore: (id) => this.restore(id) });
+    this.sessions = new ProxySessions({
+      restore: (id) => this.restore(id),
+      onEvict: (entry) => this.forget(entry.id),
+      beforeAppend: (entry) => {
+        this.releaseBatch ??= this.states.get(entry.id)?.journal?.hold();
+      },
+    });
+  }
+
+  /** Number of sessions with engine state (bounded by the registry's MAX_LIVE_SESSIONS). */
+  get liveSessions(): number {
+    return this.states.size;
+  }
+
+  /** Free a session the registry forgot: its engine, inspector and journal (descriptor and lock). */
+  private forget(id: string): void {
+    const st = this.states.get(id);
+    if (!st) return;
+    this.states.delete(id);
+    this.withOverlays.delete(id);
+    st.unsubscribe();
+    try {
+      st.journal?.close();
+    } catch (e) {
+      this.o.log?.(`session ${id}: journal not closed cleanly: ${e instanceof Error ? e.message : String(e)}`);
+    }
   }
 
   /** A session journaled by an earlier run (the proxy was restarted), with its overlays. */
@@ -116,8 +152,23 @@ export class ProxyEngine {
 
   /** Whether any proxied session has an overlay (a user's pin or trim under observe-only `none`). */
   hasOverlays(): boolean {
-    for (const st of this.states.values()) if (st.entry.session.allOverlays().length > 0) return true;
-    return false;
+    return this.withOverlays.size > 0;
+  }
+
+  /**
+   * Whether a request with these headers may continue a session an earlier run kept (a restart)
+   * or that was released (beyond MAX_LIVE_SESSIONS) and is not live now: its journal may hold
+   * the user's pins and trims, which must apply to this very request, so observe-only `none`
+   * reads it whole and runs the engine first.
+   */
+  mayRestore(headers: Headers): boolean {
+    const key = this.o.journalDir === undefined ? undefined : sessionKeyOf(headers, {});
+    if (key === undefined || this.sessions.all().some((e) => e.key === key)) return false;
+    try {
+      return existsSync(journalPath(this.o.journalDir!, journalId(key)));
+    } catch {
+      return false;
+    }
   }
 
   /** The session the inspector follows: the most recently active. */
@@ -138,13 +189,15 @@ export class ProxyEngine {
     if (typeof body !== 'object' || body === null || !Array.isArray(body.messages) || typeof body.model !== 'string') return untouched('not a Messages API request');
     let st: SessionState | undefined;
     let callIndex: number | undefined;
-    // The new messages and the call record reach each journal with one fsync, not one per record.
-    const releases = [...this.states.values()].map((x) => x.journal?.hold());
+    // The new messages and the call record reach the session's journal with one fsync, not one per
+    // record: the registry opens the batch on the matched session before it appends (beforeAppend).
+    this.releaseBatch = undefined;
     try {
       // Tools go upstream as sent; the session keeps them for token counts (server tools count as their JSON).
       const tools = body.tools as ToolDefinition[] | undefined;
       const m = this.sessions.match({ key: sessionKeyOf(headers, body), messages: body.messages, system: body.system, tools, model: body.model, now, raw });
       st = this.stateOf(m.entry);
+      this.releaseBatch ??= st.journal?.hold();
       const s = m.entry.session;
       const call = s.recordCall({ at: s.messages.length, epochStart: 0, model: body.model, timestamp: new Date(now).toISOString() });
       st.journal?.recordCall(call);
@@ -176,8 +229,31 @@ export class ProxyEngine {
       const why = `the engine failed on this request: ${e instanceof Error ? e.message : String(e)}`;
       return st ? this.failOpen(st, why, raw, callIndex) : untouched(why);
     } finally {
-      for (const release of releases) release?.();
+      const release = this.releaseBatch;
+      this.releaseBatch = undefined;
+      release?.();
+      if (st) this.checkJournal(st);
     }
+  }
+
+  /** The journal wrote its queued records again after an error: the inspector stops warning. */
+  private checkJournal(st: SessionState): void {
+    if (st.journalError === undefined || !st.journal || st.journal.unwritten > 0) return;
+    st.journalError = undefined;
+    st.inspector.invalidate();
+    this.o.log?.(`session ${st.entry.id}: journal writes again`);
+  }
+
+  /** A journal write failed: its records wait for the next write; the user hears of it. */
+  private journalFailed(id: string, error: Error): void {
+    const st = this.states.get(id);
+    const why = `journal write failed (records kept for a retry): ${error.message}`;
+    // Once per error, not once per retry (a full disk must not flood the log).
+    if (st?.journalError !== why) (this.o.warn ?? this.o.log)?.(`session ${id}: ${why}`);
+    if (!st) return;
+    st.journalError = why;
+    st.inspector.invalidate();
+    this.o.onChange?.(st.entry);
   }
 
   /**
@@ -220,6 +296,7 @@ export class ProxyEngine {
     const s = st.entry.session;
     const call = s.completeCall(callIndex, { usage: facts.usage, apiMessageId: facts.id });
     st.journal?.recordUsage(callIndex, facts.usage);
+    this.checkJournal(st);
     if (this.o.strategy === 'none' || !st.entry.session.allOverlays().length) st.engine.observeUsage(facts.usage, call?.at ?? s.messages.length, 0, true);
     st.inspector.onUsage(callIndex, facts.usage);
     this.o.onChange?.(st.entry);
@@ -238,7 +315,7 @@ export class ProxyEngine {
   }
 
   close(): void {
-    for (const st of this.states.values()) st.journal?.close();
+    for (const id of [...this.states.keys()]) this.forget(id);
   }
 
   private failOpen(st: SessionState, why: string, raw: Buffer, callIndex: number | undefined): Forward {
@@ -253,16 +330,31 @@ export class ProxyEngine {
     const estimator = new TokenEstimator({ defer: this.o.defer === false ? undefined : (this.o.defer ?? PROXY_DEFER) });
     const engine = new ContextEngine(entry.session, { strategy: this.o.strategy, config: this.o.config, model: entry.session.model, estimator });
     let journal: Journal | undefined;
+    let notJournaled: string | undefined;
     if (this.o.journalDir) {
       try {
-        journal = openJournal(this.o.journalDir, journalId(entry.id));
+        journal = openJournal(this.o.journalDir, journalId(entry.id), { onError: (e) => this.journalFailed(entry.id, e) });
         journal.attach(entry.session);
       } catch (e) {
-        this.o.log?.(`session ${entry.id}: not journaled: ${e instanceof Error ? e.message : String(e)}`);
+        notJournaled = `not journaled: ${e instanceof Error ? e.message : String(e)}`;
+        (this.o.warn ?? this.o.log)?.(`session ${entry.id}: ${notJournaled}`);
       }
     }
-    const inspector = new LiveInspector(engine, { sessionId: entry.id, title: () => titleOf(entry), strategy: this.o.strategy, strategies: ['none', 'default', ...strategyNames()] });
-    st = { entry, engine, inspector, journal };
+    const findings = (): Finding[] => {
+      const why = this.states.get(entry.id)?.journalError;
+      return why ? [{ id: 'journal-error', severity: 'warning', message: `Journal: ${why}`, blockIds: [] }] : [];
+    };
+    const inspector = new LiveInspector(engine, { sessionId: entry.id, title: () => titleOf(entry), strategy: this.o.strategy, strategies: ['none', 'default', ...strategyNames()], findings });
+    const s = entry.session;
+    const overlays = (): void => {
+      if (s.allOverlays().length > 0) this.withOverlays.add(entry.id);
+      else this.withOverlays.delete(entry.id);
+    };
+    overlays();
+    const unsubscribe = s.on((e) => {
+      if (e.type !== 'message') overlays();
+    });
+    st = { entry, engine, inspector, journal, journalError: notJournaled, unsubscribe };
     this.states.set(entry.id, st);
     this.o.log?.(`session ${entry.id}: new (${entry.key ? `client session ${entry.key}` : 'matched by message prefix'}${entry.epoch > 1 ? `, epoch ${entry.epoch}: the client rewrote its history` : ''})`);
     return st;

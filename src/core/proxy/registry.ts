@@ -63,6 +63,10 @@ export interface ProxySessionsOptions {
    * the request.
    */
   readonly restore?: (id: string) => Session | undefined;
+  /** A session was forgotten (least recently used beyond MAX_LIVE_SESSIONS): free what is kept beside it. */
+  readonly onEvict?: (entry: ProxiedSession) => void;
+  /** A request's new messages are about to be appended to this session (the engine batches their journal records). */
+  readonly beforeAppend?: (entry: ProxiedSession) => void;
 }
 
 export class ProxySessions {
@@ -128,6 +132,7 @@ export class ProxySessions {
     entry ??= this.create(input, digests);
     const known = entry.digests.length;
     const s = entry.session;
+    if (input.messages.length > known) this.o.beforeAppend?.(entry);
     s.system = input.system;
     s.tools = input.tools ? [...input.tools] : undefined;
     s.model = input.model;
@@ -163,6 +168,7 @@ export class ProxySessions {
       epoch = (this.epochs.get(key) ?? 0) + 1;
       // Earlier runs' epochs of this key: continue the one the request extends, else start after them.
       for (let n = epoch; ; n++) {
+        if (this.byId(idOf(n))) continue; // live: the prefix check above already said no
         const kept = this.o.restore?.(idOf(n));
         if (!kept) {
           epoch = n;
@@ -185,9 +191,25 @@ export class ProxySessions {
     const entry: ProxiedSession = { id, key: input.key, epoch, session, digests: known, lastSeen: input.now };
     this.entries.push(entry);
     if (this.entries.length > MAX_LIVE_SESSIONS) {
-      const oldest = this.entries.reduce((a, b) => (a.lastSeen <= b.lastSeen ? a : b));
-      this.entries.splice(this.entries.indexOf(oldest), 1);
+      // The least recently seen other than the one being made (a clock that went back must not evict it).
+      let oldest = this.entries[0];
+      for (const e of this.entries) if (e !== entry && (oldest === entry || e.lastSeen < oldest.lastSeen)) oldest = e;
+      this.evict(oldest);
     }
     return entry;
+  }
+
+  /**
+   * Forget a session. Its key's next new session probes the journals again from this epoch
+   * on, so the session comes back from its journal (restore) when the client continues it;
+   * a key with no live session left is forgotten entirely (memory stays bounded).
+   */
+  private evict(old: ProxiedSession): void {
+    this.entries.splice(this.entries.indexOf(old), 1);
+    if (old.key !== undefined) {
+      if (!this.entries.some((e) => e.key === old.key)) this.epochs.delete(old.key);
+      else this.epochs.set(old.key, Math.min(this.epochs.get(old.key) ?? 0, old.epoch - 1));
+    }
+    this.o.onEvict?.(old);
   }
 }

@@ -8,18 +8,31 @@
  * file, so attaching to a session that was just loaded from it writes nothing,
  * and writing the same fact twice is a no-op.
  *
- * One writer per file: `openJournal` takes `<file>.lock` (the writer's pid, created
- * exclusively); a second process opening the same journal gets a JournalLockedError
- * until the first closes it or dies (a lock whose process is gone is taken over).
+ * One writer per file: `openJournal` takes `<file>.lock` (lock.ts); a second process
+ * opening the same journal gets a JournalLockedError until the first closes it or dies.
+ *
+ * A failed write (disk full, file made read-only) keeps its records queued, not marked as
+ * written: the next write retries them first, and the error goes to `onError` (or is thrown).
+ *
+ * Open descriptors are bounded per process (MAX_OPEN_JOURNALS): the least recently written
+ * journal gives back its descriptor and its lock, and takes them again on its next write
+ * (re-reading the file if another writer changed it meanwhile). Files are 0600, the
+ * directory 0700.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { newId, type CallRecord, type CallUsage, type LogMessage, type Overlay, type Session, type SessionEvent } from '../session';
 import { loadJournalText, scanJournal, type LoadedJournal } from './load';
+import { ensurePrivateDir, fsyncDir, repairTornTail, touchOpen } from './journal-files';
+import { acquireLock, releaseLock } from './lock';
 import { JOURNAL_EXTENSION, JOURNAL_VERSION, recordIds, storedMessage, type NewRecord } from './records';
 
 /** Session ids become file names: keep them to a portable, traversal-free alphabet. */
 const SESSION_ID_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,199}$/;
+/** Records kept for a retry after failed writes; beyond this the oldest are dropped (and reported). */
+export const MAX_QUEUED_BYTES = 32 * 1024 * 1024;
+export { JournalLockedError } from './lock';
+export { MAX_OPEN_JOURNALS, openJournalCount } from './journal-files';
 
 export interface JournalOptions {
   /**
@@ -28,6 +41,8 @@ export interface JournalOptions {
    * the caller of `append`/`addOverlay`), so history is never lost silently.
    */
   readonly onError?: (error: Error) => void;
+  /** Bytes of unwritten records kept for a retry (default MAX_QUEUED_BYTES); beyond it the oldest are dropped and reported. */
+  readonly maxQueuedBytes?: number;
 }
 
 /** Path of a session's journal in `dir`; throws for ids that are not safe file names. */
@@ -38,95 +53,98 @@ export function journalPath(dir: string, sessionId: string): string {
   return path.join(dir, `${sessionId}${JOURNAL_EXTENSION}`);
 }
 
-/** Make a new directory entry durable (POSIX; a no-op where directories cannot be opened). */
-function fsyncDir(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = fs.openSync(dir, 'r');
-    fs.fsyncSync(fd);
-  } catch {
-    // Windows cannot fsync a directory; the file's own fsync is what we can do there.
-  } finally {
-    if (fd !== undefined) fs.closeSync(fd);
-  }
-}
-
-/** Cut a torn last line off so the next append starts on a fresh line. */
-function repairTornTail(file: string, text: string): void {
-  const keep = Buffer.byteLength(text.slice(0, text.lastIndexOf('\n') + 1));
-  const fd = fs.openSync(file, 'r+');
-  try {
-    fs.ftruncateSync(fd, keep);
-    fs.fsyncSync(fd);
-  } finally {
-    fs.closeSync(fd);
-  }
-}
-
-/** Another live process is writing this journal. */
-export class JournalLockedError extends Error {
-  constructor(
-    readonly file: string,
-    readonly pid: number,
-  ) {
-    super(`journal ${file} is being written by process ${pid}; close that Trimline first`);
-    this.name = 'JournalLockedError';
-  }
-}
-
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (e) {
-    return (e as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
-
-/** Take `<file>.lock` for this process (see the module doc); returns the lock file's path. */
-function lockJournal(file: string): string {
-  const lock = `${file}.lock`;
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      fs.writeFileSync(lock, String(process.pid), { flag: 'wx' });
-      return lock;
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
-    }
-    const pid = Number.parseInt(fs.readFileSync(lock, 'utf8'), 10);
-    if (pid === process.pid) return lock;
-    if (Number.isInteger(pid) && pid > 0 && alive(pid)) throw new JournalLockedError(file, pid);
-    fs.rmSync(lock, { force: true }); // its writer is gone: take it over
-  }
-  throw new JournalLockedError(file, -1);
+interface Queued {
+  readonly id: string;
+  readonly line: string;
 }
 
 export class Journal {
   readonly file: string;
-  /** The lock file this writer holds (released by close). */
-  lockFile?: string;
+  /** The lock file this writer takes while it holds a descriptor. */
+  readonly lockFile: string;
   readonly sessionId: string;
   private fd: number | undefined;
+  /** Closed for good (close()); an idle journal has no descriptor but reopens on its next write. */
+  private closed = false;
+  /** Bytes of the file as this writer left it (another writer changed it if the size differs). */
+  private bytes = 0;
   private readonly ids = new Set<string>();
   /** Per overlay id: how many adds and removals the file holds (an overlay is active when adds > removes). */
   private readonly overlayAdds = new Map<string, number>();
   private readonly overlayRemoves = new Map<string, number>();
   private readonly detachers = new Set<() => void>();
   private readonly onError?: (error: Error) => void;
-  /** While attaching: records collected for one write. */
-  private batch?: { id: string; line: string }[];
+  private readonly maxQueuedBytes: number;
+  /** Records accepted but not yet in the file: a batch being collected, or a failed write to retry. */
+  private queue: Queued[] = [];
+  private readonly queued = new Set<string>();
+  private queuedBytes = 0;
+  private holding = false;
+  private indexed = false;
 
-  /** Use `openJournal`. */
-  constructor(file: string, sessionId: string, existingText: string, options: JournalOptions = {}) {
+  /** Use `openJournal` (which takes the lock and opens the file). */
+  constructor(file: string, sessionId: string, options: JournalOptions = {}) {
     this.file = file;
+    this.lockFile = `${file}.lock`;
     this.sessionId = sessionId;
     this.onError = options.onError;
-    for (const { record } of scanJournal(existingText).records) {
+    this.maxQueuedBytes = options.maxQueuedBytes ?? MAX_QUEUED_BYTES;
+  }
+
+  /** Take the lock, read (and repair) the file, open it: before the first write, and after going idle. */
+  open(): void {
+    if (this.closed) throw new Error(`journal ${this.file} is closed`);
+    if (this.fd !== undefined) {
+      touchOpen(this, true);
+      return;
+    }
+    acquireLock(this.lockFile, this.file);
+    try {
+      const existed = fs.existsSync(this.file);
+      if (!this.indexed || !existed || fs.statSync(this.file).size !== this.bytes) this.index(existed ? fs.readFileSync(this.file, 'utf8') : '');
+      this.fd = fs.openSync(this.file, 'a', 0o600);
+      if ((fs.fstatSync(this.fd).mode & 0o777) !== 0o600) fs.fchmodSync(this.fd, 0o600);
+      if (!existed) fsyncDir(path.dirname(this.file));
+    } catch (e) {
+      releaseLock(this.lockFile);
+      throw e;
+    }
+    touchOpen(this, true);
+  }
+
+  /** Give back the descriptor and the lock until the next write. */
+  idle(): void {
+    touchOpen(this, false);
+    if (this.fd === undefined) return;
+    try {
+      fs.closeSync(this.fd);
+    } finally {
+      this.fd = undefined;
+      releaseLock(this.lockFile);
+    }
+  }
+
+  /** Whether this journal holds a descriptor (and its lock) now. */
+  get isOpen(): boolean {
+    return this.fd !== undefined;
+  }
+
+  /** What the file holds: ids and overlay counts (a torn last line is cut off first). */
+  private index(text: string): void {
+    if (text && !text.endsWith('\n')) {
+      repairTornTail(this.file, text);
+      text = text.slice(0, text.lastIndexOf('\n') + 1);
+    }
+    this.ids.clear();
+    this.overlayAdds.clear();
+    this.overlayRemoves.clear();
+    for (const { record } of scanJournal(text).records) {
       this.ids.add(record.id);
       if (record.type === 'overlay-added') bump(this.overlayAdds, record.overlay.id);
       if (record.type === 'overlay-removed') bump(this.overlayRemoves, record.overlayId);
     }
-    this.fd = fs.openSync(file, 'a');
+    this.bytes = Buffer.byteLength(text);
+    this.indexed = true;
   }
 
   /** Is a record with this id in the file? */
@@ -193,13 +211,17 @@ export class Journal {
    * not one per record, on the request path). Nested holds flush at the outermost release.
    */
   hold(): () => void {
-    if (this.batch) return () => undefined;
-    this.batch = [];
+    if (this.holding) return () => undefined;
+    this.holding = true;
     return () => {
-      const batch = this.batch;
-      this.batch = undefined;
-      this.flush(batch);
+      this.holding = false;
+      this.flush();
     };
+  }
+
+  /** Records accepted but not in the file yet (a failed write's, waiting for the retry). */
+  get unwritten(): number {
+    return this.holding ? 0 : this.queue.length;
   }
 
   /** A history-compression call's usage (it is billed, but not a call of the conversation). */
@@ -207,13 +229,17 @@ export class Journal {
     return this.append({ type: 'compression', id: recordIds.compression(id), ...entry });
   }
 
-  /** Detach from every session and close the file. */
+  /** Detach from every session, write what is still queued (a last retry), release the file and its lock. */
   close(): void {
     for (const d of [...this.detachers]) d();
-    if (this.fd !== undefined) fs.closeSync(this.fd);
-    this.fd = undefined;
-    if (this.lockFile) fs.rmSync(this.lockFile, { force: true });
-    this.lockFile = undefined;
+    if (this.closed) return;
+    this.holding = false;
+    try {
+      if (this.queue.length) this.flush();
+    } finally {
+      this.closed = true;
+      this.idle();
+    }
   }
 
   private onEvent(e: SessionEvent): void {
@@ -248,40 +274,79 @@ export class Journal {
     if (this.append({ type: 'overlay-removed', id: recordIds.overlayRemoved(o.id, nth), overlayId: o.id, by: e.by })) bump(this.overlayRemoves, o.id);
   }
 
-  /** Write one record durably unless its id is already in the file. Returns whether it was written (or batched). */
+  /**
+   * Write one record durably unless its id is already in the file (or queued for it). Returns
+   * whether it was accepted: written, batched, or queued for a retry after a reported failure.
+   */
   private append(rec: NewRecord): boolean {
-    if (this.ids.has(rec.id)) return false;
+    if (this.ids.has(rec.id) || this.queued.has(rec.id)) return false;
+    if (this.closed) throw new Error(`journal ${this.file} is closed`);
     const line = `${JSON.stringify({ v: JOURNAL_VERSION, ...rec, ts: new Date().toISOString() })}\n`;
-    if (this.batch) {
-      this.batch.push({ id: rec.id, line });
-      this.ids.add(rec.id);
-      return true;
-    }
-    if (!this.write(line)) return false;
-    this.ids.add(rec.id);
+    this.queue.push({ id: rec.id, line });
+    this.queued.add(rec.id);
+    this.queuedBytes += line.length;
+    if (!this.holding) this.flush();
     return true;
   }
 
-  /** Write batched records with one write and one fsync; on failure their ids are forgotten again. */
-  private flush(batch: { id: string; line: string }[] | undefined): void {
-    if (!batch?.length) return;
-    if (!this.write(batch.map((b) => b.line).join(''))) for (const b of batch) this.ids.delete(b.id);
-  }
-
-  /** Append text durably (write + fsync); errors go to onError or are thrown. */
-  private write(text: string): boolean {
+  /**
+   * Write every queued record with one write and one fsync. On failure they stay queued (the
+   * next write retries them first) and the error goes to onError, or is thrown.
+   */
+  private flush(): void {
+    if (!this.queue.length) return;
+    let error: Error | undefined;
     try {
-      if (this.fd === undefined) throw new Error(`journal ${this.file} is closed`);
-      const buf = Buffer.from(text, 'utf8');
-      for (let off = 0; off < buf.length; ) off += fs.writeSync(this.fd, buf, off, buf.length - off);
-      fs.fsyncSync(this.fd);
+      this.open();
+      // Reopened after going idle: what another writer added meanwhile is not written again.
+      this.queue = this.queue.filter((q) => !this.ids.has(q.id));
     } catch (e) {
-      const err = e instanceof Error ? e : new Error(String(e));
-      if (!this.onError) throw err;
-      this.onError(err);
-      return false;
+      error = e instanceof Error ? e : new Error(String(e));
     }
-    return true;
+    error ??= this.write(this.queue.map((q) => q.line).join(''));
+    if (!error) {
+      for (const q of this.queue) this.ids.add(q.id);
+      this.queue = [];
+      this.queued.clear();
+      this.queuedBytes = 0;
+      return;
+    }
+    const dropped = this.trimQueue();
+    const err = dropped ? new Error(`${error.message} (${dropped} older unwritten records dropped)`) : error;
+    if (!this.onError) throw err;
+    this.onError(err);
+  }
+
+  /** Bound the memory a long outage takes: drop the oldest queued records beyond maxQueuedBytes (the newest stays). */
+  private trimQueue(): number {
+    let n = 0;
+    while (this.queuedBytes > this.maxQueuedBytes && n < this.queue.length - 1) {
+      const q = this.queue[n++];
+      this.queued.delete(q.id);
+      this.queuedBytes -= q.line.length;
+    }
+    if (n) this.queue = this.queue.slice(n);
+    return n;
+  }
+
+  /** Append text durably (write + fsync) to the open file; a failed write is cut back off it. Returns the error, if any. */
+  private write(text: string): Error | undefined {
+    const fd = this.fd!;
+    if (!text) return undefined;
+    const buf = Buffer.from(text, 'utf8');
+    try {
+      for (let off = 0; off < buf.length; ) off += fs.writeSync(fd, buf, off, buf.length - off);
+      fs.fsyncSync(fd);
+      this.bytes += buf.length;
+      return undefined;
+    } catch (e) {
+      try {
+        fs.ftruncateSync(fd, this.bytes); // no half record before the retry's whole one
+      } catch {
+        // The retry starts on a torn line, which load reports and skips.
+      }
+      return e instanceof Error ? e : new Error(String(e));
+    }
   }
 }
 
@@ -297,18 +362,13 @@ function ownId(v: unknown): string | undefined {
 
 /**
  * Open (or create) `<dir>/<sessionId>.jsonl` for appending. The directory is
- * created; a torn last line left by a crash is cut off first.
+ * created (0700); a torn last line left by a crash is cut off first.
  */
 export function openJournal(dir: string, sessionId: string, options: JournalOptions = {}): Journal {
   const file = journalPath(dir, sessionId);
-  fs.mkdirSync(dir, { recursive: true });
-  const lockFile = lockJournal(file);
-  const existed = fs.existsSync(file);
-  const text = existed ? fs.readFileSync(file, 'utf8') : '';
-  if (text && !text.endsWith('\n')) repairTornTail(file, text);
-  const journal = new Journal(file, sessionId, text, options);
-  journal.lockFile = lockFile;
-  if (!existed) fsyncDir(dir);
+  ensurePrivateDir(dir);
+  const journal = new Journal(file, sessionId, options);
+  journal.open();
   return journal;
 }
 

@@ -44,6 +44,8 @@ export interface ProxyOptions {
   /** Package root for the inspector's assets (default: found from this file). */
   readonly root?: string;
   readonly log?: (line: string) => void;
+  /** Problems to show even without `log` (journal write errors); default: `log`. */
+  readonly warn?: (line: string) => void;
   /** A proxied session changed (a call, its usage, a user action): hosts refresh their views. */
   readonly onChange?: () => void;
 }
@@ -86,7 +88,7 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
       inspector.server?.broadcast();
     }, BROADCAST_MS);
   };
-  const engine = new ProxyEngine({ strategy: o.strategy ?? 'none', config: o.config, journalDir: o.journalDir, onChange: schedule, log: o.log });
+  const engine = new ProxyEngine({ strategy: o.strategy ?? 'none', config: o.config, journalDir: o.journalDir, onChange: schedule, log: o.log, warn: o.warn });
   // Token counts the request path estimated from characters are made exact while idle: one
   // small step per event-loop turn, so requests and relayed streams interleave with it.
   let refining = false;
@@ -117,12 +119,13 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
   const messages = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     // Observe-only sends the client's bytes: they stream upstream as they arrive, and the call
     // is recorded once the body is in. Once the user pinned or trimmed something in a proxied
-    // session, requests go through the engine so that applies to the next call.
-    if (engine.strategy === 'none' && !engine.hasOverlays()) return observe(req, res);
+    // session (or a journaled session that is not live may come back), requests go through the
+    // engine so that applies to the next call.
+    const sessionHeader = req.headers[SESSION_HEADER];
+    if (engine.strategy === 'none' && !engine.hasOverlays() && !engine.mayRestore({ [SESSION_HEADER]: sessionHeader })) return observe(req, res);
     const read = await readCapped(req, MAX_MESSAGES_BODY_BYTES);
     if ('over' in read) return forward(req, res, { upstream, head: read.over });
     const raw = read.body;
-    const sessionHeader = req.headers[SESSION_HEADER];
     const now = Date.now();
     const f = engine.onRequest(raw, { [SESSION_HEADER]: sessionHeader }, now);
     const recorder = new ResponseRecorder();

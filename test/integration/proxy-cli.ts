@@ -1,0 +1,74 @@
+/**
+ * `node dist/cli.js proxy` as a child process (the built CLI, as a user runs it): started
+ * on a free port, its URL read from its first line, its stderr kept, its descriptors and
+ * memory read from /proc.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+
+export const CLI = path.resolve(__dirname, '../../dist/cli.js');
+
+export interface CliProxy {
+  readonly child: ChildProcess;
+  readonly url: string;
+  readonly pid: number;
+  stderr(): string;
+  /** Stop it (SIGTERM: a clean shutdown; SIGKILL: a crash) and wait until it is gone. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Start the proxy of the built CLI at `cli` (default: this checkout's dist/cli.js) with `args`. */
+export function startCliProxy(args: readonly string[], cli: string = CLI): Promise<CliProxy> {
+  return new Promise((ok, fail) => {
+    const child = spawn(process.execPath, [cli, 'proxy', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    let err = '';
+    child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
+    const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+    child.stdout!.on('data', (c: Buffer) => {
+      out += c.toString();
+      const m = /^Trimline proxy: (http:\/\/127\.0\.0\.1:\d+)$/m.exec(out);
+      if (m)
+        ok({
+          child,
+          url: m[1],
+          pid: child.pid!,
+          stderr: () => err,
+          stop: async (signal = 'SIGTERM') => {
+            if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+            await exited;
+          },
+        });
+    });
+    child.once('exit', (code) => fail(new Error(`proxy exited ${code}: ${out}${err}`)));
+  });
+}
+
+/** Open descriptors of a process (Linux). */
+export function fdCount(pid: number): number {
+  return fs.readdirSync(`/proc/${pid}/fd`).length;
+}
+
+/** Resident memory of a process in MB (Linux). */
+export function rssMB(pid: number): number {
+  const m = /^VmRSS:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return m ? Number(m[1]) / 1024 : Number.NaN;
+}
+
+/** One `POST /v1/messages` with a session key; resolves with the status and the whole response text. */
+export async function postMessages(url: string, sessionKey: string, body: unknown, timeoutMs = 30_000): Promise<{ status: number; text: string }> {
+  const res = await fetch(`${url}/v1/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-probe', 'anthropic-version': '2023-06-01', 'x-claude-code-session-id': sessionKey },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    signal: AbortSignal.timeout(timeoutMs),
+  });
+  return { status: res.status, text: await res.text() };
+}
+
+/** One inspector request (`POST /api/request`), as the inspector page sends it. */
+export async function inspectorRequest(url: string, message: unknown): Promise<unknown[]> {
+  const res = await fetch(`${url}/api/request`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(message) });
+  return (await res.json()) as unknown[];
+}
