@@ -4,7 +4,7 @@
  * parameter choice), token calibration accuracy, and request-build speed. Results go
  * to bench-results/ (JSON + Markdown).
  *
- * Sections: --section=engine,check,loso,tokens,speed,deltas,proxy,soak,report (default: all but deltas, which speed includes). Positional
+ * Sections: --section=engine,check,loso,tokens,speed,deltas,proxy,soak,cli,report (default: all but deltas, which speed includes; cli needs CLAUDE_BIN). Positional
  * arguments restrict the contenders by name or spec; --spec=a,b [--config=file.json]
  * adds an ad-hoc one for tuning.
  */
@@ -22,6 +22,7 @@ import { inspectorPageSection } from './inspector-page';
 import { proxySection } from './proxy-bench';
 import { reportRunChild, reportSpeedSection } from './report-speed';
 import { formatSoak, runSoak } from './soak';
+import { claudeBin, formatCliRuns, runClaudeCodeCli } from './claude-code-cli';
 import { checkSection, costTable, losoSection, pct, perTranscript, rulesSection, type CheckData } from './report';
 import { setupSession, type BenchSession } from './session-setup';
 import { checkStep, LADDER, legacyPricer, recordedCost, timingFacts, type StepResult } from './sim-check';
@@ -32,7 +33,7 @@ const CHECKED = new Set(['none', 'default', 'anchor: anthropic clear_tool_uses',
 
 function sections(): Set<string> {
   const arg = process.argv.find((a) => a.startsWith('--section='));
-  return new Set(arg ? arg.slice(10).split(',') : ['engine', 'check', 'loso', 'tokens', 'speed', 'proxy', 'soak', 'report']);
+  return new Set(arg ? arg.slice(10).split(',') : ['engine', 'check', 'loso', 'tokens', 'speed', 'proxy', 'soak', 'cli', 'report']);
 }
 
 const log = (s: string): void => void process.stderr.write(`${s}\n`);
@@ -165,6 +166,23 @@ async function main(): Promise<void> {
     process.stdout.write(`${section.join('\n')}\n`);
     writeFileSync(join(outDir, 'soak.json'), JSON.stringify(soak, null, 2));
     writeFileSync(join(outDir, 'soak.md'), `# Trimline soak\n\nRun ${new Date().toISOString()} on ${process.platform}/${process.arch}, Node ${process.version}.\n\n${section.join('\n')}\n`);
+  }
+  if (want.has('cli')) {
+    const bin = claudeBin();
+    const section = ['## The real Claude Code CLI through the proxy', ''];
+    if (!bin) section.push('Not measured: set `CLAUDE_BIN` to a Claude Code executable (test/bench/claude-code-cli.ts).', '');
+    else {
+      const runs = [];
+      for (const strategy of ['none', 'default']) {
+        log(`cli: ${strategy}`);
+        runs.push(await runClaudeCodeCli(bin, strategy));
+      }
+      section.push(`Claude Code (\`${bin}\`), one prompt, 28 reads of a 700-line file each and the answer, through \`trimline proxy\` to the local server (test/bench/claude-code-cli.ts). User text is checked against the proxy's log of what the client sent; tokens and cost from the upstream's usage, priced by src/core/cache/cost.ts.`, '', formatCliRuns(runs), '');
+      writeFileSync(join(outDir, 'claude-code-cli.json'), JSON.stringify(runs, null, 2));
+    }
+    md.push(...section);
+    process.stdout.write(`${section.join('\n')}\n`);
+    writeFileSync(join(outDir, 'claude-code-cli.md'), `# Trimline with the real Claude Code CLI\n\nRun ${new Date().toISOString()} on ${process.platform}/${process.arch}, Node ${process.version}.\n\n${section.join('\n')}\n`);
   }
   if (want.has('report')) {
     const r = reportSpeedSection(log);
