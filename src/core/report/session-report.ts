@@ -6,6 +6,7 @@
 import { parseTranscript } from '../import';
 import type { ImportedSession } from '../session/types';
 import type { PipelineConfig } from '../trimming';
+import { readClientEvents } from './client-events';
 import { fitNone, type FitResult } from './fit';
 import { clineRecorded } from './cline-usage';
 import { OffenderTally } from './offenders';
@@ -111,7 +112,8 @@ function conversationRow(file: string, text: string, conv: RecordedConversation,
   const byId = new Map<string, RecordedCall>();
   for (const c of conv.calls) byId.set(c.key.slice(0, c.key.lastIndexOf('|')), c);
   const tally = new OffenderTally(imp, model);
-  const fit = fitNone(imp, model, byId, tally);
+  const events = imp.format === 'claude-code' ? readClientEvents(conv.sidechain && inMainFile ? sidechainText(text, conv.agentId) : text, conv.sidechain) : undefined;
+  const fit = fitNone(imp, model, byId, tally, events);
   if (!fit.billed.some(Boolean)) return { ...base, model, fit: noFit('not-replayable', 'no recorded response was found in the imported conversation'), strategies: {}, offenders: [] };
   const noneTokens = fit.steps.reduce((a, s, i) => a + (fit.billed[i] ? s.totalInput : 0), 0);
   const strategies: Record<string, StrategyResult> = { none: { inputCost: fit.simulatedCost, tokensSent: noneTokens, retention: 1 } };

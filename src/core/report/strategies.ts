@@ -11,7 +11,8 @@ import { hashString } from '../cache/simulator';
 import { replay } from '../engine';
 import type { ContentBlockParam, ImportedSession, LogBlock } from '../session/types';
 import type { PipelineConfig } from '../trimming';
-import { BillModel, type BillBlock, type BillMessage, type BillRequest } from './bill-model';
+import type { BillBlock, BillMessage, BillRequest } from './bill-model';
+import { SessionBill, withCleared } from './session-bill';
 import type { FitResult } from './fit';
 import { blockChars, CHARS_PER_TOKEN } from './sizing';
 import { UsageSizedTokens } from './usage-tokens';
@@ -97,7 +98,8 @@ export function priceStrategy(imp: ImportedSession, model: string, fit: FitResul
     return out;
   };
 
-  const bill = new BillModel(model, fit.prefix);
+  const bill = new SessionBill(fit.prefixes, fit.prefix);
+  const clearedMemo = new WeakMap<BillMessage, { set: ReadonlySet<string>; m: BillMessage }>();
   let inputCost = 0;
   let tokensSent = 0;
   // Sizes from the fit, never a tokenizer (see usage-tokens.ts); no calibration: the sizes are the usage's.
@@ -121,8 +123,11 @@ export function priceStrategy(imp: ImportedSession, model: string, fit: FitResul
       if (typeof m.content !== 'string') messageMemo.set(m.content, { role: m.role, ids, message });
       return message;
     });
-    const req: BillRequest = { now: fit.timings[i].now, ttl: fit.timings[i].ttl, messages, breakpointAt: fit.placement[i], epoch: fit.epochs[i] };
-    const s = bill.step(req);
+    const ctx = fit.contexts[i];
+    // Results the client cleared itself (microcompact) are placeholders in every strategy's request too.
+    const sent = withCleared(messages, ctx.cleared, clearedMemo);
+    const req: BillRequest = { now: fit.timings[i].now, ttl: fit.timings[i].ttl, systemTtl: ctx.systemTtl, prefixKey: ctx.prefixKey, messages: sent, breakpointAt: fit.placement[i], epoch: fit.epochs[i] };
+    const s = bill.step(ctx.model, req);
     if (!fit.billed[i]) continue;
     inputCost += s.cost;
     tokensSent += s.totalInput;

@@ -36,6 +36,8 @@ export interface RecordedSpend {
   readonly cacheWrite1hTokens: number;
   readonly cacheReadTokens: number;
   readonly outputTokens: number;
+  /** Steps billed apart inside calls (compaction iterations, `usage.iterations`), USD; included in inputCost/outputCost, not in the token counts. */
+  readonly iterationCost: number;
 }
 
 export interface StrategyResult {
