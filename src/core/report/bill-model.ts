@@ -81,6 +81,8 @@ export interface BillStep {
   readonly usage: CacheUsage;
   /** Input-side cost, USD. */
   readonly cost: number;
+  /** Of it, cache writes (5m and 1h), USD. */
+  readonly writeCost: number;
   readonly totalInput: number;
   /** Tokens of the prefix read from cache at this call (for per-block pricing). */
   readonly readTokens: number;
@@ -313,11 +315,13 @@ export class BillModel {
     const usage = this.sim.step({ model: this.model, system, messages }, this.tokensOf, req.now);
     const p = this.price;
     const split = usage.cache_creation;
-    const cost = (usage.input_tokens * p.input + split.ephemeral_5m_input_tokens * p.cacheWrite5m + split.ephemeral_1h_input_tokens * p.cacheWrite1h + usage.cache_read_input_tokens * p.cacheRead) / PER_MILLION;
+    const writeCost = (split.ephemeral_5m_input_tokens * p.cacheWrite5m + split.ephemeral_1h_input_tokens * p.cacheWrite1h) / PER_MILLION;
+    const cost = (usage.input_tokens * p.input + usage.cache_read_input_tokens * p.cacheRead) / PER_MILLION + writeCost;
     const totalInput = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens;
     return {
       usage,
       cost,
+      writeCost,
       totalInput,
       readTokens: usage.cache_read_input_tokens,
       writtenUpTo: usage.cache_read_input_tokens + usage.cache_creation_input_tokens,

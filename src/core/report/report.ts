@@ -32,12 +32,31 @@ export function totalsOf(rows: readonly SessionReport[], strategies: readonly st
   const recorded = emptyTotals();
   let calls = 0;
   let anchored = 0;
+  let anchoredSessions = 0;
+  let anchoredNone = 0;
+  const anchoredSt: Record<string, { inputCost: number; documentedInputCost: number }> = {};
+  const loose = { sessions: 0, recordedInputCost: 0 };
   const st: Record<string, { inputCost: number; tokensSent: number; retention: number }> = {};
   const noneTokens: Record<string, number> = {};
   for (const r of rows) {
     addTotals(recorded, { ...r.recorded });
     calls += r.calls;
-    if (r.fit.status === 'anchored') anchored += r.recorded.inputCost;
+    if (r.fit.status === 'loose') {
+      loose.sessions++;
+      loose.recordedInputCost += r.recorded.inputCost;
+    }
+    if (r.fit.status === 'anchored' && r.strategies.none) {
+      anchored += r.recorded.inputCost;
+      anchoredSessions++;
+      anchoredNone += r.strategies.none.inputCost;
+      for (const s of strategies) {
+        const v = r.strategies[s];
+        if (!v) continue;
+        const t = (anchoredSt[s] ??= { inputCost: 0, documentedInputCost: 0 });
+        t.inputCost += v.inputCost;
+        t.documentedInputCost += v.documentedInputCost ?? v.inputCost;
+      }
+    }
     for (const s of strategies) {
       const v = r.strategies[s];
       const none = r.strategies.none;
@@ -53,7 +72,18 @@ export function totalsOf(rows: readonly SessionReport[], strategies: readonly st
     .flatMap((r) => r.offenders)
     .sort((a, b) => b.dollars - a.dollars)
     .slice(0, OFFENDERS_SHOWN);
-  return { sessions: rows.length, calls, recorded, strategies: st, anchoredRecordedInputCost: anchored, offenders, badLines };
+  const share = recorded.inputCost > 0 ? anchored / recorded.inputCost : 0;
+  return {
+    sessions: rows.length,
+    calls,
+    recorded,
+    strategies: st,
+    anchoredRecordedInputCost: anchored,
+    anchored: { sessions: anchoredSessions, share, noneInputCost: anchoredNone, strategies: anchoredSt },
+    loose,
+    offenders,
+    badLines,
+  };
 }
 
 export interface Acc {

@@ -22,6 +22,13 @@ export interface StrategyCost {
   readonly inputCost: number;
   /** Total input tokens over the billed calls (prefix included). */
   readonly tokensSent: number;
+  /** Of inputCost, cache writes. */
+  readonly writeCost: number;
+}
+
+export interface PriceOptions {
+  /** Do not follow the recording's own invalidations (fit.ts clientInvalidations): the documented cache rules alone. */
+  readonly documentedOnly?: boolean;
 }
 
 interface Content {
@@ -60,7 +67,7 @@ function sameIds(a: readonly string[], b: readonly string[]): boolean {
 }
 
 /** Price a strategy on a session already fitted with {@link fitNone}. */
-export function priceStrategy(imp: ImportedSession, model: string, fit: FitResult, strategy: string, config: PipelineConfig): StrategyCost {
+export function priceStrategy(imp: ImportedSession, model: string, fit: FitResult, strategy: string, config: PipelineConfig, opts: PriceOptions = {}): StrategyCost {
   const sized = new Map<string, BillBlock>();
   for (const m of fit.messages) for (const b of m.blocks) sized.set(b.id, b);
   const logBlocks = new Map<string, LogBlock>();
@@ -102,6 +109,7 @@ export function priceStrategy(imp: ImportedSession, model: string, fit: FitResul
   const clearedMemo = new WeakMap<BillMessage, { set: ReadonlySet<string>; m: BillMessage }>();
   let inputCost = 0;
   let tokensSent = 0;
+  let writeCost = 0;
   // Sizes from the fit, never a tokenizer (see usage-tokens.ts); no calibration: the sizes are the usage's.
   const estimator = new UsageSizedTokens(imp, fit.messages, imp.model ?? imp.calls.find((c) => c.model)?.model);
   for (const step of replay(imp, { strategy, config, estimator, calibrate: false })) {
@@ -126,11 +134,12 @@ export function priceStrategy(imp: ImportedSession, model: string, fit: FitResul
     const ctx = fit.contexts[i];
     // Results the client cleared itself (microcompact) are placeholders in every strategy's request too.
     const sent = withCleared(messages, ctx.cleared, clearedMemo);
-    const req: BillRequest = { now: fit.timings[i].now, ttl: fit.timings[i].ttl, systemTtl: ctx.systemTtl, prefixKey: ctx.prefixKey, messages: sent, breakpointAt: fit.placement[i], epoch: fit.epochs[i] };
+    const req: BillRequest = { now: fit.timings[i].now, ttl: fit.timings[i].ttl, systemTtl: ctx.systemTtl, prefixKey: ctx.prefixKey, messages: sent, breakpointAt: fit.placement[i], epoch: opts.documentedOnly ? undefined : fit.epochs[i] };
     const s = bill.step(ctx.model, req);
     if (!fit.billed[i]) continue;
     inputCost += s.cost;
     tokensSent += s.totalInput;
+    writeCost += s.writeCost;
   }
-  return { inputCost, tokensSent };
+  return { inputCost, tokensSent, writeCost };
 }
