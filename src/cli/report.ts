@@ -78,6 +78,6 @@ export async function runReportCli(argv: string[], out: NodeJS.WritableStream = 
     writeFileSync(values.html, reportHtml(report));
     if (!values.json) err.write(`trimline report: wrote ${values.html}\n`);
   }
-  out.write((values.json ? JSON.stringify(report, null, 2) : formatReport(report)) + '\n');
+  out.write((values.json ? JSON.stringify(report, null, 2) : formatReport(report, existsSync)) + '\n');
   return 0;
 }

@@ -1,5 +1,5 @@
 /** The report as a terminal table: per session, totals, top offenders, fit notes, skipped files. */
-import { dearerLines, headlineLines, nextStepLines, oneLine, skippedSummary } from './summary';
+import { dearerLines, headlineLines, nextStepLines, nothingFoundLines, oneLine, skippedSummary } from './summary';
 import type { Report, SessionReport } from './types';
 
 /** The last path segment (pure: this file is also bundled into the report webview). */
@@ -67,7 +67,13 @@ export function byCost(rows: readonly SessionReport[]): SessionReport[] {
   return [...rows].sort((a, b) => b.recorded.inputCost - a.recorded.inputCost);
 }
 
-export function formatReport(rep: Report): string {
+/** The report as terminal text; `exists` tells a missing searched path from an empty one. */
+export function formatReport(rep: Report, exists?: (path: string) => boolean): string {
+  if (!rep.sessions.length) {
+    const skipped = skippedSummary(rep.skipped);
+    const extra = [skipped.counted, ...skipped.listed.map((s) => `  ${oneLine(s.file)}: ${oneLine(s.reason)}`)].filter((x): x is string => !!x);
+    return [...nothingFoundLines(rep, exists), ...(extra.length ? ['', ...extra] : [])].join('\n');
+  }
   const others = rep.strategies.filter((s) => s !== 'none');
   const head = [pad('session', NAME_WIDTH), pad('model', 18), pad('calls', 6, true), pad('recorded in', 12, true), pad('out', 9, true), pad('none', 10, true), pad('fit', FIT_WIDTH, true)];
   for (const s of others) head.push(pad(s, 10, true), pad('saving', 7, true), pad('kept', 6, true));

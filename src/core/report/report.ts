@@ -125,36 +125,36 @@ export function push(acc: Acc, f: FoundFile, r: { rows: SessionReport[]; skipped
   if (r.badLines) acc.skipped.push({ file: f.path, reason: `${r.badLines} corrupt line(s) skipped` });
 }
 
-export function start(o: ReportOptions): { files: FoundFile[]; strategies: string[]; acc: Acc } {
+export function start(o: ReportOptions): { files: FoundFile[]; strategies: string[]; acc: Acc; searched: string[] } {
   const strategies = o.strategies.includes('none') ? [...o.strategies] : ['none', ...o.strategies];
   const found = discover(o.paths);
   const files = found.files.filter((f) => o.sinceMs === undefined || f.mtimeMs >= o.sinceMs);
-  return { files, strategies, acc: { rows: [], skipped: [...found.skipped], badLines: 0, counted: new CountedKeys() } };
+  return { files, strategies, searched: [...o.paths], acc: { rows: [], skipped: [...found.skipped], badLines: 0, counted: new CountedKeys() } };
 }
 
-export function finish(acc: Acc, strategies: string[], cache: ReportCache | undefined): Report {
+export function finish(acc: Acc, strategies: string[], cache: ReportCache | undefined, searched?: readonly string[]): Report {
   cache?.save();
-  return { sessions: acc.rows, totals: totalsOf(acc.rows, strategies, acc.badLines), skipped: acc.skipped, strategies, note: COUNTERFACTUAL_NOTE };
+  return { sessions: acc.rows, totals: totalsOf(acc.rows, strategies, acc.badLines), skipped: acc.skipped, strategies, searched, note: COUNTERFACTUAL_NOTE };
 }
 
 /** Build the report (synchronous; one file's text in memory at a time). */
 export function buildReport(o: ReportOptions): Report {
-  const { files, strategies, acc } = start(o);
+  const { files, strategies, acc, searched } = start(o);
   for (let i = 0; i < files.length; i++) {
     addFile(acc, files[i], strategies, o.config, o.cache);
     if (o.onFile?.(i + 1, files.length, files[i].path) === false) break;
   }
-  return finish(acc, strategies, o.cache);
+  return finish(acc, strategies, o.cache, searched);
 }
 
 /** The same, yielding to the event loop between files (an editor stays responsive; `onFile` returning false cancels). */
 export async function buildReportAsync(o: ReportOptions): Promise<Report> {
-  const { files, strategies, acc } = start(o);
+  const { files, strategies, acc, searched } = start(o);
   for (let i = 0; i < files.length; i++) {
     addFile(acc, files[i], strategies, o.config, o.cache);
     if (o.onFile?.(i + 1, files.length, files[i].path) === false) break;
     await new Promise((r) => setImmediate(r));
   }
-  return finish(acc, strategies, o.cache);
+  return finish(acc, strategies, o.cache, searched);
 }
 

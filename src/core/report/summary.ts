@@ -106,3 +106,18 @@ export function nextStepLines(rep: Report): string[] {
     `(in VS Code: "Trimline: Route Terminal Agents Through Trimline"). On the anchored sessions above it would have saved ${usd(best.recorded - best.cost)} (${pct(best.vsBill)} of their recorded input-side bill).`,
   ];
 }
+
+/**
+ * When no session was found: where the report looked and how to point it
+ * elsewhere. `exists` tells a missing path from an empty one (the caller has the file system).
+ */
+export function nothingFoundLines(rep: Report, exists: (path: string) => boolean = () => true): string[] {
+  const where = rep.searched?.length ? rep.searched : ['(no path given)'];
+  const lines = ['trimline report: no recorded session found.'];
+  for (const p of where) lines.push(`  looked in ${oneLine(p)}: ${exists(p) ? 'no Claude Code session or Cline task with billed usage there' : 'it does not exist'}`);
+  lines.push(
+    'Claude Code keeps its sessions in ~/.claude/projects ($CLAUDE_CONFIG_DIR/projects when that is set).',
+    'Point the report elsewhere: `trimline report <directory or file>…` (e.g. a copied projects folder, a single .jsonl, or a Cline task folder), or set CLAUDE_CONFIG_DIR.',
+  );
+  return lines;
+}

@@ -112,6 +112,8 @@ export interface Report {
   readonly totals: ReportTotals;
   readonly skipped: Skipped[];
   readonly strategies: readonly string[];
+  /** The paths the report looked in (said when nothing was found). */
+  readonly searched?: readonly string[];
   /** Said in every output: what the counterfactual is. */
   readonly note: string;
 }

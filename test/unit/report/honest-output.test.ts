@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { formatReport } from '../../../src/core/report';
+import { formatReport, reportHtml } from '../../../src/core/report';
 import { dearerBecause } from '../../../src/core/report/fit-notes';
 import { totalsOf } from '../../../src/core/report/report';
 import { reportFile } from '../../../src/core/report/session-report';
@@ -82,6 +82,16 @@ describe('a loose fit is flagged and left out of the headline', () => {
     expect(text).toContain('loose ');
   });
 
+  it('puts the same in the HTML page: TOTAL row, kept column, fit notes, headline and next step', () => {
+    const html = reportHtml(rep);
+    expect(html).toMatch(/<tr class="total"><td>TOTAL<\/td>/);
+    expect(html).toContain('<th>kept</th>');
+    expect(html).toContain('<h2>Fit notes</h2>');
+    expect(html).toContain('loose fit: simulated none is');
+    expect(html).toContain('anchored sessions only: 1 of 2 replayed');
+    expect(html).toContain('trimline proxy --strategy default');
+  });
+
   it('ends with the next step and the saving it would have given on the anchored sessions', () => {
     const next = nextStepLines(rep).join(' ');
     expect(next).toContain('trimline proxy --strategy default');
@@ -97,6 +107,14 @@ describe('a strategy dearer than none says why', () => {
 });
 
 describe('terminal output a newcomer can act on', () => {
+  it('says where it looked and how to point elsewhere when nothing is found', () => {
+    const empty: Report = { sessions: [], totals: totalsOf([], ['none'], 0), skipped: [], strategies: ['none'], searched: ['/nowhere', '/empty'], note: COUNTERFACTUAL_NOTE };
+    const text = formatReport(empty, (p) => p === '/empty');
+    expect(text).toContain('looked in /nowhere: it does not exist');
+    expect(text).toContain('looked in /empty: no Claude Code session');
+    expect(text).toContain('trimline report <directory or file>');
+  });
+
   it('shows multi-line commands and paths on one line', () => {
     expect(oneLine('cd /x &&\n  make\r\n\ttest')).toBe('cd /x && make test');
   });
