@@ -21,6 +21,7 @@ function usd(n: number): string {
 export function fitNotes(fit: FitResult, imp: ImportedSession, recorded: RecordedSpend): { notes: string[]; unexplainedShare: number } {
   const notes: string[] = [];
   for (const o of fit.otherModels) notes.push(`${o.calls} call(s) on ${o.model}: each priced at its own model, on its own cache (a switch starts it cold)`);
+  if (fit.foreign.length) notes.push(`${fit.foreign.length} call(s) on another model sent a request of their own, not this history (calls ${fit.foreign.join(', ')}): priced as recorded in every strategy`);
   for (const v of fit.versionChanges) notes.push(`call ${v.call}: the client went from ${v.from} to ${v.to}; its system prompt carries the version, so the cached prefix was rewritten`);
   for (const m of fit.microcompacts) notes.push(`call ${m.call}: the client cleared ${m.results} old tool result(s) itself (microcompact); every strategy's history follows`);
   for (const r of fit.rewrites) notes.push(`call ${r.call}: the client sent ${r.tokens} tokens less than the transcript holds (resumed or edited history); sizes rescaled from there`);

@@ -7,7 +7,7 @@ import { blockEndingNear, type BillMessage, type BillRequest, type BillStep, typ
 import type { ClientEvents } from './client-events';
 import type { OffenderTally } from './offenders';
 import { callCost, type RecordedCall } from './recorded';
-import { SessionBill, withCleared, type CallContext } from './session-bill';
+import { recordedStep, SessionBill, withCleared, type CallContext } from './session-bill';
 import { clearedAt, requestMessages, sizeSession, type ClearedSpan } from './sizing';
 
 /** Below this many calls the fit says little (the issue's bar: sessions with ≥ 10 calls). */
@@ -61,6 +61,8 @@ export interface FitResult {
   readonly timings: CallTiming[];
   /** Per call: its model, client version, system TTL and the results the client had cleared. */
   readonly contexts: CallContext[];
+  /** Calls on another model that did not send this history: priced as recorded in every strategy. */
+  readonly foreign: readonly number[];
   /** Models called besides the row's main one, with their billed calls. */
   readonly otherModels: { model: string; calls: number }[];
   /** Calls where the client version changed (a new system prompt). */
@@ -187,18 +189,32 @@ export function clearedSpans(imp: ImportedSession, events: ClientEvents | undefi
   return out.sort((a, b) => a.fromCall - b.fromCall);
 }
 
-/** Per call: model, client version (carried forward where a line has none), system TTL, cleared results (one set object per span count). */
-function callContexts(imp: ImportedSession, model: string, timings: readonly CallTiming[], events: ClientEvents | undefined, spans: readonly ClearedSpan[]): CallContext[] {
+/**
+ * Per call: model, client version (carried forward where a line has none), system TTL, cleared
+ * results (one set object per span count). A version change counts as a new system prompt only
+ * where the recording shows it: the call read nothing past the system prompt (older clients did
+ * not stamp their version into it).
+ */
+function callContexts(imp: ImportedSession, model: string, timings: readonly CallTiming[], events: ClientEvents | undefined, spans: readonly ClearedSpan[], systemOf: (model: string) => number): CallContext[] {
   let version: string | undefined;
   let active = -1;
   let set: ReadonlySet<string> | undefined;
   return imp.calls.map((c, i) => {
+    const m = c.model ?? model;
     const v = c.apiMessageId ? events?.versionOf.get(c.apiMessageId) : undefined;
-    if (v) version = v;
+    if (v && v !== version) {
+      const read = c.usage?.cache_read_input_tokens ?? 0;
+      if (version === undefined || !c.usage || read <= systemOf(m) + SYSTEM_READ_SLACK_TOKENS) version = v;
+    }
     const n = spans.filter((s) => s.fromCall <= i).length;
     if (n !== active) [active, set] = [n, clearedAt(spans, i)];
-    return { model: c.model ?? model, prefixKey: version, systemTtl: timings[i].systemTtl, cleared: set };
+    return { model: m, prefixKey: version, systemTtl: timings[i].systemTtl, cleared: set };
   });
+}
+
+/** A side request priced as recorded (its own usage; nothing to simulate). */
+export function foreignStep(call: CallRecord, model: string, billed: RecordedCall | undefined): BillStep {
+  return recordedStep(billed?.model ?? model, billed?.usage ?? call.usage ?? { input_tokens: 0 });
 }
 
 /** Fit `none` to the bill of an imported session; `recorded` maps message ids to the calls billed in this row. */
@@ -206,7 +222,11 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
   const spans = clearedSpans(imp, events);
   const sized = sizeSession(imp, model, spans);
   const timings = callTimings(imp.calls, recorded);
-  const contexts = callContexts(imp, model, timings, events, spans);
+  const systemOfModel = (m: string): number => {
+    const p = sized.prefixes.get(m) ?? sized.prefix;
+    return p.shared + p.session;
+  };
+  const contexts = callContexts(imp, model, timings, events, spans, systemOfModel);
   const memo = new WeakMap<BillMessage, { set: ReadonlySet<string>; m: BillMessage }>();
   const messagesAt = (i: number): readonly BillMessage[] => withCleared(sized.messages, contexts[i].cleared, memo);
   const prefixOf = (i: number): InferredPrefix => sized.prefixes.get(contexts[i].model) ?? sized.prefix;
@@ -220,7 +240,9 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
   const epochs = epochsOf(imp.calls.length, invalidations);
   const bill = new SessionBill(sized.prefixes, sized.prefix);
   const billedCall = (c: CallRecord): RecordedCall | undefined => (c.apiMessageId ? recorded.get(c.apiMessageId) : undefined);
+  const foreign = new Set(sized.foreign);
   const steps = noneRequests(imp.calls, messagesAt, timings, placement, epochs, contexts).map((r, i) => {
+    if (foreign.has(i)) return foreignStep(imp.calls[i], contexts[i].model, billedCall(imp.calls[i]));
     const tally = offenders?.collect();
     const s = bill.step(contexts[i].model, r, tally?.span);
     tally?.commit(s, r.ttl, billedCall(imp.calls[i]) !== undefined);
@@ -237,7 +259,7 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
     const rc = callCost(r.model, r.usage).input;
     simulatedCost += steps[i].cost;
     recordedCost += rc;
-    if (contexts[i].model !== model) others.set(contexts[i].model, (others.get(contexts[i].model) ?? 0) + 1);
+    if (contexts[i].model !== model && !foreign.has(i)) others.set(contexts[i].model, (others.get(contexts[i].model) ?? 0) + 1);
     const err = sized.totalErrors[i];
     if (err !== undefined) totalErrs.push(err);
     if (rc > 0) costErrs.push(Math.abs(steps[i].cost - rc) / rc);
@@ -251,7 +273,7 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
     const at = new Set(invalidations);
     let cost = 0;
     noneRequests(imp.calls, messagesAt, timings, placement, [], contexts).forEach((r, i) => {
-      const s = plain.step(contexts[i].model, r);
+      const s = foreign.has(i) ? steps[i] : plain.step(contexts[i].model, r);
       if (billed[i]) cost += s.cost;
       if (at.has(i) && s.readTokens - steps[i].readTokens > UNEXPLAINED_MISS_TOKENS) unexplained.push(i);
     });
@@ -269,6 +291,7 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
     timings,
     contexts,
     otherModels: [...others].map(([m, calls]) => ({ model: m, calls })),
+    foreign: sized.foreign,
     versionChanges,
     microcompacts: spans.map((s) => ({ call: s.fromCall, results: s.blockIds.size })),
     placement,

@@ -9,6 +9,7 @@
  * simulator of its model.
  */
 import { BillModel, type BillBlock, type BillMessage, type BillRequest, type BillStep, type InferredPrefix } from './bill-model';
+import { callCost, recordedUsage, type RecordedUsage } from './recorded';
 import { CLEARED_RESULT_TOKENS } from './sizing';
 
 /** What a call's request was built from besides its messages. */
@@ -58,4 +59,18 @@ export function withCleared(messages: readonly BillMessage[], cleared: ReadonlyS
     memo.set(m, { set: cleared, m: out });
     return out;
   });
+}
+
+/**
+ * A call priced as recorded, in every strategy alike: a side request on another
+ * model that did not send the session's history (nothing of it to trim or to
+ * simulate). `usage` without a TTL split counts its writes as 5-minute ones.
+ */
+export function recordedStep(model: string, usage: RecordedUsage | { input_tokens: number; cache_creation_input_tokens?: number | null; cache_read_input_tokens?: number | null }): BillStep {
+  const u: RecordedUsage = 'cache_creation' in usage && usage.cache_creation ? (usage as RecordedUsage) : recordedUsage({ ...usage, output_tokens: 0 });
+  const cost = callCost(model, { ...u, output_tokens: 0 }).input;
+  const writeCost = callCost(model, { ...u, input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 }).input;
+  const usageOut = { input_tokens: u.input_tokens, cache_creation_input_tokens: u.cache_creation_input_tokens, cache_read_input_tokens: u.cache_read_input_tokens, cache_creation: { ...u.cache_creation } };
+  const totalInput = u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
+  return { usage: usageOut, cost, writeCost, totalInput, readTokens: u.cache_read_input_tokens, writtenUpTo: u.cache_read_input_tokens + u.cache_creation_input_tokens };
 }

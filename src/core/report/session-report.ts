@@ -11,7 +11,7 @@ import { fitNone } from './fit';
 import { dearerBecause, fitNotes, looseNote } from './fit-notes';
 import { clineRecorded } from './cline-usage';
 import { OffenderTally } from './offenders';
-import { iterationsCost, readRecorded, totalsOf, type RecordedCall, type RecordedConversation } from './recorded';
+import { callCost, iterationsCost, readRecorded, totalsOf, type RecordedCall, type RecordedConversation } from './recorded';
 import { priceStrategy } from './strategies';
 import { NOTHING_BILLED } from './summary';
 import { ANCHOR_TOLERANCE, type SessionFit, type SessionReport, type Skipped, type StrategyResult } from './types';
@@ -97,7 +97,10 @@ function conversationRow(file: string, text: string, conv: RecordedConversation,
   if (!fit.billed.some(Boolean)) return { ...base, model, fit: noFit('not-replayable', 'no recorded response was found in the imported conversation'), strategies: {}, offenders: [] };
   const noneTokens = fit.steps.reduce((a, s, i) => a + (fit.billed[i] ? s.totalInput : 0), 0);
   // Steps billed apart inside calls (compaction iterations) are carried into every strategy as recorded.
-  const apart = conv.calls.reduce((a, c) => a + iterationsCost(c.model, c.usage).input, 0);
+  // So are billed responses the imported history does not hold (nothing to replay): at their recorded cost.
+  const inHistory = new Set(imp.calls.map((c) => c.apiMessageId));
+  const unmatched = conv.calls.filter((c) => !inHistory.has(c.key.slice(0, c.key.lastIndexOf('|'))));
+  const apart = conv.calls.reduce((a, c) => a + iterationsCost(c.model, c.usage).input, 0) + unmatched.reduce((a, c) => a + callCost(c.model, c.usage).input, 0);
   const noneWrites = fit.steps.reduce((a, s, i) => a + (fit.billed[i] ? s.writeCost : 0), 0);
   const followsUnexplained = fit.unexplained.length > 0 && fit.unanchoredError !== undefined;
   const none: StrategyResult = {
@@ -123,6 +126,7 @@ function conversationRow(file: string, text: string, conv: RecordedConversation,
     };
   }
   const explained = fitNotes(fit, imp, recorded);
+  if (unmatched.length) explained.notes.push(`${unmatched.length} billed response(s) are not in the replayed history: carried at their recorded cost in every strategy`);
   const error = fit.costError ?? null;
   const anchored = error !== null && Math.abs(error) <= ANCHOR_TOLERANCE;
   const sessionFit: SessionFit = {

@@ -113,6 +113,8 @@ export interface SizedSession {
   readonly totalErrors: (number | undefined)[];
   /** Calls where the client sent a shorter history than the transcript holds, and by how much. */
   readonly rewrites: { call: number; tokens: number }[];
+  /** Calls on another model than the row's that did not send this history (side requests of their own): priced as recorded. */
+  readonly foreign: number[];
 }
 
 /** Sizes of a response's blocks from its output tokens, or undefined for a placeholder/missing usage. */
@@ -180,10 +182,17 @@ export function sizeSession(imp: ImportedSession, model: string, cleared: readon
   let responsesSized = 0;
   const totalErrors: (number | undefined)[] = [];
   const rewrites: { call: number; tokens: number }[] = [];
+  const foreign: number[] = [];
+  const foreignAt = new Set<number>();
   for (const call of imp.calls) {
     for (; responsesSized < call.at; responsesSized++) {
       const m = logMsgs[responsesSized];
       if (m.role !== 'assistant') continue;
+      if (foreignAt.has(responsesSized)) {
+        // The response of a side request of its own: the session's requests never held it.
+        for (const b of m.blocks) sizes.set(b.id, 0);
+        continue;
+      }
       const s = responseSizes(m);
       if (s) m.blocks.forEach((b, i) => sizes.set(b.id, s[i]));
     }
@@ -206,6 +215,7 @@ export function sizeSession(imp: ImportedSession, model: string, cleared: readon
     const chars = unsized.map((b) => blockChars(b.param));
     const guessNew = chars.reduce((a, c) => a + c / CHARS_PER_TOKEN, 0);
     let p = prefixes.get(callModel);
+    const firstOfModel = !p;
     if (!p) {
       const total = Math.max(0, recorded - known - guessNew);
       const read = usage.cache_read_input_tokens ?? 0;
@@ -213,6 +223,14 @@ export function sizeSession(imp: ImportedSession, model: string, cleared: readon
     }
     const prefixTotal = p.total;
     let rest = recorded - prefixTotal - known;
+    if (callModel !== model && (firstOfModel ? prefixTotal === 0 && recorded < known : rest < -(REWRITE_SLACK_TOKENS + REWRITE_SLACK_SHARE * recorded))) {
+      // A call on another model that did not send this history (a side request of its own): not sized from it.
+      foreign.push(call.index);
+      foreignAt.add(call.at);
+      if (firstOfModel) prefixes.delete(callModel);
+      totalErrors.push(undefined);
+      continue;
+    }
     if (rest < -(REWRITE_SLACK_TOKENS + REWRITE_SLACK_SHARE * recorded)) {
       // The client sent less than the transcript holds: shrink what it re-sent to fit, and say so.
       const factor = Math.max(0, (recorded - prefixTotal - guessNew) / known);
@@ -235,6 +253,7 @@ export function sizeSession(imp: ImportedSession, model: string, cleared: readon
     messages: logMsgs.map((m, i) => ({ role: m.role, humanTurn: human[i], clientRestart: isClientRestart(m), blocks: m.blocks.map((b) => billBlock(b, sizes.get(b.id) ?? 0)) })),
     prefix: inferred.get(model) ?? inferred.values().next().value ?? { shared: 0, sharedWarm: false, session: 0 },
     prefixes: inferred,
+    foreign,
     totalErrors,
     rewrites,
   };

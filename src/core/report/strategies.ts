@@ -106,6 +106,7 @@ export function priceStrategy(imp: ImportedSession, model: string, fit: FitResul
   };
 
   const bill = new SessionBill(fit.prefixes, fit.prefix);
+  const foreign = new Set(fit.foreign);
   const clearedMemo = new WeakMap<BillMessage, { set: ReadonlySet<string>; m: BillMessage }>();
   let inputCost = 0;
   let tokensSent = 0;
@@ -135,7 +136,8 @@ export function priceStrategy(imp: ImportedSession, model: string, fit: FitResul
     // Results the client cleared itself (microcompact) are placeholders in every strategy's request too.
     const sent = withCleared(messages, ctx.cleared, clearedMemo);
     const req: BillRequest = { now: fit.timings[i].now, ttl: fit.timings[i].ttl, systemTtl: ctx.systemTtl, prefixKey: ctx.prefixKey, messages: sent, breakpointAt: fit.placement[i], epoch: opts.documentedOnly ? undefined : fit.epochs[i] };
-    const s = bill.step(ctx.model, req);
+    // A side request of its own (fit.foreign) costs what it cost, whatever the strategy.
+    const s = foreign.has(i) ? fit.steps[i] : bill.step(ctx.model, req);
     if (!fit.billed[i]) continue;
     inputCost += s.cost;
     tokensSent += s.totalInput;

@@ -89,6 +89,24 @@ describe('side calls on other models inside an Opus 4.5 session', () => {
   });
 });
 
+describe('side requests of their own (another model, its own short prompt, not the history)', () => {
+  const { fit, calls, recorded } = fitted('side-requests.jsonl', OPUS_45);
+  const side = calls.map((c, i) => (c.model === HAIKU ? i : -1)).filter((i) => i >= 0);
+
+  it('prices them as recorded and keeps the history the session sent without their answers', () => {
+    expect(side.length).toBe(3);
+    expect(fit.foreign).toEqual(side);
+    for (const i of side) {
+      const r = recorded.find((c) => c.key.startsWith(`${calls[i].apiMessageId}|`))!;
+      expect(fit.steps[i].usage.cache_read_input_tokens).toBe(r.usage.cache_read_input_tokens);
+      expect(fit.steps[i].cost).toBeCloseTo(priced(HAIKU, fit.steps[i].usage), 12);
+      expect(fit.steps[i + 1].usage.cache_read_input_tokens).toBeGreaterThan(systemOf(fit, OPUS_45) + 1000);
+    }
+    expect(fit.rewrites).toEqual([]);
+    expect(Math.abs(fit.costError!)).toBeLessThanOrEqual(ANCHOR_TOLERANCE);
+  });
+});
+
 describe('1-hour cache writes (Claude Code ≥ 2.1.29)', () => {
   it('keeps the whole prefix warm over 10–45 minute gaps when every breakpoint is 1h', () => {
     const { fit, calls } = fitted('one-hour.jsonl', 'claude-opus-4-6');
@@ -198,6 +216,16 @@ describe('client upgrade mid-session (the first system block carries cc_version)
     const at = fit.versionChanges[0].call;
     expect(fit.steps[at].usage.cache_read_input_tokens).toBe(0);
     expect(fit.steps[at + 1].usage.cache_read_input_tokens).toBeGreaterThan(minCacheableTokens('claude-opus-4-6'));
+    expect(Math.abs(fit.costError!)).toBeLessThanOrEqual(ANCHOR_TOLERANCE);
+  });
+});
+
+describe('client upgrade of an older client (no version in its system prompt)', () => {
+  it('does not break the cache where the recording shows none broke', () => {
+    const { fit, calls } = fitted('version-not-in-prefix.jsonl', SONNET_4);
+    expect(fit.versionChanges).toEqual([]);
+    const bumped = calls.findIndex((c, i) => i > 0 && fit.timings[i].now - fit.timings[i - 1].now > 2 * 60_000);
+    expect(fit.steps[bumped].usage.cache_read_input_tokens).toBeGreaterThan(systemOf(fit, SONNET_4) + 1000);
     expect(Math.abs(fit.costError!)).toBeLessThanOrEqual(ANCHOR_TOLERANCE);
   });
 });
