@@ -8,7 +8,7 @@
  *   "microcompactMetadata":{…,"compactedToolIds"}}`): the client cleared those
  *   tool results itself, and every request after the boundary sent a short
  *   placeholder in their place.
- * Pure: text in, events out; lines that do not parse are skipped (recorded.ts counts them).
+ * Read in the same pass as the recorded spend (recorded.ts), per conversation.
  */
 
 export interface Microcompact {
@@ -25,39 +25,25 @@ export interface ClientEvents {
   readonly microcompacts: readonly Microcompact[];
 }
 
-function isObj(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
+/** Collects a conversation's events while its lines are read (recorded.ts reads every line once). */
+export class ClientEventsBuilder implements ClientEvents {
+  readonly versionOf = new Map<string, string>();
+  readonly microcompacts: { firstResponseId?: string; toolIds: string[]; tokensSaved?: number }[] = [];
+  private open: { firstResponseId?: string; toolIds: string[]; tokensSaved?: number } | undefined;
 
-/** Versions and microcompact boundaries of one Claude Code JSONL text (subagent lines left out unless `sidechain`). */
-export function readClientEvents(text: string, sidechain = false): ClientEvents {
-  const versionOf = new Map<string, string>();
-  const microcompacts: { firstResponseId?: string; toolIds: string[]; tokensSaved?: number }[] = [];
-  let open: { firstResponseId?: string; toolIds: string[]; tokensSaved?: number } | undefined;
-  for (const raw of text.split('\n')) {
-    // Cheap filter first: only assistant lines and microcompact boundaries matter.
-    if (!raw.includes('"assistant"') && !raw.includes('microcompact_boundary')) continue;
-    let rec: unknown;
-    try {
-      rec = JSON.parse(raw);
-    } catch {
-      continue;
-    }
-    if (!isObj(rec) || (rec.isSidechain === true) !== sidechain) continue;
-    if (rec.type === 'system' && rec.subtype === 'microcompact_boundary') {
-      const meta = isObj(rec.microcompactMetadata) ? rec.microcompactMetadata : {};
-      const ids = Array.isArray(meta.compactedToolIds) ? meta.compactedToolIds.filter((x): x is string => typeof x === 'string') : [];
-      open = { toolIds: ids, tokensSaved: typeof meta.tokensSaved === 'number' ? meta.tokensSaved : undefined };
-      microcompacts.push(open);
-      continue;
-    }
-    if (rec.type !== 'assistant' || !isObj(rec.message) || typeof rec.message.id !== 'string') continue;
-    const id = rec.message.id;
-    if (typeof rec.version === 'string' && !versionOf.has(id)) versionOf.set(id, rec.version);
-    if (open) {
-      open.firstResponseId = id;
-      open = undefined;
+  /** A `microcompact_boundary` record's metadata. */
+  microcompact(meta: Record<string, unknown>): void {
+    const ids = Array.isArray(meta.compactedToolIds) ? meta.compactedToolIds.filter((x): x is string => typeof x === 'string') : [];
+    this.open = { toolIds: ids, tokensSaved: typeof meta.tokensSaved === 'number' ? meta.tokensSaved : undefined };
+    this.microcompacts.push(this.open);
+  }
+
+  /** An assistant line: its response id and the client version that wrote it. */
+  response(id: string, version: unknown): void {
+    if (typeof version === 'string' && !this.versionOf.has(id)) this.versionOf.set(id, version);
+    if (this.open) {
+      this.open.firstResponseId = id;
+      this.open = undefined;
     }
   }
-  return { versionOf, microcompacts };
 }

@@ -19,6 +19,7 @@
  * Pure: lines in, rows out. Unparseable lines are counted, never fatal.
  */
 import { costOf, type PricedUsage } from '../cache/cost';
+import { ClientEventsBuilder, type ClientEvents } from './client-events';
 
 /** Claude Code's model name for entries it made up itself (API errors): no model call, no bill. */
 const SYNTHETIC_MODEL = '<synthetic>';
@@ -65,6 +66,8 @@ export interface RecordedConversation {
   readonly calls: RecordedCall[];
   /** Responses of this conversation already counted elsewhere (copied lines). */
   duplicates: number;
+  /** Client versions and microcompact boundaries of its lines (Claude Code). */
+  events?: ClientEvents;
   firstTimestamp?: string;
 }
 
@@ -164,6 +167,13 @@ interface Pending {
  */
 export function readRecorded(text: string, counted: Set<string>): RecordedFile {
   const convs = new Map<string, RecordedConversation>();
+  const events = new Map<string, ClientEventsBuilder>();
+  const eventsOf = (rec: Record<string, unknown>): ClientEventsBuilder => {
+    const id = rec.isSidechain === true ? `side:${typeof rec.agentId === 'string' ? rec.agentId : ''}` : 'main';
+    let e = events.get(id);
+    if (!e) events.set(id, (e = new ClientEventsBuilder()));
+    return e;
+  };
   const byKey = new Map<string, Pending>();
   const order: string[] = [];
   let badLines = 0;
@@ -195,8 +205,10 @@ export function readRecorded(text: string, counted: Set<string>): RecordedFile {
     }
     if (isObj(rec) && typeof rec.sessionId === 'string') claudeCode = true;
     if (isObj(rec) && (rec.type === 'user' || rec.type === 'assistant') && rec.isSidechain !== true) hasMain = true;
+    if (isObj(rec) && rec.type === 'system' && rec.subtype === 'microcompact_boundary') eventsOf(rec).microcompact(isObj(rec.microcompactMetadata) ? rec.microcompactMetadata : {});
     if (!isObj(rec) || rec.type !== 'assistant' || !isObj(rec.message)) continue;
     const msg = rec.message;
+    if (typeof msg.id === 'string') eventsOf(rec).response(msg.id, rec.version);
     if (!isObj(msg.usage) || msg.model === SYNTHETIC_MODEL) continue;
     const conv = convOf(rec);
     const key = `${typeof msg.id === 'string' ? msg.id : line}|${typeof rec.requestId === 'string' ? rec.requestId : ''}`;
@@ -221,5 +233,6 @@ export function readRecorded(text: string, counted: Set<string>): RecordedFile {
     const p = byKey.get(key);
     if (p) p.conv.calls.push({ key, model: p.model, timestamp: p.timestamp, usage: p.usage });
   }
+  for (const [id, c] of convs) c.events = events.get(id);
   return { conversations: [...convs.values()], badLines, claudeCode, hasMain };
 }

@@ -6,7 +6,6 @@
 import { parseTranscript } from '../import';
 import type { ImportedSession } from '../session/types';
 import type { PipelineConfig } from '../trimming';
-import { readClientEvents } from './client-events';
 import { fitNone } from './fit';
 import { dearerBecause, fitNotes, looseNote } from './fit-notes';
 import { clineRecorded } from './cline-usage';
@@ -92,8 +91,7 @@ function conversationRow(file: string, text: string, conv: RecordedConversation,
   const byId = new Map<string, RecordedCall>();
   for (const c of conv.calls) byId.set(c.key.slice(0, c.key.lastIndexOf('|')), c);
   const tally = new OffenderTally(imp, model);
-  const events = imp.format === 'claude-code' ? readClientEvents(conv.sidechain && inMainFile ? sidechainText(text, conv.agentId) : text, conv.sidechain) : undefined;
-  const fit = fitNone(imp, model, byId, tally, events);
+  const fit = fitNone(imp, model, byId, tally, conv.events);
   if (!fit.billed.some(Boolean)) return { ...base, model, fit: noFit('not-replayable', 'no recorded response was found in the imported conversation'), strategies: {}, offenders: [] };
   const noneTokens = fit.steps.reduce((a, s, i) => a + (fit.billed[i] ? s.totalInput : 0), 0);
   // Steps billed apart inside calls (compaction iterations) are carried into every strategy as recorded.

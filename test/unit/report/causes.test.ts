@@ -9,7 +9,6 @@ import { describe, expect, it } from 'vitest';
 import { parseTranscript } from '../../../src/core/import';
 import { minCacheableTokens, modelPrice } from '../../../src/core/models';
 import { buildReport } from '../../../src/core/report';
-import { readClientEvents } from '../../../src/core/report/client-events';
 import { fitNone, type FitResult } from '../../../src/core/report/fit';
 import { iterationsCost, readRecorded, type RecordedCall } from '../../../src/core/report/recorded';
 import type { CallRecord } from '../../../src/core/session/types';
@@ -34,7 +33,7 @@ function fitted(file: string, model: string): Fitted {
   const imp = parseTranscript(text, file);
   const rec = readRecorded(text, new Set());
   const byId = new Map<string, RecordedCall>(rec.conversations[0].calls.map((c) => [c.key.split('|')[0], c]));
-  return { fit: fitNone(imp, model, byId, undefined, readClientEvents(text)), calls: imp.calls, recorded: rec.conversations[0].calls };
+  return { fit: fitNone(imp, model, byId, undefined, rec.conversations[0].events), calls: imp.calls, recorded: rec.conversations[0].calls };
 }
 
 /** Input-side cost of a simulated step at a model's prices. */
