@@ -55,6 +55,10 @@ export function sidechainText(text: string, agentId: string | undefined): string
     .join('\n');
 }
 
+function pct(x: number): string {
+  return `${(100 * x).toFixed(1)}%`;
+}
+
 /** An import error's message without the file name it starts with (the row names the file). */
 function withoutFile(message: string, file: string): string {
   return message.startsWith(`${file}: `) ? message.slice(file.length + 2) : message;
@@ -124,6 +128,10 @@ function conversationRow(file: string, text: string, conv: RecordedConversation,
     };
   }
   const explained = fitNotes(fit, imp, recorded);
+  for (const [name, v] of Object.entries(strategies)) {
+    if (name === 'none' || v.documentedInputCost === undefined || !none.documentedInputCost) continue;
+    explained.notes.push(`${name} saves ${pct(1 - v.inputCost / none.inputCost)} of none following the recording's misses, ${pct(1 - v.documentedInputCost / none.documentedInputCost)} with the documented cache rules alone`);
+  }
   if (unmatched.length) explained.notes.push(`${unmatched.length} billed response(s) are not in the replayed history: carried at their recorded cost in every strategy`);
   const error = fit.costError ?? null;
   const anchored = error !== null && Math.abs(error) <= ANCHOR_TOLERANCE;

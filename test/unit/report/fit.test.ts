@@ -59,6 +59,18 @@ describe('none reproduces the recorded bill (m-claude and every cause fixture)',
     }
   });
 
+  it('gives the saving with the documented cache rules alone beside the one that follows the recording', () => {
+    const r = long.find((x) => x.fit.notes.some((n) => /read only the system prompt from cache/.test(n)))!;
+    const one = buildReport({ paths: [r.file], strategies: ['none', 'default'], config: {} }).sessions.find((x) => x.file === r.file && !x.sidechain)!;
+    const none = one.strategies.none;
+    const def = one.strategies.default;
+    expect(none.documentedInputCost).toBeDefined();
+    expect(def.documentedInputCost).toBeDefined();
+    const following = (100 * (1 - def.inputCost / none.inputCost)).toFixed(1);
+    const documented = (100 * (1 - def.documentedInputCost! / none.documentedInputCost!)).toFixed(1);
+    expect(one.fit.notes).toContain(`default saves ${following}% of none following the recording's misses, ${documented}% with the documented cache rules alone`);
+  });
+
   it('matches each call: median per-call error under 5% for total input and for input-side cost', () => {
     for (const r of long) {
       expect(r.fit.medianCallTotalError!, nameOf(r)).toBeLessThan(FIT_TOLERANCE);
