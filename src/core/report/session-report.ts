@@ -115,8 +115,8 @@ function conversationRow(file: string, text: string, conv: RecordedConversation,
   const strategies: Record<string, StrategyResult> = { none };
   for (const s of opts.strategies) {
     if (s === 'none') continue;
-    const c = priceStrategy(imp, model, fit, s, opts.config);
-    const documented = followsUnexplained ? priceStrategy(imp, model, fit, s, opts.config, { documentedOnly: true }).inputCost + apart : undefined;
+    const c = priceStrategy(imp, model, fit, s, opts.config, { documented: followsUnexplained });
+    const documented = c.documentedInputCost !== undefined ? c.documentedInputCost + apart : undefined;
     const why = dearerBecause(s, c, { inputCost: fit.simulatedCost, writeCost: noneWrites });
     strategies[s] = {
       inputCost: c.inputCost + apart,

@@ -24,11 +24,16 @@ export interface StrategyCost {
   readonly tokensSent: number;
   /** Of inputCost, cache writes. */
   readonly writeCost: number;
+  /** With `documented`: the same requests priced without following the recording's own invalidations. */
+  readonly documentedInputCost?: number;
 }
 
 export interface PriceOptions {
-  /** Do not follow the recording's own invalidations (fit.ts clientInvalidations): the documented cache rules alone. */
-  readonly documentedOnly?: boolean;
+  /**
+   * Also price the requests with the documented cache rules alone (not following the recording's own
+   * invalidations, fit.ts clientInvalidations), in the same replay.
+   */
+  readonly documented?: boolean;
 }
 
 interface Content {
@@ -106,6 +111,8 @@ export function priceStrategy(imp: ImportedSession, model: string, fit: FitResul
   };
 
   const bill = new SessionBill(fit.prefixes, fit.prefix);
+  const plain = opts.documented ? new SessionBill(fit.prefixes, fit.prefix) : undefined;
+  let documentedInputCost = 0;
   const foreign = new Set(fit.foreign);
   const clearedMemo = new WeakMap<BillMessage, { set: ReadonlySet<string>; m: BillMessage }>();
   let inputCost = 0;
@@ -135,13 +142,17 @@ export function priceStrategy(imp: ImportedSession, model: string, fit: FitResul
     const ctx = fit.contexts[i];
     // Results the client cleared itself (microcompact) are placeholders in every strategy's request too.
     const sent = withCleared(messages, ctx.cleared, clearedMemo);
-    const req: BillRequest = { now: fit.timings[i].now, ttl: fit.timings[i].ttl, systemTtl: ctx.systemTtl, prefixKey: ctx.prefixKey, messages: sent, breakpointAt: fit.placement[i], epoch: opts.documentedOnly ? undefined : fit.epochs[i] };
+    const req: BillRequest = { now: fit.timings[i].now, ttl: fit.timings[i].ttl, systemTtl: ctx.systemTtl, prefixKey: ctx.prefixKey, messages: sent, breakpointAt: fit.placement[i], epoch: fit.epochs[i] };
     // A side request of its own (fit.foreign) costs what it cost, whatever the strategy.
     const s = foreign.has(i) ? fit.steps[i] : bill.step(ctx.model, req);
+    if (plain) {
+      const d = foreign.has(i) ? s : plain.step(ctx.model, { ...req, epoch: undefined });
+      if (fit.billed[i]) documentedInputCost += d.cost;
+    }
     if (!fit.billed[i]) continue;
     inputCost += s.cost;
     tokensSent += s.totalInput;
     writeCost += s.writeCost;
   }
-  return { inputCost, tokensSent, writeCost };
+  return { inputCost, tokensSent, writeCost, ...(plain ? { documentedInputCost } : {}) };
 }
