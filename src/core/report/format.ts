@@ -32,6 +32,12 @@ export function percent(x: number | null | undefined, signed = true): string {
   return signed && x >= 0 ? `+${v}%` : `${v}%`;
 }
 
+/** Left-aligned, cut from the middle so a suffix (` +1`) stays visible. */
+function padEnd(s: string, n: number): string {
+  const m = / \+\d+$/.exec(s)?.[0] ?? '';
+  return m && s.length > n ? pad(s.slice(0, s.length - m.length), n - m.length) + m : pad(s, n);
+}
+
 function pad(s: string, n: number, right = false): string {
   if (s.length > n) s = s.slice(0, n - 1) + '…';
   return right ? s.padStart(n) : s.padEnd(n);
@@ -44,6 +50,12 @@ export function sessionName(r: SessionReport): string {
   const b = basename(r.file).replace(/\.jsonl$/, '');
   if (r.sidechain && !b.startsWith('agent-')) return `↳ agent ${r.agentId ?? ''} of ${b.slice(0, 8)}`;
   return b;
+}
+
+/** The model column: the main model, and how many others the session also called. */
+export function modelCell(r: SessionReport): string {
+  const n = r.otherModels?.length ?? 0;
+  return `${r.model.replace(/^claude-/, '')}${n ? ` +${n}` : ''}`;
 }
 
 /** The fit column: `none` vs the bill, or why there is none. */
@@ -85,7 +97,7 @@ export function formatReport(rep: Report, exists?: (path: string) => boolean): s
   lines.push(head.join(' '));
   for (const r of byCost(rep.sessions)) {
     const none = r.strategies.none;
-    const row = [pad(sessionName(r), NAME_WIDTH), pad(r.model.replace(/^claude-/, ''), 18), pad(String(r.calls), 6, true), pad(dollars(r.recorded.inputCost), 12, true), pad(dollars(r.recorded.outputCost), 9, true), pad(none ? dollars(none.inputCost) : '—', 10, true), pad(fitCell(r), FIT_WIDTH, true)];
+    const row = [pad(sessionName(r), NAME_WIDTH), padEnd(modelCell(r), 18), pad(String(r.calls), 6, true), pad(dollars(r.recorded.inputCost), 12, true), pad(dollars(r.recorded.outputCost), 9, true), pad(none ? dollars(none.inputCost) : '—', 10, true), pad(fitCell(r), FIT_WIDTH, true)];
     for (const s of others) {
       const v = r.strategies[s];
       row.push(pad(v ? dollars(v.inputCost) : '—', 10, true), pad(saving(v, none), 7, true), pad(v ? percent(v.retention, false) : '—', 6, true));

@@ -106,7 +106,7 @@ function sessionRows(rep: Report): string {
       return `<td>${v ? dollars(v.inputCost) : '—'}</td><td>${savingCell(v, none)}</td><td>${v ? percent(v.retention, false) : '—'}</td>`;
     });
     const fitClass = r.fit.status === 'anchored' ? '' : ' class="loose"';
-    return `<tr><td>${escapeHtml(sessionName(r))}</td><td class="l">${escapeHtml(r.model)}</td><td>${r.calls}</td><td>${dollars(r.recorded.inputCost)}</td><td>${dollars(r.recorded.outputCost)}</td><td>${none ? dollars(none.inputCost) : '—'}</td><td${fitClass}>${escapeHtml(fitCell(r))}</td>${cells.join('')}</tr>`;
+    return `<tr><td>${escapeHtml(sessionName(r))}</td><td class="l">${escapeHtml([r.model, ...(r.otherModels ?? [])].join(', '))}</td><td>${r.calls}</td><td>${dollars(r.recorded.inputCost)}</td><td>${dollars(r.recorded.outputCost)}</td><td>${none ? dollars(none.inputCost) : '—'}</td><td${fitClass}>${escapeHtml(fitCell(r))}</td>${cells.join('')}</tr>`;
   });
   const t = rep.totals;
   const tn = t.strategies.none;

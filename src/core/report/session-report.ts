@@ -144,7 +144,8 @@ function conversationRow(file: string, text: string, conv: RecordedConversation,
     unanchoredError: fit.unanchoredError ?? fit.costError ?? null,
     notes: anchored ? explained.notes : [looseNote(error ?? 0), ...explained.notes],
   };
-  return { ...base, model, fit: sessionFit, strategies, offenders: tally.top(file) };
+  const otherModels = [...new Set(conv.calls.map((c) => c.model).filter((m) => m !== model))];
+  return { ...base, model, ...(otherModels.length ? { otherModels } : {}), fit: sessionFit, strategies, offenders: tally.top(file) };
 }
 
 /**

@@ -67,7 +67,10 @@ export interface SessionReport {
   readonly sessionId?: string;
   readonly sidechain: boolean;
   readonly agentId?: string;
+  /** The model most calls went to. */
   readonly model: string;
+  /** Other models this row's calls went to (a `/model` switch, side calls), each priced at its own prices. */
+  readonly otherModels?: readonly string[];
   /** Billed calls (responses counted in this row). */
   readonly calls: number;
   readonly firstTimestamp?: string;

@@ -8,7 +8,8 @@ import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseTranscript } from '../../../src/core/import';
 import { minCacheableTokens, modelPrice } from '../../../src/core/models';
-import { buildReport } from '../../../src/core/report';
+import { buildReport, formatReport } from '../../../src/core/report';
+import { totalsOf } from '../../../src/core/report/report';
 import { fitNone, type FitResult } from '../../../src/core/report/fit';
 import { iterationsCost, readRecorded, type RecordedCall } from '../../../src/core/report/recorded';
 import type { CallRecord } from '../../../src/core/session/types';
@@ -65,6 +66,9 @@ describe('model switch (/model from Opus 4.1 to Sonnet 4)', () => {
   it('is within ±5% of the bill and says which calls went to the other model', () => {
     expect(Math.abs(fit.costError!)).toBeLessThanOrEqual(ANCHOR_TOLERANCE);
     expect(fit.otherModels).toEqual([{ model: SONNET_4, calls: calls.length - first }]);
+    const row = reportFile('model-switch.jsonl', readFileSync(`${DIR}/model-switch.jsonl`, 'utf8'), new Set(), { strategies: [], config: {} }).rows[0];
+    expect(row.otherModels).toEqual([SONNET_4]);
+    expect(formatReport({ sessions: [row], totals: totalsOf([row], ['none'], 0), skipped: [], strategies: ['none'], note: '' })).toMatch(/model-switch\s+opus-4-1\S* \+1 /);
   });
 });
 
