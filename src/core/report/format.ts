@@ -19,7 +19,7 @@ function parentName(path: string): string {
 /** Columns of the session name; longer names are cut. */
 const NAME_WIDTH = 26;
 /** Fit notes printed per session (the JSON has them all). */
-const NOTES_SHOWN = 3;
+const NOTES_SHOWN = 6;
 
 export function dollars(n: number): string {
   if (n === 0) return '$0';
