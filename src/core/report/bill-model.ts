@@ -20,11 +20,10 @@
  *   usage shows 1-hour writes.
  * The cache itself is the shared simulator (src/core/cache/simulator.ts).
  */
+import { costOf } from '../cache/cost';
 import { CacheSimulator, type CacheUsage, type SimBlock } from '../cache/simulator';
-import { keepsPriorThinking, minCacheableTokens, modelPrice, type ModelPrice } from '../models';
+import { keepsPriorThinking, minCacheableTokens } from '../models';
 
-/** Prices are per million tokens. */
-const PER_MILLION = 1_000_000;
 
 /** One block as the bill model sees it: a content identity, a size, whether it is thinking. */
 export interface BillBlock {
@@ -179,7 +178,6 @@ export class BillModel {
   private readonly simBlocks = new Map<string, SimBlock>();
   private readonly shared: SimBlock;
   private readonly sessionBlock: SimBlock;
-  private readonly price: ModelPrice;
   private readonly keepsThinking: boolean;
   /** Per message object: the message without thinking (models that drop it). */
   private readonly stripped = new WeakMap<BillMessage, BillMessage>();
@@ -194,7 +192,6 @@ export class BillModel {
     this.sessionBlock = { type: 'text', text: 'prefix:session', cache_control: { type: 'ephemeral' } } as SimBlock;
     this.sizes.set(this.shared, prefix.shared);
     this.sizes.set(this.sessionBlock, prefix.session);
-    this.price = modelPrice(model);
     // The minimum is fixed per model: looked up once, not on every step.
     this.sim = new CacheSimulator({ minTokens: minCacheableTokens(model) });
     this.keepsThinking = keepsPriorThinking(model);
@@ -313,10 +310,10 @@ export class BillModel {
     const sessionBlock = this.systemBlock('session', version, restarts, sysTtl);
     const system = this.prefix.shared > 0 ? [shared, sessionBlock] : [sessionBlock];
     const usage = this.sim.step({ model: this.model, system, messages }, this.tokensOf, req.now);
-    const p = this.price;
-    const split = usage.cache_creation;
-    const writeCost = (split.ephemeral_5m_input_tokens * p.cacheWrite5m + split.ephemeral_1h_input_tokens * p.cacheWrite1h) / PER_MILLION;
-    const cost = (usage.input_tokens * p.input + usage.cache_read_input_tokens * p.cacheRead) / PER_MILLION + writeCost;
+    // Priced by the one pricer (cache/cost.ts): writes split by TTL, reads, uncached input.
+    const c = costOf({ ...usage, output_tokens: 0 }, this.model);
+    const writeCost = c.cacheWrite;
+    const cost = c.input + c.cacheWrite + c.cacheRead;
     const totalInput = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens;
     return {
       usage,
