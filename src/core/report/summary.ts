@@ -17,7 +17,8 @@ function usd(n: number): string {
 }
 
 function pct(x: number): string {
-  return `${(100 * x).toFixed(1)}%`;
+  // No "-0.0%": a rounding-size negative is zero.
+  return `${(100 * x).toFixed(1).replace(/^-(0\.0)$/, '$1')}%`;
 }
 
 /** Text on one line: newlines and runs of whitespace (multi-line commands, paths) become one space. */
@@ -71,7 +72,8 @@ export function headlineLines(rep: Report): string[] {
   if (!saves.length) lines.push('  no anchored session: no saving can be stated (see the fit notes).');
   for (const h of saves) {
     const documented = h.documentedVsNone !== undefined ? `; with the documented cache rules alone ${pct(h.documentedVsNone)} of none` : '';
-    lines.push(`  ${h.strategy}: ${usd(h.cost)} instead of ${usd(h.recorded)} recorded: saves ${pct(h.vsBill)} of the bill, ${pct(h.vsNone)} of simulated none${documented}.`);
+    const saves = h.vsBill > -0.0005 ? `saves ${pct(h.vsBill)} of the bill` : `costs ${pct(-h.vsBill)} more than the bill`;
+    lines.push(`  ${h.strategy}: ${usd(h.cost)} instead of ${usd(h.recorded)} recorded: ${saves}, ${pct(h.vsNone)} of simulated none${documented}.`);
   }
   if (t.loose.sessions) {
     lines.push(`  Left out: ${t.loose.sessions} session(s) with a loose fit (simulated none beyond ±5% of the bill; ${usd(t.loose.recordedInputCost)} recorded input side); their notes say what the model could not follow.`);
