@@ -13,6 +13,7 @@ import { runStrategies } from './strategies';
 import { runDemo } from './demo';
 import { REPORT_USAGE, runReportCli } from './report';
 import { PROXY_USAGE, runProxy } from './proxy';
+import { COMMAND_HELP, wantsHelp } from './help';
 
 const HELP = `trimline: see and trim what a coding agent sends to the model
 
@@ -43,6 +44,11 @@ async function main(argv: string[]): Promise<number> {
   if (!command || command === '--help' || command === '-h' || command === 'help') {
     process.stdout.write(HELP + '\n');
     return command ? 0 : 2;
+  }
+  const help = COMMAND_HELP[command];
+  if (help !== undefined && wantsHelp(rest)) {
+    process.stdout.write(help + '\n');
+    return 0;
   }
   // `run` has its own options (workspace, session, model…): parsed in run.ts.
   if (command === 'run') return runAgentCli(rest);

@@ -80,6 +80,6 @@ export async function runReportCli(argv: string[], out: NodeJS.WritableStream = 
     if (!values.json) err.write(`trimline report: wrote ${terminalSafeLine(values.html)}\n`);
   }
   // Paths, models and tool names come from the transcripts: printed through the sanitizer.
-  out.write((values.json ? jsonTerminalSafe(JSON.stringify(report, null, 2)) : terminalSafe(formatReport(report))) + '\n');
+  out.write((values.json ? jsonTerminalSafe(JSON.stringify(report, null, 2)) : terminalSafe(formatReport(report, existsSync))) + '\n');
   return 0;
 }

@@ -5,6 +5,7 @@
  */
 import { bidiVisible } from './safe-text';
 import { byCost, sessionName, dollars, percent, fitCell } from './report-format';
+import { dearerLines, headlineLines, nextStepLines, oneLine, skippedSummary } from './report-summary';
 import type { Report, SessionReport } from './report-types';
 
 /** Sessions charted (the costliest); the table lists them all. */
@@ -89,27 +90,54 @@ export function chartGroups(rep: Report): { sessions: ChartGroup[]; weeks: Chart
 
 const CSS = `body{font:14px system-ui,sans-serif;margin:24px;color:#222;max-width:1100px}
 table{border-collapse:collapse;margin:12px 0}td,th{padding:3px 8px;border-bottom:1px solid #ddd;text-align:right}
-td:first-child,th:first-child,td.l,th.l{text-align:left}svg text{font:11px system-ui,sans-serif;fill:#222}svg text.v{fill:#555}
+td:first-child,th:first-child,td.l,th.l{text-align:left}tr.total td{font-weight:600;border-top:2px solid #999}td.loose{color:#b00}svg text{font:11px system-ui,sans-serif;fill:#222}svg text.v{fill:#555}
 figure{margin:16px 0}figcaption{font-weight:600;margin-bottom:4px}.note{color:#555;max-width:900px}`;
+
+/** Saving of a strategy against `none` (positive: cheaper). */
+function savingCell(v: { inputCost: number } | undefined, none: { inputCost: number } | undefined): string {
+  return v && none && none.inputCost ? percent(1 - v.inputCost / none.inputCost, false) : '—';
+}
 
 function sessionRows(rep: Report): string {
   const others = rep.strategies.filter((s) => s !== 'none');
-  const head = `<tr><th>session</th><th class="l">model</th><th>calls</th><th>recorded input</th><th>output</th><th>none</th><th>fit</th>${others.map((s) => `<th>${escapeHtml(s)}</th><th>saving</th>`).join('')}</tr>`;
+  const head = `<tr><th>session</th><th class="l">model</th><th>calls</th><th>recorded input</th><th>output</th><th>none</th><th>fit</th>${others.map((s) => `<th>${escapeHtml(s)}</th><th>saving</th><th>kept</th>`).join('')}</tr>`;
   const rows = byCost(rep.sessions).map((r) => {
     const none = r.strategies.none;
     const cells = others.map((s) => {
       const v = r.strategies[s];
-      return `<td>${v ? dollars(v.inputCost) : '—'}</td><td>${v && none && none.inputCost ? percent(1 - v.inputCost / none.inputCost, false) : '—'}</td>`;
+      return `<td>${v ? dollars(v.inputCost) : '—'}</td><td>${savingCell(v, none)}</td><td>${v ? percent(v.retention, false) : '—'}</td>`;
     });
-    return `<tr><td>${escapeHtml(sessionName(r))}</td><td class="l">${escapeHtml(r.model)}</td><td>${r.calls}</td><td>${dollars(r.recorded.inputCost)}</td><td>${dollars(r.recorded.outputCost)}</td><td>${none ? dollars(none.inputCost) : '—'}</td><td>${escapeHtml(fitCell(r))}</td>${cells.join('')}</tr>`;
+    const fitClass = r.fit.status === 'anchored' ? '' : ' class="loose"';
+    return `<tr><td>${escapeHtml(sessionName(r))}</td><td class="l">${escapeHtml([r.model, ...(r.otherModels ?? [])].join(', '))}</td><td>${r.calls}</td><td>${dollars(r.recorded.inputCost)}</td><td>${dollars(r.recorded.outputCost)}</td><td>${none ? dollars(none.inputCost) : '—'}</td><td${fitClass}>${escapeHtml(fitCell(r))}</td>${cells.join('')}</tr>`;
   });
-  return `<table>${head}${rows.join('')}</table>`;
+  const t = rep.totals;
+  const tn = t.strategies.none;
+  const totalCells = others.map((s) => {
+    const v = t.strategies[s];
+    return `<td>${v ? dollars(v.inputCost) : '—'}</td><td>${savingCell(v, tn)}</td><td>${v ? percent(v.retention, false) : '—'}</td>`;
+  });
+  const fit = tn && t.recorded.inputCost ? percent(tn.inputCost / t.recorded.inputCost - 1) : '—';
+  const total = `<tr class="total"><td>TOTAL</td><td class="l"></td><td>${t.calls}</td><td>${dollars(t.recorded.inputCost)}</td><td>${dollars(t.recorded.outputCost)}</td><td>${tn ? dollars(tn.inputCost) : '—'}</td><td>${fit}</td>${totalCells.join('')}</tr>`;
+  return `<table>${head}${rows.join('')}${total}</table>`;
 }
 
 function offenderRows(rep: Report): string {
   if (!rep.totals.offenders.length) return '';
-  const rows = rep.totals.offenders.map((o) => `<tr><td>${dollars(o.dollars)}</td><td class="l">${escapeHtml(o.tool)}</td><td class="l">${escapeHtml(o.target)}</td><td>${o.tokens.toLocaleString('en-US')}</td><td>${o.timesResent}</td></tr>`);
-  return `<h2>Top offenders</h2><table><tr><th>dollars</th><th>tool</th><th>path or command</th><th>tokens</th><th>times re-sent</th></tr>${rows.join('')}</table>`;
+  const rows = rep.totals.offenders.map((o) => `<tr><td>${dollars(o.dollars)}</td><td class="l">${escapeHtml(o.tool)}</td><td class="l">${escapeHtml(oneLine(o.target))}</td><td>${o.tokens.toLocaleString('en-US')}</td><td>${o.timesResent}</td></tr>`);
+  return `<h2>Top offenders</h2><table><tr><th>dollars</th><th class="l">tool</th><th class="l">path or command</th><th>tokens</th><th>times re-sent</th></tr>${rows.join('')}</table>`;
+}
+
+function fitNoteList(rep: Report): string {
+  const items = rep.sessions.flatMap((r) => r.fit.notes.map((n) => `<li>${escapeHtml(sessionName(r))}: ${escapeHtml(oneLine(n))}</li>`));
+  const dearer = dearerLines(rep, sessionName).slice(1).map((l) => `<li>${escapeHtml(l.trim())}</li>`);
+  return (items.length ? `<h2>Fit notes</h2><ul>${items.join('')}</ul>` : '') + (dearer.length ? `<h2>Costs more than none</h2><ul>${dearer.join('')}</ul>` : '');
+}
+
+function skippedList(rep: Report): string {
+  const s = skippedSummary(rep.skipped);
+  if (!s.counted && !s.listed.length) return '';
+  const items = s.listed.map((x) => `<li>${escapeHtml(oneLine(x.file))}: ${escapeHtml(oneLine(x.reason))}</li>`);
+  return `<h2>Skipped</h2>${s.counted ? `<p>${escapeHtml(s.counted)}</p>` : ''}${items.length ? `<ul>${items.join('')}</ul>` : ''}`;
 }
 
 /** The whole report page. */
@@ -120,10 +148,11 @@ export function reportHtml(rep: Report): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <title>Trimline report</title><style>${CSS}</style></head><body>
-<h1>What would trimming have saved?</h1><p>${escapeHtml(summary)}</p><p class="note">${escapeHtml(rep.note)}</p>
+<h1>What would trimming have saved?</h1><p>${escapeHtml(summary)}</p>
+${headlineLines(rep).map((l) => `<p>${escapeHtml(l.trim())}</p>`).join('')}
+<p><strong>${escapeHtml(nextStepLines(rep).join(' '))}</strong></p><p class="note">${escapeHtml(rep.note)}</p>
 ${barChart('Input-side cost per session: recorded vs each strategy', g.series, g.sessions)}
 ${barChart('Input-side cost per week', g.series, g.weeks)}
-<h2>Sessions</h2>${sessionRows(rep)}${offenderRows(rep)}
-${rep.skipped.length ? `<h2>Skipped</h2><ul>${rep.skipped.map((s) => `<li>${escapeHtml(s.file)}: ${escapeHtml(s.reason)}</li>`).join('')}</ul>` : ''}
+<h2>Sessions</h2>${sessionRows(rep)}${offenderRows(rep)}${fitNoteList(rep)}${skippedList(rep)}
 </body></html>\n`;
 }

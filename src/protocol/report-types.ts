@@ -18,8 +18,12 @@ export interface Offender {
 
 /** How far `none` reproduces the bill of a session. */
 export interface SessionFit {
-  /** `anchored`: `none` was replayed against recorded usage; otherwise why not. */
-  readonly status: 'anchored' | 'no-usage' | 'not-replayable';
+  /**
+   * `anchored`: `none` replayed against the recorded usage lands within ±5% of the bill
+   * ({@link ANCHOR_TOLERANCE}); `loose`: replayed, but further off (the notes say what the model
+   * could not follow; its savings are left out of the headline); otherwise why there is no replay.
+   */
+  readonly status: 'anchored' | 'loose' | 'no-usage' | 'not-replayable';
   /** Simulated `none` input-side cost / recorded input-side cost − 1. */
   readonly error: number | null;
   /** Median over calls of |simulated − recorded| / recorded total input (sizes are read off the usage, so near 0 unless the history did not fit). */
@@ -46,11 +50,22 @@ export interface RecordedSpend {
   readonly cacheWrite1hTokens: number;
   readonly cacheReadTokens: number;
   readonly outputTokens: number;
+  /** Steps billed apart inside calls (compaction iterations, `usage.iterations`), USD; included in inputCost/outputCost, not in the token counts. */
+  readonly iterationCost: number;
 }
 
 export interface StrategyResult {
-  /** Input-side cost, USD. */
+  /** Input-side cost, USD (steps billed apart inside calls, compaction iterations, carried as recorded). */
   readonly inputCost: number;
+  /** Of it, cache writes. */
+  readonly writeCost?: number;
+  /**
+   * The same priced with the documented cache rules alone (not following the misses the recording does
+   * not explain); present only where the fit followed such misses.
+   */
+  readonly documentedInputCost?: number;
+  /** Why this strategy costs more than `none`, when it does. */
+  readonly dearerBecause?: string;
   /** Total input tokens sent over the calls. */
   readonly tokensSent: number;
   /** tokensSent / tokensSent of `none`. */
@@ -62,7 +77,10 @@ export interface SessionReport {
   readonly sessionId?: string;
   readonly sidechain: boolean;
   readonly agentId?: string;
+  /** The model most calls went to. */
   readonly model: string;
+  /** Other models this row's calls went to (a `/model` switch, side calls), each priced at its own prices. */
+  readonly otherModels?: readonly string[];
   /** Billed calls (responses counted in this row). */
   readonly calls: number;
   readonly firstTimestamp?: string;
@@ -87,6 +105,17 @@ export interface ReportTotals {
   readonly strategies: Readonly<Record<string, { inputCost: number; tokensSent: number; retention: number }>>;
   /** Recorded input-side cost of the sessions where `none` is anchored (the base the savings are measured on). */
   readonly anchoredRecordedInputCost: number;
+  /** Anchored sessions, and per strategy its input-side cost summed over them (the headline saving). */
+  readonly anchored: {
+    readonly sessions: number;
+    /** Share of the recorded input-side cost they cover. */
+    readonly share: number;
+    /** Simulated `none` over them. */
+    readonly noneInputCost: number;
+    readonly strategies: Readonly<Record<string, { inputCost: number; documentedInputCost: number }>>;
+  };
+  /** Sessions replayed whose fit is loose (beyond ±5%), and their recorded input-side cost. */
+  readonly loose: { readonly sessions: number; readonly recordedInputCost: number };
   readonly offenders: readonly Offender[];
   readonly badLines: number;
 }
@@ -96,9 +125,14 @@ export interface Report {
   readonly totals: ReportTotals;
   readonly skipped: Skipped[];
   readonly strategies: readonly string[];
+  /** The paths the report looked in (said when nothing was found). */
+  readonly searched?: readonly string[];
   /** Said in every output: what the counterfactual is. */
   readonly note: string;
 }
+
+/** `none` within this share of the bill: the session is anchored, and its savings count in the headline. */
+export const ANCHOR_TOLERANCE = 0.05;
 
 /** The honest counterfactual, in one sentence every output repeats. */
 export const COUNTERFACTUAL_NOTE =

@@ -32,7 +32,8 @@ describe('report HTML in Chromium', () => {
     // One bar per series (recorded, none, default) for each charted session.
     const bars = await page.locator('figure').first().locator('rect[height="8"]').count();
     expect(bars).toBe(3 * Math.min(20, rep.sessions.filter((r) => r.fit.status === 'anchored').length));
-    expect(await page.locator('table').first().locator('tr').count()).toBe(rep.sessions.length + 1);
+    expect(await page.locator('table').first().locator('tr').count()).toBe(rep.sessions.length + 2); // header, sessions, TOTAL
+    expect(await page.locator('tr.total').count()).toBe(1);
     await expect.poll(() => page.locator('h2', { hasText: 'Top offenders' }).count()).toBe(1);
     expect(requests.filter((u) => !u.startsWith('file:'))).toEqual([]);
     expect(errors).toEqual([]);

@@ -10,6 +10,7 @@ import { parseReportHostMessage, type ReportWebviewMessage } from '../../src/pro
 import type { Report, SessionReport } from '../../src/protocol/report-types';
 import { chartGroups, shortName, type ChartGroup } from '../../src/protocol/report-html';
 import { byCost, dollars, fitCell, percent, sessionName } from '../../src/protocol/report-format';
+import { headlineLines, nextStepLines, oneLine, skippedSummary } from '../../src/protocol/report-summary';
 import { h, replaceChildren, svg } from '../shared/dom';
 
 interface VsCodeApi {
@@ -93,7 +94,7 @@ function sessionsTable(rep: Report): HTMLElement {
 function offendersTable(rep: Report): HTMLElement | undefined {
   if (!rep.totals.offenders.length) return undefined;
   const head = h('tr', {}, h('th', {}, 'dollars'), h('th', { class: 'l' }, 'tool'), h('th', { class: 'l' }, 'path or command'), h('th', {}, 'tokens'), h('th', {}, 'times re-sent'), h('th', { class: 'l' }, 'session'));
-  const rows = rep.totals.offenders.map((o) => h('tr', {}, h('td', {}, dollars(o.dollars)), h('td', { class: 'l' }, o.tool), h('td', { class: 'l' }, o.target), h('td', {}, o.tokens.toLocaleString('en-US')), h('td', {}, String(o.timesResent)), h('td', { class: 'l' }, shortName({ file: o.file, sidechain: false } as SessionReport))));
+  const rows = rep.totals.offenders.map((o) => h('tr', {}, h('td', {}, dollars(o.dollars)), h('td', { class: 'l' }, o.tool), h('td', { class: 'l' }, oneLine(o.target)), h('td', {}, o.tokens.toLocaleString('en-US')), h('td', {}, String(o.timesResent)), h('td', { class: 'l' }, shortName({ file: o.file, sidechain: false } as SessionReport))));
   return h('section', {}, h('h2', {}, 'Top offenders'), h('table', {}, head, ...rows));
 }
 
@@ -103,11 +104,13 @@ function render(rep: Report): void {
   if (!rep.strategies.includes(strategy)) strategy = rep.strategies.find((s) => s !== 'none') ?? rep.strategies[0] ?? 'none';
   const pick = h('select', { id: 'strategy', 'aria-label': 'Strategy to open sessions with' }, ...rep.strategies.map((s) => h('option', { value: s, selected: s === strategy }, s)));
   pick.addEventListener('change', () => (strategy = (pick as HTMLSelectElement).value));
-  const saved = t.strategies.default && t.strategies.none ? ` Default pipeline: ${dollars(t.strategies.default.inputCost)} instead of ${dollars(t.strategies.none.inputCost)} (${percent(1 - t.strategies.default.inputCost / Math.max(1e-12, t.strategies.none.inputCost), false)} saved).` : '';
+  const skipped = skippedSummary(rep.skipped);
   replaceChildren(
     app!,
     h('h1', {}, 'What would trimming have saved?'),
-    h('p', { class: 'summary' }, `${t.sessions} session(s), ${t.calls} billed call(s); recorded spend ${dollars(t.recorded.inputCost + t.recorded.outputCost)} (input side ${dollars(t.recorded.inputCost)}).${saved}`),
+    h('p', { class: 'summary' }, `${t.sessions} session(s), ${t.calls} billed call(s); recorded spend ${dollars(t.recorded.inputCost + t.recorded.outputCost)} (input side ${dollars(t.recorded.inputCost)}).`),
+    ...headlineLines(rep).map((l) => h('p', { class: 'summary' }, l.trim())),
+    h('p', {}, h('strong', {}, nextStepLines(rep).join(' '))),
     h('p', { class: 'note' }, rep.note),
     chart('Input-side cost per session: recorded vs each strategy', g.series, g.sessions),
     chart('Input-side cost per week', g.series, g.weeks),
@@ -115,7 +118,9 @@ function render(rep: Report): void {
     h('p', { class: 'note' }, 'Click a session to open it in the inspector with ', h('label', { for: 'strategy' }, 'strategy'), ' ', pick, ', or click a strategy\'s cost to open the session with that strategy.'),
     sessionsTable(rep),
     offendersTable(rep),
-    rep.skipped.length ? h('section', {}, h('h2', {}, `Skipped (${rep.skipped.length})`), h('ul', {}, ...rep.skipped.map((s) => h('li', {}, `${s.file}: ${s.reason}`)))) : undefined,
+    skipped.counted || skipped.listed.length
+      ? h('section', {}, h('h2', {}, 'Skipped'), skipped.counted ? h('p', { class: 'note' }, skipped.counted) : undefined, h('ul', {}, ...skipped.listed.map((s) => h('li', {}, `${oneLine(s.file)}: ${oneLine(s.reason)}`))))
+      : undefined,
   );
 }
 

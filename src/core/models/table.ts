@@ -59,7 +59,12 @@ export function priceOf(input: number, output: number): ModelPrice {
 
 const LIST_PRICE = 'price not in the reference: public list price, verify';
 const SONNET_MIN = 'minimum cacheable length not in the reference: 1,024 like every Sonnet 4.x';
-const OPUS_MIN = 'minimum cacheable length not in the reference: 2,048 like Opus 4.7, the newest Opus it lists';
+/**
+ * Minimums checked against current public docs (prompt caching page, "What's new in Claude Opus 4.8": "a lower
+ * 1,024-token minimum cacheable prompt length" than Opus 4.7): 4,096 for Opus 4.5/4.6/4.7 and Haiku 4.5; 1,024 for
+ * Sonnet 4.5/4.6, Opus 4/4.1 and Opus 4.8. One third-party article still says 2,048 for Opus 4.7 (an older copy).
+ */
+const OPUS_5_MIN = 'minimum cacheable length not in the reference: 2,048 kept (third-party migration notes say 512 for Opus 5; unverified)';
 
 export const MODEL_TABLE: Readonly<Record<string, ModelRow>> = {
   'claude-sonnet-5': { price: priceOf(2, 10), contextWindow: WINDOW_1M, minCacheableTokens: MIN_1K, assumed: SONNET_MIN },
@@ -67,9 +72,9 @@ export const MODEL_TABLE: Readonly<Record<string, ModelRow>> = {
   'claude-sonnet-4-5': { price: priceOf(3, 15), contextWindow: WINDOW_200K, minCacheableTokens: MIN_1K },
   'claude-sonnet-4': { price: priceOf(3, 15), contextWindow: WINDOW_200K, minCacheableTokens: MIN_1K, assumed: LIST_PRICE, priceAssumed: true },
   'claude-sonnet-3-7': { price: priceOf(3, 15), contextWindow: WINDOW_200K, minCacheableTokens: MIN_1K, assumed: `${LIST_PRICE}; minimum as Sonnet 4.x`, priceAssumed: true },
-  'claude-opus-5': { price: priceOf(5, 25), contextWindow: WINDOW_1M, minCacheableTokens: MIN_2K, assumed: OPUS_MIN },
-  'claude-opus-4-8': { price: priceOf(5, 25), contextWindow: WINDOW_1M, minCacheableTokens: MIN_2K, assumed: OPUS_MIN },
-  'claude-opus-4-7': { price: priceOf(5, 25), contextWindow: WINDOW_1M, minCacheableTokens: MIN_2K },
+  'claude-opus-5': { price: priceOf(5, 25), contextWindow: WINDOW_1M, minCacheableTokens: MIN_2K, assumed: OPUS_5_MIN },
+  'claude-opus-4-8': { price: priceOf(5, 25), contextWindow: WINDOW_1M, minCacheableTokens: MIN_1K },
+  'claude-opus-4-7': { price: priceOf(5, 25), contextWindow: WINDOW_1M, minCacheableTokens: MIN_4K },
   'claude-opus-4-6': { price: priceOf(5, 25), contextWindow: WINDOW_1M, minCacheableTokens: MIN_4K },
   'claude-opus-4-5': { price: priceOf(5, 25), contextWindow: WINDOW_200K, minCacheableTokens: MIN_4K, assumed: LIST_PRICE, priceAssumed: true },
   'claude-opus-4-1': { price: priceOf(15, 75), contextWindow: WINDOW_200K, minCacheableTokens: MIN_1K, assumed: LIST_PRICE, priceAssumed: true },

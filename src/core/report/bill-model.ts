@@ -20,11 +20,10 @@
  *   usage shows 1-hour writes.
  * The cache itself is the shared simulator (src/core/cache/simulator.ts).
  */
+import { costOf } from '../cache/cost';
 import { CacheSimulator, type CacheUsage, type SimBlock } from '../cache/simulator';
-import { keepsPriorThinking, minCacheableTokens, modelPrice, type ModelPrice } from '../models';
+import { keepsPriorThinking, minCacheableTokens } from '../models';
 
-/** Prices are per million tokens. */
-const PER_MILLION = 1_000_000;
 
 /** One block as the bill model sees it: a content identity, a size, whether it is thinking. */
 export interface BillBlock {
@@ -48,7 +47,15 @@ export interface BillMessage {
 export interface BillRequest {
   readonly now: number;
   readonly messages: readonly BillMessage[];
+  /** TTL of the message breakpoint. */
   readonly ttl: '5m' | '1h';
+  /** TTL of the system-prompt breakpoints (default: `ttl`); Claude Code ≥ 2.1.29 writes them for 1 hour. */
+  readonly systemTtl?: '5m' | '1h';
+  /**
+   * What the inferred system prompt was built from (the client version: Claude Code's first system block
+   * carries `cc_version`): another key is other bytes from the first system block on.
+   */
+  readonly prefixKey?: string;
   /** Id of the block carrying the message breakpoint; default (or when absent): the last block. */
   readonly breakpointAt?: string;
   /**
@@ -73,6 +80,8 @@ export interface BillStep {
   readonly usage: CacheUsage;
   /** Input-side cost, USD. */
   readonly cost: number;
+  /** Of it, cache writes (5m and 1h), USD. */
+  readonly writeCost: number;
   readonly totalInput: number;
   /** Tokens of the prefix read from cache at this call (for per-block pricing). */
   readonly readTokens: number;
@@ -169,8 +178,6 @@ export class BillModel {
   private readonly simBlocks = new Map<string, SimBlock>();
   private readonly shared: SimBlock;
   private readonly sessionBlock: SimBlock;
-  private readonly sharedSized: SimBlock;
-  private readonly price: ModelPrice;
   private readonly keepsThinking: boolean;
   /** Per message object: the message without thinking (models that drop it). */
   private readonly stripped = new WeakMap<BillMessage, BillMessage>();
@@ -183,10 +190,8 @@ export class BillModel {
   ) {
     this.shared = { type: 'text', text: 'prefix:shared', cache_control: { type: 'ephemeral' } } as SimBlock;
     this.sessionBlock = { type: 'text', text: 'prefix:session', cache_control: { type: 'ephemeral' } } as SimBlock;
-    this.sharedSized = this.shared;
     this.sizes.set(this.shared, prefix.shared);
     this.sizes.set(this.sessionBlock, prefix.session);
-    this.price = modelPrice(model);
     // The minimum is fixed per model: looked up once, not on every step.
     this.sim = new CacheSimulator({ minTokens: minCacheableTokens(model) });
     this.keepsThinking = keepsPriorThinking(model);
@@ -224,14 +229,20 @@ export class BillModel {
     return marked;
   }
 
-  /** The session prefix after the n-th client restart: same size, new bytes (environment, git status). */
-  private restartedSessionBlock(n: number): SimBlock {
-    const key = `prefix:session#${n}`;
+  /** A system block (`shared` or `session`) of a client version, after n restarts, with its breakpoint's TTL. */
+  private systemBlock(part: 'shared' | 'session', version: string, restarts: number, ttl: '5m' | '1h'): SimBlock {
+    if (!version && ttl === '5m') {
+      if (part === 'shared') return this.shared;
+      if (!restarts) return this.sessionBlock;
+    }
+    // The shared part does not change on a restart (other sessions keep it warm); both change with the version.
+    const key = `prefix:${part}@${version}${part === 'session' && restarts ? `#${restarts}` : ''}|${ttl}`;
     let s = this.simBlocks.get(key);
     if (!s) {
-      s = { type: 'text', text: key, cache_control: { type: 'ephemeral' } } as SimBlock;
+      const text = key.slice(0, key.lastIndexOf('|'));
+      s = { type: 'text', text: version || part === 'session' ? text : 'prefix:shared', cache_control: ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' } } as SimBlock;
       this.simBlocks.set(key, s);
-      this.sizes.set(s, this.prefix.session);
+      this.sizes.set(s, part === 'shared' ? this.prefix.shared : this.prefix.session);
     }
     return s;
   }
@@ -255,9 +266,13 @@ export class BillModel {
    */
   step(req: BillRequest, span?: (block: BillBlock, start: number, tokens: number) => void): BillStep {
     const cc = req.ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
+    const version = req.prefixKey ?? '';
+    const sysTtl = req.systemTtl ?? req.ttl;
+    const restarts = req.messages.reduce((n, m) => n + (m.clientRestart ? 1 : 0), 0);
+    const shared = this.systemBlock('shared', version, 0, sysTtl);
     if (this.prefix.sharedWarm && this.prefix.shared > 0) {
       // Another session of the same client reads the shared prefix just before: it stays warm.
-      this.sim.step({ model: this.model, system: [this.sharedSized], messages: [] }, this.tokensOf, req.now);
+      this.sim.step({ model: this.model, system: [shared], messages: [] }, this.tokensOf, req.now);
     }
     const eff = this.effective(req.messages).map((m) => ({ role: m.role, ...this.simMessage(m) }));
     if (req.epoch && eff.length && eff[0].sim.length) {
@@ -292,17 +307,18 @@ export class BillModel {
         }
       }
     }
-    const restarts = req.messages.reduce((n, m) => n + (m.clientRestart ? 1 : 0), 0);
-    const sessionBlock = restarts ? this.restartedSessionBlock(restarts) : this.sessionBlock;
-    const system = this.prefix.shared > 0 ? [this.shared, sessionBlock] : [sessionBlock];
+    const sessionBlock = this.systemBlock('session', version, restarts, sysTtl);
+    const system = this.prefix.shared > 0 ? [shared, sessionBlock] : [sessionBlock];
     const usage = this.sim.step({ model: this.model, system, messages }, this.tokensOf, req.now);
-    const p = this.price;
-    const split = usage.cache_creation;
-    const cost = (usage.input_tokens * p.input + split.ephemeral_5m_input_tokens * p.cacheWrite5m + split.ephemeral_1h_input_tokens * p.cacheWrite1h + usage.cache_read_input_tokens * p.cacheRead) / PER_MILLION;
+    // Priced by the one pricer (cache/cost.ts): writes split by TTL, reads, uncached input.
+    const c = costOf({ ...usage, output_tokens: 0 }, this.model);
+    const writeCost = c.cacheWrite;
+    const cost = c.input + c.cacheWrite + c.cacheRead;
     const totalInput = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens;
     return {
       usage,
       cost,
+      writeCost,
       totalInput,
       readTokens: usage.cache_read_input_tokens,
       writtenUpTo: usage.cache_read_input_tokens + usage.cache_creation_input_tokens,

@@ -3,45 +3,72 @@
  * bill model and compare with what the API charged, call by call.
  */
 import type { CallRecord, ImportedSession } from '../session/types';
-import { BillModel, blockEndingNear, type BillMessage, type BillRequest, type BillStep, type InferredPrefix } from './bill-model';
+import { blockEndingNear, type BillMessage, type BillRequest, type BillStep, type InferredPrefix } from './bill-model';
+import type { ClientEvents } from './client-events';
 import type { OffenderTally } from './offenders';
 import { callCost, type RecordedCall } from './recorded';
-import { requestMessages, sizeSession } from './sizing';
+import { recordedStep, SessionBill, withCleared, type CallContext } from './session-bill';
+import { clearedAt, requestMessages, sizeSession, type ClearedSpan } from './sizing';
 
 /** Below this many calls the fit says little (the issue's bar: sessions with ≥ 10 calls). */
 export const MIN_CALLS_FOR_FIT = 10;
 
 export interface CallTiming {
   readonly now: number;
+  /** TTL of the message breakpoint. */
   readonly ttl: '5m' | '1h';
+  /** TTL of the system-prompt breakpoints. */
+  readonly systemTtl: '5m' | '1h';
 }
 
 /**
  * Time of each call: its response's first line (else previous + 1 s). The
  * message before it is no better a clock: a merged user message carries the
  * time of its first line, minutes before the request when the user typed
- * after tool results. TTL: 1 h where the usage shows 1-hour writes.
+ * after tool results.
+ *
+ * TTL per breakpoint, from the recorded write split: the API requires
+ * longer-TTL breakpoints before shorter ones, so a call that wrote both
+ * 1-hour and 5-minute tokens had its system breakpoints at 1 h and its message
+ * breakpoint at 5 m; a call that wrote only 1-hour tokens had 1 h on the
+ * message breakpoint (and the system ones before it); only 5-minute writes
+ * set the message breakpoint to 5 m. A call that wrote nothing keeps the last
+ * known TTLs (Claude Code does not change them mid-session).
  */
 export function callTimings(calls: readonly CallRecord[], recorded: ReadonlyMap<string, RecordedCall>): CallTiming[] {
   let now = 0;
   let ttl: '5m' | '1h' = '5m';
+  let systemTtl: '5m' | '1h' = '5m';
   return calls.map((c) => {
     const t = c.timestamp ? Date.parse(c.timestamp) : NaN;
     now = Number.isFinite(t) ? t : now + 1000;
     const r = c.apiMessageId ? recorded.get(c.apiMessageId) : undefined;
-    if (r) {
-      const split = r.usage.cache_creation;
-      if (split.ephemeral_1h_input_tokens > 0) ttl = '1h';
-      else if (split.ephemeral_5m_input_tokens > 0) ttl = '5m';
-    }
-    return { now, ttl };
+    const split = r?.usage.cache_creation ?? (c.usage as { cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number } } | undefined)?.cache_creation;
+    const w1h = split?.ephemeral_1h_input_tokens ?? 0;
+    const w5m = split?.ephemeral_5m_input_tokens ?? 0;
+    if (w1h > 0 && w5m > 0) [systemTtl, ttl] = ['1h', '5m'];
+    else if (w1h > 0) [systemTtl, ttl] = ['1h', '1h'];
+    else if (w5m > 0) ttl = '5m';
+    return { now, ttl, systemTtl };
   });
 }
 
 export interface FitResult {
   readonly prefix: InferredPrefix;
+  /** The inferred system prompt of every model the session called. */
+  readonly prefixes: ReadonlyMap<string, InferredPrefix>;
   readonly messages: BillMessage[];
   readonly timings: CallTiming[];
+  /** Per call: its model, client version, system TTL and the results the client had cleared. */
+  readonly contexts: CallContext[];
+  /** Calls on another model that did not send this history: priced as recorded in every strategy. */
+  readonly foreign: readonly number[];
+  /** Models called besides the row's main one, with their billed calls. */
+  readonly otherModels: { model: string; calls: number }[];
+  /** Calls where the client version changed (a new system prompt). */
+  readonly versionChanges: { call: number; from: string; to: string }[];
+  /** Microcompacts followed: from which call, how many results cleared. */
+  readonly microcompacts: { call: number; results: number }[];
   /** Per call, the block the client's message breakpoint was on (undefined: the last block). */
   readonly placement: (string | undefined)[];
   /** Calls where the client sent a shorter history than the transcript holds. */
@@ -86,12 +113,15 @@ const TAIL_AFTER_BREAKPOINT_TOKENS = 200;
  * recorded `input_tokens` say a longer tail was sent uncached; then the
  * block ending that many tokens before the end.
  */
-export function breakpointPlacement(calls: readonly CallRecord[], messages: readonly BillMessage[], model: string, prefixTokens: number): (string | undefined)[] {
-  return calls.map((c) => {
+export function breakpointPlacement(calls: readonly CallRecord[], messages: readonly BillMessage[] | ((i: number) => readonly BillMessage[]), model: string | ((i: number) => string), prefixTokens: number | ((i: number) => number)): (string | undefined)[] {
+  return calls.map((c, i) => {
     const u = c.usage;
     if (!u || u.input_tokens <= TAIL_AFTER_BREAKPOINT_TOKENS) return undefined;
     const total = u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0);
-    return blockEndingNear(requestMessages(messages, c), model, total - u.input_tokens - prefixTokens);
+    const msgs = typeof messages === 'function' ? messages(i) : messages;
+    const m = typeof model === 'function' ? model(i) : model;
+    const p = typeof prefixTokens === 'function' ? prefixTokens(i) : prefixTokens;
+    return blockEndingNear(requestMessages(msgs, c), m, total - u.input_tokens - p);
   });
 }
 
@@ -111,14 +141,15 @@ const SYSTEM_READ_SLACK_TOKENS = 256;
  * the cache 0.2–3 minutes warm). The bill model follows the recording there
  * for every strategy alike: the messages are other bytes from that call on.
  */
-export function clientInvalidations(calls: readonly CallRecord[], systemTokens: number): number[] {
+export function clientInvalidations(calls: readonly CallRecord[], systemTokens: number | ((i: number) => number), explained?: (i: number) => boolean): number[] {
   const out: number[] = [];
   calls.forEach((c, i) => {
     const u = c.usage;
-    if (i === 0 || !u) return;
+    if (i === 0 || !u || explained?.(i)) return;
+    const sys = typeof systemTokens === 'function' ? systemTokens(i) : systemTokens;
     const read = u.cache_read_input_tokens ?? 0;
     const total = u.input_tokens + (u.cache_creation_input_tokens ?? 0) + read;
-    if (read <= systemTokens + SYSTEM_READ_SLACK_TOKENS && total > systemTokens + SYSTEM_READ_SLACK_TOKENS) out.push(i);
+    if (read <= sys + SYSTEM_READ_SLACK_TOKENS && total > sys + SYSTEM_READ_SLACK_TOKENS) out.push(i);
   });
   return out;
 }
@@ -130,24 +161,90 @@ export function epochsOf(calls: number, invalidations: readonly number[]): numbe
   return Array.from({ length: calls }, (_, i) => (at.has(i) ? ++e : e));
 }
 
-/** The requests of every call, as sent (no trimming). */
-export function noneRequests(calls: readonly CallRecord[], messages: readonly BillMessage[], timings: readonly CallTiming[], placement: readonly (string | undefined)[] = [], epochs: readonly number[] = []): BillRequest[] {
-  return calls.map((c, i) => ({ now: timings[i].now, ttl: timings[i].ttl, messages: requestMessages(messages, c), breakpointAt: placement[i], epoch: epochs[i] }));
+/** The requests of every call, as sent (no trimming); `messages` per call when the client cleared results (microcompact). */
+export function noneRequests(calls: readonly CallRecord[], messages: readonly BillMessage[] | ((i: number) => readonly BillMessage[]), timings: readonly CallTiming[], placement: readonly (string | undefined)[] = [], epochs: readonly number[] = [], contexts: readonly CallContext[] = []): BillRequest[] {
+  return calls.map((c, i) => ({
+    now: timings[i].now,
+    ttl: timings[i].ttl,
+    systemTtl: contexts[i]?.systemTtl ?? timings[i].systemTtl,
+    prefixKey: contexts[i]?.prefixKey,
+    messages: requestMessages(typeof messages === 'function' ? messages(i) : messages, c),
+    breakpointAt: placement[i],
+    epoch: epochs[i],
+  }));
+}
+
+/** Microcompact boundaries as cleared spans: from the first response after the boundary, the named tool results. */
+export function clearedSpans(imp: ImportedSession, events: ClientEvents | undefined): ClearedSpan[] {
+  if (!events?.microcompacts.length) return [];
+  const byTool = new Map<string, string>();
+  for (const m of imp.messages) for (const b of m.blocks) if (b.param.type === 'tool_result') byTool.set(b.param.tool_use_id, b.id);
+  const out: ClearedSpan[] = [];
+  for (const mc of events.microcompacts) {
+    const fromCall = mc.firstResponseId ? imp.calls.findIndex((c) => c.apiMessageId === mc.firstResponseId) : -1;
+    if (fromCall < 0) continue;
+    const blockIds = new Set(mc.toolIds.map((t) => byTool.get(t)).filter((x): x is string => x !== undefined));
+    if (blockIds.size) out.push({ fromCall, blockIds });
+  }
+  return out.sort((a, b) => a.fromCall - b.fromCall);
+}
+
+/**
+ * Per call: model, client version (carried forward where a line has none), system TTL, cleared
+ * results (one set object per span count). A version change counts as a new system prompt only
+ * where the recording shows it: the call read nothing past the system prompt (older clients did
+ * not stamp their version into it).
+ */
+function callContexts(imp: ImportedSession, model: string, timings: readonly CallTiming[], events: ClientEvents | undefined, spans: readonly ClearedSpan[], systemOf: (model: string) => number): CallContext[] {
+  let version: string | undefined;
+  let active = -1;
+  let set: ReadonlySet<string> | undefined;
+  return imp.calls.map((c, i) => {
+    const m = c.model ?? model;
+    const v = c.apiMessageId ? events?.versionOf.get(c.apiMessageId) : undefined;
+    if (v && v !== version) {
+      const read = c.usage?.cache_read_input_tokens ?? 0;
+      if (version === undefined || !c.usage || read <= systemOf(m) + SYSTEM_READ_SLACK_TOKENS) version = v;
+    }
+    const n = spans.filter((s) => s.fromCall <= i).length;
+    if (n !== active) [active, set] = [n, clearedAt(spans, i)];
+    return { model: m, prefixKey: version, systemTtl: timings[i].systemTtl, cleared: set };
+  });
+}
+
+/** A side request priced as recorded (its own usage; nothing to simulate). */
+export function foreignStep(call: CallRecord, model: string, billed: RecordedCall | undefined): BillStep {
+  return recordedStep(billed?.model ?? model, billed?.usage ?? call.usage ?? { input_tokens: 0 });
 }
 
 /** Fit `none` to the bill of an imported session; `recorded` maps message ids to the calls billed in this row. */
-export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyMap<string, RecordedCall>, offenders?: OffenderTally): FitResult {
-  const sized = sizeSession(imp, model);
+export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyMap<string, RecordedCall>, offenders?: OffenderTally, events?: ClientEvents): FitResult {
+  const spans = clearedSpans(imp, events);
+  const sized = sizeSession(imp, model, spans);
   const timings = callTimings(imp.calls, recorded);
-  const bill = new BillModel(model, sized.prefix);
-  const systemTokens = sized.prefix.shared + sized.prefix.session;
-  const placement = breakpointPlacement(imp.calls, sized.messages, model, systemTokens);
-  const invalidations = clientInvalidations(imp.calls, systemTokens);
+  const systemOfModel = (m: string): number => {
+    const p = sized.prefixes.get(m) ?? sized.prefix;
+    return p.shared + p.session;
+  };
+  const contexts = callContexts(imp, model, timings, events, spans, systemOfModel);
+  const memo = new WeakMap<BillMessage, { set: ReadonlySet<string>; m: BillMessage }>();
+  const messagesAt = (i: number): readonly BillMessage[] => withCleared(sized.messages, contexts[i].cleared, memo);
+  const prefixOf = (i: number): InferredPrefix => sized.prefixes.get(contexts[i].model) ?? sized.prefix;
+  const systemOf = (i: number): number => prefixOf(i).shared + prefixOf(i).session;
+  const placement = breakpointPlacement(imp.calls, messagesAt, (i) => contexts[i].model, systemOf);
+  // A full miss right after a model switch or a client upgrade is the documented rules' doing, not the client's.
+  const seenModels = new Set<string>();
+  const firstOfModel = contexts.map((c) => !seenModels.has(c.model) && seenModels.add(c.model) !== undefined);
+  const explained = (i: number): boolean => firstOfModel[i] || contexts[i].model !== contexts[i - 1].model || contexts[i].prefixKey !== contexts[i - 1].prefixKey;
+  const invalidations = clientInvalidations(imp.calls, systemOf, explained);
   const epochs = epochsOf(imp.calls.length, invalidations);
+  const bill = new SessionBill(sized.prefixes, sized.prefix);
   const billedCall = (c: CallRecord): RecordedCall | undefined => (c.apiMessageId ? recorded.get(c.apiMessageId) : undefined);
-  const steps = noneRequests(imp.calls, sized.messages, timings, placement, epochs).map((r, i) => {
+  const foreign = new Set(sized.foreign);
+  const steps = noneRequests(imp.calls, messagesAt, timings, placement, epochs, contexts).map((r, i) => {
+    if (foreign.has(i)) return foreignStep(imp.calls[i], contexts[i].model, billedCall(imp.calls[i]));
     const tally = offenders?.collect();
-    const s = bill.step(r, tally?.span);
+    const s = bill.step(contexts[i].model, r, tally?.span);
     tally?.commit(s, r.ttl, billedCall(imp.calls[i]) !== undefined);
     return s;
   });
@@ -155,12 +252,14 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
   let recordedCost = 0;
   const totalErrs: number[] = [];
   const costErrs: number[] = [];
+  const others = new Map<string, number>();
   const billed = imp.calls.map((c, i) => {
     const r = billedCall(c);
     if (!r) return false;
     const rc = callCost(r.model, r.usage).input;
     simulatedCost += steps[i].cost;
     recordedCost += rc;
+    if (contexts[i].model !== model && !foreign.has(i)) others.set(contexts[i].model, (others.get(contexts[i].model) ?? 0) + 1);
     const err = sized.totalErrors[i];
     if (err !== undefined) totalErrs.push(err);
     if (rc > 0) costErrs.push(Math.abs(steps[i].cost - rc) / rc);
@@ -170,20 +269,31 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
   const unexplained: number[] = [];
   if (invalidations.length && recordedCost > 0) {
     // The same replay without following the client's invalidations: what the documented rules alone give.
-    const plain = new BillModel(model, sized.prefix);
+    const plain = new SessionBill(sized.prefixes, sized.prefix);
     const at = new Set(invalidations);
     let cost = 0;
-    noneRequests(imp.calls, sized.messages, timings, placement).forEach((r, i) => {
-      const s = plain.step(r);
+    noneRequests(imp.calls, messagesAt, timings, placement, [], contexts).forEach((r, i) => {
+      const s = foreign.has(i) ? steps[i] : plain.step(contexts[i].model, r);
       if (billed[i]) cost += s.cost;
       if (at.has(i) && s.readTokens - steps[i].readTokens > UNEXPLAINED_MISS_TOKENS) unexplained.push(i);
     });
     unanchoredError = cost / recordedCost - 1;
   }
+  const versionChanges: { call: number; from: string; to: string }[] = [];
+  contexts.forEach((c, i) => {
+    const prev = contexts[i - 1]?.prefixKey;
+    if (i > 0 && prev && c.prefixKey && prev !== c.prefixKey) versionChanges.push({ call: i, from: prev, to: c.prefixKey });
+  });
   return {
     prefix: sized.prefix,
+    prefixes: sized.prefixes,
     messages: sized.messages,
     timings,
+    contexts,
+    otherModels: [...others].map(([m, calls]) => ({ model: m, calls })),
+    foreign: sized.foreign,
+    versionChanges,
+    microcompacts: spans.map((s) => ({ call: s.fromCall, results: s.blockIds.size })),
     placement,
     invalidations,
     epochs,

@@ -121,7 +121,7 @@ class Pool {
 
 /** The report of {@link buildReport}, with the files reported by worker threads. */
 export async function buildReportParallel(o: ParallelReportOptions): Promise<Report> {
-  const { files, strategies, acc } = start(o);
+  const { files, strategies, acc, searched } = start(o);
   const setup = reportSetup(strategies, o.config);
   const bytes = files.reduce((a, f) => a + f.size, 0);
   const wanted = o.workers ?? (bytes < PARALLEL_MIN_BYTES ? 1 : availableParallelism());
@@ -131,7 +131,7 @@ export async function buildReportParallel(o: ParallelReportOptions): Promise<Rep
       addFile(acc, files[i], strategies, o.config, o.cache);
       if (o.onFile?.(i + 1, files.length, files[i].path) === false) break;
     }
-    return finish(acc, strategies, o.cache);
+    return finish(acc, strategies, o.cache, searched);
   }
   const pool = new Pool(o.workerScript, size, { strategies, config: o.config });
   try {
@@ -159,5 +159,5 @@ export async function buildReportParallel(o: ParallelReportOptions): Promise<Rep
   } finally {
     await pool.close();
   }
-  return finish(acc, strategies, o.cache);
+  return finish(acc, strategies, o.cache, searched);
 }

@@ -9,10 +9,17 @@
  *   (`usage.cache_creation.ephemeral_{5m,1h}_input_tokens`), output apart from input;
  * - subagent lines (`isSidechain`) are their own row, keyed by `agentId` when present;
  * - a response already counted (in this file or another, e.g. a resumed
- *   session that copied its parent's lines) is not counted again.
+ *   session that copied its parent's lines) is not counted again; a row is
+ *   named by the session id of its own lines (the last ones: copied lines
+ *   carry the parent's id);
+ * - a summarizing step the API ran inside a call (server-side compaction) is
+ *   billed apart in `usage.iterations` (entries other than `message`): its
+ *   cost is added to the bill, its tokens kept apart from the token totals
+ *   (which equal ccusage's: top-level usage only).
  * Pure: lines in, rows out. Unparseable lines are counted, never fatal.
  */
 import { costOf, type PricedUsage } from '../cache/cost';
+import { ClientEventsBuilder, type ClientEvents } from './client-events';
 
 /** Claude Code's model name for entries it made up itself (API errors): no model call, no bill. */
 const SYNTHETIC_MODEL = '<synthetic>';
@@ -32,6 +39,8 @@ export interface RecordedUsage {
   readonly cache_creation_input_tokens: number;
   readonly cache_read_input_tokens: number;
   readonly cache_creation: { readonly ephemeral_5m_input_tokens: number; readonly ephemeral_1h_input_tokens: number };
+  /** Steps billed apart inside the call (`usage.iterations` other than `message`, e.g. a compaction). */
+  readonly iterations?: readonly RecordedUsage[];
 }
 
 /** Totals of a set of calls, in tokens and US dollars. */
@@ -43,11 +52,13 @@ export interface RecordedTotals {
   cacheWrite1hTokens: number;
   cacheReadTokens: number;
   outputTokens: number;
+  /** Cost of the steps billed apart inside calls (compaction iterations), input and output side; in inputCost/outputCost too. */
+  iterationCost: number;
 }
 
 /** The calls of one conversation of a file: the main one or one subagent. */
 export interface RecordedConversation {
-  readonly sessionId?: string;
+  sessionId?: string;
   readonly sidechain: boolean;
   /** `agentId` of a subagent, when the lines carry one. */
   readonly agentId?: string;
@@ -55,6 +66,8 @@ export interface RecordedConversation {
   readonly calls: RecordedCall[];
   /** Responses of this conversation already counted elsewhere (copied lines). */
   duplicates: number;
+  /** Client versions and microcompact boundaries of its lines (Claude Code). */
+  events?: ClientEvents;
   firstTimestamp?: string;
 }
 
@@ -81,7 +94,9 @@ export function recordedUsage(u: Record<string, unknown>): RecordedUsage {
   const split = isObj(u.cache_creation) ? u.cache_creation : undefined;
   const w1h = split ? num(split.ephemeral_1h_input_tokens) : 0;
   const w5m = split ? num(split.ephemeral_5m_input_tokens) : writes;
+  const iterations = Array.isArray(u.iterations) ? u.iterations.filter((it): it is Record<string, unknown> => isObj(it) && it.type !== 'message').map((it) => recordedUsage({ ...it, iterations: undefined })) : [];
   return {
+    ...(iterations.length ? { iterations } : {}),
     input_tokens: num(u.input_tokens),
     output_tokens: num(u.output_tokens),
     cache_creation_input_tokens: writes,
@@ -97,15 +112,29 @@ export function callCost(model: string, u: RecordedUsage): { input: number; outp
   return { input: c.input + c.cacheWrite + c.cacheRead, output: c.output };
 }
 
+/** Cost of the steps billed apart inside a call (compaction iterations), USD. */
+export function iterationsCost(model: string, u: RecordedUsage): { input: number; output: number } {
+  let input = 0;
+  let output = 0;
+  for (const it of u.iterations ?? []) {
+    const c = callCost(model, it);
+    input += c.input;
+    output += c.output;
+  }
+  return { input, output };
+}
+
 export function emptyTotals(): RecordedTotals {
-  return { inputCost: 0, outputCost: 0, inputTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, cacheReadTokens: 0, outputTokens: 0 };
+  return { inputCost: 0, outputCost: 0, inputTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, cacheReadTokens: 0, outputTokens: 0, iterationCost: 0 };
 }
 
 /** Add one call to totals (mutates `t`). */
 export function addCall(t: RecordedTotals, call: RecordedCall): void {
   const c = callCost(call.model, call.usage);
-  t.inputCost += c.input;
-  t.outputCost += c.output;
+  const it = iterationsCost(call.model, call.usage);
+  t.inputCost += c.input + it.input;
+  t.outputCost += c.output + it.output;
+  t.iterationCost += it.input + it.output;
   t.inputTokens += call.usage.input_tokens;
   t.cacheWriteTokens += call.usage.cache_creation_input_tokens;
   t.cacheWrite1hTokens += call.usage.cache_creation.ephemeral_1h_input_tokens;
@@ -138,6 +167,13 @@ interface Pending {
  */
 export function readRecorded(text: string, counted: Set<string>): RecordedFile {
   const convs = new Map<string, RecordedConversation>();
+  const events = new Map<string, ClientEventsBuilder>();
+  const eventsOf = (rec: Record<string, unknown>): ClientEventsBuilder => {
+    const id = rec.isSidechain === true ? `side:${typeof rec.agentId === 'string' ? rec.agentId : ''}` : 'main';
+    let e = events.get(id);
+    if (!e) events.set(id, (e = new ClientEventsBuilder()));
+    return e;
+  };
   const byKey = new Map<string, Pending>();
   const order: string[] = [];
   let badLines = 0;
@@ -153,6 +189,8 @@ export function readRecorded(text: string, counted: Set<string>): RecordedFile {
       convs.set(id, c);
     }
     if (!c.firstTimestamp && typeof rec.timestamp === 'string') c.firstTimestamp = rec.timestamp;
+    // The session's own id is on its newest lines (a resumed file starts with its parent's lines and id).
+    if (typeof rec.sessionId === 'string') c.sessionId = rec.sessionId;
     return c;
   };
   for (const raw of text.split('\n')) {
@@ -167,8 +205,10 @@ export function readRecorded(text: string, counted: Set<string>): RecordedFile {
     }
     if (isObj(rec) && typeof rec.sessionId === 'string') claudeCode = true;
     if (isObj(rec) && (rec.type === 'user' || rec.type === 'assistant') && rec.isSidechain !== true) hasMain = true;
+    if (isObj(rec) && rec.type === 'system' && rec.subtype === 'microcompact_boundary') eventsOf(rec).microcompact(isObj(rec.microcompactMetadata) ? rec.microcompactMetadata : {});
     if (!isObj(rec) || rec.type !== 'assistant' || !isObj(rec.message)) continue;
     const msg = rec.message;
+    if (typeof msg.id === 'string') eventsOf(rec).response(msg.id, rec.version);
     if (!isObj(msg.usage) || msg.model === SYNTHETIC_MODEL) continue;
     const conv = convOf(rec);
     const key = `${typeof msg.id === 'string' ? msg.id : line}|${typeof rec.requestId === 'string' ? rec.requestId : ''}`;
@@ -193,5 +233,6 @@ export function readRecorded(text: string, counted: Set<string>): RecordedFile {
     const p = byKey.get(key);
     if (p) p.conv.calls.push({ key, model: p.model, timestamp: p.timestamp, usage: p.usage });
   }
+  for (const [id, c] of convs) c.events = events.get(id);
   return { conversations: [...convs.values()], badLines, claudeCode, hasMain };
 }

@@ -33,12 +33,31 @@ export function totalsOf(rows: readonly SessionReport[], strategies: readonly st
   const recorded = emptyTotals();
   let calls = 0;
   let anchored = 0;
+  let anchoredSessions = 0;
+  let anchoredNone = 0;
+  const anchoredSt: Record<string, { inputCost: number; documentedInputCost: number }> = {};
+  const loose = { sessions: 0, recordedInputCost: 0 };
   const st: Record<string, { inputCost: number; tokensSent: number; retention: number }> = {};
   const noneTokens: Record<string, number> = {};
   for (const r of rows) {
     addTotals(recorded, { ...r.recorded });
     calls += r.calls;
-    if (r.fit.status === 'anchored') anchored += r.recorded.inputCost;
+    if (r.fit.status === 'loose') {
+      loose.sessions++;
+      loose.recordedInputCost += r.recorded.inputCost;
+    }
+    if (r.fit.status === 'anchored' && r.strategies.none) {
+      anchored += r.recorded.inputCost;
+      anchoredSessions++;
+      anchoredNone += r.strategies.none.inputCost;
+      for (const s of strategies) {
+        const v = r.strategies[s];
+        if (!v) continue;
+        const t = (anchoredSt[s] ??= { inputCost: 0, documentedInputCost: 0 });
+        t.inputCost += v.inputCost;
+        t.documentedInputCost += v.documentedInputCost ?? v.inputCost;
+      }
+    }
     for (const s of strategies) {
       const v = r.strategies[s];
       const none = r.strategies.none;
@@ -54,7 +73,18 @@ export function totalsOf(rows: readonly SessionReport[], strategies: readonly st
     .flatMap((r) => r.offenders)
     .sort((a, b) => b.dollars - a.dollars)
     .slice(0, OFFENDERS_SHOWN);
-  return { sessions: rows.length, calls, recorded, strategies: st, anchoredRecordedInputCost: anchored, offenders, badLines };
+  const share = recorded.inputCost > 0 ? anchored / recorded.inputCost : 0;
+  return {
+    sessions: rows.length,
+    calls,
+    recorded,
+    strategies: st,
+    anchoredRecordedInputCost: anchored,
+    anchored: { sessions: anchoredSessions, share, noneInputCost: anchoredNone, strategies: anchoredSt },
+    loose,
+    offenders,
+    badLines,
+  };
 }
 
 export interface Acc {
@@ -99,36 +129,36 @@ export function push(acc: Acc, f: FoundFile, r: { rows: SessionReport[]; skipped
   if (unfinished) acc.skipped.push(unfinished);
 }
 
-export function start(o: ReportOptions): { files: FoundFile[]; strategies: string[]; acc: Acc } {
+export function start(o: ReportOptions): { files: FoundFile[]; strategies: string[]; acc: Acc; searched: string[] } {
   const strategies = o.strategies.includes('none') ? [...o.strategies] : ['none', ...o.strategies];
   const found = discover(o.paths);
   const files = found.files.filter((f) => o.sinceMs === undefined || f.mtimeMs >= o.sinceMs);
-  return { files, strategies, acc: { rows: [], skipped: [...found.skipped], badLines: 0, counted: new CountedKeys() } };
+  return { files, strategies, searched: [...o.paths], acc: { rows: [], skipped: [...found.skipped], badLines: 0, counted: new CountedKeys() } };
 }
 
-export function finish(acc: Acc, strategies: string[], cache: ReportCache | undefined): Report {
+export function finish(acc: Acc, strategies: string[], cache: ReportCache | undefined, searched?: readonly string[]): Report {
   cache?.save();
-  return { sessions: acc.rows, totals: totalsOf(acc.rows, strategies, acc.badLines), skipped: acc.skipped, strategies, note: COUNTERFACTUAL_NOTE };
+  return { sessions: acc.rows, totals: totalsOf(acc.rows, strategies, acc.badLines), skipped: acc.skipped, strategies, searched, note: COUNTERFACTUAL_NOTE };
 }
 
 /** Build the report (synchronous; one file's text in memory at a time). */
 export function buildReport(o: ReportOptions): Report {
-  const { files, strategies, acc } = start(o);
+  const { files, strategies, acc, searched } = start(o);
   for (let i = 0; i < files.length; i++) {
     addFile(acc, files[i], strategies, o.config, o.cache);
     if (o.onFile?.(i + 1, files.length, files[i].path) === false) break;
   }
-  return finish(acc, strategies, o.cache);
+  return finish(acc, strategies, o.cache, searched);
 }
 
 /** The same, yielding to the event loop between files (an editor stays responsive; `onFile` returning false cancels). */
 export async function buildReportAsync(o: ReportOptions): Promise<Report> {
-  const { files, strategies, acc } = start(o);
+  const { files, strategies, acc, searched } = start(o);
   for (let i = 0; i < files.length; i++) {
     addFile(acc, files[i], strategies, o.config, o.cache);
     if (o.onFile?.(i + 1, files.length, files[i].path) === false) break;
     await new Promise((r) => setImmediate(r));
   }
-  return finish(acc, strategies, o.cache);
+  return finish(acc, strategies, o.cache, searched);
 }
 

@@ -6,12 +6,14 @@
 import { parseTranscript } from '../import';
 import type { ImportedSession } from '../session/types';
 import type { PipelineConfig } from '../trimming';
-import { fitNone, type FitResult } from './fit';
+import { fitNone } from './fit';
+import { dearerBecause, fitNotes, looseNote } from './fit-notes';
 import { clineRecorded } from './cline-usage';
 import { OffenderTally } from './offenders';
-import { readRecorded, totalsOf, type RecordedCall, type RecordedConversation } from './recorded';
+import { callCost, iterationsCost, readRecorded, totalsOf, type RecordedCall, type RecordedConversation } from './recorded';
 import { priceStrategy } from './strategies';
-import type { SessionFit, SessionReport, Skipped, StrategyResult } from '../../protocol/report-types';
+import { NOTHING_BILLED } from '../../protocol/report-summary';
+import { ANCHOR_TOLERANCE, type SessionFit, type SessionReport, type Skipped, type StrategyResult } from '../../protocol/report-types';
 
 /** Model id when a row has no call with a model. */
 const UNKNOWN_MODEL = 'unknown';
@@ -53,26 +55,8 @@ export function sidechainText(text: string, agentId: string | undefined): string
     .join('\n');
 }
 
-/** Notes on what the fit could not follow or had to take from the recording, and the share of the recorded input-side cost that following it moved. */
-function fitNotes(fit: FitResult, imp: ImportedSession): { notes: string[]; unexplainedShare: number } {
-  const notes: string[] = [];
-  for (const r of fit.rewrites) notes.push(`call ${r.call}: the client sent ${r.tokens} tokens less than the transcript holds (resumed or edited history); sizes rescaled from there`);
-  const unexplainedShare = fit.unanchoredError !== undefined && fit.costError !== undefined ? fit.costError - fit.unanchoredError : 0;
-  if (fit.unexplained.length) {
-    notes.push(
-      `${fit.unexplained.length} call(s) read only the system prompt from cache where the documented rules keep the messages cached ` +
-        `(calls ${fit.unexplained.join(', ')}: the client changed something the transcript does not hold); ` +
-        `the model follows the recording there, for every strategy (the cache restarts after the system prompt); ` +
-        `with the documented rules alone the fit would be ${signedPercent(fit.unanchoredError ?? 0)}`,
-    );
-  }
-  const compactions = imp.messages.filter((m) => m.meta.compactBoundary).length;
-  if (compactions) notes.push(`${compactions} compaction(s): the summarizing call is not in the transcript`);
-  return { notes, unexplainedShare };
-}
-
-function signedPercent(x: number): string {
-  return `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}%`;
+function pct(x: number): string {
+  return `${(100 * x).toFixed(1)}%`;
 }
 
 /** An import error's message without the file name it starts with (the row names the file). */
@@ -111,26 +95,57 @@ function conversationRow(file: string, text: string, conv: RecordedConversation,
   const byId = new Map<string, RecordedCall>();
   for (const c of conv.calls) byId.set(c.key.slice(0, c.key.lastIndexOf('|')), c);
   const tally = new OffenderTally(imp, model);
-  const fit = fitNone(imp, model, byId, tally);
+  const fit = fitNone(imp, model, byId, tally, conv.events);
   if (!fit.billed.some(Boolean)) return { ...base, model, fit: noFit('not-replayable', 'no recorded response was found in the imported conversation'), strategies: {}, offenders: [] };
   const noneTokens = fit.steps.reduce((a, s, i) => a + (fit.billed[i] ? s.totalInput : 0), 0);
-  const strategies: Record<string, StrategyResult> = { none: { inputCost: fit.simulatedCost, tokensSent: noneTokens, retention: 1 } };
+  // Steps billed apart inside calls (compaction iterations) are carried into every strategy as recorded.
+  // So are billed responses the imported history does not hold (nothing to replay): at their recorded cost.
+  const inHistory = new Set(imp.calls.map((c) => c.apiMessageId));
+  const unmatched = conv.calls.filter((c) => !inHistory.has(c.key.slice(0, c.key.lastIndexOf('|'))));
+  const apart = conv.calls.reduce((a, c) => a + iterationsCost(c.model, c.usage).input, 0) + unmatched.reduce((a, c) => a + callCost(c.model, c.usage).input, 0);
+  const noneWrites = fit.steps.reduce((a, s, i) => a + (fit.billed[i] ? s.writeCost : 0), 0);
+  const followsUnexplained = fit.unexplained.length > 0 && fit.unanchoredError !== undefined;
+  const none: StrategyResult = {
+    inputCost: fit.simulatedCost + apart,
+    writeCost: noneWrites,
+    tokensSent: noneTokens,
+    retention: 1,
+    ...(followsUnexplained ? { documentedInputCost: fit.recordedCost * (1 + (fit.unanchoredError ?? 0)) + apart } : {}),
+  };
+  const strategies: Record<string, StrategyResult> = { none };
   for (const s of opts.strategies) {
     if (s === 'none') continue;
-    const c = priceStrategy(imp, model, fit, s, opts.config);
-    strategies[s] = { inputCost: c.inputCost, tokensSent: c.tokensSent, retention: noneTokens ? c.tokensSent / noneTokens : 1 };
+    const c = priceStrategy(imp, model, fit, s, opts.config, { documented: followsUnexplained });
+    const documented = c.documentedInputCost !== undefined ? c.documentedInputCost + apart : undefined;
+    const why = dearerBecause(s, c, { inputCost: fit.simulatedCost, writeCost: noneWrites });
+    strategies[s] = {
+      inputCost: c.inputCost + apart,
+      writeCost: c.writeCost,
+      tokensSent: c.tokensSent,
+      retention: noneTokens ? c.tokensSent / noneTokens : 1,
+      ...(documented !== undefined ? { documentedInputCost: documented } : {}),
+      ...(why ? { dearerBecause: why } : {}),
+    };
   }
-  const explained = fitNotes(fit, imp);
+  const explained = fitNotes(fit, imp, recorded);
+  for (const [name, v] of Object.entries(strategies)) {
+    if (name === 'none' || v.documentedInputCost === undefined || !none.documentedInputCost) continue;
+    explained.notes.push(`${name} saves ${pct(1 - v.inputCost / none.inputCost)} of none following the recording's misses, ${pct(1 - v.documentedInputCost / none.documentedInputCost)} with the documented cache rules alone`);
+  }
+  if (unmatched.length) explained.notes.push(`${unmatched.length} billed response(s) are not in the replayed history: carried at their recorded cost in every strategy`);
+  const error = fit.costError ?? null;
+  const anchored = error !== null && Math.abs(error) <= ANCHOR_TOLERANCE;
   const sessionFit: SessionFit = {
-    status: 'anchored',
-    error: fit.costError ?? null,
+    status: anchored ? 'anchored' : 'loose',
+    error,
     medianCallTotalError: fit.medianTotalError ?? null,
     medianCallCostError: fit.medianCallCostError ?? null,
     unexplainedShare: explained.unexplainedShare,
     unanchoredError: fit.unanchoredError ?? fit.costError ?? null,
-    notes: explained.notes,
+    notes: anchored ? explained.notes : [looseNote(error ?? 0), ...explained.notes],
   };
-  return { ...base, model, fit: sessionFit, strategies, offenders: tally.top(file) };
+  const otherModels = [...new Set(conv.calls.map((c) => c.model).filter((m) => m !== model))];
+  return { ...base, model, ...(otherModels.length ? { otherModels } : {}), fit: sessionFit, strategies, offenders: tally.top(file) };
 }
 
 /**
@@ -144,7 +159,7 @@ export function reportFile(file: string, text: string, counted: Set<string>, opt
     const rows = rec.conversations.map((c) => conversationRow(file, text, c, rec.hasMain, opts));
     return { rows, skipped: [], badLines: rec.badLines };
   }
-  if (rec.claudeCode) return { rows: [], skipped: [{ file, reason: 'no model call recorded (nothing billed)' }], badLines: rec.badLines };
+  if (rec.claudeCode) return { rows: [], skipped: [{ file, reason: NOTHING_BILLED }], badLines: rec.badLines };
   try {
     const imp = parseTranscript(text, file);
     const cline = imp.format === 'cline' ? clineRecorded(file, imp, counted) : undefined;

@@ -91,14 +91,30 @@ export function isHumanTurn(m: LogMessage): boolean {
   return m.role === 'user' && m.blocks.some((b) => b.kind !== 'tool_result');
 }
 
+/** Tokens of the placeholder a client sends for a tool result it cleared itself (`[Old tool result content cleared]`). */
+export const CLEARED_RESULT_TOKENS = 10;
+
+/** Tool results the client cleared itself (microcompact) from a call on. */
+export interface ClearedSpan {
+  /** Index of the first call whose request holds the placeholders. */
+  readonly fromCall: number;
+  /** Log block ids of the cleared results. */
+  readonly blockIds: ReadonlySet<string>;
+}
+
 export interface SizedSession {
   /** Every log message with inferred block sizes. */
   readonly messages: BillMessage[];
+  /** The prefix of `model` (the row's main model). */
   readonly prefix: InferredPrefix;
+  /** The prefix of every model the session called, each read off its own first call (a side call has its own system prompt). */
+  readonly prefixes: ReadonlyMap<string, InferredPrefix>;
   /** Per call: |simulated total − recorded total| / recorded (0 where sizes fit exactly). */
   readonly totalErrors: (number | undefined)[];
   /** Calls where the client sent a shorter history than the transcript holds, and by how much. */
   readonly rewrites: { call: number; tokens: number }[];
+  /** Calls on another model than the row's that did not send this history (side requests of their own): priced as recorded. */
+  readonly foreign: number[];
 }
 
 /** Sizes of a response's blocks from its output tokens, or undefined for a placeholder/missing usage. */
@@ -140,22 +156,43 @@ function countedBlocks(logMsgs: readonly LogMessage[], human: readonly boolean[]
   return out;
 }
 
-/** Infer block sizes and the hidden prefix of an imported session from its recorded usage. */
-export function sizeSession(imp: ImportedSession, model: string): SizedSession {
+/** Whether the request of `call` holds the log block `id`. */
+function callHolds(logMsgs: readonly LogMessage[], call: CallRecord, id: string): boolean {
+  for (let i = call.epochStart; i < call.at; i++) if (logMsgs[i].blocks.some((b) => b.id === id)) return true;
+  return false;
+}
+
+/** The cleared block ids in force at a call (the union of every span started at or before it). */
+export function clearedAt(spans: readonly ClearedSpan[], call: number): ReadonlySet<string> | undefined {
+  let out: Set<string> | undefined;
+  for (const s of spans) if (s.fromCall <= call) for (const id of s.blockIds) (out ??= new Set()).add(id);
+  return out;
+}
+
+/**
+ * Infer block sizes and the hidden prefix of an imported session from its
+ * recorded usage. Each call is sized on its own model's prefix; results the
+ * client cleared (`cleared`) count as their placeholder from then on.
+ */
+export function sizeSession(imp: ImportedSession, model: string, cleared: readonly ClearedSpan[] = []): SizedSession {
   const sizes = new Map<string, number>();
   const logMsgs = imp.messages;
   const human = logMsgs.map(isHumanTurn);
-  const dropsThinking = !keepsPriorThinking(model);
-  const firstUsage = imp.calls.find((c) => c.usage && totalInput(c.usage) > 0);
-  let prefixTotal = 0;
-  let shared = 0;
+  const prefixes = new Map<string, { total: number; shared: number }>();
   let responsesSized = 0;
   const totalErrors: (number | undefined)[] = [];
   const rewrites: { call: number; tokens: number }[] = [];
+  const foreign: number[] = [];
+  const foreignAt = new Set<number>();
   for (const call of imp.calls) {
     for (; responsesSized < call.at; responsesSized++) {
       const m = logMsgs[responsesSized];
       if (m.role !== 'assistant') continue;
+      if (foreignAt.has(responsesSized)) {
+        // The response of a side request of its own: the session's requests never held it.
+        for (const b of m.blocks) sizes.set(b.id, 0);
+        continue;
+      }
       const s = responseSizes(m);
       if (s) m.blocks.forEach((b, i) => sizes.set(b.id, s[i]));
     }
@@ -165,8 +202,10 @@ export function sizeSession(imp: ImportedSession, model: string): SizedSession {
       continue;
     }
     const recorded = totalInput(usage);
-    const counted = countedBlocks(logMsgs, human, call, dropsThinking);
-    let known = 0;
+    const callModel = call.model ?? model;
+    const gone = clearedAt(cleared, call.index);
+    const counted = countedBlocks(logMsgs, human, call, !keepsPriorThinking(callModel)).filter((b) => !gone?.has(b.id));
+    let known = gone ? [...gone].filter((id) => callHolds(logMsgs, call, id)).length * CLEARED_RESULT_TOKENS : 0;
     const unsized: LogBlock[] = [];
     for (const b of counted) {
       const t = sizes.get(b.id);
@@ -175,12 +214,23 @@ export function sizeSession(imp: ImportedSession, model: string): SizedSession {
     }
     const chars = unsized.map((b) => blockChars(b.param));
     const guessNew = chars.reduce((a, c) => a + c / CHARS_PER_TOKEN, 0);
-    if (call === firstUsage) {
-      prefixTotal = Math.max(0, recorded - known - guessNew);
+    let p = prefixes.get(callModel);
+    const firstOfModel = !p;
+    if (!p) {
+      const total = Math.max(0, recorded - known - guessNew);
       const read = usage.cache_read_input_tokens ?? 0;
-      shared = read > 0 && read <= prefixTotal ? read : 0;
+      prefixes.set(callModel, (p = { total, shared: read > 0 && read <= total ? read : 0 }));
     }
+    const prefixTotal = p.total;
     let rest = recorded - prefixTotal - known;
+    if (callModel !== model && (firstOfModel ? prefixTotal === 0 && recorded < known : rest < -(REWRITE_SLACK_TOKENS + REWRITE_SLACK_SHARE * recorded))) {
+      // A call on another model that did not send this history (a side request of its own): not sized from it.
+      foreign.push(call.index);
+      foreignAt.add(call.at);
+      if (firstOfModel) prefixes.delete(callModel);
+      totalErrors.push(undefined);
+      continue;
+    }
     if (rest < -(REWRITE_SLACK_TOKENS + REWRITE_SLACK_SHARE * recorded)) {
       // The client sent less than the transcript holds: shrink what it re-sent to fit, and say so.
       const factor = Math.max(0, (recorded - prefixTotal - guessNew) / known);
@@ -197,9 +247,13 @@ export function sizeSession(imp: ImportedSession, model: string): SizedSession {
     const simulated = prefixTotal + known + s.reduce((a, x) => a + x, 0);
     totalErrors.push(Math.abs(simulated - recorded) / recorded);
   }
+  const inferred = new Map<string, InferredPrefix>();
+  for (const [m, p] of prefixes) inferred.set(m, { shared: p.shared, sharedWarm: p.shared > 0, session: p.total - p.shared });
   return {
     messages: logMsgs.map((m, i) => ({ role: m.role, humanTurn: human[i], clientRestart: isClientRestart(m), blocks: m.blocks.map((b) => billBlock(b, sizes.get(b.id) ?? 0)) })),
-    prefix: { shared, sharedWarm: shared > 0, session: prefixTotal - shared },
+    prefix: inferred.get(model) ?? inferred.values().next().value ?? { shared: 0, sharedWarm: false, session: 0 },
+    prefixes: inferred,
+    foreign,
     totalErrors,
     rewrites,
   };

@@ -11,7 +11,8 @@ import { hashString } from '../cache/simulator';
 import { replay } from '../engine';
 import type { ContentBlockParam, ImportedSession, LogBlock } from '../session/types';
 import type { PipelineConfig } from '../trimming';
-import { BillModel, type BillBlock, type BillMessage, type BillRequest } from './bill-model';
+import type { BillBlock, BillMessage, BillRequest } from './bill-model';
+import { SessionBill, withCleared } from './session-bill';
 import type { FitResult } from './fit';
 import { blockChars, CHARS_PER_TOKEN } from './sizing';
 import { UsageSizedTokens } from './usage-tokens';
@@ -21,6 +22,18 @@ export interface StrategyCost {
   readonly inputCost: number;
   /** Total input tokens over the billed calls (prefix included). */
   readonly tokensSent: number;
+  /** Of inputCost, cache writes. */
+  readonly writeCost: number;
+  /** With `documented`: the same requests priced without following the recording's own invalidations. */
+  readonly documentedInputCost?: number;
+}
+
+export interface PriceOptions {
+  /**
+   * Also price the requests with the documented cache rules alone (not following the recording's own
+   * invalidations, fit.ts clientInvalidations), in the same replay.
+   */
+  readonly documented?: boolean;
 }
 
 interface Content {
@@ -59,7 +72,7 @@ function sameIds(a: readonly string[], b: readonly string[]): boolean {
 }
 
 /** Price a strategy on a session already fitted with {@link fitNone}. */
-export function priceStrategy(imp: ImportedSession, model: string, fit: FitResult, strategy: string, config: PipelineConfig): StrategyCost {
+export function priceStrategy(imp: ImportedSession, model: string, fit: FitResult, strategy: string, config: PipelineConfig, opts: PriceOptions = {}): StrategyCost {
   const sized = new Map<string, BillBlock>();
   for (const m of fit.messages) for (const b of m.blocks) sized.set(b.id, b);
   const logBlocks = new Map<string, LogBlock>();
@@ -97,9 +110,14 @@ export function priceStrategy(imp: ImportedSession, model: string, fit: FitResul
     return out;
   };
 
-  const bill = new BillModel(model, fit.prefix);
+  const bill = new SessionBill(fit.prefixes, fit.prefix);
+  const plain = opts.documented ? new SessionBill(fit.prefixes, fit.prefix) : undefined;
+  let documentedInputCost = 0;
+  const foreign = new Set(fit.foreign);
+  const clearedMemo = new WeakMap<BillMessage, { set: ReadonlySet<string>; m: BillMessage }>();
   let inputCost = 0;
   let tokensSent = 0;
+  let writeCost = 0;
   // Sizes from the fit, never a tokenizer (see usage-tokens.ts); no calibration: the sizes are the usage's.
   const estimator = new UsageSizedTokens(imp, fit.messages, imp.model ?? imp.calls.find((c) => c.model)?.model);
   for (const step of replay(imp, { strategy, config, estimator, calibrate: false })) {
@@ -121,11 +139,20 @@ export function priceStrategy(imp: ImportedSession, model: string, fit: FitResul
       if (typeof m.content !== 'string') messageMemo.set(m.content, { role: m.role, ids, message });
       return message;
     });
-    const req: BillRequest = { now: fit.timings[i].now, ttl: fit.timings[i].ttl, messages, breakpointAt: fit.placement[i], epoch: fit.epochs[i] };
-    const s = bill.step(req);
+    const ctx = fit.contexts[i];
+    // Results the client cleared itself (microcompact) are placeholders in every strategy's request too.
+    const sent = withCleared(messages, ctx.cleared, clearedMemo);
+    const req: BillRequest = { now: fit.timings[i].now, ttl: fit.timings[i].ttl, systemTtl: ctx.systemTtl, prefixKey: ctx.prefixKey, messages: sent, breakpointAt: fit.placement[i], epoch: fit.epochs[i] };
+    // A side request of its own (fit.foreign) costs what it cost, whatever the strategy.
+    const s = foreign.has(i) ? fit.steps[i] : bill.step(ctx.model, req);
+    if (plain) {
+      const d = foreign.has(i) ? s : plain.step(ctx.model, { ...req, epoch: undefined });
+      if (fit.billed[i]) documentedInputCost += d.cost;
+    }
     if (!fit.billed[i]) continue;
     inputCost += s.cost;
     tokensSent += s.totalInput;
+    writeCost += s.writeCost;
   }
-  return { inputCost, tokensSent };
+  return { inputCost, tokensSent, writeCost, ...(plain ? { documentedInputCost } : {}) };
 }

@@ -168,7 +168,8 @@ describe('CacheSimulator', () => {
     // 3,000 tokens is enough for Sonnet (1,024) but not Haiku 4.5 (4,096).
     const haiku = new CacheSimulator();
     expect(haiku.step({ ...request(conversation(10)), model: 'claude-haiku-4-5' }, tokensOf, T0).cache_creation_input_tokens).toBe(0);
-    expect(minCacheableTokens('claude-opus-4-7')).toBe(2048);
+    expect(minCacheableTokens('claude-opus-4-7')).toBe(4096);
+    expect(minCacheableTokens('claude-opus-4-8')).toBe(1024);
     expect(new CacheSimulator({ minTokens: 5000 }).step(request(conversation(10)), tokensOf, T0).input_tokens).toBe(3000);
   });
 

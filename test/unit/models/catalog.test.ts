@@ -37,8 +37,8 @@ const EXPECTED: readonly Expected[] = [
   row('claude-sonnet-4-5-20250929', 'claude-sonnet-4-5', [3, 15, 3.75, 0.3], K200, 1024, [false, false, 'claude-4'], true),
   row('claude-sonnet-4-20250514', 'claude-sonnet-4', [3, 15, 3.75, 0.3], K200, 1024, [false, false, 'claude-4'], false),
   row('claude-3-7-sonnet-20250219', 'claude-sonnet-3-7', [3, 15, 3.75, 0.3], K200, 1024, [false, false, 'claude-4'], false),
-  row('claude-opus-4-8', 'claude-opus-4-8', [5, 25, 6.25, 0.5], M, 2048, [true, true, 'claude-4.7'], true),
-  row('claude-opus-4-7', 'claude-opus-4-7', [5, 25, 6.25, 0.5], M, 2048, [true, true, 'claude-4.7'], true),
+  row('claude-opus-4-8', 'claude-opus-4-8', [5, 25, 6.25, 0.5], M, 1024, [true, true, 'claude-4.7'], true),
+  row('claude-opus-4-7', 'claude-opus-4-7', [5, 25, 6.25, 0.5], M, 4096, [true, true, 'claude-4.7'], true),
   row('claude-opus-4-6[1m]', 'claude-opus-4-6', [5, 25, 6.25, 0.5], M, 4096, [true, true, 'claude-4'], true),
   row('claude-opus-4-5-20251101', 'claude-opus-4-5', [5, 25, 6.25, 0.5], K200, 4096, [false, true, 'claude-4'], false),
   row('claude-opus-4-1-20250805', 'claude-opus-4-1', [15, 75, 18.75, 1.5], K200, 1024, [false, false, 'claude-4'], false),
@@ -50,7 +50,7 @@ const EXPECTED: readonly Expected[] = [
 ];
 
 /** Rows whose every value the reference gives (the others say in `assumed` what is guessed). */
-const FULLY_IN_REFERENCE = new Set(['claude-sonnet-4-6', 'claude-sonnet-4-5', 'claude-opus-4-7', 'claude-opus-4-6', 'claude-haiku-4-5']);
+const FULLY_IN_REFERENCE = new Set(['claude-sonnet-4-6', 'claude-sonnet-4-5', 'claude-opus-4-8', 'claude-opus-4-7', 'claude-opus-4-6', 'claude-haiku-4-5']);
 
 describe('the catalog, row by row', () => {
   it('has an expectation for every row, and every key is canonical', () => {

@@ -1,0 +1,65 @@
+/**
+ * What a session's row says about its fit and its strategies, in words: what
+ * the bill model followed (model switches, side calls, client upgrades,
+ * microcompacts, compactions billed apart), what it could not (rewrites,
+ * misses the transcript does not explain), and why a strategy costs more than
+ * `none` when it does.
+ */
+import type { ImportedSession } from '../session/types';
+import type { FitResult } from './fit';
+import type { RecordedSpend } from '../../protocol/report-types';
+
+export function signedPercent(x: number): string {
+  return `${x >= 0 ? '+' : '−'}${Math.abs(100 * x).toFixed(1)}%`;
+}
+
+function usd(n: number): string {
+  return `$${n < 0.01 ? n.toFixed(4) : n.toFixed(3)}`;
+}
+
+/** Notes on what the fit followed or could not, and the share of the recorded input-side cost that following the unexplained misses moved. */
+export function fitNotes(fit: FitResult, imp: ImportedSession, recorded: RecordedSpend): { notes: string[]; unexplainedShare: number } {
+  const notes: string[] = [];
+  for (const o of fit.otherModels) notes.push(`${o.calls} call(s) on ${o.model}: each priced at its own model, on its own cache (a switch starts it cold)`);
+  if (fit.foreign.length) notes.push(`${fit.foreign.length} call(s) on another model sent a request of their own, not this history (calls ${fit.foreign.join(', ')}): priced as recorded in every strategy`);
+  for (const v of fit.versionChanges) notes.push(`call ${v.call}: the client went from ${v.from} to ${v.to}; its system prompt carries the version, so the cached prefix was rewritten`);
+  for (const m of fit.microcompacts) notes.push(`call ${m.call}: the client cleared ${m.results} old tool result(s) itself (microcompact); every strategy's history follows`);
+  for (const r of fit.rewrites) notes.push(`call ${r.call}: the client sent ${r.tokens} tokens less than the transcript holds (resumed or edited history); sizes rescaled from there`);
+  const unexplainedShare = fit.unanchoredError !== undefined && fit.costError !== undefined ? fit.costError - fit.unanchoredError : 0;
+  if (fit.unexplained.length) {
+    notes.push(
+      `${fit.unexplained.length} call(s) read only the system prompt from cache where the documented rules keep the messages cached ` +
+        `(calls ${fit.unexplained.join(', ')}: the client changed something the transcript does not hold); ` +
+        `the model follows the recording there, for every strategy (the cache restarts after the system prompt); ` +
+        `with the documented rules alone the fit would be ${signedPercent(fit.unanchoredError ?? 0)}`,
+    );
+  }
+  const compactions = imp.messages.filter((m) => m.meta.compactBoundary).length;
+  if (compactions) {
+    const apart = recorded.iterationCost > 0 ? `; ${usd(recorded.iterationCost)} billed apart for summarizing (usage.iterations), carried unchanged into every strategy` : ': the summarizing call is not in the transcript';
+    notes.push(`${compactions} compaction(s)${apart}`);
+  }
+  return { notes, unexplainedShare };
+}
+
+/** A loose fit's first note: how far off, and where to look. */
+export function looseNote(error: number): string {
+  return `loose fit: simulated none is ${signedPercent(error)} from the recorded bill (beyond ±5%); its savings are left out of the headline`;
+}
+
+/**
+ * Why a strategy costs more than `none`: the cache writes its edits caused
+ * against what it saved on the calls after them.
+ */
+export function dearerBecause(strategy: string, cost: { inputCost: number; writeCost: number }, none: { inputCost: number; writeCost: number }): string | undefined {
+  if (cost.inputCost <= none.inputCost) return undefined;
+  const extraWrites = cost.writeCost - none.writeCost;
+  const rest = cost.inputCost - cost.writeCost - (none.inputCost - none.writeCost);
+  if (extraWrites > 0) {
+    return (
+      `${strategy} costs ${usd(cost.inputCost - none.inputCost)} more than none: its edits rewrote the cache (${usd(extraWrites)} more in cache writes) ` +
+      `and the calls after them saved only ${usd(Math.max(0, -rest))} on reads and uncached input: rewrites that never paid back (too few calls left, or gaps past the TTL)`
+    );
+  }
+  return `${strategy} costs ${usd(cost.inputCost - none.inputCost)} more than none: it sent more uncached input (${usd(rest)}) than it saved`;
+}
