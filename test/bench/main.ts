@@ -177,7 +177,7 @@ async function main(): Promise<void> {
         log(`cli: ${strategy}`);
         runs.push(await runClaudeCodeCli(bin, strategy));
       }
-      section.push(`Claude Code (\`${bin}\`), one prompt, 28 reads of a 700-line file each and the answer, through \`trimline proxy\` to the local server (test/bench/claude-code-cli.ts). User text is checked against the proxy's log of what the client sent; tokens and cost from the upstream's usage, priced by src/core/cache/cost.ts.`, '', formatCliRuns(runs), '');
+      section.push(`Claude Code (\`${bin}\`), one prompt, 28 reads of a 150-line file each and the answer, through \`trimline proxy\` to the local server (test/bench/claude-code-cli.ts). User text is checked against the proxy's log of what the client sent; tokens and cost from the upstream's usage, priced by src/core/cache/cost.ts.`, '', formatCliRuns(runs), '');
       writeFileSync(join(outDir, 'claude-code-cli.json'), JSON.stringify(runs, null, 2));
     }
     md.push(...section);
