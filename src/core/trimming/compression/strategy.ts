@@ -233,6 +233,8 @@ export class CompressionStrategy implements Strategy {
     if (after >= before) return undefined;
     const what = this.name === 'retrieve-facts' ? 'reduced to facts' : planned.inputFrom > planned.from ? `summarized from their last ${planned.inputMessages}` : 'summarized';
     const carried = planned.memory.length ? `; carries ${planned.memory.length} earlier summar${planned.memory.length === 1 ? 'y' : 'ies'}` : '';
+    // The one path that may summarize the user's own words: it says so (session/user-text.ts).
+    const userWords = session.userText.inRange(planned.from, planned.to) ? "; includes the user's own words (prompts, reminders), summarized because compression was asked for" : '';
     return {
       saved: before - after,
       overlay: {
@@ -241,7 +243,7 @@ export class CompressionStrategy implements Strategy {
         toMessageId: planned.toMessageId,
         text: s.text,
         author: this.author,
-        reason: `${this.name}: messages ${planned.from}–${planned.to} (${planned.messages} messages) ${what} by ${s.model} (${before} → ${after} tokens${carried}) — ${why}`,
+        reason: `${this.name}: messages ${planned.from}–${planned.to} (${planned.messages} messages) ${what} by ${s.model} (${before} → ${after} tokens${carried})${userWords} — ${why}`,
         callIndex,
         tokensBefore: before,
         tokensAfter: after,
