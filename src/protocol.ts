@@ -8,6 +8,7 @@
  */
 import { isRevision, isSnapshotDelta } from './protocol-deltas';
 import type { McpApprovalInfo, McpInspectorInfo, McpRequest } from './protocol-mcp';
+import type { CallVerdict } from './protocol-verdicts';
 
 export type * from './protocol-mcp';
 
@@ -47,6 +48,8 @@ export interface CallPoint {
   cached: number;
   untrimmed: number;
   cost: number;
+  /** Why the call read less from the cache than the one before left there (protocol-verdicts.ts). */
+  verdict?: CallVerdict;
 }
 
 /** What a slice of the next request is made of (the composition bar colours by group). */

@@ -11,7 +11,8 @@ import type { ContextEngine, PreparedCall } from '../engine/context-engine';
 import { applyUserAction, buildSnapshot, CallHistory, originalsOf, type UserAction } from './index';
 import type { Breakpoint } from '../request/types';
 import type { CallUsage } from '../session/types';
-import type { InspectorSnapshot, WebviewRequest } from '../../protocol';
+import type { CallPoint, InspectorSnapshot, WebviewRequest } from '../../protocol';
+import type { CallVerdict } from '../../protocol-verdicts';
 
 export interface LiveMeta {
   sessionId: string;
@@ -27,6 +28,8 @@ export class LiveInspector {
   private sending?: { callIndex: number; prepared: PreparedCall; at: number };
   private next?: { prepared: PreparedCall; epochStart: number } | { error: string };
   private cached?: InspectorSnapshot;
+  /** Cache verdicts by call index (proxied sessions): shown on the chart and in the Diff tab. */
+  private readonly verdicts = new Map<number, CallVerdict>();
 
   constructor(
     private engine: ContextEngine,
@@ -93,6 +96,12 @@ export class LiveInspector {
     this.invalidate();
   }
 
+  /** A call's cache verdict (it arrives with the response's usage). */
+  setVerdict(callIndex: number, verdict: CallVerdict): void {
+    this.verdicts.set(callIndex, verdict);
+    this.invalidate();
+  }
+
   private build(previous: readonly Breakpoint[], at?: number, from?: number): { prepared: PreparedCall; epochStart: number } | { error: string } {
     const session = this.engine.session;
     const upTo = at ?? session.messages.length;
@@ -133,6 +142,7 @@ export class LiveInspector {
       epochStart: next.epochStart,
       now: Date.now(),
     });
+    if (this.verdicts.size > 0) this.cached.calls = this.cached.calls.map((p) => withVerdict(p, this.verdicts.get(p.call)));
     return this.cached;
   }
 
@@ -165,4 +175,8 @@ export class LiveInspector {
         throw new Error(`${req.op} is not an inspector request`);
     }
   }
+}
+
+function withVerdict(p: CallPoint, verdict: CallVerdict | undefined): CallPoint {
+  return verdict ? { ...p, verdict } : p;
 }

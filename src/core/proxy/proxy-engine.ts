@@ -26,6 +26,7 @@ import { ProxySessions, type ProxiedSession } from './registry';
 import { sessionKeyOf, type Headers } from './session-key';
 import type { ResponseFacts } from './sse-usage';
 import { clientTtl, upstreamBody } from './upstream';
+import { ProxyVerdicts } from './verdicts';
 
 /**
  * Token counting on the request path: js-tiktoken encodes ~1.2 MB/s, so a long session
@@ -76,6 +77,8 @@ export interface SessionState {
 
 export class ProxyEngine {
   readonly sessions: ProxySessions;
+  /** Cache verdicts: each call compared with the one its client sent before (verdicts.ts). */
+  readonly verdicts = new ProxyVerdicts();
   private readonly states = new Map<string, SessionState>();
 
   constructor(private readonly o: ProxyEngineOptions) {
@@ -141,6 +144,7 @@ export class ProxyEngine {
       const call = s.recordCall({ at: s.messages.length, epochStart: 0, model: body.model, timestamp: new Date(now).toISOString() });
       st.journal?.recordCall(call);
       callIndex = call.index;
+      this.verdicts.onRequest({ sessionId: m.entry.id, key: m.entry.key, sessionCall: callIndex, body, digests: m.entry.digests, now, clientAsked: 'diagnostics' in body });
       // What the inspector shows for this call is this call's request, never an earlier one's.
       st.prepared = undefined;
       st.engine.ttl = clientTtl(body);
@@ -157,6 +161,7 @@ export class ProxyEngine {
       const up = upstreamBody(body, prepared.body.messages);
       if ('error' in up) return this.failOpen(st, up.error, raw, callIndex);
       st.lastFailOpen = undefined;
+      this.verdicts.sentAs(m.entry.id, callIndex, up.body, body.messages);
       return { body: Buffer.from(JSON.stringify(up.body), 'utf8'), transformed: true, sessionId: m.entry.id, callIndex };
     } catch (e) {
       const why = `the engine failed on this request: ${e instanceof Error ? e.message : String(e)}`;
@@ -206,6 +211,11 @@ export class ProxyEngine {
     const s = st.entry.session;
     const call = s.completeCall(callIndex, { usage: facts.usage, apiMessageId: facts.id });
     st.journal?.recordUsage(callIndex, facts.usage);
+    const judged = this.verdicts.onResponse(sessionId, callIndex, facts);
+    if (judged) {
+      st.journal?.recordVerdict(judged.lineage, judged.verdict);
+      st.inspector.setVerdict(callIndex, judged.verdict);
+    }
     if (this.o.strategy === 'none' || !st.entry.session.allOverlays().length) st.engine.observeUsage(facts.usage, call?.at ?? s.messages.length, 0, true);
     st.inspector.onUsage(callIndex, facts.usage);
     this.o.onChange?.(st.entry);
