@@ -11,7 +11,7 @@ import { startProxy } from '../host/proxy/server';
 import { loadConfig, UsageError } from './common';
 import { parsePort } from './inspect';
 
-export const PROXY_USAGE = 'trimline proxy [--port N] [--upstream URL] [--strategy S] [--config F] [--journal DIR | --no-journal] [--verbose]';
+export const PROXY_USAGE = 'trimline proxy [--port N] [--upstream URL] [--strategy S] [--config F] [--journal DIR | --no-journal] [--cache-diagnostics] [--verbose]';
 
 /** Where Trimline keeps per-user data (XDG on Linux, Application Support on macOS, APPDATA on Windows). */
 export function userDataDir(): string {
@@ -42,6 +42,7 @@ export async function runProxy(args: string[]): Promise<number> {
       config: { type: 'string', short: 'c' },
       journal: { type: 'string' },
       'no-journal': { type: 'boolean' },
+      'cache-diagnostics': { type: 'boolean' },
       verbose: { type: 'boolean', short: 'v' },
     },
   });
@@ -60,6 +61,8 @@ export async function runProxy(args: string[]): Promise<number> {
     config,
     journalDir,
     log: values.verbose ? (line) => process.stderr.write(`${line}\n`) : undefined,
+    cacheDiagnostics: values['cache-diagnostics'] ?? false,
+    notice: (line) => process.stderr.write(`${line}\n`),
   });
   process.stdout.write(`Trimline proxy: ${proxy.url}\n`);
   await new Promise<void>((resolve) => {

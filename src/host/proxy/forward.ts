@@ -17,7 +17,7 @@ export function upstreamUrl(upstream: URL, path: string): URL {
   return new URL(`${base}${path.startsWith('/') ? path : `/${path}`}`, upstream);
 }
 
-function forwardHeaders(h: IncomingHttpHeaders, target: URL, body: Buffer | undefined, identity: boolean): OutgoingHttpHeaders {
+export function forwardHeaders(h: IncomingHttpHeaders, target: URL, body: Buffer | undefined, identity: boolean): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
   for (const [k, v] of Object.entries(h)) {
     if (v === undefined || HOP_BY_HOP.has(k) || k === 'host') continue;
@@ -33,7 +33,7 @@ function forwardHeaders(h: IncomingHttpHeaders, target: URL, body: Buffer | unde
   return out;
 }
 
-function responseHeaders(h: IncomingHttpHeaders): OutgoingHttpHeaders {
+export function responseHeaders(h: IncomingHttpHeaders): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
   for (const [k, v] of Object.entries(h)) if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
   return out;
@@ -56,23 +56,26 @@ function gatewayError(message: string): string {
   return JSON.stringify({ type: 'error', error: { type: 'api_error', message: `Trimline proxy: ${message}` } });
 }
 
+/** Relay an upstream response to the client as it arrives. */
+export function relayResponse(ur: IncomingMessage, res: ServerResponse, o: Pick<ForwardOptions, 'onChunk' | 'onEnd'>): void {
+  res.writeHead(ur.statusCode ?? 502, ur.statusMessage, responseHeaders(ur.headers));
+  res.flushHeaders();
+  ur.on('data', (chunk: Buffer) => {
+    res.write(chunk);
+    o.onChunk?.(chunk);
+  });
+  ur.on('end', () => {
+    res.end();
+    o.onEnd?.(ur.statusCode ?? 502);
+  });
+  ur.on('error', () => res.destroy());
+}
+
 /** Relay one request upstream and its response back. */
 export function forward(req: IncomingMessage, res: ServerResponse, o: ForwardOptions): void {
   const target = upstreamUrl(o.upstream, req.url ?? '/');
   const mod = target.protocol === 'https:' ? https : http;
-  const up = mod.request(target, { method: req.method, headers: forwardHeaders(req.headers, target, o.body, o.identity ?? false) }, (ur) => {
-    res.writeHead(ur.statusCode ?? 502, ur.statusMessage, responseHeaders(ur.headers));
-    res.flushHeaders();
-    ur.on('data', (chunk: Buffer) => {
-      res.write(chunk);
-      o.onChunk?.(chunk);
-    });
-    ur.on('end', () => {
-      res.end();
-      o.onEnd?.(ur.statusCode ?? 502);
-    });
-    ur.on('error', () => res.destroy());
-  });
+  const up = mod.request(target, { method: req.method, headers: forwardHeaders(req.headers, target, o.body, o.identity ?? false) }, (ur) => relayResponse(ur, res, o));
   up.on('error', (e) => {
     if (res.headersSent) {
       res.destroy();

@@ -18,6 +18,7 @@ import { factsOfJson, SseUsageReader, type ResponseFacts } from '../../core/prox
 import { warmEncoder } from '../../core/tokens';
 import type { PipelineConfig } from '../../core/trimming';
 import { startInspectorServer, type InspectorBackend, type InspectorServer } from '../standalone/server';
+import { CacheDiagnostics } from './diagnostics';
 import { forward } from './forward';
 
 /** The API's own request limit (reference: "Body over 32 MB: 413"); larger bodies pass through untouched. */
@@ -42,6 +43,10 @@ export interface ProxyOptions {
   readonly log?: (line: string) => void;
   /** A proxied session changed (a call, its usage, a user action): hosts refresh their views. */
   readonly onChange?: () => void;
+  /** Ask the API why calls miss the cache (diagnostics.ts); off: the client's bytes go as sent. */
+  readonly cacheDiagnostics?: boolean;
+  /** What the user should see once (an upstream refusing diagnostics); default: `log`. */
+  readonly notice?: (line: string) => void;
 }
 
 export interface ProxyHandle {
@@ -91,6 +96,7 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
       inspector.server?.broadcast();
     }, BROADCAST_MS);
   };
+  const diagnostics = o.cacheDiagnostics ? new CacheDiagnostics(o.notice ?? o.log ?? (() => undefined)) : undefined;
   const engine = new ProxyEngine({ strategy: o.strategy ?? 'none', config: o.config, journalDir: o.journalDir, onChange: schedule, log: o.log });
   // Token counts the request path estimated from characters are made exact while idle: one
   // small step per event-loop turn, so requests and relayed streams interleave with it.
@@ -123,22 +129,25 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
     // Observe-only sends the client's bytes: they stream upstream as they arrive, and the call
     // is recorded once the body is in. Once the user pinned or trimmed something in a proxied
     // session, requests go through the engine so that applies to the next call.
-    if (engine.strategy === 'none' && !engine.hasOverlays()) return observe(req, res);
+    if (engine.strategy === 'none' && !engine.hasOverlays() && (!diagnostics || diagnostics.refused)) return observe(req, res);
     const raw = await readAll(req);
     if (raw.length > MAX_MESSAGES_BODY_BYTES) return forward(req, res, { upstream, body: raw });
     const sessionHeader = req.headers[SESSION_HEADER];
     const now = Date.now();
     const f = engine.onRequest(raw, { [SESSION_HEADER]: sessionHeader }, now);
     const recorder = new ResponseRecorder();
-    forward(req, res, {
+    const relay = {
       upstream,
       body: f.body,
       identity: true,
-      onChunk: (c) => recorder.push(c),
-      onEnd: (status) => {
+      onChunk: (c: Buffer) => recorder.push(c),
+      onEnd: (status: number) => {
         if (status === 200 && f.sessionId !== undefined && f.callIndex !== undefined) engine.onResponse(f.sessionId, f.callIndex, recorder.facts());
       },
-    });
+    };
+    const previous = diagnostics && f.sessionId !== undefined && f.callIndex !== undefined ? engine.verdicts.previousMessageId(f.sessionId, f.callIndex) : undefined;
+    if (diagnostics && previous !== undefined) diagnostics.send(req, res, relay, previous);
+    else forward(req, res, relay);
     setImmediate(() => {
       engine.afterForward(f);
       refine();

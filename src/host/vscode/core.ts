@@ -41,7 +41,7 @@ class TrimlineCore implements Core {
     const { log } = deps;
     this.routing = new ProxyRouting(deps, () => {
       const cfg = vscode.workspace.getConfiguration('trimline.proxy');
-      return { strategy: cfg.get<string>('strategy') || 'none', upstream: cfg.get<string>('upstream') || undefined };
+      return { strategy: cfg.get<string>('strategy') || 'none', upstream: cfg.get<string>('upstream') || undefined, cacheDiagnostics: cfg.get<boolean>('cacheDiagnostics') ?? false };
     });
     this.transcript = new ChatTranscript((e) => deps.postChat(e));
     this.approvals = new Approvals((e) => this.transcript.push(e), () => this.settings().approval, (line) => log.info(line));

@@ -18,6 +18,8 @@ const PUSH_MS = 200;
 export interface RoutingSettings {
   readonly strategy: string;
   readonly upstream: string | undefined;
+  /** trimline.proxy.cacheDiagnostics: ask the API why calls miss the cache. */
+  readonly cacheDiagnostics?: boolean;
 }
 
 export class ProxyRouting implements vscode.Disposable {
@@ -43,7 +45,7 @@ export class ProxyRouting implements vscode.Disposable {
     if (this.proxy) return this.proxy.url;
     const s = this.settings();
     const journalDir = path.join(this.deps.context.globalStorageUri.fsPath, 'proxy-sessions');
-    this.proxy = await startProxy({ strategy: s.strategy, upstream: s.upstream || undefined, journalDir, log: (line) => this.deps.log.info(`proxy: ${line}`), onChange: () => this.schedule() });
+    this.proxy = await startProxy({ strategy: s.strategy, upstream: s.upstream || undefined, journalDir, log: (line) => this.deps.log.info(`proxy: ${line}`), onChange: () => this.schedule(), cacheDiagnostics: s.cacheDiagnostics, notice: (line) => this.deps.log.warn(`proxy: ${line}`) });
     const env = this.deps.context.environmentVariableCollection;
     env.persistent = false;
     env.description = new vscode.MarkdownString(`Trimline routes Anthropic API calls of new terminals through its proxy at \`${this.proxy.url}\` (strategy \`${s.strategy}\`), so their context shows in the Context Inspector.`);
