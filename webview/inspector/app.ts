@@ -16,6 +16,8 @@ import type { ConnectionState, Transport } from '../shared/transport';
 import { applyTheme } from '../shared/theme';
 import { CallChart } from './chart';
 import { DiffView } from './diff-view';
+import type { CallVerdict } from '../../src/protocol-verdicts';
+import { verdictOf } from './verdict-view';
 import { EmptyState } from './empty-state';
 import { isFiltered, NO_FILTER, type RowFilter } from './filter';
 import { FindingsView } from './findings-view';
@@ -55,7 +57,7 @@ export class InspectorApp {
   private readonly statusLine: StatusLine;
   private readonly details: RowDetails;
   private readonly header: Header;
-  private readonly chart = new CallChart();
+  private readonly chart = new CallChart((c) => this.showDiff(c));
   private readonly toolbar: Toolbar;
   private readonly grid: VirtualGrid;
   private readonly findings: FindingsView;
@@ -296,10 +298,11 @@ export class InspectorApp {
     const s = this.snapshot;
     if (!s) return;
     this.diffCall = call === s.callIndex ? undefined : call;
-    this.diff.setCalls(s.callIndex, call ?? s.callIndex);
+    const verdict = (c: number): CallVerdict | undefined => verdictOf(this.snapshot?.calls.find((p) => p.call === c));
+    this.diff.setCalls(s.callIndex, call ?? s.callIndex, verdict);
     this.diff.showLoading();
     this.transport.request({ op: 'diff', call }).then(
-      (d) => this.diff.show(d, this.rowsByRef()),
+      (d) => this.diff.show(d, this.rowsByRef(), verdict(d.call)),
       (e: unknown) => this.diff.showError((e as Error).message),
     );
   }

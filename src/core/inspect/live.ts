@@ -13,12 +13,15 @@ import type { Breakpoint } from '../request/types';
 import type { CallUsage } from '../session/types';
 import type { CallPoint, InspectorSnapshot, WebviewRequest } from '../../protocol';
 import type { CallVerdict } from '../../protocol-verdicts';
+import { OwnVerdicts } from './own-verdicts';
 
 export interface LiveMeta {
   sessionId: string;
   title(): string;
   strategy: string;
   strategies: string[];
+  /** Verdicts come from outside (the proxy, which sees the client's own bytes): none computed here. */
+  externalVerdicts?: boolean;
 }
 
 export class LiveInspector {
@@ -30,12 +33,14 @@ export class LiveInspector {
   private cached?: InspectorSnapshot;
   /** Cache verdicts by call index (proxied sessions): shown on the chart and in the Diff tab. */
   private readonly verdicts = new Map<number, CallVerdict>();
+  private readonly own?: OwnVerdicts;
 
   constructor(
     private engine: ContextEngine,
     private readonly meta: LiveMeta,
   ) {
     this.history = new CallHistory(engine.session, engine.model, engine.tokens, engine.ttl);
+    if (!meta.externalVerdicts) this.own = new OwnVerdicts();
     this.seed();
   }
 
@@ -74,6 +79,7 @@ export class LiveInspector {
     this.breakpoints.set(e.callIndex, e.breakpoints);
     if ('error' in prepared) return;
     this.sending = { callIndex: e.callIndex, prepared: { ...prepared.prepared, stats: e.stats, breakpoints: [...e.breakpoints] }, at: Date.now() };
+    this.own?.onSend(e.callIndex, prepared.prepared.body, this.sending.at);
     this.invalidate();
   }
 
@@ -93,6 +99,8 @@ export class LiveInspector {
   onUsage(callIndex: number, usage: CallUsage): void {
     if (this.sending?.callIndex === callIndex) this.history.record(this.sending.prepared, this.sending.at, usage);
     this.sending = undefined;
+    const verdict = this.own?.onUsage(callIndex, usage);
+    if (verdict) this.verdicts.set(callIndex, verdict);
     this.invalidate();
   }
 

@@ -257,7 +257,7 @@ export class ProxyEngine {
         this.o.log?.(`session ${entry.id}: not journaled: ${e instanceof Error ? e.message : String(e)}`);
       }
     }
-    const inspector = new LiveInspector(engine, { sessionId: entry.id, title: () => titleOf(entry), strategy: this.o.strategy, strategies: ['none', 'default', ...strategyNames()] });
+    const inspector = new LiveInspector(engine, { sessionId: entry.id, title: () => titleOf(entry), strategy: this.o.strategy, strategies: ['none', 'default', ...strategyNames()], externalVerdicts: true });
     st = { entry, engine, inspector, journal };
     this.states.set(entry.id, st);
     this.o.log?.(`session ${entry.id}: new (${entry.key ? `client session ${entry.key}` : 'matched by message prefix'}${entry.epoch > 1 ? `, epoch ${entry.epoch}: the client rewrote its history` : ''})`);

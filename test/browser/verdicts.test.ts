@@ -1,0 +1,56 @@
+/**
+ * Cache verdicts in the browser inspector of a proxy: an SDK client breaks its own cache
+ * through the proxy; the chart marks the calls that missed, a mark opens (by keyboard) the
+ * call's diff with its verdict, and the Diff tab's call picker names the reason.
+ */
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestServer, type TestServer } from '../../src/dev/server';
+import { startProxy, type ProxyHandle } from '../../src/host/proxy/server';
+import { breakerClient } from '../integration/cache-breaker-client';
+import { launchBrowser, openInspector, screenshot } from './helpers';
+
+describe('inspector: cache verdicts of a proxied session', () => {
+  let browser: Browser;
+  let server: TestServer;
+  let proxy: ProxyHandle;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+    server = await startTestServer({ fallback: 'echo' });
+    proxy = await startProxy({ upstream: server.url, strategy: 'none', cacheDiagnostics: true });
+    await breakerClient(proxy.url).run();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await proxy?.close();
+    await server?.close();
+  });
+
+  it('marks the misses on the chart; a mark opens the call\u2019s diff with its verdict', async () => {
+    const w = await openInspector(browser, proxy.url);
+    const { page } = w;
+    // The active session is the epoch after the edit: its first call (the edit) and the model switch missed.
+    const snap = proxy.engine.active()!.inspector.snapshot()!;
+    const misses = snap.calls.filter((p) => p.verdict?.miss && p.verdict.miss.reason !== 'first_call');
+    expect(misses.map((p) => p.verdict!.miss!.reason)).toEqual(['messages_changed', 'model_changed']);
+    await page.waitForSelector('.chart-svg .miss-mark');
+    expect(await page.locator('.chart-svg .miss-mark').count()).toBe(2);
+    const label = await page.getAttribute('.chart-svg .miss-mark >> nth=1', 'aria-label');
+    expect(label).toContain(`Call ${misses[1].call}: Missed the cache: the model changed`);
+    // Keyboard: focus the mark, Enter opens the diff of that call.
+    await page.focus('.chart-svg .miss-mark >> nth=1');
+    await page.keyboard.press('Enter');
+    await page.waitForSelector('.diff-view .verdict.verdict-miss');
+    const text = (await page.textContent('.diff-view .verdict')) ?? '';
+    expect(text).toContain('Missed the cache: the model changed (claude-sonnet-4-6 → claude-opus-4-6)');
+    expect(text).toContain('[API]');
+    expect(text).toContain('API: the model changed');
+    // The picker names the reason of each call that missed.
+    const options = await page.locator('.diff-call vscode-option').allTextContents();
+    expect(options).toContain(`Call ${misses[0].call} — missed: an earlier message changed (message 0 (user), by the client)`);
+    await screenshot(page, 'call-detail-verdict');
+    expect(w.errors).toEqual([]);
+    expect(w.cspViolations).toEqual([]);
+    await page.close();
+  });
+});
