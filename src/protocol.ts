@@ -9,6 +9,7 @@
 import { isRevision, isSnapshotDelta } from './protocol-deltas';
 import type { McpApprovalInfo, McpInspectorInfo, McpRequest } from './protocol-mcp';
 import type { CallVerdict } from './protocol-verdicts';
+import { parsePriceRequest, type ActionPrice, type PriceRequest } from './protocol-prices';
 
 export type * from './protocol-mcp';
 
@@ -71,6 +72,8 @@ export interface Finding {
   tokens?: number;
   /** The call the finding is about (cache invalidations): the diff view can show it. */
   call?: number;
+  /** What its action costs against the prompt cache (protocol-prices.ts). */
+  price?: ActionPrice;
 }
 
 export interface InspectorSnapshot {
@@ -201,6 +204,8 @@ export interface RequestResults {
   runAction: undefined;
   mcpSwitch: ActionResult;
   mcpApply: ActionResult;
+  price: ActionPrice;
+  defer: ActionResult;
 }
 export type RequestOp = WebviewRequest['op'];
 
@@ -267,7 +272,8 @@ export type WebviewRequest =
   | { op: 'setApiKey' }
   /** From the inspector's empty state: one of the actions the host offered in `empty`. */
   | { op: 'runAction'; action: InspectorAction }
-  | McpRequest;
+  | McpRequest
+  | PriceRequest;
 
 /** `ready` also asks for a whole snapshot again (a delta that did not fit the webview's revision). */
 export type WebviewMessage = { type: 'ready' } | { type: 'request'; id: number; request: WebviewRequest };
@@ -350,6 +356,11 @@ export function parseWebviewMessage(v: unknown): WebviewMessage | undefined {
     case 'mcpSwitch':
       if (!str(r.server) || (r.tool !== undefined && !str(r.tool)) || typeof r.enabled !== 'boolean' || typeof r.now !== 'boolean') return undefined;
       return ok({ op: 'mcpSwitch', server: r.server, ...(r.tool !== undefined ? { tool: r.tool as string } : {}), enabled: r.enabled, now: r.now });
+    case 'price':
+    case 'defer': {
+      const p = parsePriceRequest(r);
+      return p ? ok(p) : undefined;
+    }
     case 'compact':
     case 'mcpApply':
     case 'stop':

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../src/dev/server';
 import { startProxy, type ProxyHandle } from '../../src/host/proxy/server';
 import { breakerClient } from '../integration/cache-breaker-client';
-import { launchBrowser, openInspector, screenshot } from './helpers';
+import { ccClient, ccTurn } from '../integration/claude-code-client';
+import { launchBrowser, openInspector, ROW, screenshot, statusMatching } from './helpers';
 
 describe('inspector: cache verdicts of a proxied session', () => {
   let browser: Browser;
@@ -49,6 +50,48 @@ describe('inspector: cache verdicts of a proxied session', () => {
     const options = await page.locator('.diff-call vscode-option').allTextContents();
     expect(options).toContain(`Call ${misses[0].call} — missed: an earlier message changed (message 0 (user), by the client)`);
     await screenshot(page, 'call-detail-verdict');
+    expect(w.errors).toEqual([]);
+    expect(w.cspViolations).toEqual([]);
+    await page.close();
+  });
+
+  it('prices a trim first; one that will not pay back asks, and can wait for the next cold cache or be cancelled', async () => {
+    // A Claude-Code-shaped session: its tool results are what the inspector trims.
+    server.script(...Array.from({ length: 4 }, (_, k) => () => ccTurn(k, 4)));
+    await ccClient(proxy.url, 'sess-price-1').prompt('Read the modules.');
+    const w = await openInspector(browser, proxy.url);
+    const { page } = w;
+    const st = proxy.engine.active()!;
+    expect(st.entry.id).toBe('sess-price-1');
+    const target = st.inspector.snapshot()!.rows.find((r) => r.cached && r.sent && r.kind === 'tool_result')!;
+    const price = st.inspector.handle({ op: 'price', action: { op: 'trim', blockId: target.blockId, text: 'short' } }) as { paysBack: boolean; rewriteTokens: number };
+    expect(price.paysBack).toBe(false);
+    expect(price.rewriteTokens).toBeGreaterThan(0);
+    const trim = async (): Promise<void> => {
+      await page.click(`${ROW(target.blockId)} .row-btn.trim`);
+      await page.waitForSelector(`${ROW(target.blockId)} .trim-text`);
+      await page.click(`${ROW(target.blockId)} .trim-text`);
+      await page.keyboard.type('short');
+      await page.click(`${ROW(target.blockId)} .trim-apply`);
+      await page.waitForSelector('.price-confirm:not([hidden])');
+    };
+    await trim();
+    const text = (await page.textContent('.price-confirm .price-text')) ?? '';
+    expect(text).toMatch(/Rewrites [\d.]+k? cached tokens now \(\$[\d.]+\)/);
+    expect(text).toContain('will not pay back');
+    // Keyboard: focus is on "Wait for the next cold cache"; Enter chooses it.
+    expect(await page.evaluate(() => document.activeElement?.className)).toBe('price-defer');
+    await screenshot(page, 'price-confirm');
+    await page.keyboard.press('Enter');
+    expect(await statusMatching(page, /^Waiting for the next cold cache/)).toContain('5m TTL');
+    expect(st.inspector.deferred.size).toBe(1);
+    expect(st.entry.session.allOverlays()).toHaveLength(0);
+    // Escape cancels: nothing changes, nothing waits.
+    await trim();
+    await page.keyboard.press('Escape');
+    await statusMatching(page, /^Cancelled/);
+    expect(st.inspector.deferred.size).toBe(1);
+    expect(st.entry.session.allOverlays()).toHaveLength(0);
     expect(w.errors).toEqual([]);
     expect(w.cspViolations).toEqual([]);
     await page.close();

@@ -119,7 +119,7 @@ export class InspectorApp {
       for (const id of saved.expanded ?? []) this.details.expanded.add(id);
     }
     this.model.setFilter(this.filter);
-    const footer = h('footer', { class: 'statusbar' }, this.statusLine.status, this.statusLine.alert, this.conn);
+    const footer = h('footer', { class: 'statusbar' }, this.statusLine.confirm.el, this.statusLine.status, this.statusLine.alert, this.conn);
     replaceChildren(this.root, this.loading, this.main, this.empty.el, footer);
     if (saved?.overview === false) this.setOverview(false);
     this.root.setAttribute('aria-busy', 'true');

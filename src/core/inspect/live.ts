@@ -14,6 +14,7 @@ import type { CallUsage } from '../session/types';
 import type { CallPoint, InspectorSnapshot, WebviewRequest } from '../../protocol';
 import type { CallVerdict } from '../../protocol-verdicts';
 import { OwnVerdicts } from './own-verdicts';
+import { DeferredActions, priceOfAction, withPrices } from './action-pricing';
 
 export interface LiveMeta {
   sessionId: string;
@@ -34,6 +35,8 @@ export class LiveInspector {
   /** Cache verdicts by call index (proxied sessions): shown on the chart and in the Diff tab. */
   private readonly verdicts = new Map<number, CallVerdict>();
   private readonly own?: OwnVerdicts;
+  /** Actions the user deferred to the next cold cache. */
+  readonly deferred = new DeferredActions();
 
   constructor(
     private engine: ContextEngine,
@@ -104,6 +107,20 @@ export class LiveInspector {
     this.invalidate();
   }
 
+  /** Milliseconds since the last recorded call (undefined before the first). */
+  private idleMs(now: number): number | undefined {
+    const last = this.history.lastCallAt();
+    return last === undefined ? undefined : now - last;
+  }
+
+  /** Apply the deferred actions if the cache is cold now (before the next call is prepared); their messages. */
+  applyDeferredIfCold(now: number): string[] {
+    const due = this.deferred.takeIfCold(this.idleMs(now), this.engine.ttl);
+    const done = due.map((a) => applyUserAction(this.engine, a, this.engine.session.calls.length).message);
+    if (done.length) this.invalidate();
+    return done;
+  }
+
   /** A call's cache verdict (it arrives with the response's usage). */
   setVerdict(callIndex: number, verdict: CallVerdict): void {
     this.verdicts.set(callIndex, verdict);
@@ -151,6 +168,7 @@ export class LiveInspector {
       now: Date.now(),
     });
     if (this.verdicts.size > 0) this.cached.calls = this.cached.calls.map((p) => withVerdict(p, this.verdicts.get(p.call)));
+    this.cached.findings = withPrices(this.cached, { model: this.engine.model, ttl: this.engine.ttl, callsSoFar: this.history.length, idleMs: this.idleMs(Date.now()) });
     return this.cached;
   }
 
@@ -166,6 +184,13 @@ export class LiveInspector {
         this.invalidate();
         return result;
       }
+      case 'price': {
+        const snapshot = this.snapshot();
+        if (!snapshot) throw new Error('no request yet: send a prompt first');
+        return priceOfAction({ snapshot, model: this.engine.model, ttl: this.engine.ttl, callsSoFar: this.history.length, idleMs: this.idleMs(Date.now()) }, req.action);
+      }
+      case 'defer':
+        return this.deferred.add(req.action, this.engine.ttl);
       case 'originals':
         return originalsOf(this.engine, req.overlayId);
       case 'diff': {

@@ -115,6 +115,12 @@ export class ProxyEngine {
     return false;
   }
 
+  /** Whether any proxied session has actions waiting for a cold cache (requests then go through the engine). */
+  hasDeferred(): boolean {
+    for (const st of this.states.values()) if (st.inspector.deferred.size > 0) return true;
+    return false;
+  }
+
   /** The session the inspector follows: the most recently active. */
   active(): SessionState | undefined {
     const e = this.sessions.latest();
@@ -148,6 +154,7 @@ export class ProxyEngine {
       // What the inspector shows for this call is this call's request, never an earlier one's.
       st.prepared = undefined;
       st.engine.ttl = clientTtl(body);
+      for (const done of st.inspector.applyDeferredIfCold(now)) this.o.log?.(`session ${m.entry.id}: deferred action applied on a cold cache: ${done}`);
       // Observe only: the client's bytes, unless the user pinned, trimmed or restored something here.
       if (this.o.strategy === 'none' && s.allOverlays().length === 0) return untouched(undefined, m.entry.id, callIndex);
       const prepared = st.engine.prepare({ callIndex, upTo: s.messages.length, epochStart: 0, now });

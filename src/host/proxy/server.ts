@@ -129,7 +129,7 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
     // Observe-only sends the client's bytes: they stream upstream as they arrive, and the call
     // is recorded once the body is in. Once the user pinned or trimmed something in a proxied
     // session, requests go through the engine so that applies to the next call.
-    if (engine.strategy === 'none' && !engine.hasOverlays() && (!diagnostics || diagnostics.refused)) return observe(req, res);
+    if (engine.strategy === 'none' && !engine.hasOverlays() && !engine.hasDeferred() && (!diagnostics || diagnostics.refused)) return observe(req, res);
     const raw = await readAll(req);
     if (raw.length > MAX_MESSAGES_BODY_BYTES) return forward(req, res, { upstream, body: raw });
     const sessionHeader = req.headers[SESSION_HEADER];

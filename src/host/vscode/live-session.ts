@@ -166,6 +166,8 @@ export class LiveSession {
 
   private start(prompt: string | undefined): void {
     this.turnCost = 0;
+    // Actions the user deferred to the next cold cache go in before the turn's first call.
+    for (const m of this.inspector.applyDeferredIfCold(Date.now())) this.deps.log.info(`deferred action applied: ${m}`);
     this.loop.run(prompt).catch((e: unknown) => this.deps.log.error('turn failed', e));
   }
 
