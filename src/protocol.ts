@@ -10,6 +10,7 @@ import { isRevision, isSnapshotDelta } from './protocol-deltas';
 import type { McpApprovalInfo, McpInspectorInfo, McpRequest } from './protocol-mcp';
 import type { CallVerdict } from './protocol-verdicts';
 import { parsePriceRequest, type ActionPrice, type PriceRequest } from './protocol-prices';
+import { parseSessionsRequest, type SessionsRequest, type SessionsResult } from './protocol-sessions';
 
 export type * from './protocol-mcp';
 
@@ -206,6 +207,8 @@ export interface RequestResults {
   mcpApply: ActionResult;
   price: ActionPrice;
   defer: ActionResult;
+  sessions: SessionsResult;
+  follow: SessionsResult;
 }
 export type RequestOp = WebviewRequest['op'];
 
@@ -273,7 +276,8 @@ export type WebviewRequest =
   /** From the inspector's empty state: one of the actions the host offered in `empty`. */
   | { op: 'runAction'; action: InspectorAction }
   | McpRequest
-  | PriceRequest;
+  | PriceRequest
+  | SessionsRequest;
 
 /** `ready` also asks for a whole snapshot again (a delta that did not fit the webview's revision). */
 export type WebviewMessage = { type: 'ready' } | { type: 'request'; id: number; request: WebviewRequest };
@@ -359,6 +363,11 @@ export function parseWebviewMessage(v: unknown): WebviewMessage | undefined {
     case 'price':
     case 'defer': {
       const p = parsePriceRequest(r);
+      return p ? ok(p) : undefined;
+    }
+    case 'sessions':
+    case 'follow': {
+      const p = parseSessionsRequest(r);
       return p ? ok(p) : undefined;
     }
     case 'compact':

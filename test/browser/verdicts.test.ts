@@ -3,6 +3,7 @@
  * through the proxy; the chart marks the calls that missed, a mark opens (by keyboard) the
  * call's diff with its verdict, and the Diff tab's call picker names the reason.
  */
+import Anthropic from '@anthropic-ai/sdk';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../src/dev/server';
@@ -92,6 +93,47 @@ describe('inspector: cache verdicts of a proxied session', () => {
     await statusMatching(page, /^Cancelled/);
     expect(st.inspector.deferred.size).toBe(1);
     expect(st.entry.session.allOverlays()).toHaveLength(0);
+    expect(w.errors).toEqual([]);
+    expect(w.cspViolations).toEqual([]);
+    await page.close();
+  });
+
+  it('lists the proxied sessions (a subagent under its session) and follows the active one unless one is picked', async () => {
+    // A subagent of sess-price-1: the same client session, another conversation with its own system prompt.
+    server.script({ content: [{ type: 'text', text: 'Found 3 test files.' }] });
+    await new Anthropic({ apiKey: 'k', baseURL: proxy.url, maxRetries: 0 }).messages.create({
+      model: 'claude-sonnet-4-6',
+      max_tokens: 100,
+      system: 'You are a search subagent. Answer with file names only.',
+      messages: [{ role: 'user', content: 'Subagent: search the tests.' }],
+      metadata: { user_id: JSON.stringify({ device_id: 'dev-1', account_uuid: 'acc-1', session_id: 'sess-price-1' }) },
+    });
+    const child = proxy.engine.sessions.all().find((e) => e.key === 'sess-price-1' && e.epoch > 1)!;
+    const w = await openInspector(browser, proxy.url);
+    const { page } = w;
+    await page.waitForSelector('.session-label:not([hidden]) vscode-option[value="breaker-session-1"]', { state: 'attached' });
+    const options = await page.locator('vscode-dropdown.session-picker vscode-option').evaluateAll((els) => els.map((e) => [e.getAttribute('value'), e.textContent]));
+    expect(options[0]).toEqual(['', expect.stringContaining('Follow the active session (Proxied: Subagent: search the tests.)')]);
+    const ids = options.map((o) => o[0]);
+    // The subagent right under its session, marked as a child.
+    expect(ids.indexOf(child.id)).toBe(ids.indexOf('sess-price-1') + 1);
+    expect(options[ids.indexOf(child.id)][1]).toMatch(/^\u21b3 Proxied: Subagent/);
+    // The breaker's edited history is a later epoch of its conversation (same system and tools): its own entry.
+    expect(ids).toEqual(expect.arrayContaining(['breaker-session-1', 'breaker-session-1.e2']));
+    expect(options[ids.indexOf('breaker-session-1.e2')][1]).not.toMatch(/^\u21b3/);
+    await page.click('vscode-dropdown.session-picker');
+    await screenshot(page, 'session-picker');
+    // Pick the first breaker epoch: the inspector shows it, and keeps showing it while another session is active.
+    await page.click('vscode-dropdown.session-picker vscode-option[value="breaker-session-1"]');
+    await page.waitForFunction(() => document.querySelector('.title')?.textContent === 'Proxied: Prompt 1: what next?');
+    server.script(...Array.from({ length: 4 }, (_, k) => () => ccTurn(k, 4)));
+    await ccClient(proxy.url, 'sess-price-2').prompt('Another session.');
+    await page.waitForSelector('vscode-dropdown.session-picker vscode-option[value="sess-price-2"]', { state: 'attached' });
+    expect(await page.textContent('.title')).toBe('Proxied: Prompt 1: what next?');
+    // Back to following: the most recently active session shows.
+    await page.click('vscode-dropdown.session-picker');
+    await page.click('vscode-dropdown.session-picker vscode-option[value=""]');
+    await page.waitForFunction(() => document.querySelector('.title')?.textContent === 'Proxied: Another session.');
     expect(w.errors).toEqual([]);
     expect(w.cspViolations).toEqual([]);
     await page.close();

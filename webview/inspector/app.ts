@@ -18,6 +18,7 @@ import { CallChart } from './chart';
 import { DiffView } from './diff-view';
 import type { CallVerdict } from '../../src/protocol-verdicts';
 import { verdictOf } from './verdict-view';
+import { SessionPicker } from './session-picker';
 import { EmptyState } from './empty-state';
 import { isFiltered, NO_FILTER, type RowFilter } from './filter';
 import { FindingsView } from './findings-view';
@@ -58,6 +59,7 @@ export class InspectorApp {
   private readonly details: RowDetails;
   private readonly header: Header;
   private readonly chart = new CallChart((c) => this.showDiff(c));
+  private readonly sessions: SessionPicker;
   private readonly toolbar: Toolbar;
   private readonly grid: VirtualGrid;
   private readonly findings: FindingsView;
@@ -81,6 +83,8 @@ export class InspectorApp {
       (spec) => this.run({ op: 'setStrategy', spec }, `Replaying with ${spec}…`),
       () => this.setOverview(this.overview.hidden),
     );
+    this.sessions = new SessionPicker(transport);
+    this.header.el.querySelector('.topbar')?.append(this.sessions.el);
     this.toolbar = new Toolbar((f) => this.setFilter(f));
     this.grid = new VirtualGrid(
       {
@@ -209,6 +213,7 @@ export class InspectorApp {
     this.showRows();
     this.header.update(s);
     this.chart.update(s);
+    this.sessions.refresh();
     this.toolbar.updateTools(this.model.tools);
     // The findings list is drawn when its tab shows (live updates change a few findings each call).
     if (this.tabs.current === 'findings') this.findings.update(s.findings);

@@ -278,7 +278,7 @@ function journalId(id: string): string {
 }
 
 /** First words of the first user text, for the inspector's title. */
-function titleOf(entry: ProxiedSession): string {
+export function titleOf(entry: ProxiedSession): string {
   for (const m of entry.session.messages) {
     if (m.role !== 'user') continue;
     for (const b of m.blocks) {

@@ -13,6 +13,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProxyEngine, type Forward } from '../../core/proxy/proxy-engine';
+import { SessionFollower } from '../../core/proxy/session-list';
 import { SESSION_HEADER } from '../../core/proxy/session-key';
 import { factsOfJson, SseUsageReader, type ResponseFacts } from '../../core/proxy/sse-usage';
 import { warmEncoder } from '../../core/tokens';
@@ -113,10 +114,18 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
   };
   // The tokenizer's tables take ~300 ms to build: now, not on a client's first request.
   setImmediate(warmEncoder);
+  // The inspector shows the session the user picked, else the most recently active one.
+  const follower = new SessionFollower();
   const backend: InspectorBackend = {
-    snapshot: () => engine.active()?.inspector.snapshot(),
+    snapshot: () => follower.current(engine)?.inspector.snapshot(),
     handle: (r) => {
-      const st = engine.active();
+      if (r.op === 'sessions') return follower.list(engine);
+      if (r.op === 'follow') {
+        const result = follower.follow(engine, r.id);
+        schedule();
+        return result;
+      }
+      const st = follower.current(engine);
       if (!st) throw new Error('no proxied session yet: point a client at this proxy first');
       const result = st.inspector.handle(r);
       schedule();
