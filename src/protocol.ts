@@ -11,6 +11,7 @@ import type { McpApprovalInfo, McpInspectorInfo, McpRequest } from './protocol-m
 import type { CallVerdict } from './protocol-verdicts';
 import { parsePriceRequest, type ActionPrice, type PriceRequest } from './protocol-prices';
 import { parseSessionsRequest, type SessionsRequest, type SessionsResult } from './protocol-sessions';
+import type { HeadRequest, HeadResult } from './protocol-head';
 
 export type * from './protocol-mcp';
 
@@ -209,6 +210,7 @@ export interface RequestResults {
   defer: ActionResult;
   sessions: SessionsResult;
   follow: SessionsResult;
+  head: HeadResult;
 }
 export type RequestOp = WebviewRequest['op'];
 
@@ -277,7 +279,8 @@ export type WebviewRequest =
   | { op: 'runAction'; action: InspectorAction }
   | McpRequest
   | PriceRequest
-  | SessionsRequest;
+  | SessionsRequest
+  | HeadRequest;
 
 /** `ready` also asks for a whole snapshot again (a delta that did not fit the webview's revision). */
 export type WebviewMessage = { type: 'ready' } | { type: 'request'; id: number; request: WebviewRequest };
@@ -370,6 +373,8 @@ export function parseWebviewMessage(v: unknown): WebviewMessage | undefined {
       const p = parseSessionsRequest(r);
       return p ? ok(p) : undefined;
     }
+    case 'head':
+      return ok({ op: 'head' });
     case 'compact':
     case 'mcpApply':
     case 'stop':

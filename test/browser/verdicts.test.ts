@@ -138,4 +138,38 @@ describe('inspector: cache verdicts of a proxied session', () => {
     expect(w.cspViolations).toEqual([]);
     await page.close();
   });
+
+  it('shows the system blocks and tool definitions as rows; tools the session never used are marked with their cost', async () => {
+    const w = await openInspector(browser, proxy.url);
+    const { page } = w;
+    const st = proxy.engine.active()!;
+    expect(st.entry.id).toBe('sess-price-2');
+    await page.waitForSelector('#tab-head');
+    await page.click('#tab-diff');
+    await page.keyboard.press('ArrowRight');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('tab-head');
+    await page.waitForSelector('.head-list .head-row');
+    // 14 tool definitions, then 3 system blocks, in request order.
+    const refs = await page.locator('.head-row').evaluateAll((els) => els.map((e) => e.getAttribute('data-ref')));
+    expect(refs).toEqual([...Array.from({ length: 14 }, (_, i) => `tools.${i}`), 'system.0', 'system.1', 'system.2']);
+    // The client's breakpoints: on the 2nd and 3rd system blocks, none on tools.
+    const bps = await page.locator('.head-row .head-bp').allTextContents();
+    expect(bps.map((t, i) => (t ? refs[i] : undefined)).filter(Boolean)).toEqual(['system.1', 'system.2']);
+    // Read and Glob were used; the other 12 never were, each marked with its cost.
+    const used = await page.locator('.head-row.head-tools:not(.head-unused) .head-what').allTextContents();
+    expect(used.sort()).toEqual(['tool Glob', 'tool Read']);
+    expect(await page.locator('.head-row.head-unused').count()).toBe(12);
+    expect(await page.textContent('.head-row[data-ref="tools.0"] .head-use')).toMatch(/^never used — [\d.]+k? tokens on each of 4 calls \(\$[\d.]+ so far\)$/);
+    expect(await page.textContent('.head-summary-line')).toMatch(/12 never used/);
+    // Everything in the head is read from the cache by the next request.
+    expect(await page.locator('.head-cache.is-cached').count()).toBe(17);
+    // A row opens to its text (as text), by keyboard.
+    await page.focus('.head-row[data-ref="system.1"] summary');
+    await page.keyboard.press('Enter');
+    expect(await page.textContent('.head-row[data-ref="system.1"] pre')).toContain('Main rule 0: follow the project');
+    await screenshot(page, 'system-tools-rows');
+    expect(w.errors).toEqual([]);
+    expect(w.cspViolations).toEqual([]);
+    await page.close();
+  });
 });

@@ -19,6 +19,7 @@ import { DiffView } from './diff-view';
 import type { CallVerdict } from '../../src/protocol-verdicts';
 import { verdictOf } from './verdict-view';
 import { SessionPicker } from './session-picker';
+import { HeadView } from './head-view';
 import { EmptyState } from './empty-state';
 import { isFiltered, NO_FILTER, type RowFilter } from './filter';
 import { FindingsView } from './findings-view';
@@ -60,6 +61,10 @@ export class InspectorApp {
   private readonly header: Header;
   private readonly chart = new CallChart((c) => this.showDiff(c));
   private readonly sessions: SessionPicker;
+  private readonly head = new HeadView();
+  private headAsking = false;
+  private headUnsupported = false;
+  private headKnown = false;
   private readonly toolbar: Toolbar;
   private readonly grid: VirtualGrid;
   private readonly findings: FindingsView;
@@ -109,6 +114,7 @@ export class InspectorApp {
         { id: 'context', label: 'Context', panel: h('div', { class: 'context-panel' }, this.toolbar.el, this.grid.el) },
         { id: 'findings', label: 'Findings', panel: this.findings.el },
         { id: 'diff', label: 'Diff', panel: this.diff.el },
+        { id: 'head', label: 'System & tools', panel: this.head.el, optional: true },
         { id: 'tools', label: 'Tools', panel: this.mcp.el, optional: true },
       ],
       (id) => this.onTab(id),
@@ -214,6 +220,8 @@ export class InspectorApp {
     this.header.update(s);
     this.chart.update(s);
     this.sessions.refresh();
+    // Once to know whether the host has a head to show, then while its tab is open.
+    if (!this.headKnown || this.tabs.current === 'head') this.loadHead();
     this.toolbar.updateTools(this.model.tools);
     // The findings list is drawn when its tab shows (live updates change a few findings each call).
     if (this.tabs.current === 'findings') this.findings.update(s.findings);
@@ -292,7 +300,21 @@ export class InspectorApp {
     this.loadDiff(call);
   }
 
+  /** The System & tools tab: loaded with each snapshot (the tab appears once the host answers). */
+  private loadHead(): void {
+    if (this.headUnsupported || this.headAsking) return;
+    this.headAsking = true;
+    this.transport.request({ op: 'head' }).then(
+      (r) => {
+        this.headKnown = true;
+        if (this.head.show(r)) this.tabs.show('head');
+      },
+      () => (this.headUnsupported = true),
+    ).finally(() => (this.headAsking = false));
+  }
+
   private onTab(id: TabId): void {
+    if (id === 'head') this.loadHead();
     if (id === 'diff') this.loadDiff(this.diffCall);
     if (id === 'findings' && this.snapshot) this.findings.update(this.snapshot.findings);
     this.save();

@@ -15,6 +15,7 @@ import type { CallPoint, InspectorSnapshot, WebviewRequest } from '../../protoco
 import type { CallVerdict } from '../../protocol-verdicts';
 import { OwnVerdicts } from './own-verdicts';
 import { DeferredActions, priceOfAction, withPrices } from './action-pricing';
+import { headRows } from './head-rows';
 
 export interface LiveMeta {
   sessionId: string;
@@ -191,6 +192,11 @@ export class LiveInspector {
       }
       case 'defer':
         return this.deferred.add(req.action, this.engine.ttl);
+      case 'head': {
+        const next = this.nextRequest();
+        if ('error' in next) throw new Error('no request yet: send a prompt first');
+        return headRows(this.engine.session, next.prepared, this.history, this.engine.model, Date.now());
+      }
       case 'originals':
         return originalsOf(this.engine, req.overlayId);
       case 'diff': {

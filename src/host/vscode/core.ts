@@ -256,7 +256,7 @@ class TrimlineCore implements Core {
     const live = this.live;
     if (!live) throw new Error('No session yet: send a prompt in the Trimline chat first.');
     const result = live.inspector.handle(req);
-    if (req.op !== 'originals' && req.op !== 'diff' && req.op !== 'price') {
+    if (req.op !== 'originals' && req.op !== 'diff' && req.op !== 'price' && req.op !== 'head') {
       live.overlaysChanged();
       this.deps.log.info(`inspector: ${req.op}${'blockId' in req ? ` ${req.blockId}` : ''}`);
       this.changed(live.running);
