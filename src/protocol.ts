@@ -12,6 +12,7 @@ import type { CallVerdict } from './protocol-verdicts';
 import { parsePriceRequest, type ActionPrice, type PriceRequest } from './protocol-prices';
 import { parseSessionsRequest, type SessionsRequest, type SessionsResult } from './protocol-sessions';
 import type { HeadRequest, HeadResult } from './protocol-head';
+import type { CanPromptResult, PromptRequest } from './protocol-prompt';
 
 export type * from './protocol-mcp';
 
@@ -211,6 +212,7 @@ export interface RequestResults {
   sessions: SessionsResult;
   follow: SessionsResult;
   head: HeadResult;
+  canPrompt: CanPromptResult;
 }
 export type RequestOp = WebviewRequest['op'];
 
@@ -280,7 +282,8 @@ export type WebviewRequest =
   | McpRequest
   | PriceRequest
   | SessionsRequest
-  | HeadRequest;
+  | HeadRequest
+  | PromptRequest;
 
 /** `ready` also asks for a whole snapshot again (a delta that did not fit the webview's revision). */
 export type WebviewMessage = { type: 'ready' } | { type: 'request'; id: number; request: WebviewRequest };
@@ -374,7 +377,8 @@ export function parseWebviewMessage(v: unknown): WebviewMessage | undefined {
       return p ? ok(p) : undefined;
     }
     case 'head':
-      return ok({ op: 'head' });
+    case 'canPrompt':
+      return ok({ op: r.op });
     case 'compact':
     case 'mcpApply':
     case 'stop':

@@ -20,6 +20,7 @@ import type { CallVerdict } from '../../src/protocol-verdicts';
 import { verdictOf } from './verdict-view';
 import { SessionPicker } from './session-picker';
 import { HeadView } from './head-view';
+import { PromptBox, statusTarget } from './prompt-box';
 import { EmptyState } from './empty-state';
 import { isFiltered, NO_FILTER, type RowFilter } from './filter';
 import { FindingsView } from './findings-view';
@@ -62,6 +63,7 @@ export class InspectorApp {
   private readonly chart = new CallChart((c) => this.showDiff(c));
   private readonly sessions: SessionPicker;
   private readonly head = new HeadView();
+  private readonly prompt: PromptBox;
   private headAsking = false;
   private headUnsupported = false;
   private headKnown = false;
@@ -89,6 +91,7 @@ export class InspectorApp {
       () => this.setOverview(this.overview.hidden),
     );
     this.sessions = new SessionPicker(transport);
+    this.prompt = new PromptBox(transport, statusTarget(this.statusLine.status, this.statusLine.alert));
     this.header.el.querySelector('.topbar')?.append(this.sessions.el);
     this.toolbar = new Toolbar((f) => this.setFilter(f));
     this.grid = new VirtualGrid(
@@ -129,7 +132,7 @@ export class InspectorApp {
       for (const id of saved.expanded ?? []) this.details.expanded.add(id);
     }
     this.model.setFilter(this.filter);
-    const footer = h('footer', { class: 'statusbar' }, this.statusLine.confirm.el, this.statusLine.status, this.statusLine.alert, this.conn);
+    const footer = h('footer', { class: 'statusbar' }, this.prompt.el, this.statusLine.confirm.el, this.statusLine.status, this.statusLine.alert, this.conn);
     replaceChildren(this.root, this.loading, this.main, this.empty.el, footer);
     if (saved?.overview === false) this.setOverview(false);
     this.root.setAttribute('aria-busy', 'true');
@@ -220,6 +223,7 @@ export class InspectorApp {
     this.header.update(s);
     this.chart.update(s);
     this.sessions.refresh();
+    this.prompt.probe();
     // Once to know whether the host has a head to show, then while its tab is open.
     if (!this.headKnown || this.tabs.current === 'head') this.loadHead();
     this.toolbar.updateTools(this.model.tools);
