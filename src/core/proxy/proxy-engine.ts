@@ -93,6 +93,8 @@ export class ProxyEngine {
     try {
       const loaded = loadJournal(file);
       for (const u of loaded.usage) loaded.session.completeCall(u.callIndex, { usage: u.usage });
+      // Its verdicts' numbering goes on where the journal left it.
+      for (const v of loaded.verdicts) this.verdicts.seed(v.lineage, v.verdict.call + 1);
       this.o.log?.(`session ${id}: continued from its journal (${loaded.session.messages.length} messages, ${loaded.session.allOverlays().length} overlays)`);
       return loaded.session;
     } catch (e) {

@@ -68,13 +68,15 @@ export class ProxyVerdicts {
   private readonly bySession = new Map<string, Lineage>();
   private readonly pending = new Map<string, Pending>();
   private readonly memo = new WeakMap<object, string>();
+  /** Calls already journaled per lineage by an earlier run (seed). */
+  private readonly seeded = new Map<string, number>();
 
   constructor(private readonly overrides?: PriceOverrides) {}
 
   /** A request is about to go upstream: fingerprint it and number it in its lineage. */
   onRequest(r: VerdictRequest): VerdictCall {
-    const lineage = this.lineageOf(r);
     const current: Sent = { print: fingerprintRequest(r.body, r.now, { clientDigests: r.digests, memo: this.memo }) };
+    const lineage = this.lineageOf(r, current.print);
     const previous = lineage.last;
     const call = lineage.count++;
     lineage.last = current;
@@ -124,22 +126,40 @@ export class ProxyVerdicts {
     return { lineage: p.lineage.id, verdict };
   }
 
-  private lineageOf(r: VerdictRequest): Lineage {
+  /**
+   * The lineage of a request's session. A session seen before keeps its own. A new one (a
+   * new epoch of a client session, or a keyless conversation) continues the most recent
+   * lineage of the same client (same key; keyless: same first message) whose last request
+   * had the same system prompt and tools: a client that rewrote its history. Anything else
+   * (a side call, a subagent under the same key: another system prompt or tool set) starts
+   * its own, so its requests are never compared with the main conversation's.
+   */
+  private lineageOf(r: VerdictRequest, print: RequestFingerprint): Lineage {
     const known = this.bySession.get(r.sessionId);
     if (known) return known;
+    const prefix = r.key !== undefined ? `key:${r.key}` : 'anon:';
     let lineage: Lineage | undefined;
-    if (r.key !== undefined) lineage = this.lineages.get(`key:${r.key}`) ?? this.make(`key:${r.key}`);
-    else {
-      // A keyless client that rewrote its history: the latest keyless lineage with the same first message.
-      for (const l of this.lineages.values()) if (l.id.startsWith('anon:') && r.digests.length > 0 && l.first === r.digests[0]) lineage = l;
-      lineage ??= this.make(`anon:${r.sessionId}`);
+    for (const l of this.lineages.values()) {
+      if (!(r.key !== undefined ? l.id === prefix || l.id.startsWith(`${prefix}#`) : l.id.startsWith(prefix) && l.first === r.digests[0])) continue;
+      if (l.last && sameHead(l.last.print, print)) lineage = l;
     }
+    lineage ??= this.make(r.key !== undefined ? (this.lineages.has(prefix) ? `${prefix}#${r.sessionId}` : prefix) : `anon:${r.sessionId}`);
     this.bySession.set(r.sessionId, lineage);
     return lineage;
   }
 
+  /**
+   * A lineage journaled by an earlier run of the proxy: its calls go on from `calls` (the
+   * journal's numbering stays unique). Its next call has no previous request to compare with.
+   */
+  seed(lineage: string, calls: number): void {
+    this.seeded.set(lineage, Math.max(calls, this.seeded.get(lineage) ?? 0));
+    const l = this.lineages.get(lineage);
+    if (l) l.count = Math.max(l.count, calls);
+  }
+
   private make(id: string): Lineage {
-    const l: Lineage = { id, count: 0 };
+    const l: Lineage = { id, count: this.seeded.get(id) ?? 0 };
     this.lineages.set(id, l);
     return l;
   }
@@ -157,4 +177,9 @@ export class ProxyVerdicts {
 
 function pendingKey(sessionId: string, sessionCall: number): string {
   return `${sessionId}\u0000${sessionCall}`;
+}
+
+/** Same system prompt and tool definitions (in the same order). */
+function sameHead(a: RequestFingerprint, b: RequestFingerprint): boolean {
+  return a.system.join() === b.system.join() && a.tools.map((t) => t.hash).join() === b.tools.map((t) => t.hash).join();
 }
