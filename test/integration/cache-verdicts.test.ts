@@ -11,12 +11,13 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../src/dev/server';
 import { startProxy } from '../../src/host/proxy/server';
 import { CACHE_DIAGNOSIS_BETA, withDiagnosticsBody } from '../../src/host/proxy/diagnostics';
 import { breakerClient, BREAKER_SESSION, CLIENT_BETA, SCRIPT, type BreakerClient } from './cache-breaker-client';
+import { ccClient, ccTurn } from './claude-code-client';
 import { buildCli } from './cli';
 
 interface PerCallJson {
@@ -28,6 +29,7 @@ interface PerCallJson {
 }
 
 const sha = (s: string | Buffer): string => createHash('sha256').update(s).digest('hex');
+const journalOf = (files: string[]): string => dirname(files[0]);
 
 let cli: string;
 beforeAll(() => {
@@ -75,7 +77,7 @@ async function scripted(server: TestServer, extra: string[] = []): Promise<{ cli
   const files = readdirSync(journal).filter((f) => f.endsWith('.jsonl'));
   const out = inspectJson(join(journal, `proxy-${BREAKER_SESSION}.jsonl`));
   expect(out.format).toBe('trimline-journal');
-  return { client, upstream: server.requests.filter((r) => r.path === '/v1/messages'), perCall: out.perCall ?? [], files };
+  return { client, upstream: server.requests.filter((r) => r.path === '/v1/messages'), perCall: out.perCall ?? [], files: files.map((f) => join(journal, f)) };
 }
 
 describe('cache verdicts through `trimline proxy --strategy none`', () => {
@@ -92,7 +94,7 @@ describe('cache verdicts through `trimline proxy --strategy none`', () => {
     expect(upstream.map((r) => r.sha256)).toEqual(client.sent.map(sha));
     for (const r of upstream) expect(r.headers['anthropic-beta']).toBe(CLIENT_BETA);
     // The edit started a new epoch (its own journal); the verdicts still cover every call, numbered as sent.
-    expect(files.sort()).toEqual([`proxy-${BREAKER_SESSION}.e2.jsonl`, `proxy-${BREAKER_SESSION}.jsonl`]);
+    expect(files.map((f) => basename(f)).sort()).toEqual([`proxy-${BREAKER_SESSION}.e2.jsonl`, `proxy-${BREAKER_SESSION}.jsonl`]);
     expect(perCall.map((c) => c.call)).toEqual(SCRIPT.map((_, i) => i));
     expect(perCall.map((c) => c.miss?.reason ?? null)).toEqual(SCRIPT.map((s) => s.expected));
     for (const c of perCall) {
@@ -113,6 +115,11 @@ describe('cache verdicts through `trimline proxy --strategy none`', () => {
     }
     for (const i of [1, 3, 5, 7, 9]) expect(perCall[i].usage!.read).toBe(perCall[i - 1].usage!.read + perCall[i - 1].usage!.written);
     expect(perCall[6].miss!.changeSource).toBe('client');
+    // The text report names the same calls.
+    const text = spawnSync(process.execPath, [cli, 'inspect', join(journalOf(files), `proxy-${BREAKER_SESSION}.jsonl`)], { encoding: 'utf8' }).stdout;
+    expect(text).toContain('cache verdicts: 10 calls, 4 missed the cache');
+    for (const [i, reason] of [[2, 'tools changed'], [4, 'system changed'], [6, 'messages changed'], [8, 'model changed']] as const) expect(text).toMatch(new RegExp(`call ${i}: ${reason}`));
+    console.log(text.slice(text.indexOf('cache verdicts:')));
   }, 120_000);
 
   it('--cache-diagnostics: the same reasons come from the API; the upstream gets the client\u2019s bytes plus only the diagnostics', async () => {
@@ -165,4 +172,27 @@ describe('cache diagnostics against an upstream without the beta', () => {
     expect(verdicts.map((v) => v?.miss?.reason ?? null)).toEqual(SCRIPT.map((s) => s.expected));
     expect(verdicts.every((v) => v?.api === undefined)).toBe(true);
   }, 120_000);
+});
+
+describe('a Trimline edit breaks the cache too, and says so', () => {
+  it('a user trim under observe-only: the next call misses with messages_changed from a trimline_edit', async () => {
+    const server = await startTestServer({ fallback: 'fail' });
+    const proxy = await startProxy({ upstream: server.url, strategy: 'none' });
+    try {
+      server.script(...Array.from({ length: 8 }, (_, k) => () => ccTurn(k, 4)));
+      const client = ccClient(proxy.url, 'sess-trim-1');
+      await client.prompt('Read the modules.');
+      const st = proxy.engine.active()!;
+      const target = st.inspector.snapshot()!.rows.find((r) => r.kind === 'tool_result' && r.cached)!;
+      st.inspector.handle({ op: 'trim', blockId: target.blockId, text: 'trimmed by the test' });
+      await client.prompt('Now the tests.');
+      const calls = st.inspector.snapshot()!.calls;
+      expect(calls[4].verdict!.miss).toMatchObject({ reason: 'messages_changed', source: 'local', changeSource: 'trimline_edit' });
+      expect(calls[4].verdict!.miss!.missedTokens).toBeGreaterThan(0);
+      for (const i of [1, 2, 3, 5, 6, 7]) expect(calls[i].verdict!.miss).toBeNull();
+    } finally {
+      await proxy.close();
+      await server.close();
+    }
+  }, 60_000);
 });
