@@ -24,6 +24,7 @@ interface PerCallJson {
   call: number;
   usage: { read: number; written: number; uncached: number } | null;
   miss: { reason: string; source: 'local' | 'api'; missedTokens: number; changeSource?: string } | null;
+  local: { reason: string; missedTokens: number } | null;
   missCost: number;
   disagreement?: string;
 }
@@ -141,6 +142,7 @@ describe('cache verdicts through `trimline proxy --strategy none`', () => {
       expect(perCall[i].disagreement).toBeUndefined();
     }
     for (const i of [1, 3, 5, 7, 9]) expect(upstream[i].response!.cacheMissReason).toBeNull();
+    console.log(perCall.filter((c) => c.miss).map((c) => `call ${c.call}: ${c.miss!.reason} [${c.miss!.source}] ${c.miss!.missedTokens} tokens missed, ${c.usage ? c.usage.read : '?'} read; local: ${c.local?.reason ?? 'none'} ${c.local?.missedTokens ?? 0}`).join('\n'));
   }, 120_000);
 });
 
