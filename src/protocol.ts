@@ -9,10 +9,8 @@
 import { isRevision, isSnapshotDelta } from './protocol-deltas';
 import type { McpApprovalInfo, McpInspectorInfo, McpRequest } from './protocol-mcp';
 import type { CallVerdict } from './protocol-verdicts';
-import { parsePriceRequest, type ActionPrice, type PriceRequest } from './protocol-prices';
-import { parseSessionsRequest, type SessionsRequest, type SessionsResult } from './protocol-sessions';
-import type { HeadRequest, HeadResult } from './protocol-head';
-import type { CanPromptResult, PromptRequest } from './protocol-prompt';
+import type { ActionPrice } from './protocol-prices';
+import { parseIssue17Request, type Issue17Request, type Issue17Results } from './protocol-issue17';
 
 export type * from './protocol-mcp';
 
@@ -186,7 +184,7 @@ export interface ActionResult {
 }
 
 /** The `result` type of each request op (the response's `result` field). */
-export interface RequestResults {
+export interface RequestResults extends Issue17Results {
   pin: ActionResult;
   unpin: ActionResult;
   trim: ActionResult;
@@ -207,12 +205,6 @@ export interface RequestResults {
   runAction: undefined;
   mcpSwitch: ActionResult;
   mcpApply: ActionResult;
-  price: ActionPrice;
-  defer: ActionResult;
-  sessions: SessionsResult;
-  follow: SessionsResult;
-  head: HeadResult;
-  canPrompt: CanPromptResult;
 }
 export type RequestOp = WebviewRequest['op'];
 
@@ -280,10 +272,7 @@ export type WebviewRequest =
   /** From the inspector's empty state: one of the actions the host offered in `empty`. */
   | { op: 'runAction'; action: InspectorAction }
   | McpRequest
-  | PriceRequest
-  | SessionsRequest
-  | HeadRequest
-  | PromptRequest;
+  | Issue17Request;
 
 /** `ready` also asks for a whole snapshot again (a delta that did not fit the webview's revision). */
 export type WebviewMessage = { type: 'ready' } | { type: 'request'; id: number; request: WebviewRequest };
@@ -366,19 +355,6 @@ export function parseWebviewMessage(v: unknown): WebviewMessage | undefined {
     case 'mcpSwitch':
       if (!str(r.server) || (r.tool !== undefined && !str(r.tool)) || typeof r.enabled !== 'boolean' || typeof r.now !== 'boolean') return undefined;
       return ok({ op: 'mcpSwitch', server: r.server, ...(r.tool !== undefined ? { tool: r.tool as string } : {}), enabled: r.enabled, now: r.now });
-    case 'price':
-    case 'defer': {
-      const p = parsePriceRequest(r);
-      return p ? ok(p) : undefined;
-    }
-    case 'sessions':
-    case 'follow': {
-      const p = parseSessionsRequest(r);
-      return p ? ok(p) : undefined;
-    }
-    case 'head':
-    case 'canPrompt':
-      return ok({ op: r.op });
     case 'compact':
     case 'mcpApply':
     case 'stop':
@@ -388,8 +364,10 @@ export function parseWebviewMessage(v: unknown): WebviewMessage | undefined {
     case 'resume':
     case 'setApiKey':
       return ok({ op: r.op });
-    default:
-      return undefined;
+    default: {
+      const extra = parseIssue17Request(r);
+      return extra ? ok(extra) : undefined;
+    }
   }
 }
 
