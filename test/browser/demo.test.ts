@@ -3,7 +3,9 @@
  * so a trim made there shows on a real next call (its verdict names the Trimline edit), and
  * closing the demo removes its copy of the sample project.
  */
-import { existsSync } from 'node:fs';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { lineageCalls } from '../../src/core/store/verdicts';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemo, type Demo } from '../../src/host/standalone/demo';
@@ -56,6 +58,12 @@ describe('demo: another prompt from the inspector', () => {
     await page.close();
     const workspace = demo.workspace;
     expect(existsSync(workspace)).toBe(true);
+    // The journal keeps every call's verdict: `inspect --json` lists them as perCall.
+    const dir = join(workspace, '.trimline', 'sessions');
+    const journal = join(dir, readdirSync(dir).find((f) => f.endsWith('.jsonl'))!);
+    const perCall = lineageCalls(journal)!;
+    expect(perCall.map((c) => c.call)).toEqual(demo.loop.session.calls.map((c) => c.index));
+    expect(perCall[before].miss).toMatchObject({ reason: 'messages_changed', changeSource: 'trimline_edit' });
     await demo.close();
     expect(existsSync(workspace)).toBe(false);
   });

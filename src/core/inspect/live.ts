@@ -24,6 +24,8 @@ export interface LiveMeta {
   strategies: string[];
   /** Verdicts come from outside (the proxy, which sees the client's own bytes): none computed here. */
   externalVerdicts?: boolean;
+  /** A verdict computed here (the host journals it). */
+  onVerdict?: (verdict: CallVerdict) => void;
 }
 
 export class LiveInspector {
@@ -104,7 +106,10 @@ export class LiveInspector {
     if (this.sending?.callIndex === callIndex) this.history.record(this.sending.prepared, this.sending.at, usage);
     this.sending = undefined;
     const verdict = this.own?.onUsage(callIndex, usage);
-    if (verdict) this.verdicts.set(callIndex, verdict);
+    if (verdict) {
+      this.verdicts.set(callIndex, verdict);
+      this.meta.onVerdict?.(verdict);
+    }
     this.invalidate();
   }
 

@@ -65,6 +65,7 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
     title: () => `Demo: ${handle.session.messages.find((m) => m.role === 'user')?.blocks[0]?.param.type === 'text' ? DEMO_PROMPTS[0] : 'new session'}`,
     strategy,
     strategies: ['default', 'none', ...strategyNames()],
+    onVerdict: (v) => handle.journal.recordVerdict(`agent:${handle.sessionId}`, v),
   });
   let server: InspectorServer | undefined = undefined;
   const push = (): void => {

@@ -70,6 +70,8 @@ export class LiveSession {
         return loop().config.strategy;
       },
       strategies: ['default', 'none', ...strategyNames()],
+      // Each call's cache verdict goes into the session's journal (the journal may be reopened with the loop).
+      onVerdict: (v) => this.journal.recordVerdict(`agent:${handle.sessionId}`, v),
     });
     const last = handle.session.calls.at(-1)?.usage;
     if (last) this.lastInput = totalInput(last);
