@@ -22,6 +22,8 @@ export class PriceConfirm {
   ask(label: string, price: ActionPrice, canDefer: boolean): Promise<PriceChoice> {
     this.settle?.('cancel');
     clear(this.el);
+    // Focus goes back where it was once the user chose (the trim editor, a row, a finding).
+    const back = document.activeElement instanceof HTMLElement ? document.activeElement : undefined;
     const text = h('span', { class: 'price-text' });
     setText(text, `${label}: ${price.summary}. It will not pay back over the calls expected.`);
     const done = (c: PriceChoice): void => {
@@ -29,6 +31,7 @@ export class PriceConfirm {
       clear(this.el);
       const s = this.settle;
       this.settle = undefined;
+      if (back?.isConnected) back.focus();
       s?.(c);
     };
     const wait = canDefer ? button('Wait for the next cold cache', () => done('defer'), { class: 'price-defer' }) : undefined;
