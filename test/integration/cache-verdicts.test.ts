@@ -26,6 +26,7 @@ interface PerCallJson {
   miss: { reason: string; source: 'local' | 'api'; missedTokens: number; changeSource?: string } | null;
   local: { reason: string; missedTokens: number } | null;
   missCost: number;
+  beyondRules: boolean;
   disagreement?: string;
 }
 
@@ -116,6 +117,7 @@ describe('cache verdicts through `trimline proxy --strategy none`', () => {
     }
     for (const i of [1, 3, 5, 7, 9]) expect(perCall[i].usage!.read).toBe(perCall[i - 1].usage!.read + perCall[i - 1].usage!.written);
     expect(perCall[6].miss!.changeSource).toBe('client');
+    for (const c of perCall) expect(c.beyondRules).toBe(false);
     // The text report names the same calls.
     const text = spawnSync(process.execPath, [cli, 'inspect', join(journalOf(files), `proxy-${BREAKER_SESSION}.jsonl`)], { encoding: 'utf8' }).stdout;
     expect(text).toContain('cache verdicts: 10 calls, 4 missed the cache');
@@ -142,6 +144,8 @@ describe('cache verdicts through `trimline proxy --strategy none`', () => {
       expect(perCall[i].disagreement).toBeUndefined();
     }
     for (const i of [1, 3, 5, 7, 9]) expect(upstream[i].response!.cacheMissReason).toBeNull();
+    // Every loss is what its divergence explains (the API's estimate bounds it).
+    for (const c of perCall) expect(c.beyondRules).toBe(false);
     console.log(perCall.filter((c) => c.miss).map((c) => `call ${c.call}: ${c.miss!.reason} [${c.miss!.source}] ${c.miss!.missedTokens} tokens missed, ${c.usage ? c.usage.read : '?'} read; local: ${c.local?.reason ?? 'none'} ${c.local?.missedTokens ?? 0}`).join('\n'));
   }, 120_000);
 });

@@ -47,6 +47,13 @@ export interface VerdictInput {
 }
 
 const MINUTE_MS = 60_000;
+/**
+ * How far the billed loss may exceed the API's cache_missed_input_tokens before the call
+ * counts as losing more than its divergence explains: the API's figure is an estimate from
+ * its fingerprint (the test server's differs from the billed one by a few tokens per message).
+ */
+const API_ESTIMATE_SLACK_TOKENS = 64;
+const API_ESTIMATE_SLACK_SHARE = 0.1;
 
 function firstDifference(a: readonly string[], b: readonly string[]): number {
   const n = Math.min(a.length, b.length);
@@ -166,9 +173,11 @@ export function cacheVerdict(i: VerdictInput): CallVerdict {
   // The API names the reason; the local diff knows where and who.
   if (api && local && api.reason === local.reason) api = { ...local, ...api, missedTokens: api.missedTokens };
   const shown = harmless ? null : api && !API_UNKNOWING.has(api.reason) ? api : (local ?? api ?? null);
+  // The API's estimate is what its divergence can lose at most; losing clearly more is beyond the rules too.
+  const beyondApi = api !== undefined && api !== null && !API_UNKNOWING.has(api.reason) && missed !== undefined && missed > api.missedTokens + Math.max(API_ESTIMATE_SLACK_TOKENS, api.missedTokens * API_ESTIMATE_SLACK_SHARE);
   const lost = shown ? (missed ?? shown.missedTokens) : 0;
   const cost = i.usage && lost > 0 ? missCost(i.usage, lost, i.current.model, writeTtl(i.usage, i.current), i.overrides) : 0;
-  const verdict: CallVerdict = { call: i.call, sessionCall: i.sessionCall, miss: shown, local, beyondRules, missCost: cost };
+  const verdict: CallVerdict = { call: i.call, sessionCall: i.sessionCall, miss: shown, local, beyondRules: beyondRules || beyondApi, missCost: cost };
   if (i.usage) verdict.usage = billed(i.usage);
   if (api !== undefined) verdict.api = api;
   const disagree = harmless ? undefined : disagreement(local, api);

@@ -102,6 +102,12 @@ describe('cacheVerdict', () => {
     const lost = cacheVerdict({ call: 1, sessionCall: 1, current: cur, previous: { print: first, usage: usage(0, 2000) }, usage: usage(0, 2000), api: { type: 'previous_message_not_found' } });
     expect(lost.miss).toMatchObject({ reason: 'tools_changed', source: 'local' });
     expect(disagreement({ reason: 'ttl_expired', source: 'local', missedTokens: 5 }, null)).toBeUndefined();
+    // The API says the divergence could lose 300 tokens; the bill says 2,000 were lost: beyond the rules.
+    const sys = fingerprintRequest(body({ system: [{ type: 'text', text: 'You are helpful.', cache_control: { type: 'ephemeral' } }, { type: 'text', text: 'Today is Tuesday.' }] }), at(1));
+    const beyond = cacheVerdict({ call: 1, sessionCall: 1, current: sys, previous: { print: first, usage: usage(0, 2000) }, usage: usage(0, 2000), api: { type: 'system_changed', cache_missed_input_tokens: 300 } });
+    expect(beyond).toMatchObject({ miss: { reason: 'system_changed', source: 'api' }, beyondRules: true });
+    const within = cacheVerdict({ call: 1, sessionCall: 1, current: sys, previous: { print: first, usage: usage(0, 2000) }, usage: usage(1700, 300), api: { type: 'system_changed', cache_missed_input_tokens: 290 } });
+    expect(within.beyondRules).toBe(false);
     expect(disagreement({ reason: 'messages_changed', source: 'local', missedTokens: 5 }, null)).toContain('the API reports no divergence');
   });
 });
