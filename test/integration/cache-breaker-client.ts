@@ -45,8 +45,8 @@ export interface BreakerClient {
   readonly headers: Record<string, string>[];
   /** Ids of the responses, in order. */
   readonly replyIds: string[];
-  /** Run the whole script (one call per step). */
-  run(): Promise<void>;
+  /** Run the whole script (one call per step); `beforeCall` runs before each call (tests move a clock). */
+  run(beforeCall?: (call: number) => void): Promise<void>;
 }
 
 export function breakerClient(baseURL: string): BreakerClient {
@@ -95,8 +95,9 @@ export function breakerClient(baseURL: string): BreakerClient {
     sent,
     headers,
     replyIds,
-    async run(): Promise<void> {
-      for (const { step } of SCRIPT) {
+    async run(beforeCall?: (call: number) => void): Promise<void> {
+      for (const [i, { step }] of SCRIPT.entries()) {
+        beforeCall?.(i);
         if (step === 'reorder-tools') toolList = [...toolList.slice(1), toolList[0]];
         if (step === 'change-system') system[1] = { type: 'text', text: 'Today is Friday.' };
         if (step === 'edit-earlier-message') messages[0] = user('Prompt 1, reworded: look at the build.');

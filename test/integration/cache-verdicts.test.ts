@@ -202,3 +202,28 @@ describe('a Trimline edit breaks the cache too, and says so', () => {
     }
   }, 60_000);
 });
+
+describe('an idle client: the cache expires', () => {
+  it('idle past the 5-minute TTL: ttl_expired with the idle minutes; the API sees no divergence, and that is no disagreement', async () => {
+    let clock = Date.UTC(2026, 10, 26, 9);
+    const now = (): number => clock;
+    const server = await startTestServer({ fallback: 'echo', now });
+    const proxy = await startProxy({ upstream: server.url, strategy: 'none', cacheDiagnostics: true, now });
+    try {
+      // Seven idle minutes before call 1 (a clean append), twenty seconds before the others.
+      await breakerClient(proxy.url).run((i) => (clock += i === 1 ? 7 * 60_000 : 20_000));
+      const verdicts = proxy.engine.sessions.all().flatMap((e) => proxy.engine.state(e.id)!.inspector.snapshot()!.calls.map((p) => p.verdict!));
+      expect(verdicts.map((v) => v.miss?.reason ?? null)).toEqual(SCRIPT.map((s, i) => (i === 1 ? 'ttl_expired' : s.expected)));
+      const idle = verdicts[1];
+      expect(idle.miss).toMatchObject({ reason: 'ttl_expired', source: 'local', idleMinutes: 7 });
+      expect(idle.miss!.missedTokens).toBeGreaterThan(0);
+      expect(idle.miss!.missedTokens).toBe(verdicts[0].usage!.written + verdicts[0].usage!.read - idle.usage!.read);
+      expect(idle.api).toBeNull();
+      expect(idle.disagreement).toBeUndefined();
+      expect(idle.beyondRules).toBe(false);
+    } finally {
+      await proxy.close();
+      await server.close();
+    }
+  }, 60_000);
+});

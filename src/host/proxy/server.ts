@@ -48,6 +48,8 @@ export interface ProxyOptions {
   readonly cacheDiagnostics?: boolean;
   /** What the user should see once (an upstream refusing diagnostics); default: `log`. */
   readonly notice?: (line: string) => void;
+  /** Clock of the calls' timestamps (idle time, TTL verdicts); default Date.now (tests move it). */
+  readonly now?: () => number;
 }
 
 export interface ProxyHandle {
@@ -87,6 +89,7 @@ function readAll(req: IncomingMessage): Promise<Buffer> {
 
 export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
   const upstream = new URL(o.upstream ?? process.env.TRIMLINE_UPSTREAM ?? DEFAULT_UPSTREAM);
+  const clock = o.now ?? Date.now;
   // The inspector server exists only after listen; pushes scheduled before that go nowhere.
   const inspector: { server?: InspectorServer } = {};
   let pending: NodeJS.Timeout | undefined;
@@ -142,7 +145,7 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
     const raw = await readAll(req);
     if (raw.length > MAX_MESSAGES_BODY_BYTES) return forward(req, res, { upstream, body: raw });
     const sessionHeader = req.headers[SESSION_HEADER];
-    const now = Date.now();
+    const now = clock();
     const f = engine.onRequest(raw, { [SESSION_HEADER]: sessionHeader }, now);
     const recorder = new ResponseRecorder();
     const relay = {
@@ -166,7 +169,7 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
   /** Pipe the client's request upstream untouched, keep a copy, record the call from it. */
   const observe = (req: IncomingMessage, res: ServerResponse): void => {
     const sessionHeader = req.headers[SESSION_HEADER];
-    const now = Date.now();
+    const now = clock();
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (c: Buffer) => {
