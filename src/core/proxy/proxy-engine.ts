@@ -230,6 +230,11 @@ export class ProxyEngine {
     this.o.onChange?.(st.entry);
   }
 
+  /** The call's response was an error (or never came whole): it left nothing in the cache to judge. */
+  onFailed(sessionId: string, callIndex: number): void {
+    this.verdicts.onFailed(sessionId, callIndex);
+  }
+
   /**
    * One step of making estimated token counts exact (off the request path: the host calls
    * it while idle, one step per event-loop turn). The most recently active session first.

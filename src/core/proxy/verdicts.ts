@@ -134,6 +134,20 @@ export class ProxyVerdicts {
    * (a side call, a subagent under the same key: another system prompt or tool set) starts
    * its own, so its requests are never compared with the main conversation's.
    */
+  /**
+   * The call got no answer the cache could come from (an error status, a cut stream): the
+   * next call is compared with the request before it, and a retry takes its number back.
+   */
+  onFailed(sessionId: string, sessionCall: number): void {
+    const key = pendingKey(sessionId, sessionCall);
+    const p = this.pending.get(key);
+    if (!p) return;
+    this.pending.delete(key);
+    const l = p.lineage;
+    if (l.last === p.current) l.last = p.previous;
+    if (l.count === p.call + 1) l.count = p.call;
+  }
+
   private lineageOf(r: VerdictRequest, print: RequestFingerprint): Lineage {
     const known = this.bySession.get(r.sessionId);
     if (known) return known;

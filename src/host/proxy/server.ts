@@ -154,7 +154,9 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
       identity: true,
       onChunk: (c: Buffer) => recorder.push(c),
       onEnd: (status: number) => {
-        if (status === 200 && f.sessionId !== undefined && f.callIndex !== undefined) engine.onResponse(f.sessionId, f.callIndex, recorder.facts());
+        if (f.sessionId === undefined || f.callIndex === undefined) return;
+        if (status === 200) engine.onResponse(f.sessionId, f.callIndex, recorder.facts());
+        else engine.onFailed(f.sessionId, f.callIndex);
       },
     };
     const previous = diagnostics && f.sessionId !== undefined && f.callIndex !== undefined ? engine.verdicts.previousMessageId(f.sessionId, f.callIndex) : undefined;
@@ -193,7 +195,9 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
       identity: true,
       onChunk: (c) => recorder.push(c),
       onEnd: (status) => {
-        if (status === 200 && f?.sessionId !== undefined && f.callIndex !== undefined) engine.onResponse(f.sessionId, f.callIndex, recorder.facts());
+        if (f?.sessionId === undefined || f.callIndex === undefined) return;
+        if (status === 200) engine.onResponse(f.sessionId, f.callIndex, recorder.facts());
+        else engine.onFailed(f.sessionId, f.callIndex);
       },
     });
   };

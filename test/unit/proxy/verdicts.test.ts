@@ -44,4 +44,14 @@ describe('ProxyVerdicts lineages', () => {
     const other = call(v, 'anon-3', 0, [user('something else')], { key: undefined });
     expect(other.lineage).not.toBe(a.lineage);
   });
+
+  it('a failed call leaves nothing to compare with: the retry takes its number and is compared with the call before', () => {
+    const v = new ProxyVerdicts();
+    call(v, 'K', 0, [user('a')]);
+    v.onResponse('K', 0, { id: 'msg_0', usage: usage(0, 2000) });
+    expect(call(v, 'K', 1, [user('a'), asst('b'), user('c')])).toMatchObject({ call: 1, previousMessageId: 'msg_0' });
+    v.onFailed('K', 1);
+    expect(call(v, 'K', 2, [user('a'), asst('b'), user('c')])).toMatchObject({ call: 1, previousMessageId: 'msg_0' });
+    expect(v.onResponse('K', 2, { id: 'msg_1', usage: usage(2000, 50) })!.verdict).toMatchObject({ call: 1, miss: null });
+  });
 });
