@@ -54,6 +54,13 @@ describe('inspector: cache verdicts of a proxied session', () => {
     expect(w.errors).toEqual([]);
     expect(w.cspViolations).toEqual([]);
     await page.close();
+    // The same in the high-contrast theme: the marks and the verdict take the theme's colours.
+    const hc = await openInspector(browser, proxy.url, { theme: 'high-contrast' });
+    await hc.page.click('.chart-svg .miss-mark >> nth=0');
+    await hc.page.waitForSelector('.diff-view .verdict.verdict-miss');
+    await screenshot(hc.page, 'call-detail-verdict-high-contrast');
+    expect(hc.errors).toEqual([]);
+    await hc.page.close();
   });
 
   it('prices a trim first; one that will not pay back asks, and can wait for the next cold cache or be cancelled', async () => {
