@@ -23,30 +23,45 @@ export interface PricingContext {
   readonly idleMs: number | undefined;
 }
 
-/** Cached tokens from row `from` on: what the next call writes again after an edit there. */
-function cachedFrom(rows: readonly InspectorRow[], from: number): number {
-  let n = 0;
-  for (let i = Math.max(0, from); i < rows.length; i++) if (rows[i].cached && rows[i].sent) n += rows[i].tokens;
-  return n;
-}
+/** The rows, looked up once per snapshot: row by block id, cached tokens from each row on. */
+class RowIndex {
+  private readonly at = new Map<string, number>();
+  /** suffix[i]: cached tokens sent from row i on (suffix[rows.length] = 0). */
+  private readonly suffix: number[];
 
-function rowIndex(rows: readonly InspectorRow[], blockId: string): number {
-  const i = rows.findIndex((r) => r.blockId === blockId);
-  if (i < 0) throw new InspectorActionError(`no block ${blockId} in the next request`);
-  return i;
+  constructor(readonly rows: readonly InspectorRow[]) {
+    this.suffix = new Array<number>(rows.length + 1).fill(0);
+    for (let i = rows.length - 1; i >= 0; i--) {
+      const r = rows[i];
+      this.at.set(r.blockId, i);
+      this.suffix[i] = this.suffix[i + 1] + (r.cached && r.sent ? r.tokens : 0);
+    }
+  }
+
+  /** Cached tokens from row `from` on: what the next call writes again after an edit there. */
+  cachedFrom(from: number): number {
+    return this.suffix[Math.min(this.rows.length, Math.max(0, from))];
+  }
+
+  indexOf(blockId: string): number {
+    const i = this.at.get(blockId);
+    if (i === undefined) throw new InspectorActionError(`no block ${blockId} in the next request`);
+    return i;
+  }
 }
 
 /** Where the action edits the request and the tokens per call it saves. */
-function effect(rows: readonly InspectorRow[], a: PricedAction): { from: number; tokensPerCall: number; savingUnknown?: boolean } {
+function effect(ix: RowIndex, a: PricedAction): { from: number; tokensPerCall: number; savingUnknown?: boolean } {
+  const rows = ix.rows;
   switch (a.op) {
     case 'trim': {
-      const i = rowIndex(rows, a.blockId);
+      const i = ix.indexOf(a.blockId);
       const after = a.text ? Math.ceil(a.text.length / 4) : USER_TRIM_TOKENS;
       return { from: i, tokensPerCall: Math.max(0, rows[i].tokens - after) };
     }
     case 'restore':
     case 'pin': {
-      const i = rowIndex(rows, a.blockId);
+      const i = ix.indexOf(a.blockId);
       // Pinning a trimmed block sends it verbatim again, like a restore; a verbatim one changes nothing.
       const delta = rows[i].tokens - rows[i].originalTokens;
       return delta === 0 ? { from: rows.length, tokensPerCall: 0 } : { from: i, tokensPerCall: delta };
@@ -67,22 +82,30 @@ function effect(rows: readonly InspectorRow[], a: PricedAction): { from: number;
   }
 }
 
+function priceWith(ix: RowIndex, c: Omit<PricingContext, 'snapshot'>, a: PricedAction): ActionPrice {
+  const e = effect(ix, a);
+  return priceAction({ model: c.model, ttl: c.ttl, rewriteTokens: ix.cachedFrom(e.from), tokensPerCall: e.tokensPerCall, callsSoFar: c.callsSoFar, idleMs: c.idleMs, savingUnknown: e.savingUnknown });
+}
+
 /** The price of an action on the view as it is now. */
 export function priceOfAction(c: PricingContext, a: PricedAction): ActionPrice {
-  const rows = c.snapshot.rows;
-  const e = effect(rows, a);
-  return priceAction({ model: c.model, ttl: c.ttl, rewriteTokens: cachedFrom(rows, e.from), tokensPerCall: e.tokensPerCall, callsSoFar: c.callsSoFar, idleMs: c.idleMs, savingUnknown: e.savingUnknown });
+  return priceWith(new RowIndex(c.snapshot.rows), c, a);
 }
 
 /** The snapshot's findings, each with its action's price (the same price the action asks before it runs). */
 export function withPrices(snapshot: InspectorSnapshot, c: Omit<PricingContext, 'snapshot'>): Finding[] {
+  if (!snapshot.findings.some((f) => f.action)) return snapshot.findings;
+  const ix = new RowIndex(snapshot.rows);
+  // Compaction's price is the same for every finding that offers it.
+  let compact: ActionPrice | undefined;
   return snapshot.findings.map((f) => {
     const a = f.action;
     if (!a) return f;
     const action: PricedAction | undefined = a.kind === 'compact' ? { op: 'compact' } : a.blockId ? { op: a.kind, blockId: a.blockId } : undefined;
     if (!action) return f;
     try {
-      return { ...f, price: priceOfAction({ ...c, snapshot }, action) };
+      const price = action.op === 'compact' ? (compact ??= priceWith(ix, c, action)) : priceWith(ix, c, action);
+      return { ...f, price };
     } catch {
       return f;
     }
