@@ -114,6 +114,7 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
   const prompt = (text: string): void => {
     if (scripted || loop.running) throw new Error('The demo is still working on a prompt: wait until it is done.');
     log(`\n> ${text}  (from the inspector)`);
+    for (const m of inspector.applyDeferredIfCold(Date.now())) log(`  deferred action applied on a cold cache: ${m}`);
     turn = loop.run(text).then(
       (r) => {
         if (r.error) log(`  stopped: ${r.error.message}`);
