@@ -1,10 +1,15 @@
 /** `trimline inspect <file>`: the view after replaying a transcript through a strategy. */
+import { readFileSync } from 'node:fs';
 import { importTranscript } from '../core/import';
+import { journalImporter } from '../core/import/journal';
+import type { ImportedSession } from '../core/session/types';
 import { CostLedger, replay, totals, viewRows, type ContextEngine, type ReplayStep } from '../core/engine';
 import type { PipelineConfig } from '../core/trimming';
 import { serveTranscript } from '../host/standalone';
 import { jsonTerminalSafe, terminalSafe, terminalSafeLine as line } from '../protocol/safe-text';
+import { lineageCalls } from '../core/store/verdicts';
 import { pad, padStart, usd, UsageError } from './common';
+import { verdictLines } from './verdict-lines';
 
 export interface InspectOptions {
   strategy: string;
@@ -12,9 +17,21 @@ export interface InspectOptions {
   json: boolean;
 }
 
+/** A Trimline journal (a proxied or agent session) or any transcript format. */
+function importJournalOrTranscript(file: string): ImportedSession {
+  let text: string | undefined;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    // importTranscript says why the file cannot be read.
+  }
+  const input = text === undefined ? undefined : { file, text, json: { ok: false as const, error: 'not parsed' } };
+  return input && journalImporter.detect(input) ? journalImporter.parse(input) : importTranscript(file);
+}
+
 /** Replay every recorded call, then prepare the request that would come next. */
 export function inspectTranscript(file: string, o: InspectOptions) {
-  const imp = importTranscript(file);
+  const imp = importJournalOrTranscript(file);
   const it = replay(imp, { strategy: o.strategy, config: o.config });
   let engine: ContextEngine | undefined;
   let ledger: CostLedger | undefined;
@@ -42,6 +59,8 @@ export function inspectTranscript(file: string, o: InspectOptions) {
 /** The inspect output, text or JSON, safe to print to a terminal (see core/text/safe-text.ts). */
 export function runInspect(file: string, o: InspectOptions): string {
   const r = inspectTranscript(file, o);
+  // A proxied session's journal: every call's cache verdict, across the client session's epochs.
+  const perCall = r.imp.format === 'trimline-journal' ? lineageCalls(file) : undefined;
   if (o.json) {
     return jsonTerminalSafe(JSON.stringify(
       {
@@ -56,6 +75,7 @@ export function runInspect(file: string, o: InspectOptions): string {
         breakpoints: r.next.breakpoints,
         next: { usage: r.nextCost.usage, cost: r.nextCost.cost },
         decisions: r.engine.decisions.all(),
+        ...(perCall ? { perCall } : {}),
       },
       null,
       2,
@@ -85,6 +105,7 @@ export function runInspect(file: string, o: InspectOptions): string {
   out.push(`next request: input ${c.usage.input_tokens}, cache write ${c.usage.cache_creation_input_tokens}, cache read ${c.usage.cache_read_input_tokens} tokens → ${usd(c.cost.total)} input cost`);
   out.push(`replay of ${r.ledger.totals.calls} requests: ${usd(r.ledger.totals.inputCost)} simulated input cost, cache hit ratio ${(100 * r.ledger.hitRatio()).toFixed(1)}%`);
   out.push('(q: e = estimated, c = calibrated, x = exact; tokens in parentheses are not sent)');
+  if (perCall) out.push('', ...verdictLines(perCall));
   return terminalSafe(out.join('\n'));
 }
 

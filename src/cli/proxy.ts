@@ -12,7 +12,7 @@ import { terminalSafe } from '../protocol/safe-text';
 import { loadConfig, UsageError } from './common';
 import { parsePort } from './inspect';
 
-export const PROXY_USAGE = 'trimline proxy [--port N] [--upstream URL] [--strategy S] [--config F] [--journal DIR | --no-journal] [--verbose]';
+export const PROXY_USAGE = 'trimline proxy [--port N] [--upstream URL] [--strategy S] [--config F] [--journal DIR | --no-journal] [--cache-diagnostics] [--verbose]';
 
 /** Where Trimline keeps per-user data (XDG on Linux, Application Support on macOS, APPDATA on Windows). */
 export function userDataDir(): string {
@@ -43,6 +43,7 @@ export async function runProxy(args: string[]): Promise<number> {
       config: { type: 'string', short: 'c' },
       journal: { type: 'string' },
       'no-journal': { type: 'boolean' },
+      'cache-diagnostics': { type: 'boolean' },
       verbose: { type: 'boolean', short: 'v' },
     },
   });
@@ -63,6 +64,8 @@ export async function runProxy(args: string[]): Promise<number> {
     // Verbose lines name models, paths and client text: through the terminal sanitizer.
     log: values.verbose ? (line) => process.stderr.write(`${terminalSafe(line)}\n`) : undefined,
     warn: (line) => process.stderr.write(`${terminalSafe(line)}\n`),
+    cacheDiagnostics: values['cache-diagnostics'] ?? false,
+    notice: (line) => process.stderr.write(`${terminalSafe(line)}\n`),
   });
   process.stdout.write(`Trimline proxy: ${proxy.url}\n`);
   await new Promise<void>((resolve) => {

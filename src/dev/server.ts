@@ -17,6 +17,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { CacheSimulator, type SimRequest } from '../core/cache/simulator';
 import { demoTurn } from './demo-policy';
+import { DiagnosticsMemory, diagnosticsAsk, type DiagnosticsAsk } from './diagnostics';
 import { errorBody, randomId, seededId, statusForErrorType } from './errors';
 import { modelInfo, modelTable, type ModelSpec } from './models';
 import { encodeEvent, errorEvent, materialize, messageJson, streamEvents, verifyThinking, type OutMessage } from './sse';
@@ -57,6 +58,8 @@ export interface TestServerOptions {
   readonly minCacheTokens?: number | ((model: string) => number);
   readonly maxBodyBytes?: number;
   readonly apiVersions?: readonly string[];
+  /** The cache diagnostics beta (diagnostics.ts; default true); false: refuse it like an upstream without it. */
+  readonly cacheDiagnostics?: boolean;
 }
 
 export interface TestServer {
@@ -88,6 +91,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   const maxBytes = opts.maxBodyBytes ?? MAX_BODY_BYTES;
   const versions = new Set(opts.apiVersions ?? KNOWN_API_VERSIONS);
   const requests: RecordedRequest[] = [];
+  const diagnostics = new DiagnosticsMemory();
   let queue: ScriptEntry[] = [];
   let faultQueue: Fault[] = [];
   let predicate: FaultPredicate | undefined;
@@ -208,14 +212,16 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       return reject(rec, res, rid, check.rejection.status, check.rejection.type, check.rejection.message);
     }
     rec.validation = { ok: true, status: 200, warnings: check.warnings };
+    const ask = countOnly ? ({ asked: false } as const) : diagnosticsAsk(check.body, req.headers['anthropic-beta'], opts.cacheDiagnostics ?? true);
+    if ('error' in ask) return reject(rec, res, rid, 400, 'invalid_request_error', ask.error);
     if (countOnly) {
       rec.response = { status: 200, requestId: rid, kind: 'json' };
       return send(res, 200, rid, { input_tokens: check.promptTokens });
     }
-    return respond(rec, res, rid, check.body, fault);
+    return respond(rec, res, rid, check.body, fault, ask);
   }
 
-  async function respond(rec: RecordedRequest, res: ServerResponse, rid: string, body: MessagesBody, fault: Fault | undefined): Promise<void> {
+  async function respond(rec: RecordedRequest, res: ServerResponse, rid: string, body: MessagesBody, fault: Fault | undefined, ask: DiagnosticsAsk): Promise<void> {
     const entry = queue.shift();
     let turn: ScriptedTurn;
     const call: IncomingCall = { seq: rec.seq, body, headers: rec.headers };
@@ -234,8 +240,12 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
 
     const usage = cache.step(body as unknown as SimRequest, blockTokens, now());
     const { content, stopReason } = materialize(turn, seed * 7919 + rec.seq);
+    const id = seededId('msg_', seed * 104729 + rec.seq);
+    const missReason = 'asked' in ask && ask.asked ? diagnostics.reason(ask.previous, body) : undefined;
+    diagnostics.remember(id, body);
     const msg: OutMessage = {
-      id: seededId('msg_', seed * 104729 + rec.seq),
+      id,
+      ...(missReason !== undefined ? { diagnostics: { cache_miss_reason: missReason } } : {}),
       model: body.model,
       content,
       stopReason,
@@ -256,6 +266,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       content,
       fault,
       cache: cache.lastTrace,
+      ...(missReason !== undefined ? { cacheMissReason: missReason } : {}),
     };
 
     if (!body.stream) {
@@ -355,6 +366,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       faultQueue = [];
       predicate = undefined;
       cache.clear();
+      diagnostics.clear();
     },
     close: () =>
       new Promise<void>((resolve) => {

@@ -43,6 +43,8 @@ export interface OutMessage {
   readonly usage: ReportedUsage & {
     readonly cache_creation: { readonly ephemeral_5m_input_tokens: number; readonly ephemeral_1h_input_tokens: number };
   };
+  /** The cache diagnostics beta's answer (diagnostics.ts), when the request asked for it. */
+  readonly diagnostics?: { readonly cache_miss_reason: unknown };
 }
 
 const SIGNATURE_TAG = 'trimline-test-server';
@@ -95,6 +97,7 @@ export function messageJson(msg: OutMessage): Record<string, unknown> {
     stop_sequence: null,
     stop_details: null,
     usage: { ...msg.usage, service_tier: 'standard' },
+    ...(msg.diagnostics ? { diagnostics: msg.diagnostics } : {}),
   };
 }
 
@@ -154,6 +157,7 @@ export function streamEvents(msg: OutMessage, seed: number): SseEvent[] {
           output_tokens: 1,
           service_tier: 'standard',
         },
+        ...(msg.diagnostics ? { diagnostics: msg.diagnostics } : {}),
       },
     },
   });

@@ -126,6 +126,8 @@ export interface RecordedResponse {
   readonly interrupted?: boolean;
   /** How the cache simulator arrived at the usage (breakpoints, read and write positions). */
   readonly cache?: CacheTrace;
+  /** The cache diagnostics beta's answer, when the request asked (null: nothing diverged). */
+  readonly cacheMissReason?: { readonly type: string; readonly cache_missed_input_tokens: number } | null;
 }
 
 export interface RecordedRequest {

@@ -3,6 +3,7 @@
  * types are in messages.ts, "Snapshot deltas"). A delta carries few rows, so each is
  * checked whole; whether it fits the webview's snapshot is decided when applying it.
  */
+import { isCallVerdict } from './verdicts';
 import type { CallPoint, Finding, FindingsEdit, InspectorRow, SnapshotDelta, SnapshotHead } from './messages';
 
 /** The head parts a delta may carry (every top-level field but rows, calls and findings). */
@@ -62,7 +63,7 @@ export function isInspectorRow(v: unknown): v is InspectorRow {
 }
 
 function isCallPoint(v: unknown): v is CallPoint {
-  return isObj(v) && num(v.call) && num(v.sent) && num(v.cached) && num(v.untrimmed) && num(v.cost);
+  return isObj(v) && num(v.call) && num(v.sent) && num(v.cached) && num(v.untrimmed) && num(v.cost) && (v.verdict === undefined || isCallVerdict(v.verdict));
 }
 
 /** The head parts the webview dereferences, checked like a snapshot's. */

@@ -67,7 +67,7 @@ function samePart(a: unknown, b: unknown): boolean {
 }
 
 function sameCall(a: CallPoint, b: CallPoint): boolean {
-  return a.call === b.call && a.sent === b.sent && a.cached === b.cached && a.untrimmed === b.untrimmed && a.cost === b.cost;
+  return a.call === b.call && a.sent === b.sent && a.cached === b.cached && a.untrimmed === b.untrimmed && a.cost === b.cost && JSON.stringify(a.verdict) === JSON.stringify(b.verdict);
 }
 
 /**

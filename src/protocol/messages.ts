@@ -7,6 +7,9 @@
  * with the guards of parse.ts (deltas with those of delta-guards.ts).
  */
 import type { McpApprovalInfo, McpInspectorInfo, McpRequest } from './mcp';
+import type { CallVerdict } from './verdicts';
+import type { ActionPrice } from './prices';
+import type { Issue17Request, Issue17Results } from './issue17';
 
 export type * from './mcp';
 
@@ -46,6 +49,8 @@ export interface CallPoint {
   cached: number;
   untrimmed: number;
   cost: number;
+  /** Why the call read less from the cache than the one before left there (protocol-verdicts.ts). */
+  verdict?: CallVerdict;
 }
 
 /** What a slice of the next request is made of (the composition bar colours by group). */
@@ -67,6 +72,8 @@ export interface Finding {
   tokens?: number;
   /** The call the finding is about (cache invalidations): the diff view can show it. */
   call?: number;
+  /** What its action costs against the prompt cache (protocol-prices.ts). */
+  price?: ActionPrice;
 }
 
 export interface InspectorSnapshot {
@@ -172,7 +179,7 @@ export interface ActionResult {
 }
 
 /** The `result` type of each request op (the response's `result` field). */
-export interface RequestResults {
+export interface RequestResults extends Issue17Results {
   pin: ActionResult;
   unpin: ActionResult;
   trim: ActionResult;
@@ -259,7 +266,8 @@ export type WebviewRequest =
   | { op: 'setApiKey' }
   /** From the inspector's empty state: one of the actions the host offered in `empty`. */
   | { op: 'runAction'; action: InspectorAction }
-  | McpRequest;
+  | McpRequest
+  | Issue17Request;
 
 /** `ready` also asks for a whole snapshot again (a delta that did not fit the webview's revision). */
 export type WebviewMessage = { type: 'ready' } | { type: 'request'; id: number; request: WebviewRequest };

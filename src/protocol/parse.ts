@@ -4,6 +4,7 @@
  * in messages.ts; deltas are checked by delta-guards.ts.
  */
 import { isRevision, isSnapshotDelta } from './delta-guards';
+import { parseIssue17Request } from './issue17';
 import { INSPECTOR_ACTIONS, type HostMessage, type InspectorAction, type WebviewMessage, type WebviewRequest } from './messages';
 
 function isInspectorAction(v: unknown): v is InspectorAction {
@@ -97,7 +98,9 @@ export function parseWebviewMessage(v: unknown): WebviewMessage | undefined {
     case 'resume':
     case 'setApiKey':
       return ok({ op: r.op });
-    default:
-      return undefined;
+    default: {
+      const extra = parseIssue17Request(r);
+      return extra ? ok(extra) : undefined;
+    }
   }
 }

@@ -16,6 +16,11 @@ import type { ConnectionState, Transport } from '../shared/transport';
 import { applyTheme } from '../shared/theme';
 import { CallChart } from './chart';
 import { DiffView } from './diff-view';
+import type { CallVerdict } from '../../src/protocol/verdicts';
+import { verdictOf } from './verdict-view';
+import { SessionPicker } from './session-picker';
+import { HeadView } from './head-view';
+import { PromptBox, statusTarget } from './prompt-box';
 import { EmptyState } from './empty-state';
 import { isFiltered, NO_FILTER, type RowFilter } from './filter';
 import { FindingsView } from './findings-view';
@@ -55,7 +60,13 @@ export class InspectorApp {
   private readonly statusLine: StatusLine;
   private readonly details: RowDetails;
   private readonly header: Header;
-  private readonly chart = new CallChart();
+  private readonly chart = new CallChart((c) => this.showDiff(c));
+  private readonly sessions: SessionPicker;
+  private readonly head = new HeadView();
+  private readonly prompt: PromptBox;
+  private headAsking = false;
+  private headUnsupported = false;
+  private headKnown = false;
   private readonly toolbar: Toolbar;
   private readonly grid: VirtualGrid;
   private readonly findings: FindingsView;
@@ -79,6 +90,9 @@ export class InspectorApp {
       (spec) => this.run({ op: 'setStrategy', spec }, `Replaying with ${spec}…`),
       () => this.setOverview(this.overview.hidden),
     );
+    this.sessions = new SessionPicker(transport);
+    this.prompt = new PromptBox(transport, statusTarget(this.statusLine.status, this.statusLine.alert));
+    this.header.el.querySelector('.topbar')?.append(this.sessions.el);
     this.toolbar = new Toolbar((f) => this.setFilter(f));
     this.grid = new VirtualGrid(
       {
@@ -103,6 +117,7 @@ export class InspectorApp {
         { id: 'context', label: 'Context', panel: h('div', { class: 'context-panel' }, this.toolbar.el, this.grid.el) },
         { id: 'findings', label: 'Findings', panel: this.findings.el },
         { id: 'diff', label: 'Diff', panel: this.diff.el },
+        { id: 'head', label: 'System & tools', panel: this.head.el, optional: true },
         { id: 'tools', label: 'Tools', panel: this.mcp.el, optional: true },
       ],
       (id) => this.onTab(id),
@@ -117,7 +132,7 @@ export class InspectorApp {
       for (const id of saved.expanded ?? []) this.details.expanded.add(id);
     }
     this.model.setFilter(this.filter);
-    const footer = h('footer', { class: 'statusbar' }, this.statusLine.status, this.statusLine.alert, this.conn);
+    const footer = h('footer', { class: 'statusbar' }, this.prompt.el, this.statusLine.confirm.el, this.statusLine.status, this.statusLine.alert, this.conn);
     replaceChildren(this.root, this.loading, this.main, this.empty.el, footer);
     if (saved?.overview === false) this.setOverview(false);
     this.root.setAttribute('aria-busy', 'true');
@@ -207,6 +222,10 @@ export class InspectorApp {
     this.showRows();
     this.header.update(s);
     this.chart.update(s);
+    this.sessions.refresh();
+    this.prompt.probe();
+    // Once to know whether the host has a head to show, then while its tab is open.
+    if (!this.headKnown || this.tabs.current === 'head') this.loadHead();
     this.toolbar.updateTools(this.model.tools);
     // The findings list is drawn when its tab shows (live updates change a few findings each call).
     if (this.tabs.current === 'findings') this.findings.update(s.findings);
@@ -285,7 +304,21 @@ export class InspectorApp {
     this.loadDiff(call);
   }
 
+  /** The System & tools tab: loaded with each snapshot (the tab appears once the host answers). */
+  private loadHead(): void {
+    if (this.headUnsupported || this.headAsking) return;
+    this.headAsking = true;
+    this.transport.request({ op: 'head' }).then(
+      (r) => {
+        this.headKnown = true;
+        if (this.head.show(r)) this.tabs.show('head');
+      },
+      () => (this.headUnsupported = true),
+    ).finally(() => (this.headAsking = false));
+  }
+
   private onTab(id: TabId): void {
+    if (id === 'head') this.loadHead();
     if (id === 'diff') this.loadDiff(this.diffCall);
     if (id === 'findings' && this.snapshot) this.findings.update(this.snapshot.findings);
     this.save();
@@ -296,10 +329,11 @@ export class InspectorApp {
     const s = this.snapshot;
     if (!s) return;
     this.diffCall = call === s.callIndex ? undefined : call;
-    this.diff.setCalls(s.callIndex, call ?? s.callIndex);
+    const verdict = (c: number): CallVerdict | undefined => verdictOf(this.snapshot?.calls.find((p) => p.call === c));
+    this.diff.setCalls(s.callIndex, call ?? s.callIndex, verdict);
     this.diff.showLoading();
     this.transport.request({ op: 'diff', call }).then(
-      (d) => this.diff.show(d, this.rowsByRef()),
+      (d) => this.diff.show(d, this.rowsByRef(), verdict(d.call)),
       (e: unknown) => this.diff.showError((e as Error).message),
     );
   }

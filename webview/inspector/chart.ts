@@ -6,6 +6,7 @@
 import type { CallPoint, InspectorSnapshot } from '../../src/protocol';
 import { clear, h, setText, svg } from '../shared/dom';
 import { fmtTokens, fmtUsd } from '../shared/format';
+import { isRealMiss, verdictLine, verdictOf } from './verdict-view';
 
 const HEIGHT = 132;
 const PAD = { left: 44, right: 10, top: 10, bottom: 18 };
@@ -18,8 +19,10 @@ export class CallChart {
   private next?: CallPoint;
   private width = 600;
 
-  constructor() {
-    this.plot = svg('svg', { class: 'chart-svg', height: HEIGHT, role: 'img' });
+  /** `selectCall`: a miss mark was activated (click, Enter or Space): show that call's diff. */
+  constructor(private readonly selectCall?: (call: number) => void) {
+    // A group, not an image: the miss marks inside it are focusable.
+    this.plot = svg('svg', { class: 'chart-svg', height: HEIGHT, role: 'group' });
     this.readout = h('div', { class: 'chart-readout', 'aria-hidden': 'true' });
     const legend = h(
       'div',
@@ -77,7 +80,8 @@ export class CallChart {
     const pts = this.all();
     const { x, y, max } = this.scales();
     const last = this.points.at(-1);
-    this.plot.setAttribute('aria-label', last ? `Input tokens over ${this.points.length} calls; last call sent ${last.sent} tokens, ${last.cached} from the cache, ${last.untrimmed} untrimmed` : 'No calls recorded yet');
+    const misses = this.points.filter((p) => isRealMiss(verdictOf(p))).length;
+    this.plot.setAttribute('aria-label', last ? `Input tokens over ${this.points.length} calls; last call sent ${last.sent} tokens, ${last.cached} from the cache, ${last.untrimmed} untrimmed${misses ? `; ${misses} calls missed the cache (marked)` : ''}` : 'No calls recorded yet');
     this.plot.append(svg('title', {}, this.plot.getAttribute('aria-label') ?? ''));
     for (const f of [0, 0.5, 1]) {
       const yy = y(max * f);
@@ -93,8 +97,31 @@ export class CallChart {
       const i = pts.length - 1;
       this.plot.append(svg('circle', { cx: x(i), cy: y(this.next.sent), r: 4, class: 'series-next' }));
     }
+    this.missMarks(x);
     this.plot.append(svg('text', { x: PAD.left, y: HEIGHT - 4, class: 'axis' }, 'call 0'));
     this.plot.append(svg('text', { x: this.width - PAD.right, y: HEIGHT - 4, class: 'axis', 'text-anchor': 'end' }, this.next ? `next (${this.next.call})` : `call ${pts.length - 1}`));
+  }
+
+  /** A mark above every call that missed the cache: its reason as the title, focusable, opens the call's diff. */
+  private missMarks(x: (i: number) => number): void {
+    this.points.forEach((p, i) => {
+      const v = verdictOf(p);
+      if (!isRealMiss(v)) return;
+      const cx = x(i);
+      const label = `Call ${p.call}: ${verdictLine(v)}`;
+      const mark = svg('path', { d: `M${(cx - 5).toFixed(1)},${PAD.top - 8} L${(cx + 5).toFixed(1)},${PAD.top - 8} L${cx.toFixed(1)},${PAD.top} Z`, class: 'miss-mark', tabindex: 0, role: 'button', 'aria-label': label });
+      mark.append(svg('title', {}, label));
+      const open = (): void => this.selectCall?.(p.call);
+      mark.addEventListener('click', open);
+      mark.addEventListener('keydown', (e) => {
+        if (e.key !== 'Enter' && e.key !== ' ') return;
+        e.preventDefault();
+        open();
+      });
+      mark.addEventListener('focus', () => setText(this.readout, label));
+      mark.addEventListener('blur', () => setText(this.readout, ''));
+      this.plot.append(mark);
+    });
   }
 
   private hover(e: PointerEvent): void {
@@ -105,6 +132,8 @@ export class CallChart {
     const i = Math.max(0, Math.min(pts.length - 1, Math.round(((e.clientX - r.left - PAD.left) / w) * Math.max(1, pts.length - 1))));
     const p = pts[i];
     const name = this.next && i === pts.length - 1 ? `next request (${p.call})` : `call ${p.call}`;
-    setText(this.readout, `${name}: ${fmtTokens(p.sent)} sent, ${fmtTokens(p.cached)} cached, ${fmtTokens(p.untrimmed)} untrimmed, ${fmtUsd(p.cost)}`);
+    const v = verdictOf(p);
+    const why = isRealMiss(v) ? ` · ${verdictLine(v)}` : '';
+    setText(this.readout, `${name}: ${fmtTokens(p.sent)} sent, ${fmtTokens(p.cached)} cached, ${fmtTokens(p.untrimmed)} untrimmed, ${fmtUsd(p.cost)}${why}`);
   }
 }

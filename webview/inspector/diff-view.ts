@@ -2,6 +2,8 @@
 import type { InspectorRow, RequestDiff } from '../../src/protocol';
 import { clear, h, setText } from '../shared/dom';
 import { fmtTokens } from '../shared/format';
+import type { CallVerdict } from '../../src/protocol/verdicts';
+import { isRealMiss, missText, verdictSection } from './verdict-view';
 
 /** Refs listed per column before "and N more". */
 const MAX_LISTED = 150;
@@ -29,14 +31,19 @@ export class DiffView {
     this.el = h('div', { class: 'diff-view' }, h('label', { class: 'diff-picker' }, h('span', {}, 'Compare'), this.picker, h('span', { class: 'muted' }, 'with the request before it')), this.summary, this.body);
   }
 
-  /** Offer calls 0…next (the next request first). */
-  setCalls(next: number, selected: number): void {
-    const key = String(next);
+  /** Offer calls 0…next (the next request first); calls that missed the cache say why. */
+  setCalls(next: number, selected: number, verdictOf: (call: number) => CallVerdict | undefined = () => undefined): void {
+    const labels: string[] = [];
+    for (let c = next - 1; c >= 0; c--) {
+      const v = verdictOf(c);
+      labels.push(isRealMiss(v) ? `Call ${c} — missed: ${missText(v.miss)}` : `Call ${c}`);
+    }
+    const key = `${next}\n${labels.join('\n')}`;
     if (key !== this.options) {
       this.options = key;
       clear(this.picker);
       this.picker.append(h('vscode-option', { value: String(next) }, `Next request (#${next})`));
-      for (let c = next - 1; c >= 0; c--) this.picker.append(h('vscode-option', { value: String(c) }, `Call ${c}`));
+      labels.forEach((label, i) => this.picker.append(h('vscode-option', { value: String(next - 1 - i) }, label)));
     }
     if (this.picker.value !== String(selected)) this.picker.value = String(selected);
   }
@@ -51,14 +58,17 @@ export class DiffView {
     clear(this.body);
   }
 
-  show(d: RequestDiff, rows: ReadonlyMap<string, InspectorRow>): void {
+  show(d: RequestDiff, rows: ReadonlyMap<string, InspectorRow>, verdict?: CallVerdict): void {
     const vs = d.previous === undefined ? 'the first request (everything is new)' : `call ${d.previous}`;
     setText(this.summary, `#${d.call} vs ${vs}: ${d.added.length} added (${fmtTokens(d.addedTokens)} tokens), ${d.removed.length} removed, ${d.changed.length} changed (${fmtTokens(d.removedTokens)} tokens out) · ${d.commonPrefix} blocks identical at the start`);
     clear(this.body);
     const cache = d.cacheBreakAt
       ? h('div', { class: 'cache-break warn' }, h('strong', {}, `Cached prefix breaks at ${d.cacheBreakAt}`), ` — ${fmtTokens(d.invalidatedTokens)} tokens that were cached are written again; the request is ${fmtTokens(Math.max(0, d.savedTokens))} tokens smaller for it.`)
       : h('div', { class: 'cache-break ok' }, d.previous === undefined ? 'First request: the cache is written.' : 'The cached prefix holds: this request only appends.');
-    this.body.append(cache, h('div', { class: 'diff-cols' }, this.column('Added', d.added, rows), this.column('Removed', d.removed, rows), this.column('Changed', d.changed, rows)));
+    if (verdict) this.body.append(verdictSection(verdict));
+    // The verdict knows better than the block diff when the cache broke for a reason blocks don't show (model, TTL).
+    if (!(isRealMiss(verdict) && !d.cacheBreakAt)) this.body.append(cache);
+    this.body.append(h('div', { class: 'diff-cols' }, this.column('Added', d.added, rows), this.column('Removed', d.removed, rows), this.column('Changed', d.changed, rows)));
   }
 
   private column(title: string, refs: readonly string[], rows: ReadonlyMap<string, InspectorRow>): HTMLElement {

@@ -1,6 +1,7 @@
 /** The Findings tab: what is worth a look, each with its one-click action. */
 import type { Finding } from '../../src/protocol';
 import { clear, h } from '../shared/dom';
+import { checkedPrice } from './price-confirm';
 import { fmtTokens } from '../shared/format';
 
 export interface FindingsHandlers {
@@ -53,8 +54,14 @@ export class FindingsView {
       'li',
       { class: `finding sev-${f.severity}` },
       h('span', { class: 'sev', 'aria-label': f.severity }, f.severity === 'warning' ? '⚠' : 'ℹ'),
-      h('div', { class: 'finding-body' }, h('p', { class: 'finding-msg' }, f.message), f.tokens ? h('span', { class: 'finding-tokens' }, `${fmtTokens(f.tokens)} tokens`) : ''),
+      h('div', { class: 'finding-body' }, h('p', { class: 'finding-msg' }, f.message), f.tokens ? h('span', { class: 'finding-tokens' }, `${fmtTokens(f.tokens)} tokens`) : '', priceNote(f)),
       h('div', { class: 'finding-actions' }, ...buttons),
     );
   }
+}
+
+/** The finding's action priced against the cache (checked: the snapshot is checked only shallowly). */
+function priceNote(f: Finding): HTMLElement | string {
+  const p = checkedPrice(f.price);
+  return p ? h('span', { class: 'finding-price' }, `${p.summary}${p.paysBack ? '' : ' — will not pay back: it asks first'}`) : '';
 }

@@ -7,6 +7,7 @@ import type { InspectorAction, RequestResults, WebviewRequest } from '../../src/
 import { h, setText } from '../shared/dom';
 import { fmtUsd } from '../shared/format';
 import type { Transport } from '../shared/transport';
+import { checkedPrice, PriceConfirm } from './price-confirm';
 
 export type ActionOp = 'pin' | 'unpin' | 'trim' | 'restore' | 'compact' | 'setStrategy';
 
@@ -16,6 +17,7 @@ const NOTE_WAIT_MS = 1500;
 export class StatusLine {
   readonly status = h('div', { class: 'status', role: 'status', 'aria-live': 'polite' });
   readonly alert = h('div', { class: 'alert', role: 'alert' });
+  readonly confirm = new PriceConfirm();
   private note?: { before: number; message?: string; after?: number; timer: number };
 
   constructor(
@@ -24,8 +26,37 @@ export class StatusLine {
     private readonly nextCost: () => number,
   ) {}
 
-  /** Send an action; its message and the cost change go to the status line. */
+  /**
+   * Send an action after pricing it: the price goes to the status line; one that will not
+   * pay back asks first (apply, wait for the next cold cache, or cancel). A host that cannot
+   * price (a replay) runs it at once.
+   */
   async run(req: Extract<WebviewRequest, { op: ActionOp }>, pending: string): Promise<boolean> {
+    setText(this.alert, '');
+    const price = await this.transport.request({ op: 'price', action: req }).then(checkedPrice, () => undefined);
+    if (price && !price.paysBack) {
+      const choice = await this.confirm.ask(pending.replace(/…$/, ''), price, req.op !== 'setStrategy');
+      if (choice === 'cancel') {
+        setText(this.status, 'Cancelled: nothing changed.');
+        return false;
+      }
+      if (choice === 'defer') return this.defer(req);
+    }
+    return this.send(req, price ? `${pending} ${price.summary}.` : pending);
+  }
+
+  private async defer(req: Extract<WebviewRequest, { op: ActionOp }>): Promise<boolean> {
+    try {
+      const result = (await this.transport.request({ op: 'defer', action: req })) as RequestResults['defer'];
+      setText(this.status, `${result.message}.`);
+      return true;
+    } catch (e) {
+      setText(this.alert, (e as Error).message);
+      return false;
+    }
+  }
+
+  private async send(req: Extract<WebviewRequest, { op: ActionOp }>, pending: string): Promise<boolean> {
     setText(this.status, pending);
     setText(this.alert, '');
     if (this.note) clearTimeout(this.note.timer);

@@ -1,8 +1,8 @@
-/** ARIA tabs (Context, Findings, Diff, Tools): arrow keys move between tabs, Home/End jump. */
+/** ARIA tabs (Context, Findings, Diff, System & tools, Tools): arrow keys move between tabs, Home/End jump. */
 import { h, setText } from '../shared/dom';
 import { fmtInt } from '../shared/format';
 
-export type TabId = 'context' | 'findings' | 'diff' | 'tools';
+export type TabId = 'context' | 'findings' | 'diff' | 'head' | 'tools';
 
 export interface TabSpec {
   id: TabId;

@@ -9,6 +9,7 @@ import type { Breakpoint, CacheTtl, Repair, RequestBody } from '../request/types
 import type { Session } from '../session/session';
 import { totalInput, type CallUsage, type ContentBlockParam, type MessageParam } from '../session/types';
 import { ttlMsOf } from '../cache/rules';
+import { expectedWarmCalls } from '../cache/warm-calls';
 import { TokenEstimator } from '../tokens';
 import type { TokenQuality } from '../tokens/types';
 import { DecisionLog, MessageIndex, createPipeline, type CacheState, type Pipeline, type PipelineConfig, type PipelineRunResult } from '../trimming';
@@ -106,6 +107,11 @@ export class ContextEngine {
     session.on((e) => {
       if (e.type !== 'message') this.overlaysChanged = true;
     });
+  }
+
+  /** Calls the cache is expected to stay warm for, from this session's loops and pauses (the applier's K). */
+  expectedWarmCalls(): number {
+    return expectedWarmCalls(this.pipeline.loops.evidence(), ttlMsOf(this.ttl)).calls;
   }
 
   get contextWindow(): number {

@@ -10,9 +10,14 @@ import type { AgentEventOf } from '../agent/events';
 import type { ContextEngine, PreparedCall } from '../engine/context-engine';
 import { buildSnapshot, CallHistory } from './index';
 import { answerInspectorRequest, isInspectorRequest } from './requests';
+import { applyUserAction } from './actions';
 import type { Breakpoint } from '../request/types';
 import type { CallUsage } from '../session/types';
-import type { Finding, InspectorSnapshot, WebviewRequest } from '../../protocol';
+import type { CallPoint, Finding, InspectorSnapshot, WebviewRequest } from '../../protocol';
+import type { CallVerdict } from '../../protocol/verdicts';
+import { OwnVerdicts } from './own-verdicts';
+import { DeferredActions, priceOfAction, withPrices } from './action-pricing';
+import { headRows } from './head-rows';
 
 export interface LiveMeta {
   sessionId: string;
@@ -21,6 +26,10 @@ export interface LiveMeta {
   strategies: string[];
   /** Findings of the host's own (e.g. a journal that cannot be written), listed first. */
   findings?: () => Finding[];
+  /** Verdicts come from outside (the proxy, which sees the client's own bytes): none computed here. */
+  externalVerdicts?: boolean;
+  /** A verdict computed here (the host journals it). */
+  onVerdict?: (verdict: CallVerdict) => void;
 }
 
 export class LiveInspector {
@@ -30,12 +39,18 @@ export class LiveInspector {
   private sending?: { callIndex: number; prepared: PreparedCall; at: number };
   private next?: { prepared: PreparedCall; epochStart: number } | { error: string };
   private cached?: InspectorSnapshot;
+  /** Cache verdicts by call index (proxied sessions): shown on the chart and in the Diff tab. */
+  private readonly verdicts = new Map<number, CallVerdict>();
+  private readonly own?: OwnVerdicts;
+  /** Actions the user deferred to the next cold cache. */
+  readonly deferred = new DeferredActions();
 
   constructor(
     private engine: ContextEngine,
     private readonly meta: LiveMeta,
   ) {
     this.history = new CallHistory(engine.session, engine.model, engine.tokens, engine.ttl);
+    if (!meta.externalVerdicts) this.own = new OwnVerdicts();
     this.seed();
   }
 
@@ -74,6 +89,7 @@ export class LiveInspector {
     this.breakpoints.set(e.callIndex, e.breakpoints);
     if ('error' in prepared) return;
     this.sending = { callIndex: e.callIndex, prepared: { ...prepared.prepared, stats: e.stats, breakpoints: [...e.breakpoints] }, at: Date.now() };
+    this.own?.onSend(e.callIndex, prepared.prepared.body, this.sending.at);
     this.invalidate();
   }
 
@@ -93,6 +109,31 @@ export class LiveInspector {
   onUsage(callIndex: number, usage: CallUsage): void {
     if (this.sending?.callIndex === callIndex) this.history.record(this.sending.prepared, this.sending.at, usage);
     this.sending = undefined;
+    const verdict = this.own?.onUsage(callIndex, usage);
+    if (verdict) {
+      this.verdicts.set(callIndex, verdict);
+      this.meta.onVerdict?.(verdict);
+    }
+    this.invalidate();
+  }
+
+  /** Milliseconds since the last recorded call (undefined before the first). */
+  private idleMs(now: number): number | undefined {
+    const last = this.history.lastCallAt();
+    return last === undefined ? undefined : now - last;
+  }
+
+  /** Apply the deferred actions if the cache is cold now (before the next call is prepared); their messages. */
+  applyDeferredIfCold(now: number): string[] {
+    const due = this.deferred.takeIfCold(this.idleMs(now), this.engine.ttl);
+    const done = due.map((a) => applyUserAction(this.engine, a, this.engine.session.calls.length).message);
+    if (done.length) this.invalidate();
+    return done;
+  }
+
+  /** A call's cache verdict (it arrives with the response's usage). */
+  setVerdict(callIndex: number, verdict: CallVerdict): void {
+    this.verdicts.set(callIndex, verdict);
     this.invalidate();
   }
 
@@ -136,6 +177,8 @@ export class LiveInspector {
       epochStart: next.epochStart,
       now: Date.now(),
     });
+    if (this.verdicts.size > 0) this.cached.calls = this.cached.calls.map((p) => withVerdict(p, this.verdicts.get(p.call)));
+    this.cached.findings = withPrices(this.cached, { model: this.engine.model, ttl: this.engine.ttl, callsSoFar: this.history.length, expectedCalls: this.engine.expectedWarmCalls(), idleMs: this.idleMs(Date.now()) });
     const own = this.meta.findings?.() ?? [];
     if (own.length) this.cached = { ...this.cached, findings: [...own, ...this.cached.findings] };
     return this.cached;
@@ -143,6 +186,20 @@ export class LiveInspector {
 
   /** A request from an inspector panel; returns the response's result. */
   handle(req: WebviewRequest): unknown {
+    switch (req.op) {
+      case 'price': {
+        const snapshot = this.snapshot();
+        if (!snapshot) throw new Error('no request yet: send a prompt first');
+        return priceOfAction({ snapshot, model: this.engine.model, ttl: this.engine.ttl, callsSoFar: this.history.length, expectedCalls: this.engine.expectedWarmCalls(), idleMs: this.idleMs(Date.now()) }, req.action);
+      }
+      case 'defer':
+        return this.deferred.add(req.action, this.engine.ttl);
+      case 'head': {
+        const next = this.nextRequest();
+        if ('error' in next) throw new Error('no request yet: send a prompt first');
+        return headRows(this.engine.session, next.prepared, this.history, this.engine.model, Date.now());
+      }
+    }
     if (!isInspectorRequest(req)) throw new Error(`${req.op} is not an inspector request`);
     return answerInspectorRequest(
       {
@@ -158,4 +215,8 @@ export class LiveInspector {
       req,
     );
   }
+}
+
+function withVerdict(p: CallPoint, verdict: CallVerdict | undefined): CallPoint {
+  return verdict ? { ...p, verdict } : p;
 }

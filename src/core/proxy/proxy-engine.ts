@@ -10,7 +10,6 @@
  * bytes go upstream and the reason is kept for the inspector. Auth never reaches this module
  * (the host passes only the session headers it needs).
  */
-import { hashString } from '../cache/hash';
 import { ContextEngine, type PreparedCall } from '../engine/context-engine';
 import { LiveInspector } from '../inspect/live';
 import type { RequestBody } from '../request/types';
@@ -27,7 +26,8 @@ import { strategyNames } from '../trimming';
 import { ProxySessions, type ProxiedSession } from './registry';
 import { sessionKeyOf, type Headers } from './session-key';
 import type { ResponseFacts } from './sse-usage';
-import { clientTtl, upstreamBody } from './upstream';
+import { clientTtl, headKeyOf, upstreamBody } from './upstream';
+import { ProxyVerdicts } from './verdicts';
 
 /**
  * Token counting on the request path: js-tiktoken encodes ~1.2 MB/s, so a long session
@@ -84,13 +84,10 @@ export interface SessionState {
   headKey?: string;
 }
 
-/** The part of a request before the messages that keys the cache (tools → system), plus tool_choice. */
-function headKeyOf(body: RequestBody): string {
-  return hashString(JSON.stringify([body.tools ?? null, body.system ?? null, body.tool_choice ?? null])).join(':');
-}
-
 export class ProxyEngine {
   readonly sessions: ProxySessions;
+  /** Cache verdicts: each call compared with the one its client sent before (verdicts.ts). */
+  readonly verdicts = new ProxyVerdicts();
   private readonly states = new Map<string, SessionState>();
   /** Live sessions with at least one overlay (so `hasOverlays` is one lookup, not a loop). */
   private readonly withOverlays = new Set<string>();
@@ -134,6 +131,8 @@ export class ProxyEngine {
     try {
       const loaded = loadJournal(file);
       for (const u of loaded.usage) loaded.session.completeCall(u.callIndex, { usage: u.usage });
+      // Its verdicts' numbering goes on where the journal left it.
+      for (const v of loaded.verdicts) this.verdicts.seed(v.lineage, v.verdict.call + 1);
       this.o.log?.(`session ${id}: continued from its journal (${loaded.session.messages.length} messages, ${loaded.session.allOverlays().length} overlays)`);
       return loaded.session;
     } catch (e) {
@@ -171,6 +170,12 @@ export class ProxyEngine {
     }
   }
 
+  /** Whether any proxied session has actions waiting for a cold cache (requests then go through the engine). */
+  hasDeferred(): boolean {
+    for (const st of this.states.values()) if (st.inspector.deferred.size > 0) return true;
+    return false;
+  }
+
   /** The session the inspector follows: the most recently active. */
   active(): SessionState | undefined {
     const e = this.sessions.latest();
@@ -202,6 +207,7 @@ export class ProxyEngine {
       const call = s.recordCall({ at: s.messages.length, epochStart: 0, model: body.model, timestamp: new Date(now).toISOString() });
       st.journal?.recordCall(call);
       callIndex = call.index;
+      this.verdicts.onRequest({ sessionId: m.entry.id, key: m.entry.key, sessionCall: callIndex, body, digests: m.entry.digests, now, clientAsked: 'diagnostics' in body });
       // What the inspector shows for this call is this call's request, never an earlier one's.
       st.prepared = undefined;
       // The engine follows the client: its breakpoints' TTL, its model, and whether it changed the head.
@@ -210,6 +216,7 @@ export class ProxyEngine {
       const head = headKeyOf(body);
       const headChanged = st.headKey !== undefined && st.headKey !== head;
       st.headKey = head;
+      for (const done of st.inspector.applyDeferredIfCold(now)) this.o.log?.(`session ${m.entry.id}: deferred action applied on a cold cache: ${done}`);
       // Observe only: the client's bytes, unless the user pinned, trimmed or restored something here.
       if (this.o.strategy === 'none' && s.allOverlays().length === 0) return untouched(undefined, m.entry.id, callIndex);
       const coldFrom = headChanged ? { position: 0, why: 'the client changed its system prompt, tools or tool_choice: its cached prefix is gone' } : undefined;
@@ -224,6 +231,7 @@ export class ProxyEngine {
       const up = upstreamBody(body, prepared.body.messages);
       if ('error' in up) return this.failOpen(st, up.error, raw, callIndex);
       st.lastFailOpen = undefined;
+      this.verdicts.sentAs(m.entry.id, callIndex, up.body, body.messages);
       return { body: Buffer.from(JSON.stringify(up.body), 'utf8'), transformed: true, sessionId: m.entry.id, callIndex };
     } catch (e) {
       const why = `the engine failed on this request: ${e instanceof Error ? e.message : String(e)}`;
@@ -297,9 +305,19 @@ export class ProxyEngine {
     const call = s.completeCall(callIndex, { usage: facts.usage, apiMessageId: facts.id });
     st.journal?.recordUsage(callIndex, facts.usage);
     this.checkJournal(st);
+    const judged = this.verdicts.onResponse(sessionId, callIndex, facts);
+    if (judged) {
+      st.journal?.recordVerdict(judged.lineage, judged.verdict);
+      st.inspector.setVerdict(callIndex, judged.verdict);
+    }
     if (this.o.strategy === 'none' || !st.entry.session.allOverlays().length) st.engine.observeUsage(facts.usage, call?.at ?? s.messages.length, 0, true);
     st.inspector.onUsage(callIndex, facts.usage);
     this.o.onChange?.(st.entry);
+  }
+
+  /** The call's response was an error (or never came whole): it left nothing in the cache to judge. */
+  onFailed(sessionId: string, callIndex: number): void {
+    this.verdicts.onFailed(sessionId, callIndex);
   }
 
   /**
@@ -344,7 +362,7 @@ export class ProxyEngine {
       const why = this.states.get(entry.id)?.journalError;
       return why ? [{ id: 'journal-error', severity: 'warning', message: `Journal: ${why}`, blockIds: [] }] : [];
     };
-    const inspector = new LiveInspector(engine, { sessionId: entry.id, title: () => titleOf(entry), strategy: this.o.strategy, strategies: ['none', 'default', ...strategyNames()], findings });
+    const inspector = new LiveInspector(engine, { sessionId: entry.id, title: () => titleOf(entry), strategy: this.o.strategy, strategies: ['none', 'default', ...strategyNames()], findings, externalVerdicts: true });
     const s = entry.session;
     const overlays = (): void => {
       if (s.allOverlays().length > 0) this.withOverlays.add(entry.id);
@@ -367,7 +385,7 @@ function journalId(id: string): string {
 }
 
 /** First words of the first user text, for the inspector's title. */
-function titleOf(entry: ProxiedSession): string {
+export function titleOf(entry: ProxiedSession): string {
   for (const m of entry.session.messages) {
     if (m.role !== 'user') continue;
     for (const b of m.blocks) {

@@ -14,6 +14,18 @@ export interface ResponseFacts {
   stopReason?: string;
   /** An `error` event arrived (e.g. overloaded after HTTP 200). */
   error?: string;
+  /** The API's `diagnostics.cache_miss_reason` (cache diagnostics beta): absent when not reported. */
+  cacheMissReason?: { type: string; cache_missed_input_tokens?: number } | null;
+}
+
+/** `diagnostics.cache_miss_reason` of a message, if it has one (undefined: not reported). */
+function missReasonOf(m: Record<string, unknown>): ResponseFacts['cacheMissReason'] {
+  const d = m.diagnostics;
+  if (!isObj(d) || !('cache_miss_reason' in d)) return undefined;
+  const r = d.cache_miss_reason;
+  if (r === null) return null;
+  if (!isObj(r) || typeof r.type !== 'string') return undefined;
+  return { type: r.type, ...(typeof r.cache_missed_input_tokens === 'number' ? { cache_missed_input_tokens: r.cache_missed_input_tokens } : {}) };
 }
 
 function isObj(v: unknown): v is Record<string, unknown> {
@@ -59,6 +71,8 @@ export class SseUsageReader {
       if (typeof m.id === 'string') this.facts.id = m.id;
       if (typeof m.model === 'string') this.facts.model = m.model;
       this.facts.usage = mergeUsage(this.facts.usage, m.usage);
+      const reason = missReasonOf(m);
+      if (reason !== undefined) this.facts.cacheMissReason = reason;
     } else if (ev.type === 'message_delta') {
       this.facts.usage = mergeUsage(this.facts.usage, ev.usage);
       if (isObj(ev.delta) && typeof ev.delta.stop_reason === 'string') this.facts.stopReason = ev.delta.stop_reason;
@@ -73,7 +87,10 @@ export function factsOfJson(text: string): ResponseFacts {
   try {
     const v = JSON.parse(text) as unknown;
     if (!isObj(v) || v.type !== 'message') return {};
-    return { id: typeof v.id === 'string' ? v.id : undefined, model: typeof v.model === 'string' ? v.model : undefined, usage: usageOf(v.usage), stopReason: typeof v.stop_reason === 'string' ? v.stop_reason : undefined };
+    const facts: ResponseFacts = { id: typeof v.id === 'string' ? v.id : undefined, model: typeof v.model === 'string' ? v.model : undefined, usage: usageOf(v.usage), stopReason: typeof v.stop_reason === 'string' ? v.stop_reason : undefined };
+    const reason = missReasonOf(v);
+    if (reason !== undefined) facts.cacheMissReason = reason;
+    return facts;
   } catch {
     return {};
   }

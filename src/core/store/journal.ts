@@ -25,6 +25,7 @@ import { newId, type CallRecord, type CallUsage, type LogMessage, type Overlay, 
 import { loadJournalText, scanJournal, type LoadedJournal } from './load';
 import { ensurePrivateDir, fsyncDir, repairTornTail, touchOpen } from './journal-files';
 import { acquireLock, releaseLock } from './lock';
+import type { CallVerdict } from '../../protocol/verdicts';
 import { JOURNAL_EXTENSION, JOURNAL_VERSION, recordIds, storedMessage, type NewRecord } from './records';
 
 /** Session ids become file names: keep them to a portable, traversal-free alphabet. */
@@ -193,6 +194,11 @@ export class Journal {
   /** Usage of a call that was recorded before its usage was known. */
   recordUsage(callIndex: number, usage: CallUsage): boolean {
     return this.append({ type: 'usage', id: recordIds.usage(callIndex), callIndex, usage });
+  }
+
+  /** A call's cache verdict (one per call; a second one for the same call is skipped). */
+  recordVerdict(lineage: string, verdict: CallVerdict): boolean {
+    return this.append({ type: 'verdict', id: recordIds.verdict(verdict.sessionCall), lineage, verdict });
   }
 
   /** A trimming decision; `id` defaults to the decision's own `id` field, else a fresh one. */

@@ -7,6 +7,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import type { CallVerdict } from '../../protocol/verdicts';
 import { Session, type CallUsage, type ImportIssue } from '../session';
 import { JOURNAL_EXTENSION, parseRecord, splitJournal, type HeaderRecord, type JournalRecord } from './records';
 
@@ -62,8 +63,15 @@ export interface LoadedJournal {
   readonly calibrations: readonly unknown[];
   /** History-compression calls (billed, not part of the conversation). */
   readonly compressions: readonly CompressionEntry[];
+  /** Cache verdicts of the calls (proxied sessions), in file order. */
+  readonly verdicts: readonly VerdictEntry[];
   readonly issues: ImportIssue[];
   readonly duplicates: number;
+}
+
+export interface VerdictEntry {
+  readonly lineage: string;
+  readonly verdict: CallVerdict;
 }
 
 export interface CompressionEntry {
@@ -113,18 +121,20 @@ export function loadJournalText(text: string, file: string): LoadedJournal {
   const decisions: unknown[] = [];
   const calibrations: unknown[] = [];
   const compressions: CompressionEntry[] = [];
+  const verdicts: VerdictEntry[] = [];
   for (const { line, record: r } of scan.records) {
     if (r.type === 'usage') usage.push({ callIndex: r.callIndex, usage: r.usage });
     else if (r.type === 'decision') decisions.push(r.decision);
     else if (r.type === 'calibration') calibrations.push(r.calibration);
     else if (r.type === 'compression') compressions.push({ callIndex: r.callIndex, model: r.model, usage: r.usage });
+    else if (r.type === 'verdict') verdicts.push({ lineage: r.lineage, verdict: r.verdict });
     else {
       const problem = applyRecord(session, r);
       if (problem) issues.push({ line, message: problem });
     }
   }
   issues.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
-  return { file, sessionId: header?.sessionId ?? sessionIdOf(file), session, header, usage, decisions, calibrations, compressions, issues, duplicates: scan.duplicates };
+  return { file, sessionId: header?.sessionId ?? sessionIdOf(file), session, header, usage, decisions, calibrations, compressions, verdicts, issues, duplicates: scan.duplicates };
 }
 
 /** Load `<dir>/<sessionId>.jsonl` (or any journal file). A missing file is an error; everything else is an issue. */

@@ -6,12 +6,13 @@
  * they describe), so writing or loading the same fact twice is recognized and
  * skipped: replaying a journal never doubles history.
  */
+import { isCallVerdict, type CallVerdict } from '../../protocol/verdicts';
 import type { Author, CallRecord, CallUsage, ContentBlockParam, LogMessage, MessageMeta, Overlay, Role, TextBlockParam, ToolDefinition } from '../session';
 
 export const JOURNAL_VERSION = 1;
 export const JOURNAL_EXTENSION = '.jsonl';
 
-export type RecordType = 'header' | 'message' | 'overlay-added' | 'overlay-removed' | 'call' | 'usage' | 'decision' | 'calibration' | 'compression';
+export type RecordType = 'header' | 'message' | 'overlay-added' | 'overlay-removed' | 'call' | 'usage' | 'decision' | 'calibration' | 'compression' | 'verdict';
 
 interface RecordBase {
   readonly v: typeof JOURNAL_VERSION;
@@ -85,6 +86,14 @@ export interface CompressionRecord extends RecordBase {
   readonly usage: CallUsage;
 }
 
+/** A call's cache verdict (src/core/cache/verdict.ts): numbered in its lineage (the client's session across epochs). */
+export interface VerdictRecord extends RecordBase {
+  readonly type: 'verdict';
+  /** The client session the call belongs to across epochs (`key:<id>` or `anon:<first session>`). */
+  readonly lineage: string;
+  readonly verdict: CallVerdict;
+}
+
 export type JournalRecord =
   | HeaderRecord
   | MessageRecord
@@ -94,7 +103,8 @@ export type JournalRecord =
   | UsageRecord
   | DecisionRecord
   | CalibrationRecord
-  | CompressionRecord;
+  | CompressionRecord
+  | VerdictRecord;
 
 /** Distributive Omit of the fields every record gets when written. */
 export type NewRecord = JournalRecord extends infer R ? (R extends JournalRecord ? Omit<R, 'v' | 'ts'> : never) : never;
@@ -110,6 +120,7 @@ export const recordIds = {
   decision: (id: string): string => `decision:${id}`,
   calibration: (id: string): string => `calibration:${id}`,
   compression: (id: string): string => `compression:${id}`,
+  verdict: (callIndex: number): string => `verdict:${callIndex}`,
 };
 
 export function storedMessage(m: LogMessage): StoredMessage {
@@ -126,6 +137,7 @@ const RECORD_TYPES: ReadonlySet<string> = new Set<RecordType>([
   'decision',
   'calibration',
   'compression',
+  'verdict',
 ]);
 
 function isObject(v: unknown): v is Record<string, unknown> {
@@ -154,6 +166,8 @@ function checkPayload(r: Record<string, unknown>): string | undefined {
       return typeof r.callIndex === 'number' && isObject(r.usage) ? undefined : 'usage record without callIndex or usage';
     case 'compression':
       return typeof r.callIndex === 'number' && typeof r.model === 'string' && isObject(r.usage) ? undefined : 'compression record without callIndex, model or usage';
+    case 'verdict':
+      return typeof r.lineage === 'string' && isCallVerdict(r.verdict) ? undefined : 'verdict record without lineage or a valid verdict';
     default:
       return undefined;
   }

@@ -12,7 +12,7 @@ import { NOT_ORIGIN_FORM, refusalBody, upstreamUrl } from './request-target';
 /** Connection-level headers a proxy must not forward (RFC 9110 §7.6.1). */
 const HOP_BY_HOP: ReadonlySet<string> = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
-function forwardHeaders(h: IncomingHttpHeaders, target: URL, body: Buffer | undefined, identity: boolean): OutgoingHttpHeaders {
+export function forwardHeaders(h: IncomingHttpHeaders, target: URL, body: Buffer | undefined, identity: boolean): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
   for (const [k, v] of Object.entries(h)) {
     if (v === undefined || HOP_BY_HOP.has(k) || k === 'host') continue;
@@ -28,7 +28,7 @@ function forwardHeaders(h: IncomingHttpHeaders, target: URL, body: Buffer | unde
   return out;
 }
 
-function responseHeaders(h: IncomingHttpHeaders): OutgoingHttpHeaders {
+export function responseHeaders(h: IncomingHttpHeaders): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
   for (const [k, v] of Object.entries(h)) if (v !== undefined && !HOP_BY_HOP.has(k)) out[k] = v;
   return out;
@@ -53,6 +53,21 @@ function gatewayError(message: string): string {
   return JSON.stringify({ type: 'error', error: { type: 'api_error', message: `Trimline proxy: ${message}` } });
 }
 
+/** Relay an upstream response to the client as it arrives. */
+export function relayResponse(ur: IncomingMessage, res: ServerResponse, o: Pick<ForwardOptions, 'onChunk' | 'onEnd'>): void {
+  res.writeHead(ur.statusCode ?? 502, ur.statusMessage, responseHeaders(ur.headers));
+  res.flushHeaders();
+  ur.on('data', (chunk: Buffer) => {
+    res.write(chunk);
+    o.onChunk?.(chunk);
+  });
+  ur.on('end', () => {
+    res.end();
+    o.onEnd?.(ur.statusCode ?? 502);
+  });
+  ur.on('error', () => res.destroy());
+}
+
 /** Relay one request upstream and its response back. */
 export function forward(req: IncomingMessage, res: ServerResponse, o: ForwardOptions): void {
   const target = upstreamUrl(o.upstream, req.url ?? '');
@@ -63,19 +78,7 @@ export function forward(req: IncomingMessage, res: ServerResponse, o: ForwardOpt
     return;
   }
   const mod = target.protocol === 'https:' ? https : http;
-  const up = mod.request(target, { method: req.method, headers: forwardHeaders(req.headers, target, o.body, o.identity ?? false) }, (ur) => {
-    res.writeHead(ur.statusCode ?? 502, ur.statusMessage, responseHeaders(ur.headers));
-    res.flushHeaders();
-    ur.on('data', (chunk: Buffer) => {
-      res.write(chunk);
-      o.onChunk?.(chunk);
-    });
-    ur.on('end', () => {
-      res.end();
-      o.onEnd?.(ur.statusCode ?? 502);
-    });
-    ur.on('error', () => res.destroy());
-  });
+  const up = mod.request(target, { method: req.method, headers: forwardHeaders(req.headers, target, o.body, o.identity ?? false) }, (ur) => relayResponse(ur, res, o));
   up.on('error', (e) => {
     if (res.headersSent) {
       res.destroy();

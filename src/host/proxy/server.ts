@@ -15,11 +15,13 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProxyEngine, type Forward } from '../../core/proxy/proxy-engine';
+import { SessionFollower } from '../../core/proxy/session-list';
 import { SESSION_HEADER } from '../../core/proxy/session-key';
 import { factsOfJson, SseUsageReader, type ResponseFacts } from '../../core/proxy/sse-usage';
 import { warmEncoder } from '../../core/tokens';
 import type { PipelineConfig } from '../../core/trimming';
 import { startInspectorServer, type InspectorBackend, type InspectorServer } from '../standalone/server';
+import { CacheDiagnostics } from './diagnostics';
 import { forward } from './forward';
 import { declaredOver, readCapped } from './request-body';
 import { refusal, refusalBody } from './request-target';
@@ -48,6 +50,12 @@ export interface ProxyOptions {
   readonly warn?: (line: string) => void;
   /** A proxied session changed (a call, its usage, a user action): hosts refresh their views. */
   readonly onChange?: () => void;
+  /** Ask the API why calls miss the cache (diagnostics.ts); off: the client's bytes go as sent. */
+  readonly cacheDiagnostics?: boolean;
+  /** What the user should see once (an upstream refusing diagnostics); default: `log`. */
+  readonly notice?: (line: string) => void;
+  /** Clock of the calls' timestamps (idle time, TTL verdicts); default Date.now (tests move it). */
+  readonly now?: () => number;
 }
 
 export interface ProxyHandle {
@@ -78,6 +86,7 @@ class ResponseRecorder {
 
 export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
   const upstream = new URL(o.upstream ?? process.env.TRIMLINE_UPSTREAM ?? DEFAULT_UPSTREAM);
+  const clock = o.now ?? Date.now;
   // The inspector server exists only after listen; pushes scheduled before that go nowhere.
   const inspector: { server?: InspectorServer } = {};
   let pending: NodeJS.Timeout | undefined;
@@ -88,6 +97,7 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
       inspector.server?.broadcast();
     }, BROADCAST_MS);
   };
+  const diagnostics = o.cacheDiagnostics ? new CacheDiagnostics(o.notice ?? o.log ?? (() => undefined)) : undefined;
   const engine = new ProxyEngine({ strategy: o.strategy ?? 'none', config: o.config, journalDir: o.journalDir, onChange: schedule, log: o.log, warn: o.warn });
   // Token counts the request path estimated from characters are made exact while idle: one
   // small step per event-loop turn, so requests and relayed streams interleave with it.
@@ -104,10 +114,18 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
   };
   // The tokenizer's tables take ~300 ms to build: now, not on a client's first request.
   setImmediate(warmEncoder);
+  // The inspector shows the session the user picked, else the most recently active one.
+  const follower = new SessionFollower();
   const backend: InspectorBackend = {
-    snapshot: () => engine.active()?.inspector.snapshot(),
+    snapshot: () => follower.current(engine)?.inspector.snapshot(),
     handle: (r) => {
-      const st = engine.active();
+      if (r.op === 'sessions') return follower.list(engine);
+      if (r.op === 'follow') {
+        const result = follower.follow(engine, r.id);
+        schedule();
+        return result;
+      }
+      const st = follower.current(engine);
       if (!st) throw new Error('no proxied session yet: point a client at this proxy first');
       const result = st.inspector.handle(r);
       schedule();
@@ -119,25 +137,30 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
   const messages = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     // Observe-only sends the client's bytes: they stream upstream as they arrive, and the call
     // is recorded once the body is in. Once the user pinned or trimmed something in a proxied
-    // session (or a journaled session that is not live may come back), requests go through the
-    // engine so that applies to the next call.
+    // session (or a journaled session that is not live may come back, or an action waits for a
+    // cold cache, or the API is asked why calls missed), requests go through the engine.
     const sessionHeader = req.headers[SESSION_HEADER];
-    if (engine.strategy === 'none' && !engine.hasOverlays() && !engine.mayRestore({ [SESSION_HEADER]: sessionHeader })) return observe(req, res);
+    if (engine.strategy === 'none' && !engine.hasOverlays() && !engine.hasDeferred() && (!diagnostics || diagnostics.refused) && !engine.mayRestore({ [SESSION_HEADER]: sessionHeader })) return observe(req, res);
     const read = await readCapped(req, MAX_MESSAGES_BODY_BYTES);
     if ('over' in read) return forward(req, res, { upstream, head: read.over });
     const raw = read.body;
-    const now = Date.now();
+    const now = clock();
     const f = engine.onRequest(raw, { [SESSION_HEADER]: sessionHeader }, now);
     const recorder = new ResponseRecorder();
-    forward(req, res, {
+    const relay = {
       upstream,
       body: f.body,
       identity: true,
-      onChunk: (c) => recorder.push(c),
-      onEnd: (status) => {
-        if (status === 200 && f.sessionId !== undefined && f.callIndex !== undefined) engine.onResponse(f.sessionId, f.callIndex, recorder.facts());
+      onChunk: (c: Buffer) => recorder.push(c),
+      onEnd: (status: number) => {
+        if (f.sessionId === undefined || f.callIndex === undefined) return;
+        if (status === 200) engine.onResponse(f.sessionId, f.callIndex, recorder.facts());
+        else engine.onFailed(f.sessionId, f.callIndex);
       },
-    });
+    };
+    const previous = diagnostics && f.sessionId !== undefined && f.callIndex !== undefined ? engine.verdicts.previousMessageId(f.sessionId, f.callIndex) : undefined;
+    if (diagnostics && previous !== undefined) diagnostics.send(req, res, relay, previous);
+    else forward(req, res, relay);
     setImmediate(() => {
       engine.afterForward(f);
       refine();
@@ -147,7 +170,7 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
   /** Pipe the client's request upstream untouched, keep a copy, record the call from it. */
   const observe = (req: IncomingMessage, res: ServerResponse): void => {
     const sessionHeader = req.headers[SESSION_HEADER];
-    const now = Date.now();
+    const now = clock();
     const chunks: Buffer[] = [];
     // A copy is kept only of a body the API could accept, and let go once one turns out larger.
     let size = declaredOver(req, MAX_MESSAGES_BODY_BYTES) ? Infinity : 0;
@@ -173,7 +196,9 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
       identity: true,
       onChunk: (c) => recorder.push(c),
       onEnd: (status) => {
-        if (status === 200 && f?.sessionId !== undefined && f.callIndex !== undefined) engine.onResponse(f.sessionId, f.callIndex, recorder.facts());
+        if (f?.sessionId === undefined || f.callIndex === undefined) return;
+        if (status === 200) engine.onResponse(f.sessionId, f.callIndex, recorder.facts());
+        else engine.onFailed(f.sessionId, f.callIndex);
       },
     });
   };

@@ -4,9 +4,11 @@
  * (or, with ANTHROPIC_API_KEY / ANTHROPIC_BASE_URL set, the real endpoint is used), the
  * real agent loop works in a copy of a small sample project, and the same inspector as
  * in VS Code shows every request live on 127.0.0.1, with pin / trim / restore applied
- * to the next call.
+ * to the next call. After the scripted prompts the inspector takes more prompts itself
+ * (its prompt box), so a pin or trim shows its effect on a real next call. The copy of
+ * the project is removed on close.
  */
-import { cpSync, mkdtempSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { AgentLoop, NodeWorkspace, openAgentSession, resolveAgentConfig } from '../../core/agent';
@@ -43,6 +45,8 @@ export interface Demo {
   readonly inspector: LiveInspector;
   /** Resolves when every demo prompt has been answered. */
   readonly done: Promise<void>;
+  /** The turn of the last prompt sent from the inspector, if any (tests wait for it). */
+  readonly lastTurn: () => Promise<void> | undefined;
   close(): Promise<void>;
 }
 
@@ -61,6 +65,7 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
     title: () => `Demo: ${handle.session.messages.find((m) => m.role === 'user')?.blocks[0]?.param.type === 'text' ? DEMO_PROMPTS[0] : 'new session'}`,
     strategy,
     strategies: ['default', 'none', ...strategyNames()],
+    onVerdict: (v) => handle.journal.recordVerdict(`agent:${handle.sessionId}`, v),
   });
   let server: InspectorServer | undefined = undefined;
   const push = (): void => {
@@ -89,6 +94,7 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
   let firstMessage!: () => void;
   const ready = new Promise<void>((res) => (firstMessage = res));
   const off = loop.on('message', () => firstMessage());
+  let scripted = true;
   const done = (async () => {
     for (const prompt of DEMO_PROMPTS) {
       log(`\n> ${prompt}`);
@@ -100,17 +106,37 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
       if (!o.fast) await new Promise((res) => setTimeout(res, TURN_PAUSE_MS));
     }
     const t = loop.ledger.session;
-    log(`\nDone: ${handle.session.calls.length} calls, $${t.cost.toFixed(4)} (${t.cacheReadTokens} tokens read from the cache). The inspector stays open; Ctrl+C to stop.`);
+    log(`\nDone: ${handle.session.calls.length} calls, $${t.cost.toFixed(4)} (${t.cacheReadTokens} tokens read from the cache). The inspector stays open: pin or trim something, then send another prompt from it; Ctrl+C to stop.`);
+    scripted = false;
   })();
+  // Prompts from the inspector, once the scripted ones are done: one turn at a time.
+  let turn: Promise<void> | undefined;
+  const prompt = (text: string): void => {
+    if (scripted || loop.running) throw new Error('The demo is still working on a prompt: wait until it is done.');
+    log(`\n> ${text}  (from the inspector)`);
+    for (const m of inspector.applyDeferredIfCold(Date.now())) log(`  deferred action applied on a cold cache: ${m}`);
+    turn = loop.run(text).then(
+      (r) => {
+        if (r.error) log(`  stopped: ${r.error.message}`);
+        const t = loop.ledger.session;
+        log(`  ${handle.session.calls.length} calls so far, $${t.cost.toFixed(4)}`);
+      },
+      (e: unknown) => log(`  error: ${e instanceof Error ? e.message : String(e)}`),
+    );
+  };
   await Promise.race([ready, done]);
   off();
   server = await startInspectorServer(
     {
       // Undefined until the session has a request: the page shows its empty state (no actions).
       snapshot: (): InspectorSnapshot | undefined => inspector.snapshot(),
-      handle: (req: WebviewRequest) => inspector.handle(req),
+      handle: (req: WebviewRequest) => {
+        if (req.op === 'canPrompt') return { placeholder: 'Ask the demo agent something else (after pinning or trimming, to see the effect on its next call)' };
+        if (req.op === 'send') return prompt(req.text);
+        return inspector.handle(req);
+      },
     },
-    { port: o.port },
+    { port: o.port, mutates: (r) => !['originals', 'diff', 'price', 'sessions', 'head', 'canPrompt', 'send'].includes(r.op) },
   );
   log(`Inspector: ${server.url}  (open it in a browser)`);
   return {
@@ -119,12 +145,15 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
     loop,
     inspector,
     done,
+    lastTurn: () => turn,
     async close() {
       loop.cancel();
       await done.catch(() => undefined);
+      await turn?.catch(() => undefined);
       loop.close();
       await server?.close();
       await model?.close();
+      rmSync(workspace, { recursive: true, force: true });
     },
   };
 }

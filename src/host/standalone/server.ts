@@ -122,7 +122,7 @@ function readBody(req: IncomingMessage): Promise<string> {
 
 export async function startInspectorServer(backend: InspectorBackend, opts: InspectorServerOptions = {}): Promise<InspectorServer> {
   const root = opts.root ?? findRoot();
-  const mutates = opts.mutates ?? ((r: WebviewRequest) => r.op !== 'originals' && r.op !== 'diff');
+  const mutates = opts.mutates ?? ((r: WebviewRequest) => r.op !== 'originals' && r.op !== 'diff' && r.op !== 'price' && r.op !== 'sessions' && r.op !== 'head');
   const clients = new Set<Client>();
   let port = 0;
   const allowedHosts = (): string[] => [`${LOOPBACK}:${port}`, `localhost:${port}`];

@@ -41,7 +41,7 @@ class TrimlineCore implements Core {
     const { log } = deps;
     this.routing = new ProxyRouting(deps, () => {
       const cfg = vscode.workspace.getConfiguration('trimline.proxy');
-      return { strategy: cfg.get<string>('strategy') || 'none', upstream: cfg.get<string>('upstream') || undefined };
+      return { strategy: cfg.get<string>('strategy') || 'none', upstream: cfg.get<string>('upstream') || undefined, cacheDiagnostics: cfg.get<boolean>('cacheDiagnostics') ?? false };
     });
     this.transcript = new ChatTranscript((e) => deps.postChat(e));
     this.approvals = new Approvals((e) => this.transcript.push(e), () => this.settings().approval, (line) => log.info(line));
@@ -256,7 +256,7 @@ class TrimlineCore implements Core {
     const live = this.live;
     if (!live) throw new Error('No session yet: send a prompt in the Trimline chat first.');
     const result = live.inspector.handle(req);
-    if (req.op !== 'originals' && req.op !== 'diff') {
+    if (req.op !== 'originals' && req.op !== 'diff' && req.op !== 'price' && req.op !== 'head') {
       live.overlaysChanged();
       this.deps.log.info(`inspector: ${req.op}${'blockId' in req ? ` ${req.blockId}` : ''}`);
       this.changed(live.running);

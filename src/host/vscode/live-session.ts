@@ -70,6 +70,8 @@ export class LiveSession {
         return loop().config.strategy;
       },
       strategies: ['default', 'none', ...strategyNames()],
+      // Each call's cache verdict goes into the session's journal (the journal may be reopened with the loop).
+      onVerdict: (v) => this.journal.recordVerdict(`agent:${handle.sessionId}`, v),
     });
     const last = handle.session.calls.at(-1)?.usage;
     if (last) this.lastInput = totalInput(last);
@@ -166,6 +168,8 @@ export class LiveSession {
 
   private start(prompt: string | undefined): void {
     this.turnCost = 0;
+    // Actions the user deferred to the next cold cache go in before the turn's first call.
+    for (const m of this.inspector.applyDeferredIfCold(Date.now())) this.deps.log.info(`deferred action applied: ${m}`);
     this.loop.run(prompt).catch((e: unknown) => this.deps.log.error('turn failed', e));
   }
 

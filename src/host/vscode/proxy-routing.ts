@@ -9,6 +9,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ProxyEngine, SessionState } from '../../core/proxy/proxy-engine';
 import type { HostMessage, WebviewRequest } from '../../protocol';
+import { SessionFollower } from '../../core/proxy/session-list';
 import { startProxy, type ProxyHandle } from '../proxy/server';
 import type { CoreDeps, InspectorHandle } from './host-types';
 
@@ -18,13 +19,15 @@ const PUSH_MS = 200;
 export interface RoutingSettings {
   readonly strategy: string;
   readonly upstream: string | undefined;
+  /** trimline.proxy.cacheDiagnostics: ask the API why calls miss the cache. */
+  readonly cacheDiagnostics?: boolean;
 }
 
 export class ProxyRouting implements vscode.Disposable {
   private proxy?: ProxyHandle;
   private timer?: NodeJS.Timeout;
-  /** The session the panel shows when the user picked one; undefined: the most recently active. */
-  private followed?: string;
+  /** The session the panel shows: the one the user picked, else the most recently active. */
+  private readonly follower = new SessionFollower();
 
   constructor(
     private readonly deps: CoreDeps,
@@ -43,7 +46,7 @@ export class ProxyRouting implements vscode.Disposable {
     if (this.proxy) return this.proxy.url;
     const s = this.settings();
     const journalDir = path.join(this.deps.context.globalStorageUri.fsPath, 'proxy-sessions');
-    this.proxy = await startProxy({ strategy: s.strategy, upstream: s.upstream || undefined, journalDir, log: (line) => this.deps.log.info(`proxy: ${line}`), onChange: () => this.schedule() });
+    this.proxy = await startProxy({ strategy: s.strategy, upstream: s.upstream || undefined, journalDir, log: (line) => this.deps.log.info(`proxy: ${line}`), onChange: () => this.schedule(), cacheDiagnostics: s.cacheDiagnostics, notice: (line) => this.deps.log.warn(`proxy: ${line}`) });
     const env = this.deps.context.environmentVariableCollection;
     env.persistent = false;
     env.description = new vscode.MarkdownString(`Trimline routes Anthropic API calls of new terminals through its proxy at \`${this.proxy.url}\` (strategy \`${s.strategy}\`), so their context shows in the Context Inspector.`);
@@ -68,7 +71,7 @@ export class ProxyRouting implements vscode.Disposable {
   /** The session the inspector shows: the one the user picked, else the most recently active. */
   private current(): SessionState | undefined {
     const engine = this.proxy?.engine;
-    return (this.followed !== undefined ? engine?.state(this.followed) : undefined) ?? engine?.active();
+    return this.follower.current(engine);
   }
 
   /** The snapshot of the session the proxy inspector shows, or the empty state. */
@@ -82,20 +85,26 @@ export class ProxyRouting implements vscode.Disposable {
     const engine = this.proxy?.engine;
     if (!engine) throw new Error('Not routing: run "Trimline: Route Terminal Agents Through Trimline" first.');
     type Item = vscode.QuickPickItem & { id?: string };
-    const items: Item[] = [{ label: '$(pulse) Follow the most recently active session', picked: this.followed === undefined }];
+    const items: Item[] = [{ label: '$(pulse) Follow the most recently active session', picked: this.follower.followed === undefined }];
     for (const e of [...engine.sessions.all()].sort((a, b) => b.lastSeen - a.lastSeen)) {
       const st = engine.state(e.id);
       const calls = e.session.calls.length;
-      items.push({ id: e.id, label: st?.inspector.snapshot()?.title ?? e.id, description: `${calls} call${calls === 1 ? '' : 's'} · ${e.session.messages.length} messages`, detail: `${e.id} · last call ${new Date(e.lastSeen).toLocaleTimeString()}`, picked: this.followed === e.id });
+      items.push({ id: e.id, label: st?.inspector.snapshot()?.title ?? e.id, description: `${calls} call${calls === 1 ? '' : 's'} · ${e.session.messages.length} messages`, detail: `${e.id} · last call ${new Date(e.lastSeen).toLocaleTimeString()}`, picked: this.follower.followed === e.id });
     }
     const choice = await vscode.window.showQuickPick(items, { title: 'Proxied sessions (terminal agents)', placeHolder: 'Which session should the inspector of terminal agents show?' });
     if (!choice) return false;
-    this.followed = choice.id;
+    this.follower.followed = choice.id;
     this.push();
     return true;
   }
 
   handle(req: WebviewRequest): unknown {
+    if (req.op === 'sessions') return this.follower.list(this.proxy?.engine);
+    if (req.op === 'follow') {
+      const result = this.follower.follow(this.proxy?.engine, req.id);
+      this.push();
+      return result;
+    }
     const st = this.current();
     if (!st) throw new Error('No proxied session yet: run Claude Code or an SDK program in a new terminal.');
     const result = st.inspector.handle(req);

@@ -7,6 +7,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import * as vscode from 'vscode';
+import type { ActionPrice } from '../../protocol/prices';
 import { clientOptions } from '../../core/agent/config';
 import { importTranscript, ImportError } from '../../core/import';
 import { applyUserAction } from '../../core/inspect';
@@ -44,8 +45,20 @@ export async function compactSession(live: LiveSession, log: Log): Promise<strin
     { label: 'Without a model call', kind: vscode.QuickPickItemKind.Separator, id: '' },
     { label: DIGEST, detail: 'Replace the older history by an extractive digest (prompts and reference ids); free and instant.', id: DIGEST },
   ];
-  const picked = await vscode.window.showQuickPick(items, { title: 'Trimline: Compact Now', placeHolder: 'How should the history before the current turn be compressed?', matchOnDetail: true });
+  // The price first (issue 17): what rewriting the cached history costs, and whether it pays back.
+  const price = priceOrUndefined(live);
+  const picked = await vscode.window.showQuickPick(items, { title: `Trimline: Compact Now${price ? ` — ${price.summary}` : ''}`, placeHolder: 'How should the history before the current turn be compressed?', matchOnDetail: true });
   if (!picked) return undefined;
+  if (price && !price.paysBack) {
+    const wait = picked.id === DIGEST ? ['Wait for the next cold cache'] : [];
+    const choice = await vscode.window.showWarningMessage(`Compacting now will not pay back over the calls expected: ${price.summary}.`, { modal: true }, 'Compact now', ...wait);
+    if (!choice) return undefined;
+    if (choice !== 'Compact now') {
+      const r = live.inspector.handle({ op: 'defer', action: { op: 'compact' } }) as { message: string };
+      log.info(`compact now: ${r.message}`);
+      return r.message;
+    }
+  }
   const engine = live.loop.engine;
   if (picked.id === DIGEST) {
     const r = applyUserAction(engine, { op: 'compact' }, engine.session.calls.length);
@@ -118,5 +131,14 @@ export function loadTranscript(file: string): ImportedSession {
   } catch (e) {
     if (e instanceof ImportError) throw new Error(e.message);
     throw e;
+  }
+}
+
+/** The inspector's price of a compaction now, if the session has a request to price. */
+function priceOrUndefined(live: LiveSession): ActionPrice | undefined {
+  try {
+    return live.inspector.handle({ op: 'price', action: { op: 'compact' } }) as ActionPrice;
+  } catch {
+    return undefined;
   }
 }

@@ -1,0 +1,40 @@
+/**
+ * The requests issue 17 adds to the protocol (prices, sessions, the request head, prompts),
+ * gathered so protocol.ts names them once: their types, their results and their check.
+ * Each part lives in its own file (protocol-prices.ts, protocol-sessions.ts,
+ * protocol-head.ts, protocol-prompt.ts).
+ */
+import type { HeadRequest, HeadResult } from './head';
+import { parsePriceRequest, type ActionPrice, type PriceRequest } from './prices';
+import type { CanPromptResult, PromptRequest } from './prompt';
+import { parseSessionsRequest, type SessionsRequest, type SessionsResult } from './sessions';
+
+export type Issue17Request = PriceRequest | SessionsRequest | HeadRequest | PromptRequest;
+
+/** The `result` type of each of these ops. */
+export interface Issue17Results {
+  price: ActionPrice;
+  /** The same shape as messages.ts ActionResult (kept here so the two files do not import each other). */
+  defer: { message: string };
+  sessions: SessionsResult;
+  follow: SessionsResult;
+  head: HeadResult;
+  canPrompt: CanPromptResult;
+}
+
+/** One of these requests from a webview, checked; undefined for anything else. */
+export function parseIssue17Request(r: Record<string, unknown>): Issue17Request | undefined {
+  switch (r.op) {
+    case 'price':
+    case 'defer':
+      return parsePriceRequest(r);
+    case 'sessions':
+    case 'follow':
+      return parseSessionsRequest(r);
+    case 'head':
+    case 'canPrompt':
+      return { op: r.op };
+    default:
+      return undefined;
+  }
+}
