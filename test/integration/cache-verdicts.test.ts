@@ -12,6 +12,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
+import type { CallVerdict } from '../../src/protocol/verdicts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../src/dev/server';
 import { startProxy } from '../../src/host/proxy/server';
@@ -161,8 +162,11 @@ describe('cache diagnostics against an upstream without the beta', () => {
     const notices: string[] = [];
     const proxy = await startProxy({ upstream: server.url, strategy: 'none', cacheDiagnostics: true, notice: (l) => notices.push(l) });
     const client = breakerClient(proxy.url);
+    let verdicts: (CallVerdict | undefined)[];
     try {
       await client.run();
+      // Read while the proxy is up: closing it releases every session's state.
+      verdicts = proxy.engine.sessions.all().flatMap((e) => proxy.engine.state(e.id)!.inspector.snapshot()!.calls.map((p) => p.verdict));
     } finally {
       await proxy.close();
     }
@@ -174,7 +178,6 @@ describe('cache diagnostics against an upstream without the beta', () => {
     expect(sent.map((r) => r.sha256)).toEqual(client.sent.map(sha));
     expect(notices).toHaveLength(1);
     expect(notices[0]).toContain('refused the diagnostics parameter');
-    const verdicts = proxy.engine.sessions.all().flatMap((e) => proxy.engine.state(e.id)!.inspector.snapshot()!.calls.map((p) => p.verdict));
     expect(verdicts.map((v) => v?.miss?.reason ?? null)).toEqual(SCRIPT.map((s) => s.expected));
     expect(verdicts.every((v) => v?.api === undefined)).toBe(true);
   }, 120_000);

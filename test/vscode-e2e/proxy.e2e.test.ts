@@ -84,6 +84,20 @@ describe('terminal agents routed through Trimline', () => {
     await shot(page, '20-proxy-inspector');
     await row.locator('.row-btn.trim').click();
     await row.locator('.trim-apply').click();
+    // The trim is priced before it applies: its price shows in the status line, or, when it
+    // would not pay back over the calls expected, in a confirmation (then applied anyway here).
+    const confirm = inspector.locator('.price-confirm:not([hidden])');
+    const status = inspector.locator('.status');
+    const priced = await until('the trim\u2019s price', async () => {
+      if ((await confirm.count()) > 0) return (await confirm.innerText()) || undefined;
+      const t = await status.innerText();
+      return /rewrites|saves|cold/.test(t) ? t : (await row.getAttribute('class'))?.includes('state-trimmed') ? 'applied' : undefined;
+    });
+    if ((await confirm.count()) > 0) {
+      expect(priced).toMatch(/will not pay back/);
+      await shot(page, '20b-proxy-trim-price');
+      await confirm.locator('.price-apply').click();
+    }
     await until('the Read result to be trimmed', async () => ((await row.getAttribute('class'))?.includes('state-trimmed') ? true : undefined));
 
     fs.writeFileSync(go, 'go');
@@ -96,6 +110,19 @@ describe('terminal agents routed through Trimline', () => {
     expect(sent.toLowerCase()).toContain('trimmed by the user');
     await page.waitForTimeout(500);
     await shot(page, '21-proxy-after-trim');
+
+    // Restoring puts the tokens back on every later call: it never pays back, so the
+    // inspector asks first, with the price, and Cancel leaves the trim in place.
+    await row.locator('.row-btn.restore').click();
+    await confirm.waitFor({ timeout: 30_000 });
+    const ask = await confirm.innerText();
+    expect(ask).toMatch(/Restore/i);
+    expect(ask).toMatch(/adds [\d.,]+k? tokens/);
+    expect(ask).toMatch(/will not pay back/);
+    await shot(page, '22-proxy-restore-confirm');
+    await confirm.locator('.price-cancel').click();
+    await until('the confirmation to close', async () => ((await confirm.count()) === 0 ? true : undefined));
+    expect(await row.getAttribute('class')).toContain('state-trimmed');
 
     await runCommand(page, 'Trimline: Stop Routing Terminal Agents');
     await until('the routing status item to go', async () => ((await page.locator('.statusbar-item', { hasText: 'Trimline :' }).count()) === 0 ? true : undefined));
