@@ -232,3 +232,23 @@ export async function sendPrompt(chat: Frame, prompt: string): Promise<void> {
 export async function waitIdle(chat: Frame, turnEnds: number): Promise<void> {
   await chat.waitForFunction((n) => document.querySelectorAll('.turn-end').length >= n && !!document.querySelector('#stop[hidden]'), turnEnds, { timeout: 60_000 });
 }
+
+/**
+ * After an inspector action: it applies at once (`applied()` turns true), or, when it would not
+ * pay back over the calls expected, the inspector first asks with its price; then "Apply now"
+ * is chosen. Returns the confirmation's text, or undefined when none was asked.
+ */
+export async function applyPriced(frame: Frame, what: string, applied: () => Promise<boolean>): Promise<string | undefined> {
+  const confirm = frame.locator('.price-confirm:not([hidden])');
+  let asked: string | undefined;
+  await until(what, async () => {
+    if (await applied()) return true;
+    if ((await confirm.count()) > 0) {
+      asked = await confirm.innerText();
+      await confirm.locator('.price-apply').click();
+    }
+    return undefined;
+  });
+  return asked;
+}
+

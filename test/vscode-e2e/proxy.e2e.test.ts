@@ -116,7 +116,7 @@ describe('terminal agents routed through Trimline', () => {
     await row.locator('.row-btn.restore').click();
     await confirm.waitFor({ timeout: 30_000 });
     const ask = await confirm.innerText();
-    expect(ask).toMatch(/Restore/i);
+    expect(ask).toMatch(/Restor/i);
     expect(ask).toMatch(/adds [\d.,]+k? tokens/);
     expect(ask).toMatch(/will not pay back/);
     await shot(page, '22-proxy-restore-confirm');

@@ -12,7 +12,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../src/dev/server';
 import { AGENT_SUMMARY, API_KEY, CHANGES, FIRST_PROMPT, GREET_AFTER, GREET_BEFORE, makeWorkspace, restrictedTurns, scriptedTurns, SECOND_PROMPT } from './fixtures';
-import { extensionLog, launchBrowser, messageRequests, openWorkbench, runCommand, sendPrompt, shot, startCodeServer, text, toolResult, until, waitIdle, webviewFrame, type CodeServer } from './harness';
+import { applyPriced, extensionLog, launchBrowser, messageRequests, openWorkbench, runCommand, sendPrompt, shot, startCodeServer, text, toolResult, until, waitIdle, webviewFrame, type CodeServer } from './harness';
 
 describe('Trimline in VS Code (code-server)', () => {
   let server: TestServer;
@@ -183,12 +183,19 @@ describe('Trimline in VS Code (code-server)', () => {
     expect(await row('search').first().getAttribute('class')).toContain('state-trimmed');
     await shot(page, '06-inspector');
 
-    // Trim opens the row's summary editor; an empty summary asks for the automatic one.
+    // Trim opens the row's summary editor. The result is tiny (30 tokens): the automatic summary would be
+    // longer, which the inspector refuses, so the user writes a shorter one of their own.
     await row('read_file').first().locator('.row-btn.trim').click();
+    await inspector.locator('vscode-text-area.trim-text').first().evaluate((el, v) => {
+      (el as HTMLElement & { value: string }).value = v;
+    }, 'greet(name): string');
     await row('read_file').first().locator('.trim-apply').click();
-    await until('the read_file result to be trimmed', async () => ((await row('read_file').first().getAttribute('class'))?.includes('state-trimmed') ? true : undefined));
+    // Each action is priced first; one that will not pay back asks (and is applied here).
+    await applyPriced(inspector, 'the read_file result to be trimmed', async () => (await row('read_file').first().getAttribute('class'))?.includes('state-trimmed') ?? false);
     await row('search').first().locator('.row-btn.restore').click();
-    await until('the search result to be restored', async () => ((await row('search').first().getAttribute('class'))?.includes('state-verbatim') ? true : undefined));
+    const asked = await applyPriced(inspector, 'the search result to be restored', async () => (await row('search').first().getAttribute('class'))?.includes('state-verbatim') ?? false);
+    // A restore adds tokens to every later call: it never pays back, so it was asked, with its price.
+    expect(asked).toMatch(/adds [\d.,]+k? tokens .* per later call/);
     await shot(page, '07-inspector-trim-restore');
 
     const chat = await webviewFrame(page, '#prompt');
@@ -200,7 +207,8 @@ describe('Trimline in VS Code (code-server)', () => {
     expect(last.validation.ok).toBe(true);
     const read = text(toolResult(last.body, 'toolu_read')?.content);
     expect(read).not.toBe(originalRead);
-    expect(read.toLowerCase()).toContain('trimmed by the user');
+    expect(read.toLowerCase()).toContain('summary by the user');
+    expect(read).toContain('greet(name): string');
     expect(text(toolResult(last.body, 'toolu_search')?.content)).toBe(originalSearch);
     await page.waitForTimeout(500);
     await shot(page, '08-second-turn');
@@ -250,7 +258,18 @@ describe('Trimline in VS Code (code-server)', () => {
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'whole-history' }).first().waitFor();
     await input.fill('whole-history');
     await input.press('Enter');
+    // Compact Now is priced first: one that will not pay back over the calls expected asks (a modal), and is confirmed here.
+    const dialog = page.locator('.monaco-dialog-box');
     const chat = await webviewFrame(page, '#prompt');
+    const outcome = await until('the compaction or its price confirmation', async () => {
+      if ((await dialog.count()) > 0 && (await dialog.first().isVisible())) return 'asked';
+      return (await chat.locator('.notice', { hasText: /Compacted with whole-history/ }).count()) > 0 ? 'done' : undefined;
+    });
+    if (outcome === 'asked') {
+      expect(await dialog.first().innerText()).toMatch(/will not pay back/);
+      await shot(page, '13b-compact-now-price');
+      await dialog.first().getByRole('button', { name: 'Compact now' }).click();
+    }
     await chat.waitForSelector('.notice >> text=/Compacted with whole-history/', { timeout: 30_000 });
     const reqs = messageRequests(server);
     expect(reqs.length).toBe(before + 1);
