@@ -56,7 +56,7 @@ export function inspectTranscript(file: string, o: InspectOptions) {
   return { imp, engine, next, rows, totals: totals(rows), nextCost, ledger };
 }
 
-/** The inspect output, text or JSON, safe to print to a terminal (see core/text/safe-text.ts). */
+/** The inspect output, text or JSON, safe to print to a terminal (see protocol/safe-text.ts). */
 export function runInspect(file: string, o: InspectOptions): string {
   const r = inspectTranscript(file, o);
   // A proxied session's journal: every call's cache verdict, across the client session's epochs.

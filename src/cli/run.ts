@@ -66,7 +66,7 @@ export function summarizeInput(name: string, input: unknown): string {
 /**
  * Writes the conversation as it happens: text streamed, one line per tool call and per result.
  * Everything it prints (model text, tool names, paths, commands, results) goes through the
- * terminal sanitizer (core/text/safe-text.ts): a file or a model cannot drive the terminal.
+ * terminal sanitizer (protocol/safe-text.ts): a file or a model cannot drive the terminal.
  */
 export class RunPrinter {
   private atLineStart = true;

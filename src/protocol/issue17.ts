@@ -1,8 +1,7 @@
 /**
  * The requests issue 17 adds to the protocol (prices, sessions, the request head, prompts),
- * gathered so protocol.ts names them once: their types, their results and their check.
- * Each part lives in its own file (protocol-prices.ts, protocol-sessions.ts,
- * protocol-head.ts, protocol-prompt.ts).
+ * gathered so messages.ts and parse.ts name them once: their types, their results and their
+ * check. Each part lives in its own file (prices.ts, sessions.ts, head.ts, prompt.ts).
  */
 import type { HeadRequest, HeadResult } from './head';
 import { parsePriceRequest, type ActionPrice, type PriceRequest } from './prices';

@@ -49,7 +49,7 @@ export interface CallPoint {
   cached: number;
   untrimmed: number;
   cost: number;
-  /** Why the call read less from the cache than the one before left there (protocol-verdicts.ts). */
+  /** Why the call read less from the cache than the one before left there (verdicts.ts). */
   verdict?: CallVerdict;
 }
 
@@ -72,7 +72,7 @@ export interface Finding {
   tokens?: number;
   /** The call the finding is about (cache invalidations): the diff view can show it. */
   call?: number;
-  /** What its action costs against the prompt cache (protocol-prices.ts). */
+  /** What its action costs against the prompt cache (prices.ts). */
   price?: ActionPrice;
 }
 

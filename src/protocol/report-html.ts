@@ -17,7 +17,7 @@ const CHART_WIDTH = 760;
 /** Series colors: recorded first, then strategies in order (colorblind-safe Okabe–Ito palette). */
 const COLORS: readonly string[] = ['#555555', '#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00'];
 
-/** Text for the page: markup escaped, and bidi controls shown as `\u{202e}` rather than obeyed (core/text/safe-text.ts). */
+/** Text for the page: markup escaped, and bidi controls shown as `\u{202e}` rather than obeyed (protocol/safe-text.ts). */
 export function escapeHtml(s: string): string {
   return bidiVisible(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 }
