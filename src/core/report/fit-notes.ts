@@ -31,7 +31,8 @@ export function fitNotes(fit: FitResult, imp: ImportedSession, recorded: Recorde
       `${fit.unexplained.length} call(s) read only the system prompt from cache where the documented rules keep the messages cached ` +
         `(calls ${fit.unexplained.join(', ')}: the client changed something the transcript does not hold); ` +
         `the model follows the recording there, for every strategy (the cache restarts after the system prompt); ` +
-        `with the documented rules alone the fit would be ${signedPercent(fit.unanchoredError ?? 0)}`,
+        `with the documented rules alone the fit would be ${signedPercent(fit.unanchoredError ?? 0)}; ` +
+        `these client-caused misses cost about ${usd(Math.max(0, unexplainedShare) * recorded.inputCost)} (${(100 * Math.max(0, unexplainedShare)).toFixed(1)}% of the input-side bill)`,
     );
   }
   const compactions = imp.messages.filter((m) => m.meta.compactBoundary).length;

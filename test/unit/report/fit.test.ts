@@ -56,6 +56,11 @@ describe('none reproduces the recorded bill (m-claude and every cause fixture)',
       expect(calls, nameOf(r)).toBeGreaterThan(0);
       expect(note, nameOf(r)).toContain(`the fit would be`);
       expect(r.fit.unexplainedShare!, nameOf(r)).toBeCloseTo(r.fit.error! - r.fit.unanchoredError!, 6);
+      // What those client-caused misses cost, in dollars and as a share of the bill (issue 17, item 5).
+      const cost = /client-caused misses cost about \$([\d.]+) \(([\d.]+)% of the input-side bill\)/.exec(note);
+      expect(cost, nameOf(r)).not.toBeNull();
+      expect(Number(cost![2]) / 100, nameOf(r)).toBeCloseTo(Math.max(0, r.fit.unexplainedShare!), 3);
+      expect(Number(cost![1]), nameOf(r)).toBeCloseTo(Math.max(0, r.fit.unexplainedShare!) * r.recorded.inputCost, 3);
     }
   });
 
