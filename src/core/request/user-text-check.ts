@@ -33,6 +33,8 @@ function userBlocks(messages: readonly MessageParam[]): Map<string, number> {
     if (m.role !== 'user') continue;
     const blocks = typeof m.content === 'string' ? [{ type: 'text' as const, text: m.content }] : m.content;
     for (const b of blocks) {
+      // Tool results are never user text: not keyed (they are the bulk of a request).
+      if (b.type === 'tool_result') continue;
       const k = keyOf(b);
       out.set(k, (out.get(k) ?? 0) + 1);
     }
