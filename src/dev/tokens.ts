@@ -27,10 +27,6 @@ function str(v: unknown): string {
   return typeof v === 'string' ? v : '';
 }
 
-function withoutCacheControl(obj: Record<string, unknown>): string {
-  return blockIdentityJson(obj);
-}
-
 /** Characters of one content block (or tool definition) as the estimator sees it. */
 function blockChars(block: unknown): number {
   if (typeof block === 'string') return block.length;
@@ -55,7 +51,7 @@ function blockChars(block: unknown): number {
     case 'image':
       return IMAGE_TOKENS * CHARS_PER_TOKEN;
     default:
-      return withoutCacheControl(b).length;
+      return blockIdentityJson(b).length;
   }
 }
 

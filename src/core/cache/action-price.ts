@@ -11,10 +11,10 @@
  *   (warm-calls.ts) when the caller has it, else the same estimate from the calls made so far.
  */
 import type { ActionPrice } from '../../protocol/prices';
-import { modelPrice, type PriceOverrides } from '../models';
+import type { PriceOverrides } from '../models';
 import type { CacheTtl } from '../request/types';
-import { quoteRewrite } from './break-even';
-import { CACHE_READ_MULTIPLIER, ttlMsOf } from './rules';
+import { quoteDollars, quoteRewrite } from './break-even';
+import { ttlMsOf } from './rules';
 import { expectedWarmCalls } from './warm-calls';
 
 export interface ActionPriceInput {
@@ -43,11 +43,10 @@ export function priceAction(i: ActionPriceInput): ActionPrice {
   const rewriteTokens = cold || i.idleMs === undefined ? 0 : Math.max(0, i.rewriteTokens);
   const tokensPerCall = i.savingUnknown ? 0 : i.tokensPerCall;
   const expectedCalls = Math.max(1, Math.round(i.expectedCalls ?? expectedWarmCalls({ loopLengths: [], gapsMs: [], currentLoopCalls: Math.max(1, i.callsSoFar) }, ttlMsOf(i.ttl)).calls));
-  const q = quoteRewrite(rewriteTokens, Math.max(0, tokensPerCall), i.ttl, expectedCalls);
-  const perToken = modelPrice(i.model, i.overrides).input / 1_000_000;
-  const rewriteCost = rewriteTokens > 0 ? Math.max(0, q.rewriteCost) * perToken : 0;
-  // A change that adds tokens costs them on every later call (read price).
-  const savingPerCall = (tokensPerCall >= 0 ? q.savingPerCall : tokensPerCall * CACHE_READ_MULTIPLIER) * perToken;
+  // A change that adds tokens (a restore) has a negative saving: it costs them on every later call.
+  const q = quoteDollars(quoteRewrite(rewriteTokens, tokensPerCall, i.ttl, expectedCalls), i.model, i.overrides);
+  const rewriteCost = rewriteTokens > 0 ? Math.max(0, q.rewriteCost) : 0;
+  const savingPerCall = q.savingPerCall;
   const breakEvenCalls = rewriteCost === 0 ? 0 : savingPerCall > 0 ? Math.ceil(rewriteCost / savingPerCall) : null;
   const paysBack = i.savingUnknown ? true : savingPerCall * expectedCalls - rewriteCost >= 0;
   const parts: string[] = [];

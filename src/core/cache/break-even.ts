@@ -15,7 +15,7 @@
  * B: cached tokens from the first edited position to the end of the cached prefix;
  * S: tokens the change saves per request; w: write multiplier of the TTL in use.
  */
-import { modelPrice } from '../models';
+import { modelPrice, type PriceOverrides } from '../models';
 import type { CacheTtl } from '../request/types';
 import { CACHE_READ_MULTIPLIER, writeMultiplier } from './rules';
 
@@ -49,8 +49,8 @@ export function quoteRewrite(rewritten: number, saved: number, ttl: CacheTtl, ex
 }
 
 /** A quote's amounts in USD at a model's input price (catalog, with overrides applied by the caller's model id). */
-export function quoteDollars(q: RewriteQuote, model: string): { rewriteCost: number; savingPerCall: number; net: number } {
-  const perToken = modelPrice(model).input / 1_000_000;
+export function quoteDollars(q: RewriteQuote, model: string, overrides?: PriceOverrides): { rewriteCost: number; savingPerCall: number; net: number } {
+  const perToken = modelPrice(model, overrides).input / 1_000_000;
   return { rewriteCost: q.rewriteCost * perToken, savingPerCall: q.savingPerCall * perToken, net: q.net * perToken };
 }
 

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { messageDigest } from '../proxy/digest';
 import type { MessageParam } from '../session/types';
-import { TTL_1H_MS, TTL_5M_MS } from './simulator';
+import { ttlMs } from './rules';
 
 export interface ToolPrint {
   readonly name: string;
@@ -46,8 +46,7 @@ function hashJson(v: unknown): string {
 }
 
 function ttlOf(cc: unknown): number | undefined {
-  if (typeof cc !== 'object' || cc === null) return undefined;
-  return (cc as { ttl?: unknown }).ttl === '1h' ? TTL_1H_MS : TTL_5M_MS;
+  return typeof cc === 'object' && cc !== null ? ttlMs(cc) : undefined;
 }
 
 function ccOf(v: unknown): unknown {
@@ -56,12 +55,22 @@ function ccOf(v: unknown): unknown {
 
 /** TTL of the last breakpoint in prompt order (tools → system → messages; automatic caching marks the end). */
 function lastBreakpointTtl(body: FingerprintBody): number | undefined {
-  let ttl = ttlOf(body.cache_control);
-  if (ttl !== undefined) return ttl;
-  const blocks: unknown[] = [...(body.tools ?? []), ...(Array.isArray(body.system) ? body.system : [])];
-  for (const m of body.messages) if (Array.isArray(m.content)) blocks.push(...(m.content as unknown[]));
-  for (const b of blocks) ttl = ttlOf(ccOf(b)) ?? ttl;
-  return ttl;
+  const auto = ttlOf(body.cache_control);
+  if (auto !== undefined) return auto;
+  // Searched from the end: clients mark the tail, so this reads a few blocks, not the history.
+  const last = (blocks: readonly unknown[]): number | undefined => {
+    for (let i = blocks.length - 1; i >= 0; i--) {
+      const ttl = ttlOf(ccOf(blocks[i]));
+      if (ttl !== undefined) return ttl;
+    }
+    return undefined;
+  };
+  for (let i = body.messages.length - 1; i >= 0; i--) {
+    const c = body.messages[i].content;
+    const ttl = Array.isArray(c) ? last(c) : undefined;
+    if (ttl !== undefined) return ttl;
+  }
+  return last(Array.isArray(body.system) ? body.system : []) ?? last(body.tools ?? []);
 }
 
 export interface FingerprintOptions {

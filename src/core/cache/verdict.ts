@@ -19,7 +19,7 @@ import type { CacheTtl } from '../request/types';
 import type { PriceOverrides } from '../models';
 import { costOf, type PricedUsage } from './cost';
 import type { RequestFingerprint } from './fingerprint';
-import { TTL_1H_MS } from './simulator';
+import { TTL_1H_MS } from './rules';
 
 /** The first place two consecutive requests differ, in prefix order. */
 export interface Divergence {

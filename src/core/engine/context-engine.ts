@@ -9,7 +9,6 @@ import type { Breakpoint, CacheTtl, Repair, RequestBody } from '../request/types
 import type { Session } from '../session/session';
 import { totalInput, type CallUsage, type ContentBlockParam, type MessageParam } from '../session/types';
 import { ttlMsOf } from '../cache/rules';
-import { expectedWarmCalls } from '../cache/warm-calls';
 import { TokenEstimator } from '../tokens';
 import type { TokenQuality } from '../tokens/types';
 import { DecisionLog, MessageIndex, createPipeline, type CacheState, type Pipeline, type PipelineConfig, type PipelineRunResult } from '../trimming';
@@ -109,9 +108,9 @@ export class ContextEngine {
     });
   }
 
-  /** Calls the cache is expected to stay warm for, from this session's loops and pauses (the applier's K). */
+  /** Calls the cache is expected to stay warm for, from this session's loops and pauses (the applier's K, with its options). */
   expectedWarmCalls(): number {
-    return expectedWarmCalls(this.pipeline.loops.evidence(), ttlMsOf(this.ttl)).calls;
+    return this.pipeline.applier.expectedCalls(this.pipeline.loops.evidence(), this.ttl).session;
   }
 
   get contextWindow(): number {

@@ -6,7 +6,7 @@
 import type { ActionResult, Finding, InspectorRow, InspectorSnapshot } from '../../protocol';
 import type { ActionPrice, PricedAction } from '../../protocol/prices';
 import { priceAction } from '../cache/action-price';
-import { TTL_1H_MS, TTL_5M_MS } from '../cache/simulator';
+import { ttlMsOf } from '../cache/rules';
 import type { CacheTtl } from '../request/types';
 import { COMPACT_KEEP_RECENT, InspectorActionError, type UserAction } from './actions';
 
@@ -130,8 +130,7 @@ export class DeferredActions {
 
   /** The queued actions when the cache is cold now (they leave the queue), else none. */
   takeIfCold(idleMs: number | undefined, ttl: CacheTtl): UserAction[] {
-    const ttlMs = ttl === '1h' ? TTL_1H_MS : TTL_5M_MS;
-    if (this.queue.length === 0 || idleMs === undefined || idleMs <= ttlMs) return [];
+    if (this.queue.length === 0 || idleMs === undefined || idleMs <= ttlMsOf(ttl)) return [];
     return this.queue.splice(0);
   }
 }

@@ -4,6 +4,7 @@
  * breakpoint sits on it, and for tools how often the session used them; a definition never
  * used is priced over the session's calls (at the cache-read price: the least it cost).
  */
+import { withoutCacheControl } from '../cache/rules';
 import type { HeadResult, HeadRow } from '../../protocol/head';
 import { costOf } from '../cache/cost';
 import type { PreparedCall } from '../engine/context-engine';
@@ -22,8 +23,7 @@ function textOf(param: object, section: 'tools' | 'system'): string {
     const t = (param as { text?: unknown }).text;
     return typeof t === 'string' ? t : JSON.stringify(param);
   }
-  const { cache_control: _placement, ...def } = param as Record<string, unknown>;
-  return JSON.stringify(def, null, 2);
+  return JSON.stringify(withoutCacheControl(param), null, 2);
 }
 
 /** The session's own system block or tool definition at `index` (what the client sent), or an empty object. */

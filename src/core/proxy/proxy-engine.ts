@@ -26,7 +26,7 @@ import { strategyNames } from '../trimming';
 import { ProxySessions, type ProxiedSession } from './registry';
 import { sessionKeyOf, type Headers } from './session-key';
 import type { ResponseFacts } from './sse-usage';
-import { clientTtl, headKeyOf, upstreamBody } from './upstream';
+import { clientTtl, upstreamBody } from './upstream';
 import { ProxyVerdicts } from './verdicts';
 
 /**
@@ -80,8 +80,6 @@ export interface SessionState {
   prepared?: PreparedCall;
   /** Stop following the session's overlay events. */
   readonly unsubscribe: () => void;
-  /** Identity of the client's system prompt, tools and tool_choice at the last call: a change means the cache is cold. */
-  headKey?: string;
 }
 
 export class ProxyEngine {
@@ -207,19 +205,16 @@ export class ProxyEngine {
       const call = s.recordCall({ at: s.messages.length, epochStart: 0, model: body.model, timestamp: new Date(now).toISOString() });
       st.journal?.recordCall(call);
       callIndex = call.index;
-      this.verdicts.onRequest({ sessionId: m.entry.id, key: m.entry.key, sessionCall: callIndex, body, digests: m.entry.digests, now, clientAsked: 'diagnostics' in body });
+      const verdict = this.verdicts.onRequest({ sessionId: m.entry.id, key: m.entry.key, sessionCall: callIndex, body, digests: m.entry.digests, now, clientAsked: 'diagnostics' in body });
       // What the inspector shows for this call is this call's request, never an earlier one's.
       st.prepared = undefined;
-      // The engine follows the client: its breakpoints' TTL, its model, and whether it changed the head.
+      // The engine follows the client: its breakpoints' TTL and its model.
       st.engine.ttl = clientTtl(body);
       st.engine.model = body.model;
-      const head = headKeyOf(body);
-      const headChanged = st.headKey !== undefined && st.headKey !== head;
-      st.headKey = head;
       for (const done of st.inspector.applyDeferredIfCold(now)) this.o.log?.(`session ${m.entry.id}: deferred action applied on a cold cache: ${done}`);
       // Observe only: the client's bytes, unless the user pinned, trimmed or restored something here.
       if (this.o.strategy === 'none' && s.allOverlays().length === 0) return untouched(undefined, m.entry.id, callIndex);
-      const coldFrom = headChanged ? { position: 0, why: 'the client changed its system prompt, tools or tool_choice: its cached prefix is gone' } : undefined;
+      const coldFrom = verdict.headChanged ? { position: 0, why: 'the client changed its system prompt or tools: its cached prefix is gone' } : undefined;
       const prepared = st.engine.prepare({ callIndex, upTo: s.messages.length, epochStart: 0, now, coldFrom });
       st.prepared = prepared;
       // The builder had to repair something: if the client's own request breaks a rule, the

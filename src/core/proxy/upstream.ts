@@ -8,7 +8,6 @@
  * left, the latest ones first (the tail writes the whole prefix; a read anchor is the
  * optional one). They use the client's TTL for messages so the 1h-before-5m rule holds.
  */
-import { hashString } from '../cache/hash';
 import { cacheControlOf, contentBlocks, withoutCacheControl } from '../request/blocks';
 import type { CacheTtl, RequestBody } from '../request/types';
 import { thinkingEnabled, validateRequest } from '../request/validate';
@@ -28,11 +27,6 @@ export function headBreakpoints(body: RequestBody): number {
 }
 
 /** The TTL the client uses in its messages (its last marker), else in its head; '5m' when it sets none. */
-/** The part of a request before the messages that keys the cache (tools → system), plus tool_choice: a change means the cache is cold. */
-export function headKeyOf(body: RequestBody): string {
-  return hashString(JSON.stringify([body.tools ?? null, body.system ?? null, body.tool_choice ?? null])).join(':');
-}
-
 export function clientTtl(body: RequestBody): CacheTtl {
   let ttl: CacheTtl | undefined;
   for (const m of body.messages) for (const b of contentBlocks(m.content)) ttl = (cacheControlOf(b)?.ttl as CacheTtl | undefined) ?? (cacheControlOf(b) ? '5m' : ttl);

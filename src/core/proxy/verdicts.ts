@@ -61,7 +61,10 @@ export interface VerdictCall {
   readonly call: number;
   /** The previous response's id in this lineage (null on the first call, or when it is not known). */
   readonly previousMessageId: string | null;
+  /** The client changed its tools or system prompt since its previous call: its cached prefix is gone. */
+  readonly headChanged: boolean;
 }
+
 
 export class ProxyVerdicts {
   private readonly lineages = new Map<string, Lineage>();
@@ -85,7 +88,7 @@ export class ProxyVerdicts {
     this.lineages.set(lineage.id, lineage);
     this.pending.set(pendingKey(r.sessionId, r.sessionCall), { lineage, call, sessionCall: r.sessionCall, current, previous, clientAsked: r.clientAsked ?? false });
     this.trim();
-    return { lineage: lineage.id, call, previousMessageId: previous?.responseId ?? null };
+    return { lineage: lineage.id, call, previousMessageId: previous?.responseId ?? null, headChanged: previous !== undefined && !sameHead(previous.print, current.print) };
   }
 
   /**

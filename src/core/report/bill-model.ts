@@ -101,13 +101,7 @@ export function lastHumanTurn(messages: readonly BillMessage[]): number {
  */
 export function effectiveMessages(messages: readonly BillMessage[], model: string): readonly BillMessage[] {
   if (keepsPriorThinking(model)) return messages;
-  let lastHuman = -1;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    if (messages[i].role === 'user' && messages[i].humanTurn) {
-      lastHuman = i;
-      break;
-    }
-  }
+  const lastHuman = lastHumanTurn(messages);
   if (lastHuman <= 0) return messages;
   return messages.map((m, i) => (i < lastHuman && m.role === 'assistant' && m.blocks.some((b) => b.thinking) ? { ...m, blocks: m.blocks.filter((b) => !b.thinking) } : m));
 }

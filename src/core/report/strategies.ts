@@ -7,6 +7,7 @@
  * client's breakpoint placement and the same cache rules. So a saving is the
  * strategy's doing, not a different cost model's.
  */
+import { blockIdentityJson } from '../cache/rules';
 import { hashString } from '../cache/simulator';
 import { replay } from '../engine';
 import type { ContentBlockParam, ImportedSession, LogBlock } from '../session/types';
@@ -38,13 +39,6 @@ export interface PriceOptions {
 
 interface Content {
   readonly param: ContentBlockParam;
-}
-
-/** A block's content without its breakpoint mark. */
-function contentJson(b: object): string {
-  if (!('cache_control' in b)) return JSON.stringify(b);
-  const { cache_control: _mark, ...rest } = b as Record<string, unknown>;
-  return JSON.stringify(rest);
 }
 
 /**
@@ -92,11 +86,11 @@ export function priceStrategy(imp: ImportedSession, model: string, fit: FitResul
       memo.set(param, orig);
       return orig;
     }
-    const json = contentJson(param);
+    const json = blockIdentityJson(param);
     let out: BillBlock;
     if (orig && log) {
       let o = origJson.get(log.id);
-      if (o === undefined) origJson.set(log.id, (o = contentJson(log.param)));
+      if (o === undefined) origJson.set(log.id, (o = blockIdentityJson(log.param)));
       if (o === json) out = orig;
       else {
         const scale = blockChars(param) / Math.max(1, blockChars(log.param));

@@ -14,6 +14,7 @@ import type Anthropic from '@anthropic-ai/sdk';
 import { planBreakpoints } from '../cache/planner';
 import { blockText } from '../session/log';
 import type { Session } from '../session/session';
+import { lastBelow } from '../session/sorted';
 import type { ContentBlockParam, MessageParam, TextBlockParam } from '../session/types';
 import type { TokenAccountant } from '../tokens/types';
 import { assemble } from './assemble';
@@ -169,15 +170,7 @@ export class RequestBuilder {
     for (; c.scanned < session.messages.length; c.scanned++) {
       if (session.messages[c.scanned].meta.compactBoundary) c.boundaries.push(c.scanned);
     }
-    let best = 0;
-    for (let lo = 0, hi = c.boundaries.length - 1; lo <= hi; ) {
-      const mid = (lo + hi) >> 1;
-      if (c.boundaries[mid] < upTo) {
-        best = c.boundaries[mid];
-        lo = mid + 1;
-      } else hi = mid - 1;
-    }
-    return best;
+    return lastBelow(c.boundaries, upTo, 0);
   }
 
   build(session: Session, opts: BuildOptions): BuildResult {

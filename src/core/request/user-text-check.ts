@@ -5,6 +5,7 @@
  * in a user message of the request. Used by the bench, the property tests and the proxy
  * tests; independent of how the engine decided (it reads only the log and the body).
  */
+import { blockIdentityJson } from '../cache/rules';
 import { protectedReason } from '../session/user-text';
 import type { ContentBlockParam, LogMessage, MessageParam } from '../session/types';
 
@@ -23,8 +24,7 @@ const PREVIEW_CHARS = 80;
 function keyOf(b: ContentBlockParam | { type: string }): string {
   const x = b as ContentBlockParam;
   if (x.type === 'text') return `T${x.text}`;
-  const { cache_control: _placement, ...rest } = x as ContentBlockParam & { cache_control?: unknown };
-  return `J${JSON.stringify(rest)}`;
+  return `J${blockIdentityJson(x)}`;
 }
 
 function userBlocks(messages: readonly MessageParam[]): Map<string, number> {

@@ -12,6 +12,7 @@
  * its summary), and the anchors that reproduce other products' behaviour for comparison.
  */
 import type { Author } from './overlay';
+import { lowerBound } from './sorted';
 import type { LogBlock, LogMessage } from './types';
 
 /** LLM history compression: started by the user, may summarize their words and says so. */
@@ -69,13 +70,7 @@ export class ProtectedIndex {
 
   /** Whether any message in [from, to] (positions, inclusive) holds a protected block. */
   inRange(from: number, to: number): boolean {
-    let lo = 0;
-    let hi = this.positions.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >> 1;
-      if (this.positions[mid] < from) lo = mid + 1;
-      else hi = mid;
-    }
-    return lo < this.positions.length && this.positions[lo] <= to;
+    const i = lowerBound(this.positions, from);
+    return i < this.positions.length && this.positions[i] <= to;
   }
 }

@@ -76,7 +76,7 @@ function rewriteStart(cache: CacheState, position: number, epochStart: number): 
 
 function keyOf(p: Proposal): string {
   const o = p.overlay;
-  if (o.kind === 'summary') return o.author === 'strategy:atomic-window' || o.author === 'strategy:strands-window' ? `${o.author}:range` : o.fromMessageId;
+  if (o.kind === 'summary') return o.fromMessageId;
   if (o.kind === 'prune') return o.blockId ?? o.messageId;
   return o.blockId;
 }
@@ -149,15 +149,14 @@ export class CacheAwareApplier {
   }
 
   /** Expected warm calls for this call's TTL, from the session's evidence: over the session, and for the rest of this loop. */
-  expectedCalls(ctx: ApplyContext, ttl: CacheTtl): { session: number; loop: number } {
-    const evidence = ctx.evidence ?? { loopLengths: [], gapsMs: [], currentLoopCalls: Math.max(1, ctx.callIndex) };
+  expectedCalls(evidence: LoopEvidence, ttl: CacheTtl): { session: number; loop: number } {
     const e = expectedWarmCalls(evidence, ttlMsOf(ttl), this.o);
     return { session: e.calls, loop: e.restOfLoop };
   }
 
   private batch(ctx: ApplyContext, costly: Proposal[], ttl: CacheTtl): number {
     const { cache } = ctx;
-    const horizon = this.expectedCalls(ctx, ttl);
+    const horizon = this.expectedCalls(ctx.evidence ?? { loopLengths: [], gapsMs: [], currentLoopCalls: Math.max(1, ctx.callIndex) }, ttl);
     const turnStart = ctx.turnStart ?? Infinity;
     costly.sort((a, b) => b.position - a.position);
     let S = 0;

@@ -5,6 +5,7 @@
  * refuses strategy overlays on pinned blocks.
  */
 import type { Session } from '../session/session';
+import { lastBelow } from '../session/sorted';
 import type { TokenAccountant } from '../tokens/types';
 import { CacheAwareApplier, type CacheAwareOptions, type CacheState } from './cache-aware';
 import type { DecisionLog } from './decisions';
@@ -33,18 +34,6 @@ export interface PipelineRunResult {
   ran: string[];
 }
 
-/** The position of the last prompt before `upTo` (-1 when none): the turn a call answers. */
-function lastPromptBefore(prompts: readonly number[], upTo: number): number {
-  let lo = 0;
-  let hi = prompts.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (prompts[mid] < upTo) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo > 0 ? prompts[lo - 1] : -1;
-}
-
 export class Pipeline {
   readonly applier: CacheAwareApplier;
   /** The session's loops and pauses, the evidence of the applier's break-even. */
@@ -64,7 +53,8 @@ export class Pipeline {
   run(input: PipelineRunInput): PipelineRunResult {
     const { index } = input;
     index.update();
-    const turnStart = lastPromptBefore(index.prompts, input.upTo);
+    // The turn this call answers: the last prompt before the request's end (-1: none).
+    const turnStart = lastBelow(index.prompts, input.upTo, -1);
     this.loops.observe(input.callIndex, input.now, turnStart);
     const closedTurnsPruned = this.strategies.some((s) => s.prunesClosedTurns);
     const evidence = this.loops.evidence();

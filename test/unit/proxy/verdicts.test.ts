@@ -16,6 +16,16 @@ function call(v: ProxyVerdicts, sessionId: string, sessionCall: number, messages
 }
 
 describe('ProxyVerdicts lineages', () => {
+  it('says when the client changed its system prompt or tools since its previous call (a free moment for the engine)', () => {
+    const v = new ProxyVerdicts();
+    expect(call(v, 'K', 0, [user('a')]).headChanged).toBe(false);
+    v.onResponse('K', 0, { id: 'msg_0', usage: usage(0, 2000) });
+    expect(call(v, 'K', 1, [user('a'), asst('b'), user('c')]).headChanged).toBe(false);
+    v.onResponse('K', 1, { id: 'msg_1', usage: usage(2000, 100) });
+    const changed = call(v, 'K', 2, [user('a'), asst('b'), user('c'), asst('d'), user('e')], { system: [{ type: 'text', text: 'Main system prompt, v2', cache_control: { type: 'ephemeral' } }] });
+    expect(changed).toMatchObject({ lineage: 'key:K', call: 2, headChanged: true });
+  });
+
   it('a side call under the same key has its own lineage; the main conversation is compared with itself, across an edit', () => {
     const v = new ProxyVerdicts();
     expect(call(v, 'K', 0, [user('a')])).toMatchObject({ lineage: 'key:K', call: 0, previousMessageId: null });
