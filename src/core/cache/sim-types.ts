@@ -61,5 +61,11 @@ export interface CacheSimulatorOptions {
   readonly dropsEarlierThinking?: (model: string) => boolean;
   /** Positions checked per breakpoint (default LOOKBACK_BLOCKS, simulator.ts); other values only for what-if comparisons. */
   readonly lookbackBlocks?: number;
+  /**
+   * Skip re-hashing messages already simulated: a message whose content array is the same object as
+   * at the same index of the previous step, after an unchanged prefix, keeps its positions. Only for
+   * callers whose tokensOf is a pure function of the block object (sizes never change per object).
+   */
+  readonly reuseUnchangedMessages?: boolean;
 }
 

@@ -53,6 +53,36 @@ function isThinking(block: SimBlock): boolean {
   return isThinkingType(block.type);
 }
 
+/**
+ * One message of the previous step, with the step's state after it: enough to skip every message
+ * up to it when they come again unchanged (the state after a message depends only on the head and
+ * the messages up to it).
+ */
+interface MessageMemo {
+  /** Undefined for string content (never reused). */
+  readonly content: readonly SimBlock[] | undefined;
+  readonly role: string;
+  readonly drop: boolean;
+  readonly n: number;
+  readonly a: number;
+  readonly b: number;
+  readonly total: number;
+  readonly carried: number;
+  /** Breakpoints of the step up to and including this message. */
+  readonly breakpoints: number;
+  readonly lastCacheable: number;
+  readonly lastCacheableHasCc: boolean;
+}
+
+/** The state at the start of the messages (after tools, system and the message boundary). */
+interface HeadState {
+  readonly a: number;
+  readonly b: number;
+  readonly n: number;
+  readonly total: number;
+  readonly tokensOf: TokensOf;
+}
+
 interface Entry {
   expiresAt: number;
   ttl: number;
@@ -109,12 +139,18 @@ export class CacheSimulator {
   private chainB = new Uint32Array(1024);
   private cum = new Float64Array(1024);
   private last: CacheTrace | undefined;
+  private readonly reuse: boolean;
+  private prevHead: HeadState | undefined;
+  private prevMessages: MessageMemo[] = [];
+  private prevBreakpoints: number[] = [];
+  private prevBpTtl: number[] = [];
 
   constructor(opts: CacheSimulatorOptions = {}) {
     const m = opts.minTokens;
     this.minTokens = typeof m === 'number' ? () => m : (m ?? minCacheableTokens);
     this.dropsThinking = opts.dropsEarlierThinking ?? ((model) => !keepsPriorThinking(model));
     this.lookback = opts.lookbackBlocks ?? LOOKBACK_BLOCKS;
+    this.reuse = opts.reuseUnchangedMessages === true;
   }
 
   /** The trace of the most recent {@link step}. */
@@ -142,6 +178,8 @@ export class CacheSimulator {
   clear(): void {
     this.entries.clear();
     this.last = undefined;
+    this.prevHead = undefined;
+    this.prevMessages = [];
   }
 
   /** Simulate one request at time `nowMs`; updates the cache and returns the usage the API would report. */
@@ -199,7 +237,33 @@ export class CacheSimulator {
 
     const unkeyedThinking = this.dropsThinking(body.model);
     const lastHuman = thinkingDroppedBefore(body.messages, unkeyedThinking);
-    body.messages.forEach((msg, messageIndex) => {
+    // Messages unchanged since the last step keep their positions (reuseUnchangedMessages): same head, same content arrays.
+    const head: HeadState | undefined = this.reuse && !wantsAt ? { a, b, n, total, tokensOf } : undefined;
+    const ph = this.prevHead;
+    const msgs = body.messages;
+    let memos: MessageMemo[] = [];
+    let from = 0;
+    if (head && ph && ph.a === a && ph.b === b && ph.n === n && ph.total === total && ph.tokensOf === tokensOf) {
+      const prev = this.prevMessages;
+      const limit = Math.min(prev.length, msgs.length);
+      while (from < limit) {
+        const p = prev[from];
+        const m = msgs[from];
+        if (p.content !== m.content || p.role !== m.role || p.drop !== (from < lastHuman && m.role === 'assistant')) break;
+        from++;
+      }
+      if (from > 0) {
+        const p = prev[from - 1];
+        ({ n, a, b, total, carried, lastCacheable, lastCacheableHasCc } = p);
+        for (let i = 0; i < p.breakpoints; i++) {
+          breakpoints.push(this.prevBreakpoints[i]);
+          bpTtl.push(this.prevBpTtl[i]);
+        }
+        memos = prev.slice(0, from);
+      }
+    }
+    for (let messageIndex = from; messageIndex < msgs.length; messageIndex++) {
+      const msg = msgs[messageIndex];
       const blocks = this.blocksOf(msg);
       const roleTag = ROLE_TAG[msg.role] ?? TAG_OTHER_ROLE;
       const dropThinking = messageIndex < lastHuman && msg.role === 'assistant';
@@ -214,7 +278,17 @@ export class CacheSimulator {
         first = false;
         push(blk, wantsAt ? { section: 'messages', messageIndex, blockIndex, role: msg.role } : UNASKED_LOCATION, tag, this.hashOf(blk));
       });
-    });
+      if (head) {
+        const content = typeof msg.content === 'string' ? undefined : msg.content;
+        memos.push({ content, role: msg.role, drop: dropThinking, n, a, b, total, carried, breakpoints: breakpoints.length, lastCacheable, lastCacheableHasCc });
+      }
+    }
+    if (head && msgs.length) {
+      this.prevHead = head;
+      this.prevMessages = memos;
+      this.prevBreakpoints = breakpoints.slice();
+      this.prevBpTtl = bpTtl.slice();
+    }
     // Thinking after the last position (a thinking-only final message): billed, never cached.
     total += carried;
 

@@ -21,9 +21,16 @@
  * The cache itself is the shared simulator (src/core/cache/simulator.ts).
  */
 import { costOf } from '../cache/cost';
-import { CacheSimulator, type CacheUsage, type SimBlock } from '../cache/simulator';
+import { CacheSimulator, type CacheUsage, type SimBlock, type SimMessage } from '../cache/simulator';
 import { keepsPriorThinking, minCacheableTokens } from '../models';
 
+
+/** A message's blocks folded (thinking carried by the next block), their simulator blocks, and the simulator message. */
+interface SimParts {
+  readonly folded: { block: BillBlock; tokens: number }[];
+  readonly sim: SimBlock[];
+  readonly msg: SimMessage;
+}
 
 /** One block as the bill model sees it: a content identity, a size, whether it is thinking. */
 export interface BillBlock {
@@ -176,7 +183,11 @@ export class BillModel {
   /** Per message object: the message without thinking (models that drop it). */
   private readonly stripped = new WeakMap<BillMessage, BillMessage>();
   /** Per message object: its blocks folded (thinking carried by the next block) and their simulator blocks. */
-  private readonly simOf = new WeakMap<BillMessage, { folded: { block: BillBlock; tokens: number }[]; sim: SimBlock[] }>();
+  private readonly simOf = new WeakMap<BillMessage, SimParts>();
+  /** Per message object and epoch: the message as the first of that epoch. */
+  private readonly epochMsgs = new WeakMap<BillMessage, Map<number, SimMessage>>();
+  /** Per simulator block: its copies carrying a breakpoint, by TTL. */
+  private readonly marked = new WeakMap<SimBlock, Map<string, SimBlock>>();
 
   constructor(
     readonly model: string,
@@ -187,7 +198,8 @@ export class BillModel {
     this.sizes.set(this.shared, prefix.shared);
     this.sizes.set(this.sessionBlock, prefix.session);
     // The minimum is fixed per model: looked up once, not on every step.
-    this.sim = new CacheSimulator({ minTokens: minCacheableTokens(model) });
+    // Sizes are fixed per simulator block object, so unchanged messages need not be walked again.
+    this.sim = new CacheSimulator({ minTokens: minCacheableTokens(model), reuseUnchangedMessages: true });
     this.keepsThinking = keepsPriorThinking(model);
   }
 
@@ -204,22 +216,42 @@ export class BillModel {
     });
   }
 
-  private simMessage(m: BillMessage): { folded: { block: BillBlock; tokens: number }[]; sim: SimBlock[] } {
+  private simMessage(m: BillMessage): SimParts {
     let r = this.simOf.get(m);
     if (!r) {
       const folded = foldThinking(m.blocks);
-      r = { folded, sim: folded.map((f) => this.simBlock(f.block, f.tokens)) };
+      const sim = folded.map((f) => this.simBlock(f.block, f.tokens));
+      r = { folded, sim, msg: { role: m.role, content: sim } };
       this.simOf.set(m, r);
     }
     return r;
   }
 
+  /** The first message of an epoch: its first block other bytes (one object per message and epoch, so the simulator can skip it unchanged). */
+  private epochMessage(m: BillMessage, parts: SimParts, epoch: number): SimMessage {
+    let byEpoch = this.epochMsgs.get(m);
+    if (!byEpoch) this.epochMsgs.set(m, (byEpoch = new Map()));
+    let msg = byEpoch.get(epoch);
+    if (!msg) {
+      msg = { role: m.role, content: [this.simBlock(parts.folded[0].block, parts.folded[0].tokens, epoch), ...parts.sim.slice(1)] };
+      byEpoch.set(epoch, msg);
+    }
+    return msg;
+  }
+
   private tokensOf = (b: SimBlock): number => this.sizes.get(b) ?? 0;
 
-  /** A block carrying the breakpoint (same content, so the same cache identity). */
+  /** A block carrying the breakpoint (same content, so the same cache identity); one copy per block and TTL. */
   private withCc(b: SimBlock, tokens: number, cc: { type: string; ttl?: string }): SimBlock {
-    const marked = { ...b, cache_control: cc } as SimBlock;
-    this.sizes.set(marked, tokens);
+    let byTtl = this.marked.get(b);
+    if (!byTtl) this.marked.set(b, (byTtl = new Map()));
+    const key = cc.ttl ?? '5m';
+    let marked = byTtl.get(key);
+    if (!marked) {
+      marked = { ...b, cache_control: cc } as SimBlock;
+      this.sizes.set(marked, tokens);
+      byTtl.set(key, marked);
+    }
     return marked;
   }
 
@@ -268,36 +300,31 @@ export class BillModel {
       // Another session of the same client reads the shared prefix just before: it stays warm.
       this.sim.step({ model: this.model, system: [shared], messages: [] }, this.tokensOf, req.now);
     }
-    const eff = this.effective(req.messages).map((m) => ({ role: m.role, ...this.simMessage(m) }));
-    if (req.epoch && eff.length && eff[0].sim.length) {
-      const first = eff[0];
-      first.sim = [this.simBlock(first.folded[0].block, first.folded[0].tokens, req.epoch), ...first.sim.slice(1)];
-    }
-    let marked = false;
+    const eff = this.effective(req.messages);
+    const parts = eff.map((m) => this.simMessage(m));
+    const messages: SimMessage[] = parts.map((p) => p.msg);
+    if (req.epoch && parts.length && parts[0].sim.length) messages[0] = this.epochMessage(eff[0], parts[0], req.epoch);
+    // The message breakpoint: on the block the client put it on, else on the last block.
+    let at: [number, number] | undefined;
     if (req.breakpointAt !== undefined) {
-      for (const m of eff) {
-        const i = m.folded.findIndex((f) => f.block.id === req.breakpointAt);
-        if (i >= 0) {
-          m.sim = m.sim.map((b, j) => (j === i ? this.withCc(b, m.folded[j].tokens, cc) : b));
-          marked = true;
-          break;
-        }
+      for (let mi = parts.length - 1; !at && mi >= 0; mi--) {
+        const bi = parts[mi].folded.findIndex((f) => f.block.id === req.breakpointAt);
+        if (bi >= 0) at = [mi, bi];
       }
     }
-    for (let mi = eff.length - 1; !marked && mi >= 0; mi--) {
-      const m = eff[mi];
-      if (!m.sim.length) continue;
-      const last = m.sim.length - 1;
-      m.sim = m.sim.map((b, j) => (j === last ? this.withCc(b, m.folded[j].tokens, cc) : b));
-      marked = true;
+    for (let mi = parts.length - 1; !at && mi >= 0; mi--) if (parts[mi].sim.length) at = [mi, parts[mi].sim.length - 1];
+    if (at) {
+      const [mi, bi] = at;
+      const content = [...(messages[mi].content as readonly SimBlock[])];
+      content[bi] = this.withCc(content[bi], parts[mi].folded[bi].tokens, cc);
+      messages[mi] = { role: messages[mi].role, content };
     }
-    const messages = eff.map((m) => ({ role: m.role, content: m.sim }));
     if (span) {
-      let at = this.prefix.shared + this.prefix.session;
-      for (const m of eff) {
+      let pos = this.prefix.shared + this.prefix.session;
+      for (const m of parts) {
         for (const f of m.folded) {
-          span(f.block, at, f.tokens);
-          at += f.tokens;
+          span(f.block, pos, f.tokens);
+          pos += f.tokens;
         }
       }
     }
