@@ -32,6 +32,9 @@
  *    recorded order (completion order: what was sent), then the other lines
  *    (text typed or injected during the turn) in recorded order. The blocks of
  *    one line are never reordered.
+ * 7. Copies of the messages a partial compaction kept (`preserved`, see
+ *    claude-code-preserved.ts) group among themselves by the same rules; a
+ *    copied response is not reported as seen again.
  * 6. A content block identical to one already in its response (a retried
  *    write) is kept once; so is a `tool_result` identical to one already in its
  *    user message. Both are reported. A different second `tool_result` for the
@@ -48,6 +51,8 @@ export interface ConvLine {
   readonly rec: JsonRecord;
   readonly message: JsonRecord;
   readonly blocks: readonly ContentBlockParam[];
+  /** A copy of a line a partial compaction kept, re-sent after the summary (claude-code-preserved.ts). */
+  readonly preserved?: boolean;
 }
 
 /** Lines that become one log message: `lines` in file order, `blocks` in the order they were sent. */
@@ -57,6 +62,8 @@ export interface Group {
   readonly blocks: readonly ContentBlockParam[];
   readonly apiMessageId?: string;
   readonly compact: boolean;
+  /** Copies of kept messages (rule 7): context only, never a call. */
+  readonly preserved: boolean;
 }
 
 /** A group being built. */
@@ -73,6 +80,7 @@ interface Draft {
   readonly toolIds: Map<string, number>;
   readonly apiMessageId?: string;
   readonly compact: boolean;
+  readonly preserved: boolean;
 }
 
 /** Lines → messages by the rules of the module doc; duplicates and repeated responses go to `issues`. */
@@ -83,7 +91,7 @@ export function groupLines(lines: readonly ConvLine[], issues: ImportIssue[]): G
     if (l.role === 'assistant') addAssistantLine(drafts, l, seenIds, issues);
     else addUserLine(drafts, l, issues);
   }
-  return drafts.map((d) => ({ role: d.role, lines: d.lines, blocks: [...d.head, ...d.tail], apiMessageId: d.apiMessageId, compact: d.compact }));
+  return drafts.map((d) => ({ role: d.role, lines: d.lines, blocks: [...d.head, ...d.tail], apiMessageId: d.apiMessageId, compact: d.compact, preserved: d.preserved }));
 }
 
 /** The `message.id` of an assistant line, when it has one. */
@@ -91,20 +99,22 @@ function messageIdOf(l: ConvLine): string | undefined {
   return typeof l.message.id === 'string' ? l.message.id : undefined;
 }
 
-function newDraft(role: Role, apiMessageId: string | undefined, compact: boolean): Draft {
-  return { role, lines: [], head: [], tail: [], seen: new Map(), toolIds: new Map(), apiMessageId, compact };
+function newDraft(role: Role, apiMessageId: string | undefined, compact: boolean, preserved: boolean): Draft {
+  return { role, lines: [], head: [], tail: [], seen: new Map(), toolIds: new Map(), apiMessageId, compact, preserved };
 }
 
 /** Rules 1–3. */
 function addAssistantLine(drafts: Draft[], l: ConvLine, seenIds: Set<string>, issues: ImportIssue[]): void {
   const id = messageIdOf(l);
+  const preserved = l.preserved === true;
   let target = id === undefined ? undefined : responseToJoin(drafts, id);
+  if (target && target.preserved !== preserved) target = undefined;
   if (!target) {
-    if (id !== undefined && seenIds.has(id)) {
+    if (id !== undefined && seenIds.has(id) && !preserved) {
       issues.push({ line: l.line, message: `assistant message.id ${id} seen again after other messages: kept as a separate message, counted as one call` });
     }
     if (id !== undefined) seenIds.add(id);
-    target = newDraft('assistant', id, false);
+    target = newDraft('assistant', id, false, preserved);
     drafts.push(target);
   }
   target.lines.push(l);
@@ -141,7 +151,8 @@ function isAnswerSoFar(user: Draft, response: Draft): boolean {
 function addUserLine(drafts: Draft[], l: ConvLine, issues: ImportIssue[]): void {
   const compact = l.rec.isCompactSummary === true;
   const last = drafts[drafts.length - 1];
-  const target = last?.role === 'user' && !compact ? last : newDraft('user', undefined, compact);
+  const preserved = l.preserved === true;
+  const target = last?.role === 'user' && !compact ? last : newDraft('user', undefined, compact, preserved);
   if (target !== last) drafts.push(target);
   target.lines.push(l);
   const kept = l.blocks.filter((b) => keepUserBlock(target, b, l.line, issues));

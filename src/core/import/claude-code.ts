@@ -3,7 +3,8 @@
  *
  * One JSON record per line. Only `type: "user" | "assistant"` records with a
  * `message` are conversation; everything else (summary, system, progress,
- * file-history-snapshot, queue-operation, attachment, pr-link, …) is skipped.
+ * file-history-snapshot, queue-operation, attachment, pr-link, …) is skipped
+ * (but see the cleared attachments below).
  * Lines are selected, then grouped into the messages the client sent:
  * - sub-agent (`isSidechain`) lines are skipped in a main conversation, but a
  *   file holding only sidechain lines (`agent-*.jsonl`) is that sub-agent's
@@ -16,6 +17,13 @@
  *   the turn after them, are one user message; a compact summary starts a new
  *   message and history; a response recorded again after other turns stays a
  *   separate message (claude-code-group.ts has the exact rules);
+ * - a partial compaction (`compactMetadata.preservedSegment`) kept messages
+ *   that stay before its boundary in the file: they are copied after the
+ *   compact summary, flagged `preserved`, without usage and never a call
+ *   (claude-code-preserved.ts);
+ * - `attachment` records are left out (their size is absorbed from the
+ *   usage), except those a microcompact later cleared, imported as user text
+ *   so the clearing can be followed (claude-code-attachments.ts);
  * - one call per distinct `message.id`, at the position of its message, with
  *   the final usage record of the response (`finalUsage`).
  * Unparseable lines are skipped and reported with their line numbers.
@@ -31,6 +39,8 @@ import type {
 } from '../session/types';
 import type { TranscriptImporter, TranscriptInput } from './detect';
 import { groupLines, type ConvLine, type Group } from './claude-code-group';
+import { AttachmentLines } from './claude-code-attachments';
+import { readLinks, withPreservedCopies, type ParentLinks, type PreservedBoundary } from './claude-code-preserved';
 import { ImportError, oneLine } from './errors';
 import { checkHistory } from './history-check';
 import { baseName, checkContent, finalUsage, isRecord, withoutFields } from './util';
@@ -53,6 +63,9 @@ export const SYNTHETIC_MODEL = '<synthetic>';
 
 /** Non-empty lines examined by `detect`; a few leading lines may be corrupt or foreign. */
 const DETECT_SNIFF_LINES = 20;
+
+/** Flag of a message copied after a compact summary because a partial compaction kept it (claude-code-preserved.ts). */
+export const PRESERVED_FLAG = 'preserved';
 
 /** The user text Claude Code writes when the user stops a streaming response (not the "for tool use" variant). */
 const INTERRUPTED_MARKER = '[Request interrupted by user]';
@@ -108,8 +121,8 @@ function detectClaudeCode(input: TranscriptInput): boolean {
 function parseClaudeCode(input: TranscriptInput): ImportedSession {
   const issues: ImportIssue[] = [];
   const base = baseName(input.file);
-  const { conv, kinds } = readLines(input.text, issues);
-  const kept = selectLines(conv, issues);
+  const { conv, kinds, links, boundaries, attachments } = readLines(input.text, issues);
+  const kept = withPreservedCopies(selectLines(conv, issues), boundaries, links, issues);
   if (!kept.length) {
     const what = conv.length ? 'no usable user or assistant messages' : 'no user or assistant messages';
     throw new ImportError(input.file, `${what} (${describeKinds(kinds)})`);
@@ -118,16 +131,25 @@ function parseClaudeCode(input: TranscriptInput): ImportedSession {
   const toolNames = new Map<string, string>();
   const messages: LogMessage[] = groups.map((g, i) => makeMessage(`m${i}`, i, g.role, g.blocks, groupMeta(g, groups[i + 1], base), toolNames));
   const calls = callsOf(messages);
+  const attachmentBlocks = new Map<string, string>();
+  groups.forEach((g, i) => g.blocks.forEach((b, j) => {
+    const uuid = attachments.uuidOf.get(b);
+    const block = messages[i].blocks[j];
+    if (uuid !== undefined && block) attachmentBlocks.set(uuid, block.id);
+  }));
   issues.push(...checkHistory(messages, (pos) => groups[pos]?.lines[0].line));
   issues.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   const model = calls.length ? calls[calls.length - 1].model : undefined;
-  return { format: 'claude-code', file: input.file, model, messages, calls, issues };
+  return { format: 'claude-code', file: input.file, model, messages, calls, issues, ...(attachmentBlocks.size ? { attachmentBlocks } : {}) };
 }
 
 /** Parse every line; collect conversation lines, count record kinds, report unparseable and malformed lines. */
-function readLines(text: string, issues: ImportIssue[]): { conv: ConvLine[]; kinds: Map<string, number> } {
+function readLines(text: string, issues: ImportIssue[]): { conv: ConvLine[]; kinds: Map<string, number>; links: ParentLinks; boundaries: PreservedBoundary[]; attachments: AttachmentLines } {
   const conv: ConvLine[] = [];
   const kinds = new Map<string, number>();
+  const links: ParentLinks = new Map();
+  const boundaries: PreservedBoundary[] = [];
+  const attachments = new AttachmentLines();
   const lines = text.split('\n');
   for (let i = 0; i < lines.length; i++) {
     const raw = lines[i].trim();
@@ -142,6 +164,9 @@ function readLines(text: string, issues: ImportIssue[]): { conv: ConvLine[]; kin
     }
     const kind = isRecord(rec) && typeof rec.type === 'string' ? rec.type : 'unknown';
     kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
+    const boundary = isRecord(rec) ? readLinks(rec, line, links) : undefined;
+    if (boundary) boundaries.push(boundary);
+    if (isRecord(rec)) attachments.read(rec, line);
     if (!isRecord(rec) || (kind !== 'user' && kind !== 'assistant') || !isRecord(rec.message)) continue;
     const checked = checkContent(rec.message.content);
     if ('problem' in checked) {
@@ -151,7 +176,7 @@ function readLines(text: string, issues: ImportIssue[]): { conv: ConvLine[]; kin
     const blocks = typeof checked.content === 'string' ? stringBlocks(checked.content) : checked.content.map(stripBlock);
     conv.push({ line, role: kind, rec, message: rec.message, blocks });
   }
-  return { conv, kinds };
+  return { conv: attachments.merge(conv), kinds, links, boundaries, attachments };
 }
 
 /** String content as blocks: one text block, none for an empty string. */
@@ -198,10 +223,13 @@ function groupMeta(g: Group, next: Group | undefined, base: string): MessageMeta
   const meta: MessageMeta = { source: `${base}:${first.line}` };
   if (typeof first.rec.timestamp === 'string') meta.timestamp = first.rec.timestamp;
   if (g.compact) meta.compactBoundary = true;
+  if (g.preserved) meta.flags = [PRESERVED_FLAG];
   if (g.role !== 'assistant') return meta;
   if (g.apiMessageId) meta.apiMessageId = g.apiMessageId;
   const model = g.lines.map((l) => l.message.model).find((m): m is string => typeof m === 'string');
   if (model) meta.model = model;
+  // A kept response re-sent after a partial compaction: Claude Code zeroes its usage (counted once, where it was produced).
+  if (g.preserved) return meta;
   const usage = finalUsage(g.lines.map((l) => l.message.usage));
   if (usage) meta.usage = usage;
   if (next && isInterruption(next)) meta.interrupted = true;
@@ -225,7 +253,7 @@ function callsOf(messages: readonly LogMessage[]): CallRecord[] {
   let epochStart = 0;
   for (const m of messages) {
     if (m.meta.compactBoundary) epochStart = m.seq;
-    if (m.role !== 'assistant') continue;
+    if (m.role !== 'assistant' || m.meta.flags?.includes(PRESERVED_FLAG)) continue;
     const id = m.meta.apiMessageId;
     if (id !== undefined) {
       if (seen.has(id)) continue;

@@ -7,7 +7,8 @@
  * - microcompact boundaries (`{"type":"system","subtype":"microcompact_boundary",
  *   "microcompactMetadata":{…,"compactedToolIds"}}`): the client cleared those
  *   tool results itself, and every request after the boundary sent a short
- *   placeholder in their place.
+ *   placeholder in their place; `clearedAttachmentUUIDs` names the
+ *   attachments (file contents, nested CLAUDE.md, reminders) it dropped too.
  * Read in the same pass as the recorded spend (recorded.ts), per conversation.
  */
 
@@ -16,6 +17,8 @@ export interface Microcompact {
   readonly firstResponseId?: string;
   /** `tool_use` ids whose results were cleared. */
   readonly toolIds: readonly string[];
+  /** Uuids of the `attachment` records it cleared (`clearedAttachmentUUIDs`). */
+  readonly attachmentUuids: readonly string[];
   readonly tokensSaved?: number;
 }
 
@@ -28,13 +31,13 @@ export interface ClientEvents {
 /** Collects a conversation's events while its lines are read (recorded.ts reads every line once). */
 export class ClientEventsBuilder implements ClientEvents {
   readonly versionOf = new Map<string, string>();
-  readonly microcompacts: { firstResponseId?: string; toolIds: string[]; tokensSaved?: number }[] = [];
-  private open: { firstResponseId?: string; toolIds: string[]; tokensSaved?: number } | undefined;
+  readonly microcompacts: { firstResponseId?: string; toolIds: string[]; attachmentUuids: string[]; tokensSaved?: number }[] = [];
+  private open: { firstResponseId?: string; toolIds: string[]; attachmentUuids: string[]; tokensSaved?: number } | undefined;
 
   /** A `microcompact_boundary` record's metadata. */
   microcompact(meta: Record<string, unknown>): void {
-    const ids = Array.isArray(meta.compactedToolIds) ? meta.compactedToolIds.filter((x): x is string => typeof x === 'string') : [];
-    this.open = { toolIds: ids, tokensSaved: typeof meta.tokensSaved === 'number' ? meta.tokensSaved : undefined };
+    const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
+    this.open = { toolIds: strings(meta.compactedToolIds), attachmentUuids: strings(meta.clearedAttachmentUUIDs), tokensSaved: typeof meta.tokensSaved === 'number' ? meta.tokensSaved : undefined };
     this.microcompacts.push(this.open);
   }
 

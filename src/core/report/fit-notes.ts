@@ -17,13 +17,21 @@ function usd(n: number): string {
   return `$${n < 0.01 ? n.toFixed(4) : n.toFixed(3)}`;
 }
 
+/** "call 11: the client cleared 4 old tool result(s) and 2 attachment(s) itself (microcompact); …". */
+function microcompactNote(m: FitResult['microcompacts'][number]): string {
+  const what = [m.results ? `${m.results} old tool result(s)` : '', m.attachments ? `${m.attachments} attachment(s)` : ''].filter(Boolean).join(' and ');
+  const missing = m.attachments - m.attachmentsFollowed;
+  const unheld = missing > 0 ? `; ${missing} of the attachments are not in the transcript, their size stays in the history` : '';
+  return `call ${m.call}: the client cleared ${what || 'nothing it names'} itself (microcompact); every strategy's history follows${unheld}`;
+}
+
 /** Notes on what the fit followed or could not, and the share of the recorded input-side cost that following the unexplained misses moved. */
 export function fitNotes(fit: FitResult, imp: ImportedSession, recorded: RecordedSpend): { notes: string[]; unexplainedShare: number } {
   const notes: string[] = [];
   for (const o of fit.otherModels) notes.push(`${o.calls} call(s) on ${o.model}: each priced at its own model, on its own cache (a switch starts it cold)`);
   if (fit.foreign.length) notes.push(`${fit.foreign.length} call(s) on another model sent a request of their own, not this history (calls ${fit.foreign.join(', ')}): priced as recorded in every strategy`);
   for (const v of fit.versionChanges) notes.push(`call ${v.call}: the client went from ${v.from} to ${v.to}; its system prompt carries the version, so the cached prefix was rewritten`);
-  for (const m of fit.microcompacts) notes.push(`call ${m.call}: the client cleared ${m.results} old tool result(s) itself (microcompact); every strategy's history follows`);
+  for (const m of fit.microcompacts) notes.push(microcompactNote(m));
   for (const r of fit.rewrites) notes.push(`call ${r.call}: the client sent ${r.tokens} tokens less than the transcript holds (resumed or edited history); sizes rescaled from there`);
   const unexplainedShare = fit.unanchoredError !== undefined && fit.costError !== undefined ? fit.costError - fit.unanchoredError : 0;
   if (fit.unexplained.length) {

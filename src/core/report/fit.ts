@@ -67,8 +67,8 @@ export interface FitResult {
   readonly otherModels: { model: string; calls: number }[];
   /** Calls where the client version changed (a new system prompt). */
   readonly versionChanges: { call: number; from: string; to: string }[];
-  /** Microcompacts followed: from which call, how many results cleared. */
-  readonly microcompacts: { call: number; results: number }[];
+  /** Microcompacts followed: from which call, how many results and attachments cleared (and how many of those the transcript holds). */
+  readonly microcompacts: { call: number; results: number; attachments: number; attachmentsFollowed: number }[];
   /** Per call, the block the client's message breakpoint was on (undefined: the last block). */
   readonly placement: (string | undefined)[];
   /** Calls where the client sent a shorter history than the transcript holds. */
@@ -174,7 +174,12 @@ export function noneRequests(calls: readonly CallRecord[], messages: readonly Bi
   }));
 }
 
-/** Microcompact boundaries as cleared spans: from the first response after the boundary, the named tool results. */
+/**
+ * Microcompact boundaries as cleared spans: from the first response after the boundary, the named
+ * tool results and the named attachments the importer holds as blocks (`attachmentBlocks`). A cleared
+ * attachment counts as a cleared result's placeholder (sizing.ts `CLEARED_RESULT_TOKENS`); how Claude Code
+ * marks it is not recorded, and a few tokens either way do not move the fit.
+ */
 export function clearedSpans(imp: ImportedSession, events: ClientEvents | undefined): ClearedSpan[] {
   if (!events?.microcompacts.length) return [];
   const byTool = new Map<string, string>();
@@ -183,8 +188,10 @@ export function clearedSpans(imp: ImportedSession, events: ClientEvents | undefi
   for (const mc of events.microcompacts) {
     const fromCall = mc.firstResponseId ? imp.calls.findIndex((c) => c.apiMessageId === mc.firstResponseId) : -1;
     if (fromCall < 0) continue;
-    const blockIds = new Set(mc.toolIds.map((t) => byTool.get(t)).filter((x): x is string => x !== undefined));
-    if (blockIds.size) out.push({ fromCall, blockIds });
+    const results = mc.toolIds.map((t) => byTool.get(t)).filter((x): x is string => x !== undefined);
+    const attachments = mc.attachmentUuids.map((u) => imp.attachmentBlocks?.get(u)).filter((x): x is string => x !== undefined);
+    const blockIds = new Set([...results, ...attachments]);
+    if (blockIds.size || mc.attachmentUuids.length) out.push({ fromCall, blockIds, results: new Set(results).size, attachments: mc.attachmentUuids.length, attachmentsFollowed: new Set(attachments).size });
   }
   return out.sort((a, b) => a.fromCall - b.fromCall);
 }
@@ -293,7 +300,7 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
     otherModels: [...others].map(([m, calls]) => ({ model: m, calls })),
     foreign: sized.foreign,
     versionChanges,
-    microcompacts: spans.map((s) => ({ call: s.fromCall, results: s.blockIds.size })),
+    microcompacts: spans.map((s) => ({ call: s.fromCall, results: s.results ?? s.blockIds.size, attachments: s.attachments ?? 0, attachmentsFollowed: s.attachmentsFollowed ?? 0 })),
     placement,
     invalidations,
     epochs,

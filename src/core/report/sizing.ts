@@ -98,8 +98,12 @@ export const CLEARED_RESULT_TOKENS = 10;
 export interface ClearedSpan {
   /** Index of the first call whose request holds the placeholders. */
   readonly fromCall: number;
-  /** Log block ids of the cleared results. */
+  /** Log block ids of the cleared results (and cleared attachments the transcript holds). */
   readonly blockIds: ReadonlySet<string>;
+  /** For the fit note: tool results cleared, attachments the client named, and of those the ones followed. */
+  readonly results?: number;
+  readonly attachments?: number;
+  readonly attachmentsFollowed?: number;
 }
 
 export interface SizedSession {

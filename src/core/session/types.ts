@@ -112,4 +112,6 @@ export interface ImportedSession {
   messages: LogMessage[];
   calls: CallRecord[];
   issues: ImportIssue[];
+  /** Claude Code: attachment uuid → log block id, for the attachments imported (those a microcompact cleared). */
+  attachmentBlocks?: ReadonlyMap<string, string>;
 }
