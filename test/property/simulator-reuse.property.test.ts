@@ -49,7 +49,7 @@ describe('simulator: reusing unchanged messages changes no number', () => {
         let serial = 0;
         const make = (kind: 'text' | 'thinking' | 'tool', size: number): SimBlock => {
           const id = `b${serial++}`;
-          const b = (kind === 'thinking' ? { type: 'thinking', thinking: id, signature: 's' } : kind === 'tool' ? { type: 'tool_result', tool_use_id: id, content: id } : { type: 'text', text: id }) as SimBlock;
+          const b = (kind === 'thinking' ? { type: 'thinking', thinking: id, signature: 's' } : kind === 'tool' ? { type: 'tool_result', tool_use_id: id, content: id } : { type: 'text', text: id }) as unknown as SimBlock;
           sizes.set(b, size);
           return b;
         };
