@@ -42,6 +42,7 @@ import { groupLines, type ConvLine, type Group } from './claude-code-group';
 import { AttachmentLines } from './claude-code-attachments';
 import { readLinks, withPreservedCopies, type ParentLinks, type PreservedBoundary } from './claude-code-preserved';
 import { ImportError, oneLine } from './errors';
+import { jsonLines } from './json-lines';
 import { checkHistory } from './history-check';
 import { baseName, checkContent, finalUsage, isRecord, withoutFields } from './util';
 
@@ -150,18 +151,13 @@ function readLines(text: string, issues: ImportIssue[]): { conv: ConvLine[]; kin
   const links: ParentLinks = new Map();
   const boundaries: PreservedBoundary[] = [];
   const attachments = new AttachmentLines();
-  const lines = text.split('\n');
-  for (let i = 0; i < lines.length; i++) {
-    const raw = lines[i].trim();
-    if (!raw) continue;
-    const line = i + 1;
-    let rec: unknown;
-    try {
-      rec = JSON.parse(raw);
-    } catch (e) {
-      issues.push({ line, message: `unparseable line skipped (${oneLine(e instanceof Error ? e.message : String(e), 100)})` });
+  for (const l of jsonLines(text)) {
+    const line = l.line;
+    if (l.error !== undefined) {
+      issues.push({ line, message: `unparseable line skipped (${oneLine(l.error, 100)})` });
       continue;
     }
+    const rec = l.rec;
     const kind = isRecord(rec) && typeof rec.type === 'string' ? rec.type : 'unknown';
     kinds.set(kind, (kinds.get(kind) ?? 0) + 1);
     const boundary = isRecord(rec) ? readLinks(rec, line, links) : undefined;

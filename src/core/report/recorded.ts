@@ -20,6 +20,7 @@
  */
 import { costOf, type PricedUsage } from '../cache/cost';
 import { ClientEventsBuilder, type ClientEvents } from './client-events';
+import { jsonLines } from '../import/json-lines';
 
 /** Claude Code's model name for entries it made up itself (API errors): no model call, no bill. */
 const SYNTHETIC_MODEL = '<synthetic>';
@@ -193,16 +194,12 @@ export function readRecorded(text: string, counted: Set<string>): RecordedFile {
     if (typeof rec.sessionId === 'string') c.sessionId = rec.sessionId;
     return c;
   };
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
-    if (!line) continue;
-    let rec: unknown;
-    try {
-      rec = JSON.parse(line);
-    } catch {
+  for (const l of jsonLines(text)) {
+    if (l.error !== undefined) {
       badLines++;
       continue;
     }
+    const { raw: line, rec } = l;
     if (isObj(rec) && typeof rec.sessionId === 'string') claudeCode = true;
     if (isObj(rec) && (rec.type === 'user' || rec.type === 'assistant') && rec.isSidechain !== true) hasMain = true;
     if (isObj(rec) && rec.type === 'system' && rec.subtype === 'microcompact_boundary') eventsOf(rec).microcompact(isObj(rec.microcompactMetadata) ? rec.microcompactMetadata : {});

@@ -4,6 +4,7 @@
  * every strategy's simulated cost and the top offenders.
  */
 import { parseTranscript } from '../import';
+import { jsonLines, releaseJsonLines } from '../import/json-lines';
 import type { ImportedSession } from '../session/types';
 import type { PipelineConfig } from '../trimming';
 import { fitNone } from './fit';
@@ -42,17 +43,12 @@ function mainModel(calls: readonly RecordedCall[], fallback: string | undefined)
 
 /** The lines of one subagent of a main file, as their own transcript. */
 export function sidechainText(text: string, agentId: string | undefined): string {
-  return text
-    .split('\n')
-    .filter((l) => {
-      try {
-        const r = JSON.parse(l) as { isSidechain?: unknown; agentId?: unknown };
-        return r.isSidechain === true && (agentId === undefined || r.agentId === agentId);
-      } catch {
-        return false;
-      }
-    })
-    .join('\n');
+  const out: string[] = [];
+  for (const l of jsonLines(text)) {
+    const r = l.rec as { isSidechain?: unknown; agentId?: unknown } | null | undefined;
+    if (typeof r === 'object' && r !== null && r.isSidechain === true && (agentId === undefined || r.agentId === agentId)) out.push(l.raw);
+  }
+  return out.join('\n');
 }
 
 function pct(x: number): string {
@@ -154,6 +150,14 @@ function conversationRow(file: string, text: string, conv: RecordedConversation,
  * other formats hold no usage, so they are listed as not anchored. `counted` carries the responses counted so far.
  */
 export function reportFile(file: string, text: string, counted: Set<string>, opts: FileReportOptions): FileReport {
+  try {
+    return reportText(file, text, counted, opts);
+  } finally {
+    releaseJsonLines();
+  }
+}
+
+function reportText(file: string, text: string, counted: Set<string>, opts: FileReportOptions): FileReport {
   const rec = readRecorded(text, counted);
   if (rec.conversations.length) {
     const rows = rec.conversations.map((c) => conversationRow(file, text, c, rec.hasMain, opts));
