@@ -2,7 +2,7 @@
  * The simulator's reuse of unchanged messages (reuseUnchangedMessages) is an
  * optimization only: over random request sequences (messages appended, an
  * earlier message replaced by a new array, thinking blocks on models that drop
- * them, breakpoints moved, TTLs switched, idle gaps, invalidations), a
+ * them, images, breakpoints moved, TTLs switched, idle gaps, invalidations), a
  * simulator that reuses reports exactly the usage and trace of one that walks
  * every block.
  */
@@ -13,24 +13,25 @@ import { CacheSimulator, type SimBlock, type SimMessage } from '../../src/core/c
 const RUNS = Math.max(50, Math.floor(Number(process.env.TRIMLINE_PROP_RUNS ?? 10_000) / 20));
 
 type Op =
-  | { t: 'append'; role: 'user' | 'assistant'; blocks: { kind: 'text' | 'thinking' | 'tool'; size: number }[] }
+  | { t: 'append'; role: 'user' | 'assistant'; blocks: { kind: Kind; size: number }[] }
   | { t: 'replace'; pick: number; size: number }
   | { t: 'string'; size: number }
   | { t: 'call'; gapMs: number; ttl: '5m' | '1h'; mark: 'last' | 'earlier' | 'none'; model: 0 | 1 }
   | { t: 'invalidate' };
 
-const block = fc.record({ kind: fc.constantFrom('text' as const, 'thinking' as const, 'tool' as const), size: fc.integer({ min: 0, max: 3000 }) });
+type Kind = 'text' | 'thinking' | 'tool' | 'image';
+const block = fc.record({ kind: fc.constantFrom<Kind>('text', 'thinking', 'tool', 'text', 'image'), size: fc.integer({ min: 0, max: 3000 }) });
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ t: fc.constant('append' as const), role: fc.constantFrom('user' as const, 'assistant' as const), blocks: fc.array(block, { minLength: 0, maxLength: 4 }) }) },
+  { weight: 4, arbitrary: fc.record({ t: fc.constant('append' as const), role: fc.constantFrom('user' as const, 'assistant' as const), blocks: fc.array(block, { minLength: 0, maxLength: 3 }) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('replace' as const), pick: fc.nat(), size: fc.integer({ min: 1, max: 2000 }) }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('string' as const), size: fc.integer({ min: 0, max: 500 }) }) },
   {
-    weight: 4,
+    weight: 6,
     arbitrary: fc.record({
       t: fc.constant('call' as const),
       gapMs: fc.constantFrom(1_000, 60_000, 400_000, 4_000_000),
       ttl: fc.constantFrom('5m' as const, '1h' as const),
-      mark: fc.constantFrom('last' as const, 'earlier' as const, 'none' as const),
+      mark: fc.constantFrom('last' as const, 'last' as const, 'earlier' as const, 'none' as const),
       model: fc.constantFrom(0 as const, 1 as const),
     }),
   },
@@ -47,9 +48,15 @@ describe('simulator: reusing unchanged messages changes no number', () => {
         const sizes = new WeakMap<object, number>();
         const tokensOf = (b: SimBlock): number => sizes.get(b) ?? 0;
         let serial = 0;
-        const make = (kind: 'text' | 'thinking' | 'tool', size: number): SimBlock => {
+        const make = (kind: Kind, size: number): SimBlock => {
           const id = `b${serial++}`;
-          const b = (kind === 'thinking' ? { type: 'thinking', thinking: id, signature: 's' } : kind === 'tool' ? { type: 'tool_result', tool_use_id: id, content: id } : { type: 'text', text: id }) as unknown as SimBlock;
+          const shapes: Record<Kind, object> = {
+            thinking: { type: 'thinking', thinking: id, signature: 's' },
+            tool: { type: 'tool_result', tool_use_id: id, content: id },
+            text: { type: 'text', text: id },
+            image: { type: 'image', source: { type: 'base64', media_type: 'image/png', data: id } },
+          };
+          const b = shapes[kind] as SimBlock;
           sizes.set(b, size);
           return b;
         };

@@ -63,6 +63,8 @@ interface MessageMemo {
   readonly content: readonly SimBlock[] | undefined;
   readonly role: string;
   readonly drop: boolean;
+  /** Whether this message or one before it holds an image. */
+  readonly images: boolean;
   readonly n: number;
   readonly a: number;
   readonly b: number;
@@ -116,11 +118,10 @@ function isCacheable(block: SimBlock): boolean {
   return true;
 }
 
-function containsImage(messages: readonly SimMessage[]): boolean {
-  for (const m of messages) {
-    if (typeof m.content === 'string') continue;
-    for (const b of m.content) if (b.type === 'image') return true;
-  }
+/** Whether a message holds an image block. */
+function containsImage(m: SimMessage): boolean {
+  if (typeof m.content === 'string') return false;
+  for (const b of m.content) if (b.type === 'image') return true;
   return false;
 }
 
@@ -228,23 +229,14 @@ export class CacheSimulator {
       system.forEach((blk, index) => push(blk, { section: 'system', index }, TAG_SYSTEM, this.hashOf(blk)));
     }
 
-    // tool_choice, thinking settings and the presence of images invalidate the message cache only
-    // (and so does a change the request does not show, see invalidateMessages).
-    const boundary = hashString(
-      JSON.stringify([body.tool_choice ?? null, body.thinking ?? null, containsImage(body.messages), this.messageEpoch]),
-    );
-    [a, b] = chain(a, b, boundary[0], boundary[1], 0);
-
     const unkeyedThinking = this.dropsThinking(body.model);
-    const lastHuman = thinkingDroppedBefore(body.messages, unkeyedThinking);
-    // Messages unchanged since the last step keep their positions (reuseUnchangedMessages): same head, same content arrays.
-    const head: HeadState | undefined = this.reuse && !wantsAt ? { a, b, n, total, tokensOf } : undefined;
-    const ph = this.prevHead;
     const msgs = body.messages;
-    let memos: MessageMemo[] = [];
+    const lastHuman = thinkingDroppedBefore(msgs, unkeyedThinking);
+    // Messages unchanged since the last step keep their positions (reuseUnchangedMessages): same head, same content arrays.
+    const reusable = this.reuse && !wantsAt;
+    const prev = this.prevMessages;
     let from = 0;
-    if (head && ph && ph.a === a && ph.b === b && ph.n === n && ph.total === total && ph.tokensOf === tokensOf) {
-      const prev = this.prevMessages;
+    if (reusable) {
       const limit = Math.min(prev.length, msgs.length);
       while (from < limit) {
         const p = prev[from];
@@ -252,15 +244,28 @@ export class CacheSimulator {
         if (p.content !== m.content || p.role !== m.role || p.drop !== (from < lastHuman && m.role === 'assistant')) break;
         from++;
       }
-      if (from > 0) {
-        const p = prev[from - 1];
-        ({ n, a, b, total, carried, lastCacheable, lastCacheableHasCc } = p);
-        for (let i = 0; i < p.breakpoints; i++) {
-          breakpoints.push(this.prevBreakpoints[i]);
-          bpTtl.push(this.prevBpTtl[i]);
-        }
-        memos = prev.slice(0, from);
+    }
+    // Images in the messages: those of the unchanged ones are known.
+    let images = from > 0 && prev[from - 1].images;
+    for (let i = from; !images && i < msgs.length; i++) images = containsImage(msgs[i]);
+
+    // tool_choice, thinking settings and the presence of images invalidate the message cache only
+    // (and so does a change the request does not show, see invalidateMessages).
+    const boundary = hashString(JSON.stringify([body.tool_choice ?? null, body.thinking ?? null, images, this.messageEpoch]));
+    [a, b] = chain(a, b, boundary[0], boundary[1], 0);
+
+    const head: HeadState | undefined = reusable ? { a, b, n, total, tokensOf } : undefined;
+    const ph = this.prevHead;
+    let memos: MessageMemo[] = [];
+    if (!(head && ph && ph.a === a && ph.b === b && ph.n === n && ph.total === total && ph.tokensOf === tokensOf)) from = 0;
+    if (from > 0) {
+      const p = prev[from - 1];
+      ({ n, a, b, total, carried, lastCacheable, lastCacheableHasCc } = p);
+      for (let i = 0; i < p.breakpoints; i++) {
+        breakpoints.push(this.prevBreakpoints[i]);
+        bpTtl.push(this.prevBpTtl[i]);
       }
+      memos = prev.slice(0, from);
     }
     for (let messageIndex = from; messageIndex < msgs.length; messageIndex++) {
       const msg = msgs[messageIndex];
@@ -280,7 +285,8 @@ export class CacheSimulator {
       });
       if (head) {
         const content = typeof msg.content === 'string' ? undefined : msg.content;
-        memos.push({ content, role: msg.role, drop: dropThinking, n, a, b, total, carried, breakpoints: breakpoints.length, lastCacheable, lastCacheableHasCc });
+        const withImages = (memos.length > 0 && memos[memos.length - 1].images) || containsImage(msg);
+        memos.push({ content, role: msg.role, drop: dropThinking, images: withImages, n, a, b, total, carried, breakpoints: breakpoints.length, lastCacheable, lastCacheableHasCc });
       }
     }
     if (head && msgs.length) {

@@ -301,8 +301,9 @@ export class BillModel {
       this.sim.step({ model: this.model, system: [shared], messages: [] }, this.tokensOf, req.now);
     }
     const eff = this.effective(req.messages);
-    const parts = eff.map((m) => this.simMessage(m));
-    const messages: SimMessage[] = parts.map((p) => p.msg);
+    const parts: SimParts[] = new Array<SimParts>(eff.length);
+    const messages: SimMessage[] = new Array<SimMessage>(eff.length);
+    for (let i = 0; i < eff.length; i++) messages[i] = (parts[i] = this.simMessage(eff[i])).msg;
     if (req.epoch && parts.length && parts[0].sim.length) messages[0] = this.epochMessage(eff[0], parts[0], req.epoch);
     // The message breakpoint: on the block the client put it on, else on the last block.
     let at: [number, number] | undefined;
