@@ -161,17 +161,17 @@ export function epochsOf(calls: number, invalidations: readonly number[]): numbe
   return Array.from({ length: calls }, (_, i) => (at.has(i) ? ++e : e));
 }
 
-/** The requests of every call, as sent (no trimming); `messages` per call when the client cleared results (microcompact). */
-export function noneRequests(calls: readonly CallRecord[], messages: readonly BillMessage[] | ((i: number) => readonly BillMessage[]), timings: readonly CallTiming[], placement: readonly (string | undefined)[] = [], epochs: readonly number[] = [], contexts: readonly CallContext[] = []): BillRequest[] {
-  return calls.map((c, i) => ({
+/** The request of call `i`, as sent (no trimming); `messages` per call when the client cleared results (microcompact). */
+export function noneRequest(i: number, calls: readonly CallRecord[], messages: readonly BillMessage[] | ((i: number) => readonly BillMessage[]), timings: readonly CallTiming[], placement: readonly (string | undefined)[] = [], epochs: readonly number[] = [], contexts: readonly CallContext[] = []): BillRequest {
+  return {
     now: timings[i].now,
     ttl: timings[i].ttl,
     systemTtl: contexts[i]?.systemTtl ?? timings[i].systemTtl,
     prefixKey: contexts[i]?.prefixKey,
-    messages: requestMessages(typeof messages === 'function' ? messages(i) : messages, c),
+    messages: requestMessages(typeof messages === 'function' ? messages(i) : messages, calls[i]),
     breakpointAt: placement[i],
     epoch: epochs[i],
-  }));
+  };
 }
 
 /**
@@ -248,8 +248,10 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
   const bill = new SessionBill(sized.prefixes, sized.prefix);
   const billedCall = (c: CallRecord): RecordedCall | undefined => (c.apiMessageId ? recorded.get(c.apiMessageId) : undefined);
   const foreign = new Set(sized.foreign);
-  const steps = noneRequests(imp.calls, messagesAt, timings, placement, epochs, contexts).map((r, i) => {
-    if (foreign.has(i)) return foreignStep(imp.calls[i], contexts[i].model, billedCall(imp.calls[i]));
+  // One request at a time (built, priced, dropped): a long session's requests are never all alive at once.
+  const steps = imp.calls.map((c, i) => {
+    if (foreign.has(i)) return foreignStep(c, contexts[i].model, billedCall(c));
+    const r = noneRequest(i, imp.calls, messagesAt, timings, placement, epochs, contexts);
     const tally = offenders?.collect();
     const s = bill.step(contexts[i].model, r, tally?.span);
     tally?.commit(s, r.ttl, billedCall(imp.calls[i]) !== undefined);
@@ -279,8 +281,8 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
     const plain = new SessionBill(sized.prefixes, sized.prefix);
     const at = new Set(invalidations);
     let cost = 0;
-    noneRequests(imp.calls, messagesAt, timings, placement, [], contexts).forEach((r, i) => {
-      const s = foreign.has(i) ? steps[i] : plain.step(contexts[i].model, r);
+    imp.calls.forEach((_, i) => {
+      const s = foreign.has(i) ? steps[i] : plain.step(contexts[i].model, noneRequest(i, imp.calls, messagesAt, timings, placement, [], contexts));
       if (billed[i]) cost += s.cost;
       if (at.has(i) && s.readTokens - steps[i].readTokens > UNEXPLAINED_MISS_TOKENS) unexplained.push(i);
     });
