@@ -36,6 +36,7 @@
 import { keepsPriorThinking, minCacheableTokens } from '../models';
 import { chain, hashString } from './hash';
 import { blockIdentityJson, isThinkingType, LOOKBACK_BLOCKS, TTL_1H_MS, thinkingDroppedBefore, ttlMs } from './rules';
+import { containsImage, imagesIn, unchangedPrefix, type HeadState, type MessageMemo } from './sim-memo';
 import type { BlockLocation, CacheSimulatorOptions, CacheTrace, CacheUsage, SimBlock, SimMessage, SimRequest, TokensOf } from './sim-types';
 
 export type { BlockLocation, CacheSimulatorOptions, CacheTrace, CacheUsage, SimBlock, SimCacheControl, SimMessage, SimRequest, TokensOf } from './sim-types';
@@ -51,38 +52,6 @@ const UNASKED_LOCATION: BlockLocation = Object.freeze({ section: 'messages', mes
 
 function isThinking(block: SimBlock): boolean {
   return isThinkingType(block.type);
-}
-
-/**
- * One message of the previous step, with the step's state after it: enough to skip every message
- * up to it when they come again unchanged (the state after a message depends only on the head and
- * the messages up to it).
- */
-interface MessageMemo {
-  /** Undefined for string content (never reused). */
-  readonly content: readonly SimBlock[] | undefined;
-  readonly role: string;
-  readonly drop: boolean;
-  /** Whether this message or one before it holds an image. */
-  readonly images: boolean;
-  readonly n: number;
-  readonly a: number;
-  readonly b: number;
-  readonly total: number;
-  readonly carried: number;
-  /** Breakpoints of the step up to and including this message. */
-  readonly breakpoints: number;
-  readonly lastCacheable: number;
-  readonly lastCacheableHasCc: boolean;
-}
-
-/** The state at the start of the messages (after tools, system and the message boundary). */
-interface HeadState {
-  readonly a: number;
-  readonly b: number;
-  readonly n: number;
-  readonly total: number;
-  readonly tokensOf: TokensOf;
 }
 
 interface Entry {
@@ -116,13 +85,6 @@ function isCacheable(block: SimBlock): boolean {
     return typeof text === 'string' && text.length > 0;
   }
   return true;
-}
-
-/** Whether a message holds an image block. */
-function containsImage(m: SimMessage): boolean {
-  if (typeof m.content === 'string') return false;
-  for (const b of m.content) if (b.type === 'image') return true;
-  return false;
 }
 
 export class CacheSimulator {
@@ -235,19 +197,8 @@ export class CacheSimulator {
     // Messages unchanged since the last step keep their positions (reuseUnchangedMessages): same head, same content arrays.
     const reusable = this.reuse && !wantsAt;
     const prev = this.prevMessages;
-    let from = 0;
-    if (reusable) {
-      const limit = Math.min(prev.length, msgs.length);
-      while (from < limit) {
-        const p = prev[from];
-        const m = msgs[from];
-        if (p.content !== m.content || p.role !== m.role || p.drop !== (from < lastHuman && m.role === 'assistant')) break;
-        from++;
-      }
-    }
-    // Images in the messages: those of the unchanged ones are known.
-    let images = from > 0 && prev[from - 1].images;
-    for (let i = from; !images && i < msgs.length; i++) images = containsImage(msgs[i]);
+    let from = reusable ? unchangedPrefix(prev, msgs, lastHuman) : 0;
+    const images = imagesIn(prev, msgs, from);
 
     // tool_choice, thinking settings and the presence of images invalidate the message cache only
     // (and so does a change the request does not show, see invalidateMessages).
