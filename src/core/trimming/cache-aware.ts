@@ -85,6 +85,7 @@ export class CacheAwareApplier {
   private readonly pending = new Map<string, Proposal>();
   /** Proposals whose deferral is already in the decision log (logged once, not every call). */
   private readonly deferLogged = new WeakSet<Proposal>();
+  private added = 0;
 
   constructor(private readonly o: CacheAwareOptions = CACHE_AWARE_DEFAULTS) {}
 
@@ -100,7 +101,13 @@ export class CacheAwareApplier {
     return s;
   }
 
+  /** Proposals added so far (a count that only grows: the pipeline knows whether anything is new). */
+  get proposals(): number {
+    return this.added;
+  }
+
   add(p: Proposal): void {
+    this.added++;
     this.pending.set(keyOf(p), p);
   }
 

@@ -60,16 +60,22 @@ export class Pipeline {
     const evidence = this.loops.evidence();
     const ran: string[] = [];
     let applied = 0;
+    // The last flush of this call applied nothing: until something new is proposed, another flush would decide the same.
+    let settled = false;
     for (const s of this.strategies) {
       const ctx = this.context(input);
       if (s.trigger.kind === 'above') {
         const used = ctx.viewTokens() / input.contextWindow;
         if (used < s.trigger.fraction) continue;
       }
+      const proposed = this.applier.proposals;
       s.run(ctx);
       ran.push(s.name);
+      if (settled && this.applier.proposals === proposed) continue;
       // Apply after each strategy so the next one sees the result (prune first, then window…).
-      applied += this.applier.flush({ ...input, evidence, turnStart: closedTurnsPruned ? turnStart : undefined });
+      const n = this.applier.flush({ ...input, evidence, turnStart: closedTurnsPruned ? turnStart : undefined });
+      applied += n;
+      settled = n === 0;
       index.update();
     }
     return { applied, pending: this.applier.pendingCount(), pendingSavings: this.applier.pendingSavings(), ran };
