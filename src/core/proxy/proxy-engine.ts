@@ -131,6 +131,8 @@ export class ProxyEngine {
       for (const u of loaded.usage) loaded.session.completeCall(u.callIndex, { usage: u.usage });
       // Its verdicts' numbering goes on where the journal left it.
       for (const v of loaded.verdicts) this.verdicts.seed(v.lineage, v.verdict.call + 1);
+      // Its next call is compared with the request sent before the restart (when the journal has it).
+      if (loaded.lastSent) this.verdicts.restore(id, loaded.lastSent);
       this.o.log?.(`session ${id}: continued from its journal (${loaded.session.messages.length} messages, ${loaded.session.allOverlays().length} overlays)`);
       return loaded.session;
     } catch (e) {
@@ -302,7 +304,7 @@ export class ProxyEngine {
     this.checkJournal(st);
     const judged = this.verdicts.onResponse(sessionId, callIndex, facts);
     if (judged) {
-      st.journal?.recordVerdict(judged.lineage, judged.verdict);
+      st.journal?.recordVerdict(judged.lineage, judged.verdict, { print: judged.print, responseId: facts.id });
       st.inspector.setVerdict(callIndex, judged.verdict);
     }
     if (this.o.strategy === 'none' || !st.entry.session.allOverlays().length) st.engine.observeUsage(facts.usage, call?.at ?? s.messages.length, 0, true);

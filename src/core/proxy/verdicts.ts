@@ -9,7 +9,7 @@
  * The lineage also keeps the previous response's id: the API's cache diagnostics need it
  * (`diagnostics.previous_message_id`).
  */
-import type { CallVerdict } from '../../protocol/verdicts';
+import type { CallVerdict, VerdictUsage } from '../../protocol/verdicts';
 import { fingerprintRequest, type FingerprintBody, type RequestFingerprint } from '../cache/fingerprint';
 import { cacheVerdict, type ApiMissReason } from '../cache/verdict';
 import type { PriceOverrides } from '../models';
@@ -54,6 +54,16 @@ export interface VerdictRequest {
   readonly now: number;
   /** The client asked for cache diagnostics itself (its body has `diagnostics`). */
   readonly clientAsked?: boolean;
+}
+
+/** A lineage's last request as an earlier run journaled it (store/load.ts SentEntry). */
+export interface RestoredSent {
+  readonly lineage: string;
+  /** Its number in the lineage. */
+  readonly call: number;
+  readonly print: RequestFingerprint;
+  readonly responseId?: string;
+  readonly usage?: VerdictUsage;
 }
 
 export interface VerdictCall {
@@ -110,7 +120,7 @@ export class ProxyVerdicts {
   }
 
   /** The response arrived: the verdict, from its usage and (when asked) the API's own answer. */
-  onResponse(sessionId: string, sessionCall: number, facts: { readonly id?: string; readonly usage?: CallUsage; readonly cacheMissReason?: ApiMissReason | null }): { lineage: string; verdict: CallVerdict } | undefined {
+  onResponse(sessionId: string, sessionCall: number, facts: { readonly id?: string; readonly usage?: CallUsage; readonly cacheMissReason?: ApiMissReason | null }): { lineage: string; verdict: CallVerdict; print: RequestFingerprint } | undefined {
     const key = pendingKey(sessionId, sessionCall);
     const p = this.pending.get(key);
     if (!p) return undefined;
@@ -126,7 +136,7 @@ export class ProxyVerdicts {
       api: facts.cacheMissReason,
       overrides: this.overrides,
     });
-    return { lineage: p.lineage.id, verdict };
+    return { lineage: p.lineage.id, verdict, print: p.current.print };
   }
 
   /**
@@ -167,12 +177,33 @@ export class ProxyVerdicts {
 
   /**
    * A lineage journaled by an earlier run of the proxy: its calls go on from `calls` (the
-   * journal's numbering stays unique). Its next call has no previous request to compare with.
+   * journal's numbering stays unique). Its next call has no previous request to compare with
+   * unless `restore` gives it one.
    */
   seed(lineage: string, calls: number): void {
     this.seeded.set(lineage, Math.max(calls, this.seeded.get(lineage) ?? 0));
     const l = this.lineages.get(lineage);
     if (l) l.count = Math.max(l.count, calls);
+  }
+
+  /**
+   * The last request a session's journal holds (an earlier run sent it): its lineage's next call
+   * is compared with it, and the session keeps that lineage. A lineage this run has already
+   * sent a later (or the same) call of keeps its own.
+   */
+  restore(sessionId: string, sent: RestoredSent): void {
+    const calls = sent.call + 1;
+    const known = this.lineages.get(sent.lineage);
+    const newer = !known || (known.last ? known.count < calls : known.count <= calls);
+    this.seed(sent.lineage, calls);
+    const l = known ?? this.make(sent.lineage);
+    if (newer) {
+      const u = sent.usage;
+      l.last = { print: sent.print, responseId: sent.responseId, usage: u && { input_tokens: u.uncached, output_tokens: 0, cache_read_input_tokens: u.read, cache_creation_input_tokens: u.written } };
+      l.first = sent.print.clientMessages[0];
+    }
+    if (!this.bySession.has(sessionId)) this.bySession.set(sessionId, l);
+    this.trim();
   }
 
   private make(id: string): Lineage {

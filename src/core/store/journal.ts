@@ -26,6 +26,7 @@ import { loadJournalText, scanJournal, type LoadedJournal } from './load';
 import { ensurePrivateDir, fsyncDir, repairTornTail, touchOpen } from './journal-files';
 import { acquireLock, releaseLock } from './lock';
 import type { CallVerdict } from '../../protocol/verdicts';
+import { PrintEncoder, type RequestFingerprint } from '../cache/print-delta';
 import { JOURNAL_EXTENSION, JOURNAL_VERSION, recordIds, storedMessage, type NewRecord } from './records';
 
 /** Session ids become file names: keep them to a portable, traversal-free alphabet. */
@@ -82,6 +83,8 @@ export class Journal {
   private queuedBytes = 0;
   private holding = false;
   private indexed = false;
+  /** Each lineage's last request journaled by this writer: the next one is written as a delta against it. */
+  private readonly prints = new PrintEncoder();
 
   /** Use `openJournal` (which takes the lock and opens the file). */
   constructor(file: string, sessionId: string, options: JournalOptions = {}) {
@@ -196,9 +199,11 @@ export class Journal {
     return this.append({ type: 'usage', id: recordIds.usage(callIndex), callIndex, usage });
   }
 
-  /** A call's cache verdict (one per call; a second one for the same call is skipped). */
-  recordVerdict(lineage: string, verdict: CallVerdict): boolean {
-    return this.append({ type: 'verdict', id: recordIds.verdict(verdict.sessionCall), lineage, verdict });
+  /** A call's cache verdict (one per call; a second one for the same call is skipped), with its request's fingerprint and response id. */
+  recordVerdict(lineage: string, verdict: CallVerdict, sent: { readonly print?: RequestFingerprint; readonly responseId?: string } = {}): boolean {
+    const id = recordIds.verdict(verdict.sessionCall);
+    const print = sent.print && !this.ids.has(id) && !this.queued.has(id) ? this.prints.encode(lineage, verdict.sessionCall, sent.print) : undefined;
+    return this.append({ type: 'verdict', id, lineage, verdict, ...(print ? { print } : {}), ...(sent.responseId !== undefined ? { responseId: sent.responseId } : {}) });
   }
 
   /** A trimming decision; `id` defaults to the decision's own `id` field, else a fresh one. */
@@ -366,10 +371,7 @@ function ownId(v: unknown): string | undefined {
   return typeof v.id === 'string' && v.id ? v.id : undefined;
 }
 
-/**
- * Open (or create) `<dir>/<sessionId>.jsonl` for appending. The directory is
- * created (0700); a torn last line left by a crash is cut off first.
- */
+/** Open (or create) `<dir>/<sessionId>.jsonl` for appending; the directory is created (0700), a torn last line cut off first. */
 export function openJournal(dir: string, sessionId: string, options: JournalOptions = {}): Journal {
   const file = journalPath(dir, sessionId);
   ensurePrivateDir(dir);

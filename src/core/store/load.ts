@@ -7,7 +7,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { CallVerdict } from '../../protocol/verdicts';
+import type { CallVerdict, VerdictUsage } from '../../protocol/verdicts';
+import type { RequestFingerprint } from '../cache/fingerprint';
+import { PrintFolder } from '../cache/print-delta';
 import { Session, type CallUsage, type ImportIssue } from '../session';
 import { JOURNAL_EXTENSION, parseRecord, splitJournal, type HeaderRecord, type JournalRecord } from './records';
 
@@ -47,6 +49,7 @@ export function scanJournal(text: string): ScanResult {
       continue;
     }
     seen.add(parsed.record.id);
+    if (parsed.warning) issues.push({ line, message: parsed.warning });
     records.push({ line, record: parsed.record });
   }
   if (torn) issues.push({ line: torn.line, message: 'torn last record (no trailing newline) ignored' });
@@ -65,6 +68,8 @@ export interface LoadedJournal {
   readonly compressions: readonly CompressionEntry[];
   /** Cache verdicts of the calls (proxied sessions), in file order. */
   readonly verdicts: readonly VerdictEntry[];
+  /** The request of the file's last verdict, folded back from the journal (absent in journals without prints, or when a delta did not fit). */
+  readonly lastSent?: SentEntry;
   readonly issues: ImportIssue[];
   readonly duplicates: number;
 }
@@ -72,6 +77,17 @@ export interface LoadedJournal {
 export interface VerdictEntry {
   readonly lineage: string;
   readonly verdict: CallVerdict;
+}
+
+/** A journaled request of a lineage: what a restarted proxy compares the lineage's next call with. */
+export interface SentEntry {
+  readonly lineage: string;
+  /** Its number in the lineage and in its session. */
+  readonly call: number;
+  readonly sessionCall: number;
+  readonly print: RequestFingerprint;
+  readonly responseId?: string;
+  readonly usage?: VerdictUsage;
 }
 
 export interface CompressionEntry {
@@ -122,19 +138,27 @@ export function loadJournalText(text: string, file: string): LoadedJournal {
   const calibrations: unknown[] = [];
   const compressions: CompressionEntry[] = [];
   const verdicts: VerdictEntry[] = [];
+  const prints = new PrintFolder();
+  let last: { lineage: string; verdict: CallVerdict; responseId?: string } | undefined;
   for (const { line, record: r } of scan.records) {
     if (r.type === 'usage') usage.push({ callIndex: r.callIndex, usage: r.usage });
     else if (r.type === 'decision') decisions.push(r.decision);
     else if (r.type === 'calibration') calibrations.push(r.calibration);
     else if (r.type === 'compression') compressions.push({ callIndex: r.callIndex, model: r.model, usage: r.usage });
-    else if (r.type === 'verdict') verdicts.push({ lineage: r.lineage, verdict: r.verdict });
+    else if (r.type === 'verdict') {
+      verdicts.push({ lineage: r.lineage, verdict: r.verdict });
+      prints.fold(r.lineage, r.verdict.sessionCall, r.print);
+      last = { lineage: r.lineage, verdict: r.verdict, responseId: r.responseId };
+    }
     else {
       const problem = applyRecord(session, r);
       if (problem) issues.push({ line, message: problem });
     }
   }
   issues.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
-  return { file, sessionId: header?.sessionId ?? sessionIdOf(file), session, header, usage, decisions, calibrations, compressions, verdicts, issues, duplicates: scan.duplicates };
+  const folded = last && prints.print(last.lineage);
+  const lastSent: SentEntry | undefined = last && folded?.call === last.verdict.sessionCall ? { lineage: last.lineage, call: last.verdict.call, sessionCall: last.verdict.sessionCall, print: folded.print, responseId: last.responseId, usage: last.verdict.usage } : undefined;
+  return { file, sessionId: header?.sessionId ?? sessionIdOf(file), session, header, usage, decisions, calibrations, compressions, verdicts, lastSent, issues, duplicates: scan.duplicates };
 }
 
 /** Load `<dir>/<sessionId>.jsonl` (or any journal file). A missing file is an error; everything else is an issue. */

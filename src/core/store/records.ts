@@ -7,6 +7,7 @@
  * skipped: replaying a journal never doubles history.
  */
 import { isCallVerdict, type CallVerdict } from '../../protocol/verdicts';
+import { isPrintDelta, type PrintDelta } from '../cache/print-delta';
 import type { Author, CallRecord, CallUsage, ContentBlockParam, LogMessage, MessageMeta, Overlay, Role, TextBlockParam, ToolDefinition } from '../session';
 
 export const JOURNAL_VERSION = 1;
@@ -92,6 +93,14 @@ export interface VerdictRecord extends RecordBase {
   /** The client session the call belongs to across epochs (`key:<id>` or `anon:<first session>`). */
   readonly lineage: string;
   readonly verdict: CallVerdict;
+  /**
+   * The fingerprint of the call's request, delta-encoded against the previous one of the
+   * lineage in this file (cache/print-delta.ts): a restarted proxy compares the next call with it.
+   * Absent in journals written before it was kept (the next call is then a first call).
+   */
+  readonly print?: PrintDelta;
+  /** The response's id (the next call's `diagnostics.previous_message_id`). */
+  readonly responseId?: string;
 }
 
 export type JournalRecord =
@@ -173,8 +182,15 @@ function checkPayload(r: Record<string, unknown>): string | undefined {
   }
 }
 
-/** Parse one line into a record, or say what is wrong with it. */
-export function parseRecord(line: string): { record: JournalRecord } | { error: string } {
+/** Optional fields of a verdict record that do not have their shape: left out (the verdict itself is kept). */
+function dropInvalidVerdictFields(r: Record<string, unknown>): string | undefined {
+  const bad = [r.print !== undefined && !isPrintDelta(r.print) ? 'print' : '', r.responseId !== undefined && typeof r.responseId !== 'string' ? 'responseId' : ''].filter(Boolean);
+  for (const k of bad) delete r[k];
+  return bad.length ? `verdict record with an invalid ${bad.join(' and ')}; ignored` : undefined;
+}
+
+/** Parse one line into a record (with a warning when part of it was left out), or say what is wrong with it. */
+export function parseRecord(line: string): { record: JournalRecord; warning?: string } | { error: string } {
   let raw: unknown;
   try {
     raw = JSON.parse(line);
@@ -187,7 +203,8 @@ export function parseRecord(line: string): { record: JournalRecord } | { error: 
   if (typeof raw.id !== 'string' || !raw.id) return { error: 'record without id' };
   const problem = checkPayload(raw);
   if (problem) return { error: problem };
-  return { record: raw as unknown as JournalRecord };
+  const warning = raw.type === 'verdict' ? dropInvalidVerdictFields(raw) : undefined;
+  return warning ? { record: raw as unknown as JournalRecord, warning } : { record: raw as unknown as JournalRecord };
 }
 
 export interface JournalLine {

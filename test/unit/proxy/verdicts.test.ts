@@ -1,6 +1,7 @@
 /** Proxied calls' verdicts follow the client's conversation across epochs, not its side calls. */
 import { describe, expect, it } from 'vitest';
 import { messageDigest } from '../../../src/core/proxy/digest';
+import { fingerprintRequest } from '../../../src/core/cache/fingerprint';
 import { ProxyVerdicts } from '../../../src/core/proxy/verdicts';
 import type { MessageParam } from '../../../src/core/session/types';
 
@@ -63,5 +64,19 @@ describe('ProxyVerdicts lineages', () => {
     v.onFailed('K', 1);
     expect(call(v, 'K', 2, [user('a'), asst('b'), user('c')])).toMatchObject({ call: 1, previousMessageId: 'msg_0' });
     expect(v.onResponse('K', 2, { id: 'msg_1', usage: usage(2000, 50) })!.verdict).toMatchObject({ call: 1, miss: null });
+  });
+
+  it('a restored last request (an earlier run\u2019s journal) is what the next call is compared with, unless this run sent a later one', () => {
+    const history = [user('a'), asst('b'), user('c')];
+    const print = fingerprintRequest({ model: 'claude-sonnet-4-6', system: SYSTEM, tools: TOOLS, messages: history }, 1000, { clientDigests: history.map(messageDigest) });
+    const v = new ProxyVerdicts();
+    v.restore('K', { lineage: 'key:K', call: 4, print, responseId: 'msg_4', usage: { read: 1800, written: 200, uncached: 3 } });
+    // The restored session keeps its lineage even when its head changes: a tools_changed miss, not a new lineage.
+    const next = v.onRequest({ sessionId: 'K', key: 'K', sessionCall: 5, body: { model: 'claude-sonnet-4-6', system: SYSTEM, tools: [...TOOLS, { name: 'Grep', input_schema: { type: 'object' } }], messages: [...history, asst('d'), user('e')] }, digests: [...history, asst('d'), user('e')].map(messageDigest), now: 2000 });
+    expect(next).toMatchObject({ lineage: 'key:K', call: 5, previousMessageId: 'msg_4', headChanged: true });
+    expect(v.onResponse('K', 5, { id: 'msg_5', usage: usage(0, 2300) })!.verdict.miss).toMatchObject({ reason: 'tools_changed', missedTokens: 2000 });
+    // The same journal read again (the session came back after an eviction): this run's call 5 stays the one to compare with.
+    v.restore('K', { lineage: 'key:K', call: 4, print, responseId: 'msg_4' });
+    expect(call(v, 'K', 6, [...history, asst('d'), user('e'), asst('f'), user('g')])).toMatchObject({ call: 6, previousMessageId: 'msg_5' });
   });
 });
