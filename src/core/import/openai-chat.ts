@@ -18,11 +18,9 @@
  *   (reported).
  * No usage is recorded in these formats: calls carry none, so token estimates
  * are used. The model comes from the file when it names one.
- *
- * OpenHands event streams (an array of `{id, source, action|observation}`) are
- * recognised and refused with a clear error: they are not supported yet.
+ * OpenHands event streams are rebuilt into such messages by openhands.ts.
  */
-import type { ImportedSession, ImportIssue, MessageMeta, Role, ToolResultBlockParam } from '../session/types';
+import type { ImportedSession, ImportIssue, MessageMeta, Role, ToolResultBlockParam, TranscriptFormat } from '../session/types';
 import type { TranscriptImporter, TranscriptInput } from './detect';
 import { ImportError } from './errors';
 import { buildJsonSession, type RawMessage } from './json-messages';
@@ -38,8 +36,8 @@ const ANTHROPIC_BLOCK_TYPES: ReadonlySet<string> = new Set(['tool_use', 'tool_re
 export const openAiChatImporter: TranscriptImporter = {
   format: 'openai-chat',
   label: 'OpenAI chat',
-  expects: '[{role: system|user|assistant|tool, content, tool_calls?}, …], SWE-agent {history} or mini-swe-agent {messages}',
-  detect: (input) => input.json.ok && (chatListOf(input.json.value) !== undefined || isOpenHandsEvents(input.json.value)),
+  expects: 'messages with system/tool roles or tool_calls, as an array, {history} or {messages}',
+  detect: (input) => input.json.ok && chatListOf(input.json.value) !== undefined,
   parse: parseOpenAiChat,
 };
 
@@ -76,43 +74,39 @@ function isChatArray(v: readonly unknown[]): v is JsonRecord[] {
   return openAiOnly;
 }
 
-/** OpenHands' event stream: records with a numeric `id`, a `source` and an `action` or `observation`. */
-function isOpenHandsEvents(v: unknown): boolean {
-  const events = isRecord(v) && Array.isArray(v.events) ? v.events : v;
-  return (
-    Array.isArray(events) &&
-    events.length > 0 &&
-    events.every((e) => isRecord(e) && typeof e.id === 'number' && typeof e.source === 'string' && ('action' in e || 'observation' in e))
-  );
-}
-
 function parseOpenAiChat(input: TranscriptInput): ImportedSession {
   const v = input.json.ok ? input.json.value : undefined;
   const file = input.file;
-  if (isOpenHandsEvents(v)) {
-    throw new ImportError(
-      file,
-      'an OpenHands event stream (events with source and action/observation): this format is not supported yet; supported OpenAI-style formats are chat message arrays, SWE-agent .traj and mini-swe-agent trajectories',
-    );
-  }
   const chat = chatListOf(v);
   if (!chat) throw new ImportError(file, 'expected OpenAI chat messages');
-  const converted = convert(chat);
-  const base = baseName(file);
-  return buildJsonSession({
-    format: 'openai-chat',
-    file,
-    raws: converted.raws,
-    issues: converted.issues,
-    metaOf: (raw): MessageMeta => ({ source: `${base}:${at(chat, raw.index)}` }),
-    system: converted.system.length ? converted.system.join('\n\n') : undefined,
-    model: chat.top ? modelOf(chat.top) : undefined,
-  });
+  return chatSession({ format: 'openai-chat', file, list: chat.list, label: (i) => `${chat.key ?? ''}[${i}]`, model: chat.top ? modelOf(chat.top) : undefined });
 }
 
-/** `history[3]`, `messages[3]` or `[3]`: an element's place in the file. */
-function at(chat: ChatList, index: number): string {
-  return `${chat.key ?? ''}[${index}]`;
+/** What `chatSession` builds a session from: OpenAI chat messages, and how to name one in issues and `meta.source`. */
+export interface ChatSessionParts {
+  readonly format: TranscriptFormat;
+  readonly file: string;
+  readonly list: readonly JsonRecord[];
+  /** `history[3]`, `[3]`, …: where element `i` of `list` is in the file. */
+  readonly label: (index: number) => string;
+  readonly model?: string;
+  /** Issues found before the conversion (e.g. while deriving the messages from events). */
+  readonly issues?: readonly ImportIssue[];
+}
+
+/** OpenAI chat messages → the imported session (see the module doc), history checked. */
+export function chatSession(parts: ChatSessionParts): ImportedSession {
+  const converted = convert(parts.list, parts.label);
+  const base = baseName(parts.file);
+  return buildJsonSession({
+    format: parts.format,
+    file: parts.file,
+    raws: converted.raws,
+    issues: [...(parts.issues ?? []), ...converted.issues],
+    metaOf: (raw): MessageMeta => ({ source: `${base}:${parts.label(raw.index)}` }),
+    system: converted.system.length ? converted.system.join('\n\n') : undefined,
+    model: parts.model,
+  });
 }
 
 /** A tool call of the latest assistant message: its id in the file, its (unique) tool_use id, answered yet. */
@@ -129,24 +123,24 @@ interface Converted {
 }
 
 /** Walk the chat messages once, building Anthropic-shaped messages (see the module doc). */
-function convert(chat: ChatList): Converted {
+function convert(list: readonly JsonRecord[], label: (index: number) => string): Converted {
   const out: Converted = { raws: [], issues: [], system: [] };
   const ids = new ToolIds();
   let pending: PendingCall[] = [];
   let conversationStarted = false;
   const report = (index: number, message: string): void => {
-    out.issues.push({ message: `${at(chat, index)}: ${message}` });
+    out.issues.push({ message: `${label(index)}: ${message}` });
   };
   /** The user message being built (tool results and user text merge into it), created on demand. */
   const userMessage = (index: number): RawMessage => {
     const last = out.raws[out.raws.length - 1];
     if (last?.role === 'user') return last;
-    const raw: RawMessage = { index, role: 'user', blocks: [], rec: chat.list[index] };
+    const raw: RawMessage = { index, role: 'user', blocks: [], rec: list[index] };
     out.raws.push(raw);
     return raw;
   };
 
-  chat.list.forEach((rec, index) => {
+  list.forEach((rec, index) => {
     const problems: string[] = [];
     const role = typeof rec.role === 'string' ? rec.role : '';
     if ((role === 'system' || role === 'developer') && !conversationStarted) {

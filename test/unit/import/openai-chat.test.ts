@@ -1,10 +1,8 @@
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { replayAll } from '../../../src/core/engine/replay';
-import { ImportError, importTranscript, parseTranscript } from '../../../src/core/import';
-import { validateRequest } from '../../../src/core/request/validate';
+import { importTranscript, parseTranscript } from '../../../src/core/import';
 import type { ImportedSession, LogMessage } from '../../../src/core/session/types';
-import { TRANSCRIPTS } from './helpers';
+import { pairing, refusedRequests, TRANSCRIPTS } from './helpers';
 
 const MIT = path.join(TRANSCRIPTS, 'mit-samples');
 const SWE_AGENT = path.join(MIT, 'sweagent_demo_function_calling_marshmallow-1867.traj');
@@ -14,33 +12,6 @@ const OPENHANDS = path.join(MIT, 'openhands_basic_gui_mode.json');
 const parse = (v: unknown, file = 'chat.json'): ImportedSession => parseTranscript(JSON.stringify(v), file);
 const kinds = (m: LogMessage): string[] => m.blocks.map((b) => b.kind);
 const call = (id: string, name: string, args: string): Record<string, unknown> => ({ id, type: 'function', function: { name, arguments: args } });
-
-/** Every tool_use is answered by a tool_result in the very next message, and every tool_result answers the message before it. */
-function pairing(s: ImportedSession): { uses: number; answered: number; orphans: number } {
-  let uses = 0;
-  let answered = 0;
-  let orphans = 0;
-  s.messages.forEach((m, i) => {
-    const ids = m.blocks.filter((b) => b.kind === 'tool_use').map((b) => b.toolUseId);
-    uses += ids.length;
-    const next = new Set(s.messages[i + 1]?.blocks.filter((b) => b.kind === 'tool_result').map((b) => b.toolUseId));
-    answered += ids.filter((id) => next.has(id)).length;
-    const prev = new Set(s.messages[i - 1]?.blocks.filter((b) => b.kind === 'tool_use').map((b) => b.toolUseId));
-    orphans += m.blocks.filter((b) => b.kind === 'tool_result' && !prev.has(b.toolUseId)).length;
-  });
-  return { uses, answered, orphans };
-}
-
-/** Replay every call with `strategy` and collect what the validator refuses. */
-function refusedRequests(s: ImportedSession, strategy: string): { requests: number; refused: string[] } {
-  let requests = 0;
-  const refused: string[] = [];
-  replayAll(s, { strategy }, ({ call: c, prepared }) => {
-    requests++;
-    for (const v of validateRequest(prepared.body, { model: prepared.body.model })) refused.push(`call ${c.index}: ${v.message}`);
-  });
-  return { requests, refused };
-}
 
 describe('OpenAI chat: the MIT samples', () => {
   it('SWE-agent .traj: system prompt, one call per assistant message, every tool call paired', () => {
@@ -83,14 +54,10 @@ describe('OpenAI chat: the MIT samples', () => {
     expect(s.issues).toEqual([]);
   });
 
-  it('OpenHands event streams are refused with an error naming the format', () => {
-    expect(() => importTranscript(OPENHANDS)).toThrow(ImportError);
-    expect(() => importTranscript(OPENHANDS)).toThrow(/OpenHands event stream .*not supported/);
-  });
-
   it.each([
     ['SWE-agent', SWE_AGENT],
     ['mini-swe-agent', MINI_SWE_AGENT],
+    ['OpenHands', OPENHANDS],
   ])('%s replays through default and none with every request valid', (_name, file) => {
     const s = importTranscript(file);
     for (const strategy of ['default', 'none']) {

@@ -17,10 +17,12 @@ describe('report on OpenAI-style trajectories', () => {
     expect(r.skipped).toEqual([]);
   });
 
-  it('an OpenHands file named directly is skipped with the reason', () => {
+  it('an OpenHands file named directly is a row without billed usage', () => {
     const r = buildReport({ paths: [join(MIT, 'openhands_basic_gui_mode.json')], strategies: ['none'], config: {} });
-    expect(r.sessions).toEqual([]);
-    expect(r.skipped.map((s) => s.reason)).toEqual([expect.stringMatching(/^an OpenHands event stream .*not supported yet/)]);
+    expect(r.sessions.map((s) => [s.model, s.calls, s.fit.status, s.fit.notes])).toEqual([
+      ['claude-3-5-sonnet-20241022', 0, 'no-usage', ['openhands: no billed usage recorded, so nothing to anchor a counterfactual on']],
+    ]);
+    expect(r.skipped).toEqual([]);
   });
 
   it('completeLines keeps one JSON document over several lines without a final newline', () => {
