@@ -5,7 +5,8 @@
  *
  * - Leading `system` / `developer` messages are the system prompt; a later one
  *   is kept as user text (reported).
- * - An assistant message is one model call: its text, then one `tool_use` per
+ * - An assistant message is one model call: its signed thinking (LiteLLM's
+ *   `thinking_blocks`, as SWE-agent keeps them for Claude), its text, then one `tool_use` per
  *   `tool_calls[]` entry (input = the parsed `function.arguments`; broken JSON
  *   is kept as `{raw}`, reported). Call ids are made unique (reused ids get a
  *   suffix, reported), since the API rejects repeated tool_use ids.
@@ -24,7 +25,7 @@ import type { ImportedSession, ImportIssue, MessageMeta, Role, ToolResultBlockPa
 import type { TranscriptImporter, TranscriptInput } from './detect';
 import { ImportError } from './errors';
 import { buildJsonSession, type RawMessage } from './json-messages';
-import { blocksText, contentBlocks, isValidToolId, toolInput, toolResultContent, ToolIds } from './openai-content';
+import { blocksText, contentBlocks, isValidToolId, thinkingBlocks, toolInput, toolResultContent, ToolIds } from './openai-content';
 import { baseName, describe, isRecord, type JsonRecord } from './util';
 
 /** Roles of OpenAI chat messages. */
@@ -157,7 +158,7 @@ function convert(list: readonly JsonRecord[], label: (index: number) => string):
     } else if (role === 'assistant') {
       conversationStarted = true;
       pending = [];
-      const blocks = contentBlocks(rec.content, problems);
+      const blocks = [...thinkingBlocks(rec.thinking_blocks, problems), ...contentBlocks(rec.content, problems)];
       for (const call of callsOf(rec, index, problems)) {
         const id = ids.take(call.orig);
         if (id !== call.orig) problems.push(`${call.where}: ${idProblem(call)}: recorded as ${id}`);

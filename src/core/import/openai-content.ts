@@ -107,6 +107,31 @@ export function toolInput(args: unknown, problems: string[]): Record<string, unk
   return { raw: args };
 }
 
+/**
+ * LiteLLM's `thinking_blocks` of an assistant message (Claude through an
+ * OpenAI-style client): signed `thinking` and `redacted_thinking` blocks, kept
+ * as they are; a block without its signature cannot be sent back and is left
+ * out (reported).
+ */
+export function thinkingBlocks(v: unknown, problems: string[]): ContentBlockParam[] {
+  if (v === undefined || v === null) return [];
+  if (!Array.isArray(v)) {
+    problems.push(`thinking_blocks is ${describe(v)}, expected an array: left out`);
+    return [];
+  }
+  const out: ContentBlockParam[] = [];
+  v.forEach((b: unknown, i) => {
+    if (isRecord(b) && b.type === 'thinking' && typeof b.thinking === 'string' && typeof b.signature === 'string' && b.signature) {
+      out.push({ type: 'thinking', thinking: b.thinking, signature: b.signature });
+    } else if (isRecord(b) && b.type === 'redacted_thinking' && typeof b.data === 'string') {
+      out.push({ type: 'redacted_thinking', data: b.data });
+    } else {
+      problems.push(`thinking_blocks[${i}] is not a signed thinking block: left out`);
+    }
+  });
+  return out;
+}
+
 /** Characters the Messages API allows in a tool_use id. */
 const INVALID_ID_CHARS = /[^a-zA-Z0-9_-]/g;
 

@@ -183,3 +183,28 @@ describe('OpenAI chat: shapes and edge cases', () => {
     expect(parse(anthropic, 'api_conversation_history.json').format).toBe('cline');
   });
 });
+
+describe('OpenAI chat: LiteLLM thinking blocks', () => {
+  it('signed thinking_blocks come first in the assistant message; unsigned ones are left out and reported', () => {
+    const s = parse([
+      { role: 'system', content: 's' },
+      { role: 'user', content: 'go' },
+      {
+        role: 'assistant',
+        content: 'Listing.',
+        thinking_blocks: [
+          { type: 'thinking', thinking: 'Look first.', signature: 'sig' },
+          { type: 'thinking', thinking: 'unsigned' },
+        ],
+        tool_calls: [call('c1', 'bash', '{"command":"ls"}')],
+      },
+      { role: 'tool', tool_call_id: 'c1', content: 'a' },
+    ]);
+    expect(s.messages[1].blocks.map((b) => b.param)).toEqual([
+      { type: 'thinking', thinking: 'Look first.', signature: 'sig' },
+      { type: 'text', text: 'Listing.' },
+      { type: 'tool_use', id: 'c1', name: 'bash', input: { command: 'ls' } },
+    ]);
+    expect(s.issues.map((i) => i.message)).toEqual(['[2]: thinking_blocks[1] is not a signed thinking block: left out']);
+  });
+});
