@@ -1,5 +1,6 @@
 import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { CostLedger, replayAll } from '../../../src/core/engine';
 import { importTranscript, parseTranscript } from '../../../src/core/import';
 import type { ImportedSession, LogMessage } from '../../../src/core/session/types';
 import { pairing, refusedRequests, TRANSCRIPTS } from './helpers';
@@ -206,5 +207,28 @@ describe('OpenAI chat: LiteLLM thinking blocks', () => {
       { type: 'tool_use', id: 'c1', name: 'bash', input: { command: 'ls' } },
     ]);
     expect(s.issues.map((i) => i.message)).toEqual(['[2]: thinking_blocks[1] is not a signed thinking block: left out']);
+  });
+});
+
+describe('OpenAI chat: default against none on the SWE-agent sample', () => {
+  /** Tokens sent (uncached + cache writes + reads) and simulated input cost over every call, as `trimline replay` prices them. */
+  function priced(strategy: string): { tokens: number; cost: number } {
+    let ledger: CostLedger | undefined;
+    let tokens = 0;
+    let cost = 0;
+    replayAll(importTranscript(SWE_AGENT), { strategy }, (step) => {
+      ledger ??= new CostLedger(step.prepared.body.model, step.engine.tokens);
+      const sim = ledger.step(step.prepared.body, step.now);
+      tokens += sim.usage.input_tokens + sim.usage.cache_creation_input_tokens + sim.usage.cache_read_input_tokens;
+      cost += sim.cost.total;
+    });
+    return { tokens, cost };
+  }
+
+  it('default sends under 80% of the tokens and costs no more (cache rewrites eat most of the saving on 11 calls)', () => {
+    const none = priced('none');
+    const def = priced('default');
+    expect(def.tokens / none.tokens).toBeLessThan(0.8);
+    expect(def.cost).toBeLessThanOrEqual(none.cost);
   });
 });
