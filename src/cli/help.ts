@@ -18,7 +18,8 @@ or ANTHROPIC_BASE_URL for an Anthropic-compatible endpoint. Journals go to
 
 What a transcript's requests hold and what strategy S (default: default) would trim, as text,
 JSON, or served in the inspector on 127.0.0.1. <file>: a Claude Code session (.jsonl), a Cline
-api_conversation_history.json, or Anthropic Messages JSON.`,
+api_conversation_history.json, OpenAI-style chat messages (SWE-agent .traj, mini-swe-agent), OpenHands events, or
+Anthropic Messages JSON.`,
   replay: `Usage: trimline replay <file> --strategy S [--config F] --jsonl
 
 Replays a transcript through strategy S and writes one JSON line per call (requests as they would

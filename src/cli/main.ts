@@ -27,7 +27,9 @@ Usage:
   trimline demo [--port N] [--strategy S]
   ${PROXY_USAGE}
 
-<file>: a Claude Code session (.jsonl), a Cline api_conversation_history.json, or
+<file>: a Claude Code session (.jsonl), a Cline api_conversation_history.json,
+OpenAI-style chat messages (an array, a SWE-agent .traj or a mini-swe-agent trajectory), an
+OpenHands event stream, or
 Anthropic Messages JSON (an array of messages or {system, tools, messages}).
 Strategy S: none | default | a comma list (see \`trimline strategies\`).
 run: the agent, headless, in the workspace (default: the current directory); needs

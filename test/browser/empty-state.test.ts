@@ -75,7 +75,7 @@ describe('empty state in a VS Code webview', () => {
       ['importTranscript', 'Import Transcript…', 'secondary'],
     ]);
     expect(v.buttons[0].detail).toMatch(/chat view/);
-    expect(v.buttons[1].detail).toContain('Claude Code (JSONL), Cline or Anthropic JSON');
+    expect(v.buttons[1].detail).toContain('Claude Code (JSONL), Cline, OpenAI chat (SWE-agent) or Anthropic JSON');
     // Nothing to say in the status bar: it is not drawn under the empty state.
     expect(await page.isVisible('.statusbar')).toBe(false);
     await screenshot(page, 'empty-state-vscode-dark');

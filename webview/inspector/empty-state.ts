@@ -23,7 +23,7 @@ const ACTIONS: Readonly<Record<InspectorAction, ActionSpec>> = {
   },
   importTranscript: {
     label: 'Import Transcript…',
-    detail: 'Replay a recorded session: Claude Code (JSONL), Cline or Anthropic JSON.',
+    detail: 'Replay a recorded session: Claude Code (JSONL), Cline, OpenAI chat (SWE-agent) or Anthropic JSON.',
     appearance: 'secondary',
   },
 };

@@ -10,7 +10,7 @@
  * terminal; long enough for the "not a … transcript (expected …)" text that
  * lists every registered format.
  */
-const MAX_PROBLEM_CHARS = 480;
+const MAX_PROBLEM_CHARS = 640;
 
 /** Collapse whitespace (including newlines from JSON snippets) and cap the length: messages stay one line. */
 export function oneLine(text: string, max = MAX_PROBLEM_CHARS): string {

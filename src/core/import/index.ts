@@ -14,6 +14,8 @@ import { anthropicJsonImporter } from './anthropic-json';
 import { claudeCodeImporter } from './claude-code';
 import { clineImporter } from './cline';
 import { detectAndParse, registerImporter } from './detect';
+import { openAiChatImporter } from './openai-chat';
+import { openHandsImporter } from './openhands';
 import { ImportError, oneLine } from './errors';
 
 export { ImportError } from './errors';
@@ -23,10 +25,13 @@ export { CLAUDE_CODE_STRIPPED_BLOCK_FIELDS, SYNTHETIC_MODEL } from './claude-cod
 export { CLINE_FILE_NAME, CLINE_STRIPPED_BLOCK_FIELDS } from './cline';
 
 // Built-in formats, in detection order: JSONL first (a one-line JSONL file is
-// also a JSON document), then Cline (a message array with Cline's marks)
-// before the permissive plain Anthropic JSON.
+// also a JSON document), then Cline (a message array with Cline's marks), then
+// OpenHands events (no role at all), then OpenAI-style chat (only with a sign Anthropic JSON cannot have: system/tool
+// roles, tool_calls, null content), before the permissive plain Anthropic JSON.
 registerImporter(claudeCodeImporter);
 registerImporter(clineImporter);
+registerImporter(openHandsImporter);
+registerImporter(openAiChatImporter);
 registerImporter(anthropicJsonImporter);
 
 /** Parse transcript text; `file` names it in errors and `meta.source`. Throws `ImportError`. */

@@ -1,6 +1,7 @@
 /**
  * Which files a report reads: Claude Code session files (including
- * `<session>/subagents/agent-*.jsonl`), Cline task folders and any
+ * `<session>/subagents/agent-*.jsonl`), Cline task folders, SWE-agent and
+ * mini-swe-agent trajectories (`.traj`, `.traj.json`) and any
  * transcript file named directly; ordered so that a response copied into
  * another file (a resumed session starts with its parent's lines) is counted
  * in the file it was first written to.
@@ -35,9 +36,14 @@ export function defaultProjectsDir(env: NodeJS.ProcessEnv = process.env): string
   return join(base, 'projects');
 }
 
-/** A file a directory walk reports: session JSONL and Cline histories. */
-function isTranscriptName(name: string): boolean {
-  return name.endsWith('.jsonl') || name === CLINE_FILE_NAME;
+/**
+ * A file a directory walk reports: session JSONL, Cline histories and agent
+ * trajectories (SWE-agent `.traj`, mini-swe-agent `.traj.json`). Other `.json`
+ * files are only read when named directly (a walk would find every
+ * package.json).
+ */
+export function isTranscriptName(name: string): boolean {
+  return name.endsWith('.jsonl') || name === CLINE_FILE_NAME || name.endsWith('.traj') || name.endsWith('.traj.json');
 }
 
 function walk(dir: string, out: FoundFile[], skipped: Discovery['skipped']): void {

@@ -10,6 +10,7 @@
  * the sequential run.
  */
 import { readFileSync } from 'node:fs';
+import { parseJson } from '../import/errors';
 import { CountedKeys } from './cache';
 import { reportFile, type FileReportOptions } from './session-report';
 import type { SessionReport, Skipped } from '../../protocol/report-types';
@@ -44,11 +45,15 @@ export function runFileJob(path: string, prior: readonly string[], opts: FileRep
   return { rows: r.rows, skipped: r.skipped, badLines: r.badLines, keys: counted.added };
 }
 
-/** A file still being written: keep it up to its last complete line (JSONL); other texts unchanged. */
+/**
+ * A file still being written: keep it up to its last complete line (JSONL);
+ * other texts unchanged, among them one JSON document over several lines
+ * without a final newline (a SWE-agent `.traj`).
+ */
 export function completeLines(text: string): string {
   if (text.endsWith('\n') || !text.startsWith('{')) return text;
   const last = text.lastIndexOf('\n');
-  if (last < 0) return text;
+  if (last < 0 || parseJson(text).ok) return text;
   const tail = text.slice(last + 1);
   try {
     JSON.parse(tail);
@@ -57,3 +62,4 @@ export function completeLines(text: string): string {
     return text.slice(0, last + 1);
   }
 }
+

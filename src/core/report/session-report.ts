@@ -4,6 +4,7 @@
  * every strategy's simulated cost and the top offenders.
  */
 import { parseTranscript } from '../import';
+import { parseJson } from '../import/errors';
 import { jsonLines, releaseJsonLines } from '../import/json-lines';
 import type { ImportedSession } from '../session/types';
 import type { PipelineConfig } from '../trimming';
@@ -183,8 +184,9 @@ function reportText(file: string, text: string, counted: Set<string>, opts: File
       offenders: [],
       duplicates: 0,
     };
-    return { rows: [row], skipped: [], badLines: rec.badLines };
+    // Lines are JSONL's unit; a whole-JSON transcript over several lines has no corrupt lines to count.
+    return { rows: [row], skipped: [], badLines: imp.format === 'claude-code' ? rec.badLines : 0 };
   } catch (e) {
-    return { rows: [], skipped: [{ file, reason: withoutFile((e as Error).message, file) }], badLines: rec.badLines };
+    return { rows: [], skipped: [{ file, reason: withoutFile((e as Error).message, file) }], badLines: parseJson(text).ok ? 0 : rec.badLines };
   }
 }

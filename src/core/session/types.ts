@@ -101,7 +101,7 @@ export interface ImportIssue {
   message: string;
 }
 
-export type TranscriptFormat = 'claude-code' | 'cline' | 'anthropic-json' | 'trimline-journal';
+export type TranscriptFormat = 'claude-code' | 'cline' | 'openhands' | 'openai-chat' | 'anthropic-json' | 'trimline-journal';
 
 export interface ImportedSession {
   format: TranscriptFormat;

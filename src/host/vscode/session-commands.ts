@@ -112,9 +112,9 @@ export async function exportSession(live: LiveSession, log: Log): Promise<void> 
 /** Import Transcript: pick a file; returns its path once it parsed. */
 export async function pickTranscript(): Promise<string | undefined> {
   const picked = await vscode.window.showOpenDialog({
-    title: 'Trimline: Import Transcript (Claude Code JSONL, Cline export, Anthropic JSON)',
+    title: 'Trimline: Import Transcript (Claude Code JSONL, Cline export, OpenAI chat / SWE-agent, OpenHands, Anthropic JSON)',
     canSelectMany: false,
-    filters: { Transcripts: ['jsonl', 'json'], 'All files': ['*'] },
+    filters: { Transcripts: ['jsonl', 'json', 'traj'], 'All files': ['*'] },
     openLabel: 'Open in Inspector',
   });
   const uri = picked?.[0];

@@ -43,7 +43,7 @@ describe('ImportError: files unusable as a whole', () => {
   it('JSON that is none of the formats names every format and what was expected', () => {
     const err = importError(() => parseTranscript('{"foo": 1}', 'transcript.json'));
     expect(err.line).toBe(1);
-    expect(err.message).toMatch(/^transcript\.json: line 1: not a Claude Code JSONL, Cline or Anthropic JSON transcript \(expected .+\)$/);
+    expect(err.message).toMatch(/^transcript\.json: line 1: not a Claude Code JSONL, Cline, OpenHands, OpenAI chat or Anthropic JSON transcript \(expected .+\)$/);
   });
 
   it('JSON lines of a foreign format are "not a transcript", not a syntax error', () => {
@@ -77,13 +77,17 @@ describe('ImportError: files unusable as a whole', () => {
     expect(systemOnly.message).toMatch(/no user or assistant messages \(2 parseable lines: 2 system\)$/);
   });
 
-  it('other agents\u2019 formats are refused with a clear reason', () => {
+  it('other agents\u2019 formats: OpenAI-style chat and OpenHands events import; an event stream without messages is refused', () => {
     const dir = path.join(TRANSCRIPTS, 'mit-samples');
-    const mini = importError(() => importTranscript(path.join(dir, 'mini-swe-agent_github_issue.traj.json')));
-    expect(mini.message).toMatch(/messages\[0\]: role "system" is not "user" or "assistant"/);
-    for (const f of ['openhands_basic_gui_mode.json', 'sweagent_demo_function_calling_marshmallow-1867.traj']) {
-      expect(importError(() => importTranscript(path.join(dir, f))).message).toMatch(/line 1: not a Claude Code JSONL, Cline or Anthropic JSON transcript/);
+    for (const f of ['mini-swe-agent_github_issue.traj.json', 'sweagent_demo_function_calling_marshmallow-1867.traj']) {
+      expect(importTranscript(path.join(dir, f)).format).toBe('openai-chat');
     }
+    expect(importTranscript(path.join(dir, 'openhands_basic_gui_mode.json')).format).toBe('openhands');
+    const states = [{ id: 0, source: 'environment', observation: 'agent_state_changed', content: '' }];
+    expect(importError(() => parseTranscript(JSON.stringify(states), 'oh.json')).message).toBe('oh.json: an OpenHands event stream with no messages (no user or agent message, no tool call)');
+    // A system role among Anthropic blocks is still Anthropic JSON, with the hint where the system prompt belongs.
+    const sys = [{ role: 'system', content: 's' }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'x' }] }];
+    expect(importError(() => parseTranscript(JSON.stringify(sys), 'a.json')).message).toMatch(/messages\[0\]: role "system" is not "user" or "assistant"; a system prompt belongs/);
   });
 
   it('a missing file', () => {

@@ -1,6 +1,9 @@
 /** Test helpers for the importers: where the shared transcripts live, and an independent reading of raw JSONL. */
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { replayAll } from '../../../src/core/engine/replay';
+import { validateRequest } from '../../../src/core/request/validate';
+import type { ImportedSession } from '../../../src/core/session/types';
 
 /** Real transcripts copied into test/fixtures/transcripts (see NOTICE.md there), from the repo root (tests run with cwd = repo root). */
 export const TRANSCRIPTS = path.resolve(process.cwd(), 'test/fixtures/transcripts');
@@ -76,4 +79,31 @@ export function rawBlocks(l: RawLine): unknown[] {
   const c = msgOf(l).content;
   if (typeof c === 'string') return c ? [{ type: 'text', text: c }] : [];
   return c as unknown[];
+}
+
+/** Every tool_use is answered by a tool_result in the very next message, and every tool_result answers the message before it. */
+export function pairing(s: ImportedSession): { uses: number; answered: number; orphans: number } {
+  let uses = 0;
+  let answered = 0;
+  let orphans = 0;
+  s.messages.forEach((m, i) => {
+    const ids = m.blocks.filter((b) => b.kind === 'tool_use').map((b) => b.toolUseId);
+    uses += ids.length;
+    const next = new Set(s.messages[i + 1]?.blocks.filter((b) => b.kind === 'tool_result').map((b) => b.toolUseId));
+    answered += ids.filter((id) => next.has(id)).length;
+    const prev = new Set(s.messages[i - 1]?.blocks.filter((b) => b.kind === 'tool_use').map((b) => b.toolUseId));
+    orphans += m.blocks.filter((b) => b.kind === 'tool_result' && !prev.has(b.toolUseId)).length;
+  });
+  return { uses, answered, orphans };
+}
+
+/** Replay every call with `strategy` and collect what the validator refuses. */
+export function refusedRequests(s: ImportedSession, strategy: string): { requests: number; refused: string[] } {
+  let requests = 0;
+  const refused: string[] = [];
+  replayAll(s, { strategy }, ({ call: c, prepared }) => {
+    requests++;
+    for (const v of validateRequest(prepared.body, { model: prepared.body.model })) refused.push(`call ${c.index}: ${v.message}`);
+  });
+  return { requests, refused };
 }

@@ -39,7 +39,7 @@ describe('sessionFromImport', () => {
 
 describe('importer registry (extension point for the trimline journal)', () => {
   it('lists the built-in formats in detection order', () => {
-    expect(registeredImporters().map((i) => i.format)).toEqual(['claude-code', 'cline', 'anthropic-json']);
+    expect(registeredImporters().map((i) => i.format)).toEqual(['claude-code', 'cline', 'openhands', 'openai-chat', 'anthropic-json']);
   });
 
   it('a registered importer is detected first and named in the not-a-transcript error', () => {
@@ -53,10 +53,10 @@ describe('importer registry (extension point for the trimline journal)', () => {
     const remove = registerImporter(journal, { first: true });
     try {
       expect(parseTranscript('{"trimline-journal":1}\n', 'j.jsonl').format).toBe('trimline-journal');
-      expect(() => parseTranscript('{"x":1}', 'n.json')).toThrow(/not a Trimline journal, Claude Code JSONL, Cline or Anthropic JSON transcript/);
+      expect(() => parseTranscript('{"x":1}', 'n.json')).toThrow(/not a Trimline journal, Claude Code JSONL, Cline, OpenHands, OpenAI chat or Anthropic JSON transcript/);
     } finally {
       remove();
     }
-    expect(registeredImporters().map((i) => i.format)).toEqual(['claude-code', 'cline', 'anthropic-json']);
+    expect(registeredImporters().map((i) => i.format)).toEqual(['claude-code', 'cline', 'openhands', 'openai-chat', 'anthropic-json']);
   });
 });
