@@ -8,6 +8,7 @@ import { RequestBuilder, type BlockMap } from '../request/build';
 import type { Breakpoint, CacheTtl, Repair, RequestBody } from '../request/types';
 import type { Session } from '../session/session';
 import { totalInput, type CallUsage, type ContentBlockParam, type MessageParam } from '../session/types';
+import { describeHoldBack } from '../cache/hold-back';
 import { ttlMsOf } from '../cache/rules';
 import { TokenEstimator } from '../tokens';
 import type { TokenQuality } from '../tokens/types';
@@ -55,6 +56,8 @@ export interface PreparedCall {
   messages: readonly MessageParam[];
   /** First request message that differs from the previous prepared request (undefined on the first). */
   firstChanged?: number;
+  /** The final message was held out of the cache write (cache/hold-back.ts). */
+  heldBack?: boolean;
 }
 
 export interface PrepareInput {
@@ -137,7 +140,13 @@ export class ContextEngine {
       now,
       cache: this.cacheStateFor(epochStart, now, input.coldFrom),
     });
-    const prepared = this.build(input.callIndex, epochStart, upTo, this.anchorsAt(now), run, this.previousMessages);
+    const hold = run.foresight ? this.pipeline.applier.holdBackQuote(run.foresight, this.index.messageTokens(run.foresight.position), run.evidence, this.ttl) : undefined;
+    const prepared = this.build(input.callIndex, epochStart, upTo, this.anchorsAt(now), run, this.previousMessages, hold?.pays);
+    if (hold) {
+      const target = session.messages[run.foresight!.position].id;
+      const placed = hold.pays && !prepared.heldBack ? ' (no block before it reaches the minimum cacheable prefix: written as usual)' : '';
+      this.decisions.add({ callIndex: input.callIndex, by: 'cache-planner', action: prepared.heldBack ? 'apply' : 'skip', targets: [target], reason: `write-time placement: ${describeHoldBack(hold)}${placed}`, tokensSaved: 0 });
+    }
     for (const r of prepared.repairs) {
       // A repair repeats on every call while its cause is in view: log it once.
       const key = `${r.rule}:${r.blockIds.join(',')}`;
@@ -148,7 +157,8 @@ export class ContextEngine {
     this.previousBreakpoints = prepared.breakpoints;
     this.previousMessages = prepared.messages;
     this.remember(prepared, now);
-    this.cache = { cachedUpTo: upTo, lastCallAt: now };
+    // A final message held out of the write is not cached: trimming it next call costs nothing extra.
+    this.cache = { cachedUpTo: prepared.heldBack ? this.heldFrom(prepared, upTo) : upTo, lastCallAt: now };
     this.lastModel = this.model;
     this.lastEpoch = epochStart;
     return prepared;
@@ -211,7 +221,15 @@ export class ContextEngine {
     return out;
   }
 
-  private build(callIndex: number, epochStart: number, upTo: number, previous: readonly Breakpoint[], run?: PipelineRunResult, previousMessages?: readonly MessageParam[]): PreparedCall {
+  /** Log position of the final request message (held out of the cache write). */
+  private heldFrom(prepared: PreparedCall, upTo: number): number {
+    const id = prepared.blockMap.idAt(prepared.body.messages.length - 1, 0);
+    const m = id ? this.session.messageOf(id) : undefined;
+    const pos = m ? this.session.position(m.id) : undefined;
+    return pos === undefined ? upTo : Math.min(upTo, pos);
+  }
+
+  private build(callIndex: number, epochStart: number, upTo: number, previous: readonly Breakpoint[], run?: PipelineRunResult, previousMessages?: readonly MessageParam[], holdBackLast?: boolean): PreparedCall {
     const built = this.builder.build(this.session, {
       model: this.model,
       maxTokens: this.maxTokens,
@@ -221,6 +239,7 @@ export class ContextEngine {
       accountant: this.tokens,
       previousBreakpoints: previous,
       previousMessages,
+      holdBackLast,
     });
     const breakpoints = [...built.breakpoints];
     const stats: CallStats = {
@@ -238,7 +257,7 @@ export class ContextEngine {
       repairs: built.repairs.length,
       breakpoints: breakpoints.length,
     };
-    return { body: built.body, breakpoints, repairs: built.repairs, blockMap: built.blockMap, stats, messages: built.messages, firstChanged: built.firstChanged };
+    return { body: built.body, breakpoints, repairs: built.repairs, blockMap: built.blockMap, stats, messages: built.messages, firstChanged: built.firstChanged, heldBack: built.heldBack ?? false };
   }
 
   /**

@@ -48,6 +48,8 @@ export interface BuildOptions {
    * from them is where this request's cached prefix can end at the latest (no anchor past it).
    */
   readonly previousMessages?: readonly MessageParam[];
+  /** Keep the final message out of the cache write (planBreakpoints `holdBackLast`). */
+  readonly holdBackLast?: boolean;
   readonly extra?: ExtraParams;
 }
 
@@ -83,6 +85,8 @@ export interface BuildResult {
   readonly messages: readonly MessageParam[];
   /** Index of the first message that differs from `previousMessages` (their length when none does). */
   readonly firstChanged?: number;
+  /** The final message was kept out of the cache write. */
+  readonly heldBack?: boolean;
 }
 
 /**
@@ -205,6 +209,7 @@ export class RequestBuilder {
     const blockMap = new BlockMap(assembled.messages.map((m) => m.ids));
 
     let breakpoints: Breakpoint[] = [];
+    let heldBack = false;
     const messages = body.messages;
     const firstChanged = opts.previousMessages ? firstChangedMessage(opts.previousMessages, messages) : undefined;
     if (opts.cacheTtl) {
@@ -214,6 +219,7 @@ export class RequestBuilder {
         ttl: opts.cacheTtl,
         previous: opts.previousBreakpoints,
         firstChanged,
+        holdBackLast: opts.holdBackLast,
         blockIdAt: (m, b) => blockMap.idAt(m, b),
         tokensOf: (m, b) => {
           const c = body.messages[m].content;
@@ -224,13 +230,14 @@ export class RequestBuilder {
       });
       body = plan.body;
       breakpoints = plan.breakpoints;
+      heldBack = plan.heldBack;
     }
 
     // A response with thinking was made with thinking on: the request continuing it is sent so too.
     const thinking = thinkingEnabled(body) || assembled.latestThinking.length > 0;
     const violations = validateRequest(body, { model: opts.model, latestAssistantThinking: assembled.latestThinking, thinking });
     if (violations.length > 0) throw new RequestRefusedError(violations, repairs);
-    return { body, repairs, blockMap, breakpoints, from, upTo, messages, firstChanged };
+    return { body, repairs, blockMap, breakpoints, from, upTo, messages, firstChanged, heldBack };
   }
 
   private memoFor(accountant: TokenAccountant | undefined): TokenMemo {

@@ -9,9 +9,10 @@ import { lastBelow } from '../session/sorted';
 import type { TokenAccountant } from '../tokens/types';
 import { CacheAwareApplier, type CacheAwareOptions, type CacheState } from './cache-aware';
 import type { DecisionLog } from './decisions';
+import type { LoopEvidence } from '../cache/warm-calls';
 import { LoopTracker } from './loop-evidence';
 import type { MessageIndex } from './message-index';
-import type { Proposal, Strategy, StrategyContext } from './types';
+import type { Foresight, Proposal, Strategy, StrategyContext } from './types';
 
 export interface PipelineRunInput {
   session: Session;
@@ -32,6 +33,10 @@ export interface PipelineRunResult {
   pendingSavings: number;
   /** Strategies whose trigger held this call. */
   ran: string[];
+  /** Trims due at the next call on the request's final message, if the loop goes on (summed over strategies). */
+  foresight?: Foresight;
+  /** The session's loops and pauses as of this call (the evidence of every cache decision). */
+  evidence: LoopEvidence;
 }
 
 export class Pipeline {
@@ -72,7 +77,13 @@ export class Pipeline {
       applied += this.applier.flush({ ...input, evidence, turnStart: closedTurnsPruned ? turnStart : undefined });
       index.update();
     }
-    return { applied, pending: this.applier.pendingCount(), pendingSavings: this.applier.pendingSavings(), ran };
+    let foresight: Foresight | undefined;
+    for (const s of this.strategies) {
+      if (!ran.includes(s.name) || !s.foresee) continue;
+      const f = s.foresee(this.context(input));
+      if (f && f.position === input.upTo - 1) foresight = { position: f.position, saved: (foresight?.saved ?? 0) + f.saved };
+    }
+    return { applied, pending: this.applier.pendingCount(), pendingSavings: this.applier.pendingSavings(), ran, foresight, evidence };
   }
 
   private context(input: PipelineRunInput): StrategyContext {

@@ -8,7 +8,7 @@ import { toolResultText } from '../session/log';
 import { compactInput } from './compact-input';
 import { compilePatterns, DEFAULT_REF_PATTERNS, type RefPattern } from './refs';
 import { summarizeToolResult } from './summary-text';
-import type { Strategy, StrategyContext, StrategyDoc, Trigger } from './types';
+import type { Foresight, Strategy, StrategyContext, StrategyDoc, Trigger } from './types';
 
 export interface SummarizeOptions {
   /** Most recent tool rounds kept verbatim. */
@@ -108,13 +108,30 @@ export class SummarizeToolResults implements Strategy {
     }
   }
 
-  private consider(ctx: StrategyContext, toolUseId: string, pos: number): void {
+  /**
+   * With one round kept verbatim, the final message's results leave the window as soon as the
+   * next round completes: what summarizing them will save then (nothing is proposed now).
+   */
+  foresee(ctx: StrategyContext): Foresight | undefined {
+    if (this.o.keepTurns !== 1) return undefined;
+    const { rounds } = ctx.index;
+    let k = rounds.length - 1;
+    while (k >= 0 && (rounds[k].resultPos < 0 || rounds[k].resultPos >= ctx.upTo)) k--;
+    const last = rounds[k];
+    if (!last || last.resultPos !== ctx.upTo - 1 || last.assistantPos < ctx.epochStart) return undefined;
+    let saved = 0;
+    for (const id of last.toolUseIds) saved += this.summaryOf(ctx, id)?.saved ?? 0;
+    return saved > 0 ? { position: last.resultPos, saved } : undefined;
+  }
+
+  /** The summary a result would get, or undefined when it is left alone. */
+  private summaryOf(ctx: StrategyContext, toolUseId: string): { blockId: string; toolName?: string; text: string; before: number; after: number; saved: number } | undefined {
     const { session } = ctx;
     const blockId = session.toolResultBlockId(toolUseId);
-    if (!blockId || ctx.isPending(blockId) || session.isPinned(blockId) || session.isUserRestored(blockId)) return;
-    if (session.overlaysOnBlock(blockId).length) return;
+    if (!blockId || ctx.isPending(blockId) || session.isPinned(blockId) || session.isUserRestored(blockId)) return undefined;
+    if (session.overlaysOnBlock(blockId).length) return undefined;
     const block = session.block(blockId)!;
-    if (toolResultText(block.param).length <= this.o.minChars) return;
+    if (toolResultText(block.param).length <= this.o.minChars) return undefined;
     const text = summarizeToolResult(block.param, {
       toolName: block.toolName,
       refPatterns: this.patterns,
@@ -124,7 +141,14 @@ export class SummarizeToolResults implements Strategy {
     });
     const before = ctx.tokens.block(block.param).tokens;
     const after = ctx.tokens.text(text).tokens;
-    if (after >= before) return;
+    if (after >= before) return undefined;
+    return { blockId, toolName: block.toolName, text, before, after, saved: before - after };
+  }
+
+  private consider(ctx: StrategyContext, toolUseId: string, pos: number): void {
+    const s = this.summaryOf(ctx, toolUseId);
+    if (!s) return;
+    const { blockId, text, before, after } = s;
     ctx.propose({
       position: pos,
       saved: before - after,
@@ -133,7 +157,7 @@ export class SummarizeToolResults implements Strategy {
         blockId,
         text,
         author: `strategy:${this.name}`,
-        reason: `${block.toolName ?? 'tool'} result older than the last ${this.o.keepTurns} tool rounds: summarized (${before} → ${after} tokens)`,
+        reason: `${s.toolName ?? 'tool'} result older than the last ${this.o.keepTurns} tool rounds: summarized (${before} → ${after} tokens)`,
         callIndex: ctx.callIndex,
         tokensBefore: before,
         tokensAfter: after,
