@@ -25,9 +25,9 @@ import type { CacheTtl } from '../request/types';
 import { CACHE_READ_MULTIPLIER, writeMultiplier } from './rules';
 
 export interface HoldBackInput {
-  /** Tokens of the final message (T). */
+  /** Tokens held out of the write: the last messages from the placement on (T). */
   readonly held: number;
-  /** Tokens the trim due next call saves on it (S). */
+  /** Tokens the trims due next call save on them (S). */
   readonly saved: number;
   readonly ttl: CacheTtl;
   /** Expected further calls of the current loop (cache/warm-calls.ts restOfLoop). */
@@ -66,7 +66,7 @@ export function quoteHoldBack(i: HoldBackInput): HoldBackQuote {
 /** One line for the decision log: both prices, the expectation and the verdict. */
 export function describeHoldBack(q: HoldBackQuote): string {
   return (
-    `final message ${Math.round(q.held)} tokens, trim due next call saves ${Math.round(q.saved)} (${q.ttl} TTL): ` +
+    `last messages ${Math.round(q.held)} tokens, trims due next call save ${Math.round(q.saved)} (${q.ttl} TTL): ` +
     `plain input now saves ${Math.round(q.gainNow)}, if the loop goes on (p ${q.pContinue.toFixed(2)}, ${q.restOfLoop.toFixed(1)} expected calls) ${Math.round(q.ifContinues)}, ` +
     `if the turn ends (warm pause p ${q.pWarmGap.toFixed(2)}) ${Math.round(q.ifEnds)} (base-input tokens) → net ${Math.round(q.net)}: ` +
     `${q.pays ? 'held out of the cache write' : 'written as usual'}`

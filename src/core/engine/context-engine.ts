@@ -8,7 +8,7 @@ import { RequestBuilder, type BlockMap } from '../request/build';
 import type { Breakpoint, CacheTtl, Repair, RequestBody } from '../request/types';
 import type { Session } from '../session/session';
 import { totalInput, type CallUsage, type ContentBlockParam, type MessageParam } from '../session/types';
-import { describeHoldBack } from '../cache/hold-back';
+import { describeHoldBack, type HoldBackQuote } from '../cache/hold-back';
 import { ttlMsOf } from '../cache/rules';
 import { TokenEstimator } from '../tokens';
 import type { TokenQuality } from '../tokens/types';
@@ -56,8 +56,8 @@ export interface PreparedCall {
   messages: readonly MessageParam[];
   /** First request message that differs from the previous prepared request (undefined on the first). */
   firstChanged?: number;
-  /** The final message was held out of the cache write (cache/hold-back.ts). */
-  heldBack?: boolean;
+  /** Log position from which messages were held out of the cache write (cache/hold-back.ts); undefined when none were. */
+  heldFrom?: number;
 }
 
 export interface PrepareInput {
@@ -140,12 +140,11 @@ export class ContextEngine {
       now,
       cache: this.cacheStateFor(epochStart, now, input.coldFrom),
     });
-    const hold = run.foresight ? this.pipeline.applier.holdBackQuote(run.foresight, this.index.messageTokens(run.foresight.position), run.evidence, this.ttl) : undefined;
-    const prepared = this.build(input.callIndex, epochStart, upTo, this.anchorsAt(now), run, this.previousMessages, hold?.pays);
+    const hold = this.holdBack(run, upTo);
+    const prepared = this.build(input.callIndex, epochStart, upTo, this.anchorsAt(now), run, this.previousMessages, hold?.q.pays ? hold.position : undefined);
     if (hold) {
-      const target = session.messages[run.foresight!.position].id;
-      const placed = hold.pays && !prepared.heldBack ? ' (no block before it reaches the minimum cacheable prefix: written as usual)' : '';
-      this.decisions.add({ callIndex: input.callIndex, by: 'cache-planner', action: prepared.heldBack ? 'apply' : 'skip', targets: [target], reason: `write-time placement: ${describeHoldBack(hold)}${placed}`, tokensSaved: 0 });
+      const placed = hold.q.pays && prepared.heldFrom === undefined ? ' (no block before it reaches the minimum cacheable prefix: written as usual)' : '';
+      this.decisions.add({ callIndex: input.callIndex, by: 'cache-planner', action: prepared.heldFrom !== undefined ? 'apply' : 'skip', targets: [session.messages[hold.position].id], reason: `write-time placement: ${describeHoldBack(hold.q)}${placed}`, tokensSaved: 0 });
     }
     for (const r of prepared.repairs) {
       // A repair repeats on every call while its cause is in view: log it once.
@@ -158,7 +157,7 @@ export class ContextEngine {
     this.previousMessages = prepared.messages;
     this.remember(prepared, now);
     // A final message held out of the write is not cached: trimming it next call costs nothing extra.
-    this.cache = { cachedUpTo: prepared.heldBack ? this.heldFrom(prepared, upTo) : upTo, lastCallAt: now };
+    this.cache = { cachedUpTo: Math.min(upTo, prepared.heldFrom ?? upTo), lastCallAt: now };
     this.lastModel = this.model;
     this.lastEpoch = epochStart;
     return prepared;
@@ -221,15 +220,17 @@ export class ContextEngine {
     return out;
   }
 
-  /** Log position of the final request message (held out of the cache write). */
-  private heldFrom(prepared: PreparedCall, upTo: number): number {
-    const id = prepared.blockMap.idAt(prepared.body.messages.length - 1, 0);
-    const m = id ? this.session.messageOf(id) : undefined;
-    const pos = m ? this.session.position(m.id) : undefined;
-    return pos === undefined ? upTo : Math.min(upTo, pos);
+  /** The placement with the best expected saving among the trims due next call (cache/hold-back.ts), if any. */
+  private holdBack(run: PipelineRunResult, upTo: number): { position: number; q: HoldBackQuote } | undefined {
+    let best: { position: number; q: HoldBackQuote } | undefined;
+    for (const f of run.foresight) {
+      const q = this.pipeline.applier.holdBackQuote(f, this.index.rangeTokens(f.position, upTo), run.evidence, this.ttl);
+      if (q && (!best || q.net > best.q.net)) best = { position: f.position, q };
+    }
+    return best;
   }
 
-  private build(callIndex: number, epochStart: number, upTo: number, previous: readonly Breakpoint[], run?: PipelineRunResult, previousMessages?: readonly MessageParam[], holdBackLast?: boolean): PreparedCall {
+  private build(callIndex: number, epochStart: number, upTo: number, previous: readonly Breakpoint[], run?: PipelineRunResult, previousMessages?: readonly MessageParam[], holdBackFrom?: number): PreparedCall {
     const built = this.builder.build(this.session, {
       model: this.model,
       maxTokens: this.maxTokens,
@@ -239,7 +240,7 @@ export class ContextEngine {
       accountant: this.tokens,
       previousBreakpoints: previous,
       previousMessages,
-      holdBackLast,
+      holdBackFrom,
     });
     const breakpoints = [...built.breakpoints];
     const stats: CallStats = {
@@ -257,7 +258,7 @@ export class ContextEngine {
       repairs: built.repairs.length,
       breakpoints: breakpoints.length,
     };
-    return { body: built.body, breakpoints, repairs: built.repairs, blockMap: built.blockMap, stats, messages: built.messages, firstChanged: built.firstChanged, heldBack: built.heldBack ?? false };
+    return { body: built.body, breakpoints, repairs: built.repairs, blockMap: built.blockMap, stats, messages: built.messages, firstChanged: built.firstChanged, heldFrom: built.heldFrom };
   }
 
   /**

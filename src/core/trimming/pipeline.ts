@@ -33,8 +33,8 @@ export interface PipelineRunResult {
   pendingSavings: number;
   /** Strategies whose trigger held this call. */
   ran: string[];
-  /** Trims due at the next call on the request's final message, if the loop goes on (summed over strategies). */
-  foresight?: Foresight;
+  /** Trims due at the next call on the request's last messages if the loop goes on, per placement (summed over strategies). */
+  foresight: Foresight[];
   /** The session's loops and pauses as of this call (the evidence of every cache decision). */
   evidence: LoopEvidence;
 }
@@ -77,12 +77,14 @@ export class Pipeline {
       applied += this.applier.flush({ ...input, evidence, turnStart: closedTurnsPruned ? turnStart : undefined });
       index.update();
     }
-    let foresight: Foresight | undefined;
+    const due = new Map<number, number>();
     for (const s of this.strategies) {
       if (!ran.includes(s.name) || !s.foresee) continue;
-      const f = s.foresee(this.context(input));
-      if (f && f.position === input.upTo - 1) foresight = { position: f.position, saved: (foresight?.saved ?? 0) + f.saved };
+      for (const f of s.foresee(this.context(input))) {
+        if (f.position > input.epochStart && f.position < input.upTo) due.set(f.position, (due.get(f.position) ?? 0) + f.saved);
+      }
     }
+    const foresight = [...due].map(([position, saved]) => ({ position, saved }));
     return { applied, pending: this.applier.pendingCount(), pendingSavings: this.applier.pendingSavings(), ran, foresight, evidence };
   }
 

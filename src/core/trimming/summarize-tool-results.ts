@@ -92,36 +92,53 @@ export class SummarizeToolResults implements Strategy {
           saved: before,
           overlay: { kind: 'prune', messageId: m.id, blockId: b.id, author: `strategy:${this.name}`, reason: `thinking of a round older than the last ${this.o.keepTurns}: dropped (the API allows it)`, callIndex: ctx.callIndex, tokensBefore: before, tokensAfter: 0 },
         });
-      } else if (b.param.type === 'tool_use' && this.o.trimInputsOver > 0) {
-        const compact = compactInput(b.param.input, this.o.trimInputsOver);
-        if (!compact) continue;
-        const text = JSON.stringify(compact);
-        const before = ctx.tokens.block(b.param).tokens;
-        const after = ctx.tokens.block({ ...b.param, input: compact }).tokens;
-        if (after >= before) continue;
+      } else if (b.param.type === 'tool_use') {
+        const t = this.inputTrimOf(ctx, b.id);
+        if (!t) continue;
         ctx.propose({
           position: pos,
-          saved: before - after,
-          overlay: { kind: 'trim', blockId: b.id, text, author: `strategy:${this.name}`, reason: `${b.param.name} input of a round older than the last ${this.o.keepTurns}: long values replaced by their size (${before} → ${after} tokens)`, callIndex: ctx.callIndex, tokensBefore: before, tokensAfter: after },
+          saved: t.saved,
+          overlay: { kind: 'trim', blockId: b.id, text: t.text, author: `strategy:${this.name}`, reason: `${t.name} input of a round older than the last ${this.o.keepTurns}: long values replaced by their size (${t.before} → ${t.after} tokens)`, callIndex: ctx.callIndex, tokensBefore: t.before, tokensAfter: t.after },
         });
       }
     }
   }
 
   /**
-   * With one round kept verbatim, the final message's results leave the window as soon as the
-   * next round completes: what summarizing them will save then (nothing is proposed now).
+   * With one round kept verbatim, the final round leaves the window as soon as the next round
+   * completes: what trimming it will save then (nothing is proposed now). Two placements: from
+   * the results message (their summaries), and from the round's assistant message (its long
+   * inputs compacted as well), each with everything due from there on.
    */
-  foresee(ctx: StrategyContext): Foresight | undefined {
-    if (this.o.keepTurns !== 1) return undefined;
+  foresee(ctx: StrategyContext): Foresight[] {
+    if (this.o.keepTurns !== 1) return [];
     const { rounds } = ctx.index;
     let k = rounds.length - 1;
     while (k >= 0 && (rounds[k].resultPos < 0 || rounds[k].resultPos >= ctx.upTo)) k--;
     const last = rounds[k];
-    if (!last || last.resultPos !== ctx.upTo - 1 || last.assistantPos < ctx.epochStart) return undefined;
-    let saved = 0;
-    for (const id of last.toolUseIds) saved += this.summaryOf(ctx, id)?.saved ?? 0;
-    return saved > 0 ? { position: last.resultPos, saved } : undefined;
+    if (!last || last.resultPos !== ctx.upTo - 1 || last.assistantPos < ctx.epochStart) return [];
+    let results = 0;
+    for (const id of last.toolUseIds) results += this.summaryOf(ctx, id)?.saved ?? 0;
+    let inputs = 0;
+    for (const b of ctx.session.messages[last.assistantPos].blocks) inputs += this.inputTrimOf(ctx, b.id)?.saved ?? 0;
+    const out: Foresight[] = [];
+    if (results > 0) out.push({ position: last.resultPos, saved: results });
+    if (inputs > 0) out.push({ position: last.assistantPos, saved: inputs + results });
+    return out;
+  }
+
+  /** The compacted input of an old round's tool_use block, or undefined when it is left alone. */
+  private inputTrimOf(ctx: StrategyContext, blockId: string): { text: string; name: string; before: number; after: number; saved: number } | undefined {
+    const { session } = ctx;
+    const b = session.block(blockId);
+    if (!b || b.param.type !== 'tool_use' || this.o.trimInputsOver <= 0) return undefined;
+    if (ctx.isPending(b.id) || session.isPinned(b.id) || session.isUserRestored(b.id) || session.overlaysOnBlock(b.id).length) return undefined;
+    const compact = compactInput(b.param.input, this.o.trimInputsOver);
+    if (!compact) return undefined;
+    const before = ctx.tokens.block(b.param).tokens;
+    const after = ctx.tokens.block({ ...b.param, input: compact }).tokens;
+    if (after >= before) return undefined;
+    return { text: JSON.stringify(compact), name: b.param.name, before, after, saved: before - after };
   }
 
   /** The summary a result would get, or undefined when it is left alone. */

@@ -67,14 +67,14 @@ export interface Strategy {
   /** Incremental: called once per model call; must only look at what is new since its last run. */
   run(ctx: StrategyContext): void;
   /**
-   * What this strategy will propose on the request's final message at the next call if the
-   * tool loop goes on (one more round completes): the engine may then hold that message out of
-   * this call's cache write (cache/hold-back.ts). Must not change any state.
+   * What this strategy will propose on the request's last messages at the next call if the tool
+   * loop goes on (one more round completes): the engine may then hold them out of this call's
+   * cache write (cache/hold-back.ts). One entry per placement. Must not change any state.
    */
-  foresee?(ctx: StrategyContext): Foresight | undefined;
+  foresee?(ctx: StrategyContext): Foresight[];
 }
 
-/** A trim due at the next call on the message at `position` (the request's final one), saving `saved` tokens. */
+/** Trims due at the next call on the messages from `position` to the request's end, saving `saved` tokens. */
 export interface Foresight {
   readonly position: number;
   readonly saved: number;

@@ -13,12 +13,13 @@ const big = (n: number): string => 'word '.repeat(n);
 const tokensOfBlock = (b: SimBlock): number => Math.ceil(blockText(b as ContentBlockParam).length / TEST_CHARS_PER_TOKEN);
 
 function planOpts(body: RequestBody, holdBackLast: boolean) {
+  const holdBackFrom = holdBackLast ? body.messages.length - 1 : undefined;
   return {
     model: 'claude-sonnet-4-5',
     ttl: '5m' as const,
     toolsTokens: 0,
     systemTokens: 0,
-    holdBackLast,
+    holdBackFrom,
     tokensOf: (m: number, b: number) => {
       const c = body.messages[m].content;
       const block: ContentBlockParam = typeof c === 'string' ? { type: 'text', text: c } : c[b];
@@ -116,7 +117,7 @@ describe('engine: a tool loop with large results', () => {
     const engine = new ContextEngine(s, { strategy: 'default' });
     const calls = [3, 5, 7].map((upTo, k) => engine.prepare({ callIndex: k, upTo, now: 1_000 + k * 5_000 }));
     // The final message of the second call is not under a breakpoint: it went as plain input.
-    expect(calls[1].heldBack).toBe(true);
+    expect(calls[1].heldFrom).toBe(4);
     const last = calls[1].body.messages.length - 1;
     const finalMarked = (calls[1].body.messages[last].content as ContentBlockParam[]).some((b) => cacheControlOf(b));
     expect(finalMarked).toBe(false);
@@ -128,5 +129,31 @@ describe('engine: a tool loop with large results', () => {
     const placed = engine.decisions.all().filter((d) => d.by === 'cache-planner');
     expect(placed.length).toBeGreaterThan(0);
     for (const d of placed) expect(d.reason).toMatch(/net -?\d+/);
+  });
+});
+
+describe('engine: a round with a long tool input', () => {
+  it('holds the whole round out of the write, then compacts the input and summarizes the result at the next call for free', () => {
+    const write = (id: string) => use(id, 'Write', { file_path: 'a.ts', content: big(3000) });
+    const s = sessionOf([
+      ['user', [text(`write the files ${big(2000)}`)]],
+      ['assistant', [write('toolu_1')]],
+      ['user', [result('toolu_1', `wrote file 1: ${big(400)}`)]],
+      ['assistant', [write('toolu_2')]],
+      ['user', [result('toolu_2', `wrote file 2: ${big(400)}`)]],
+      ['assistant', [write('toolu_3')]],
+      ['user', [result('toolu_3', `wrote file 3: ${big(400)}`)]],
+    ]);
+    const engine = new ContextEngine(s, { strategy: 'default' });
+    const calls = [3, 5, 7].map((upTo, k) => engine.prepare({ callIndex: k, upTo, now: 1_000 + k * 5_000 }));
+    // The second call holds its final round (assistant message m3 and results m4) out of the write.
+    expect(calls[1].heldFrom).toBe(3);
+    const marked = calls[1].breakpoints.filter((b) => b.messageIndex !== undefined).map((b) => b.messageIndex!);
+    expect(Math.max(...marked)).toBeLessThan(3);
+    // At the third call the input of m3 and the result in m4 are trimmed as content outside the cached prefix.
+    const applied = engine.decisions.all().filter((d) => d.callIndex === 2 && d.action === 'apply' && d.by.startsWith('strategy:summarize'));
+    expect(applied.some((d) => d.targets.includes('m3.0'))).toBe(true);
+    expect(applied.some((d) => d.targets.includes('m4.0'))).toBe(true);
+    for (const d of applied) expect(d.reason).toContain('no cache cost');
   });
 });
