@@ -120,7 +120,11 @@ export class SummarizeToolResults implements Strategy {
     let results = 0;
     for (const id of last.toolUseIds) results += this.summaryOf(ctx, id)?.saved ?? 0;
     let inputs = 0;
-    for (const b of ctx.session.messages[last.assistantPos].blocks) inputs += this.inputTrimOf(ctx, b.id)?.saved ?? 0;
+    for (const b of ctx.session.messages[last.assistantPos].blocks) {
+      inputs += this.inputTrimOf(ctx, b.id)?.saved ?? 0;
+      // Where thinking keys the cache, dropping it next call is an edit of the round's message too.
+      if (this.o.dropThinking && ctx.thinkingKeysCache && (b.kind === 'thinking' || b.kind === 'redacted_thinking')) inputs += ctx.tokens.block(b.param).tokens;
+    }
     const out: Foresight[] = [];
     if (results > 0) out.push({ position: last.resultPos, saved: results });
     if (inputs > 0) out.push({ position: last.assistantPos, saved: inputs + results });

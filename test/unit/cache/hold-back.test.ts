@@ -7,7 +7,7 @@ import type { RequestBody } from '../../../src/core/request/types';
 import { blockText } from '../../../src/core/session/log';
 import type { ContentBlockParam } from '../../../src/core/session/types';
 import { ContextEngine } from '../../../src/core/engine';
-import { bodyOf, result, sessionOf, TEST_CHARS_PER_TOKEN, text, use } from '../request/helpers';
+import { bodyOf, result, sessionOf, TEST_CHARS_PER_TOKEN, text, thinking, use } from '../request/helpers';
 
 const big = (n: number): string => 'word '.repeat(n);
 const tokensOfBlock = (b: SimBlock): number => Math.ceil(blockText(b as ContentBlockParam).length / TEST_CHARS_PER_TOKEN);
@@ -155,5 +155,30 @@ describe('engine: a round with a long tool input', () => {
     expect(applied.some((d) => d.targets.includes('m3.0'))).toBe(true);
     expect(applied.some((d) => d.targets.includes('m4.0'))).toBe(true);
     for (const d of applied) expect(d.reason).toContain('no cache cost');
+  });
+});
+
+describe('engine: thinking of the final round', () => {
+  const withThinking = (k: number) => [thinking(`plan ${k} ${big(3000)}`), use(`toolu_${k}`)];
+  const specs = (): Parameters<typeof sessionOf>[0] => [
+    ['user', [text(`task ${big(6000)}`)]],
+    ['assistant', withThinking(1)],
+    ['user', [result('toolu_1', 'ok 1')]],
+    ['assistant', withThinking(2)],
+    ['user', [result('toolu_2', 'ok 2')]],
+    ['assistant', withThinking(3)],
+    ['user', [result('toolu_3', 'ok 3')]],
+  ];
+  const run = (model: string) => {
+    const engine = new ContextEngine(sessionOf(specs()), { strategy: 'default', model });
+    return [3, 5, 7].map((upTo, k) => engine.prepare({ callIndex: k, upTo, now: 1_000 + k * 5_000 }));
+  };
+
+  it('where thinking keys the cache, dropping it next call makes the round worth holding back', () => {
+    expect(run('claude-opus-4-5')[1].heldFrom).toBe(3);
+  });
+
+  it('where it does not, the drop is free anyway and nothing else is due: written as usual', () => {
+    expect(run('claude-sonnet-4-5')[1].heldFrom).toBeUndefined();
   });
 });
