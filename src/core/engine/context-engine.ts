@@ -220,10 +220,14 @@ export class ContextEngine {
     return out;
   }
 
-  /** The placement with the best expected saving among the trims due next call (cache/hold-back.ts), if any. */
+  /**
+   * The placement with the best expected saving among the trims due next call (cache/hold-back.ts),
+   * if any. Only messages the previous request did not write can be held back (what is cached stays so).
+   */
   private holdBack(run: PipelineRunResult, upTo: number): { position: number; q: HoldBackQuote } | undefined {
     let best: { position: number; q: HoldBackQuote } | undefined;
     for (const f of run.foresight) {
+      if (f.position < this.cache.cachedUpTo) continue;
       const q = this.pipeline.applier.holdBackQuote(f, this.index.rangeTokens(f.position, upTo), run.evidence, this.ttl);
       if (q && (!best || q.net > best.q.net)) best = { position: f.position, q };
     }
