@@ -3,7 +3,7 @@
  * cache planner, with token accounting and the decision log. One `prepare` per model
  * call; work per call grows with what is new (incremental index, cached renders).
  */
-import { contextWindow, keepsPriorThinking } from '../models';
+import { contextWindow } from '../models';
 import { RequestBuilder, type BlockMap } from '../request/build';
 import type { Breakpoint, CacheTtl, Repair, RequestBody } from '../request/types';
 import type { Session } from '../session/session';
@@ -171,7 +171,7 @@ export class ContextEngine {
     };
     if (this.lastModel !== undefined && this.lastModel !== this.model) cold(0, `the model changed (${this.lastModel} → ${this.model}): the cache is per model`);
     if (this.lastEpoch !== undefined && this.lastEpoch !== epochStart) cold(0, 'the history was compacted or rewritten: a new cached prefix starts');
-    return { ...this.cache, ttl: this.ttl, coldFrom, writeEnds: this.writeEnds(now), thinkingUnkeyed: !keepsPriorThinking(this.model) };
+    return { ...this.cache, ttl: this.ttl, coldFrom, writeEnds: this.writeEnds(now) };
   }
 
   /**

@@ -12,8 +12,6 @@
  */
 import type Anthropic from '@anthropic-ai/sdk';
 import { planBreakpoints } from '../cache/planner';
-import { isThinkingType } from '../cache/rules';
-import { keepsPriorThinking } from '../models';
 import { blockText } from '../session/log';
 import type { Session } from '../session/session';
 import { lastBelow } from '../session/sorted';
@@ -94,22 +92,16 @@ export interface BuildResult {
 /**
  * Index of the first message of `cur` that differs from `prev` (by object, then block by block,
  * then by JSON for small messages a repair rebuilt): where the previous cached prefix breaks.
- * With `thinkingUnkeyed` (the model's thinking does not key the cache, cache/rules.ts) a message
- * whose only change is a dropped or added thinking block is not a change of the cached prefix.
  */
-export function firstChangedMessage(prev: readonly MessageParam[], cur: readonly MessageParam[], thinkingUnkeyed = false): number {
+export function firstChangedMessage(prev: readonly MessageParam[], cur: readonly MessageParam[]): number {
   const n = Math.min(prev.length, cur.length);
   for (let i = 0; i < n; i++) {
     const a = prev[i];
     const b = cur[i];
     if (a === b) continue;
     if (a.role !== b.role) return i;
-    let ac = a.content;
-    let bc = b.content;
-    if (thinkingUnkeyed && typeof ac !== 'string' && typeof bc !== 'string' && ac.length !== bc.length) {
-      ac = ac.filter((x) => !isThinkingType(x.type));
-      bc = bc.filter((x) => !isThinkingType(x.type));
-    }
+    const ac = a.content;
+    const bc = b.content;
     if (typeof ac === 'string' || typeof bc === 'string') {
       if (ac !== bc) return i;
       continue;
@@ -233,7 +225,7 @@ export class RequestBuilder {
     let heldFrom: number | undefined;
     const holdAt = opts.holdBackFrom === undefined ? undefined : requestIndexFrom(session, blockMap, body.messages.length, opts.holdBackFrom);
     const messages = body.messages;
-    const firstChanged = opts.previousMessages ? firstChangedMessage(opts.previousMessages, messages, !keepsPriorThinking(opts.model)) : undefined;
+    const firstChanged = opts.previousMessages ? firstChangedMessage(opts.previousMessages, messages) : undefined;
     if (opts.cacheTtl) {
       const memo = this.memoFor(opts.accountant);
       const plan = planBreakpoints(body, {

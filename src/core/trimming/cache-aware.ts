@@ -44,11 +44,6 @@ export interface CacheState {
   coldFrom?: { position: number; why: string };
   /** Log positions where alive cache writes end: a rewrite starts at the latest one before its first edit. */
   writeEnds?: readonly number[];
-  /**
-   * Thinking blocks do not key the cache on this call's model (cache/rules.ts, the thinking rule):
-   * dropping one breaks no cached prefix, it only stops billing its tokens.
-   */
-  thinkingUnkeyed?: boolean;
 }
 
 export interface ApplyContext {
@@ -78,14 +73,6 @@ function rewriteStart(cache: CacheState, position: number, epochStart: number): 
   let start = epochStart;
   for (const w of cache.writeEnds) if (w <= position && w > start) start = w;
   return start;
-}
-
-/** A proposal that removes one thinking block and nothing else. */
-function dropsOnlyThinking(ctx: ApplyContext, p: Proposal): boolean {
-  const o = p.overlay;
-  if (o.kind !== 'prune' || !o.blockId) return false;
-  const kind = ctx.session.block(o.blockId)?.kind;
-  return kind === 'thinking' || kind === 'redacted_thinking';
 }
 
 function keyOf(p: Proposal): string {
@@ -154,7 +141,6 @@ export class CacheAwareApplier {
     for (const p of all) {
       if (p.urgent) applied += this.apply(ctx, p, 'over a hard budget: applied regardless of the cache');
       else if (p.position >= cache.cachedUpTo) applied += this.apply(ctx, p, 'after the cached prefix: no cache cost');
-      else if (cache.thinkingUnkeyed && dropsOnlyThinking(ctx, p)) applied += this.apply(ctx, p, 'thinking does not key the cache on this model: no prefix breaks, no cache cost');
       else if (p.position >= breakAt) applied += this.apply(ctx, p, breakWhy);
       else costly.push(p);
     }
