@@ -101,7 +101,6 @@ export class Pipeline {
       contextWindow: input.contextWindow,
       viewTokens: () => index.rangeTokens(epochStart, upTo),
       messageTokens: (pos) => index.messageTokens(pos),
-      thinkingKeysCache: !input.cache.thinkingUnkeyed,
       isPending: (id) => applier.isPending(id),
       propose: (p: Proposal) => applier.add(p),
     };

@@ -122,8 +122,8 @@ export class SummarizeToolResults implements Strategy {
     let inputs = 0;
     for (const b of ctx.session.messages[last.assistantPos].blocks) {
       inputs += this.inputTrimOf(ctx, b.id)?.saved ?? 0;
-      // Where thinking keys the cache, dropping it next call is an edit of the round's message too.
-      if (this.o.dropThinking && ctx.thinkingKeysCache && (b.kind === 'thinking' || b.kind === 'redacted_thinking')) inputs += ctx.tokens.block(b.param).tokens;
+      // Inside a tool loop thinking is cached content: dropping it next call edits the round's message too.
+      if (this.o.dropThinking && (b.kind === 'thinking' || b.kind === 'redacted_thinking')) inputs += ctx.tokens.block(b.param).tokens;
     }
     const out: Foresight[] = [];
     if (results > 0) out.push({ position: last.resultPos, saved: results });

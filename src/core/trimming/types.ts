@@ -51,8 +51,6 @@ export interface StrategyContext {
   viewTokens(): number;
   /** Estimated tokens of one message as currently sent. */
   messageTokens(pos: number): number;
-  /** Thinking blocks key the cache on this call's model (dropping one is an edit of the cached prefix). */
-  readonly thinkingKeysCache: boolean;
   /** Whether a proposal is already pending for this target (strategies skip it). */
   isPending(targetId: string): boolean;
   propose(p: Proposal): void;

@@ -174,11 +174,14 @@ describe('engine: thinking of the final round', () => {
     return [3, 5, 7].map((upTo, k) => engine.prepare({ callIndex: k, upTo, now: 1_000 + k * 5_000 }));
   };
 
-  it('where thinking keys the cache, dropping it next call makes the round worth holding back', () => {
+  it('dropping it next call (an edit of the cached round) makes the round worth holding back', () => {
     expect(run('claude-opus-4-5')[1].heldFrom).toBe(3);
+    expect(run('claude-sonnet-4-6')[1].heldFrom).toBe(3);
   });
 
-  it('where it does not, the drop is free anyway and nothing else is due: written as usual', () => {
-    expect(run('claude-sonnet-4-5')[1].heldFrom).toBeUndefined();
+  it('without anything due on the round, it is written as usual', () => {
+    const engine = new ContextEngine(sessionOf(specs()), { strategy: 'default', model: 'claude-opus-4-5', config: { strategies: { 'summarize-tool-results': { dropThinking: false } } } });
+    const calls = [3, 5, 7].map((upTo, k) => engine.prepare({ callIndex: k, upTo, now: 1_000 + k * 5_000 }));
+    expect(calls[1].heldFrom).toBeUndefined();
   });
 });
