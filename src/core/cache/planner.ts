@@ -40,11 +40,19 @@ export interface PlanOptions {
   readonly blockIdAt?: (messageIndex: number, blockIndex: number) => string | undefined;
   /** Override of the model's minimum cacheable prefix (tests, calibration). */
   readonly minTokens?: number;
+  /**
+   * Keep the messages from this index on out of the cache write (write-time placement,
+   * cache/hold-back.ts): the tail breakpoint goes on the last cacheable block before them, so they
+   * are sent as plain input.
+   */
+  readonly holdBackFrom?: number;
 }
 
 export interface Plan {
   readonly body: RequestBody;
   readonly breakpoints: Breakpoint[];
+  /** Messages from `holdBackFrom` on were kept out of the cache write (a tail before them reached the minimum). */
+  readonly heldBack: boolean;
 }
 
 type Messages = RequestBody['messages'];
@@ -165,6 +173,13 @@ export function planBreakpoints(input: RequestBody, opts: PlanOptions): Plan {
 
   const pos = positions(body, opts);
   let tail: Pos | undefined;
+  let heldBack = false;
+  const holdFrom = opts.holdBackFrom;
+  if (holdFrom !== undefined && holdFrom > 0 && holdFrom < body.messages.length) {
+    for (let k = pos.length - 1; k >= 0 && !tail; k--) if (pos[k].m < holdFrom && isCacheable(pos[k].block)) tail = pos[k];
+    if (tail && tail.prefix >= min) heldBack = true;
+    else tail = undefined;
+  }
   for (let k = pos.length - 1; k >= 0 && !tail; k--) if (isCacheable(pos[k].block)) tail = pos[k];
   const anchors: { p: Pos; reason: string }[] = [];
   if (tail && tail.prefix >= min) {
@@ -185,7 +200,7 @@ export function planBreakpoints(input: RequestBody, opts: PlanOptions): Plan {
       anchors.push({ p: written, reason: `read anchor: previous write, ${gap} blocks before the ${edge ? 'edit' : 'tail'} (lookback is ${BREAKPOINT_LOOKBACK_BLOCKS})` });
     }
     if (edge) anchors.push({ p: edge, reason: 'edit anchor: last block before the first edited message (the cached prefix ends here this call)' });
-    anchors.push({ p: tail, reason: 'tail: last cacheable block of the conversation' });
+    anchors.push({ p: tail, reason: heldBack ? 'tail: last cacheable block before the held messages (out of the write: a trim of them is due next call)' : 'tail: last cacheable block of the conversation' });
   }
 
   if (anchors.length > 0) {
@@ -204,5 +219,5 @@ export function planBreakpoints(input: RequestBody, opts: PlanOptions): Plan {
     }
     body.messages = messages;
   }
-  return { body, breakpoints };
+  return { body, breakpoints, heldBack };
 }

@@ -8,6 +8,7 @@ import { RequestBuilder, type BlockMap } from '../request/build';
 import type { Breakpoint, CacheTtl, Repair, RequestBody } from '../request/types';
 import type { Session } from '../session/session';
 import { totalInput, type CallUsage, type ContentBlockParam, type MessageParam } from '../session/types';
+import { describeHoldBack, type HoldBackQuote } from '../cache/hold-back';
 import { ttlMsOf } from '../cache/rules';
 import { TokenEstimator } from '../tokens';
 import type { TokenQuality } from '../tokens/types';
@@ -55,6 +56,8 @@ export interface PreparedCall {
   messages: readonly MessageParam[];
   /** First request message that differs from the previous prepared request (undefined on the first). */
   firstChanged?: number;
+  /** Log position from which messages were held out of the cache write (cache/hold-back.ts); undefined when none were. */
+  heldFrom?: number;
 }
 
 export interface PrepareInput {
@@ -137,7 +140,12 @@ export class ContextEngine {
       now,
       cache: this.cacheStateFor(epochStart, now, input.coldFrom),
     });
-    const prepared = this.build(input.callIndex, epochStart, upTo, this.anchorsAt(now), run, this.previousMessages);
+    const hold = this.holdBack(run, upTo);
+    const prepared = this.build(input.callIndex, epochStart, upTo, this.anchorsAt(now), run, this.previousMessages, hold?.q.pays ? hold.position : undefined);
+    if (hold) {
+      const placed = hold.q.pays && prepared.heldFrom === undefined ? ' (no block before it reaches the minimum cacheable prefix: written as usual)' : '';
+      this.decisions.add({ callIndex: input.callIndex, by: 'cache-planner', action: prepared.heldFrom !== undefined ? 'apply' : 'skip', targets: [session.messages[hold.position].id], reason: `write-time placement: ${describeHoldBack(hold.q)}${placed}`, tokensSaved: 0 });
+    }
     for (const r of prepared.repairs) {
       // A repair repeats on every call while its cause is in view: log it once.
       const key = `${r.rule}:${r.blockIds.join(',')}`;
@@ -148,7 +156,8 @@ export class ContextEngine {
     this.previousBreakpoints = prepared.breakpoints;
     this.previousMessages = prepared.messages;
     this.remember(prepared, now);
-    this.cache = { cachedUpTo: upTo, lastCallAt: now };
+    // A final message held out of the write is not cached: trimming it next call costs nothing extra.
+    this.cache = { cachedUpTo: Math.min(upTo, prepared.heldFrom ?? upTo), lastCallAt: now };
     this.lastModel = this.model;
     this.lastEpoch = epochStart;
     return prepared;
@@ -211,7 +220,21 @@ export class ContextEngine {
     return out;
   }
 
-  private build(callIndex: number, epochStart: number, upTo: number, previous: readonly Breakpoint[], run?: PipelineRunResult, previousMessages?: readonly MessageParam[]): PreparedCall {
+  /**
+   * The placement with the best expected saving among the trims due next call (cache/hold-back.ts),
+   * if any. Only messages the previous request did not write can be held back (what is cached stays so).
+   */
+  private holdBack(run: PipelineRunResult, upTo: number): { position: number; q: HoldBackQuote } | undefined {
+    let best: { position: number; q: HoldBackQuote } | undefined;
+    for (const f of run.foresight) {
+      if (f.position < this.cache.cachedUpTo) continue;
+      const q = this.pipeline.applier.holdBackQuote(f, this.index.rangeTokens(f.position, upTo), run.evidence, this.ttl);
+      if (q && (!best || q.net > best.q.net)) best = { position: f.position, q };
+    }
+    return best;
+  }
+
+  private build(callIndex: number, epochStart: number, upTo: number, previous: readonly Breakpoint[], run?: PipelineRunResult, previousMessages?: readonly MessageParam[], holdBackFrom?: number): PreparedCall {
     const built = this.builder.build(this.session, {
       model: this.model,
       maxTokens: this.maxTokens,
@@ -221,6 +244,7 @@ export class ContextEngine {
       accountant: this.tokens,
       previousBreakpoints: previous,
       previousMessages,
+      holdBackFrom,
     });
     const breakpoints = [...built.breakpoints];
     const stats: CallStats = {
@@ -238,7 +262,7 @@ export class ContextEngine {
       repairs: built.repairs.length,
       breakpoints: breakpoints.length,
     };
-    return { body: built.body, breakpoints, repairs: built.repairs, blockMap: built.blockMap, stats, messages: built.messages, firstChanged: built.firstChanged };
+    return { body: built.body, breakpoints, repairs: built.repairs, blockMap: built.blockMap, stats, messages: built.messages, firstChanged: built.firstChanged, heldFrom: built.heldFrom };
   }
 
   /**

@@ -48,6 +48,8 @@ export interface BuildOptions {
    * from them is where this request's cached prefix can end at the latest (no anchor past it).
    */
   readonly previousMessages?: readonly MessageParam[];
+  /** Keep the messages from this log position on out of the cache write (planBreakpoints `holdBackFrom`). */
+  readonly holdBackFrom?: number;
   readonly extra?: ExtraParams;
 }
 
@@ -83,6 +85,8 @@ export interface BuildResult {
   readonly messages: readonly MessageParam[];
   /** Index of the first message that differs from `previousMessages` (their length when none does). */
   readonly firstChanged?: number;
+  /** Log position from which messages were kept out of the cache write (undefined: none were). */
+  readonly heldFrom?: number;
 }
 
 /**
@@ -110,6 +114,19 @@ export function firstChangedMessage(prev: readonly MessageParam[], cur: readonly
     }
   }
   return n;
+}
+
+/** The first request message that starts at or after a log position, with the log position it starts at. */
+function requestIndexFrom(session: Session, map: BlockMap, count: number, logPos: number): { index: number; position: number } | undefined {
+  let found: { index: number; position: number } | undefined;
+  for (let m = count - 1; m >= 0; m--) {
+    const id = map.idAt(m, 0);
+    const msg = id ? session.messageOf(id) : undefined;
+    const p = msg ? session.position(msg.id) : undefined;
+    if (p === undefined || p < logPos) break;
+    found = { index: m, position: p };
+  }
+  return found;
 }
 
 /** Blocks that differ by object are compared as JSON only up to this size (else: counted as changed). */
@@ -205,6 +222,8 @@ export class RequestBuilder {
     const blockMap = new BlockMap(assembled.messages.map((m) => m.ids));
 
     let breakpoints: Breakpoint[] = [];
+    let heldFrom: number | undefined;
+    const holdAt = opts.holdBackFrom === undefined ? undefined : requestIndexFrom(session, blockMap, body.messages.length, opts.holdBackFrom);
     const messages = body.messages;
     const firstChanged = opts.previousMessages ? firstChangedMessage(opts.previousMessages, messages) : undefined;
     if (opts.cacheTtl) {
@@ -214,6 +233,7 @@ export class RequestBuilder {
         ttl: opts.cacheTtl,
         previous: opts.previousBreakpoints,
         firstChanged,
+        holdBackFrom: holdAt?.index,
         blockIdAt: (m, b) => blockMap.idAt(m, b),
         tokensOf: (m, b) => {
           const c = body.messages[m].content;
@@ -224,13 +244,14 @@ export class RequestBuilder {
       });
       body = plan.body;
       breakpoints = plan.breakpoints;
+      if (plan.heldBack) heldFrom = holdAt?.position;
     }
 
     // A response with thinking was made with thinking on: the request continuing it is sent so too.
     const thinking = thinkingEnabled(body) || assembled.latestThinking.length > 0;
     const violations = validateRequest(body, { model: opts.model, latestAssistantThinking: assembled.latestThinking, thinking });
     if (violations.length > 0) throw new RequestRefusedError(violations, repairs);
-    return { body, repairs, blockMap, breakpoints, from, upTo, messages, firstChanged };
+    return { body, repairs, blockMap, breakpoints, from, upTo, messages, firstChanged, heldFrom };
   }
 
   private memoFor(accountant: TokenAccountant | undefined): TokenMemo {

@@ -18,13 +18,14 @@
  * expected calls, both prices, the verdict).
  */
 import { describeQuote, quoteRewrite, type RewriteQuote } from '../cache/break-even';
+import { quoteHoldBack, type HoldBackQuote } from '../cache/hold-back';
 import { ttlMsOf } from '../cache/rules';
 import { expectedWarmCalls, WARM_CALL_DEFAULTS, type LoopEvidence, type WarmCallOptions } from '../cache/warm-calls';
 import type { CacheTtl } from '../request/types';
 import type { Session } from '../session/session';
 import type { DecisionLog } from './decisions';
 import type { MessageIndex } from './message-index';
-import type { Proposal } from './types';
+import type { Foresight, Proposal } from './types';
 
 export interface CacheAwareOptions extends WarmCallOptions {
   enabled: boolean;
@@ -153,6 +154,16 @@ export class CacheAwareApplier {
     if (!costly.length) return applied;
     applied += this.batch(ctx, costly, ttl);
     return applied;
+  }
+
+  /**
+   * Write-time placement of the final message (cache/hold-back.ts): a trim of it is due next
+   * call if the loop goes on; `held` is its tokens now. Undefined when cache-aware application is off.
+   */
+  holdBackQuote(f: Foresight, held: number, evidence: LoopEvidence, ttl: CacheTtl): HoldBackQuote | undefined {
+    if (!this.o.enabled) return undefined;
+    const e = expectedWarmCalls(evidence, ttlMsOf(ttl), this.o);
+    return quoteHoldBack({ held, saved: f.saved, ttl, restOfLoop: e.restOfLoop, pWarmGap: e.pWarmGap });
   }
 
   /** Expected warm calls for this call's TTL, from the session's evidence: over the session, and for the rest of this loop. */

@@ -9,9 +9,10 @@ import { lastBelow } from '../session/sorted';
 import type { TokenAccountant } from '../tokens/types';
 import { CacheAwareApplier, type CacheAwareOptions, type CacheState } from './cache-aware';
 import type { DecisionLog } from './decisions';
+import type { LoopEvidence } from '../cache/warm-calls';
 import { LoopTracker } from './loop-evidence';
 import type { MessageIndex } from './message-index';
-import type { Proposal, Strategy, StrategyContext } from './types';
+import type { Foresight, Proposal, Strategy, StrategyContext } from './types';
 
 export interface PipelineRunInput {
   session: Session;
@@ -32,6 +33,10 @@ export interface PipelineRunResult {
   pendingSavings: number;
   /** Strategies whose trigger held this call. */
   ran: string[];
+  /** Trims due at the next call on the request's last messages if the loop goes on, per placement (summed over strategies). */
+  foresight: Foresight[];
+  /** The session's loops and pauses as of this call (the evidence of every cache decision). */
+  evidence: LoopEvidence;
 }
 
 export class Pipeline {
@@ -78,7 +83,15 @@ export class Pipeline {
       settled = n === 0;
       index.update();
     }
-    return { applied, pending: this.applier.pendingCount(), pendingSavings: this.applier.pendingSavings(), ran };
+    const due = new Map<number, number>();
+    for (const s of this.strategies) {
+      if (!ran.includes(s.name) || !s.foresee) continue;
+      for (const f of s.foresee(this.context(input))) {
+        if (f.position > input.epochStart && f.position < input.upTo) due.set(f.position, (due.get(f.position) ?? 0) + f.saved);
+      }
+    }
+    const foresight = [...due].map(([position, saved]) => ({ position, saved }));
+    return { applied, pending: this.applier.pendingCount(), pendingSavings: this.applier.pendingSavings(), ran, foresight, evidence };
   }
 
   private context(input: PipelineRunInput): StrategyContext {

@@ -8,7 +8,7 @@ import { toolResultText } from '../session/log';
 import { compactInput } from './compact-input';
 import { compilePatterns, DEFAULT_REF_PATTERNS, type RefPattern } from './refs';
 import { summarizeToolResult } from './summary-text';
-import type { Strategy, StrategyContext, StrategyDoc, Trigger } from './types';
+import type { Foresight, Strategy, StrategyContext, StrategyDoc, Trigger } from './types';
 
 export interface SummarizeOptions {
   /** Most recent tool rounds kept verbatim. */
@@ -92,29 +92,67 @@ export class SummarizeToolResults implements Strategy {
           saved: before,
           overlay: { kind: 'prune', messageId: m.id, blockId: b.id, author: `strategy:${this.name}`, reason: `thinking of a round older than the last ${this.o.keepTurns}: dropped (the API allows it)`, callIndex: ctx.callIndex, tokensBefore: before, tokensAfter: 0 },
         });
-      } else if (b.param.type === 'tool_use' && this.o.trimInputsOver > 0) {
-        const compact = compactInput(b.param.input, this.o.trimInputsOver);
-        if (!compact) continue;
-        const text = JSON.stringify(compact);
-        const before = ctx.tokens.block(b.param).tokens;
-        const after = ctx.tokens.block({ ...b.param, input: compact }).tokens;
-        if (after >= before) continue;
+      } else if (b.param.type === 'tool_use') {
+        const t = this.inputTrimOf(ctx, b.id);
+        if (!t) continue;
         ctx.propose({
           position: pos,
-          saved: before - after,
-          overlay: { kind: 'trim', blockId: b.id, text, author: `strategy:${this.name}`, reason: `${b.param.name} input of a round older than the last ${this.o.keepTurns}: long values replaced by their size (${before} → ${after} tokens)`, callIndex: ctx.callIndex, tokensBefore: before, tokensAfter: after },
+          saved: t.saved,
+          overlay: { kind: 'trim', blockId: b.id, text: t.text, author: `strategy:${this.name}`, reason: `${t.name} input of a round older than the last ${this.o.keepTurns}: long values replaced by their size (${t.before} → ${t.after} tokens)`, callIndex: ctx.callIndex, tokensBefore: t.before, tokensAfter: t.after },
         });
       }
     }
   }
 
-  private consider(ctx: StrategyContext, toolUseId: string, pos: number): void {
+  /**
+   * With one round kept verbatim, the final round leaves the window as soon as the next round
+   * completes: what trimming it will save then (nothing is proposed now). Two placements: from
+   * the results message (their summaries), and from the round's assistant message (its long
+   * inputs compacted as well), each with everything due from there on.
+   */
+  foresee(ctx: StrategyContext): Foresight[] {
+    if (this.o.keepTurns !== 1) return [];
+    const { rounds } = ctx.index;
+    let k = rounds.length - 1;
+    while (k >= 0 && (rounds[k].resultPos < 0 || rounds[k].resultPos >= ctx.upTo)) k--;
+    const last = rounds[k];
+    if (!last || last.resultPos !== ctx.upTo - 1 || last.assistantPos < ctx.epochStart) return [];
+    let results = 0;
+    for (const id of last.toolUseIds) results += this.summaryOf(ctx, id)?.saved ?? 0;
+    let inputs = 0;
+    for (const b of ctx.session.messages[last.assistantPos].blocks) {
+      inputs += this.inputTrimOf(ctx, b.id)?.saved ?? 0;
+      // Inside a tool loop thinking is cached content: dropping it next call edits the round's message too.
+      if (this.o.dropThinking && (b.kind === 'thinking' || b.kind === 'redacted_thinking')) inputs += ctx.tokens.block(b.param).tokens;
+    }
+    const out: Foresight[] = [];
+    if (results > 0) out.push({ position: last.resultPos, saved: results });
+    if (inputs > 0) out.push({ position: last.assistantPos, saved: inputs + results });
+    return out;
+  }
+
+  /** The compacted input of an old round's tool_use block, or undefined when it is left alone. */
+  private inputTrimOf(ctx: StrategyContext, blockId: string): { text: string; name: string; before: number; after: number; saved: number } | undefined {
+    const { session } = ctx;
+    const b = session.block(blockId);
+    if (!b || b.param.type !== 'tool_use' || this.o.trimInputsOver <= 0) return undefined;
+    if (ctx.isPending(b.id) || session.isPinned(b.id) || session.isUserRestored(b.id) || session.overlaysOnBlock(b.id).length) return undefined;
+    const compact = compactInput(b.param.input, this.o.trimInputsOver);
+    if (!compact) return undefined;
+    const before = ctx.tokens.block(b.param).tokens;
+    const after = ctx.tokens.block({ ...b.param, input: compact }).tokens;
+    if (after >= before) return undefined;
+    return { text: JSON.stringify(compact), name: b.param.name, before, after, saved: before - after };
+  }
+
+  /** The summary a result would get, or undefined when it is left alone. */
+  private summaryOf(ctx: StrategyContext, toolUseId: string): { blockId: string; toolName?: string; text: string; before: number; after: number; saved: number } | undefined {
     const { session } = ctx;
     const blockId = session.toolResultBlockId(toolUseId);
-    if (!blockId || ctx.isPending(blockId) || session.isPinned(blockId) || session.isUserRestored(blockId)) return;
-    if (session.overlaysOnBlock(blockId).length) return;
+    if (!blockId || ctx.isPending(blockId) || session.isPinned(blockId) || session.isUserRestored(blockId)) return undefined;
+    if (session.overlaysOnBlock(blockId).length) return undefined;
     const block = session.block(blockId)!;
-    if (toolResultText(block.param).length <= this.o.minChars) return;
+    if (toolResultText(block.param).length <= this.o.minChars) return undefined;
     const text = summarizeToolResult(block.param, {
       toolName: block.toolName,
       refPatterns: this.patterns,
@@ -124,7 +162,14 @@ export class SummarizeToolResults implements Strategy {
     });
     const before = ctx.tokens.block(block.param).tokens;
     const after = ctx.tokens.text(text).tokens;
-    if (after >= before) return;
+    if (after >= before) return undefined;
+    return { blockId, toolName: block.toolName, text, before, after, saved: before - after };
+  }
+
+  private consider(ctx: StrategyContext, toolUseId: string, pos: number): void {
+    const s = this.summaryOf(ctx, toolUseId);
+    if (!s) return;
+    const { blockId, text, before, after } = s;
     ctx.propose({
       position: pos,
       saved: before - after,
@@ -133,7 +178,7 @@ export class SummarizeToolResults implements Strategy {
         blockId,
         text,
         author: `strategy:${this.name}`,
-        reason: `${block.toolName ?? 'tool'} result older than the last ${this.o.keepTurns} tool rounds: summarized (${before} → ${after} tokens)`,
+        reason: `${s.toolName ?? 'tool'} result older than the last ${this.o.keepTurns} tool rounds: summarized (${before} → ${after} tokens)`,
         callIndex: ctx.callIndex,
         tokensBefore: before,
         tokensAfter: after,

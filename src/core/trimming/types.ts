@@ -66,6 +66,18 @@ export interface Strategy {
   readonly prunesClosedTurns?: boolean;
   /** Incremental: called once per model call; must only look at what is new since its last run. */
   run(ctx: StrategyContext): void;
+  /**
+   * What this strategy will propose on the request's last messages at the next call if the tool
+   * loop goes on (one more round completes): the engine may then hold them out of this call's
+   * cache write (cache/hold-back.ts). One entry per placement. Must not change any state.
+   */
+  foresee?(ctx: StrategyContext): Foresight[];
+}
+
+/** Trims due at the next call on the messages from `position` to the request's end, saving `saved` tokens. */
+export interface Foresight {
+  readonly position: number;
+  readonly saved: number;
 }
 
 export interface StrategyOptionDoc {
