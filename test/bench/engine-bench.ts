@@ -16,6 +16,7 @@ import { importTranscript } from '../../src/core/import';
 import { RequestRefusedError } from '../../src/core/request/build';
 import type { RequestBody } from '../../src/core/request/types';
 import { checkUserText } from '../../src/core/request/user-text-check';
+import { userTextRequired } from '../../src/core/request/user-text-carried';
 import { validateRequest } from '../../src/core/request/validate';
 import type { ContentBlockParam, ImportedSession } from '../../src/core/session/types';
 import type { TokenAccountant } from '../../src/core/tokens/types';
@@ -139,7 +140,9 @@ export function runOne(s: BenchSession, c: Contender, opts: RunOptions = {}): Ru
       const body = step.prepared.body;
       requests.push({ body, at: s.requestTimes[step.call.index], replayNow: step.now, call: step.call.index });
       opts.onStep?.(body, step.engine.tokens, step.now);
-      const v = validateRequest(body, { model: body.model, latestAssistantThinking: latestThinking(imp, step.call.epochStart, step.call.at) });
+      // Every rule, the user-text one included (the protected blocks the replayed session says this request must carry).
+      const userText = userTextRequired(step.engine.session, step.call.epochStart, step.call.at);
+      const v = validateRequest(body, { model: body.model, latestAssistantThinking: latestThinking(imp, step.call.epochStart, step.call.at), userText });
       if (v.length) {
         invalid++;
         for (const x of v) invalidList.push({ call: step.call.index, rule: x.rule, message: x.message });

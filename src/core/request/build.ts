@@ -21,6 +21,7 @@ import { assemble } from './assemble';
 import { cacheControlOf, isBlank, withoutCacheControl } from './blocks';
 import { renderMessage, type RenderedMessage } from './render';
 import type { Breakpoint, CacheTtl, Repair, RequestBody, Violation } from './types';
+import { userTextRequired } from './user-text-carried';
 import { thinkingEnabled, validateRequest } from './validate';
 
 /** Top-level params passed through untouched (thinking, tool_choice, metadata, temperature…). */
@@ -249,7 +250,7 @@ export class RequestBuilder {
 
     // A response with thinking was made with thinking on: the request continuing it is sent so too.
     const thinking = thinkingEnabled(body) || assembled.latestThinking.length > 0;
-    const violations = validateRequest(body, { model: opts.model, latestAssistantThinking: assembled.latestThinking, thinking });
+    const violations = validateRequest(body, { model: opts.model, latestAssistantThinking: assembled.latestThinking, thinking, userText: userTextRequired(session, from, upTo) });
     if (violations.length > 0) throw new RequestRefusedError(violations, repairs);
     return { body, repairs, blockMap, breakpoints, from, upTo, messages, firstChanged, heldFrom };
   }

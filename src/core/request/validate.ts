@@ -18,6 +18,7 @@ import {
   type CacheControl,
 } from './blocks';
 import type { RequestBody, Violation } from './types';
+import { missingUserText, type RequiredUserText } from './user-text-carried';
 
 /** Reference: "At most 100,000 messages." */
 export const MAX_MESSAGES = 100_000;
@@ -40,6 +41,11 @@ export interface ValidateOptions {
    * request continues was produced with thinking (it had thinking blocks).
    */
   readonly thinking?: boolean;
+  /**
+   * The protected user text of the history the request covers (request/user-text-carried.ts):
+   * each must be carried verbatim in a user message. Checked when given (the engine's builder).
+   */
+  readonly userText?: readonly RequiredUserText[];
 }
 
 /** Rule ids, one per API rule (Violation.rule). */
@@ -69,6 +75,7 @@ export const RULE = {
   cacheControlEmptyText: 'cache-control-empty-text',
   cacheTtlOrder: 'cache-ttl-order',
   prefill: 'prefill-unsupported',
+  userTextLost: 'user-text-lost',
 } as const;
 
 type Messages = RequestBody['messages'];
@@ -91,10 +98,21 @@ export function validateRequest(body: RequestBody, opts: ValidateOptions = {}): 
   checkThinking(msgs, opts.latestAssistantThinking, out);
   checkThinkingLoop(msgs, thinking, out);
   checkCacheControl(body, out);
+  if (opts.userText) checkUserText(msgs, opts.userText, out);
   if (msgs.length > 0 && msgs[msgs.length - 1].role === 'assistant' && prefillUnsupported(opts.model ?? body.model) === true) {
     out.push(v(RULE.prefill, 'This model does not support assistant message prefill. The conversation must end with a user message.', msgs.length - 1));
   }
   return out;
+}
+
+/** The user's words are carried verbatim (a rule of ours, not the API's: wording ours). */
+function checkUserText(msgs: Messages, required: readonly RequiredUserText[], out: Violation[]): void {
+  const missing = missingUserText(msgs, required);
+  if (!missing.length) return;
+  const first = missing[0];
+  const text = first.param.type === 'text' ? first.param.text : `[${first.param.type}]`;
+  const more = missing.length > 1 ? ` (and ${missing.length - 1} more)` : '';
+  out.push(v(RULE.userTextLost, `messages: the user's text from history message ${first.position} is not in the request verbatim${more}: ${JSON.stringify(text.slice(0, 60))}; automatic strategies must keep the user's words`));
 }
 
 /** First message is user; roles alternate (the API merges same-role runs today, but we never rely on it). */

@@ -68,6 +68,11 @@ export class ProtectedIndex {
     return this.reasons.get(blockId);
   }
 
+  /** Positions of the messages in [from, to) (positions) that hold a protected block, ascending. */
+  positionsIn(from: number, to: number): readonly number[] {
+    return this.positions.slice(lowerBound(this.positions, from), lowerBound(this.positions, to));
+  }
+
   /** Whether any message in [from, to] (positions, inclusive) holds a protected block. */
   inRange(from: number, to: number): boolean {
     const i = lowerBound(this.positions, from);
