@@ -57,6 +57,8 @@ export class SummarizeToolResults implements Strategy {
   readonly trigger: Trigger;
   private next = 0;
   private readonly patterns: RefPattern[];
+  /** The summary text of each tool result param (this strategy's options are fixed). */
+  private readonly texts = new WeakMap<object, string>();
 
   constructor(private readonly o: SummarizeOptions = SUMMARIZE_DEFAULTS) {
     this.trigger = o.trigger;
@@ -153,13 +155,18 @@ export class SummarizeToolResults implements Strategy {
     if (session.overlaysOnBlock(blockId).length) return undefined;
     const block = session.block(blockId)!;
     if (toolResultText(block.param).length <= this.o.minChars) return undefined;
-    const text = summarizeToolResult(block.param, {
-      toolName: block.toolName,
-      refPatterns: this.patterns,
-      maxRefs: this.o.maxRefs,
-      previewChars: this.o.previewChars,
-      label: `older than the last ${this.o.keepTurns} tool rounds`,
-    });
+    // Made once per result (foresee asks about the newest round, consider again when it is old): params never change.
+    let text = this.texts.get(block.param);
+    if (text === undefined) {
+      text = summarizeToolResult(block.param, {
+        toolName: block.toolName,
+        refPatterns: this.patterns,
+        maxRefs: this.o.maxRefs,
+        previewChars: this.o.previewChars,
+        label: `older than the last ${this.o.keepTurns} tool rounds`,
+      });
+      this.texts.set(block.param, text);
+    }
     const before = ctx.tokens.block(block.param).tokens;
     const after = ctx.tokens.text(text).tokens;
     if (after >= before) return undefined;
