@@ -65,6 +65,13 @@ function sameIds(a: readonly string[], b: readonly string[]): boolean {
   return true;
 }
 
+/** The same bill message: role, turn marks and the very same bill blocks. */
+function sameBillMessage(a: BillMessage, b: BillMessage): boolean {
+  if (a.role !== b.role || a.humanTurn !== b.humanTurn || a.clientRestart !== b.clientRestart || a.blocks.length !== b.blocks.length) return false;
+  for (let i = 0; i < a.blocks.length; i++) if (a.blocks[i] !== b.blocks[i]) return false;
+  return true;
+}
+
 /** Price a strategy on a session already fitted with {@link fitNone}. */
 export function priceStrategy(imp: ImportedSession, model: string, fit: FitResult, strategy: string, config: PipelineConfig, opts: PriceOptions = {}): StrategyCost {
   const sized = new Map<string, BillBlock>();
@@ -76,6 +83,7 @@ export function priceStrategy(imp: ImportedSession, model: string, fit: FitResul
   for (const m of fit.messages) if (m.clientRestart) for (const b of m.blocks) restartBlocks.add(b.id);
   const memo = new WeakMap<object, BillBlock>();
   const messageMemo = new WeakMap<object, { role: string; ids: readonly string[]; message: BillMessage }>();
+  const byFirstBlock = new WeakMap<BillBlock, BillMessage>();
 
   const billBlock = (param: Content['param'], logId: string | undefined): BillBlock => {
     const hit = memo.get(param);
@@ -124,12 +132,17 @@ export function priceStrategy(imp: ImportedSession, model: string, fit: FitResul
       const hit = typeof m.content === 'string' ? undefined : messageMemo.get(m.content);
       if (hit && hit.role === m.role && sameIds(hit.ids, ids)) return hit.message;
       const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content } as ContentBlockParam] : (m.content as ContentBlockParam[]);
-      const message: BillMessage = {
+      const built: BillMessage = {
         role: m.role === 'assistant' ? 'assistant' : 'user',
         humanTurn: m.role === 'user' && blocks.some((b) => b.type !== 'tool_result'),
         clientRestart: blocks.some((_, bi) => restartBlocks.has(ids[bi] ?? '')),
         blocks: blocks.map((b, bi) => billBlock(b, ids[bi])),
       };
+      // A message the planner copied to mark a breakpoint has new arrays but the same bill blocks:
+      // the bill message it had before, so the bill model still sees it unchanged.
+      const seen = built.blocks.length ? byFirstBlock.get(built.blocks[0]) : undefined;
+      const message = seen && sameBillMessage(seen, built) ? seen : built;
+      if (message === built && built.blocks.length) byFirstBlock.set(built.blocks[0], built);
       if (typeof m.content !== 'string') messageMemo.set(m.content, { role: m.role, ids, message });
       return message;
     });
