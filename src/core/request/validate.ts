@@ -155,16 +155,25 @@ function checkContent(msgs: Messages, out: Violation[]): void {
   });
 }
 
-function toolUseIds(m: Messages[number] | undefined): Set<string> {
-  const ids = new Set<string>();
-  if (m && m.role === 'assistant' && typeof m.content !== 'string') for (const b of m.content) if (b.type === 'tool_use') ids.add(b.id);
-  return ids;
+/** Whether an assistant message calls `id` (a scan: a round has a handful of calls, no set per message). */
+function callsTool(m: Messages[number] | undefined, id: string): boolean {
+  if (!m || m.role !== 'assistant' || typeof m.content === 'string') return false;
+  for (const b of m.content) if (b.type === 'tool_use' && b.id === id) return true;
+  return false;
 }
 
-function toolResultIds(m: Messages[number] | undefined): Set<string> {
+/** Whether a user message answers `id`. */
+function answersTool(m: Messages[number] | undefined, id: string): boolean {
+  if (!m || m.role !== 'user' || typeof m.content === 'string') return false;
+  for (const b of m.content) if (b.type === 'tool_result' && b.tool_use_id === id) return true;
+  return false;
+}
+
+/** Number of distinct tool_use ids of an assistant message (only asked when a message is out of order). */
+function callCount(m: Messages[number] | undefined): number {
   const ids = new Set<string>();
-  if (m && m.role === 'user' && typeof m.content !== 'string') for (const b of m.content) if (b.type === 'tool_result') ids.add(b.tool_use_id);
-  return ids;
+  if (m && m.role === 'assistant' && typeof m.content !== 'string') for (const b of m.content) if (b.type === 'tool_use') ids.add(b.id);
+  return ids.size;
 }
 
 /**
@@ -185,8 +194,7 @@ function checkToolPairing(msgs: Messages, out: Violation[]): void {
         uses.push(b.id);
       });
       if (uses.length === 0) return;
-      const answered = toolResultIds(msgs[i + 1]);
-      const missing = uses.filter((id) => !answered.has(id));
+      const missing = uses.filter((id) => !answersTool(msgs[i + 1], id));
       if (missing.length > 0) {
         out.push(v(RULE.toolUseWithoutResult,
           `messages.${i}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. ` +
@@ -194,8 +202,8 @@ function checkToolPairing(msgs: Messages, out: Violation[]): void {
       }
       return;
     }
-    const calls = toolUseIds(msgs[i - 1]);
-    const answeredHere = new Set<string>();
+    const prev = msgs[i - 1];
+    let answeredHere: Set<string> | undefined;
     let firstOther = -1;
     let resultAfterOther = false;
     let results = 0;
@@ -206,18 +214,18 @@ function checkToolPairing(msgs: Messages, out: Violation[]): void {
       }
       results++;
       if (firstOther >= 0) resultAfterOther = true;
-      if (!calls.has(b.tool_use_id)) {
+      if (!callsTool(prev, b.tool_use_id)) {
         out.push(v(RULE.unexpectedToolResult,
           `messages.${i}.content.${j}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${b.tool_use_id}. ` +
           'Each `tool_result` block must have a corresponding `tool_use` block in the previous message.', i, j));
-      } else if (answeredHere.has(b.tool_use_id)) {
+      } else if (answeredHere?.has(b.tool_use_id)) {
         // Wording ours: a second result for one call.
         out.push(v(RULE.duplicateToolResult, `messages.${i}.content.${j}: \`tool_use\` id ${b.tool_use_id} is answered by more than one \`tool_result\` block`, i, j));
       }
-      answeredHere.add(b.tool_use_id);
+      (answeredHere ??= new Set()).add(b.tool_use_id);
     });
     if (resultAfterOther) {
-      const k = calls.size || results;
+      const k = callCount(prev) || results;
       out.push(v(RULE.toolResultsFirst,
         `messages.${i}: Did not find ${k} \`tool_result\` block(s) at the beginning of this message. ` +
         'Messages following `tool_use` blocks must begin with a matching number of `tool_result` blocks.', i, firstOther));
