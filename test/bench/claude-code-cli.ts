@@ -67,9 +67,9 @@ function policy(dir: string): (call: IncomingCall) => ScriptedTurn {
   };
 }
 
-function runCli(bin: string, cwd: string, baseUrl: string): Promise<number> {
+function runCli(bin: string, cwd: string, baseUrl: string, home: string): Promise<number> {
   return new Promise((resolve, reject) => {
-    const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: mkdtempSync(join(tmpdir(), 'trimline-cc-home-')), ANTHROPIC_BASE_URL: baseUrl, ANTHROPIC_API_KEY: 'sk-ant-local-test', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' };
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: home, ANTHROPIC_BASE_URL: baseUrl, ANTHROPIC_API_KEY: 'sk-ant-local-test', CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1', DISABLE_AUTOUPDATER: '1' };
     const child = spawn(bin, ['-p', PROMPT, '--model', 'claude-sonnet-4-6', '--allowedTools', 'Read', '--max-turns', String(READS + 5)], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
     const timer = setTimeout(() => child.kill('SIGKILL'), 10 * 60_000);
     child.on('error', reject);
@@ -84,9 +84,12 @@ export async function runClaudeCodeCli(bin: string, strategy: string): Promise<C
   const dir = project();
   const server: TestServer = await startTestServer({ fallback: 'echo' });
   server.script(...Array.from({ length: 200 }, () => policy(dir)));
-  const proxy = await startProxy({ upstream: server.url, strategy, journalDir: mkdtempSync(join(tmpdir(), 'trimline-cc-journal-')) });
+  // Claude Code's home and the proxy's journals are this run's own, removed with it.
+  const home = mkdtempSync(join(tmpdir(), 'trimline-cc-home-'));
+  const journalDir = mkdtempSync(join(tmpdir(), 'trimline-cc-journal-'));
+  const proxy = await startProxy({ upstream: server.url, strategy, journalDir });
   try {
-    await runCli(bin, dir, proxy.url);
+    await runCli(bin, dir, proxy.url, home);
     const requests = server.requests.filter((r) => r.path.startsWith('/v1/messages') && !r.path.includes('count_tokens'));
     const run: CliRun = { strategy, mainCalls: 0, sideCalls: 0, messageTokens: 0, inputCost: 0, refused: 0, userTextNeeded: 0, userTextKept: 0, callsLosingUserText: 0 };
     // The main conversation as the proxy logged what the client sent: the session with the most calls.
@@ -116,7 +119,7 @@ export async function runClaudeCodeCli(bin: string, strategy: string): Promise<C
   } finally {
     await proxy.close();
     server.close();
-    rmSync(dir, { recursive: true, force: true });
+    for (const d of [dir, home, journalDir]) rmSync(d, { recursive: true, force: true });
   }
 }
 
