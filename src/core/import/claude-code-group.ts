@@ -35,6 +35,9 @@
  * 7. Copies of the messages a partial compaction kept (`preserved`, see
  *    claude-code-preserved.ts) group among themselves by the same rules; a
  *    copied response is not reported as seen again.
+ * 8. "Summarize from here" copies the messages it kept before its summary:
+ *    the first copy always starts a new message and the epoch, the summary
+ *    after them starts a new message but not an epoch.
  * 6. A content block identical to one already in its response (a retried
  *    write) is kept once; so is a `tool_result` identical to one already in its
  *    user message. Both are reported. A different second `tool_result` for the
@@ -53,6 +56,10 @@ export interface ConvLine {
   readonly blocks: readonly ContentBlockParam[];
   /** A copy of a line a partial compaction kept, re-sent after the summary (claude-code-preserved.ts). */
   readonly preserved?: boolean;
+  /** The first copy of the messages "summarize from here" kept: it starts the new epoch (claude-code-preserved.ts). */
+  readonly startsEpoch?: boolean;
+  /** A compact summary right after the copies of the messages it kept: the epoch started at the first copy. */
+  readonly keptBefore?: boolean;
 }
 
 /** Lines that become one log message: `lines` in file order, `blocks` in the order they were sent. */
@@ -64,6 +71,8 @@ export interface Group {
   readonly compact: boolean;
   /** Copies of kept messages (rule 7): context only, never a call. */
   readonly preserved: boolean;
+  /** The history restarts here: a compact summary, or the first copy "summarize from here" kept before its summary (rule 8). */
+  readonly startsEpoch: boolean;
 }
 
 /** A group being built. */
@@ -81,6 +90,7 @@ interface Draft {
   readonly apiMessageId?: string;
   readonly compact: boolean;
   readonly preserved: boolean;
+  readonly startsEpoch: boolean;
 }
 
 /** Lines → messages by the rules of the module doc; duplicates and repeated responses go to `issues`. */
@@ -91,7 +101,7 @@ export function groupLines(lines: readonly ConvLine[], issues: ImportIssue[]): G
     if (l.role === 'assistant') addAssistantLine(drafts, l, seenIds, issues);
     else addUserLine(drafts, l, issues);
   }
-  return drafts.map((d) => ({ role: d.role, lines: d.lines, blocks: [...d.head, ...d.tail], apiMessageId: d.apiMessageId, compact: d.compact, preserved: d.preserved }));
+  return drafts.map((d) => ({ role: d.role, lines: d.lines, blocks: [...d.head, ...d.tail], apiMessageId: d.apiMessageId, compact: d.compact, preserved: d.preserved, startsEpoch: d.startsEpoch }));
 }
 
 /** The `message.id` of an assistant line, when it has one. */
@@ -99,22 +109,27 @@ function messageIdOf(l: ConvLine): string | undefined {
   return typeof l.message.id === 'string' ? l.message.id : undefined;
 }
 
-function newDraft(role: Role, apiMessageId: string | undefined, compact: boolean, preserved: boolean): Draft {
-  return { role, lines: [], head: [], tail: [], seen: new Map(), toolIds: new Map(), apiMessageId, compact, preserved };
+function newDraft(role: Role, apiMessageId: string | undefined, compact: boolean, preserved: boolean, startsEpoch = false): Draft {
+  return { role, lines: [], head: [], tail: [], seen: new Map(), toolIds: new Map(), apiMessageId, compact, preserved, startsEpoch };
+}
+
+/** Rule 8: the line starts a new epoch (a compact summary not preceded by its kept copies, or the first such copy). */
+function startsEpoch(l: ConvLine): boolean {
+  return l.startsEpoch === true || (l.rec.isCompactSummary === true && l.preserved !== true && l.keptBefore !== true);
 }
 
 /** Rules 1–3. */
 function addAssistantLine(drafts: Draft[], l: ConvLine, seenIds: Set<string>, issues: ImportIssue[]): void {
   const id = messageIdOf(l);
   const preserved = l.preserved === true;
-  let target = id === undefined ? undefined : responseToJoin(drafts, id);
+  let target = id === undefined || l.startsEpoch === true ? undefined : responseToJoin(drafts, id);
   if (target && target.preserved !== preserved) target = undefined;
   if (!target) {
     if (id !== undefined && seenIds.has(id) && !preserved) {
       issues.push({ line: l.line, message: `assistant message.id ${id} seen again after other messages: kept as a separate message, counted as one call` });
     }
     if (id !== undefined) seenIds.add(id);
-    target = newDraft('assistant', id, false, preserved);
+    target = newDraft('assistant', id, false, preserved, startsEpoch(l));
     drafts.push(target);
   }
   target.lines.push(l);
@@ -152,7 +167,7 @@ function addUserLine(drafts: Draft[], l: ConvLine, issues: ImportIssue[]): void 
   const compact = l.rec.isCompactSummary === true;
   const last = drafts[drafts.length - 1];
   const preserved = l.preserved === true;
-  const target = last?.role === 'user' && !compact ? last : newDraft('user', undefined, compact, preserved);
+  const target = last?.role === 'user' && !compact && l.startsEpoch !== true ? last : newDraft('user', undefined, compact, preserved, startsEpoch(l));
   if (target !== last) drafts.push(target);
   target.lines.push(l);
   const kept = l.blocks.filter((b) => keepUserBlock(target, b, l.line, issues));

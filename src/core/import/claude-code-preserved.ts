@@ -22,12 +22,10 @@ import type { ImportIssue } from '../session/types';
 import type { ConvLine } from './claude-code-group';
 import { isRecord, type JsonRecord } from './util';
 
-/** A compact boundary that kept messages. */
-export interface PreservedBoundary {
-  readonly line: number;
-  readonly headUuid: string;
-  readonly tailUuid: string;
-}
+/** A compact boundary that kept messages: a preserved segment (copied after the summary) or "summarize from here" (copied before it). */
+export type PreservedBoundary =
+  | { readonly kind: 'segment'; readonly line: number; readonly headUuid: string; readonly tailUuid: string }
+  | { readonly kind: 'upTo'; readonly line: number; readonly lastKeptUuid?: string };
 
 /** The uuid links of every record (any kind: a kept chain may pass through attachments or system records). */
 export type ParentLinks = Map<string, string | null>;
@@ -36,35 +34,47 @@ export type ParentLinks = Map<string, string | null>;
 export function readLinks(rec: JsonRecord, line: number, links: ParentLinks): PreservedBoundary | undefined {
   if (typeof rec.uuid === 'string') links.set(rec.uuid, typeof rec.parentUuid === 'string' ? rec.parentUuid : null);
   if (rec.type !== 'system' || rec.subtype !== 'compact_boundary' || !isRecord(rec.compactMetadata)) return undefined;
-  const seg = rec.compactMetadata.preservedSegment;
-  if (!isRecord(seg) || typeof seg.headUuid !== 'string' || typeof seg.tailUuid !== 'string') return undefined;
-  return { line, headUuid: seg.headUuid, tailUuid: seg.tailUuid };
+  const meta = rec.compactMetadata;
+  const seg = meta.preservedSegment;
+  if (isRecord(seg) && typeof seg.headUuid === 'string' && typeof seg.tailUuid === 'string') return { kind: 'segment', line, headUuid: seg.headUuid, tailUuid: seg.tailUuid };
+  if (seg !== undefined || (typeof meta.messagesSummarized !== 'number' && typeof meta.userContext !== 'string')) return undefined;
+  return { kind: 'upTo', line, ...(typeof rec.logicalParentUuid === 'string' ? { lastKeptUuid: rec.logicalParentUuid } : {}) };
 }
 
 /** Uuids from tail back to head, or undefined when the walk breaks (missing link, loop, null parent before head). */
-function walk(b: PreservedBoundary, links: ParentLinks): Set<string> | undefined {
+function walk(from: string, links: ParentLinks, head?: string): Set<string> | undefined {
   const seen = new Set<string>();
-  let cur: string | null | undefined = b.tailUuid;
+  let cur: string | null | undefined = from;
   while (typeof cur === 'string' && links.has(cur) && !seen.has(cur)) {
     seen.add(cur);
-    if (cur === b.headUuid) return seen;
+    if (cur === head) return seen;
     cur = links.get(cur);
   }
-  return undefined;
+  // Without a head, the chain is whole when it ends on a record with no parent (the epoch's first).
+  return head === undefined && cur === null ? seen : undefined;
+}
+
+/** The kept uuids of a boundary, or the issue that makes it fall back to restarting at the summary. */
+function keptOf(b: PreservedBoundary, links: ParentLinks): Set<string> | string {
+  if (b.kind === 'segment') return walk(b.tailUuid, links, b.headUuid) ?? 'compact boundary: preserved segment does not link tail to head; the history restarts at the summary';
+  if (b.lastKeptUuid === undefined) return '"summarize from here" compact boundary without logicalParentUuid: kept messages not followed, the history restarts at the summary';
+  return walk(b.lastKeptUuid, links) ?? `"summarize from here" compact boundary: the kept messages do not link back from ${b.lastKeptUuid} (missing link or loop); the history restarts at the summary`;
 }
 
 /**
- * The selected lines with, after each compact summary that follows a
- * boundary with a preserved segment, copies of the kept lines (file order,
- * marked `preserved`). Boundaries whose segment cannot be followed are reported.
+ * The selected lines with copies of the kept lines (file order, marked
+ * `preserved`) after each compact summary that follows a boundary with a
+ * preserved segment, or before it for "summarize from here". Boundaries whose
+ * kept messages cannot be followed are reported.
  */
 export function withPreservedCopies(lines: readonly ConvLine[], boundaries: readonly PreservedBoundary[], links: ParentLinks, issues: ImportIssue[]): ConvLine[] {
   if (!boundaries.length) return [...lines];
   const copiesAfter = new Map<number, ConvLine[]>();
+  const copiesBefore = new Map<number, ConvLine[]>();
   for (const b of boundaries) {
-    const kept = walk(b, links);
-    if (!kept) {
-      issues.push({ line: b.line, message: 'compact boundary: preserved segment does not link tail to head; the history restarts at the summary' });
+    const kept = keptOf(b, links);
+    if (typeof kept === 'string') {
+      issues.push({ line: b.line, message: kept });
       continue;
     }
     const summary = lines.findIndex((l) => l.line > b.line && l.rec.isCompactSummary === true);
@@ -73,9 +83,15 @@ export function withPreservedCopies(lines: readonly ConvLine[], boundaries: read
       continue;
     }
     const copies = lines.filter((l) => l.line < b.line && typeof l.rec.uuid === 'string' && kept.has(l.rec.uuid)).map((l): ConvLine => ({ ...l, preserved: true }));
-    if (copies.length) copiesAfter.set(summary, [...(copiesAfter.get(summary) ?? []), ...copies]);
+    if (!copies.length) continue;
+    if (b.kind === 'segment') copiesAfter.set(summary, [...(copiesAfter.get(summary) ?? []), ...copies]);
+    else copiesBefore.set(summary, [{ ...copies[0], startsEpoch: true }, ...copies.slice(1)]);
   }
   const out: ConvLine[] = [];
-  lines.forEach((l, i) => out.push(l, ...(copiesAfter.get(i) ?? [])));
+  lines.forEach((l, i) => {
+    const before = copiesBefore.get(i);
+    if (before) out.push(...before, { ...l, keptBefore: true }, ...(copiesAfter.get(i) ?? []));
+    else out.push(l, ...(copiesAfter.get(i) ?? []));
+  });
   return out;
 }

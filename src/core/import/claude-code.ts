@@ -20,7 +20,9 @@
  * - a partial compaction (`compactMetadata.preservedSegment`) kept messages
  *   that stay before its boundary in the file: they are copied after the
  *   compact summary, flagged `preserved`, without usage and never a call
- *   (claude-code-preserved.ts);
+ *   (claude-code-preserved.ts); "summarize from here" (`messagesSummarized`,
+ *   `userContext`) kept the messages up to its `logicalParentUuid`: they are
+ *   copied the same way, but before the summary, and start the new epoch;
  * - `attachment` records are left out (their size is absorbed from the
  *   usage), except those a microcompact later cleared, imported as user text
  *   so the clearing can be followed (claude-code-attachments.ts);
@@ -133,15 +135,22 @@ function parseClaudeCode(input: TranscriptInput): ImportedSession {
   const messages: LogMessage[] = groups.map((g, i) => makeMessage(`m${i}`, i, g.role, g.blocks, groupMeta(g, groups[i + 1], base), toolNames));
   const calls = callsOf(messages);
   const attachmentBlocks = new Map<string, string>();
+  const firstBlock = new Map<ContentBlockParam, string>();
+  const copiedBlocks = new Map<string, string>();
   groups.forEach((g, i) => g.blocks.forEach((b, j) => {
     const uuid = attachments.uuidOf.get(b);
     const block = messages[i].blocks[j];
-    if (uuid !== undefined && block) attachmentBlocks.set(uuid, block.id);
+    if (!block) return;
+    if (uuid !== undefined) attachmentBlocks.set(uuid, block.id);
+    // A copy holds the very block objects of the line it copies.
+    const orig = firstBlock.get(b);
+    if (g.preserved && orig !== undefined) copiedBlocks.set(block.id, orig);
+    else if (!g.preserved && orig === undefined) firstBlock.set(b, block.id);
   }));
   issues.push(...checkHistory(messages, (pos) => groups[pos]?.lines[0].line));
   issues.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   const model = calls.length ? calls[calls.length - 1].model : undefined;
-  return { format: 'claude-code', file: input.file, model, messages, calls, issues, ...(attachmentBlocks.size ? { attachmentBlocks } : {}) };
+  return { format: 'claude-code', file: input.file, model, messages, calls, issues, ...(attachmentBlocks.size ? { attachmentBlocks } : {}), ...(copiedBlocks.size ? { copiedBlocks } : {}) };
 }
 
 /** Parse every line; collect conversation lines, count record kinds, report unparseable and malformed lines. */
@@ -218,7 +227,7 @@ function groupMeta(g: Group, next: Group | undefined, base: string): MessageMeta
   const first = g.lines[0];
   const meta: MessageMeta = { source: `${base}:${first.line}` };
   if (typeof first.rec.timestamp === 'string') meta.timestamp = first.rec.timestamp;
-  if (g.compact) meta.compactBoundary = true;
+  if (g.startsEpoch) meta.compactBoundary = true;
   if (g.preserved) meta.flags = [PRESERVED_FLAG];
   if (g.role !== 'assistant') return meta;
   if (g.apiMessageId) meta.apiMessageId = g.apiMessageId;

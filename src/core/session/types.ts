@@ -114,4 +114,6 @@ export interface ImportedSession {
   issues: ImportIssue[];
   /** Claude Code: attachment uuid → log block id, for the attachments imported (those a microcompact cleared). */
   attachmentBlocks?: ReadonlyMap<string, string>;
+  /** Claude Code: log block id of a kept message's copy (partial compaction) → the block it copies (same bytes, same size, same cache identity). */
+  copiedBlocks?: ReadonlyMap<string, string>;
 }
