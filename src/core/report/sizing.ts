@@ -131,8 +131,9 @@ function responseSizes(m: LogMessage): number[] | undefined {
   return spread(out, chars);
 }
 
-function billBlock(b: LogBlock, tokens: number): BillBlock {
-  return { id: b.id, tokens, thinking: b.kind === 'thinking' || b.kind === 'redacted_thinking', logId: b.id };
+/** `id` is the cache identity: a kept message's copy is the block it copies (same bytes); `logId` stays the log block. */
+function billBlock(b: LogBlock, tokens: number, id = b.id): BillBlock {
+  return { id, tokens, thinking: b.kind === 'thinking' || b.kind === 'redacted_thinking', logId: b.id };
 }
 
 /** Messages of the request of `call`. */
@@ -180,6 +181,8 @@ export function clearedAt(spans: readonly ClearedSpan[], call: number): Readonly
  */
 export function sizeSession(imp: ImportedSession, model: string, cleared: readonly ClearedSpan[] = []): SizedSession {
   const sizes = new Map<string, number>();
+  // A copy of a kept message (partial compaction) is sized as the block it copies.
+  const same = (id: string): string => imp.copiedBlocks?.get(id) ?? id;
   const logMsgs = imp.messages;
   const human = logMsgs.map(isHumanTurn);
   const prefixes = new Map<string, { total: number; shared: number }>();
@@ -212,7 +215,7 @@ export function sizeSession(imp: ImportedSession, model: string, cleared: readon
     let known = gone ? [...gone].filter((id) => callHolds(logMsgs, call, id)).length * CLEARED_RESULT_TOKENS : 0;
     const unsized: LogBlock[] = [];
     for (const b of counted) {
-      const t = sizes.get(b.id);
+      const t = sizes.get(same(b.id));
       if (t === undefined) unsized.push(b);
       else known += t;
     }
@@ -238,23 +241,23 @@ export function sizeSession(imp: ImportedSession, model: string, cleared: readon
     if (rest < -(REWRITE_SLACK_TOKENS + REWRITE_SLACK_SHARE * recorded)) {
       // The client sent less than the transcript holds: shrink what it re-sent to fit, and say so.
       const factor = Math.max(0, (recorded - prefixTotal - guessNew) / known);
-      for (const b of counted) {
-        const t = sizes.get(b.id);
-        if (t !== undefined) sizes.set(b.id, t * factor);
+      for (const b of new Set(counted.map((x) => same(x.id)))) {
+        const t = sizes.get(b);
+        if (t !== undefined) sizes.set(b, t * factor);
       }
       rewrites.push({ call: call.index, tokens: Math.round(-rest) });
       known *= factor;
       rest = recorded - prefixTotal - known;
     }
     const s = unsized.length && rest >= unsized.length ? spread(rest, chars) : chars.map((c) => c / CHARS_PER_TOKEN);
-    unsized.forEach((b, i) => sizes.set(b.id, s[i]));
+    unsized.forEach((b, i) => sizes.set(same(b.id), s[i]));
     const simulated = prefixTotal + known + s.reduce((a, x) => a + x, 0);
     totalErrors.push(Math.abs(simulated - recorded) / recorded);
   }
   const inferred = new Map<string, InferredPrefix>();
   for (const [m, p] of prefixes) inferred.set(m, { shared: p.shared, sharedWarm: p.shared > 0, session: p.total - p.shared });
   return {
-    messages: logMsgs.map((m, i) => ({ role: m.role, humanTurn: human[i], clientRestart: isClientRestart(m), blocks: m.blocks.map((b) => billBlock(b, sizes.get(b.id) ?? 0)) })),
+    messages: logMsgs.map((m, i) => ({ role: m.role, humanTurn: human[i], clientRestart: isClientRestart(m), blocks: m.blocks.map((b) => billBlock(b, sizes.get(same(b.id)) ?? 0, same(b.id))) })),
     prefix: inferred.get(model) ?? inferred.values().next().value ?? { shared: 0, sharedWarm: false, session: 0 },
     prefixes: inferred,
     foreign,
