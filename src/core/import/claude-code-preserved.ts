@@ -22,9 +22,12 @@ import type { ImportIssue } from '../session/types';
 import type { ConvLine } from './claude-code-group';
 import { isRecord, type JsonRecord } from './util';
 
+/** Flag of a message copied next to a compact summary because a partial compaction kept it. */
+export const PRESERVED_FLAG = 'preserved';
+
 /** A compact boundary that kept messages: a preserved segment (copied after the summary) or "summarize from here" (copied before it). */
 export type PreservedBoundary =
-  | { readonly kind: 'segment'; readonly line: number; readonly headUuid: string; readonly tailUuid: string }
+  | { readonly kind: 'segment'; readonly line: number; readonly headUuid: string; readonly tailUuid: string; readonly anchorUuid?: string }
   | { readonly kind: 'upTo'; readonly line: number; readonly lastKeptUuid?: string };
 
 /** The uuid links of every record (any kind: a kept chain may pass through attachments or system records). */
@@ -36,7 +39,7 @@ export function readLinks(rec: JsonRecord, line: number, links: ParentLinks): Pr
   if (rec.type !== 'system' || rec.subtype !== 'compact_boundary' || !isRecord(rec.compactMetadata)) return undefined;
   const meta = rec.compactMetadata;
   const seg = meta.preservedSegment;
-  if (isRecord(seg) && typeof seg.headUuid === 'string' && typeof seg.tailUuid === 'string') return { kind: 'segment', line, headUuid: seg.headUuid, tailUuid: seg.tailUuid };
+  if (isRecord(seg) && typeof seg.headUuid === 'string' && typeof seg.tailUuid === 'string') return { kind: 'segment', line, headUuid: seg.headUuid, tailUuid: seg.tailUuid, ...(typeof seg.anchorUuid === 'string' ? { anchorUuid: seg.anchorUuid } : {}) };
   if (seg !== undefined || (typeof meta.messagesSummarized !== 'number' && typeof meta.userContext !== 'string')) return undefined;
   return { kind: 'upTo', line, ...(typeof rec.logicalParentUuid === 'string' ? { lastKeptUuid: rec.logicalParentUuid } : {}) };
 }
@@ -82,10 +85,17 @@ export function withPreservedCopies(lines: readonly ConvLine[], boundaries: read
       issues.push({ line: b.line, message: 'compact boundary with a preserved segment but no compact summary after it: kept messages not followed' });
       continue;
     }
-    const copies = lines.filter((l) => l.line < b.line && typeof l.rec.uuid === 'string' && kept.has(l.rec.uuid)).map((l): ConvLine => ({ ...l, preserved: true }));
-    if (!copies.length) continue;
-    if (b.kind === 'segment') copiesAfter.set(summary, [...(copiesAfter.get(summary) ?? []), ...copies]);
-    else copiesBefore.set(summary, [{ ...copies[0], startsEpoch: true }, ...copies.slice(1)]);
+    if (b.kind === 'segment') {
+      const copies = lines.filter((l) => l.line < b.line && typeof l.rec.uuid === 'string' && kept.has(l.rec.uuid)).map((l): ConvLine => ({ ...l, preserved: true }));
+      if (copies.length) copiesAfter.set(summary, [...(copiesAfter.get(summary) ?? []), ...copies]);
+      // As Claude Code's loader: the head now follows the anchor, so a later chain walks summary → kept → new.
+      if (b.anchorUuid !== undefined) links.set(b.headUuid, b.anchorUuid);
+      continue;
+    }
+    // In context order (the chain from its first record on): a kept segment of an earlier compaction sits after its summary.
+    const byUuid = new Map(lines.filter((l) => l.line < b.line && typeof l.rec.uuid === 'string').map((l) => [l.rec.uuid, l]));
+    const copies = [...kept].reverse().flatMap((u) => byUuid.get(u) ?? []).map((l): ConvLine => ({ ...l, preserved: true }));
+    if (copies.length) copiesBefore.set(summary, [{ ...copies[0], startsEpoch: true }, ...copies.slice(1)]);
   }
   const out: ConvLine[] = [];
   lines.forEach((l, i) => {

@@ -42,7 +42,7 @@ import type {
 import type { TranscriptImporter, TranscriptInput } from './detect';
 import { groupLines, type ConvLine, type Group } from './claude-code-group';
 import { AttachmentLines } from './claude-code-attachments';
-import { readLinks, withPreservedCopies, type ParentLinks, type PreservedBoundary } from './claude-code-preserved';
+import { PRESERVED_FLAG, readLinks, withPreservedCopies, type ParentLinks, type PreservedBoundary } from './claude-code-preserved';
 import { ImportError, oneLine } from './errors';
 import { jsonLines } from './json-lines';
 import { checkHistory } from './history-check';
@@ -67,8 +67,7 @@ export const SYNTHETIC_MODEL = '<synthetic>';
 /** Non-empty lines examined by `detect`; a few leading lines may be corrupt or foreign. */
 const DETECT_SNIFF_LINES = 20;
 
-/** Flag of a message copied after a compact summary because a partial compaction kept it (claude-code-preserved.ts). */
-export const PRESERVED_FLAG = 'preserved';
+export { PRESERVED_FLAG };
 
 /** The user text Claude Code writes when the user stops a streaming response (not the "for tool use" variant). */
 const INTERRUPTED_MARKER = '[Request interrupted by user]';

@@ -5,9 +5,12 @@
  *
  * A compact boundary (Claude Code `isCompactSummary`) starts a new history:
  * messages before it are never sent together with messages after it, so no
- * rule looks across it.
+ * rule looks across it. Kept messages a partial compaction copied next to its
+ * summary that end on a user message are followed by a user message Claude
+ * Code sends merged with them (the summary, or the new prompt): not reported.
  */
 import type { ImportIssue, LogMessage } from '../session/types';
+import { PRESERVED_FLAG } from './claude-code-preserved';
 
 /** Maps a log position to the 1-based source line it came from, when the format has lines. */
 export type LineOf = (position: number) => number | undefined;
@@ -25,7 +28,8 @@ export function checkHistory(messages: readonly LogMessage[], lineOf: LineOf = (
     const epochStart = pos === 0 || m.meta.compactBoundary === true;
     const prev = epochStart ? undefined : messages[pos - 1];
     if (epochStart && m.role === 'assistant') add(pos, 'history starts with an assistant message (the first message must be a user message)');
-    if (prev && prev.role === m.role) add(pos, `two ${m.role} messages in a row (${prev.id}, ${m.id})`);
+    const afterKeptUser = m.role === 'user' && prev?.meta.flags?.includes(PRESERVED_FLAG) === true && m.meta.flags?.includes(PRESERVED_FLAG) !== true;
+    if (prev && prev.role === m.role && !afterKeptUser) add(pos, `two ${m.role} messages in a row (${prev.id}, ${m.id})`);
     const isFinalAssistant = pos === messages.length - 1 && m.role === 'assistant';
     if (!m.blocks.length && !isFinalAssistant) add(pos, 'empty content (all messages must have non-empty content except for the optional final assistant message)');
     if (m.role === 'user') checkResults(m, prev, toolUseOwner, messages, (msg) => add(pos, msg));
