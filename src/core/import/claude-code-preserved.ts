@@ -17,6 +17,21 @@
  * each API response is still counted once. A walk that does not reach the
  * head (a missing or looping link) is followed by Claude Code as no relink; it
  * is reported and nothing is copied.
+ *
+ * "Summarize from here" (a partial compaction started from the message
+ * selector) writes a boundary whose `compactMetadata` carries
+ * `messagesSummarized` and `userContext` and no `preservedSegment`. Its
+ * `logicalParentUuid` is the last KEPT message: the current context up to and
+ * including it stays, what follows it up to the boundary was summarized. Every
+ * request after it held the kept messages, then the summary, then the new
+ * messages. Here the kept lines (the `parentUuid` chain from it back to the
+ * epoch's first record, in chain order, an earlier preserved segment's head
+ * relinked to its anchor as Claude Code's loader does) are copied right
+ * BEFORE the summary, marked `preserved` like the copies above; the first copy
+ * starts the new epoch (`startsEpoch`) and the summary is marked `keptBefore`,
+ * so it does not start one again. No `logicalParentUuid`, or a chain that
+ * breaks (a missing link or a loop): reported, and the history restarts at
+ * the summary.
  */
 import type { ImportIssue } from '../session/types';
 import type { ConvLine } from './claude-code-group';
@@ -33,7 +48,7 @@ export type PreservedBoundary =
 /** The uuid links of every record (any kind: a kept chain may pass through attachments or system records). */
 export type ParentLinks = Map<string, string | null>;
 
-/** Record a line's uuid → parentUuid link; returns the boundary when the line is a compact boundary with a preserved segment. */
+/** Record a line's uuid → parentUuid link; returns the boundary when the line is a compact boundary that kept messages (either kind). */
 export function readLinks(rec: JsonRecord, line: number, links: ParentLinks): PreservedBoundary | undefined {
   if (typeof rec.uuid === 'string') links.set(rec.uuid, typeof rec.parentUuid === 'string' ? rec.parentUuid : null);
   if (rec.type !== 'system' || rec.subtype !== 'compact_boundary' || !isRecord(rec.compactMetadata)) return undefined;
