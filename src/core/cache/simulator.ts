@@ -216,7 +216,9 @@ export class CacheSimulator {
         breakpoints.push(this.prevBreakpoints[i]);
         bpTtl.push(this.prevBpTtl[i]);
       }
-      memos = prev.slice(0, from);
+      // The previous step's memos up to `from` stay as they are: truncate in place (no per-step copy of the history).
+      prev.length = from;
+      memos = prev;
     }
     for (let messageIndex = from; messageIndex < msgs.length; messageIndex++) {
       const msg = msgs[messageIndex];

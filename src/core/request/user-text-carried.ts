@@ -22,18 +22,37 @@ export interface RequiredUserText {
   readonly param: ContentBlockParam;
 }
 
-/** The protected blocks of log messages [from, upTo) that must reach the model verbatim. */
+/** Per session and message: its required blocks at a revision (overlay changes bump the revision). */
+const memo = new WeakMap<Session, Map<string, { readonly revision: number; readonly required: readonly RequiredUserText[] }>>();
+
+/** The required blocks of the message at `position` (see {@link userTextRequired}). */
+function requiredOf(session: Session, position: number): readonly RequiredUserText[] {
+  const m = session.messages[position];
+  let bySession = memo.get(session);
+  if (!bySession) memo.set(session, (bySession = new Map()));
+  const revision = session.revision(m.id);
+  const hit = bySession.get(m.id);
+  if (hit && hit.revision === revision) return hit.required;
+  const required: RequiredUserText[] = [];
+  for (const b of m.blocks) {
+    // Blocks a user message cannot carry (a misplaced tool_use, thinking) are dropped by repair, not lost.
+    if (!session.userText.reasonOf(b.id) || !CARRIED_KINDS.has(b.param.type)) continue;
+    // The user's own change (a trim, a prune, compression they started) may rewrite their words.
+    if (session.overlaysOnBlock(b.id).some((o) => o.kind !== 'pin' && mayChangeUserText(o.author))) continue;
+    required.push({ position, param: b.param });
+  }
+  bySession.set(m.id, { revision, required });
+  return required;
+}
+
+/**
+ * The protected blocks of log messages [from, upTo) that must reach the model verbatim. Each
+ * message's part is remembered at its revision, so a build re-derives only messages whose
+ * overlays changed.
+ */
 export function userTextRequired(session: Session, from: number, upTo: number): RequiredUserText[] {
   const out: RequiredUserText[] = [];
-  for (const position of session.userText.positionsIn(from, upTo)) {
-    for (const b of session.messages[position].blocks) {
-      // Blocks a user message cannot carry (a misplaced tool_use, thinking) are dropped by repair, not lost.
-      if (!session.userText.reasonOf(b.id) || !CARRIED_KINDS.has(b.param.type)) continue;
-      // The user's own change (a trim, a prune, compression they started) may rewrite their words.
-      if (session.overlaysOnBlock(b.id).some((o) => o.kind !== 'pin' && mayChangeUserText(o.author))) continue;
-      out.push({ position, param: b.param });
-    }
-  }
+  for (const position of session.userText.positionsIn(from, upTo)) for (const r of requiredOf(session, position)) out.push(r);
   return out;
 }
 
