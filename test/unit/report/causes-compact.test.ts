@@ -11,6 +11,7 @@ import { readRecorded, type RecordedCall } from '../../../src/core/report/record
 import { reportFile } from '../../../src/core/report/session-report';
 import { requestMessages } from '../../../src/core/report/sizing';
 import { ANCHOR_TOLERANCE } from '../../../src/protocol/report-types';
+import { expectCopiesCountedOnce } from './copies-counted-once';
 
 const DIR = resolve('test/fixtures/report-causes');
 
@@ -72,20 +73,7 @@ describe('partial compaction (compactMetadata.preservedSegment)', () => {
   });
 
   it('counts each response once: the copies are no calls and carry no usage', () => {
-    const ids = new Set(lines.filter((l) => l.type === 'assistant').map((l) => l.message!.id));
-    expect(imp.calls.map((c) => c.apiMessageId)).toEqual([...ids]);
-    const copies = imp.messages.filter((m) => m.meta.flags?.includes('preserved'));
-    expect(copies.length).toBeGreaterThan(0);
-    for (const m of copies) expect(m.meta.usage).toBeUndefined();
-    const seen = new Set<string>();
-    let usageInput = 0;
-    for (const l of lines) {
-      if (l.type !== 'assistant' || seen.has(l.message!.id!)) continue;
-      seen.add(l.message!.id!);
-      usageInput += l.message!.usage!.input_tokens;
-    }
-    expect(imp.calls.reduce((a, c) => a + (c.usage?.input_tokens ?? 0), 0)).toBe(usageInput);
-    expect(row.calls).toBe(ids.size);
+    expectCopiesCountedOnce(lines, imp, row.calls);
   });
 
   it('sizes the summary as a summary, not as summary + kept messages, and none stays within ±5% of the bill', () => {
