@@ -14,7 +14,7 @@
 import http, { type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import https from 'node:https';
 import { forward, forwardHeaders, relayResponse, responseHeaders, type ForwardOptions } from './forward';
-import { upstreamUrl } from './request-target';
+import { upstreamUrl } from '../request-guard';
 
 export const CACHE_DIAGNOSIS_BETA = 'cache-diagnosis-2026-04-07';
 /** A refusal's body is small; more than this is not one. */
@@ -68,7 +68,7 @@ export class CacheDiagnostics {
     const asked = this.refused ? undefined : withDiagnosticsBody(o.body, previousMessageId);
     if (!asked) return forward(req, res, o);
     const target = upstreamUrl(o.upstream, req.url ?? '');
-    // A target that is not a plain path never goes anywhere (forward answers 400, request-target.ts).
+    // A target that is not a plain path never goes anywhere (forward answers 400, request-guard.ts).
     if (target === undefined) return forward(req, res, o);
     const mod = target.protocol === 'https:' ? https : http;
     const headers = forwardHeaders(withDiagnosticsBeta(req.headers), target, asked, o.identity ?? false);

@@ -7,7 +7,7 @@
  */
 import http, { type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import https from 'node:https';
-import { NOT_ORIGIN_FORM, refusalBody, upstreamUrl } from './request-target';
+import { NOT_ORIGIN_FORM, refusalBody, upstreamUrl } from '../request-guard';
 
 /** Connection-level headers a proxy must not forward (RFC 9110 §7.6.1). */
 const HOP_BY_HOP: ReadonlySet<string> = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);

@@ -10,7 +10,7 @@
  *
  * The client's auth headers go upstream and nowhere else: the engine sees only the session
  * header, and nothing here logs headers or bodies. Every path answers only to a loopback
- * `Host` and refuses other sites' `Origin`s; the target must be a path (request-target.ts).
+ * `Host` and refuses other sites' `Origin`s; the target must be a path (src/host/request-guard.ts).
  * No body larger than the API accepts is held: it streams upstream untouched.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -24,7 +24,7 @@ import { startInspectorServer, type InspectorBackend, type InspectorServer } fro
 import { CacheDiagnostics } from './diagnostics';
 import { forward } from './forward';
 import { declaredOver, readCapped } from './request-body';
-import { refusal, refusalBody } from './request-target';
+import { refusal, refusalBody } from '../request-guard';
 
 /** The API's own request limit (reference: "Body over 32 MB: 413"); larger bodies pass through untouched. */
 export const MAX_MESSAGES_BODY_BYTES = 32 * 1024 * 1024;

@@ -23,6 +23,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { diffSnapshots, InspectorActionError, inspectorCsp, inspectorHtml, SnapshotStream } from '../../core/inspect';
 import { parseWebviewMessage, type HostMessage, type InspectorAction, type InspectorSnapshot, type SnapshotDelta, type WebviewRequest } from '../../protocol';
+import { siteRefusal } from '../request-guard';
 
 export const LOOPBACK = '127.0.0.1';
 /** Largest request body accepted (a trim summary is at most 200k characters). */
@@ -125,7 +126,6 @@ export async function startInspectorServer(backend: InspectorBackend, opts: Insp
   const mutates = opts.mutates ?? ((r: WebviewRequest) => r.op !== 'originals' && r.op !== 'diff' && r.op !== 'price' && r.op !== 'sessions' && r.op !== 'head');
   const clients = new Set<Client>();
   let port = 0;
-  const allowedHosts = (): string[] => [`${LOOPBACK}:${port}`, `localhost:${port}`];
 
   const event = (res: ServerResponse, msg: HostMessage): void => {
     res.write(`data: ${JSON.stringify(msg)}\n\n`);
@@ -223,11 +223,10 @@ export async function startInspectorServer(backend: InspectorBackend, opts: Insp
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (opts.fallback && !INSPECTOR_PATHS.has(path)) return opts.fallback(req, res);
-    const host = req.headers.host ?? '';
-    const origin = req.headers.origin;
-    if (!allowedHosts().includes(host) || (origin !== undefined && !allowedHosts().some((h) => origin === `http://${h}`))) {
-      return send(res, 403, 'text/plain', 'forbidden: the inspector only answers to its own address');
-    }
+    // The same guard as the proxy's paths (request-guard.ts): loopback Host, own Origin, no cross-site request.
+    const h = req.headers;
+    const refused = siteRefusal({ host: h.host, origin: h.origin, secFetchSite: h['sec-fetch-site'] }, port);
+    if (refused) return send(res, refused.status, 'text/plain', `forbidden: ${refused.message}`);
     if (req.method === 'POST' && path === '/api/request') {
       api(req, res, clientOf(req.url)).catch((e: unknown) => send(res, 500, 'text/plain', String(e)));
       return;

@@ -69,6 +69,16 @@ describe('standalone inspector server', () => {
     expect((await post({ type: 'ready' }, { Origin: `http://${host}` })).status).toBe(200);
   });
 
+  it('refuses what other web sites send without an Origin (Sec-Fetch-Site), on every path, like the proxy', async () => {
+    for (const path of ['/', '/api/events', '/index.js']) {
+      expect((await raw(server.port, 'GET', path, { Host: host, 'Sec-Fetch-Site': 'cross-site' })).status, path).toBe(403);
+      expect((await raw(server.port, 'GET', path, { Host: host, 'Sec-Fetch-Site': 'same-site' })).status, path).toBe(403);
+    }
+    // Typed by the user, or the page's own requests.
+    expect((await raw(server.port, 'GET', '/', { Host: host, 'Sec-Fetch-Site': 'none' })).status).toBe(200);
+    expect((await post({ type: 'ready' }, { 'Sec-Fetch-Site': 'same-origin' })).status).toBe(200);
+  });
+
   it('validates every message with parseWebviewMessage', async () => {
     expect((await post({ type: 'request', id: 1, request: { op: 'rm -rf' } })).status).toBe(400);
     expect((await raw(server.port, 'POST', '/api/request', { Host: host, 'Content-Type': 'application/json' }, '{not json')).status).toBe(400);

@@ -1,5 +1,6 @@
 /**
- * What the proxy accepts before it reads a byte of a request, and where a request may go.
+ * What a local server (the proxy, the inspector) accepts before it reads a byte of a request,
+ * and where a proxied request may go. One guard for every path of both servers.
  *
  * - The request target is origin-form only (RFC 9112 §3.2.1): one leading `/`, no backslash,
  *   no `.`/`..` segments (also percent-encoded). `//host/…` (read as protocol-relative by URL
@@ -68,10 +69,12 @@ export function ownOrigins(port: number): string[] {
   return [`http://127.0.0.1:${port}`, `http://localhost:${port}`];
 }
 
-/** Why the proxy on `port` refuses this request before reading it; undefined when it may go on. */
-export function refusal(head: RequestHead, port: number): Refusal | undefined {
-  if (originFormPath(head.url) === undefined) return NOT_ORIGIN_FORM;
-  if (!isLoopbackHost(head.host, port)) return { status: 403, message: 'the proxy only answers to a loopback Host (127.0.0.1, localhost, [::1]) with its port' };
+/**
+ * Why a local server on `port` refuses a request for who sent it (Host, Origin, Sec-Fetch-Site);
+ * undefined when it may go on. The inspector's fixed paths need no more; the proxy also checks the target.
+ */
+export function siteRefusal(head: Omit<RequestHead, 'url'>, port: number): Refusal | undefined {
+  if (!isLoopbackHost(head.host, port)) return { status: 403, message: 'this server only answers to a loopback Host (127.0.0.1, localhost, [::1]) with its port' };
   if (head.origin !== undefined && !ownOrigins(port).includes(head.origin.toLowerCase())) {
     return { status: 403, message: 'requests from web pages (an Origin other than the inspector\'s own) are refused; API clients send no Origin' };
   }
@@ -79,6 +82,12 @@ export function refusal(head: RequestHead, port: number): Refusal | undefined {
     return { status: 403, message: 'requests from other web sites are refused' };
   }
   return undefined;
+}
+
+/** Why the proxy on `port` refuses this request before reading it; undefined when it may go on. */
+export function refusal(head: RequestHead, port: number): Refusal | undefined {
+  if (originFormPath(head.url) === undefined) return NOT_ORIGIN_FORM;
+  return siteRefusal(head, port);
 }
 
 /** The body of a refusal, shaped like the API's own errors. */

@@ -1,6 +1,6 @@
 /** The proxy's request target, its upstream URL, and which Host and Origin it answers to. */
 import { describe, expect, it } from 'vitest';
-import { isLoopbackHost, originFormPath, refusal, refusalBody, upstreamUrl } from '../../../src/host/proxy/request-target';
+import { isLoopbackHost, originFormPath, refusal, refusalBody, upstreamUrl } from '../../../src/host/request-guard';
 
 const api = new URL('https://api.anthropic.com');
 const gateway = new URL('http://gw.internal:1/base/');
