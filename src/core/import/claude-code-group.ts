@@ -45,7 +45,7 @@
  *    (the history check reports it; the request builder repairs it).
  */
 import type { ContentBlockParam, ImportIssue, Role } from '../session/types';
-import { canonicalJson, type JsonRecord } from './util';
+import { SeenBlocks, type JsonRecord } from './util';
 
 /** One conversation record of the file. */
 export interface ConvLine {
@@ -84,7 +84,7 @@ interface Draft {
   /** User: the blocks of the other lines (rule 5). */
   readonly tail: ContentBlockParam[];
   /** Canonical JSON of the kept blocks (assistant) or kept tool_results (user) → first line (rule 6). */
-  readonly seen: Map<string, number>;
+  readonly seen: SeenBlocks<number>;
   /** Assistant: its tool_use ids. User: tool_use ids answered so far → first line. */
   readonly toolIds: Map<string, number>;
   readonly apiMessageId?: string;
@@ -110,7 +110,7 @@ function messageIdOf(l: ConvLine): string | undefined {
 }
 
 function newDraft(role: Role, apiMessageId: string | undefined, compact: boolean, preserved: boolean, startsEpoch = false): Draft {
-  return { role, lines: [], head: [], tail: [], seen: new Map(), toolIds: new Map(), apiMessageId, compact, preserved, startsEpoch };
+  return { role, lines: [], head: [], tail: [], seen: new SeenBlocks<number>(), toolIds: new Map(), apiMessageId, compact, preserved, startsEpoch };
 }
 
 /** Rule 8: the line starts a new epoch (a compact summary not preceded by its kept copies, or the first such copy). */
@@ -134,13 +134,12 @@ function addAssistantLine(drafts: Draft[], l: ConvLine, seenIds: Set<string>, is
   }
   target.lines.push(l);
   for (const b of l.blocks) {
-    const key = canonicalJson(b);
-    const first = target.seen.get(key);
+    const first = target.seen.get(b);
     if (first !== undefined) {
       issues.push({ line: l.line, message: `${b.type} block recorded twice under message.id ${id ?? '(none)'} (first on line ${first}): kept once` });
       continue;
     }
-    target.seen.set(key, l.line);
+    target.seen.set(b, l.line);
     target.head.push(b);
     if (b.type === 'tool_use') target.toolIds.set(b.id, l.line);
   }
@@ -177,8 +176,7 @@ function addUserLine(drafts: Draft[], l: ConvLine, issues: ImportIssue[]): void 
 /** False for a tool_result identical to one already in the message; reports that and a different second result. */
 function keepUserBlock(d: Draft, b: ContentBlockParam, line: number, issues: ImportIssue[]): boolean {
   if (b.type !== 'tool_result') return true;
-  const key = canonicalJson(b);
-  const same = d.seen.get(key);
+  const same = d.seen.get(b);
   if (same !== undefined) {
     issues.push({ line, message: `tool_result for ${b.tool_use_id} recorded twice (first on line ${same}): kept once` });
     return false;
@@ -186,6 +184,6 @@ function keepUserBlock(d: Draft, b: ContentBlockParam, line: number, issues: Imp
   const other = d.toolIds.get(b.tool_use_id);
   if (other !== undefined) issues.push({ line, message: `second, different tool_result for ${b.tool_use_id} (first on line ${other}): both kept` });
   else d.toolIds.set(b.tool_use_id, line);
-  d.seen.set(key, line);
+  d.seen.set(b, line);
   return true;
 }

@@ -24,7 +24,7 @@ import type {
 } from '../session/types';
 import { ImportError } from './errors';
 import { checkHistory } from './history-check';
-import { canonicalJson, checkContent, describe, finalUsage, isRecord, type JsonRecord } from './util';
+import { checkContent, SeenBlocks, describe, finalUsage, isRecord, type JsonRecord } from './util';
 
 /** One validated message record: its index in the array, role, content blocks and the raw record (for extra fields). */
 export interface RawMessage {
@@ -141,16 +141,15 @@ function mergeResponses(raws: readonly RawMessage[], issues: ImportIssue[]): Raw
 function mergeRun(run: readonly RawMessage[], issues: ImportIssue[]): RawMessage {
   const first = run[0];
   const blocks: ContentBlockParam[] = [];
-  const firstIndex = new Map<string, number>();
+  const firstIndex = new SeenBlocks<number>();
   for (const raw of run) {
     for (const b of raw.blocks) {
-      const key = canonicalJson(b);
-      const at = firstIndex.get(key);
+      const at = firstIndex.get(b);
       if (at !== undefined) {
         issues.push({ message: `messages[${raw.index}]: ${b.type} block recorded twice under id ${String(first.rec.id)} (first in messages[${at}]): kept once` });
         continue;
       }
-      firstIndex.set(key, raw.index);
+      firstIndex.set(b, raw.index);
       blocks.push(b);
     }
   }

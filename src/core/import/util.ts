@@ -73,6 +73,39 @@ export function usageOf(v: unknown): CallUsage | undefined {
   return u;
 }
 
+/** A cheap print of a block: equal canonical JSON implies an equal print (so only blocks sharing a print are compared). */
+function blockPrint(b: object): string {
+  const r = b as Record<string, unknown>;
+  const id = typeof r.id === 'string' ? r.id : typeof r.tool_use_id === 'string' ? r.tool_use_id : '';
+  const text = typeof r.text === 'string' ? r.text : typeof r.thinking === 'string' ? r.thinking : typeof r.content === 'string' ? r.content : undefined;
+  return `${String(r.type)}\u0000${id}\u0000${text === undefined ? '' : text.length}`;
+}
+
+/**
+ * Content blocks seen so far, each with a value (e.g. the line it was first on), found again by
+ * canonical JSON ({@link canonicalJson}), which is computed only for blocks whose cheap print
+ * collides with an earlier one's: most blocks are never serialized.
+ */
+export class SeenBlocks<V> {
+  private readonly byPrint = new Map<string, { block: object; value: V; json?: string }[]>();
+
+  /** The value of an earlier block with the same canonical JSON, if any. */
+  get(b: object): V | undefined {
+    const bucket = this.byPrint.get(blockPrint(b));
+    if (!bucket) return undefined;
+    const json = canonicalJson(b);
+    for (const e of bucket) if ((e.json ??= canonicalJson(e.block)) === json) return e.value;
+    return undefined;
+  }
+
+  set(b: object, value: V): void {
+    const print = blockPrint(b);
+    const bucket = this.byPrint.get(print);
+    if (bucket) bucket.push({ block: b, value });
+    else this.byPrint.set(print, [{ block: b, value }]);
+  }
+}
+
 /**
  * JSON text of a value with object keys sorted: equal for two parses of the
  * same block whatever order the writer put the keys in. Used to recognise a
