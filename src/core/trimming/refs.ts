@@ -6,23 +6,37 @@
 export interface RefPattern {
   readonly name: string;
   readonly re: RegExp;
+  /**
+   * What every match is made of, for a faster scan with the same matches: each match
+   * holds at least one of the `anchor` characters and only `allowed` ones (anchor ⊆ allowed, and
+   * every word character is allowed; `allowed` may say yes to more). The regex then runs only on the runs of allowed
+   * characters that hold an anchor (see {@link matchesOf}).
+   */
+  readonly shape?: { readonly anchor: string; readonly allowed: (c: number) => boolean };
 }
+
+const isWordChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+const isSlash = (c: number): boolean => c === 47 || c === 92;
+/** Not ASCII white space, `"`, `'`, `<`, `>`, `)` or `]`: a superset of what a URL match holds (other white space counts as allowed). */
+const isUrlChar = (c: number): boolean => c > 32 && c !== 34 && c !== 39 && c !== 60 && c !== 62 && c !== 41 && c !== 93 && c !== 127;
+/** `[\w.@+-]`, `~`, `:` and the slashes: every character a path match can hold. */
+const isPathChar = (c: number): boolean => isWordChar(c) || c === 46 || c === 64 || c === 43 || c === 45 || c === 126 || c === 58 || isSlash(c);
 
 /** Default patterns, most specific first. Each regex must be global. */
 export const DEFAULT_REF_PATTERNS: readonly RefPattern[] = [
   // `ref_id: X`, and the JSON form `"ref_id": "X"` MCP servers often answer with.
   { name: 'ref_id', re: /\bref_id"?\s*[:=]\s*"?([\w.:/-]+)/g },
-  { name: 'url', re: /\bhttps?:\/\/[^\s"'<>)\]]+/g },
+  { name: 'url', re: /\bhttps?:\/\/[^\s"'<>)\]]+/g, shape: { anchor: ':', allowed: isUrlChar } },
   // Resource URIs of other schemes (MCP resources: `file:///…`, `demo://…`): a later call may need them.
-  { name: 'uri', re: /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>)\]]+/g },
-  { name: 'uuid', re: /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi },
-  { name: 'api-id', re: /\b(?:toolu|msg|req|call|run|ref)_[A-Za-z0-9]{6,}\b/g },
+  { name: 'uri', re: /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>)\]]+/g, shape: { anchor: ':', allowed: isUrlChar } },
+  { name: 'uuid', re: /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, shape: { anchor: '-', allowed: (c) => isWordChar(c) || c === 45 } },
+  { name: 'api-id', re: /\b(?:toolu|msg|req|call|run|ref)_[A-Za-z0-9]{6,}\b/g, shape: { anchor: '_', allowed: isWordChar } },
   // Paths: something/with/slashes or a Windows path, ending in a name; or a bare file name with an extension.
-  { name: 'path', re: /(?:[A-Za-z]:)?(?:[~.]{0,2}[\\/])?(?:[\w.@+-]+[\\/])+[\w.@+-]+/g },
-  { name: 'file', re: /\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|json|md|py|rs|go|java|kt|c|h|cpp|hpp|cs|rb|php|sh|ps1|yml|yaml|toml|ini|cfg|txt|html|css|scss|sql|xml|lock|log|csv|vue|svelte)\b/g },
+  { name: 'path', re: /(?:[A-Za-z]:)?(?:[~.]{0,2}[\\/])?(?:[\w.@+-]+[\\/])+[\w.@+-]+/g, shape: { anchor: '/\\', allowed: isPathChar } },
+  { name: 'file', re: /\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|json|md|py|rs|go|java|kt|c|h|cpp|hpp|cs|rb|php|sh|ps1|yml|yaml|toml|ini|cfg|txt|html|css|scss|sql|xml|lock|log|csv|vue|svelte)\b/g, shape: { anchor: '.', allowed: (c) => isWordChar(c) || c === 45 || c === 46 } },
   { name: 'hash', re: /\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}\b/g },
   // snake_case names (config keys, functions, events): what a later step types back.
-  { name: 'identifier', re: /\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g },
+  { name: 'identifier', re: /\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g, shape: { anchor: '_', allowed: isWordChar } },
 ];
 
 /** Paths that are only noise (`a/b` fractions, dates). */
@@ -37,13 +51,12 @@ export function extractRefs(text: string, patterns: readonly RefPattern[] = DEFA
   const covered = new Uint8Array(text.length);
   const out: { ref: string; at: number }[] = [];
   for (const p of patterns) {
-    p.re.lastIndex = 0;
-    for (const m of text.matchAll(p.re)) {
-      const at = m.index ?? 0;
-      const end = at + m[0].length;
+    for (const m of matchesOf(text, p)) {
+      const at = m.index;
+      const end = at + m.text.length;
       if (covered[at] || covered[end - 1]) continue;
       covered.fill(1, at, end);
-      const ref = (m[1] ?? m[0]).replace(/[.,:;]+$/, '');
+      const ref = (m.group ?? m.text).replace(/[.,:;]+$/, '');
       if (ref.length < (p.name === 'identifier' ? MIN_IDENTIFIER_LENGTH : MIN_PATH_LENGTH) || seen.has(ref)) continue;
       if (p.name === 'path' && /^\d+([\\/]\d+)+$/.test(ref)) continue;
       seen.add(ref);
@@ -52,6 +65,60 @@ export function extractRefs(text: string, patterns: readonly RefPattern[] = DEFA
   }
   out.sort((a, b) => a.at - b.at);
   return out.slice(0, limit).map((x) => x.ref);
+}
+
+/** One match: where it starts, its text and its first group. */
+interface RefMatch {
+  readonly index: number;
+  readonly text: string;
+  readonly group?: string;
+}
+
+/**
+ * The matches of a pattern, leftmost first, as `matchAll` gives them. With a shape, every
+ * match lies inside one run of allowed characters that holds an anchor; the characters
+ * around a run are not allowed, and since `allowed` covers every word character, they are
+ * non-word characters as the start and end of a string are (so `\b` means the same). The
+ * regex therefore runs on each such run alone: the same matches, and the text between runs
+ * is scanned by a character loop instead of the regex trying every position.
+ */
+function* matchesOf(text: string, p: RefPattern): Generator<RefMatch> {
+  const re = p.re;
+  const shape = p.shape;
+  if (!shape) {
+    re.lastIndex = 0;
+    for (let m = re.exec(text); m; m = re.exec(text)) {
+      if (m[0] === '') re.lastIndex++;
+      yield { index: m.index, text: m[0], group: m[1] };
+    }
+    return;
+  }
+  const n = text.length;
+  // The next occurrence of each anchor character at or after `from` (n: none left).
+  const next = Array.from(shape.anchor, () => -1);
+  let from = 0;
+  for (;;) {
+    let a = n;
+    for (let k = 0; k < next.length; k++) {
+      if (next[k] < from) {
+        const i = text.indexOf(shape.anchor[k], from);
+        next[k] = i < 0 ? n : i;
+      }
+      if (next[k] < a) a = next[k];
+    }
+    if (a >= n) return;
+    let start = a;
+    while (start > from && shape.allowed(text.charCodeAt(start - 1))) start--;
+    let end = a + 1;
+    while (end < n && shape.allowed(text.charCodeAt(end))) end++;
+    const run = text.slice(start, end);
+    re.lastIndex = 0;
+    for (let m = re.exec(run); m; m = re.exec(run)) {
+      if (m[0] === '') re.lastIndex++;
+      yield { index: start + m.index, text: m[0], group: m[1] };
+    }
+    from = end;
+  }
 }
 
 /** Reference ids (default patterns) per block param object: each tool result is scanned once, whoever asks. */
