@@ -13,6 +13,12 @@ export interface RefPattern {
    * characters that hold an anchor (see {@link matchesOf}).
    */
   readonly shape?: { readonly anchor: string; readonly allowed: (c: number) => boolean };
+  /**
+   * Instead of a shape: every match is one whole word (a maximal run of word characters,
+   * as `\b…\b` around word characters makes it), and this says which word [start, end) of
+   * the text matches. Must agree with `re`, which stays the definition.
+   */
+  readonly word?: (text: string, start: number, end: number) => boolean;
 }
 
 const isWordChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
@@ -21,6 +27,19 @@ const isSlash = (c: number): boolean => c === 47 || c === 92;
 const isUrlChar = (c: number): boolean => c > 32 && c !== 34 && c !== 39 && c !== 60 && c !== 62 && c !== 41 && c !== 93 && c !== 127;
 /** `[\w.@+-]`, `~`, `:` and the slashes: every character a path match can hold. */
 const isPathChar = (c: number): boolean => isWordChar(c) || c === 46 || c === 64 || c === 43 || c === 45 || c === 126 || c === 58 || isSlash(c);
+/** 7 to 64 lowercase hex digits, at least one a–f and one 0–9 (the `hash` pattern). */
+function isHashWord(text: string, start: number, end: number): boolean {
+  if (end - start < 7 || end - start > 64) return false;
+  let letter = false;
+  let digit = false;
+  for (let i = start; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 48 && c <= 57) digit = true;
+    else if (c >= 97 && c <= 102) letter = true;
+    else return false;
+  }
+  return letter && digit;
+}
 
 /** Default patterns, most specific first. Each regex must be global. */
 export const DEFAULT_REF_PATTERNS: readonly RefPattern[] = [
@@ -34,7 +53,7 @@ export const DEFAULT_REF_PATTERNS: readonly RefPattern[] = [
   // Paths: something/with/slashes or a Windows path, ending in a name; or a bare file name with an extension.
   { name: 'path', re: /(?:[A-Za-z]:)?(?:[~.]{0,2}[\\/])?(?:[\w.@+-]+[\\/])+[\w.@+-]+/g, shape: { anchor: '/\\', allowed: isPathChar } },
   { name: 'file', re: /\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|json|md|py|rs|go|java|kt|c|h|cpp|hpp|cs|rb|php|sh|ps1|yml|yaml|toml|ini|cfg|txt|html|css|scss|sql|xml|lock|log|csv|vue|svelte)\b/g, shape: { anchor: '.', allowed: (c) => isWordChar(c) || c === 45 || c === 46 } },
-  { name: 'hash', re: /\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}\b/g },
+  { name: 'hash', re: /\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}\b/g, word: isHashWord },
   // snake_case names (config keys, functions, events): what a later step types back.
   { name: 'identifier', re: /\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g, shape: { anchor: '_', allowed: isWordChar } },
 ];
@@ -44,6 +63,13 @@ const MIN_PATH_LENGTH = 4;
 /** Short snake_case words (`is_ok`) are too common to be worth a slot. */
 const MIN_IDENTIFIER_LENGTH = 10;
 
+/** The text without trailing `.`, `,`, `:` and `;` (a sentence's punctuation after a path). */
+function trimTrailingPunctuation(s: string): string {
+  let e = s.length;
+  for (let c = s.charCodeAt(e - 1); c === 46 || c === 44 || c === 58 || c === 59; c = s.charCodeAt(e - 1)) e--;
+  return e === s.length ? s : s.slice(0, e);
+}
+
 /** Extract reference ids in first-seen order, deduplicated, at most `limit`. */
 export function extractRefs(text: string, patterns: readonly RefPattern[] = DEFAULT_REF_PATTERNS, limit = Infinity): string[] {
   const seen = new Set<string>();
@@ -51,49 +77,61 @@ export function extractRefs(text: string, patterns: readonly RefPattern[] = DEFA
   const covered = new Uint8Array(text.length);
   const out: { ref: string; at: number }[] = [];
   for (const p of patterns) {
-    for (const m of matchesOf(text, p)) {
-      const at = m.index;
-      const end = at + m.text.length;
-      if (covered[at] || covered[end - 1]) continue;
+    const min = p.name === 'identifier' ? MIN_IDENTIFIER_LENGTH : MIN_PATH_LENGTH;
+    matchesOf(text, p, (at, match, group) => {
+      const end = at + match.length;
+      if (covered[at] || covered[end - 1]) return;
       covered.fill(1, at, end);
-      const ref = (m.group ?? m.text).replace(/[.,:;]+$/, '');
-      if (ref.length < (p.name === 'identifier' ? MIN_IDENTIFIER_LENGTH : MIN_PATH_LENGTH) || seen.has(ref)) continue;
-      if (p.name === 'path' && /^\d+([\\/]\d+)+$/.test(ref)) continue;
+      const ref = trimTrailingPunctuation(group ?? match);
+      if (ref.length < min || seen.has(ref)) return;
+      if (p.name === 'path' && /^\d+([\\/]\d+)+$/.test(ref)) return;
       seen.add(ref);
       out.push({ ref, at });
-    }
+    });
   }
   out.sort((a, b) => a.at - b.at);
   return out.slice(0, limit).map((x) => x.ref);
 }
 
-/** One match: where it starts, its text and its first group. */
-interface RefMatch {
-  readonly index: number;
-  readonly text: string;
-  readonly group?: string;
+/** Called with each match: where it starts, its text and its first group. */
+type OnMatch = (index: number, match: string, group: string | undefined) => void;
+
+/** Every match of a regex in a text, as `matchAll` gives them, with `offset` added to each index. */
+function execAll(re: RegExp, text: string, offset: number, on: OnMatch): void {
+  re.lastIndex = 0;
+  for (let m = re.exec(text); m; m = re.exec(text)) {
+    if (m[0] === '') re.lastIndex++;
+    on(offset + m.index, m[0], m[1]);
+  }
 }
 
 /**
- * The matches of a pattern, leftmost first, as `matchAll` gives them. With a shape, every
- * match lies inside one run of allowed characters that holds an anchor; the characters
- * around a run are not allowed, and since `allowed` covers every word character, they are
- * non-word characters as the start and end of a string are (so `\b` means the same). The
- * regex therefore runs on each such run alone: the same matches, and the text between runs
- * is scanned by a character loop instead of the regex trying every position.
+ * The matches of a pattern, leftmost first, as `matchAll` gives them.
+ * - With `word`: a match is a whole word (a maximal run of word characters), so the words
+ *   are walked and tested, and the regex never runs.
+ * - With `shape`: every match lies inside one run of allowed characters that holds an
+ *   anchor; the characters around a run are not allowed, and since `allowed` covers every
+ *   word character they are non-word characters, as the start and end of a string are (so
+ *   `\b` means the same). The regex runs on each such run alone: the same matches, and the
+ *   text between runs is skipped by `indexOf` instead of the regex trying every position.
  */
-function* matchesOf(text: string, p: RefPattern): Generator<RefMatch> {
-  const re = p.re;
-  const shape = p.shape;
-  if (!shape) {
-    re.lastIndex = 0;
-    for (let m = re.exec(text); m; m = re.exec(text)) {
-      if (m[0] === '') re.lastIndex++;
-      yield { index: m.index, text: m[0], group: m[1] };
+function matchesOf(text: string, p: RefPattern, on: OnMatch): void {
+  const n = text.length;
+  if (p.word) {
+    for (let i = 0; i < n; ) {
+      if (!isWordChar(text.charCodeAt(i))) {
+        i++;
+        continue;
+      }
+      let j = i + 1;
+      while (j < n && isWordChar(text.charCodeAt(j))) j++;
+      if (p.word(text, i, j)) on(i, text.slice(i, j), undefined);
+      i = j;
     }
     return;
   }
-  const n = text.length;
+  const shape = p.shape;
+  if (!shape) return execAll(p.re, text, 0, on);
   // The next occurrence of each anchor character at or after `from` (n: none left).
   const next = Array.from(shape.anchor, () => -1);
   let from = 0;
@@ -111,12 +149,7 @@ function* matchesOf(text: string, p: RefPattern): Generator<RefMatch> {
     while (start > from && shape.allowed(text.charCodeAt(start - 1))) start--;
     let end = a + 1;
     while (end < n && shape.allowed(text.charCodeAt(end))) end++;
-    const run = text.slice(start, end);
-    re.lastIndex = 0;
-    for (let m = re.exec(run); m; m = re.exec(run)) {
-      if (m[0] === '') re.lastIndex++;
-      yield { index: start + m.index, text: m[0], group: m[1] };
-    }
+    execAll(p.re, text.slice(start, end), start, on);
     from = end;
   }
 }
