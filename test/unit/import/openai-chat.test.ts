@@ -3,10 +3,13 @@ import { describe, expect, it } from 'vitest';
 import { CostLedger, replayAll } from '../../../src/core/engine';
 import { importTranscript, parseTranscript } from '../../../src/core/import';
 import type { ImportedSession, LogMessage } from '../../../src/core/session/types';
+import { userTextRequired } from '../../../src/core/request/user-text-carried';
+import { validateRequest } from '../../../src/core/request/validate';
 import { pairing, refusedRequests, TRANSCRIPTS } from './helpers';
 
 const MIT = path.join(TRANSCRIPTS, 'mit-samples');
 const SWE_AGENT = path.join(MIT, 'sweagent_demo_function_calling_marshmallow-1867.traj');
+const SWE_AGENT_0X = path.join(MIT, 'sweagent_gpt4_pydicom-1458.traj');
 const MINI_SWE_AGENT = path.join(MIT, 'mini-swe-agent_github_issue.traj.json');
 const OPENHANDS = path.join(MIT, 'openhands_basic_gui_mode.json');
 
@@ -42,6 +45,38 @@ describe('OpenAI chat: the MIT samples', () => {
     ]);
   });
 
+  it('SWE-agent 0.x thought-action .traj: the demonstration and the task open the session, observations stay user text', () => {
+    const s = importTranscript(SWE_AGENT_0X);
+    expect(s.format).toBe('openai-chat');
+    expect(typeof s.system === 'string' && s.system.startsWith('SETTING: You are an autonomous programmer')).toBe(true);
+    // history: system, the is_demo demonstration (role user), the task, then 12 × (assistant, observation as role user).
+    expect(s.calls).toHaveLength(12);
+    expect(s.messages.map((m) => m.role)).toEqual(s.messages.map((_, i) => (i % 2 ? 'assistant' : 'user')));
+    // The demonstration and the task are two consecutive user entries: one first message, two text blocks, in order.
+    expect(kinds(s.messages[0])).toEqual(['text', 'text']);
+    const first = s.messages[0].blocks.map((b) => (b.param as { text: string }).text);
+    expect(first[0].startsWith('Here is a demonstration')).toBe(true);
+    expect(first[1].startsWith("We're currently solving the following issue")).toBe(true);
+    // No tool calls in this format: every observation is a user message, so no block is a tool result.
+    expect(s.messages.every((m) => m.blocks.every((b) => b.kind === 'text'))).toBe(true);
+    expect(s.issues).toEqual([]);
+  });
+
+  it('SWE-agent 0.x: default sends every user text block verbatim, so it cannot send fewer tokens than none', () => {
+    const s = importTranscript(SWE_AGENT_0X);
+    const sent = (strategy: string): number[] => {
+      const out: number[] = [];
+      replayAll(s, { strategy }, ({ call: c, prepared, engine }) => {
+        const userText = userTextRequired(engine.session, c.epochStart, c.at);
+        expect(validateRequest(prepared.body, { model: prepared.body.model, userText })).toEqual([]);
+        out.push(JSON.stringify(prepared.body.messages).length);
+      });
+      return out;
+    };
+    // Only user text and assistant text: nothing an automatic strategy may trim.
+    expect(sent('default')).toEqual(sent('none'));
+  });
+
   it('mini-swe-agent: plain text actions, alternating user and assistant, no issues', () => {
     const s = importTranscript(MINI_SWE_AGENT);
     expect(s.format).toBe('openai-chat');
@@ -57,6 +92,7 @@ describe('OpenAI chat: the MIT samples', () => {
 
   it.each([
     ['SWE-agent', SWE_AGENT],
+    ['SWE-agent 0.x', SWE_AGENT_0X],
     ['mini-swe-agent', MINI_SWE_AGENT],
     ['OpenHands', OPENHANDS],
   ])('%s replays through default and none with every request valid', (_name, file) => {

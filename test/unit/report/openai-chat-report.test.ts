@@ -11,6 +11,7 @@ describe('report on OpenAI-style trajectories', () => {
     expect(r.sessions.map((s) => [s.file.split('/').pop(), s.model, s.calls, s.fit.status])).toEqual([
       ['mini-swe-agent_github_issue.traj.json', 'unknown', 0, 'no-usage'],
       ['sweagent_demo_function_calling_marshmallow-1867.traj', 'gpt-4o', 0, 'no-usage'],
+      ['sweagent_gpt4_pydicom-1458.traj', 'unknown', 0, 'no-usage'],
     ]);
     for (const s of r.sessions) expect(s.fit.notes).toEqual(['openai-chat: no billed usage recorded, so nothing to anchor a counterfactual on']);
     // The OpenHands sample is a plain .json: not walked into, so nothing is skipped.
