@@ -105,8 +105,13 @@ function isClaudeCodeRecord(v: unknown): boolean {
 /** Any of the first `DETECT_SNIFF_LINES` non-empty lines is a Claude Code record. */
 function detectClaudeCode(input: TranscriptInput): boolean {
   let seen = 0;
-  for (const raw of input.text.split('\n')) {
-    const line = raw.trim();
+  const text = input.text;
+  // The first lines only: found by indexOf, not by splitting the whole file.
+  for (let at = 0; at < text.length; ) {
+    const nl = text.indexOf('\n', at);
+    const end = nl < 0 ? text.length : nl;
+    const line = text.slice(at, end).trim();
+    at = end + 1;
     if (!line) continue;
     if (++seen > DETECT_SNIFF_LINES) return false;
     if (line[0] !== '{') continue;

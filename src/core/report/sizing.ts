@@ -40,8 +40,17 @@ const REWRITE_SLACK_SHARE = 0.02;
 /** Rough size of an image in the transcript when no usage tells (about a 1000×1000 picture / 750). */
 const IMAGE_TOKENS = 1_500;
 
+/** {@link blockChars} per param object (params are never mutated; a tool input's JSON is built once). */
+const charsOf = new WeakMap<object, number>();
+
 /** Characters that stand for a block's content (for spreading a known size over blocks). */
 export function blockChars(p: ContentBlockParam): number {
+  let n = charsOf.get(p);
+  if (n === undefined) charsOf.set(p, (n = countChars(p)));
+  return n;
+}
+
+function countChars(p: ContentBlockParam): number {
   switch (p.type) {
     case 'text':
       return p.text.length;
