@@ -180,6 +180,8 @@ export class BillModel {
   private readonly shared: SimBlock;
   private readonly sessionBlock: SimBlock;
   private readonly keepsThinking: boolean;
+  /** The last request's messages and their parts ({@link partsOf}). */
+  private prevParts?: { readonly input: readonly BillMessage[]; readonly lastHuman: number; readonly effs: readonly BillMessage[]; readonly parts: readonly SimParts[]; readonly sims: readonly SimMessage[] };
   /** Per message object: the message without thinking (models that drop it). */
   private readonly stripped = new WeakMap<BillMessage, BillMessage>();
   /** Per message object: its blocks folded (thinking carried by the next block) and their simulator blocks. */
@@ -203,17 +205,39 @@ export class BillModel {
     this.keepsThinking = keepsPriorThinking(model);
   }
 
-  /** {@link effectiveMessages}, with the stripped messages kept per message object. */
-  private effective(messages: readonly BillMessage[]): readonly BillMessage[] {
-    if (this.keepsThinking) return messages;
-    const lastHuman = lastHumanTurn(messages);
-    if (lastHuman <= 0) return messages;
-    return messages.map((m, i) => {
-      if (i >= lastHuman || m.role !== 'assistant' || !m.blocks.some((b) => b.thinking)) return m;
-      let s = this.stripped.get(m);
-      if (!s) this.stripped.set(m, (s = { ...m, blocks: m.blocks.filter((b) => !b.thinking) }));
-      return s;
-    });
+  /**
+   * The simulator parts of a request's messages. The previous request's are reused for the
+   * messages it shares (the same objects, in the same places, with the same last human turn),
+   * so a call looks up only what is new: a tool loop's per-call work does not grow with the history.
+   */
+  private partsOf(input: readonly BillMessage[]): { effs: readonly BillMessage[]; parts: readonly SimParts[]; sims: readonly SimMessage[] } {
+    const lastHuman = this.keepsThinking ? -1 : lastHumanTurn(input);
+    const prev = this.prevParts;
+    let k = 0;
+    if (prev && prev.lastHuman === lastHuman) {
+      const n = Math.min(prev.input.length, input.length);
+      while (k < n && prev.input[k] === input[k]) k++;
+    }
+    const effs: BillMessage[] = k > 0 ? prev!.effs.slice(0, k) : [];
+    const parts: SimParts[] = k > 0 ? prev!.parts.slice(0, k) : [];
+    const sims: SimMessage[] = k > 0 ? prev!.sims.slice(0, k) : [];
+    for (let i = k; i < input.length; i++) {
+      const e = lastHuman > 0 && i < lastHuman ? this.withoutThinking(input[i]) : input[i];
+      const p = this.simMessage(e);
+      effs.push(e);
+      parts.push(p);
+      sims.push(p.msg);
+    }
+    this.prevParts = { input, lastHuman, effs, parts, sims };
+    return { effs, parts, sims };
+  }
+
+  /** An assistant message without its thinking (models that drop earlier turns' thinking), kept per message object. */
+  private withoutThinking(m: BillMessage): BillMessage {
+    if (m.role !== 'assistant' || !m.blocks.some((b) => b.thinking)) return m;
+    let s = this.stripped.get(m);
+    if (!s) this.stripped.set(m, (s = { ...m, blocks: m.blocks.filter((b) => !b.thinking) }));
+    return s;
   }
 
   private simMessage(m: BillMessage): SimParts {
@@ -300,11 +324,9 @@ export class BillModel {
       // Another session of the same client reads the shared prefix just before: it stays warm.
       this.sim.step({ model: this.model, system: [shared], messages: [] }, this.tokensOf, req.now);
     }
-    const eff = this.effective(req.messages);
-    const parts: SimParts[] = new Array<SimParts>(eff.length);
-    const messages: SimMessage[] = new Array<SimMessage>(eff.length);
-    for (let i = 0; i < eff.length; i++) messages[i] = (parts[i] = this.simMessage(eff[i])).msg;
-    if (req.epoch && parts.length && parts[0].sim.length) messages[0] = this.epochMessage(eff[0], parts[0], req.epoch);
+    const { effs, parts, sims } = this.partsOf(req.messages);
+    const messages: SimMessage[] = sims.slice();
+    if (req.epoch && parts.length && parts[0].sim.length) messages[0] = this.epochMessage(effs[0], parts[0], req.epoch);
     // The message breakpoint: on the block the client put it on, else on the last block.
     let at: [number, number] | undefined;
     if (req.breakpointAt !== undefined) {
