@@ -170,6 +170,85 @@ function countedBlocks(logMsgs: readonly LogMessage[], human: readonly boolean[]
   return out;
 }
 
+/**
+ * The sum of the sizes of the blocks a call counts ({@link countedBlocks}), carried from the
+ * last sized call to the next when the next only adds messages to the same epoch and drops
+ * the same thinking. Exactly the sum a walk over every block gives: the same additions in the
+ * same order (all earlier blocks are sized by then, and their sizes do not change until a
+ * rewrite, which resets it).
+ */
+class RunningSum {
+  /** After the last sized call: its window, where its thinking stopped counting, the sum of every counted block. */
+  private last?: { epochStart: number; at: number; drops: boolean; dropBefore: number; lastHuman: number; known: number };
+
+  constructor(
+    private readonly msgs: readonly LogMessage[],
+    private readonly human: readonly boolean[],
+    private readonly sizes: ReadonlyMap<string, number>,
+    private readonly same: (id: string) => string,
+  ) {}
+
+  /** The last human turn before `at`, from the last one before `from` (-1: none). */
+  private lastHumanBefore(at: number, from: number, known: number): number {
+    for (let i = at - 1; i >= from; i--) if (this.human[i]) return i;
+    return known;
+  }
+
+  /** For a call that only adds messages since the last sized one: the sum over the sized counted blocks and the unsized ones. */
+  extend(call: CallRecord, drops: boolean): { known: number; unsized: LogBlock[] } | undefined {
+    const l = this.last;
+    if (!l || l.epochStart !== call.epochStart || l.drops !== drops || call.at < l.at) return undefined;
+    const lastHuman = drops ? this.lastHumanBefore(call.at, Math.max(l.at, call.epochStart), l.lastHuman) : -1;
+    const dropBefore = drops && lastHuman > call.epochStart ? lastHuman : call.epochStart;
+    if (dropBefore !== l.dropBefore) return undefined;
+    let known = l.known;
+    const unsized: LogBlock[] = [];
+    for (let i = l.at; i < call.at; i++) {
+      const m = this.msgs[i];
+      const drop = i < dropBefore && m.role === 'assistant';
+      for (const b of m.blocks) {
+        if (drop && (b.kind === 'thinking' || b.kind === 'redacted_thinking')) continue;
+        const t = this.sizes.get(this.same(b.id));
+        if (t === undefined) unsized.push(b);
+        else known += t;
+      }
+    }
+    return { known, unsized };
+  }
+
+  /** The call's blocks are all sized now: remember the sum over them for the next call. */
+  sized(call: CallRecord, drops: boolean): void {
+    const l = this.last;
+    const follows = l !== undefined && l.epochStart === call.epochStart && l.drops === drops && call.at >= l.at;
+    const lastHuman = !drops ? -1 : follows ? this.lastHumanBefore(call.at, Math.max(l.at, call.epochStart), l.lastHuman) : this.lastHumanBefore(call.at, call.epochStart, -1);
+    const dropBefore = drops && lastHuman > call.epochStart ? lastHuman : call.epochStart;
+    let known: number;
+    let from: number;
+    if (follows && l.dropBefore === dropBefore) {
+      known = l.known;
+      from = l.at;
+    } else {
+      known = 0;
+      from = call.epochStart;
+    }
+    for (let i = from; i < call.at; i++) {
+      const m = this.msgs[i];
+      const drop = i < dropBefore && m.role === 'assistant';
+      for (const b of m.blocks) {
+        if (drop && (b.kind === 'thinking' || b.kind === 'redacted_thinking')) continue;
+        const t = this.sizes.get(this.same(b.id));
+        if (t !== undefined) known += t;
+      }
+    }
+    this.last = { epochStart: call.epochStart, at: call.at, drops, dropBefore, lastHuman, known };
+  }
+
+  /** Sizes of counted blocks changed (a rewrite) or the call's counted set was not a plain window (cleared results). */
+  reset(): void {
+    this.last = undefined;
+  }
+}
+
 /** Whether the request of `call` holds the log block `id`. */
 function callHolds(logMsgs: readonly LogMessage[], call: CallRecord, id: string): boolean {
   for (let i = call.epochStart; i < call.at; i++) if (logMsgs[i].blocks.some((b) => b.id === id)) return true;
@@ -200,6 +279,7 @@ export function sizeSession(imp: ImportedSession, model: string, cleared: readon
   const rewrites: { call: number; tokens: number }[] = [];
   const foreign: number[] = [];
   const foreignAt = new Set<number>();
+  const running = new RunningSum(logMsgs, human, sizes, same);
   for (const call of imp.calls) {
     for (; responsesSized < call.at; responsesSized++) {
       const m = logMsgs[responsesSized];
@@ -220,13 +300,24 @@ export function sizeSession(imp: ImportedSession, model: string, cleared: readon
     const recorded = totalInput(usage);
     const callModel = call.model ?? model;
     const gone = clearedAt(cleared, call.index);
-    const counted = countedBlocks(logMsgs, human, call, !keepsPriorThinking(callModel)).filter((b) => !gone?.has(b.id));
-    let known = gone ? [...gone].filter((id) => callHolds(logMsgs, call, id)).length * CLEARED_RESULT_TOKENS : 0;
-    const unsized: LogBlock[] = [];
-    for (const b of counted) {
-      const t = sizes.get(same(b.id));
-      if (t === undefined) unsized.push(b);
-      else known += t;
+    const drops = !keepsPriorThinking(callModel);
+    // The same sums as a walk over every counted block, in the same order: from the last sized call's sum when only
+    // messages were added (the per-call work then grows with what is new, not with the history).
+    const step = gone ? undefined : running.extend(call, drops);
+    let counted: LogBlock[] | undefined;
+    let known: number;
+    let unsized: LogBlock[];
+    if (step) {
+      ({ known, unsized } = step);
+    } else {
+      counted = countedBlocks(logMsgs, human, call, drops).filter((b) => !gone?.has(b.id));
+      known = gone ? [...gone].filter((id) => callHolds(logMsgs, call, id)).length * CLEARED_RESULT_TOKENS : 0;
+      unsized = [];
+      for (const b of counted) {
+        const t = sizes.get(same(b.id));
+        if (t === undefined) unsized.push(b);
+        else known += t;
+      }
     }
     const chars = unsized.map((b) => blockChars(b.param));
     const guessNew = chars.reduce((a, c) => a + c / CHARS_PER_TOKEN, 0);
@@ -250,6 +341,8 @@ export function sizeSession(imp: ImportedSession, model: string, cleared: readon
     if (rest < -(REWRITE_SLACK_TOKENS + REWRITE_SLACK_SHARE * recorded)) {
       // The client sent less than the transcript holds: shrink what it re-sent to fit, and say so.
       const factor = Math.max(0, (recorded - prefixTotal - guessNew) / known);
+      counted ??= countedBlocks(logMsgs, human, call, drops);
+      running.reset();
       for (const b of new Set(counted.map((x) => same(x.id)))) {
         const t = sizes.get(b);
         if (t !== undefined) sizes.set(b, t * factor);
@@ -260,6 +353,8 @@ export function sizeSession(imp: ImportedSession, model: string, cleared: readon
     }
     const s = unsized.length && rest >= unsized.length ? spread(rest, chars) : chars.map((c) => c / CHARS_PER_TOKEN);
     unsized.forEach((b, i) => sizes.set(same(b.id), s[i]));
+    if (gone) running.reset();
+    else running.sized(call, drops);
     const simulated = prefixTotal + known + s.reduce((a, x) => a + x, 0);
     totalErrors.push(Math.abs(simulated - recorded) / recorded);
   }
