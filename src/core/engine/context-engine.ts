@@ -94,6 +94,8 @@ export class ContextEngine {
   private lastObserved?: { upTo: number; epochStart: number; usage: CallUsage; overlaysChanged: boolean };
   private overlaysChanged = false;
   private readonly loggedRepairs = new Set<string>();
+  /** Repair objects already counted (those of rendered messages recur as the same objects). */
+  private readonly seenRepairs = new WeakSet<Repair>();
 
   constructor(
     readonly session: Session,
@@ -147,7 +149,10 @@ export class ContextEngine {
       this.decisions.add({ callIndex: input.callIndex, by: 'cache-planner', action: prepared.heldFrom !== undefined ? 'apply' : 'skip', targets: [session.messages[hold.position].id], reason: `write-time placement: ${describeHoldBack(hold.q)}${placed}`, tokensSaved: 0 });
     }
     for (const r of prepared.repairs) {
-      // A repair repeats on every call while its cause is in view: log it once.
+      // A repair repeats on every call while its cause is in view: log it once. A rendered
+      // message's repairs are the same objects from call to call: known without a key.
+      if (this.seenRepairs.has(r)) continue;
+      this.seenRepairs.add(r);
       const key = `${r.rule}:${r.blockIds.join(',')}`;
       if (this.loggedRepairs.has(key)) continue;
       this.loggedRepairs.add(key);

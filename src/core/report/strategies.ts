@@ -122,11 +122,20 @@ export function priceStrategy(imp: ImportedSession, model: string, fit: FitResul
   let writeCost = 0;
   // Sizes from the fit, never a tokenizer (see usage-tokens.ts); no calibration: the sizes are the usage's.
   const estimator = new UsageSizedTokens(imp, fit.messages, imp.model ?? imp.calls.find((c) => c.model)?.model);
+  let prev: { readonly sent: readonly unknown[]; readonly rows: readonly (readonly string[])[]; readonly billed: readonly BillMessage[] } | undefined;
   for (const step of replay(imp, { strategy, config, estimator, calibrate: false })) {
     const i = step.call.index;
     const body = step.prepared.body;
-    const messages: BillMessage[] = body.messages.map((m, mi) => {
-      const ids = step.prepared.blockMap.rows[mi] ?? [];
+    // The previous call's bill messages, as far as this request sends the same message objects with the same ids.
+    const rows = step.prepared.blockMap.rows;
+    let same = 0;
+    if (prev) for (const n = Math.min(prev.sent.length, body.messages.length); same < n && prev.sent[same] === body.messages[same] && prev.rows[same] === rows[same]; ) same++;
+    const messages: BillMessage[] = prev && same > 0 ? prev.billed.slice(0, same) : [];
+    for (let mi = same; mi < body.messages.length; mi++) messages.push(billMessage(body.messages[mi], mi));
+    prev = { sent: body.messages, rows, billed: messages };
+    // One message of a request as the bill sees it.
+    function billMessage(m: (typeof body.messages)[number], mi: number): BillMessage {
+      const ids = rows[mi] ?? [];
       // An unchanged message keeps its content array from call to call: the same bill message
       // then (so the bill model's per-message memos hold and the call costs what is new).
       const hit = typeof m.content === 'string' ? undefined : messageMemo.get(m.content);
@@ -145,7 +154,7 @@ export function priceStrategy(imp: ImportedSession, model: string, fit: FitResul
       if (message === built && built.blocks.length) byFirstBlock.set(built.blocks[0], built);
       if (typeof m.content !== 'string') messageMemo.set(m.content, { role: m.role, ids, message });
       return message;
-    });
+    }
     const ctx = fit.contexts[i];
     // Results the client cleared itself (microcompact) are placeholders in every strategy's request too.
     const sent = withCleared(messages, ctx.cleared, clearedMemo);

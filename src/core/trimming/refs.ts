@@ -133,7 +133,8 @@ function matchesOf(text: string, p: RefPattern, on: OnMatch): void {
   const shape = p.shape;
   if (!shape) return execAll(p.re, text, 0, on);
   // The next occurrence of each anchor character at or after `from` (n: none left).
-  const next = Array.from(shape.anchor, () => -1);
+  const next: number[] = [];
+  for (let k = 0; k < shape.anchor.length; k++) next.push(-1);
   let from = 0;
   for (;;) {
     let a = n;
