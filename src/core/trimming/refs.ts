@@ -19,6 +19,8 @@ export interface RefPattern {
    * the text matches. Must agree with `re`, which stays the definition.
    */
   readonly word?: (text: string, start: number, end: number) => boolean;
+  /** With `word`: a regex that finds every word `word` may accept, as a whole (or as part of a longer word). */
+  readonly wordRuns?: RegExp;
 }
 
 const isWordChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
@@ -53,7 +55,7 @@ export const DEFAULT_REF_PATTERNS: readonly RefPattern[] = [
   // Paths: something/with/slashes or a Windows path, ending in a name; or a bare file name with an extension.
   { name: 'path', re: /(?:[A-Za-z]:)?(?:[~.]{0,2}[\\/])?(?:[\w.@+-]+[\\/])+[\w.@+-]+/g, shape: { anchor: '/\\', allowed: isPathChar } },
   { name: 'file', re: /\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|json|md|py|rs|go|java|kt|c|h|cpp|hpp|cs|rb|php|sh|ps1|yml|yaml|toml|ini|cfg|txt|html|css|scss|sql|xml|lock|log|csv|vue|svelte)\b/g, shape: { anchor: '.', allowed: (c) => isWordChar(c) || c === 45 || c === 46 } },
-  { name: 'hash', re: /\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}\b/g, word: isHashWord },
+  { name: 'hash', re: /\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}\b/g, word: isHashWord, wordRuns: /[0-9a-f]{7,}/g },
   // snake_case names (config keys, functions, events): what a later step types back.
   { name: 'identifier', re: /\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g, shape: { anchor: '_', allowed: isWordChar } },
 ];
@@ -70,11 +72,19 @@ function trimTrailingPunctuation(s: string): string {
   return e === s.length ? s : s.slice(0, e);
 }
 
+/** One zeroed buffer of at least `n` bytes, reused from scan to scan (refs are extracted one text at a time). */
+let coveredBuffer = new Uint8Array(0);
+function coveredFor(n: number): Uint8Array {
+  if (coveredBuffer.length < n) coveredBuffer = new Uint8Array(Math.max(n, coveredBuffer.length * 2, 4096));
+  else coveredBuffer.fill(0, 0, n);
+  return coveredBuffer;
+}
+
 /** Extract reference ids in first-seen order, deduplicated, at most `limit`. */
 export function extractRefs(text: string, patterns: readonly RefPattern[] = DEFAULT_REF_PATTERNS, limit = Infinity): string[] {
   const seen = new Set<string>();
   // Characters already inside a match of a more specific pattern (a URL's path is not a second ref).
-  const covered = new Uint8Array(text.length);
+  const covered = coveredFor(text.length);
   const out: { ref: string; at: number }[] = [];
   for (const p of patterns) {
     const min = p.name === 'identifier' ? MIN_IDENTIFIER_LENGTH : MIN_PATH_LENGTH;
@@ -117,6 +127,18 @@ function execAll(re: RegExp, text: string, offset: number, on: OnMatch): void {
  */
 function matchesOf(text: string, p: RefPattern, on: OnMatch): void {
   const n = text.length;
+  if (p.word && p.wordRuns) {
+    // Candidates found natively; a whole word when no word character touches either end.
+    const runs = p.wordRuns;
+    runs.lastIndex = 0;
+    for (let m = runs.exec(text); m; m = runs.exec(text)) {
+      const i = m.index;
+      const j = i + m[0].length;
+      if ((i > 0 && isWordChar(text.charCodeAt(i - 1))) || (j < n && isWordChar(text.charCodeAt(j)))) continue;
+      if (p.word(text, i, j)) on(i, m[0], undefined);
+    }
+    return;
+  }
   if (p.word) {
     for (let i = 0; i < n; ) {
       if (!isWordChar(text.charCodeAt(i))) {
