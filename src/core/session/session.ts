@@ -55,6 +55,8 @@ export class Session {
   private readonly revisions = new Map<string, number>();
   /** See updateLoopHead. */
   private loopHead = -1;
+  /** The last view computed of each message (see resolveMessage). */
+  private readonly resolved = new Map<string, ResolvedMessage>();
   /** Blocks the user restored: strategies leave them alone from then on. */
   private readonly userRestored = new Set<string>();
   private readonly listeners = new Set<(e: SessionEvent) => void>();
@@ -360,7 +362,20 @@ export class Session {
    * touched it (user and agent overlays still apply); always so for the assistant message the
    * log's tool loop continues (see updateLoopHead).
    */
-  resolveMessage(pos: number, withoutStrategies = pos === this.loopHead): ResolvedMessage {
+  resolveMessage(pos: number, withoutStrategies?: boolean): ResolvedMessage {
+    if (withoutStrategies !== undefined) return this.resolveAt(pos, withoutStrategies);
+    // Every change to a message's view bumps its revision (overlays, summaries over it, pins, the loop head):
+    // the view at a revision is computed once, whoever asks (the token index, the request builder).
+    const id = this.messages[pos].id;
+    const revision = this.revision(id);
+    const hit = this.resolved.get(id);
+    if (hit && hit.revision === revision && hit.position === pos) return hit;
+    const r = this.resolveAt(pos, pos === this.loopHead);
+    this.resolved.set(id, r);
+    return r;
+  }
+
+  private resolveAt(pos: number, withoutStrategies: boolean): ResolvedMessage {
     const message = this.messages[pos];
     const active = this.activeSummaryAt(pos);
     const summary = withoutStrategies && active && isStrategyAuthor(active.author) ? undefined : active;
