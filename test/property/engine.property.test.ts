@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { ContextEngine } from '../../src/core/engine';
 import { checkUserText } from '../../src/core/request/user-text-check';
 import { validateRequest } from '../../src/core/request/validate';
-import { Session, type ContentBlockParam } from '../../src/core/session';
+import { Session, type ContentBlockParam, type MessageMeta } from '../../src/core/session';
 import type { PipelineConfig } from '../../src/core/trimming';
 import { MODEL_FREE_STRATEGIES } from './strategy-specs';
 
@@ -19,7 +19,9 @@ type Step =
   | { t: 'text'; text: string; thinking: boolean }
   | { t: 'tools'; calls: { name: string; path: string; result: string; isError: boolean | undefined }[]; thinking: boolean; text: string; reminder: string }
   | { t: 'op'; op: 'pin' | 'unpin' | 'trim' | 'restore'; pick: number; own: string }
-  | { t: 'call'; gapMs: number };
+  | { t: 'call'; gapMs: number }
+  // A thought-action loop's observation: the environment's answer to the assistant's text action (MessageMeta.observation).
+  | { t: 'observe'; result: string };
 
 const word = fc.constantFrom('alpha', 'src/a.ts', 'deadbeef12', 'Error: boom', 'ok', ' ', '', 'lorem ipsum dolor', 'ref_id: R-9', '\n');
 const text = fc.array(word, { minLength: 0, maxLength: 6 }).map((w) => w.join(' '));
@@ -50,6 +52,7 @@ const step: fc.Arbitrary<Step> = fc.oneof(
   },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('op' as const), op: fc.constantFrom('pin', 'unpin', 'trim', 'restore'), pick: fc.nat(), own: text }) },
   { weight: 3, arbitrary: fc.record({ t: fc.constant('call' as const), gapMs: fc.constantFrom(1_000, 30_000, 10 * 60_000) }) },
+  { weight: 2, arbitrary: fc.record({ t: fc.constant('observe' as const), result }) },
 );
 const specs = fc.constantFrom(
   ...MODEL_FREE_STRATEGIES,
@@ -94,8 +97,8 @@ function play(steps: Step[], spec: string, cfg: PipelineConfig, modelId: string,
       }
     }
   };
-  const append = (role: 'user' | 'assistant', content: ContentBlockParam[]) => {
-    const m = s.append(role, content, {}, `m${seq++}`);
+  const append = (role: 'user' | 'assistant', content: ContentBlockParam[], meta: MessageMeta = {}) => {
+    const m = s.append(role, content, meta, `m${seq++}`);
     for (const b of m.blocks) originals.set(b.id, JSON.stringify(b.param));
   };
   for (const st of steps) {
@@ -119,6 +122,9 @@ function play(steps: Step[], spec: string, cfg: PipelineConfig, modelId: string,
       const results: ContentBlockParam[] = st.calls.map((c, i) => ({ type: 'tool_result', tool_use_id: ids[i], content: c.result, ...(c.isError === undefined ? {} : { is_error: c.isError }) }));
       if (st.reminder) results.push({ type: 'text', text: st.reminder });
       append('user', results);
+    } else if (st.t === 'observe') {
+      if (last?.role !== 'assistant' || last.blocks.some((b) => b.kind === 'tool_use')) continue;
+      append('user', [{ type: 'text', text: st.result.trim() ? st.result : 'no output' }], { observation: true });
     } else if (st.t === 'op') {
       const blocks = s.messages.flatMap((m) => m.blocks);
       if (!blocks.length) continue;

@@ -32,9 +32,9 @@ const QUALITY_TITLE = {
 } as const;
 const RESTORABLE: ReadonlySet<string> = new Set(['trimmed', 'summarized', 'pruned']);
 
-/** Whether a row gets the Pin/Trim buttons (tool results) and Restore (anything an overlay changed). */
+/** Whether a row gets the Pin/Trim buttons (tool results, observations) and Restore (anything an overlay changed). */
 export function canPinTrim(r: InspectorRow): boolean {
-  return r.kind === 'tool_result';
+  return r.kind === 'tool_result' || r.kind === 'observation';
 }
 export function canRestore(r: InspectorRow): boolean {
   return RESTORABLE.has(r.state);

@@ -4,6 +4,7 @@
  */
 import type { BlockState } from '../session/session';
 import type { BlockKind, Role } from '../session/types';
+import { OBSERVATION_REASON } from '../session/user-text';
 import type { TokenQuality } from '../tokens/types';
 import type { ContextEngine, PreparedCall } from './context-engine';
 
@@ -14,7 +15,8 @@ export interface ViewRow {
   readonly messageId: string;
   readonly position: number;
   readonly role: Role;
-  readonly kind: BlockKind;
+  /** The block's kind; `observation` for environment output of a thought-action loop (LogBlock.observation). */
+  readonly kind: BlockKind | 'observation';
   readonly tool?: string;
   readonly tokens: number;
   readonly originalTokens: number;
@@ -60,14 +62,14 @@ export function viewRows(engine: ContextEngine, prepared: PreparedCall, from = 0
         messageId: r.message.id,
         position: pos,
         role: r.message.role,
-        kind: b.block.kind,
+        kind: b.block.observation ? 'observation' : b.block.kind,
         tool: b.block.toolName,
         tokens: sentTokens,
         originalTokens: original,
         quality,
         state: b.state,
         // Protected user text says so (who: "protected", why: the rule), unless an overlay the user made decides it.
-        why: b.overlay ? b.overlay.reason : (b.protectedReason ?? pendingWhy),
+        why: b.overlay ? b.overlay.reason : (b.protectedReason ?? pendingWhy ?? (b.block.observation ? OBSERVATION_REASON : undefined)),
         by: b.overlay?.author ?? (b.protectedReason ? PROTECTED_BY : pendingWhy ? 'cache-aware' : undefined),
         overlayId: b.overlay?.id,
         breakpoint: bp.has(b.block.id),

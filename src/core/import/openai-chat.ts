@@ -17,6 +17,9 @@
  *   assistant message did not call is paired with that message's first
  *   unanswered call (reported); with no call to answer it is kept as user text
  *   (reported).
+ * - In thought-action trajectories (SWE-agent without function calling, mini-swe-agent) a
+ *   user message that answers the preceding assistant action is marked as an observation
+ *   (`meta.observation`, see observations.ts): environment output, trimmed like a tool result.
  * No usage is recorded in these formats: calls carry none, so token estimates
  * are used. The model comes from the file when it names one.
  * OpenHands event streams are rebuilt into such messages by openhands.ts.
@@ -25,6 +28,7 @@ import type { ImportedSession, ImportIssue, MessageMeta, Role, ToolResultBlockPa
 import type { TranscriptImporter, TranscriptInput } from './detect';
 import { ImportError } from './errors';
 import { buildJsonSession, type RawMessage } from './json-messages';
+import { observationIndexes } from './observations';
 import { blocksText, contentBlocks, isValidToolId, thinkingBlocks, toolInput, toolResultContent, ToolIds } from './openai-content';
 import { baseName, describe, isRecord, type JsonRecord } from './util';
 
@@ -80,7 +84,14 @@ function parseOpenAiChat(input: TranscriptInput): ImportedSession {
   const file = input.file;
   const chat = chatListOf(v);
   if (!chat) throw new ImportError(file, 'expected OpenAI chat messages');
-  return chatSession({ format: 'openai-chat', file, list: chat.list, label: (i) => `${chat.key ?? ''}[${i}]`, model: chat.top ? modelOf(chat.top) : undefined });
+  return chatSession({
+    format: 'openai-chat',
+    file,
+    list: chat.list,
+    label: (i) => `${chat.key ?? ''}[${i}]`,
+    model: chat.top ? modelOf(chat.top) : undefined,
+    observations: observationIndexes(chat.list, chat.key, chat.top),
+  });
 }
 
 /** What `chatSession` builds a session from: OpenAI chat messages, and how to name one in issues and `meta.source`. */
@@ -93,18 +104,24 @@ export interface ChatSessionParts {
   readonly model?: string;
   /** Issues found before the conversion (e.g. while deriving the messages from events). */
   readonly issues?: readonly ImportIssue[];
+  /** Indexes into `list` of the observations of a thought-action loop (observations.ts). */
+  readonly observations?: ReadonlySet<number>;
 }
 
 /** OpenAI chat messages → the imported session (see the module doc), history checked. */
 export function chatSession(parts: ChatSessionParts): ImportedSession {
-  const converted = convert(parts.list, parts.label);
+  const converted = convert(parts.list, parts.label, parts.observations ?? new Set());
   const base = baseName(parts.file);
   return buildJsonSession({
     format: parts.format,
     file: parts.file,
     raws: converted.raws,
     issues: [...(parts.issues ?? []), ...converted.issues],
-    metaOf: (raw): MessageMeta => ({ source: `${base}:${parts.label(raw.index)}` }),
+    metaOf: (raw): MessageMeta => {
+      const meta: MessageMeta = { source: `${base}:${parts.label(raw.index)}` };
+      if (converted.observed.get(raw) === true) meta.observation = true;
+      return meta;
+    },
     system: converted.system.length ? converted.system.join('\n\n') : undefined,
     model: parts.model,
   });
@@ -121,23 +138,29 @@ interface Converted {
   raws: RawMessage[];
   issues: ImportIssue[];
   system: string[];
+  /** User messages built only from observation records (true), or from at least one other record (false). */
+  observed: Map<RawMessage, boolean>;
 }
 
 /** Walk the chat messages once, building Anthropic-shaped messages (see the module doc). */
-function convert(list: readonly JsonRecord[], label: (index: number) => string): Converted {
-  const out: Converted = { raws: [], issues: [], system: [] };
+function convert(list: readonly JsonRecord[], label: (index: number) => string, observations: ReadonlySet<number>): Converted {
+  const out: Converted = { raws: [], issues: [], system: [], observed: new Map() };
   const ids = new ToolIds();
   let pending: PendingCall[] = [];
   let conversationStarted = false;
   const report = (index: number, message: string): void => {
     out.issues.push({ message: `${label(index)}: ${message}` });
   };
-  /** The user message being built (tool results and user text merge into it), created on demand. */
+  /**
+   * The user message being built (tool results and user text merge into it), created on
+   * demand; called once per record that adds to it. It is an observation only when every
+   * record in it is one.
+   */
   const userMessage = (index: number): RawMessage => {
     const last = out.raws[out.raws.length - 1];
-    if (last?.role === 'user') return last;
-    const raw: RawMessage = { index, role: 'user', blocks: [], rec: list[index] };
-    out.raws.push(raw);
+    const raw: RawMessage = last?.role === 'user' ? last : { index, role: 'user', blocks: [], rec: list[index] };
+    if (raw !== last) out.raws.push(raw);
+    out.observed.set(raw, (out.observed.get(raw) ?? true) && observations.has(index));
     return raw;
   };
 

@@ -77,7 +77,7 @@ function windowFinding(c: FindingContext): Finding[] {
 
 function largeResults(c: FindingContext): Finding[] {
   return c.rows
-    .filter((r) => r.kind === 'tool_result' && r.sent && r.state === 'verbatim' && r.tokens >= LARGE_RESULT_TOKENS)
+    .filter((r) => (r.kind === 'tool_result' || r.kind === 'observation') && r.sent && r.state === 'verbatim' && r.tokens >= LARGE_RESULT_TOKENS)
     .sort((a, b) => b.tokens - a.tokens)
     .slice(0, MAX_LARGE)
     .map((r) => ({

@@ -33,6 +33,7 @@ export function makeMessage(
   meta: MessageMeta = {},
   toolNames?: Map<string, string>,
 ): LogMessage {
+  const observed = role === 'user' && meta.observation === true;
   const blocks: LogBlock[] = normalizeContent(content).map((param, index) => {
     const kind = blockKind(param);
     let toolName: string | undefined;
@@ -46,7 +47,8 @@ export function makeMessage(
       toolName = toolNames?.get(param.tool_use_id);
     }
     const block: LogBlock = { id: `${id}.${index}`, messageId: id, index, kind, param, toolName, toolUseId };
-    return Object.freeze(block);
+    // Environment output of a thought-action loop (MessageMeta.observation): trimmed like a tool result.
+    return Object.freeze(observed && kind !== 'tool_result' ? { ...block, observation: true as const } : block);
   });
   return Object.freeze({ id, seq, role, blocks: Object.freeze(blocks), meta });
 }

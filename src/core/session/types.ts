@@ -52,6 +52,11 @@ export interface LogBlock {
   readonly toolName?: string;
   /** For tool_use: its id; for tool_result: tool_use_id. */
   readonly toolUseId?: string;
+  /**
+   * Environment output of a thought-action loop (from the message's `meta.observation`): the
+   * answer to the agent's action, carried as user text but trimmed like a tool result.
+   */
+  readonly observation?: true;
 }
 
 export interface MessageMeta {
@@ -69,6 +74,13 @@ export interface MessageMeta {
   compactBoundary?: boolean;
   /** Cline-style tool results as text: the tool_use ids in the previous message are unanswered. */
   unansweredToolUses?: boolean;
+  /**
+   * A user message that is the environment's answer to the preceding assistant message's
+   * action (command output, a file view) in a thought-action agent loop (SWE-agent without
+   * function calling, mini-swe-agent), as the recording's own structure says: not the user's
+   * words, trimmed like a tool result. Set by importers only; kept in journals with the meta.
+   */
+  observation?: boolean;
   /** Free-form flags from importers (e.g. `synthetic`). */
   flags?: string[];
 }

@@ -3,7 +3,11 @@
  * a text block of a user message (typed prompts, the client's `<system-reminder>` blocks
  * with CLAUDE.md, environment and skills, hook output, interruptions), or any block of the
  * first user message of the log or of a compact boundary (the task and the client's
- * injected context, whole). Tool results are not user text.
+ * injected context, whole). Tool results are not user text, and neither are observations:
+ * in thought-action agent loops (SWE-agent without function calling, mini-swe-agent) the
+ * environment's answer to each action arrives as a user message, which the importer marks
+ * from the recording's own structure (MessageMeta.observation); those blocks are trimmed
+ * like tool results (the first user message stays protected whole even so).
  *
  * No automatic strategy may drop, trim or summarize a protected block: the session ignores
  * such overlays on it (and a summary over a range holding one is inactive), so the block
@@ -32,12 +36,17 @@ export const PROTECTED_REASON = {
   first: 'first user message: the task and the context the client injected reach the model whole',
 } as const;
 
+/** Why an observation block is not protected (shown where a protected block would show its reason). */
+export const OBSERVATION_REASON =
+  "environment output: the answer to the agent's action (the recording marks it), not the user's words; trimmed like a tool result";
+
 /** Why a block of a message is protected, or undefined. `firstUser`: the message opens the log or an epoch. */
 export function protectedReason(message: LogMessage, block: LogBlock, firstUser: boolean): string | undefined {
   if (message.role !== 'user' || block.kind === 'tool_result') return undefined;
   // Blank text is never sent (the API refuses it): nothing to keep.
   if (block.param.type === 'text' && !block.param.text.trim()) return undefined;
   if (firstUser) return PROTECTED_REASON.first;
+  if (block.observation) return undefined;
   return block.kind === 'text' ? PROTECTED_REASON.text : undefined;
 }
 

@@ -128,7 +128,8 @@ export class AtomicWindow implements Strategy {
       // The request must open with a user message: without the kept first user message
       // (an anchor that may drop user text), the window may only start at a prompt.
       if (mayChangeUserText(`strategy:${this.name}`)) return false;
-    } else if (m.blocks.some((b) => b.kind === 'tool_result')) {
+    } else if (m.meta.observation || m.blocks.some((b) => b.kind === 'tool_result')) {
+      // A result (or an observation) answers the message before it: the window never starts between them.
       return false;
     }
     return true;

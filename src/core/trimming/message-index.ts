@@ -9,22 +9,32 @@
 import type { Session } from '../session/session';
 import type { LogMessage } from '../session/types';
 import type { TokenAccountant, TokenCount } from '../tokens/types';
+import { observationIds } from './observation';
 
 /** Tokens of the role/turn framing per message (measured order of magnitude; small next to content). */
 const MESSAGE_OVERHEAD_TOKENS = 4;
 
 export interface ToolRound {
-  /** Position of the assistant message with the tool_use blocks. */
+  /** Position of the assistant message with the tool_use blocks (or, in an observation round, the action). */
   readonly assistantPos: number;
   /** Position of the user message with the results (-1 until it arrives). */
   resultPos: number;
   readonly toolUseIds: readonly string[];
+  /**
+   * Thought-action loops: the observation blocks (session/types.ts LogBlock.observation) of the
+   * user message answering the assistant's action, the round's results; absent in tool_use rounds.
+   */
+  readonly observationIds?: readonly string[];
 }
 
-/** A user message that carries a prompt (text) and no tool results starts a turn. */
+/**
+ * A user message that carries a prompt (text) and no tool results starts a turn. An
+ * observation (the environment's answer to the agent's action) continues the agent's loop.
+ */
 export function isPrompt(m: LogMessage): boolean {
   if (m.role !== 'user') return false;
   if (m.meta.compactBoundary) return true;
+  if (m.meta.observation) return false;
   let text = false;
   for (const b of m.blocks) {
     if (b.kind === 'tool_result') return false;
@@ -126,6 +136,11 @@ export class MessageIndex {
         if (b.kind !== 'tool_result' || !b.toolUseId) continue;
         const r = this.roundByToolUse.get(b.toolUseId);
         if (r && r.resultPos < 0) r.resultPos = pos;
+      }
+      // Thought-action loops: an observation answering the assistant message right before it is that action's round.
+      const observed = observationIds(m);
+      if (observed.length && pos > 0 && msgs[pos - 1].role === 'assistant' && this.rounds.at(-1)?.assistantPos !== pos - 1) {
+        this.rounds.push({ assistantPos: pos - 1, resultPos: pos, toolUseIds: [], observationIds: observed });
       }
       const original = this.computeOriginal(pos);
       this.originalCounted.push(original);

@@ -3,9 +3,14 @@
  * tool_result) verbatim; older results longer than a limit become a short summary
  * that keeps the tool name, [OK]/[ERROR], reference ids and a trimmed marker.
  * Incremental: a cursor walks the rounds once; each result is considered once.
+ * In thought-action loops an observation (the user message answering the assistant's action,
+ * trimming/observation.ts) is the round's result: summarized the same way, named by the
+ * action's command word, and still a text block of its user message.
  */
 import { toolResultText } from '../session/log';
 import { compactInput } from './compact-input';
+import type { ToolRound } from './message-index';
+import { actionWord } from './observation';
 import { compilePatterns, DEFAULT_REF_PATTERNS, type RefPattern } from './refs';
 import { summarizeToolResult } from './summary-text';
 import type { Foresight, Strategy, StrategyContext, StrategyDoc, Trigger } from './types';
@@ -76,7 +81,7 @@ export class SummarizeToolResults implements Strategy {
     for (; this.next < limit; this.next++) {
       const r = rounds[this.next];
       if (r.assistantPos < ctx.epochStart) continue;
-      for (const id of r.toolUseIds) this.consider(ctx, id, r.resultPos);
+      for (const id of resultBlocks(ctx, r)) this.consider(ctx, id, r.resultPos);
       this.compactCall(ctx, r.assistantPos);
     }
   }
@@ -120,7 +125,7 @@ export class SummarizeToolResults implements Strategy {
     const last = rounds[k];
     if (!last || last.resultPos !== ctx.upTo - 1 || last.assistantPos < ctx.epochStart) return [];
     let results = 0;
-    for (const id of last.toolUseIds) results += this.summaryOf(ctx, id)?.saved ?? 0;
+    for (const id of resultBlocks(ctx, last)) results += this.summaryOf(ctx, id)?.saved ?? 0;
     let inputs = 0;
     for (const b of ctx.session.messages[last.assistantPos].blocks) {
       inputs += this.inputTrimOf(ctx, b.id)?.saved ?? 0;
@@ -147,19 +152,19 @@ export class SummarizeToolResults implements Strategy {
     return { text: JSON.stringify(compact), name: b.param.name, before, after, saved: before - after };
   }
 
-  /** The summary a result would get, or undefined when it is left alone. */
-  private summaryOf(ctx: StrategyContext, toolUseId: string): { blockId: string; toolName?: string; text: string; before: number; after: number; saved: number } | undefined {
+  /** The summary a result (a tool_result or an observation block) would get, or undefined when it is left alone. */
+  private summaryOf(ctx: StrategyContext, blockId: string): { blockId: string; toolName?: string; text: string; before: number; after: number; saved: number } | undefined {
     const { session } = ctx;
-    const blockId = session.toolResultBlockId(toolUseId);
-    if (!blockId || ctx.isPending(blockId) || session.isPinned(blockId) || session.isUserRestored(blockId)) return undefined;
+    if (ctx.isPending(blockId) || session.isPinned(blockId) || session.isUserRestored(blockId)) return undefined;
     if (session.overlaysOnBlock(blockId).length) return undefined;
-    const block = session.block(blockId)!;
-    if (toolResultText(block.param).length <= this.o.minChars) return undefined;
+    const block = session.block(blockId);
+    if (!block || toolResultText(block.param).length <= this.o.minChars) return undefined;
+    const toolName = block.toolName ?? (block.observation ? observationName(ctx, block.messageId) : undefined);
     // Made once per result (foresee asks about the newest round, consider again when it is old): params never change.
     let text = this.texts.get(block.param);
     if (text === undefined) {
       text = summarizeToolResult(block.param, {
-        toolName: block.toolName,
+        toolName,
         refPatterns: this.patterns,
         maxRefs: this.o.maxRefs,
         previewChars: this.o.previewChars,
@@ -170,13 +175,14 @@ export class SummarizeToolResults implements Strategy {
     const before = ctx.tokens.block(block.param).tokens;
     const after = ctx.tokens.text(text).tokens;
     if (after >= before) return undefined;
-    return { blockId, toolName: block.toolName, text, before, after, saved: before - after };
+    return { blockId, toolName, text, before, after, saved: before - after };
   }
 
-  private consider(ctx: StrategyContext, toolUseId: string, pos: number): void {
-    const s = this.summaryOf(ctx, toolUseId);
+  private consider(ctx: StrategyContext, blockId: string, pos: number): void {
+    const s = this.summaryOf(ctx, blockId);
     if (!s) return;
-    const { blockId, text, before, after } = s;
+    const { text, before, after } = s;
+    const what = ctx.session.block(blockId)?.observation ? `${s.toolName ?? 'observation'} observation` : `${s.toolName ?? 'tool'} result`;
     ctx.propose({
       position: pos,
       saved: before - after,
@@ -185,11 +191,28 @@ export class SummarizeToolResults implements Strategy {
         blockId,
         text,
         author: `strategy:${this.name}`,
-        reason: `${s.toolName ?? 'tool'} result older than the last ${this.o.keepTurns} tool rounds: summarized (${before} → ${after} tokens)`,
+        reason: `${what} older than the last ${this.o.keepTurns} tool rounds: summarized (${before} → ${after} tokens)`,
         callIndex: ctx.callIndex,
         tokensBefore: before,
         tokensAfter: after,
       },
     });
   }
+}
+
+/** The result blocks of a round: its tool_results, or its observation blocks. */
+function resultBlocks(ctx: StrategyContext, r: ToolRound): string[] {
+  if (r.observationIds) return [...r.observationIds];
+  const out: string[] = [];
+  for (const id of r.toolUseIds) {
+    const blockId = ctx.session.toolResultBlockId(id);
+    if (blockId) out.push(blockId);
+  }
+  return out;
+}
+
+/** An observation's "tool name": the command word of the action it answers, else `observation`. */
+function observationName(ctx: StrategyContext, messageId: string): string {
+  const pos = ctx.session.position(messageId) ?? 0;
+  return actionWord(ctx.session.messages[pos - 1]) ?? 'observation';
 }

@@ -14,6 +14,8 @@ const ERROR_SIGNS: readonly RegExp[] = [
   /\bexit(?:ed with)? code [1-9]\d*/i,
   /\bcommand not found\b/,
   /\bENOENT\b|\bEACCES\b|\bNo such file or directory\b/,
+  // mini-swe-agent's observation template with a failing exit status.
+  /^<returncode>[1-9]\d*<\/returncode>/,
 ];
 
 export function resultStatus(b: ContentBlockParam): 'OK' | 'ERROR' {

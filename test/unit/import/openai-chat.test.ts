@@ -28,6 +28,8 @@ describe('OpenAI chat: the MIT samples', () => {
     expect(s.calls).toHaveLength(11);
     expect(s.calls.every((c) => c.usage === undefined && c.epochStart === 0)).toBe(true);
     expect(s.calls.map((c) => c.at)).toEqual([1, 3, 5, 7, 9, 11, 13, 15, 17, 19, 21]);
+    // Function calling: the results are tool messages (tool_result blocks), so nothing is marked as an observation.
+    expect(s.messages.some((m) => m.meta.observation || m.blocks.some((b) => b.observation))).toBe(false);
     expect(pairing(s)).toEqual({ uses: 11, answered: 11, orphans: 0 });
     expect(kinds(s.messages[1])).toEqual(['text', 'tool_use']);
     expect(s.messages[1].blocks[1].param).toEqual({ type: 'tool_use', id: 'call_cyI71DYnRdoLHWwtZgIaW2wr', name: 'create', input: { filename: 'reproduce.py' } });
@@ -45,11 +47,11 @@ describe('OpenAI chat: the MIT samples', () => {
     ]);
   });
 
-  it('SWE-agent 0.x thought-action .traj: the demonstration and the task open the session, observations stay user text', () => {
+  it('SWE-agent 0.x thought-action .traj: the demonstration and the task open the session, observations are marked', () => {
     const s = importTranscript(SWE_AGENT_0X);
     expect(s.format).toBe('openai-chat');
     expect(typeof s.system === 'string' && s.system.startsWith('SETTING: You are an autonomous programmer')).toBe(true);
-    // history: system, the is_demo demonstration (role user), the task, then 12 × (assistant, observation as role user).
+    // history: system, the is_demo demonstration (role user), the task, then 12 assistant actions, the first 11 answered by an observation (role user).
     expect(s.calls).toHaveLength(12);
     expect(s.messages.map((m) => m.role)).toEqual(s.messages.map((_, i) => (i % 2 ? 'assistant' : 'user')));
     // The demonstration and the task are two consecutive user entries: one first message, two text blocks, in order.
@@ -57,24 +59,36 @@ describe('OpenAI chat: the MIT samples', () => {
     const first = s.messages[0].blocks.map((b) => (b.param as { text: string }).text);
     expect(first[0].startsWith('Here is a demonstration')).toBe(true);
     expect(first[1].startsWith("We're currently solving the following issue")).toBe(true);
-    // No tool calls in this format: every observation is a user message, so no block is a tool result.
+    // No tool calls in this format: every observation is a user text block, marked as the environment's answer.
     expect(s.messages.every((m) => m.blocks.every((b) => b.kind === 'text'))).toBe(true);
+    expect(s.messages[0].meta.observation).toBeUndefined();
+    expect(s.messages[0].blocks.some((b) => b.observation)).toBe(false);
+    const users = s.messages.filter((m) => m.role === 'user').slice(1);
+    expect(users).toHaveLength(11);
+    expect(users.every((m) => m.meta.observation === true && m.blocks.every((b) => b.observation === true))).toBe(true);
+    expect(s.messages.filter((m) => m.role === 'assistant').every((m) => !m.meta.observation && m.blocks.every((b) => !b.observation))).toBe(true);
     expect(s.issues).toEqual([]);
   });
 
-  it('SWE-agent 0.x: default sends every user text block verbatim, so it cannot send fewer tokens than none', () => {
+  it('SWE-agent 0.x under default: every request valid, the first user message verbatim on every call, fewer tokens than none', () => {
     const s = importTranscript(SWE_AGENT_0X);
-    const sent = (strategy: string): number[] => {
-      const out: number[] = [];
+    const firstUser = s.messages[0].blocks.map((b) => b.param);
+    const sent = (strategy: string): number => {
+      let total = 0;
       replayAll(s, { strategy }, ({ call: c, prepared, engine }) => {
         const userText = userTextRequired(engine.session, c.epochStart, c.at);
+        // The protected blocks of the history are the first user message's, nothing else.
+        expect(userText.map((r) => r.param)).toEqual(firstUser);
         expect(validateRequest(prepared.body, { model: prepared.body.model, userText })).toEqual([]);
-        out.push(JSON.stringify(prepared.body.messages).length);
+        const head = prepared.body.messages[0];
+        expect(head.role).toBe('user');
+        const headBlocks = typeof head.content === 'string' ? [{ type: 'text', text: head.content }] : head.content;
+        expect(headBlocks.map((b) => (b.type === 'text' ? b.text : b.type))).toEqual(firstUser.map((b) => (b.type === 'text' ? b.text : b.type)));
+        total += engine.tokens.text(JSON.stringify(prepared.body.messages)).tokens;
       });
-      return out;
+      return total;
     };
-    // Only user text and assistant text: nothing an automatic strategy may trim.
-    expect(sent('default')).toEqual(sent('none'));
+    expect(sent('default')).toBeLessThan(sent('none'));
   });
 
   it('mini-swe-agent: plain text actions, alternating user and assistant, no issues', () => {
@@ -87,6 +101,9 @@ describe('OpenAI chat: the MIT samples', () => {
     expect(s.messages.map((m) => m.role)).toEqual(s.messages.map((_, i) => (i % 2 ? 'assistant' : 'user')));
     expect(s.messages.every((m) => kinds(m).join() === 'text')).toBe(true);
     expect(s.messages[0].meta.source).toBe('mini-swe-agent_github_issue.traj.json:[1]');
+    // The task is not marked; every later user message answers the action block before it.
+    expect(s.messages[0].meta.observation).toBeUndefined();
+    expect(s.messages.slice(1).filter((m) => m.role === 'user').every((m) => m.meta.observation === true && m.blocks.every((b) => b.observation))).toBe(true);
     expect(s.issues).toEqual([]);
   });
 
