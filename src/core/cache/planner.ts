@@ -74,7 +74,9 @@ function cacheControl(ttl: CacheTtl): CacheControl {
 }
 
 function hasAnyCacheControl(b: ContentBlockParam): boolean {
-  return cacheControlOf(b) !== undefined || nestedBlocks(b).some((c) => cacheControlOf(c) !== undefined);
+  if (cacheControlOf(b) !== undefined) return true;
+  for (const c of nestedBlocks(b)) if (cacheControlOf(c) !== undefined) return true;
+  return false;
 }
 
 function stripBlock(b: ContentBlockParam): ContentBlockParam {
@@ -100,17 +102,58 @@ export function stripCacheControl(body: RequestBody): RequestBody {
   return out;
 }
 
-/** Every message block position with its cumulative prefix tokens (tools + system + blocks up to it). */
-function positions(body: RequestBody, opts: PlanOptions): Pos[] {
-  const out: Pos[] = [];
+/**
+ * Every message block position with its cumulative prefix tokens (tools + system + blocks up
+ * to it), in flat arrays reused from plan to plan (a plan is synchronous): no object per block
+ * per call. {@link posAt} makes the few positions a plan keeps into objects.
+ */
+interface Positions {
+  readonly n: number;
+  readonly m: Int32Array;
+  readonly b: Int32Array;
+  readonly prefix: Float64Array;
+}
+
+let posBuffer = { m: new Int32Array(256), b: new Int32Array(256), prefix: new Float64Array(256) };
+
+function positions(body: RequestBody, opts: PlanOptions): Positions {
+  let total = 0;
+  for (const msg of body.messages) total += typeof msg.content === 'string' ? 1 : msg.content.length;
+  if (posBuffer.m.length < total) {
+    const size = Math.max(total, posBuffer.m.length * 2);
+    posBuffer = { m: new Int32Array(size), b: new Int32Array(size), prefix: new Float64Array(size) };
+  }
+  const { m: pm, b: pb, prefix: pp } = posBuffer;
   let prefix = opts.toolsTokens + opts.systemTokens;
-  body.messages.forEach((msg, m) => {
-    contentBlocks(msg.content).forEach((block, b) => {
+  let g = 0;
+  for (let m = 0; m < body.messages.length; m++) {
+    const c = body.messages[m].content;
+    const count = typeof c === 'string' ? 1 : c.length;
+    for (let b = 0; b < count; b++) {
       prefix += opts.tokensOf(m, b);
-      out.push({ m, b, g: out.length, prefix, block, id: opts.blockIdAt?.(m, b) ?? `messages.${m}.content.${b}` });
-    });
-  });
-  return out;
+      pm[g] = m;
+      pb[g] = b;
+      pp[g] = prefix;
+      g++;
+    }
+  }
+  return { n: g, m: pm, b: pb, prefix: pp };
+}
+
+/** The block at flat position g. */
+function blockAt(body: RequestBody, pos: Positions, g: number): ContentBlockParam {
+  const c = body.messages[pos.m[g]].content;
+  return typeof c === 'string' ? { type: 'text', text: c } : c[pos.b[g]];
+}
+
+function idAt(pos: Positions, g: number, opts: PlanOptions): string {
+  const m = pos.m[g];
+  const b = pos.b[g];
+  return opts.blockIdAt?.(m, b) ?? `messages.${m}.content.${b}`;
+}
+
+function posAt(body: RequestBody, pos: Positions, g: number, opts: PlanOptions): Pos {
+  return { m: pos.m[g], b: pos.b[g], g, prefix: pos.prefix[g], block: blockAt(body, pos, g), id: idAt(pos, g, opts) };
 }
 
 /** Index of the last non-blank system text block, or -1. */
@@ -172,26 +215,28 @@ export function planBreakpoints(input: RequestBody, opts: PlanOptions): Plan {
   }
 
   const pos = positions(body, opts);
+  const at = (g: number): Pos => posAt(body, pos, g, opts);
   let tail: Pos | undefined;
   let heldBack = false;
   const holdFrom = opts.holdBackFrom;
   if (holdFrom !== undefined && holdFrom > 0 && holdFrom < body.messages.length) {
-    for (let k = pos.length - 1; k >= 0 && !tail; k--) if (pos[k].m < holdFrom && isCacheable(pos[k].block)) tail = pos[k];
+    for (let k = pos.n - 1; k >= 0 && !tail; k--) if (pos.m[k] < holdFrom && isCacheable(blockAt(body, pos, k))) tail = at(k);
     if (tail && tail.prefix >= min) heldBack = true;
     else tail = undefined;
   }
-  for (let k = pos.length - 1; k >= 0 && !tail; k--) if (isCacheable(pos[k].block)) tail = pos[k];
+  for (let k = pos.n - 1; k >= 0 && !tail; k--) if (isCacheable(blockAt(body, pos, k))) tail = at(k);
   const anchors: { p: Pos; reason: string }[] = [];
   if (tail && tail.prefix >= min) {
     const prevIds = new Set((opts.previous ?? []).filter((p) => p.messageIndex !== undefined).map((p) => p.at));
     let written: Pos | undefined;
     const before = opts.firstChanged ?? Infinity;
-    for (const p of pos) if (p.g <= tail.g && p.m < before && prevIds.has(p.id)) written = p;
+    // The last position at or before the tail, before the first changed message, that a recent call wrote.
+    if (prevIds.size > 0) for (let k = tail.g; k >= 0 && !written; k--) if (pos.m[k] < before && prevIds.has(idAt(pos, k, opts))) written = at(k);
     // An edit inside the previous request: a breakpoint just before it writes a stepping stone, so
     // the next edit further on rewrites from here, not from the last write before every earlier edit.
     let edge: Pos | undefined;
     if (before < body.messages.length) {
-      for (let k = pos.length - 1; k >= 0 && !edge; k--) if (pos[k].m < before && isCacheable(pos[k].block)) edge = pos[k];
+      for (let k = pos.n - 1; k >= 0 && !edge; k--) if (pos.m[k] < before && isCacheable(blockAt(body, pos, k))) edge = at(k);
       if (edge && (edge.prefix < min || edge.g >= tail.g || (written && edge.g <= written.g))) edge = undefined;
     }
     const readFrom = edge ?? tail;

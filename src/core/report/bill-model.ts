@@ -180,8 +180,20 @@ export class BillModel {
   private readonly shared: SimBlock;
   private readonly sessionBlock: SimBlock;
   private readonly keepsThinking: boolean;
-  /** The last request's messages and their parts ({@link partsOf}). */
-  private prevParts?: { readonly input: readonly BillMessage[]; readonly lastHuman: number; readonly effs: readonly BillMessage[]; readonly parts: readonly SimParts[]; readonly sims: readonly SimMessage[] };
+  /**
+   * The last request's messages and their parts ({@link partsOf}), and the messages sent to the
+   * simulator: `sims` with the first message of an epoch and the breakpoint's message replaced
+   * (at the indices in `patched`).
+   */
+  private readonly work = {
+    input: [] as readonly BillMessage[],
+    lastHuman: -2,
+    effs: [] as BillMessage[],
+    parts: [] as SimParts[],
+    sims: [] as SimMessage[],
+    sent: [] as SimMessage[],
+    patched: [] as number[],
+  };
   /** Per message object: the message without thinking (models that drop it). */
   private readonly stripped = new WeakMap<BillMessage, BillMessage>();
   /** Per message object: its blocks folded (thinking carried by the next block) and their simulator blocks. */
@@ -206,30 +218,32 @@ export class BillModel {
   }
 
   /**
-   * The simulator parts of a request's messages. The previous request's are reused for the
-   * messages it shares (the same objects, in the same places, with the same last human turn),
-   * so a call looks up only what is new: a tool loop's per-call work does not grow with the history.
+   * The simulator parts of a request's messages, in arrays kept from step to step. The previous
+   * request's are kept for the messages it shares (the same objects, in the same places, with
+   * the same last human turn), so a call looks up only what is new: a tool loop's per-call work
+   * does not grow with the history. Returns the index from which the parts are new.
    */
-  private partsOf(input: readonly BillMessage[]): { effs: readonly BillMessage[]; parts: readonly SimParts[]; sims: readonly SimMessage[] } {
+  private partsOf(input: readonly BillMessage[]): number {
     const lastHuman = this.keepsThinking ? -1 : lastHumanTurn(input);
-    const prev = this.prevParts;
+    const w = this.work;
     let k = 0;
-    if (prev && prev.lastHuman === lastHuman) {
-      const n = Math.min(prev.input.length, input.length);
-      while (k < n && prev.input[k] === input[k]) k++;
+    if (w.lastHuman === lastHuman) {
+      const n = Math.min(w.input.length, input.length);
+      while (k < n && w.input[k] === input[k]) k++;
     }
-    const effs: BillMessage[] = k > 0 ? prev!.effs.slice(0, k) : [];
-    const parts: SimParts[] = k > 0 ? prev!.parts.slice(0, k) : [];
-    const sims: SimMessage[] = k > 0 ? prev!.sims.slice(0, k) : [];
+    w.effs.length = k;
+    w.parts.length = k;
+    w.sims.length = k;
     for (let i = k; i < input.length; i++) {
       const e = lastHuman > 0 && i < lastHuman ? this.withoutThinking(input[i]) : input[i];
       const p = this.simMessage(e);
-      effs.push(e);
-      parts.push(p);
-      sims.push(p.msg);
+      w.effs.push(e);
+      w.parts.push(p);
+      w.sims.push(p.msg);
     }
-    this.prevParts = { input, lastHuman, effs, parts, sims };
-    return { effs, parts, sims };
+    w.input = input;
+    w.lastHuman = lastHuman;
+    return k;
   }
 
   /** An assistant message without its thinking (models that drop earlier turns' thinking), kept per message object. */
@@ -324,9 +338,17 @@ export class BillModel {
       // Another session of the same client reads the shared prefix just before: it stays warm.
       this.sim.step({ model: this.model, system: [shared], messages: [] }, this.tokensOf, req.now);
     }
-    const { effs, parts, sims } = this.partsOf(req.messages);
-    const messages: SimMessage[] = sims.slice();
-    if (req.epoch && parts.length && parts[0].sim.length) messages[0] = this.epochMessage(effs[0], parts[0], req.epoch);
+    const k = this.partsOf(req.messages);
+    const { effs, parts, sims, sent: messages, patched } = this.work;
+    // The messages sent: the parts' messages (new from k on, the last step's patches undone), then patched.
+    for (const i of patched) if (i < k) messages[i] = sims[i];
+    patched.length = 0;
+    messages.length = sims.length;
+    for (let i = k; i < sims.length; i++) messages[i] = sims[i];
+    if (req.epoch && parts.length && parts[0].sim.length) {
+      messages[0] = this.epochMessage(effs[0], parts[0], req.epoch);
+      patched.push(0);
+    }
     // The message breakpoint: on the block the client put it on, else on the last block.
     let at: [number, number] | undefined;
     if (req.breakpointAt !== undefined) {
@@ -341,11 +363,14 @@ export class BillModel {
       const content = [...(messages[mi].content as readonly SimBlock[])];
       content[bi] = this.withCc(content[bi], parts[mi].folded[bi].tokens, cc);
       messages[mi] = { role: messages[mi].role, content };
+      patched.push(mi);
     }
     if (span) {
       let pos = this.prefix.shared + this.prefix.session;
-      for (const m of parts) {
-        for (const f of m.folded) {
+      for (let mi = 0; mi < parts.length; mi++) {
+        const folded = parts[mi].folded;
+        for (let fi = 0; fi < folded.length; fi++) {
+          const f = folded[fi];
           span(f.block, pos, f.tokens);
           pos += f.tokens;
         }

@@ -55,8 +55,11 @@ export function isCacheable(b: ContentBlockParam): boolean {
 }
 
 /** Content blocks nested in a tool_result (they may carry cache_control too). */
+/** Shared by every block without nested blocks (no array allocated per block on the hot paths). */
+const NONE: readonly object[] = Object.freeze([]);
+
 export function nestedBlocks(b: ContentBlockParam): readonly object[] {
-  if (b.type !== 'tool_result' || b.content === undefined || typeof b.content === 'string') return [];
+  if (b.type !== 'tool_result' || b.content === undefined || typeof b.content === 'string') return NONE;
   return b.content;
 }
 
