@@ -231,16 +231,15 @@ export class BillModel {
       const n = Math.min(w.input.length, input.length);
       while (k < n && w.input[k] === input[k]) k++;
     }
-    w.effs.length = k;
-    w.parts.length = k;
-    w.sims.length = k;
+    // Overwritten from k on (assignment, not truncate-and-push: the arrays keep their capacity).
     for (let i = k; i < input.length; i++) {
       const e = lastHuman > 0 && i < lastHuman ? this.withoutThinking(input[i]) : input[i];
       const p = this.simMessage(e);
-      w.effs.push(e);
-      w.parts.push(p);
-      w.sims.push(p.msg);
+      w.effs[i] = e;
+      w.parts[i] = p;
+      w.sims[i] = p.msg;
     }
+    if (w.effs.length !== input.length) w.effs.length = w.parts.length = w.sims.length = input.length;
     w.input = input;
     w.lastHuman = lastHuman;
     return k;
@@ -343,8 +342,8 @@ export class BillModel {
     // The messages sent: the parts' messages (new from k on, the last step's patches undone), then patched.
     for (const i of patched) if (i < k) messages[i] = sims[i];
     patched.length = 0;
-    messages.length = sims.length;
     for (let i = k; i < sims.length; i++) messages[i] = sims[i];
+    if (messages.length !== sims.length) messages.length = sims.length;
     if (req.epoch && parts.length && parts[0].sim.length) {
       messages[0] = this.epochMessage(effs[0], parts[0], req.epoch);
       patched.push(0);

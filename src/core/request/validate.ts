@@ -134,25 +134,30 @@ function checkText(text: string, i: number, j: number, out: Violation[]): void {
 /** Non-empty content, no empty or whitespace-only text (nested in tool results too), tool blocks in the right role. */
 function checkContent(msgs: Messages, out: Violation[]): void {
   const last = msgs.length - 1;
-  msgs.forEach((m, i) => {
+  // Plain loops: this runs on every request over the whole history (no closure or array per message).
+  for (let i = 0; i < msgs.length; i++) {
+    const m = msgs[i];
     const empty = m.content.length === 0;
     if (empty && !(i === last && m.role === 'assistant')) {
       out.push(v(RULE.emptyContent, `messages.${i}: all messages must have non-empty content except for the optional final assistant message`, i));
     }
-    if (empty) return;
+    if (empty) continue;
     const blocks = contentBlocks(m.content);
-    blocks.forEach((b, j) => {
+    for (let j = 0; j < blocks.length; j++) {
+      const b = blocks[j];
       if (b.type === 'text') checkText(b.text, i, j, out);
-      for (const c of nestedBlocks(b)) if ((c as ContentBlockParam).type === 'text') checkText((c as { text: string }).text, i, j, out);
+      else if (b.type === 'tool_result' && Array.isArray(b.content)) {
+        for (const c of nestedBlocks(b)) if ((c as ContentBlockParam).type === 'text') checkText((c as { text: string }).text, i, j, out);
+      }
       // Wording ours: the API rejects these with a schema error whose text varies.
       if (b.type === 'tool_result' && m.role !== 'user') out.push(v(RULE.toolBlockRole, `messages.${i}.content.${j}: \`tool_result\` blocks are only allowed in user messages`, i, j));
       if (b.type === 'tool_use' && m.role !== 'assistant') out.push(v(RULE.toolBlockRole, `messages.${i}.content.${j}: \`tool_use\` blocks are only allowed in assistant messages`, i, j));
-    });
+    }
     const tail = blocks[blocks.length - 1];
     if (i === last && m.role === 'assistant' && tail.type === 'text' && !isBlank(tail.text) && endsWithWhitespace(tail.text)) {
       out.push(v(RULE.finalWhitespace, 'messages: final assistant content cannot end with trailing whitespace', i, blocks.length - 1));
     }
-  });
+  }
 }
 
 /** Whether an assistant message calls `id` (a scan: a round has a handful of calls, no set per message). */
@@ -183,54 +188,68 @@ function callCount(m: Messages[number] | undefined): number {
  */
 function checkToolPairing(msgs: Messages, out: Violation[]): void {
   const seenUses = new Set<string>();
-  msgs.forEach((m, i) => {
-    if (typeof m.content === 'string') return;
-    if (m.role === 'assistant') {
-      const uses: string[] = [];
-      m.content.forEach((b, j) => {
-        if (b.type !== 'tool_use') return;
-        if (seenUses.has(b.id)) out.push(v(RULE.duplicateToolUse, `messages.${i}.content.${j}: \`tool_use\` ids must be unique`, i, j));
-        seenUses.add(b.id);
-        uses.push(b.id);
-      });
-      if (uses.length === 0) return;
-      const missing = uses.filter((id) => !answersTool(msgs[i + 1], id));
-      if (missing.length > 0) {
-        out.push(v(RULE.toolUseWithoutResult,
-          `messages.${i}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. ` +
-          'Each `tool_use` block must have a corresponding `tool_result` block in the next message.', i));
-      }
-      return;
+  for (let i = 0; i < msgs.length; i++) checkPairingAt(msgs, i, seenUses, out);
+}
+
+/** Whether a tool_result for `id` comes before block j (a message has a handful of results: a scan, no set per message). */
+function resultBefore(content: readonly ContentBlockParam[], j: number, id: string): boolean {
+  for (let k = 0; k < j; k++) {
+    const b = content[k];
+    if (b.type === 'tool_result' && b.tool_use_id === id) return true;
+  }
+  return false;
+}
+
+/** {@link checkToolPairing} for message i. */
+function checkPairingAt(msgs: Messages, i: number, seenUses: Set<string>, out: Violation[]): void {
+  const m = msgs[i];
+  if (typeof m.content === 'string') return;
+  if (m.role === 'assistant') {
+    let missing: string[] | undefined;
+    let uses = 0;
+    for (let j = 0; j < m.content.length; j++) {
+      const b = m.content[j];
+      if (b.type !== 'tool_use') continue;
+      if (seenUses.has(b.id)) out.push(v(RULE.duplicateToolUse, `messages.${i}.content.${j}: \`tool_use\` ids must be unique`, i, j));
+      seenUses.add(b.id);
+      uses++;
+      if (!answersTool(msgs[i + 1], b.id)) (missing ??= []).push(b.id);
     }
-    const prev = msgs[i - 1];
-    let answeredHere: Set<string> | undefined;
-    let firstOther = -1;
-    let resultAfterOther = false;
-    let results = 0;
-    m.content.forEach((b, j) => {
-      if (b.type !== 'tool_result') {
-        if (firstOther < 0) firstOther = j;
-        return;
-      }
-      results++;
-      if (firstOther >= 0) resultAfterOther = true;
-      if (!callsTool(prev, b.tool_use_id)) {
-        out.push(v(RULE.unexpectedToolResult,
-          `messages.${i}.content.${j}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${b.tool_use_id}. ` +
-          'Each `tool_result` block must have a corresponding `tool_use` block in the previous message.', i, j));
-      } else if (answeredHere?.has(b.tool_use_id)) {
-        // Wording ours: a second result for one call.
-        out.push(v(RULE.duplicateToolResult, `messages.${i}.content.${j}: \`tool_use\` id ${b.tool_use_id} is answered by more than one \`tool_result\` block`, i, j));
-      }
-      (answeredHere ??= new Set()).add(b.tool_use_id);
-    });
-    if (resultAfterOther) {
-      const k = callCount(prev) || results;
-      out.push(v(RULE.toolResultsFirst,
-        `messages.${i}: Did not find ${k} \`tool_result\` block(s) at the beginning of this message. ` +
-        'Messages following `tool_use` blocks must begin with a matching number of `tool_result` blocks.', i, firstOther));
+    if (uses === 0) return;
+    if (missing) {
+      out.push(v(RULE.toolUseWithoutResult,
+        `messages.${i}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. ` +
+        'Each `tool_use` block must have a corresponding `tool_result` block in the next message.', i));
     }
-  });
+    return;
+  }
+  const prev = msgs[i - 1];
+  let firstOther = -1;
+  let resultAfterOther = false;
+  let results = 0;
+  for (let j = 0; j < m.content.length; j++) {
+    const b = m.content[j];
+    if (b.type !== 'tool_result') {
+      if (firstOther < 0) firstOther = j;
+      continue;
+    }
+    results++;
+    if (firstOther >= 0) resultAfterOther = true;
+    if (!callsTool(prev, b.tool_use_id)) {
+      out.push(v(RULE.unexpectedToolResult,
+        `messages.${i}.content.${j}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${b.tool_use_id}. ` +
+        'Each `tool_result` block must have a corresponding `tool_use` block in the previous message.', i, j));
+    } else if (resultBefore(m.content, j, b.tool_use_id)) {
+      // Wording ours: a second result for one call.
+      out.push(v(RULE.duplicateToolResult, `messages.${i}.content.${j}: \`tool_use\` id ${b.tool_use_id} is answered by more than one \`tool_result\` block`, i, j));
+    }
+  }
+  if (resultAfterOther) {
+    const k = callCount(prev) || results;
+    out.push(v(RULE.toolResultsFirst,
+      `messages.${i}: Did not find ${k} \`tool_result\` block(s) at the beginning of this message. ` +
+      'Messages following `tool_use` blocks must begin with a matching number of `tool_result` blocks.', i, firstOther));
+  }
 }
 
 const THINKING_MODIFIED =
