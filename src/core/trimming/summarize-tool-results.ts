@@ -64,6 +64,8 @@ export class SummarizeToolResults implements Strategy {
   private readonly patterns: RefPattern[];
   /** The summary text of each tool result param (this strategy's options are fixed). */
   private readonly texts = new WeakMap<object, string>();
+  /** Per tool_use param: its input with long values described, and that input's JSON (null: nothing to compact). */
+  private readonly compacts = new WeakMap<object, { input: Record<string, unknown>; text: string } | null>();
 
   constructor(private readonly o: SummarizeOptions = SUMMARIZE_DEFAULTS) {
     this.trigger = o.trigger;
@@ -144,12 +146,17 @@ export class SummarizeToolResults implements Strategy {
     const b = session.block(blockId);
     if (!b || b.param.type !== 'tool_use' || this.o.trimInputsOver <= 0) return undefined;
     if (ctx.isPending(b.id) || session.isPinned(b.id) || session.isUserRestored(b.id) || session.overlaysOnBlock(b.id).length) return undefined;
-    const compact = compactInput(b.param.input, this.o.trimInputsOver);
-    if (!compact) return undefined;
+    // The compacted input and its JSON, made once per tool_use (params never change; asked by foresee and again when old).
+    let c = this.compacts.get(b.param);
+    if (c === undefined) {
+      const input = compactInput(b.param.input, this.o.trimInputsOver);
+      this.compacts.set(b.param, (c = input ? { input, text: JSON.stringify(input) } : null));
+    }
+    if (!c) return undefined;
     const before = ctx.tokens.block(b.param).tokens;
-    const after = ctx.tokens.block({ ...b.param, input: compact }).tokens;
+    const after = ctx.tokens.block({ ...b.param, input: c.input }).tokens;
     if (after >= before) return undefined;
-    return { text: JSON.stringify(compact), name: b.param.name, before, after, saved: before - after };
+    return { text: c.text, name: b.param.name, before, after, saved: before - after };
   }
 
   /** The summary a result (a tool_result or an observation block) would get, or undefined when it is left alone. */

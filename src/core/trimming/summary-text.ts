@@ -44,9 +44,16 @@ function firstMeaningfulLine(text: string): string {
   return '';
 }
 
+/** Lines of a text (newlines + 1), counted without splitting it. */
+function lineCount(text: string): number {
+  let n = 1;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) n++;
+  return n;
+}
+
 export function summarizeToolResult(b: ContentBlockParam, o: SummaryOptions): string {
   const text = toolResultText(b);
-  const lines = text ? text.split('\n').length : 0;
+  const lines = text ? lineCount(text) : 0;
   const patterns = o.refPatterns ?? DEFAULT_REF_PATTERNS;
   const refs = isDefaultPatterns(patterns) ? defaultRefsOf(b, () => text) : extractRefs(text, patterns);
   const kept = refs.slice(0, o.maxRefs);

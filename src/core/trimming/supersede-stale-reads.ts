@@ -4,12 +4,12 @@
  * what counts); identical repeated tool results collapse to the latest one.
  * Incremental: each new message is scanned once; lookups are by path and content hash.
  */
-import { createHash } from 'node:crypto';
 import { toolResultText } from '../session/log';
 import type { ToolUseBlockParam } from '../session/types';
 import { compactInput } from './compact-input';
 import { TRIM_MARKER } from './summary-text';
 import type { Strategy, StrategyContext, StrategyDoc, Trigger } from './types';
+import { hashString } from '../cache/hash';
 
 export interface SupersedeOptions {
   readTools: string[];
@@ -62,7 +62,7 @@ export class SupersedeStaleReads implements Strategy {
   readonly trigger: Trigger;
   private scanned = 0;
   private readonly reads = new Map<string, Seen[]>();
-  private readonly byHash = new Map<string, Seen>();
+  private readonly byHash = new Map<string, Seen & { text: string }>();
   private readonly pendingUses = new Map<string, { path?: string; kind: 'read' | 'edit' | 'other'; name: string }>();
   private readonly readSet: Set<string>;
   private readonly stateSet: Set<string>;
@@ -112,10 +112,12 @@ export class SupersedeStaleReads implements Strategy {
             this.reads.set(use.path, list);
           }
           if (this.o.collapseDuplicates && text.length > this.o.minChars) {
-            const h = createHash('sha1').update(use.name).update('\0').update(text).digest('base64');
+            // A fast 64-bit print of the text (no digest of the whole text through a crypto hash), confirmed by comparing the texts.
+            const [x, y] = hashString(text);
+            const h = `${use.name}\0${text.length}:${x}:${y}`;
             const prev = this.byHash.get(h);
-            if (prev) this.point(ctx, prev, `identical to the later ${use.name} result in message ${this.scanned}`);
-            this.byHash.set(h, { blockId: b.id, pos: this.scanned });
+            if (prev && prev.text === text) this.point(ctx, prev, `identical to the later ${use.name} result in message ${this.scanned}`);
+            this.byHash.set(h, { blockId: b.id, pos: this.scanned, text });
           }
         }
       }
