@@ -22,7 +22,8 @@ import { cacheControlOf, isBlank, withoutCacheControl } from './blocks';
 import { renderMessage, type RenderedMessage } from './render';
 import type { Breakpoint, CacheTtl, Repair, RequestBody, Violation } from './types';
 import { userTextRequired } from './user-text-carried';
-import { thinkingEnabled, validateRequest } from './validate';
+import { thinkingEnabled } from './validate';
+import { RequestStreamValidator } from './validate-stream';
 
 /** Top-level params passed through untouched (thinking, tool_choice, metadata, temperature…). */
 export type ExtraParams = Omit<Partial<RequestBody>, 'model' | 'messages' | 'max_tokens' | 'stream' | 'system' | 'tools'>;
@@ -156,6 +157,8 @@ const TOOL_SYSTEM_TOKENS = 500;
 
 interface SessionCache {
   readonly rendered: Map<string, RenderedMessage>;
+  /** The session's requests are validated as a stream: a clean request that only adds to the last is checked for what changed. */
+  readonly validator: RequestStreamValidator;
   /** Positions of compact-boundary messages, ascending, for positions < scanned. */
   readonly boundaries: number[];
   scanned: number;
@@ -167,7 +170,7 @@ export class RequestBuilder {
 
   private cacheOf(session: Session): SessionCache {
     let c = this.caches.get(session);
-    if (!c) this.caches.set(session, (c = { rendered: new Map(), boundaries: [], scanned: 0 }));
+    if (!c) this.caches.set(session, (c = { rendered: new Map(), validator: new RequestStreamValidator(), boundaries: [], scanned: 0 }));
     return c;
   }
 
@@ -250,7 +253,7 @@ export class RequestBuilder {
 
     // A response with thinking was made with thinking on: the request continuing it is sent so too.
     const thinking = thinkingEnabled(body) || assembled.latestThinking.length > 0;
-    const violations = validateRequest(body, { model: opts.model, latestAssistantThinking: assembled.latestThinking, thinking, userText: userTextRequired(session, from, upTo) });
+    const violations = this.cacheOf(session).validator.validate(body, { model: opts.model, latestAssistantThinking: assembled.latestThinking, thinking, userText: userTextRequired(session, from, upTo) });
     if (violations.length > 0) throw new RequestRefusedError(violations, repairs);
     return { body, repairs, blockMap, breakpoints, from, upTo, messages, firstChanged, heldFrom };
   }
