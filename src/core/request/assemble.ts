@@ -292,10 +292,31 @@ class Assembler {
 
 }
 
+/**
+ * The last output built for a turn of several sources or changed blocks, by its first visible
+ * block's param: a request that sends the same blocks again gets the same message object (a
+ * merged or repaired message is then unchanged from call to call for everything that compares
+ * messages by identity: the stream validator, the planner's first changed message, the report).
+ */
+const lastOutput = new WeakMap<object, AssembledMessage>();
+
 function output(t: Turn): AssembledMessage {
   if (!t.own && t.source && !t.more) return t.source.output();
   const vis = t.blocks.filter((b) => !b.hidden);
-  return { param: { role: t.role, content: vis.map((b) => b.param) }, ids: vis.map((b) => b.id) };
+  const key = vis[0]?.param;
+  const hit = key ? lastOutput.get(key) : undefined;
+  if (hit && hit.param.role === t.role && sameBlocks(hit, vis)) return hit;
+  const out: AssembledMessage = { param: { role: t.role, content: vis.map((b) => b.param) }, ids: vis.map((b) => b.id) };
+  if (key) lastOutput.set(key, out);
+  return out;
+}
+
+/** The same block objects with the same ids, in the same order. */
+function sameBlocks(m: AssembledMessage, vis: readonly SentBlock[]): boolean {
+  const content = m.param.content;
+  if (typeof content === 'string' || content.length !== vis.length) return false;
+  for (let i = 0; i < vis.length; i++) if (content[i] !== vis[i].param || m.ids[i] !== vis[i].id) return false;
+  return true;
 }
 
 /** Rendered messages (in log order) → valid messages, the repairs made, and the latest turn's thinking. */
