@@ -97,9 +97,11 @@ export function priceStrategy(imp: ImportedSession, model: string, fit: FitResul
     const json = blockIdentityJson(param);
     let out: BillBlock;
     if (orig && log) {
-      let o = origJson.get(log.id);
-      if (o === undefined) origJson.set(log.id, (o = blockIdentityJson(log.param)));
-      if (o === json) out = orig;
+      // Different character counts are different bytes: the log block's JSON is needed only when they agree.
+      const sameChars = blockChars(param) === blockChars(log.param);
+      let o = sameChars ? origJson.get(log.id) : undefined;
+      if (sameChars && o === undefined) origJson.set(log.id, (o = blockIdentityJson(log.param)));
+      if (sameChars && o === json) out = orig;
       else {
         const scale = blockChars(param) / Math.max(1, blockChars(log.param));
         out = { id: `${log.id}~${hashString(json).join('.')}`, tokens: orig.tokens * scale, thinking: orig.thinking, logId };
