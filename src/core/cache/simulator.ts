@@ -335,6 +335,14 @@ export class CacheSimulator {
     return this.chainA[pos] * KEY_LOW_SCALE + (this.chainB[pos] & (KEY_LOW_SCALE - 1));
   }
 
+  /**
+   * `copy` is `original` with only its own cache_control changed (a breakpoint moved onto it):
+   * the same content identity, so the same hash, without serializing the copy.
+   */
+  shareIdentity(copy: SimBlock, original: SimBlock): void {
+    this.blockHashes.set(copy, this.hashOf(original));
+  }
+
   private hashOf(block: SimBlock): [number, number] {
     let h = this.blockHashes.get(block);
     if (!h) {

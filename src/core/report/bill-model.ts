@@ -286,6 +286,7 @@ export class BillModel {
     let marked = byTtl.get(key);
     if (!marked) {
       marked = { ...b, cache_control: cc } as SimBlock;
+      this.sim.shareIdentity(marked, b);
       this.sizes.set(marked, tokens);
       byTtl.set(key, marked);
     }
