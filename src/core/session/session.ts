@@ -53,9 +53,8 @@ export class Session {
   private readonly messagePrunes = new Map<string, Set<string>>();
   private summaries: SummaryOverlay[] = [];
   private readonly revisions = new Map<string, number>();
-  /** See updateLoopHead. */
+  /** See updateLoopHead; `resolved`: the last view computed of each message (see resolveMessage). */
   private loopHead = -1;
-  /** The last view computed of each message (see resolveMessage). */
   private readonly resolved = new Map<string, ResolvedMessage>();
   /** Blocks the user restored: strategies leave them alone from then on. */
   private readonly userRestored = new Set<string>();
@@ -66,9 +65,7 @@ export class Session {
   readonly userText = new ProtectedIndex();
 
   constructor(init: SessionInit = {}) {
-    this.system = init.system;
-    this.tools = init.tools;
-    this.model = init.model;
+    ({ system: this.system, tools: this.tools, model: this.model } = init);
   }
 
   on(listener: (e: SessionEvent) => void): () => void {
@@ -82,8 +79,7 @@ export class Session {
 
   /** Append new content to the log. */
   append(role: Role, content: string | readonly ContentBlockParam[], meta: MessageMeta = {}, id?: string): LogMessage {
-    const m = makeMessage(id ?? newId('m'), this.messages.length, role, content, meta, this.toolNames);
-    return this.appendMessage(m);
+    return this.appendMessage(makeMessage(id ?? newId('m'), this.messages.length, role, content, meta, this.toolNames));
   }
 
   /** Append an already-built message (importers, journal resume). Duplicate ids are ignored. */
@@ -360,18 +356,15 @@ export class Session {
   /**
    * What the model sees of the message at `pos`. `withoutStrategies`: as if no strategy had
    * touched it (user and agent overlays still apply); always so for the assistant message the
-   * log's tool loop continues (see updateLoopHead).
+   * log's tool loop continues (see updateLoopHead). Every change to a view bumps the message's
+   * revision, so the default view at a revision is computed once, whoever asks.
    */
   resolveMessage(pos: number, withoutStrategies?: boolean): ResolvedMessage {
     if (withoutStrategies !== undefined) return this.resolveAt(pos, withoutStrategies);
-    // Every change to a message's view bumps its revision (overlays, summaries over it, pins, the loop head):
-    // the view at a revision is computed once, whoever asks (the token index, the request builder).
-    const id = this.messages[pos].id;
-    const revision = this.revision(id);
-    const hit = this.resolved.get(id);
-    if (hit && hit.revision === revision && hit.position === pos) return hit;
+    const hit = this.resolved.get(this.messages[pos].id);
+    if (hit && hit.position === pos && hit.revision === this.revision(hit.message.id)) return hit;
     const r = this.resolveAt(pos, pos === this.loopHead);
-    this.resolved.set(id, r);
+    this.resolved.set(r.message.id, r);
     return r;
   }
 
