@@ -4,7 +4,7 @@
  * parameter choice), token calibration accuracy, and request-build speed. Results go
  * to bench-results/ (JSON + Markdown).
  *
- * Sections: --section=engine,check,loso,tokens,speed,deltas,proxy,soak,cli,report (default: all but deltas, which speed includes; cli needs CLAUDE_BIN). Positional
+ * Sections: --section=engine,check,loso,loops,tokens,speed,deltas,proxy,soak,cli,report (default: all but deltas, which speed includes; cli needs CLAUDE_BIN). Positional
  * arguments restrict the contenders by name or spec; --spec=a,b [--config=file.json]
  * adds an ad-hoc one for tuning.
  */
@@ -25,6 +25,7 @@ import { formatSoak, runSoak } from './soak';
 import { claudeBin, formatCliRuns, runClaudeCodeCli } from './claude-code-cli';
 import { checkSection, costTable, losoSection, pct, perTranscript, rulesSection, type CheckData } from './report';
 import { setupSession, type BenchSession } from './session-setup';
+import { singleTaskSection } from './single-task';
 import { checkStep, LADDER, legacyPricer, recordedCost, timingFacts, type StepResult } from './sim-check';
 import { formatReport, measureCalibration, transcriptFiles } from './tokens';
 
@@ -33,7 +34,7 @@ const CHECKED = new Set(['none', 'default', 'anchor: anthropic clear_tool_uses',
 
 function sections(): Set<string> {
   const arg = process.argv.find((a) => a.startsWith('--section='));
-  return new Set(arg ? arg.slice(10).split(',') : ['engine', 'check', 'loso', 'tokens', 'speed', 'proxy', 'soak', 'cli', 'report']);
+  return new Set(arg ? arg.slice(10).split(',') : ['engine', 'check', 'loso', 'loops', 'tokens', 'speed', 'proxy', 'soak', 'cli', 'report']);
 }
 
 const log = (s: string): void => void process.stderr.write(`${s}\n`);
@@ -145,6 +146,11 @@ async function main(): Promise<void> {
     }
     md.push('## Per transcript', '', perTranscript(e.rows, oracles), '');
     writeFileSync(join(outDir, 'engine.json'), JSON.stringify(json, null, 2));
+  }
+  if (want.has('loops')) {
+    const loops = singleTaskSection(log);
+    md.push(...loops.md);
+    writeFileSync(join(outDir, 'loops.json'), JSON.stringify(loops.rows, null, 2));
   }
   if (want.has('tokens')) {
     const report = measureCalibration(transcriptFiles());
