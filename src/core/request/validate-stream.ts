@@ -17,7 +17,7 @@ import type { ContentBlockParam } from '../session/types';
 import { cacheControlOf, contentBlocks, isBlank, isThinking, nestedBlocks, sameBlock } from './blocks';
 import type { RequestBody, Violation } from './types';
 import { missingUserText } from './user-text-carried';
-import { MAX_CACHE_CONTROL_BLOCKS, MAX_MESSAGES, thinkingEnabled, validateRequest, type ValidateOptions } from './validate';
+import { answersTool, callsTool, MAX_CACHE_CONTROL_BLOCKS, MAX_MESSAGES, thinkingEnabled, validateRequest, type ValidateOptions } from './validate';
 
 type Messages = RequestBody['messages'];
 
@@ -149,20 +149,6 @@ function blockMarksClean(b: ContentBlockParam, cc: CcState): boolean {
   return true;
 }
 
-/** Whether a user message answers `id`. */
-function answers(m: Messages[number] | undefined, id: string): boolean {
-  if (!m || m.role !== 'user' || typeof m.content === 'string') return false;
-  for (const b of m.content) if (b.type === 'tool_result' && b.tool_use_id === id) return true;
-  return false;
-}
-
-/** Whether an assistant message calls `id`. */
-function calls(m: Messages[number] | undefined, id: string): boolean {
-  if (!m || m.role !== 'assistant' || typeof m.content === 'string') return false;
-  for (const b of m.content) if (b.type === 'tool_use' && b.id === id) return true;
-  return false;
-}
-
 /**
  * Message i (not the last of an assistant-final request) breaks none of the rules about
  * itself and its neighbours: role order, content, tool blocks in the right role, thinking
@@ -180,14 +166,14 @@ function messageClean(msgs: Messages, i: number): boolean {
     if (b.type === 'text') {
       if (isBlank(b.text)) return false;
     } else if (b.type === 'tool_result') {
-      if (m.role !== 'user' || other || !calls(msgs[i - 1], b.tool_use_id)) return false;
+      if (m.role !== 'user' || other || !callsTool(msgs[i - 1], b.tool_use_id)) return false;
       for (let k = 0; k < j; k++) {
         const p = blocks[k];
         if (p.type === 'tool_result' && p.tool_use_id === b.tool_use_id) return false;
       }
       for (const c of nestedBlocks(b)) if ((c as ContentBlockParam).type === 'text' && isBlank((c as { text: string }).text)) return false;
     } else if (b.type === 'tool_use') {
-      if (m.role !== 'assistant' || !answers(msgs[i + 1], b.id)) return false;
+      if (m.role !== 'assistant' || !answersTool(msgs[i + 1], b.id)) return false;
     }
     if (b.type !== 'tool_result') other = true;
     if (m.role === 'assistant' && j > 0 && isThinking(b) && !isThinking(blocks[0])) return false;

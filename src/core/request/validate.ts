@@ -161,14 +161,14 @@ function checkContent(msgs: Messages, out: Violation[]): void {
 }
 
 /** Whether an assistant message calls `id` (a scan: a round has a handful of calls, no set per message). */
-function callsTool(m: Messages[number] | undefined, id: string): boolean {
+export function callsTool(m: Messages[number] | undefined, id: string): boolean {
   if (!m || m.role !== 'assistant' || typeof m.content === 'string') return false;
   for (const b of m.content) if (b.type === 'tool_use' && b.id === id) return true;
   return false;
 }
 
 /** Whether a user message answers `id`. */
-function answersTool(m: Messages[number] | undefined, id: string): boolean {
+export function answersTool(m: Messages[number] | undefined, id: string): boolean {
   if (!m || m.role !== 'user' || typeof m.content === 'string') return false;
   for (const b of m.content) if (b.type === 'tool_result' && b.tool_use_id === id) return true;
   return false;
