@@ -110,7 +110,12 @@ export function effectiveMessages(messages: readonly BillMessage[], model: strin
   if (keepsPriorThinking(model)) return messages;
   const lastHuman = lastHumanTurn(messages);
   if (lastHuman <= 0) return messages;
-  return messages.map((m, i) => (i < lastHuman && m.role === 'assistant' && m.blocks.some((b) => b.thinking) ? { ...m, blocks: m.blocks.filter((b) => !b.thinking) } : m));
+  return messages.map((m, i) => (i < lastHuman ? withoutThinking(m) : m));
+}
+
+/** An assistant message without its thinking blocks (the same object when it has none). */
+function withoutThinking(m: BillMessage): BillMessage {
+  return m.role === 'assistant' && m.blocks.some((b) => b.thinking) ? { ...m, blocks: m.blocks.filter((b) => !b.thinking) } : m;
 }
 
 /**
@@ -247,9 +252,8 @@ export class BillModel {
 
   /** An assistant message without its thinking (models that drop earlier turns' thinking), kept per message object. */
   private withoutThinking(m: BillMessage): BillMessage {
-    if (m.role !== 'assistant' || !m.blocks.some((b) => b.thinking)) return m;
     let s = this.stripped.get(m);
-    if (!s) this.stripped.set(m, (s = { ...m, blocks: m.blocks.filter((b) => !b.thinking) }));
+    if (!s) this.stripped.set(m, (s = withoutThinking(m)));
     return s;
   }
 

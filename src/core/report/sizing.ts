@@ -188,59 +188,47 @@ class RunningSum {
     private readonly same: (id: string) => string,
   ) {}
 
-  /** The last human turn before `at`, from the last one before `from` (-1: none). */
-  private lastHumanBefore(at: number, from: number, known: number): number {
-    for (let i = at - 1; i >= from; i--) if (this.human[i]) return i;
-    return known;
-  }
-
-  /** For a call that only adds messages since the last sized one: the sum over the sized counted blocks and the unsized ones. */
-  extend(call: CallRecord, drops: boolean): { known: number; unsized: LogBlock[] } | undefined {
-    const l = this.last;
-    if (!l || l.epochStart !== call.epochStart || l.drops !== drops || call.at < l.at) return undefined;
-    const lastHuman = drops ? this.lastHumanBefore(call.at, Math.max(l.at, call.epochStart), l.lastHuman) : -1;
-    const dropBefore = drops && lastHuman > call.epochStart ? lastHuman : call.epochStart;
-    if (dropBefore !== l.dropBefore) return undefined;
-    let known = l.known;
-    const unsized: LogBlock[] = [];
-    for (let i = l.at; i < call.at; i++) {
-      const m = this.msgs[i];
-      const drop = i < dropBefore && m.role === 'assistant';
-      for (const b of m.blocks) {
-        if (drop && (b.kind === 'thinking' || b.kind === 'redacted_thinking')) continue;
-        const t = this.sizes.get(this.same(b.id));
-        if (t === undefined) unsized.push(b);
-        else known += t;
-      }
-    }
-    return { known, unsized };
-  }
-
-  /** The call's blocks are all sized now: remember the sum over them for the next call. */
-  sized(call: CallRecord, drops: boolean): void {
+  /**
+   * The call's window against the last sized one: whether it only adds messages to it, its last human
+   * turn (found among the new messages when it does) and where its thinking stops counting.
+   */
+  private window(call: CallRecord, drops: boolean): { follows: boolean; lastHuman: number; dropBefore: number } {
     const l = this.last;
     const follows = l !== undefined && l.epochStart === call.epochStart && l.drops === drops && call.at >= l.at;
-    const lastHuman = !drops ? -1 : follows ? this.lastHumanBefore(call.at, Math.max(l.at, call.epochStart), l.lastHuman) : this.lastHumanBefore(call.at, call.epochStart, -1);
+    let lastHuman = follows ? l.lastHuman : -1;
+    if (drops) for (let i = call.at - 1; i >= (follows ? Math.max(l.at, call.epochStart) : call.epochStart); i--) if (this.human[i]) { lastHuman = i; break; }
     const dropBefore = drops && lastHuman > call.epochStart ? lastHuman : call.epochStart;
-    let known: number;
-    let from: number;
-    if (follows && l.dropBefore === dropBefore) {
-      known = l.known;
-      from = l.at;
-    } else {
-      known = 0;
-      from = call.epochStart;
-    }
-    for (let i = from; i < call.at; i++) {
+    return { follows: follows && l.dropBefore === dropBefore, lastHuman: drops ? lastHuman : -1, dropBefore };
+  }
+
+  /** `known` plus the sizes of the counted blocks of messages [from, to), in order; blocks without a size go to `unsized`. */
+  private add(known: number, from: number, to: number, dropBefore: number, unsized?: LogBlock[]): number {
+    for (let i = from; i < to; i++) {
       const m = this.msgs[i];
       const drop = i < dropBefore && m.role === 'assistant';
       for (const b of m.blocks) {
         if (drop && (b.kind === 'thinking' || b.kind === 'redacted_thinking')) continue;
         const t = this.sizes.get(this.same(b.id));
         if (t !== undefined) known += t;
+        else unsized?.push(b);
       }
     }
-    this.last = { epochStart: call.epochStart, at: call.at, drops, dropBefore, lastHuman, known };
+    return known;
+  }
+
+  /** For a call that only adds messages since the last sized one: the sum over the sized counted blocks and the unsized ones. */
+  extend(call: CallRecord, drops: boolean): { known: number; unsized: LogBlock[] } | undefined {
+    const w = this.window(call, drops);
+    if (!w.follows) return undefined;
+    const unsized: LogBlock[] = [];
+    return { known: this.add(this.last!.known, this.last!.at, call.at, w.dropBefore, unsized), unsized };
+  }
+
+  /** The call's blocks are all sized now: remember the sum over them for the next call. */
+  sized(call: CallRecord, drops: boolean): void {
+    const w = this.window(call, drops);
+    const known = w.follows ? this.add(this.last!.known, this.last!.at, call.at, w.dropBefore) : this.add(0, call.epochStart, call.at, w.dropBefore);
+    this.last = { epochStart: call.epochStart, at: call.at, drops, dropBefore: w.dropBefore, lastHuman: w.lastHuman, known };
   }
 
   /** Sizes of counted blocks changed (a rewrite) or the call's counted set was not a plain window (cleared results). */

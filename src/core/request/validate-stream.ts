@@ -14,10 +14,10 @@
  * validator's, in its order and wording.
  */
 import type { ContentBlockParam } from '../session/types';
-import { cacheControlOf, contentBlocks, isBlank, isThinking, nestedBlocks, sameBlock } from './blocks';
+import { cacheControlOf, contentBlocks, isBlank, isThinking, nestedBlocks } from './blocks';
 import type { RequestBody, Violation } from './types';
 import { missingUserText } from './user-text-carried';
-import { answersTool, callsTool, MAX_CACHE_CONTROL_BLOCKS, MAX_MESSAGES, thinkingEnabled, validateRequest, type ValidateOptions } from './validate';
+import { answersTool, callsTool, checkLatestThinking, checkThinkingLoop, MAX_CACHE_CONTROL_BLOCKS, MAX_MESSAGES, thinkingEnabled, validateRequest, type ValidateOptions } from './validate';
 
 type Messages = RequestBody['messages'];
 
@@ -88,7 +88,11 @@ export class RequestStreamValidator {
       after.push({ ...cc });
     }
     if (body.cache_control && !markClean(body.cache_control.ttl, cc)) return false;
-    if (!latestThinkingClean(msgs, opts) || !loopStartClean(msgs, opts.thinking ?? thinkingEnabled(body))) return false;
+    // The rules about the latest messages are the full validator's own (cheap: they look at the end only).
+    const tail: Violation[] = [];
+    checkLatestThinking(msgs, opts.latestAssistantThinking, tail);
+    checkThinkingLoop(msgs, opts.thinking ?? thinkingEnabled(body), tail);
+    if (tail.length > 0) return false;
     if (opts.userText && missingUserText(msgs, opts.userText).length > 0) return false;
     this.clean = { messages: msgs, useAt, head, after };
     return true;
@@ -177,32 +181,6 @@ function messageClean(msgs: Messages, i: number): boolean {
     }
     if (b.type !== 'tool_result') other = true;
     if (m.role === 'assistant' && j > 0 && isThinking(b) && !isThinking(blocks[0])) return false;
-  }
-  return true;
-}
-
-/** The latest assistant message carries the model's thinking unmodified and in order. */
-function latestThinkingClean(msgs: Messages, opts: ValidateOptions): boolean {
-  const originals = opts.latestAssistantThinking;
-  if (!originals) return true;
-  let latest = -1;
-  for (let i = msgs.length - 1; i >= 0 && latest < 0; i--) if (msgs[i].role === 'assistant') latest = i;
-  if (latest < 0) return true;
-  const content = msgs[latest].content;
-  const sent = typeof content === 'string' ? [] : content.filter(isThinking);
-  if (sent.length !== originals.length) return false;
-  return sent.every((b, k) => sameBlock(b, originals[k]));
-}
-
-/** With thinking on, a request continuing a tool loop has the assistant message before it start with thinking. */
-function loopStartClean(msgs: Messages, thinking: boolean): boolean {
-  const final = msgs[msgs.length - 1];
-  if (!thinking || typeof final.content === 'string' || !final.content.some((b) => b.type === 'tool_result')) return true;
-  for (let a = msgs.length - 1; a >= 0; a--) {
-    if (msgs[a].role !== 'assistant') continue;
-    const c = msgs[a].content;
-    const first = typeof c === 'string' ? 'text' : c[0]?.type;
-    return first === 'thinking' || first === 'redacted_thinking';
   }
   return true;
 }

@@ -257,17 +257,20 @@ const THINKING_MODIFIED =
 
 /** Thinking first in any assistant message that has thinking; the latest one's thinking unmodified. */
 function checkThinking(msgs: Messages, originals: readonly ContentBlockParam[] | undefined, out: Violation[]): void {
-  let latest = -1;
   msgs.forEach((m, i) => {
-    if (m.role !== 'assistant') return;
-    latest = i;
-    if (typeof m.content === 'string' || m.content.length === 0) return;
+    if (m.role !== 'assistant' || typeof m.content === 'string' || m.content.length === 0) return;
     const first = m.content[0];
     if (!isThinking(first) && m.content.some(isThinking)) {
       out.push(v(RULE.thinkingFirst,
         `messages.${i}.content.0: If an assistant message contains any thinking blocks, the first block must be thinking or redacted_thinking. Found ${first.type}.`, i, 0));
     }
   });
+  checkLatestThinking(msgs, originals, out);
+}
+
+/** The latest assistant message carries the model's thinking blocks unmodified and in order. */
+export function checkLatestThinking(msgs: Messages, originals: readonly ContentBlockParam[] | undefined, out: Violation[]): void {
+  const latest = lastIndexOf(msgs, 'assistant');
   if (!originals || latest < 0) return;
   const content = msgs[latest].content;
   const sent: { block: ContentBlockParam; index: number }[] = [];
@@ -303,7 +306,7 @@ function lastIndexOf(msgs: Messages, role: 'user' | 'assistant'): number {
  *   `tool_result`s), the assistant message before it starts with thinking (the API's wording);
  * - with thinking off, a final assistant message holds no thinking (the API's wording, from issue threads).
  */
-function checkThinkingLoop(msgs: Messages, thinking: boolean, out: Violation[]): void {
+export function checkThinkingLoop(msgs: Messages, thinking: boolean, out: Violation[]): void {
   const last = msgs.length - 1;
   if (last < 0) return;
   const final = msgs[last];

@@ -14,13 +14,12 @@ export interface RefPattern {
    */
   readonly shape?: { readonly anchor: string; readonly allowed: (c: number) => boolean };
   /**
-   * Instead of a shape: every match is one whole word (a maximal run of word characters,
-   * as `\b…\b` around word characters makes it), and this says which word [start, end) of
-   * the text matches. Must agree with `re`, which stays the definition.
+   * Instead of a shape: every match is one whole word (a maximal run of word characters, as
+   * `\b…\b` around word characters makes it). `runs` finds every word `test` may accept (as
+   * a whole or inside a longer word); `test` says which word [start, end) matches. Must agree
+   * with `re`, which stays the definition.
    */
-  readonly word?: (text: string, start: number, end: number) => boolean;
-  /** With `word`: a regex that finds every word `word` may accept, as a whole (or as part of a longer word). */
-  readonly wordRuns?: RegExp;
+  readonly word?: { readonly runs: RegExp; readonly test: (text: string, start: number, end: number) => boolean };
 }
 
 const isWordChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
@@ -55,7 +54,7 @@ export const DEFAULT_REF_PATTERNS: readonly RefPattern[] = [
   // Paths: something/with/slashes or a Windows path, ending in a name; or a bare file name with an extension.
   { name: 'path', re: /(?:[A-Za-z]:)?(?:[~.]{0,2}[\\/])?(?:[\w.@+-]+[\\/])+[\w.@+-]+/g, shape: { anchor: '/\\', allowed: isPathChar } },
   { name: 'file', re: /\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|json|md|py|rs|go|java|kt|c|h|cpp|hpp|cs|rb|php|sh|ps1|yml|yaml|toml|ini|cfg|txt|html|css|scss|sql|xml|lock|log|csv|vue|svelte)\b/g, shape: { anchor: '.', allowed: (c) => isWordChar(c) || c === 45 || c === 46 } },
-  { name: 'hash', re: /\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}\b/g, word: isHashWord, wordRuns: /[0-9a-f]{7,}/g },
+  { name: 'hash', re: /\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}\b/g, word: { runs: /[0-9a-f]{7,}/g, test: isHashWord } },
   // snake_case names (config keys, functions, events): what a later step types back.
   { name: 'identifier', re: /\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g, shape: { anchor: '_', allowed: isWordChar } },
 ];
@@ -117,8 +116,8 @@ function execAll(re: RegExp, text: string, offset: number, on: OnMatch): void {
 
 /**
  * The matches of a pattern, leftmost first, as `matchAll` gives them.
- * - With `word`: a match is a whole word (a maximal run of word characters), so the words
- *   are walked and tested, and the regex never runs.
+ * - With `word`: a match is a whole word (a maximal run of word characters): candidates are
+ *   found by its `runs` regex, kept when they are whole words, and tested.
  * - With `shape`: every match lies inside one run of allowed characters that holds an
  *   anchor; the characters around a run are not allowed, and since `allowed` covers every
  *   word character they are non-word characters, as the start and end of a string are (so
@@ -127,28 +126,15 @@ function execAll(re: RegExp, text: string, offset: number, on: OnMatch): void {
  */
 function matchesOf(text: string, p: RefPattern, on: OnMatch): void {
   const n = text.length;
-  if (p.word && p.wordRuns) {
+  if (p.word) {
     // Candidates found natively; a whole word when no word character touches either end.
-    const runs = p.wordRuns;
+    const { runs, test } = p.word;
     runs.lastIndex = 0;
     for (let m = runs.exec(text); m; m = runs.exec(text)) {
       const i = m.index;
       const j = i + m[0].length;
       if ((i > 0 && isWordChar(text.charCodeAt(i - 1))) || (j < n && isWordChar(text.charCodeAt(j)))) continue;
-      if (p.word(text, i, j)) on(i, m[0], undefined);
-    }
-    return;
-  }
-  if (p.word) {
-    for (let i = 0; i < n; ) {
-      if (!isWordChar(text.charCodeAt(i))) {
-        i++;
-        continue;
-      }
-      let j = i + 1;
-      while (j < n && isWordChar(text.charCodeAt(j))) j++;
-      if (p.word(text, i, j)) on(i, text.slice(i, j), undefined);
-      i = j;
+      if (test(text, i, j)) on(i, m[0], undefined);
     }
     return;
   }
