@@ -71,9 +71,9 @@ export function ownOrigins(port: number): string[] {
 
 /**
  * Why a local server on `port` refuses a request for who sent it (Host, Origin, Sec-Fetch-Site);
- * undefined when it may go on. The inspector's fixed paths need no more; the proxy also checks the target.
+ * undefined when it may go on ({@link refusal} checks the target first).
  */
-export function siteRefusal(head: Omit<RequestHead, 'url'>, port: number): Refusal | undefined {
+function siteRefusal(head: Omit<RequestHead, 'url'>, port: number): Refusal | undefined {
   if (!isLoopbackHost(head.host, port)) return { status: 403, message: 'this server only answers to a loopback Host (127.0.0.1, localhost, [::1]) with its port' };
   if (head.origin !== undefined && !ownOrigins(port).includes(head.origin.toLowerCase())) {
     return { status: 403, message: 'requests from web pages (an Origin other than the inspector\'s own) are refused; API clients send no Origin' };
@@ -84,7 +84,7 @@ export function siteRefusal(head: Omit<RequestHead, 'url'>, port: number): Refus
   return undefined;
 }
 
-/** Why the proxy on `port` refuses this request before reading it; undefined when it may go on. */
+/** Why a local server (the proxy, the inspector) on `port` refuses this request before reading it; undefined when it may go on. */
 export function refusal(head: RequestHead, port: number): Refusal | undefined {
   if (originFormPath(head.url) === undefined) return NOT_ORIGIN_FORM;
   return siteRefusal(head, port);

@@ -23,7 +23,7 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { diffSnapshots, InspectorActionError, inspectorCsp, inspectorHtml, SnapshotStream } from '../../core/inspect';
 import { parseWebviewMessage, type HostMessage, type InspectorAction, type InspectorSnapshot, type SnapshotDelta, type WebviewRequest } from '../../protocol';
-import { siteRefusal } from '../request-guard';
+import { refusal } from '../request-guard';
 
 export const LOOPBACK = '127.0.0.1';
 /** Largest request body accepted (a trim summary is at most 200k characters). */
@@ -223,9 +223,9 @@ export async function startInspectorServer(backend: InspectorBackend, opts: Insp
   const server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (opts.fallback && !INSPECTOR_PATHS.has(path)) return opts.fallback(req, res);
-    // The same guard as the proxy's paths (request-guard.ts): loopback Host, own Origin, no cross-site request.
+    // The same guard as the proxy's paths (request-guard.ts): an origin-form target, loopback Host, own Origin, no cross-site request.
     const h = req.headers;
-    const refused = siteRefusal({ host: h.host, origin: h.origin, secFetchSite: h['sec-fetch-site'] }, port);
+    const refused = refusal({ url: req.url, host: h.host, origin: h.origin, secFetchSite: h['sec-fetch-site'] }, port);
     if (refused) return send(res, refused.status, 'text/plain', `forbidden: ${refused.message}`);
     if (req.method === 'POST' && path === '/api/request') {
       api(req, res, clientOf(req.url)).catch((e: unknown) => send(res, 500, 'text/plain', String(e)));

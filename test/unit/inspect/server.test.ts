@@ -59,7 +59,16 @@ describe('standalone inspector server', () => {
     expect(js.status).toBe(200);
     expect(js.headers['content-type']).toMatch(/^text\/javascript/);
     expect((await raw(server.port, 'GET', '/assets/inspector.css', { Host: host })).headers['content-type']).toMatch(/^text\/css/);
-    for (const p of ['/assets/../package.json', '/package.json', '/dist/cli.js', '/assets/%2e%2e/package.json']) expect((await raw(server.port, 'GET', p, { Host: host })).status).toBe(404);
+    for (const p of ['/package.json', '/dist/cli.js']) expect((await raw(server.port, 'GET', p, { Host: host })).status).toBe(404);
+    // Dot segments are not an origin-form target at all: refused before any lookup, like the proxy's.
+    for (const p of ['/assets/../package.json', '/assets/%2e%2e/package.json']) expect((await raw(server.port, 'GET', p, { Host: host })).status).toBe(400);
+  });
+
+  it('answers only origin-form request targets, on every path (absolute-form, //host, * refused)', async () => {
+    for (const target of [`http://${host}/`, `http://${host}/api/events`, '//evil.example/', '*']) {
+      expect((await raw(server.port, 'GET', target, { Host: host })).status, target).toBe(400);
+    }
+    expect((await raw(server.port, 'POST', `http://${host}/api/request`, { Host: host, 'Content-Type': 'application/json' }, '{"type":"ready"}')).status).toBe(400);
   });
 
   it('refuses other hosts and origins (DNS rebinding, cross-site requests)', async () => {
