@@ -93,13 +93,29 @@ export function stripCacheControl(body: RequestBody): RequestBody {
   if (body.tools?.some((t) => cacheControlOf(t))) out.tools = body.tools.map((t) => withoutCacheControl(t));
   if (Array.isArray(body.system) && body.system.some((s) => cacheControlOf(s))) out.system = body.system.map((s) => withoutCacheControl(s));
   let messages: Messages | undefined;
-  body.messages.forEach((m, i) => {
-    if (typeof m.content === 'string' || !m.content.some(hasAnyCacheControl)) return;
-    messages ??= body.messages.slice();
+  const msgs = body.messages;
+  for (let i = 0; i < msgs.length; i++) {
+    const m = msgs[i];
+    if (typeof m.content === 'string' || !hasCacheControlIn(m.content)) continue;
+    messages ??= msgs.slice();
     messages[i] = { ...m, content: m.content.map(stripBlock) } as Messages[number];
-  });
+  }
   if (messages) out.messages = messages;
   return out;
+}
+
+/**
+ * Content arrays known to carry no cache_control. The assembled messages are the same objects from
+ * call to call (request/assemble.ts), so each array is walked once, not on every plan: the strip costs
+ * what is new. Arrays must not be mutated after they were planned (the builder never does).
+ */
+const cleanContent = new WeakSet<readonly ContentBlockParam[]>();
+
+function hasCacheControlIn(content: readonly ContentBlockParam[]): boolean {
+  if (cleanContent.has(content)) return false;
+  for (let k = 0; k < content.length; k++) if (hasAnyCacheControl(content[k])) return true;
+  cleanContent.add(content);
+  return false;
 }
 
 /**

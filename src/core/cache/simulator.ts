@@ -90,6 +90,8 @@ function isCacheable(block: SimBlock): boolean {
 export class CacheSimulator {
   private readonly entries = new Map<number, Entry>();
   private readonly blockHashes = new WeakMap<object, [number, number]>();
+  private readonly modelHashes = new Map<string, [number, number]>();
+  private readonly plainBoundaries = new Map<number, [number, number]>();
   private readonly normalized = new WeakMap<object, readonly SimBlock[]>();
   private readonly minTokens: (model: string) => number;
   private readonly dropsThinking: (model: string) => boolean;
@@ -157,7 +159,7 @@ export class CacheSimulator {
     let lastCacheableHasCc = false;
     /** Tokens of thinking blocks waiting for the next position (see the file comment). */
     let carried = 0;
-    [a, b] = hashString(`model:${body.model}`);
+    [a, b] = this.modelHash(body.model);
 
     const push = (block: SimBlock, at: BlockLocation, tag: number, hash: [number, number]): void => {
       [a, b] = chain(a, b, hash[0], hash[1], tag);
@@ -202,7 +204,7 @@ export class CacheSimulator {
 
     // tool_choice, thinking settings and the presence of images invalidate the message cache only
     // (and so does a change the request does not show, see invalidateMessages).
-    const boundary = hashString(JSON.stringify([body.tool_choice ?? null, body.thinking ?? null, images, this.messageEpoch]));
+    const boundary = this.boundaryHash(body.tool_choice ?? null, body.thinking ?? null, images);
     [a, b] = chain(a, b, boundary[0], boundary[1], 0);
 
     const head: HeadState | undefined = reusable ? { a, b, n, total, tokensOf } : undefined;
@@ -328,6 +330,19 @@ export class CacheSimulator {
       cache_read_input_tokens: readTokens,
       cache_creation: { ephemeral_5m_input_tokens: created5m, ephemeral_1h_input_tokens: created1h },
     };
+  }
+
+  /** The chain's start for a model, hashed once per model. */
+  private modelHash(model: string): [number, number] {
+    return this.modelHashes.get(model) ?? this.modelHashes.set(model, hashString(`model:${model}`)).get(model)!;
+  }
+
+  /** The message boundary's hash (tool_choice, thinking, images, epoch); without settings, once per epoch and images. */
+  private boundaryHash(toolChoice: unknown, thinking: unknown, images: boolean): [number, number] {
+    const hash = (): [number, number] => hashString(JSON.stringify([toolChoice, thinking, images, this.messageEpoch]));
+    if (toolChoice !== null || thinking !== null) return hash();
+    const k = this.messageEpoch * 2 + (images ? 1 : 0);
+    return this.plainBoundaries.get(k) ?? this.plainBoundaries.set(k, hash()).get(k)!;
   }
 
   /** Map key of the prefix ending at `pos`: the first chain word and the low bits of the second (the rest is on the entry). */

@@ -26,11 +26,24 @@ import { keepsPriorThinking, minCacheableTokens } from '../models';
 
 
 /** A message's blocks folded (thinking carried by the next block), their simulator blocks, and the simulator message. */
-interface SimParts {
+interface SimParts extends SpanParts {
   readonly folded: { block: BillBlock; tokens: number }[];
   readonly sim: SimBlock[];
   readonly msg: SimMessage;
 }
+
+/** A sent message as {@link SpanSink} sees it: its blocks as billed (thinking folded into the next block). One object per unchanged message. */
+export interface SpanParts {
+  readonly folded: readonly { readonly block: BillBlock; readonly tokens: number }[];
+}
+
+/**
+ * Told, once per step, the request's messages as billed and the token offset of the first
+ * (after the system prompt): each block sits at the offset plus the tokens before it. An
+ * unchanged message is the same {@link SpanParts} object from step to step, so a sink can
+ * carry what it worked out for the messages it saw before.
+ */
+export type SpanSink = (parts: readonly SpanParts[], start: number) => void;
 
 /** One block as the bill model sees it: a content identity, a size, whether it is thinking. */
 export interface BillBlock {
@@ -329,10 +342,9 @@ export class BillModel {
 
   /**
    * Price one request (messages as the client sent them; thinking dropping
-   * applied here). `span` is told where each sent block sits (token offsets
-   * from the start of the prompt, thinking folded into the next block).
+   * applied here). `spans` is shown the messages as billed (see {@link SpanSink}).
    */
-  step(req: BillRequest, span?: (block: BillBlock, start: number, tokens: number) => void): BillStep {
+  step(req: BillRequest, spans?: SpanSink): BillStep {
     const cc = req.ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
     const version = req.prefixKey ?? '';
     const sysTtl = req.systemTtl ?? req.ttl;
@@ -369,17 +381,7 @@ export class BillModel {
       messages[mi] = { role: messages[mi].role, content };
       patched.push(mi);
     }
-    if (span) {
-      let pos = this.prefix.shared + this.prefix.session;
-      for (let mi = 0; mi < parts.length; mi++) {
-        const folded = parts[mi].folded;
-        for (let fi = 0; fi < folded.length; fi++) {
-          const f = folded[fi];
-          span(f.block, pos, f.tokens);
-          pos += f.tokens;
-        }
-      }
-    }
+    spans?.(parts, this.prefix.shared + this.prefix.session);
     const sessionBlock = this.systemBlock('session', version, restarts, sysTtl);
     const system = this.prefix.shared > 0 ? [shared, sessionBlock] : [sessionBlock];
     const usage = this.sim.step({ model: this.model, system, messages }, this.tokensOf, req.now);

@@ -225,7 +225,7 @@ export function foreignStep(call: CallRecord, model: string, billed: RecordedCal
 }
 
 /** Fit `none` to the bill of an imported session; `recorded` maps message ids to the calls billed in this row. */
-export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyMap<string, RecordedCall>, offenders?: OffenderTally, events?: ClientEvents): FitResult {
+export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyMap<string, RecordedCall>, offenders?: Pick<OffenderTally, 'spans' | 'commit'>, events?: ClientEvents): FitResult {
   const spans = clearedSpans(imp, events);
   const sized = sizeSession(imp, model, spans);
   const timings = callTimings(imp.calls, recorded);
@@ -252,9 +252,8 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
   const steps = imp.calls.map((c, i) => {
     if (foreign.has(i)) return foreignStep(c, contexts[i].model, billedCall(c));
     const r = noneRequest(i, imp.calls, messagesAt, timings, placement, epochs, contexts);
-    const tally = offenders?.collect();
-    const s = bill.step(contexts[i].model, r, tally?.span);
-    tally?.commit(s, r.ttl, billedCall(imp.calls[i]) !== undefined);
+    const s = bill.step(contexts[i].model, r, offenders?.spans);
+    offenders?.commit(s, r.ttl, billedCall(imp.calls[i]) !== undefined);
     return s;
   });
   let simulatedCost = 0;

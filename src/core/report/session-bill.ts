@@ -8,7 +8,7 @@
  * rules stay in the shared simulator; this only routes each call to the
  * simulator of its model.
  */
-import { BillModel, type BillBlock, type BillMessage, type BillRequest, type BillStep, type InferredPrefix } from './bill-model';
+import { BillModel, type BillBlock, type BillMessage, type BillRequest, type BillStep, type InferredPrefix, type SpanSink } from './bill-model';
 import { callCost, recordedUsage, type RecordedUsage } from './recorded';
 import { CLEARED_RESULT_TOKENS } from './sizing';
 
@@ -32,10 +32,10 @@ export class SessionBill {
     private readonly fallback: InferredPrefix,
   ) {}
 
-  step(model: string, req: BillRequest, span?: (block: BillBlock, start: number, tokens: number) => void): BillStep {
+  step(model: string, req: BillRequest, spans?: SpanSink): BillStep {
     let bill = this.bills.get(model);
     if (!bill) this.bills.set(model, (bill = new BillModel(model, this.prefixes.get(model) ?? this.fallback)));
-    return bill.step(req, span);
+    return bill.step(req, spans);
   }
 }
 
