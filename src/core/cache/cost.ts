@@ -4,7 +4,7 @@
  * arithmetic (writes split by TTL, per-million scaling).
  */
 import type { CacheTtl } from '../request/types';
-import { modelInfo, type PriceOverrides } from '../models';
+import { modelInfo, type ModelPrice, type PriceOverrides } from '../models';
 
 /** Prices are per million tokens. */
 const PER_MILLION = 1_000_000;
@@ -38,19 +38,8 @@ export interface Cost {
  */
 export function costOf(usage: PricedUsage, model: string, ttl: CacheTtl = '5m', overrides?: PriceOverrides): Cost {
   const info = modelInfo(model, overrides);
-  const p = info.price;
-  const writes = usage.cache_creation_input_tokens ?? 0;
-  const split = usage.cache_creation;
-  let w5 = ttl === '5m' ? writes : 0;
-  let w1 = ttl === '1h' ? writes : 0;
-  if (split && (split.ephemeral_5m_input_tokens !== undefined || split.ephemeral_1h_input_tokens !== undefined)) {
-    w5 = split.ephemeral_5m_input_tokens ?? 0;
-    w1 = split.ephemeral_1h_input_tokens ?? 0;
-  }
-  const input = (usage.input_tokens * p.input) / PER_MILLION;
-  const output = (usage.output_tokens * p.output) / PER_MILLION;
-  const cacheWrite = (w5 * p.cacheWrite5m + w1 * p.cacheWrite1h) / PER_MILLION;
-  const cacheRead = ((usage.cache_read_input_tokens ?? 0) * p.cacheRead) / PER_MILLION;
+  const { input, cacheWrite, cacheRead } = inputSideCost(usage, info.price, ttl);
+  const output = (usage.output_tokens * info.price.output) / PER_MILLION;
   return {
     input,
     output,
@@ -59,5 +48,22 @@ export function costOf(usage: PricedUsage, model: string, ttl: CacheTtl = '5m', 
     total: input + output + cacheWrite + cacheRead,
     modelKey: info.key,
     exactPrices: !info.priceAssumed,
+  };
+}
+
+/** The input-side parts of {@link costOf} (USD) at a model's prices: for loops that price every call of a session at one model. */
+export function inputSideCost(usage: Omit<PricedUsage, 'output_tokens'>, p: ModelPrice, ttl: CacheTtl = '5m'): { input: number; cacheWrite: number; cacheRead: number } {
+  const writes = usage.cache_creation_input_tokens ?? 0;
+  const split = usage.cache_creation;
+  let w5 = ttl === '5m' ? writes : 0;
+  let w1 = ttl === '1h' ? writes : 0;
+  if (split && (split.ephemeral_5m_input_tokens !== undefined || split.ephemeral_1h_input_tokens !== undefined)) {
+    w5 = split.ephemeral_5m_input_tokens ?? 0;
+    w1 = split.ephemeral_1h_input_tokens ?? 0;
+  }
+  return {
+    input: (usage.input_tokens * p.input) / PER_MILLION,
+    cacheWrite: (w5 * p.cacheWrite5m + w1 * p.cacheWrite1h) / PER_MILLION,
+    cacheRead: ((usage.cache_read_input_tokens ?? 0) * p.cacheRead) / PER_MILLION,
   };
 }

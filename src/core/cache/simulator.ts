@@ -35,6 +35,7 @@
  */
 import { keepsPriorThinking, minCacheableTokens } from '../models';
 import { chain, hashString } from './hash';
+import { PrefixTable } from './prefix-table';
 import { blockIdentityJson, isThinkingType, LOOKBACK_BLOCKS, TTL_1H_MS, thinkingDroppedBefore, ttlMs } from './rules';
 import { containsImage, imagesIn, unchangedPrefix, type HeadState, type MessageMemo } from './sim-memo';
 import type { BlockLocation, CacheSimulatorOptions, CacheTrace, CacheUsage, SimBlock, SimMessage, SimRequest, TokensOf } from './sim-types';
@@ -54,16 +55,6 @@ function isThinking(block: SimBlock): boolean {
   return isThinkingType(block.type);
 }
 
-interface Entry {
-  expiresAt: number;
-  ttl: number;
-  /** The high bits of the second chain word, which the map key leaves out: checked on every read, so keys stay 64-bit exact. */
-  high: number;
-}
-
-/** Low bits of the second chain word kept in the numeric map key (32 + 21 = 53 bits, an exact double). */
-const KEY_LOW_BITS = 21;
-const KEY_LOW_SCALE = 2 ** KEY_LOW_BITS;
 
 /** Content identity of a block: its JSON without its own `cache_control` (placement is not content). */
 function blockJson(block: SimBlock): string {
@@ -88,7 +79,8 @@ function isCacheable(block: SimBlock): boolean {
 }
 
 export class CacheSimulator {
-  private readonly entries = new Map<number, Entry>();
+  /** Cache entries by the 64-bit chain hash of their prefix. */
+  private readonly entries = new PrefixTable();
   private readonly blockHashes = new WeakMap<object, [number, number]>();
   private readonly modelHashes = new Map<string, [number, number]>();
   private readonly plainBoundaries = new Map<number, [number, number]>();
@@ -125,9 +117,7 @@ export class CacheSimulator {
 
   /** Live (unexpired at `nowMs`) entries, for tests and diagnostics. */
   liveEntries(nowMs: number): number {
-    let n = 0;
-    for (const e of this.entries.values()) if (e.expiresAt > nowMs) n++;
-    return n;
+    return this.entries.live(nowMs);
   }
 
   /**
@@ -274,9 +264,9 @@ export class CacheSimulator {
     for (const p of breakpoints) {
       const stop = Math.max(0, p - this.lookback + 1);
       for (let k = p; k >= stop; k--) {
-        const entry = this.entries.get(this.key(k));
-        if (entry && entry.high === this.chainB[k] >>> KEY_LOW_BITS && entry.expiresAt > nowMs) {
-          entry.expiresAt = nowMs + entry.ttl;
+        const slot = this.entries.find(this.chainA[k], this.chainB[k]);
+        if (slot >= 0 && this.entries.expiresAt(slot) > nowMs) {
+          this.entries.touch(slot, nowMs);
           if (k > readPos) readPos = k;
           break;
         }
@@ -298,12 +288,9 @@ export class CacheSimulator {
         return;
       }
       const ttl = bpTtl[i];
-      const key = this.key(p);
-      const high = this.chainB[p] >>> KEY_LOW_BITS;
-      const found = this.entries.get(key);
-      const prior = found && found.high === high ? found : undefined;
-      const keepTtl = prior && prior.expiresAt > nowMs ? Math.max(prior.ttl, ttl) : ttl;
-      this.entries.set(key, { expiresAt: nowMs + keepTtl, ttl: keepTtl, high });
+      const prior = this.entries.find(this.chainA[p], this.chainB[p]);
+      const keepTtl = prior >= 0 && this.entries.expiresAt(prior) > nowMs ? Math.max(this.entries.ttl(prior), ttl) : ttl;
+      this.entries.set(this.chainA[p], this.chainB[p], nowMs + keepTtl, keepTtl);
       const segment = this.cum[p] - start;
       if (segment > 0) {
         if (ttl === TTL_1H_MS) created1h += segment;
@@ -343,11 +330,6 @@ export class CacheSimulator {
     if (toolChoice !== null || thinking !== null) return hash();
     const k = this.messageEpoch * 2 + (images ? 1 : 0);
     return this.plainBoundaries.get(k) ?? this.plainBoundaries.set(k, hash()).get(k)!;
-  }
-
-  /** Map key of the prefix ending at `pos`: the first chain word and the low bits of the second (the rest is on the entry). */
-  private key(pos: number): number {
-    return this.chainA[pos] * KEY_LOW_SCALE + (this.chainB[pos] & (KEY_LOW_SCALE - 1));
   }
 
   /**
@@ -393,6 +375,6 @@ export class CacheSimulator {
   }
 
   private sweep(nowMs: number): void {
-    for (const [k, e] of this.entries) if (e.expiresAt <= nowMs) this.entries.delete(k);
+    this.entries.sweep(nowMs);
   }
 }

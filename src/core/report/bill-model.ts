@@ -20,93 +20,18 @@
  *   usage shows 1-hour writes.
  * The cache itself is the shared simulator (src/core/cache/simulator.ts).
  */
-import { costOf } from '../cache/cost';
-import { CacheSimulator, type CacheUsage, type SimBlock, type SimMessage } from '../cache/simulator';
-import { keepsPriorThinking, minCacheableTokens } from '../models';
+import { inputSideCost } from '../cache/cost';
+import { CacheSimulator, type SimBlock, type SimMessage } from '../cache/simulator';
+import { keepsPriorThinking, minCacheableTokens, modelPrice, type ModelPrice } from '../models';
+import type { BillBlock, BillMessage, BillRequest, BillStep, InferredPrefix, SpanParts, SpanSink } from './bill-types';
 
+export type { BillBlock, BillMessage, BillRequest, BillStep, InferredPrefix, SpanParts, SpanSink } from './bill-types';
 
 /** A message's blocks folded (thinking carried by the next block), their simulator blocks, and the simulator message. */
 interface SimParts extends SpanParts {
   readonly folded: { block: BillBlock; tokens: number }[];
   readonly sim: SimBlock[];
   readonly msg: SimMessage;
-}
-
-/** A sent message as {@link SpanSink} sees it: its blocks as billed (thinking folded into the next block). One object per unchanged message. */
-export interface SpanParts {
-  readonly folded: readonly { readonly block: BillBlock; readonly tokens: number }[];
-}
-
-/**
- * Told, once per step, the request's messages as billed and the token offset of the first
- * (after the system prompt): each block sits at the offset plus the tokens before it. An
- * unchanged message is the same {@link SpanParts} object from step to step, so a sink can
- * carry what it worked out for the messages it saw before.
- */
-export type SpanSink = (parts: readonly SpanParts[], start: number) => void;
-
-/** One block as the bill model sees it: a content identity, a size, whether it is thinking. */
-export interface BillBlock {
-  /** Content identity: equal ids are equal bytes (a log block id, plus a digest when a strategy replaced it). */
-  readonly id: string;
-  readonly tokens: number;
-  readonly thinking: boolean;
-  /** Log block id this stands for (offenders, strategies). */
-  readonly logId?: string;
-}
-
-export interface BillMessage {
-  readonly role: 'user' | 'assistant';
-  readonly blocks: readonly BillBlock[];
-  /** A user message holding more than tool results: a new human turn starts here. */
-  readonly humanTurn: boolean;
-  /** The client restarted or signed in again here: it rebuilt its system prompt (see {@link isClientRestart}). */
-  readonly clientRestart?: boolean;
-}
-
-export interface BillRequest {
-  readonly now: number;
-  readonly messages: readonly BillMessage[];
-  /** TTL of the message breakpoint. */
-  readonly ttl: '5m' | '1h';
-  /** TTL of the system-prompt breakpoints (default: `ttl`); Claude Code ≥ 2.1.29 writes them for 1 hour. */
-  readonly systemTtl?: '5m' | '1h';
-  /**
-   * What the inferred system prompt was built from (the client version: Claude Code's first system block
-   * carries `cc_version`): another key is other bytes from the first system block on.
-   */
-  readonly prefixKey?: string;
-  /** Id of the block carrying the message breakpoint; default (or when absent): the last block. */
-  readonly breakpointAt?: string;
-  /**
-   * Client-side invalidations so far (see {@link clientInvalidations}): the
-   * messages of epoch n are other bytes than those of epoch n−1 from their
-   * first block on, so the cache restarts after the system prompt.
-   */
-  readonly epoch?: number;
-}
-
-/** The part of every request the transcript does not hold, inferred from usage. */
-export interface InferredPrefix {
-  /** Tools and stable system blocks: the first call's cache read when it had one. */
-  readonly shared: number;
-  /** Kept warm by the client's other sessions (true when the first call read it from cache). */
-  readonly sharedWarm: boolean;
-  /** Project system block and injected reminders. */
-  readonly session: number;
-}
-
-export interface BillStep {
-  readonly usage: CacheUsage;
-  /** Input-side cost, USD. */
-  readonly cost: number;
-  /** Of it, cache writes (5m and 1h), USD. */
-  readonly writeCost: number;
-  readonly totalInput: number;
-  /** Tokens of the prefix read from cache at this call (for per-block pricing). */
-  readonly readTokens: number;
-  /** Tokens up to the end of the last write. */
-  readonly writtenUpTo: number;
 }
 
 /** Index of the last message that starts a human turn, or -1. */
@@ -195,9 +120,12 @@ export class BillModel {
   private readonly sim: CacheSimulator;
   private readonly sizes = new WeakMap<object, number>();
   private readonly simBlocks = new Map<string, SimBlock>();
+  /** The simulator block of a content id (with its epoch) at a size. */
+  private readonly contentBlocks = new Map<string, Map<number, SimBlock>>();
   private readonly shared: SimBlock;
   private readonly sessionBlock: SimBlock;
   private readonly keepsThinking: boolean;
+  private readonly price: ModelPrice;
   /**
    * The last request's messages and their parts ({@link partsOf}), and the messages sent to the
    * simulator: `sims` with the first message of an epoch and the breakpoint's message replaced
@@ -211,6 +139,8 @@ export class BillModel {
     sims: [] as SimMessage[],
     sent: [] as SimMessage[],
     patched: [] as number[],
+    /** Client restarts among the messages up to each index. */
+    restarts: [] as number[],
   };
   /** Per message object: the message without thinking (models that drop it). */
   private readonly stripped = new WeakMap<BillMessage, BillMessage>();
@@ -233,6 +163,7 @@ export class BillModel {
     // Sizes are fixed per simulator block object, so unchanged messages need not be walked again.
     this.sim = new CacheSimulator({ minTokens: minCacheableTokens(model), reuseUnchangedMessages: true });
     this.keepsThinking = keepsPriorThinking(model);
+    this.price = modelPrice(model);
   }
 
   /**
@@ -256,8 +187,9 @@ export class BillModel {
       w.effs[i] = e;
       w.parts[i] = p;
       w.sims[i] = p.msg;
+      w.restarts[i] = (i > 0 ? w.restarts[i - 1] : 0) + (input[i].clientRestart ? 1 : 0);
     }
-    if (w.effs.length !== input.length) w.effs.length = w.parts.length = w.sims.length = input.length;
+    if (w.effs.length !== input.length) w.effs.length = w.parts.length = w.sims.length = w.restarts.length = input.length;
     w.input = input;
     w.lastHuman = lastHuman;
     return k;
@@ -330,11 +262,13 @@ export class BillModel {
 
   /** The simulator's block for a content id at a size (same id, same bytes: same cache identity whatever the size), in an epoch. */
   private simBlock(b: BillBlock, tokens: number, epoch = 0): SimBlock {
-    const key = epoch ? `${b.id}@${tokens}#${epoch}` : `${b.id}@${tokens}`;
-    let s = this.simBlocks.get(key);
+    const id = epoch ? `${b.id}#${epoch}` : b.id;
+    let bySize = this.contentBlocks.get(id);
+    if (!bySize) this.contentBlocks.set(id, (bySize = new Map()));
+    let s = bySize.get(tokens);
     if (!s) {
-      s = { type: 'text', text: epoch ? `${b.id}#${epoch}` : b.id } as SimBlock;
-      this.simBlocks.set(key, s);
+      s = { type: 'text', text: id } as SimBlock;
+      bySize.set(tokens, s);
       this.sizes.set(s, tokens);
     }
     return s;
@@ -348,13 +282,13 @@ export class BillModel {
     const cc = req.ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
     const version = req.prefixKey ?? '';
     const sysTtl = req.systemTtl ?? req.ttl;
-    const restarts = req.messages.reduce((n, m) => n + (m.clientRestart ? 1 : 0), 0);
     const shared = this.systemBlock('shared', version, 0, sysTtl);
     if (this.prefix.sharedWarm && this.prefix.shared > 0) {
       // Another session of the same client reads the shared prefix just before: it stays warm.
       this.sim.step({ model: this.model, system: [shared], messages: [] }, this.tokensOf, req.now);
     }
     const k = this.partsOf(req.messages);
+    const restarts = req.messages.length > 0 ? this.work.restarts[req.messages.length - 1] : 0;
     const { effs, parts, sims, sent: messages, patched } = this.work;
     // The messages sent: the parts' messages (new from k on, the last step's patches undone), then patched.
     for (const i of patched) if (i < k) messages[i] = sims[i];
@@ -386,7 +320,7 @@ export class BillModel {
     const system = this.prefix.shared > 0 ? [shared, sessionBlock] : [sessionBlock];
     const usage = this.sim.step({ model: this.model, system, messages }, this.tokensOf, req.now);
     // Priced by the one pricer (cache/cost.ts): writes split by TTL, reads, uncached input.
-    const c = costOf({ ...usage, output_tokens: 0 }, this.model);
+    const c = inputSideCost(usage, this.price);
     const writeCost = c.cacheWrite;
     const cost = c.input + c.cacheWrite + c.cacheRead;
     const totalInput = usage.input_tokens + usage.cache_creation_input_tokens + usage.cache_read_input_tokens;
