@@ -60,7 +60,8 @@ export function quoteHoldBack(i: HoldBackInput): HoldBackQuote {
   const ifContinues = Math.min(0, T * r + S * r * K - (T - S) * w);
   const ifEnds = -i.pWarmGap * T * (w - r);
   const net = gainNow + pContinue * ifContinues + (1 - pContinue) * ifEnds;
-  return { ...i, saved: S, pContinue, gainNow, ifContinues, ifEnds, net, pays: S > 0 && net > 0 };
+  // Written out, not spread: a spread that overrides a field is V8's slow path, and this runs every call.
+  return { held: i.held, saved: S, ttl: i.ttl, restOfLoop: i.restOfLoop, pWarmGap: i.pWarmGap, pContinue, gainNow, ifContinues, ifEnds, net, pays: S > 0 && net > 0 };
 }
 
 /** One line for the decision log: both prices, the expectation and the verdict. */

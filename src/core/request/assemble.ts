@@ -74,6 +74,22 @@ export interface Assembled {
   readonly latestThinking: ContentBlockParam[];
 }
 
+/**
+ * The merge repair of a turn that is one rendered message as rendered: the same object on every
+ * call (a rendered message is kept per revision), so the engine knows it logged it without
+ * building a key, and a long history's merges cost nothing per call.
+ */
+const mergeRepairs = new WeakMap<RenderedMessage, Repair>();
+
+function mergeRepair(t: Turn): Repair {
+  const source = t.source !== undefined && !t.own && t.more === undefined && t.blocks === t.source.blocks ? t.source : undefined;
+  const hit = source && mergeRepairs.get(source);
+  if (hit) return hit;
+  const r: Repair = { rule: 'merge-same-role', description: `merged consecutive ${t.role} messages`, blockIds: visibleIds(t) };
+  if (source) mergeRepairs.set(source, r);
+  return r;
+}
+
 class Assembler {
   readonly repairs: Repair[] = [];
   constructor(private readonly opts: AssembleOptions) {}
@@ -109,7 +125,7 @@ class Assembler {
     const moved = sourcesOf(t);
     if (moved.length > 0) top.more = top.more ? top.more.concat(moved) : moved;
     top.unanswered ||= t.unanswered;
-    this.repair('merge-same-role', `merged consecutive ${t.role} messages`, visibleIds(t));
+    this.repairs.push(mergeRepair(t));
   }
 
   /** Rendered messages → alternating turns; a summary range starting before the window still gets its summary. */

@@ -6,8 +6,12 @@ export class DecisionLog {
   private readonly byTarget = new Map<string, Decision[]>();
   private readonly listeners = new Set<(d: Decision) => void>();
 
+  /** Log a decision; `d` must be a fresh object (it becomes the entry). */
   add(d: Omit<Decision, 'seq'>): Decision {
-    const full: Decision = { ...d, seq: this.entries.length };
+    // The entry is the caller's object with its number added (callers pass a fresh literal): the
+    // same fields in the same order as `{ ...d, seq }`, without the spread's copy on every decision.
+    (d as { seq?: number }).seq = this.entries.length;
+    const full = d as Decision;
     this.entries.push(full);
     for (const t of full.targets) {
       const list = this.byTarget.get(t);

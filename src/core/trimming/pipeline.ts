@@ -67,6 +67,8 @@ export class Pipeline {
     let applied = 0;
     // The last flush of this call applied nothing: until something new is proposed, another flush would decide the same.
     let settled = false;
+    // The applier's view of this call, made once (not spread again before every flush).
+    const flushInput = { ...input, evidence, turnStart: closedTurnsPruned ? turnStart : undefined };
     for (const s of this.strategies) {
       const ctx = this.context(input);
       if (s.trigger.kind === 'above') {
@@ -78,7 +80,7 @@ export class Pipeline {
       ran.push(s.name);
       if (settled && this.applier.proposals === proposed) continue;
       // Apply after each strategy so the next one sees the result (prune first, then window…).
-      const n = this.applier.flush({ ...input, evidence, turnStart: closedTurnsPruned ? turnStart : undefined });
+      const n = this.applier.flush(flushInput);
       applied += n;
       settled = n === 0;
       index.update();

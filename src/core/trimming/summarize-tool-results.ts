@@ -7,6 +7,7 @@
  * trimming/observation.ts) is the round's result: summarized the same way, named by the
  * action's command word, and still a text block of its user message.
  */
+import type { ContentBlockParam } from '../session/types';
 import { toolResultText } from '../session/log';
 import { compactInput } from './compact-input';
 import type { ToolRound } from './message-index';
@@ -65,7 +66,7 @@ export class SummarizeToolResults implements Strategy {
   /** The summary text of each tool result param (this strategy's options are fixed). */
   private readonly texts = new WeakMap<object, string>();
   /** Per tool_use param: its input with long values described, and that input's JSON (null: nothing to compact). */
-  private readonly compacts = new WeakMap<object, { input: Record<string, unknown>; text: string } | null>();
+  private readonly compacts = new WeakMap<object, { param: ContentBlockParam; text: string } | null>();
 
   constructor(private readonly o: SummarizeOptions = SUMMARIZE_DEFAULTS) {
     this.trigger = o.trigger;
@@ -150,11 +151,12 @@ export class SummarizeToolResults implements Strategy {
     let c = this.compacts.get(b.param);
     if (c === undefined) {
       const input = compactInput(b.param.input, this.o.trimInputsOver);
-      this.compacts.set(b.param, (c = input ? { input, text: JSON.stringify(input) } : null));
+      this.compacts.set(b.param, (c = input ? { param: { ...b.param, input }, text: JSON.stringify(input) } : null));
     }
     if (!c) return undefined;
     const before = ctx.tokens.block(b.param).tokens;
-    const after = ctx.tokens.block({ ...b.param, input: c.input }).tokens;
+    // The same compacted block object every time: the token count's own memo holds.
+    const after = ctx.tokens.block(c.param).tokens;
     if (after >= before) return undefined;
     return { text: c.text, name: b.param.name, before, after, saved: before - after };
   }
