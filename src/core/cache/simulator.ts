@@ -172,7 +172,8 @@ export class CacheSimulator {
 
     // A tokensOf that does not take the location (one parameter) is not given one: no object per block per step.
     const wantsAt = tokensOf.length > 1;
-    (body.tools ?? []).forEach((tool, index) => push(tool, { section: 'tools', index }, TAG_TOOL, this.hashOf(tool)));
+    const tools = body.tools ?? [];
+    for (let index = 0; index < tools.length; index++) push(tools[index], wantsAt ? { section: 'tools', index } : UNASKED_LOCATION, TAG_TOOL, this.hashOf(tools[index]));
     const system = body.system;
     if (typeof system === 'string') {
       if (system.length > 0) {
@@ -180,7 +181,7 @@ export class CacheSimulator {
         push(block, { section: 'system', index: 0 }, TAG_SYSTEM, hashString(blockJson(block)));
       }
     } else if (system) {
-      system.forEach((blk, index) => push(blk, { section: 'system', index }, TAG_SYSTEM, this.hashOf(blk)));
+      for (let index = 0; index < system.length; index++) push(system[index], wantsAt ? { section: 'system', index } : UNASKED_LOCATION, TAG_SYSTEM, this.hashOf(system[index]));
     }
 
     const unkeyedThinking = this.dropsThinking(body.model);

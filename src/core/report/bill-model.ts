@@ -234,7 +234,8 @@ export class BillModel {
     const key = cc.ttl ?? '5m';
     let marked = byTtl.get(key);
     if (!marked) {
-      marked = { ...b, cache_control: cc } as SimBlock;
+      // The bill's simulator blocks are text blocks: written out, not spread (V8's slow path).
+      marked = { type: 'text', text: (b as { text: string }).text, cache_control: cc } as SimBlock;
       this.sim.shareIdentity(marked, b);
       this.sizes.set(marked, tokens);
       byTtl.set(key, marked);

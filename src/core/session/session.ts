@@ -14,16 +14,7 @@ export { applyTrim } from './trim';
 export { newId } from './ids';
 export type { BlockState, ResolvedBlock, ResolvedMessage } from './resolved';
 import { authorRank, isStrategyAuthor, type Author, type NewOverlay, type Overlay, type PinOverlay, type SummaryOverlay } from './overlay';
-import type {
-  CallRecord,
-  ContentBlockParam,
-  LogBlock,
-  LogMessage,
-  MessageMeta,
-  Role,
-  TextBlockParam,
-  ToolDefinition,
-} from './types';
+import type { CallRecord, ContentBlockParam, LogBlock, LogMessage, MessageMeta, Role, TextBlockParam, ToolDefinition } from './types';
 
 export interface SessionInit {
   system?: string | TextBlockParam[];
@@ -381,6 +372,11 @@ export class Session {
 
   private resolveBlock(block: LogBlock, summary: SummaryOverlay | undefined, messagePrunes: Overlay[], kept: (o: Overlay) => boolean): ResolvedBlock {
     const protectedReason = this.userText.reasonOf(block.id);
+    if (!summary && !messagePrunes.length && !this.byBlock.get(block.id)?.size) {
+      // Nothing on the block (most of a history): what the general path below gives, without its arrays.
+      const pin = this.pinOf(block.id);
+      return pin ? { block, state: 'pinned', sent: block.param, overlay: pin, protectedReason } : { block, state: 'verbatim', sent: block.param, protectedReason };
+    }
     const allowed = protectedReason ? (o: Overlay) => kept(o) && (o.kind === 'pin' || mayChangeUserText(o.author)) : kept;
     if (protectedReason) messagePrunes = messagePrunes.filter(allowed);
     const own = [...(this.byBlock.get(block.id) ?? [])].map((i) => this.overlays.get(i)!).filter(allowed);

@@ -126,8 +126,9 @@ export class MessageIndex {
     for (let pos = this.seen; pos < msgs.length; pos++) {
       const m = msgs[pos];
       if (isPrompt(m)) this.prompts.push(pos);
-      const uses = m.blocks.filter((b) => b.kind === 'tool_use' && b.toolUseId).map((b) => b.toolUseId!);
-      if (m.role === 'assistant' && uses.length) {
+      let uses: string[] | undefined;
+      for (const b of m.blocks) if (b.kind === 'tool_use' && b.toolUseId) (uses ??= []).push(b.toolUseId);
+      if (m.role === 'assistant' && uses) {
         const r: ToolRound = { assistantPos: pos, resultPos: -1, toolUseIds: uses };
         this.rounds.push(r);
         for (const id of uses) this.roundByToolUse.set(id, r);

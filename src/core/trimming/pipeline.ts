@@ -7,7 +7,7 @@
 import type { Session } from '../session/session';
 import { lastBelow } from '../session/sorted';
 import type { TokenAccountant } from '../tokens/types';
-import { CacheAwareApplier, type CacheAwareOptions, type CacheState } from './cache-aware';
+import { CacheAwareApplier, type ApplyContext, type CacheAwareOptions, type CacheState } from './cache-aware';
 import type { DecisionLog } from './decisions';
 import type { LoopEvidence } from '../cache/warm-calls';
 import { LoopTracker } from './loop-evidence';
@@ -68,7 +68,7 @@ export class Pipeline {
     // The last flush of this call applied nothing: until something new is proposed, another flush would decide the same.
     let settled = false;
     // The applier's view of this call, made once (not spread again before every flush).
-    const flushInput = { ...input, evidence, turnStart: closedTurnsPruned ? turnStart : undefined };
+    const flushInput: ApplyContext = { session: input.session, index, decisions: input.decisions, callIndex: input.callIndex, now: input.now, cache: input.cache, evidence, epochStart: input.epochStart, turnStart: closedTurnsPruned ? turnStart : undefined };
     for (const s of this.strategies) {
       const ctx = this.context(input);
       if (s.trigger.kind === 'above') {
