@@ -252,6 +252,27 @@ export class CacheSimulator {
     return this.resolve(body.model, n, total, breakpoints, bpTtl, nowMs);
   }
 
+  /** System blocks alone (another session reads a shared prefix): as {@link step}, without the messages' machinery. */
+  stepSystem(model: string, system: readonly SimBlock[], tokensOf: TokensOf, nowMs: number): CacheUsage {
+    const breakpoints: number[] = [];
+    const bpTtl: number[] = [];
+    let [a, b] = this.modelHash(model);
+    let total = 0;
+    this.ensure(system.length);
+    for (let n = 0; n < system.length; n++) {
+      const blk = system[n];
+      const h = this.hashOf(blk);
+      [a, b] = chain(a, b, h[0], h[1], TAG_SYSTEM);
+      this.chainA[n] = a;
+      this.chainB[n] = b;
+      this.cum[n] = total += tokensOf(blk, UNASKED_LOCATION);
+      if (!isCacheable(blk) || blk.cache_control == null) continue;
+      breakpoints.push(n);
+      bpTtl.push(ttlMs(blk.cache_control));
+    }
+    return this.resolve(model, system.length, total, breakpoints, bpTtl, nowMs);
+  }
+
   private resolve(
     model: string,
     n: number,
@@ -302,7 +323,7 @@ export class CacheSimulator {
     });
 
     this.steps++;
-    if (this.steps % SWEEP_EVERY_STEPS === 0) this.sweep(nowMs);
+    if (this.steps % SWEEP_EVERY_STEPS === 0) this.entries.sweep(nowMs);
     this.last = {
       totalTokens: total,
       blockCount: n,
@@ -373,9 +394,5 @@ export class CacheSimulator {
     this.chainA = chainA;
     this.chainB = chainB;
     this.cum = cum;
-  }
-
-  private sweep(nowMs: number): void {
-    this.entries.sweep(nowMs);
   }
 }

@@ -286,7 +286,7 @@ export class BillModel {
     const shared = this.systemBlock('shared', version, 0, sysTtl);
     if (this.prefix.sharedWarm && this.prefix.shared > 0) {
       // Another session of the same client reads the shared prefix just before: it stays warm.
-      this.sim.step({ model: this.model, system: [shared], messages: [] }, this.tokensOf, req.now);
+      this.sim.stepSystem(this.model, [shared], this.tokensOf, req.now);
     }
     const k = this.partsOf(req.messages);
     const restarts = req.messages.length > 0 ? this.work.restarts[req.messages.length - 1] : 0;

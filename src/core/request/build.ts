@@ -175,8 +175,7 @@ export class RequestBuilder {
   }
 
   /** The rendered message at a log position (re-rendered only when its revision changed). */
-  rendered(session: Session, pos: number): RenderedMessage {
-    const cache = this.cacheOf(session).rendered;
+  rendered(session: Session, pos: number, cache = this.cacheOf(session).rendered): RenderedMessage {
     const m = session.messages[pos];
     const hit = cache.get(m.id);
     if (hit && hit.revision === session.revision(m.id)) return hit;
@@ -199,15 +198,16 @@ export class RequestBuilder {
     const upTo = Math.max(0, Math.min(opts.upTo ?? n, n));
     const from = Math.max(0, Math.min(opts.from ?? this.epochStart(session, upTo), upTo));
     const rendered: RenderedMessage[] = [];
+    const cache = this.cacheOf(session).rendered;
     for (let p = from; p < upTo; p++) {
-      const r = this.rendered(session, p);
+      const r = this.rendered(session, p, cache);
       rendered.push(r);
       // A summary stands for its whole range: jump over the hidden messages (per-turn work
       // then grows with what is visible, not with the history behind summaries).
       if (r.summary && r.summary.fromMessageId === r.messageId) p = Math.max(p, Math.min(upTo - 1, session.position(r.summary.toMessageId) ?? p));
     }
     const repairs: Repair[] = [];
-    for (const r of rendered) repairs.push(...r.repairs);
+    for (const r of rendered) if (r.repairs.length) repairs.push(...r.repairs);
 
     const assembled = assemble(rendered, {
       pairOf: (id, want) => (want === 'use' ? session.toolUseBlockId(id) : session.toolResultBlockId(id)),
