@@ -57,15 +57,21 @@ function collect(session: Session, from: number, to: number, o: DigestOptions): 
 }
 
 /**
- * The digest of messages [from, to]. Work grows with what is new since the last digest from
+ * The digest of messages [from, to]; refs for which `shown` says yes are left out (the view
+ * shows them elsewhere: an earlier digest, the kept text). Work grows with what is new since the last digest from
  * the same start (a window's digest is asked for again on every call while its cut moves).
  */
-export function buildDigest(session: Session, from: number, to: number, what: string, o: DigestOptions = DIGEST_DEFAULTS): string {
+export function digestNote(session: Session, from: number, to: number, what: string, o: DigestOptions = DIGEST_DEFAULTS, shown?: (ref: string) => boolean): { text: string; refs: readonly string[] } {
   const { refs, prompts } = collect(session, from, to, o);
-  const list = [...refs];
+  const list = shown ? [...refs].filter((r) => !shown(r)) : [...refs];
   const kept = list.slice(-o.maxRefs);
   const parts = [`${TRIM_MARKER}: ${what}; the originals are restorable]`];
   if (prompts.length) parts.push(`user asked: ${prompts.map((p) => `"${p}"`).join('; ')}`);
   if (kept.length) parts.push(`refs seen: ${kept.join(' ')}${list.length > kept.length ? ` (+${list.length - kept.length} older)` : ''}`);
-  return parts.join('\n');
+  return { text: parts.join('\n'), refs: kept };
+}
+
+/** The text of {@link digestNote} listing every ref. */
+export function buildDigest(session: Session, from: number, to: number, what: string, o: DigestOptions = DIGEST_DEFAULTS): string {
+  return digestNote(session, from, to, what, o).text;
 }

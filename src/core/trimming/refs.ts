@@ -63,6 +63,32 @@ export const DEFAULT_REF_PATTERNS: readonly RefPattern[] = [
 const MIN_PATH_LENGTH = 4;
 /** Short snake_case words (`is_ok`) are too common to be worth a slot. */
 const MIN_IDENTIFIER_LENGTH = 10;
+/**
+ * A path segment this long made only of base64 characters, with at least
+ * {@link BASE64_MIN_EACH} digits, capitals and small letters, is encoded data (a key, a
+ * certificate, a blob split at its `/`), not a name: no later step types it back, and a
+ * PEM block fills a digest with such "paths" (measured: two 4k-token digests of one session).
+ */
+const BASE64_SEGMENT_MIN = 16;
+const BASE64_MIN_EACH = 3;
+
+/** Whether a path match holds a segment of encoded data (see {@link BASE64_SEGMENT_MIN}). */
+export function looksEncoded(ref: string): boolean {
+  for (const seg of ref.split(/[\\/]/)) {
+    if (seg.length < BASE64_SEGMENT_MIN || !/^[A-Za-z0-9+=]+$/.test(seg)) continue;
+    let digits = 0;
+    let upper = 0;
+    let lower = 0;
+    for (let i = 0; i < seg.length; i++) {
+      const c = seg.charCodeAt(i);
+      if (c >= 48 && c <= 57) digits++;
+      else if (c >= 65 && c <= 90) upper++;
+      else if (c >= 97 && c <= 122) lower++;
+    }
+    if (digits >= BASE64_MIN_EACH && upper >= BASE64_MIN_EACH && lower >= BASE64_MIN_EACH) return true;
+  }
+  return false;
+}
 
 /** The text without trailing `.`, `,`, `:` and `;` (a sentence's punctuation after a path). */
 function trimTrailingPunctuation(s: string): string {
@@ -93,7 +119,7 @@ export function extractRefs(text: string, patterns: readonly RefPattern[] = DEFA
       covered.fill(1, at, end);
       const ref = trimTrailingPunctuation(group ?? match);
       if (ref.length < min || seen.has(ref)) return;
-      if (p.name === 'path' && /^\d+([\\/]\d+)+$/.test(ref)) return;
+      if (p.name === 'path' && (/^\d+([\\/]\d+)+$/.test(ref) || looksEncoded(ref))) return;
       seen.add(ref);
       out.push({ ref, at });
     });

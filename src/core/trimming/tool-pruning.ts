@@ -7,7 +7,8 @@
  * interruption) stay verbatim: only the tool results of such a message are pruned.
  * Incremental: each turn is pruned once, when the next prompt arrives.
  */
-import { buildDigest, DIGEST_DEFAULTS } from './digest';
+import { digestNote, DIGEST_DEFAULTS } from './digest';
+import type { ContentBlockParam } from '../session/types';
 import type { ToolRound } from './message-index';
 import type { Strategy, StrategyContext, StrategyDoc, Trigger } from './types';
 
@@ -33,12 +34,22 @@ export const TOOL_PRUNING_DOC: StrategyDoc = {
   ],
 };
 
+/** The text blocks of a message, joined. */
+function finalText(blocks: readonly { readonly param: ContentBlockParam }[]): string {
+  return blocks.map((b) => (b.param.type === 'text' ? b.param.text : '')).join('\n');
+}
+
 export class ToolPruning implements Strategy {
   readonly name = 'tool-pruning';
   readonly trigger: Trigger;
   readonly prunesClosedTurns = true;
   /** Index into ctx.index.prompts of the next turn to prune. */
   private nextTurn = 0;
+  /**
+   * Refs an earlier digest of this strategy lists: a later digest leaves them out. Safe either
+   * way: the earlier digest is in the view, or (not applied, restored) the messages it stands for are.
+   */
+  private readonly listed = new Set<string>();
 
   constructor(private readonly o: ToolPruningOptions = TOOL_PRUNING_DEFAULTS) {
     this.trigger = o.trigger;
@@ -61,7 +72,7 @@ export class ToolPruning implements Strategy {
     const keep = this.protectedPositions(ctx, start, end);
     const last = final > 0 ? final - 1 : end - 1;
     if (this.o.digest && keep.size === 0 && last > start && !session.userText.inRange(start + 1, last)) {
-      this.digestRange(ctx, start + 1, last);
+      this.digestRange(ctx, start + 1, last, final > 0 ? finalText(session.messages[final].blocks) : '');
       if (final > 0) this.pruneFinalExtras(ctx, final);
       return;
     }
@@ -110,7 +121,8 @@ export class ToolPruning implements Strategy {
     }
   }
 
-  private digestRange(ctx: StrategyContext, from: number, to: number): void {
+  /** `kept`: the text the turn keeps after the range (its final answer): refs it shows are not listed again. */
+  private digestRange(ctx: StrategyContext, from: number, to: number, kept: string): void {
     const { session } = ctx;
     const key = `${session.messages[from].id}`;
     if (ctx.isPending(key)) return;
@@ -118,7 +130,9 @@ export class ToolPruning implements Strategy {
     if (session.activeSummaryAt(from)) return;
     const before = ctx.index.rangeTokens(from, to + 1);
     if (before === 0) return;
-    const text = buildDigest(session, from, to, `${to - from + 1} intermediate messages of a prior turn omitted`, { ...DIGEST_DEFAULTS, maxRefs: this.o.digestRefs });
+    const shown = (ref: string): boolean => this.listed.has(ref) || kept.includes(ref);
+    const { text, refs } = digestNote(session, from, to, `${to - from + 1} intermediate messages of a prior turn omitted`, { ...DIGEST_DEFAULTS, maxRefs: this.o.digestRefs }, shown);
+    for (const r of refs) this.listed.add(r);
     const after = ctx.tokens.text(text).tokens;
     if (after >= before) return;
     ctx.propose({

@@ -1,0 +1,54 @@
+import { describe, expect, it } from 'vitest';
+import { Session } from '../../../src/core/session';
+import { createPipeline } from '../../../src/core/trimming';
+import { extractRefs, looksEncoded } from '../../../src/core/trimming/refs';
+import { Harness, round } from './helpers';
+
+const PEM_LINES = [
+  'mQINBGSx7YgBEADH4zN1qJb8XkQ2vYw3Lr9Tz0pK7aG5dE+FhU1cWmN4oR6sI8jB',
+  'tljl/uYUB4/eBx6dokHSF17MjkrTzGyIeJf9ypOsOgxlkZ/xqNgZFK6IyfXbOn6m',
+  'AA/9E/Q38iwLlffOKCSwlK9Nk1A7rM7dlS5BsMvygc9MRUVTT8h+2PqOGq2Ct01G',
+];
+
+describe('reference ids', () => {
+  it('skip encoded data split at its slashes, keep real paths', () => {
+    const text = `-----BEGIN PGP PUBLIC KEY BLOCK-----\n${PEM_LINES.join('\n')}\n-----END PGP PUBLIC KEY BLOCK-----\nsaved to /home/me/Projects2024/keys/ReleaseKey.asc and src/core/trimming/refs.ts`;
+    const refs = extractRefs(text);
+    expect(refs).toContain('/home/me/Projects2024/keys/ReleaseKey.asc');
+    expect(refs).toContain('src/core/trimming/refs.ts');
+    for (const line of PEM_LINES) for (const seg of line.split('/')) if (seg.length >= 16) expect(refs.some((r) => r.includes(seg))).toBe(false);
+  });
+
+  it('a long camel-case or dashed segment is a name, not encoded data', () => {
+    expect(looksEncoded('C:/Users/me/.claude/projects/C--Users-Mischa--claude-worktrees-M-Claude')).toBe(false);
+    expect(looksEncoded('src/components/VeryLongComponentName.tsx')).toBe(false);
+    expect(looksEncoded('x/eBx6dokHSF17MjkrTzGyIeJf9ypOsOgxlkZ')).toBe(true);
+  });
+});
+
+describe('tool-pruning digests', () => {
+  const big = (t: string) => `${t} ` + 'data '.repeat(200);
+  const digests = (s: Session): string[] => s.allOverlays().flatMap((o) => (o.kind === 'summary' ? [o.text] : []));
+
+  it('list a ref once: not again when an earlier digest lists it or the turn\'s final answer shows it', () => {
+    const s = new Session();
+    s.append('user', 'first task');
+    round(s, [{ name: 'Read', input: { file_path: 'src/shared.ts' }, result: big('see src/shared.ts and lib/one_only.py') }]);
+    s.append('assistant', [{ type: 'text', text: 'answer one' }]);
+    s.append('user', 'second task');
+    round(s, [{ name: 'Read', input: { file_path: 'src/shared.ts' }, result: big('see src/shared.ts, lib/two_only.py and docs/answered.md') }]);
+    s.append('assistant', [{ type: 'text', text: 'answer two, from docs/answered.md' }]);
+    s.append('user', 'third task');
+    const h = new Harness(s, createPipeline('tool-pruning', { strategies: { 'tool-pruning': { digest: true } }, cacheAware: { enabled: false } }));
+    h.run();
+    const [first, second] = digests(s);
+    expect(first).toContain('src/shared.ts');
+    expect(first).toContain('lib/one_only.py');
+    expect(second).toContain('lib/two_only.py');
+    expect(second).not.toContain('src/shared.ts');
+    expect(second).not.toContain('docs/answered.md');
+    // Every ref of the hidden steps is still somewhere in the view.
+    const view = s.messages.map((_, p) => JSON.stringify(s.resolveMessage(p).blocks.map((b) => b.sent))).join('\n') + digests(s).join('\n');
+    for (const ref of ['src/shared.ts', 'lib/one_only.py', 'lib/two_only.py', 'docs/answered.md']) expect(view).toContain(ref);
+  });
+});
