@@ -9,6 +9,7 @@
  */
 import type { ContentBlockParam } from '../session/types';
 import { toolResultText } from '../session/log';
+import { applyTrim } from '../session/trim';
 import { compactInput } from './compact-input';
 import type { ToolRound } from './message-index';
 import { actionWord } from './observation';
@@ -182,7 +183,8 @@ export class SummarizeToolResults implements Strategy {
       this.texts.set(block.param, text);
     }
     const before = ctx.tokens.block(block.param).tokens;
-    const after = ctx.tokens.text(text).tokens;
+    // As sent: the block with its new text (a tool_result keeps its markup, which a bare text count leaves out).
+    const after = ctx.tokens.block(applyTrim(block.param, text)).tokens;
     if (after >= before) return undefined;
     return { blockId, toolName, text, before, after, saved: before - after };
   }

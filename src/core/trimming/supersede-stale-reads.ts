@@ -5,6 +5,7 @@
  * Incremental: each new message is scanned once; lookups are by path and content hash.
  */
 import { toolResultText } from '../session/log';
+import { applyTrim } from '../session/trim';
 import type { ToolUseBlockParam } from '../session/types';
 import { compactInput } from './compact-input';
 import { TRIM_MARKER } from './summary-text';
@@ -163,7 +164,8 @@ export class SupersedeStaleReads implements Strategy {
     if (toolResultText(block.param).length <= this.o.minChars) return;
     const text = `${TRIM_MARKER}: superseded; original restorable] ${why}.`;
     const before = ctx.tokens.block(block.param).tokens;
-    const after = ctx.tokens.text(text).tokens;
+    // As sent: the block with its new text (a tool_result keeps its markup, which a bare text count leaves out).
+    const after = ctx.tokens.block(applyTrim(block.param, text)).tokens;
     // A pointer no shorter than the result would make the context bigger (as every other strategy checks).
     if (after >= before) return;
     ctx.propose({
