@@ -19,6 +19,8 @@
  *   results) is recorded; the recorded call timestamp is the response's, later by the
  *   model's latency. Cache TTLs count between requests.
  */
+import { ttlMsOf } from '../../src/core/cache/rules';
+import { recordedTtl } from '../../src/core/engine/replay';
 import { clientInvalidations } from '../../src/core/report/fit';
 import type { ContentBlockParam, ImportedSession, MessageParam, TextBlockParam } from '../../src/core/session/types';
 import { totalInput } from '../../src/core/session/types';
@@ -141,6 +143,9 @@ export function setupSession(raw: ImportedSession, opts: SetupOptions = {}): Ben
   };
   const withPrefix = opts.withClientPrefix !== false && system.length > 0;
   const times = requestTimes(raw);
+  // A read of the system prompt alone after a pause past the recording's TTL is the TTL's doing, not a
+  // client change: following it would charge a strategy that writes with a longer TTL for a miss it does not have.
+  const pastTtl = (i: number): boolean => i > 0 && times.request[i] - times.request[i - 1] >= ttlMsOf(recordedTtl(raw.calls[i - 1]) ?? '5m');
   return {
     name: raw.file.split('/').pop()!.slice(0, 8),
     model,
@@ -149,7 +154,7 @@ export function setupSession(raw: ImportedSession, opts: SetupOptions = {}): Ben
     requestTimes: times.request,
     responseTimes: times.response,
     tokensOf,
-    clientInvalidations: new Set(clientInvalidations(raw.calls, hidden)),
+    clientInvalidations: new Set(clientInvalidations(raw.calls, hidden, pastTtl)),
     sharedPrefixRequest: withPrefix && sharedBlock ? { model, system: [{ ...sharedBlock, cache_control: { type: 'ephemeral' } }], messages: [] } : undefined,
   };
 }
