@@ -7,9 +7,11 @@ import { contextWindow } from '../models';
 import { RequestBuilder, type BlockMap } from '../request/build';
 import type { Breakpoint, CacheTtl, Repair, RequestBody } from '../request/types';
 import type { Session } from '../session/session';
+import { lastBelow } from '../session/sorted';
 import { totalInput, type CallUsage, type ContentBlockParam, type MessageParam } from '../session/types';
 import { describeHoldBack, type HoldBackQuote } from '../cache/hold-back';
-import { ttlMsOf } from '../cache/rules';
+import { describeLongTtl, quoteLongTtl } from '../cache/long-ttl';
+import { TTL_1H_MS, ttlMsOf } from '../cache/rules';
 import { TokenEstimator } from '../tokens';
 import type { TokenQuality } from '../tokens/types';
 import { DecisionLog, MessageIndex, createPipeline, type CacheState, type Pipeline, type PipelineConfig, type PipelineRunResult } from '../trimming';
@@ -88,8 +90,16 @@ export class ContextEngine {
   private lastModel?: string;
   private lastEpoch?: number;
   private previousBreakpoints: Breakpoint[] = [];
-  /** Message breakpoints of recent calls, newest first, with the time they were last written or read. */
-  private recentWrites: { bp: Breakpoint; at: number }[] = [];
+  /** Message breakpoints of recent calls, newest first, with the time they were last written or read and their TTL. */
+  private recentWrites: { bp: Breakpoint; at: number; ttl: CacheTtl }[] = [];
+  /** TTL the previous call wrote with (the cache's TTL at this call); tools + system tokens it had. */
+  private lastTtl?: CacheTtl;
+  private headTokens = 0;
+  /**
+   * Tokens of the head the first call already found cached (its usage's cache read): the client's
+   * other sessions keep them warm, so a pause does not make this session write them again.
+   */
+  private sharedHead = 0;
   private previousMessages?: readonly MessageParam[];
   private lastObserved?: { upTo: number; epochStart: number; usage: CallUsage; overlaysChanged: boolean };
   private overlaysChanged = false;
@@ -142,8 +152,9 @@ export class ContextEngine {
       now,
       cache: this.cacheStateFor(epochStart, now, input.coldFrom),
     });
-    const hold = this.holdBack(run, upTo);
-    const prepared = this.build(input.callIndex, epochStart, upTo, this.anchorsAt(now), run, this.previousMessages, hold?.q.pays ? hold.position : undefined);
+    const ttl = this.callTtl(run, epochStart, upTo, input.callIndex);
+    const hold = this.holdBack(run, upTo, ttl);
+    const prepared = this.build(input.callIndex, epochStart, upTo, this.anchorsAt(now), run, this.previousMessages, hold?.q.pays ? hold.position : undefined, ttl);
     if (hold) {
       const placed = hold.q.pays && prepared.heldFrom === undefined ? ' (no block before it reaches the minimum cacheable prefix: written as usual)' : '';
       this.decisions.add({ callIndex: input.callIndex, by: 'cache-planner', action: prepared.heldFrom !== undefined ? 'apply' : 'skip', targets: [session.messages[hold.position].id], reason: `write-time placement: ${describeHoldBack(hold.q)}${placed}`, tokensSaved: 0 });
@@ -160,7 +171,10 @@ export class ContextEngine {
     }
     this.previousBreakpoints = prepared.breakpoints;
     this.previousMessages = prepared.messages;
-    this.remember(prepared, now);
+    this.remember(prepared, now, ttl);
+    this.lastTtl = ttl;
+    const head = prepared.breakpoints.find((b) => b.messageIndex === undefined);
+    if (head) this.headTokens = head.prefixTokens;
     // A final message held out of the write is not cached: trimming it next call costs nothing extra.
     this.cache = { cachedUpTo: Math.min(upTo, prepared.heldFrom ?? upTo), lastCallAt: now };
     this.lastModel = this.model;
@@ -176,8 +190,27 @@ export class ContextEngine {
     };
     if (this.lastModel !== undefined && this.lastModel !== this.model) cold(0, `the model changed (${this.lastModel} → ${this.model}): the cache is per model`);
     if (this.lastEpoch !== undefined && this.lastEpoch !== epochStart) cold(0, 'the history was compacted or rewritten: a new cached prefix starts');
+    // The cache's TTL is the longest of the writes still alive (a pause under it finds the cache warm), else the previous call's.
+    const hour = this.recentWrites.some((w) => w.ttl === '1h' && now - w.at < TTL_1H_MS);
     // Written out, not spread: V8's spread-then-add is a slow path, and this runs every call.
-    return { cachedUpTo: this.cache.cachedUpTo, lastCallAt: this.cache.lastCallAt, ttl: this.ttl, coldFrom, writeEnds: this.writeEnds(now) };
+    return { cachedUpTo: this.cache.cachedUpTo, lastCallAt: this.cache.lastCallAt, ttl: hour ? '1h' : (this.lastTtl ?? this.ttl), coldFrom, writeEnds: this.writeEnds(now) };
+  }
+
+  /**
+   * This call's TTL: the session's (the client's, behind the proxy), or the 1-hour one when the
+   * cache-aware applier's long-TTL choice says the pause likely to follow pays for it (cache/long-ttl.ts).
+   */
+  private callTtl(run: PipelineRunResult, epochStart: number, upTo: number, callIndex: number): CacheTtl {
+    if (this.ttl === '1h' || !this.pipeline.applier.adaptiveTtl) return this.ttl;
+    const { loop } = this.pipeline.applier.expectedCalls(run.evidence, this.ttl);
+    const written = this.index.rangeTokens(Math.min(this.cache.cachedUpTo, upTo), upTo);
+    // With closed turns pruned (tool-pruning), the next prompt rewrites from the current turn's steps on: only what comes before them is read.
+    const turn = lastBelow(this.index.prompts, upTo, -1);
+    const readTo = turn >= epochStart && this.pipeline.strategies.some((st) => st.prunesClosedTurns) ? turn + 1 : upTo;
+    const q = quoteLongTtl({ written, prefix: Math.max(0, this.headTokens - this.sharedHead) + this.index.rangeTokens(epochStart, readTo), restOfLoop: loop, gapsMs: run.evidence.gapsMs });
+    const long = q.pays ? '1h' : this.ttl;
+    if (long !== this.lastTtl && this.lastTtl !== undefined) this.decisions.add({ callIndex, by: 'cache-planner', action: 'apply', targets: [], reason: `cache TTL: ${describeLongTtl(q)}`, tokensSaved: 0 });
+    return long;
   }
 
   /**
@@ -193,13 +226,12 @@ export class ContextEngine {
 
   /** Recent message writes still alive at `now` (the TTL in use), newest first. */
   private anchorsAt(now: number): Breakpoint[] {
-    const ttl = ttlMsOf(this.ttl);
-    this.recentWrites = this.recentWrites.filter((w) => now - w.at < ttl);
+    this.recentWrites = this.recentWrites.filter((w) => now - w.at < ttlMsOf(w.ttl));
     return this.recentWrites.map((w) => w.bp);
   }
 
   /** Keep this call's writes; forget older ones at or after the first changed message (their prefix is gone). */
-  private remember(prepared: PreparedCall, now: number): void {
+  private remember(prepared: PreparedCall, now: number, ttl: CacheTtl): void {
     const fresh = prepared.breakpoints.filter((b) => b.messageIndex !== undefined);
     const ids = new Set(fresh.map((b) => b.at));
     const changedId = prepared.firstChanged === undefined ? undefined : prepared.blockMap.idAt(prepared.firstChanged, 0);
@@ -211,7 +243,7 @@ export class ContextEngine {
       const pos = m ? this.session.position(m.id) : undefined;
       return pos !== undefined && pos < changedAt;
     });
-    this.recentWrites = [...fresh.map((bp) => ({ bp, at: now })), ...alive].slice(0, RECENT_WRITES);
+    this.recentWrites = [...fresh.map((bp) => ({ bp, at: now, ttl })), ...alive].slice(0, RECENT_WRITES);
   }
 
   /** Log positions (exclusive ends) where an alive write lets a rewrite start: the applier's B. */
@@ -230,23 +262,23 @@ export class ContextEngine {
    * The placement with the best expected saving among the trims due next call (cache/hold-back.ts),
    * if any. Only messages the previous request did not write can be held back (what is cached stays so).
    */
-  private holdBack(run: PipelineRunResult, upTo: number): { position: number; q: HoldBackQuote } | undefined {
+  private holdBack(run: PipelineRunResult, upTo: number, ttl: CacheTtl): { position: number; q: HoldBackQuote } | undefined {
     let best: { position: number; q: HoldBackQuote } | undefined;
     for (const f of run.foresight) {
       if (f.position < this.cache.cachedUpTo) continue;
-      const q = this.pipeline.applier.holdBackQuote(f, this.index.rangeTokens(f.position, upTo), run.evidence, this.ttl);
+      const q = this.pipeline.applier.holdBackQuote(f, this.index.rangeTokens(f.position, upTo), run.evidence, ttl);
       if (q && (!best || q.net > best.q.net)) best = { position: f.position, q };
     }
     return best;
   }
 
-  private build(callIndex: number, epochStart: number, upTo: number, previous: readonly Breakpoint[], run?: PipelineRunResult, previousMessages?: readonly MessageParam[], holdBackFrom?: number): PreparedCall {
+  private build(callIndex: number, epochStart: number, upTo: number, previous: readonly Breakpoint[], run?: PipelineRunResult, previousMessages?: readonly MessageParam[], holdBackFrom?: number, ttl: CacheTtl = this.ttl): PreparedCall {
     const built = this.builder.build(this.session, {
       model: this.model,
       maxTokens: this.maxTokens,
       from: epochStart,
       upTo,
-      cacheTtl: this.ttl,
+      cacheTtl: ttl,
       accountant: this.tokens,
       previousBreakpoints: previous,
       previousMessages,
@@ -277,6 +309,7 @@ export class ContextEngine {
    */
   observeUsage(usage: CallUsage, upTo: number, epochStart: number, untrimmedDelta = false): void {
     const prev = this.lastObserved;
+    if (!prev) this.sharedHead = Math.min(this.headTokens, usage.cache_read_input_tokens ?? 0);
     if (prev && prev.epochStart === epochStart && upTo > prev.upTo && (untrimmedDelta || !this.overlaysChanged)) {
       const added: ContentBlockParam[] = [];
       for (let p = prev.upTo; p < upTo; p++) for (const b of this.session.messages[p].blocks) added.push(b.param);

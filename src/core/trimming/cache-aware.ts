@@ -29,9 +29,11 @@ import type { Foresight, Proposal } from './types';
 
 export interface CacheAwareOptions extends WarmCallOptions {
   enabled: boolean;
+  /** Write with the 1-hour TTL on calls where the pause likely to follow pays for it (cache/long-ttl.ts). */
+  adaptiveTtl: boolean;
 }
 
-export const CACHE_AWARE_DEFAULTS: CacheAwareOptions = { enabled: true, ...WARM_CALL_DEFAULTS };
+export const CACHE_AWARE_DEFAULTS: CacheAwareOptions = { enabled: true, adaptiveTtl: true, ...WARM_CALL_DEFAULTS };
 
 export interface CacheState {
   /** Messages [0, cachedUpTo) were in the previous request (its cached prefix). */
@@ -89,6 +91,11 @@ export class CacheAwareApplier {
   private added = 0;
 
   constructor(private readonly o: CacheAwareOptions = CACHE_AWARE_DEFAULTS) {}
+
+  /** Whether the engine may choose the 1-hour TTL per call (cache-aware application on, and the option set). */
+  get adaptiveTtl(): boolean {
+    return this.o.enabled && this.o.adaptiveTtl;
+  }
 
   isPending(id: string): boolean {
     return this.pending.has(id);

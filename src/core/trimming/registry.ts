@@ -106,5 +106,6 @@ export function createPipeline(spec: string, config: PipelineConfig = {}): Pipel
     return f({ ...base, ...(config.strategies?.[n] ?? {}) });
   });
   const onlyAnchors = names.length > 0 && names.every((n) => n in ANCHORS);
-  return new Pipeline(strategies, { ...CACHE_AWARE_DEFAULTS, enabled: !onlyAnchors, ...config.cacheAware });
+  // `none` sends what the client sent, at the client's TTL: it chooses no TTL of its own.
+  return new Pipeline(strategies, { ...CACHE_AWARE_DEFAULTS, enabled: !onlyAnchors, adaptiveTtl: names.length > 0 && !onlyAnchors, ...config.cacheAware });
 }

@@ -1,0 +1,59 @@
+/**
+ * Per call: write the cache with the 1-hour TTL instead of the 5-minute one? A read refreshes
+ * an entry with its own TTL, so the tail written by a tool loop's last call decides whether the
+ * next prompt, after the user's pause, reads the whole prefix or writes it again. The 1-hour
+ * write costs more on what this call writes; it pays when this call is likely the loop's last
+ * and the pause after it likely lasts 5–60 minutes (cold after 5, still warm under 60). Same
+ * units and multipliers as break-even.ts (base-input tokens, cache/rules.ts).
+ *
+ * With W the tokens this call writes, T the cached prefix after it, w5 and w1 the write
+ * multipliers, r the read multiplier, pEnd the chance that this call ends the loop (from the
+ * expected rest of the loop, cache/warm-calls.ts), pMid the chance that a pause between loops
+ * lasts 5–60 minutes (the session's own pauses under a uniform prior over short, mid and long):
+ *
+ *   extra now   W·(w1 − w5)
+ *   gain        pEnd·pMid·T·(w5 − r)    the next prompt reads T instead of writing it again
+ *   1 hour      when gain > extra
+ */
+import { CACHE_READ_MULTIPLIER, CACHE_WRITE_1H_MULTIPLIER, CACHE_WRITE_5M_MULTIPLIER, TTL_1H_MS, TTL_5M_MS } from './rules';
+
+export interface LongTtlInput {
+  /** Tokens this call writes (W). */
+  readonly written: number;
+  /** Tokens of the cached prefix after this call: tools, system and messages (T). */
+  readonly prefix: number;
+  /** Expected further calls of the current loop (cache/warm-calls.ts restOfLoop). */
+  readonly restOfLoop: number;
+  /** Idle time before each later loop's first call (ms), oldest first. */
+  readonly gapsMs: readonly number[];
+}
+
+export interface LongTtlQuote extends LongTtlInput {
+  readonly pEnd: number;
+  readonly pMid: number;
+  readonly extra: number;
+  readonly gain: number;
+  readonly pays: boolean;
+}
+
+/** Pause outcomes the prior spreads one pseudo-observation over: short (< 5 min), mid (5–60 min), long (≥ 60 min). */
+const PAUSE_OUTCOMES = 3;
+
+export function quoteLongTtl(i: LongTtlInput): LongTtlQuote {
+  const E = Math.max(0, i.restOfLoop);
+  const pEnd = 1 / (1 + E);
+  const mid = i.gapsMs.filter((g) => g >= TTL_5M_MS && g < TTL_1H_MS).length;
+  const pMid = (mid + 1) / (i.gapsMs.length + PAUSE_OUTCOMES);
+  const extra = Math.max(0, i.written) * (CACHE_WRITE_1H_MULTIPLIER - CACHE_WRITE_5M_MULTIPLIER);
+  const gain = pEnd * pMid * Math.max(0, i.prefix) * (CACHE_WRITE_5M_MULTIPLIER - CACHE_READ_MULTIPLIER);
+  return { ...i, pEnd, pMid, extra, gain, pays: gain > extra };
+}
+
+/** One line for the decision log: both prices, the expectation and the verdict. */
+export function describeLongTtl(q: LongTtlQuote): string {
+  return (
+    `writes ${Math.round(q.written)} tokens, prefix ${Math.round(q.prefix)}: 1-hour TTL costs ${Math.round(q.extra)} more now; ` +
+    `if the loop ends here (p ${q.pEnd.toFixed(2)}) and the pause lasts 5–60 min (p ${q.pMid.toFixed(2)}, ${q.gapsMs.length} pauses seen) it saves ${Math.round(q.gain)} ` +
+    `(base-input tokens) → ${q.pays ? '1-hour TTL' : '5-minute TTL'}`
+  );
+}
