@@ -9,7 +9,7 @@
  * With W the tokens this call writes, T the cached prefix after it, w5 and w1 the write
  * multipliers, r the read multiplier, pEnd the chance that this call ends the loop (from the
  * expected rest of the loop, cache/warm-calls.ts), pMid the chance that a pause between loops
- * lasts 5–60 minutes (the session's own pauses under a uniform prior over short, mid and long):
+ * lasts 5–60 minutes (the session's own pauses, with one pseudo-observation of another pause):
  *
  *   extra now   W·(w1 − w5)
  *   gain        pEnd·pMid·T·(w5 − r)    the next prompt reads T instead of writing it again
@@ -36,14 +36,17 @@ export interface LongTtlQuote extends LongTtlInput {
   readonly pays: boolean;
 }
 
-/** Pause outcomes the prior spreads one pseudo-observation over: short (< 5 min), mid (5–60 min), long (≥ 60 min). */
-const PAUSE_OUTCOMES = 3;
+/**
+ * One pseudo-observation of a pause that is not 5–60 minutes: the client's TTL stays until the
+ * session itself has shown such a pause (a single-task agent loop never pauses for a human).
+ */
+const NOT_MID_PRIOR = 1;
 
 export function quoteLongTtl(i: LongTtlInput): LongTtlQuote {
   const E = Math.max(0, i.restOfLoop);
   const pEnd = 1 / (1 + E);
   const mid = i.gapsMs.filter((g) => g >= TTL_5M_MS && g < TTL_1H_MS).length;
-  const pMid = (mid + 1) / (i.gapsMs.length + PAUSE_OUTCOMES);
+  const pMid = mid / (i.gapsMs.length + NOT_MID_PRIOR);
   const extra = Math.max(0, i.written) * (CACHE_WRITE_1H_MULTIPLIER - CACHE_WRITE_5M_MULTIPLIER);
   const gain = pEnd * pMid * Math.max(0, i.prefix) * (CACHE_WRITE_5M_MULTIPLIER - CACHE_READ_MULTIPLIER);
   return { ...i, pEnd, pMid, extra, gain, pays: gain > extra };

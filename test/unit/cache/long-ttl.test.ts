@@ -75,3 +75,10 @@ describe('engine: the TTL per call', () => {
     expect(run('none', 20 * MIN).ttls).not.toContain('1h');
   });
 });
+
+describe('long-TTL quote without evidence', () => {
+  it('keeps the client\'s TTL until the session has shown a 5–60 minute pause (a single-task loop never pauses)', () => {
+    expect(quoteLongTtl({ written: 100, prefix: 100_000, restOfLoop: 0.1, gapsMs: [] }).pays).toBe(false);
+    expect(quoteLongTtl({ written: 100, prefix: 100_000, restOfLoop: 0.1, gapsMs: [20 * MIN] }).pays).toBe(true);
+  });
+});
