@@ -31,8 +31,8 @@ export interface WarmCallOptions {
   priorWeight: number;
 }
 
-/** priorWeight 0.5: chosen leave-one-session-out (bench-results/README.md, "Default parameters": the stable choice, 6 of 9 folds; 2 gives the same cost in-sample). */
-export const WARM_CALL_DEFAULTS: WarmCallOptions = { maxCalls: 200, priorWeight: 0.5 };
+/** priorWeight 1: chosen leave-one-session-out (bench-results/README.md, "Default parameters": the stable choice, 7 of 9 folds, since the per-call TTL choice; 0.5 before it). */
+export const WARM_CALL_DEFAULTS: WarmCallOptions = { maxCalls: 200, priorWeight: 1 };
 
 export interface WarmCallEstimate {
   /** Expected further calls that read the current cache. */
