@@ -22,7 +22,8 @@ export const DIGEST_DEFAULTS: DigestOptions = { maxRefs: 200, maxPrompts: 8, pro
 /** What a digest over [from, to] collected; extended in place when a later digest covers more of the (immutable) log. */
 interface Collected {
   to: number;
-  readonly refs: Set<string>;
+  /** Each ref with how many tool results mentioned it, in first-seen order. */
+  readonly refs: Map<string, number>;
   readonly prompts: string[];
   readonly maxPrompts: number;
   readonly promptChars: number;
@@ -36,7 +37,7 @@ function collect(session: Session, from: number, to: number, o: DigestOptions): 
   if (!bySession) collected.set(session, (bySession = new Map()));
   let c = bySession.get(from);
   if (!c || c.to > to || c.maxPrompts !== o.maxPrompts || c.promptChars !== o.promptChars) {
-    c = { to: from - 1, refs: new Set(), prompts: [], maxPrompts: o.maxPrompts, promptChars: o.promptChars };
+    c = { to: from - 1, refs: new Map(), prompts: [], maxPrompts: o.maxPrompts, promptChars: o.promptChars };
     bySession.set(from, c);
   }
   for (let p = c.to + 1; p <= to; p++) {
@@ -45,7 +46,7 @@ function collect(session: Session, from: number, to: number, o: DigestOptions): 
       if (b.param.type === 'tool_result') {
         const param = b.param;
         // Extracted once per param object, shared with the tool result summaries (refs.ts).
-        for (const r of defaultRefsOf(param, () => toolResultText(param))) c.refs.add(r);
+        for (const r of defaultRefsOf(param, () => toolResultText(param))) c.refs.set(r, (c.refs.get(r) ?? 0) + 1);
       } else if (m.role === 'user' && b.param.type === 'text' && !b.param.text.startsWith('<') && c.prompts.length < o.maxPrompts) {
         const t = b.param.text.trim().replace(/\s+/g, ' ');
         if (t) c.prompts.push(t.length > o.promptChars ? `${t.slice(0, o.promptChars)}…` : t);
@@ -63,11 +64,21 @@ function collect(session: Session, from: number, to: number, o: DigestOptions): 
  */
 export function digestNote(session: Session, from: number, to: number, what: string, o: DigestOptions = DIGEST_DEFAULTS, shown?: (ref: string) => boolean): { text: string; refs: readonly string[] } {
   const { refs, prompts } = collect(session, from, to, o);
-  const list = shown ? [...refs].filter((r) => !shown(r)) : [...refs];
-  const kept = list.slice(-o.maxRefs);
+  const list = shown ? [...refs.keys()].filter((r) => !shown(r)) : [...refs.keys()];
+  // Over the limit: the refs more results mentioned first (what the steps kept coming back to), then the
+  // most recent; listed in first-seen order.
+  const kept =
+    list.length <= o.maxRefs
+      ? list
+      : list
+          .map((r, i) => ({ r, i, n: refs.get(r) ?? 0 }))
+          .sort((a, b) => b.n - a.n || b.i - a.i)
+          .slice(0, o.maxRefs)
+          .sort((a, b) => a.i - b.i)
+          .map((x) => x.r);
   const parts = [`${TRIM_MARKER}: ${what}; the originals are restorable]`];
   if (prompts.length) parts.push(`user asked: ${prompts.map((p) => `"${p}"`).join('; ')}`);
-  if (kept.length) parts.push(`refs seen: ${kept.join(' ')}${list.length > kept.length ? ` (+${list.length - kept.length} older)` : ''}`);
+  if (kept.length) parts.push(`refs seen: ${kept.join(' ')}${list.length > kept.length ? ` (+${list.length - kept.length} more)` : ''}`);
   return { text: parts.join('\n'), refs: kept };
 }
 

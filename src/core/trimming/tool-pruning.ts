@@ -18,7 +18,7 @@ export interface ToolPruningOptions {
    * the reference ids its tool results mentioned) instead of hiding them without a trace.
    */
   digest: boolean;
-  /** Most reference ids a digest lists (the most recent). */
+  /** Most reference ids a digest lists (the most mentioned, then the most recent). */
   digestRefs: number;
   trigger: Trigger;
 }
@@ -30,7 +30,7 @@ export const TOOL_PRUNING_DOC: StrategyDoc = {
   summary: 'Prior user turns keep only the prompt and the final answer; the current turn keeps everything.',
   options: [
     { name: 'digest', type: 'boolean', default: false, description: 'leave a note with the reference ids of the hidden steps' },
-    { name: 'digestRefs', type: 'number', default: DIGEST_DEFAULTS.maxRefs, description: 'most reference ids a note lists (the most recent)' },
+    { name: 'digestRefs', type: 'number', default: DIGEST_DEFAULTS.maxRefs, description: 'most reference ids a note lists (the most mentioned, then the most recent)' },
   ],
 };
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Session } from '../../../src/core/session';
 import { createPipeline } from '../../../src/core/trimming';
+import { buildDigest } from '../../../src/core/trimming/digest';
 import { extractRefs, looksEncoded } from '../../../src/core/trimming/refs';
 import { Harness, round } from './helpers';
 
@@ -50,5 +51,17 @@ describe('tool-pruning digests', () => {
     // Every ref of the hidden steps is still somewhere in the view.
     const view = s.messages.map((_, p) => JSON.stringify(s.resolveMessage(p).blocks.map((b) => b.sent))).join('\n') + digests(s).join('\n');
     for (const ref of ['src/shared.ts', 'lib/one_only.py', 'lib/two_only.py', 'docs/answered.md']) expect(view).toContain(ref);
+  });
+});
+
+describe('digest over its ref limit', () => {
+  it('keeps the refs more results mentioned, then the most recent, listed in first-seen order', () => {
+    const s = new Session();
+    s.append('user', 'task');
+    round(s, [{ name: 'Bash', input: { command: 'a' }, result: 'src/common.ts and old/rare_one.py' }]);
+    round(s, [{ name: 'Bash', input: { command: 'b' }, result: 'src/common.ts and old/rare_two.py' }]);
+    round(s, [{ name: 'Bash', input: { command: 'c' }, result: 'src/common.ts and new/latest.py' }]);
+    const text = buildDigest(s, 1, s.messages.length - 1, 'steps', { maxRefs: 2, maxPrompts: 0, promptChars: 0 });
+    expect(text).toContain('refs seen: src/common.ts new/latest.py (+2 more)');
   });
 });
