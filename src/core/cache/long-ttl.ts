@@ -9,9 +9,11 @@
  * With W the tokens this call writes, T the cached prefix after it, w5 and w1 the write
  * multipliers, r the read multiplier, pEnd the chance that this call ends the loop (from the
  * expected rest of the loop, cache/warm-calls.ts), pMid the chance that a pause between loops
- * lasts 5–60 minutes (the session's own pauses, with one pseudo-observation of another pause):
+ * lasts 5–60 minutes (the session's own pauses, with one pseudo-observation of another pause),
+ * q the chance that the cache was lost for a reason the request does not show (the session's
+ * own calls that read little of a warm cache), A the tokens written again then:
  *
- *   extra now   W·(w1 − w5)
+ *   extra now   (W + q·A)·(w1 − w5)
  *   gain        pEnd·pMid·T·(w5 − r)    the next prompt reads T instead of writing it again
  *   1 hour      when gain > extra
  */
@@ -26,6 +28,10 @@ export interface LongTtlInput {
   readonly restOfLoop: number;
   /** Idle time before each later loop's first call (ms), oldest first. */
   readonly gapsMs: readonly number[];
+  /** Chance that this call finds the cache lost for a reason it does not show (q). */
+  readonly lossRate?: number;
+  /** Tokens this call writes if so (A). */
+  readonly atRisk?: number;
 }
 
 export interface LongTtlQuote extends LongTtlInput {
@@ -47,7 +53,8 @@ export function quoteLongTtl(i: LongTtlInput): LongTtlQuote {
   const pEnd = 1 / (1 + E);
   const mid = i.gapsMs.filter((g) => g >= TTL_5M_MS && g < TTL_1H_MS).length;
   const pMid = mid / (i.gapsMs.length + NOT_MID_PRIOR);
-  const extra = Math.max(0, i.written) * (CACHE_WRITE_1H_MULTIPLIER - CACHE_WRITE_5M_MULTIPLIER);
+  const risk = Math.max(0, i.lossRate ?? 0) * Math.max(0, i.atRisk ?? 0);
+  const extra = (Math.max(0, i.written) + risk) * (CACHE_WRITE_1H_MULTIPLIER - CACHE_WRITE_5M_MULTIPLIER);
   const gain = pEnd * pMid * Math.max(0, i.prefix) * (CACHE_WRITE_5M_MULTIPLIER - CACHE_READ_MULTIPLIER);
   return { ...i, pEnd, pMid, extra, gain, pays: gain > extra };
 }

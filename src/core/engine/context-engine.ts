@@ -18,6 +18,11 @@ import { DecisionLog, MessageIndex, createPipeline, type CacheState, type Pipeli
 
 export const DEFAULT_MODEL = 'claude-sonnet-4-5';
 export const DEFAULT_MAX_TOKENS = 8192;
+/**
+ * A call that read less than this share of what the call before it left cached, within the TTL and with no
+ * edit of ours, lost the cache for a reason its request does not show (a client change, an eviction).
+ */
+const LOST_SHARE = 0.5;
 /** Recent message writes remembered as read anchors (a request has at most 4 breakpoints; older writes are rarely reachable). */
 const RECENT_WRITES = 8;
 
@@ -101,7 +106,18 @@ export class ContextEngine {
    */
   private sharedHead = 0;
   private previousMessages?: readonly MessageParam[];
-  private lastObserved?: { upTo: number; epochStart: number; usage: CallUsage; overlaysChanged: boolean };
+  private lastObserved?: { upTo: number; epochStart: number; usage: CallUsage; overlaysChanged: boolean; at?: number; ttl: CacheTtl };
+  /**
+   * Calls whose usage was observed, and those that read little of a cache that was warm and unchanged by us
+   * (cache/long-ttl.ts q), apart for calls that open a loop (a new prompt: where a client changes its
+   * reminders) and calls that continue one: [opening, continuing].
+   */
+  private readonly observedCalls = [0, 0];
+  private readonly unexplainedLosses = [0, 0];
+  /** The last prepared call opened a loop (its first call after a prompt). */
+  private opensLoop = false;
+  /** The last prepared request changed a message the one before it had sent (our own edit: a loss it explains). */
+  private editedInside = false;
   private overlaysChanged = false;
   private readonly loggedRepairs = new Set<string>();
   /** Repair objects already counted (those of rendered messages recur as the same objects). */
@@ -169,6 +185,8 @@ export class ContextEngine {
       this.loggedRepairs.add(key);
       this.decisions.add({ callIndex: input.callIndex, by: 'request-builder', action: 'repair', targets: [...r.blockIds], reason: `${r.rule}: ${r.description}`, tokensSaved: 0 });
     }
+    this.opensLoop = run.evidence.currentLoopCalls <= 1;
+    this.editedInside = prepared.firstChanged !== undefined && this.previousMessages !== undefined && prepared.firstChanged < this.previousMessages.length;
     this.previousBreakpoints = prepared.breakpoints;
     this.previousMessages = prepared.messages;
     this.remember(prepared, now, ttl);
@@ -203,11 +221,15 @@ export class ContextEngine {
   private callTtl(run: PipelineRunResult, epochStart: number, upTo: number, callIndex: number): CacheTtl {
     if (this.ttl === '1h' || !this.pipeline.applier.adaptiveTtl) return this.ttl;
     const { loop } = this.pipeline.applier.expectedCalls(run.evidence, this.ttl);
-    const written = this.index.rangeTokens(Math.min(this.cache.cachedUpTo, upTo), upTo);
+    // Written this call: what is new since the cached end, and from this call's first applied edit on (written again).
+    const written = this.index.rangeTokens(Math.max(epochStart, Math.min(this.cache.cachedUpTo, upTo, run.firstApplied)), upTo);
     // With closed turns pruned (tool-pruning), the next prompt rewrites from the current turn's steps on: only what comes before them is read.
     const turn = lastBelow(this.index.prompts, upTo, -1);
     const readTo = turn >= epochStart && this.pipeline.strategies.some((st) => st.prunesClosedTurns) ? turn + 1 : upTo;
-    const q = quoteLongTtl({ written, prefix: Math.max(0, this.headTokens - this.sharedHead) + this.index.rangeTokens(epochStart, readTo), restOfLoop: loop, gapsMs: run.evidence.gapsMs });
+    const own = Math.max(0, this.headTokens - this.sharedHead);
+    const k = run.evidence.currentLoopCalls <= 1 ? 0 : 1;
+    const lossRate = this.unexplainedLosses[k] / (this.observedCalls[k] + 1);
+    const q = quoteLongTtl({ written, prefix: own + this.index.rangeTokens(epochStart, readTo), restOfLoop: loop, gapsMs: run.evidence.gapsMs, lossRate, atRisk: own + this.index.rangeTokens(epochStart, upTo) });
     const long = q.pays ? '1h' : this.ttl;
     if (long !== this.lastTtl && this.lastTtl !== undefined) this.decisions.add({ callIndex, by: 'cache-planner', action: 'apply', targets: [], reason: `cache TTL: ${describeLongTtl(q)}`, tokensSaved: 0 });
     return long;
@@ -307,15 +329,32 @@ export class ContextEngine {
    * Learn from a call's real usage. The difference to the previous call's total is the
    * true size of what was added, a clean sample only when no overlay changed in between.
    */
-  observeUsage(usage: CallUsage, upTo: number, epochStart: number, untrimmedDelta = false): void {
+  /**
+   * `usageTtl`: the TTL the observed call's request was written with when it was not this engine's
+   * request (a replayed recording: the client's); default the TTL this engine chose for the call.
+   */
+  observeUsage(usage: CallUsage, upTo: number, epochStart: number, untrimmedDelta = false, usageTtl?: CacheTtl): void {
     const prev = this.lastObserved;
     if (!prev) this.sharedHead = Math.min(this.headTokens, usage.cache_read_input_tokens ?? 0);
+    const at = this.cache.lastCallAt;
+    const ttl = usageTtl ?? this.lastTtl ?? this.ttl;
+    if (prev) {
+      const k = this.opensLoop ? 0 : 1;
+      this.observedCalls[k]++;
+      const cached = (prev.usage.cache_read_input_tokens ?? 0) + (prev.usage.cache_creation_input_tokens ?? 0);
+      const warm = prev.at !== undefined && at !== undefined && at - prev.at < ttlMsOf(prev.ttl);
+      if (warm && !this.editedInside && (usage.cache_read_input_tokens ?? 0) < cached * LOST_SHARE) {
+        this.unexplainedLosses[k]++;
+        // What earlier calls wrote is gone with it: only this call's writes are alive.
+        this.recentWrites = this.recentWrites.filter((w) => w.at === at);
+      }
+    }
     if (prev && prev.epochStart === epochStart && upTo > prev.upTo && (untrimmedDelta || !this.overlaysChanged)) {
       const added: ContentBlockParam[] = [];
       for (let p = prev.upTo; p < upTo; p++) for (const b of this.session.messages[p].blocks) added.push(b.param);
       this.tokens.observe({ model: this.model, addedBlocks: added, addedMessages: upTo - prev.upTo, trueDelta: totalInput(usage) - totalInput(prev.usage) });
     }
-    this.lastObserved = { upTo, epochStart, usage, overlaysChanged: false };
+    this.lastObserved = { upTo, epochStart, usage, overlaysChanged: false, at, ttl };
     this.overlaysChanged = false;
   }
 }

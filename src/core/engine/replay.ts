@@ -49,7 +49,8 @@ export function* replay(imp: ImportedSession, opts: ReplayOptions = {}): Generat
     const ttl = recordedTtl(call);
     if (ttl && opts.ttl === undefined) engine.ttl = ttl;
     const prepared = engine.prepare({ callIndex: call.index, upTo: call.at, epochStart: call.epochStart, now });
-    if (call.usage && opts.calibrate !== false) engine.observeUsage(call.usage, call.at, call.epochStart, true);
+    // The recorded usage is the client's request's, written at the client's TTL.
+    if (call.usage && opts.calibrate !== false) engine.observeUsage(call.usage, call.at, call.epochStart, true, engine.ttl);
     yield { call, prepared, now, engine };
   }
   for (; appended < imp.messages.length; appended++) session.appendMessage(imp.messages[appended]);

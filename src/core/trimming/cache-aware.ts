@@ -89,8 +89,17 @@ export class CacheAwareApplier {
   /** Proposals whose deferral is already in the decision log (logged once, not every call). */
   private readonly deferLogged = new WeakSet<Proposal>();
   private added = 0;
+  /** Lowest log position an overlay was applied at since {@link takeFirstApplied} last asked (Infinity: none). */
+  private firstApplied = Infinity;
 
   constructor(private readonly o: CacheAwareOptions = CACHE_AWARE_DEFAULTS) {}
+
+  /** Where this call's applied overlays start (the request is written again from there), and start afresh. */
+  takeFirstApplied(): number {
+    const p = this.firstApplied;
+    this.firstApplied = Infinity;
+    return p;
+  }
 
   /** Whether the engine may choose the 1-hour TTL per call (cache-aware application on, and the option set). */
   get adaptiveTtl(): boolean {
@@ -224,6 +233,7 @@ export class CacheAwareApplier {
     try {
       if (p.replaces && ctx.session.overlay(p.replaces)) ctx.session.removeOverlay(p.replaces, o.author);
       const added = ctx.session.addOverlay(o);
+      this.firstApplied = Math.min(this.firstApplied, p.position);
       p.onApplied?.();
       ctx.decisions.add({
         callIndex: ctx.callIndex,

@@ -37,6 +37,8 @@ export interface PipelineRunResult {
   foresight: Foresight[];
   /** The session's loops and pauses as of this call (the evidence of every cache decision). */
   evidence: LoopEvidence;
+  /** Lowest log position an overlay was applied at this call (Infinity: none): the request is written again from there. */
+  firstApplied: number;
 }
 
 export class Pipeline {
@@ -65,6 +67,7 @@ export class Pipeline {
     const evidence = this.loops.evidence();
     const ran: string[] = [];
     let applied = 0;
+    this.applier.takeFirstApplied();
     // The last flush of this call applied nothing: until something new is proposed, another flush would decide the same.
     let settled = false;
     // The applier's view of this call, made once (not spread again before every flush).
@@ -93,7 +96,7 @@ export class Pipeline {
       }
     }
     const foresight = [...due].map(([position, saved]) => ({ position, saved }));
-    return { applied, pending: this.applier.pendingCount(), pendingSavings: this.applier.pendingSavings(), ran, foresight, evidence };
+    return { applied, pending: this.applier.pendingCount(), pendingSavings: this.applier.pendingSavings(), ran, foresight, evidence, firstApplied: this.applier.takeFirstApplied() };
   }
 
   private context(input: PipelineRunInput): StrategyContext {
