@@ -64,8 +64,8 @@ export class SummarizeToolResults implements Strategy {
   readonly trigger: Trigger;
   private next = 0;
   private readonly patterns: RefPattern[];
-  /** The summary text of each tool result param (this strategy's options are fixed). */
-  private readonly texts = new WeakMap<object, string>();
+  /** The summary text of each tool result param and the block it makes (this strategy's options are fixed). */
+  private readonly texts = new WeakMap<object, { text: string; sent: ContentBlockParam }>();
   /** Per tool_use param: its input with long values described, and that input's JSON (null: nothing to compact). */
   private readonly compacts = new WeakMap<object, { param: ContentBlockParam; text: string } | null>();
 
@@ -171,20 +171,22 @@ export class SummarizeToolResults implements Strategy {
     if (!block || toolResultText(block.param).length <= this.o.minChars) return undefined;
     const toolName = block.toolName ?? (block.observation ? observationName(ctx, block.messageId) : undefined);
     // Made once per result (foresee asks about the newest round, consider again when it is old): params never change.
-    let text = this.texts.get(block.param);
-    if (text === undefined) {
-      text = summarizeToolResult(block.param, {
+    let made = this.texts.get(block.param);
+    if (made === undefined) {
+      const text = summarizeToolResult(block.param, {
         toolName,
         refPatterns: this.patterns,
         maxRefs: this.o.maxRefs,
         previewChars: this.o.previewChars,
         label: `older than the last ${this.o.keepTurns} tool rounds`,
       });
-      this.texts.set(block.param, text);
+      // The block as it would be sent, one object per result (its token count is memoized per object).
+      this.texts.set(block.param, (made = { text, sent: applyTrim(block.param, text) }));
     }
+    const { text } = made;
     const before = ctx.tokens.block(block.param).tokens;
     // As sent: the block with its new text (a tool_result keeps its markup, which a bare text count leaves out).
-    const after = ctx.tokens.block(applyTrim(block.param, text)).tokens;
+    const after = ctx.tokens.block(made.sent).tokens;
     if (after >= before) return undefined;
     return { blockId, toolName, text, before, after, saved: before - after };
   }
