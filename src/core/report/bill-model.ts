@@ -120,6 +120,8 @@ export class BillModel {
   private readonly sim: CacheSimulator;
   private readonly sizes = new WeakMap<object, number>();
   private readonly simBlocks = new Map<string, SimBlock>();
+  /** The system blocks of the last step, by part. */
+  private readonly lastSystem: Partial<Record<'shared' | 'session', { version: string; restarts: number; ttl: '5m' | '1h'; block: SimBlock }>> = {};
   /** The simulator block of a content id (with its epoch) at a size. */
   private readonly contentBlocks = new Map<string, Map<number, SimBlock>>();
   private readonly shared: SimBlock;
@@ -249,6 +251,9 @@ export class BillModel {
       if (part === 'shared') return this.shared;
       if (!restarts) return this.sessionBlock;
     }
+    // The same as the last call's (almost always): no key to build.
+    const last = this.lastSystem[part];
+    if (last && last.version === version && last.restarts === restarts && last.ttl === ttl) return last.block;
     // The shared part does not change on a restart (other sessions keep it warm); both change with the version.
     const key = `prefix:${part}@${version}${part === 'session' && restarts ? `#${restarts}` : ''}|${ttl}`;
     let s = this.simBlocks.get(key);
@@ -258,6 +263,7 @@ export class BillModel {
       this.simBlocks.set(key, s);
       this.sizes.set(s, part === 'shared' ? this.prefix.shared : this.prefix.session);
     }
+    this.lastSystem[part] = { version, restarts, ttl, block: s };
     return s;
   }
 

@@ -111,11 +111,28 @@ export function firstChangedMessage(prev: readonly MessageParam[], cur: readonly
     if (ac.length !== bc.length) return i;
     for (let k = 0; k < ac.length; k++) {
       if (ac[k] === bc[k]) continue;
-      const ja = JSON.stringify(ac[k]);
-      if (ja.length > SAME_BLOCK_JSON_LIMIT || ja !== JSON.stringify(bc[k])) return i;
+      // Another type or another length of text is other bytes: no JSON needed to tell.
+      if (ac[k].type !== bc[k].type || textLength(ac[k]) !== textLength(bc[k])) return i;
+      const ja = smallJson(ac[k]);
+      if (ja === undefined || ja !== smallJson(bc[k])) return i;
     }
   }
   return n;
+}
+
+/** Characters of a block's text (text, thinking, a tool result's text). */
+function textLength(b: ContentBlockParam): number {
+  if (b.type === 'text') return b.text.length;
+  if (b.type === 'thinking') return b.thinking.length;
+  if (b.type !== 'tool_result') return 0;
+  return typeof b.content === 'string' ? b.content.length : (b.content ?? []).reduce((a, c) => a + (c.type === 'text' ? c.text.length : 0), 0);
+}
+
+/** A block's JSON when it is at most {@link SAME_BLOCK_JSON_LIMIT} long; a block whose text alone is longer is not serialized. */
+function smallJson(b: ContentBlockParam): string | undefined {
+  if (textLength(b) > SAME_BLOCK_JSON_LIMIT) return undefined;
+  const json = JSON.stringify(b);
+  return json.length > SAME_BLOCK_JSON_LIMIT ? undefined : json;
 }
 
 /** The first request message that starts at or after a log position, with the log position it starts at. */
