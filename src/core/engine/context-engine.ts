@@ -173,7 +173,9 @@ export class ContextEngine {
     const prepared = this.build(input.callIndex, epochStart, upTo, this.anchorsAt(now), run, this.previousMessages, hold?.q.pays ? hold.position : undefined, ttl);
     if (hold) {
       const placed = hold.q.pays && prepared.heldFrom === undefined ? ' (no block before it reaches the minimum cacheable prefix: written as usual)' : '';
-      this.decisions.add({ callIndex: input.callIndex, by: 'cache-planner', action: prepared.heldFrom !== undefined ? 'apply' : 'skip', targets: [session.messages[hold.position].id], reason: `write-time placement: ${describeHoldBack(hold.q)}${placed}`, tokensSaved: 0 });
+      const q = hold.q;
+      // The reason is written when read (one decision per call, most never shown).
+      this.decisions.add({ callIndex: input.callIndex, by: 'cache-planner', action: prepared.heldFrom !== undefined ? 'apply' : 'skip', targets: [session.messages[hold.position].id], get reason() { return `write-time placement: ${describeHoldBack(q)}${placed}`; }, tokensSaved: 0 });
     }
     for (const r of prepared.repairs) {
       // A repair repeats on every call while its cause is in view: log it once. A rendered

@@ -207,17 +207,15 @@ export class CacheAwareApplier {
       else if (!q.pays && (!bestRejected || q.net > bestRejected.net)) bestRejected = q;
     }
     if (!best) {
+      // Written once, when first read (a deferral is logged once per proposal, rarely shown).
+      const pending = costly.length;
+      const rejected = bestRejected;
+      let text: string | undefined;
+      const reason = (): string => (text ??= `deferred: inside the cached prefix (batch of ${pending} pending)${rejected ? `; best batch ${describeQuote(rejected)}` : ''}`);
       for (const p of costly) {
         if (this.deferLogged.has(p)) continue;
         this.deferLogged.add(p);
-        ctx.decisions.add({
-          callIndex: ctx.callIndex,
-          by: 'cache-aware',
-          action: 'defer',
-          targets: [keyOf(p)],
-          reason: `deferred: inside the cached prefix (batch of ${costly.length} pending)${bestRejected ? `; best batch ${describeQuote(bestRejected)}` : ''}`,
-          tokensSaved: 0,
-        });
+        ctx.decisions.add({ callIndex: ctx.callIndex, by: 'cache-aware', action: 'defer', targets: [keyOf(p)], get reason() { return reason(); }, tokensSaved: 0 });
       }
       return 0;
     }
