@@ -273,7 +273,10 @@ export function planBreakpoints(input: RequestBody, opts: PlanOptions): Plan {
       if (!content) {
         content = [...contentBlocks(messages[p.m].content)];
         copied.set(p.m, content);
-        messages[p.m] = { ...messages[p.m], content } as Messages[number];
+        // A clone and an assignment (V8's spread-and-override is a slow path); same keys, same order.
+        const copy = { ...messages[p.m] } as { content: unknown };
+        copy.content = content;
+        messages[p.m] = copy as Messages[number];
       }
       content[p.b] = withCacheControl(content[p.b], cc);
       breakpoints.push({ at: p.id, messageIndex: p.m, blockIndex: p.b, prefixTokens: p.prefix, reason });
