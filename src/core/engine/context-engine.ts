@@ -106,7 +106,7 @@ export class ContextEngine {
    */
   private sharedHead = 0;
   private previousMessages?: readonly MessageParam[];
-  private lastObserved?: { upTo: number; epochStart: number; usage: CallUsage; overlaysChanged: boolean; at?: number; ttl: CacheTtl };
+  private lastObserved?: { upTo: number; epochStart: number; usage: CallUsage; overlaysChanged: boolean; at?: number; ttl: CacheTtl; model: string };
   /**
    * Calls whose usage was observed, and those that read little of a cache that was warm and unchanged by us
    * (cache/long-ttl.ts q), apart for calls that open a loop (a new prompt: where a client changes its
@@ -330,8 +330,8 @@ export class ContextEngine {
   /**
    * Learn from a call's real usage. The difference to the previous call's total is the
    * true size of what was added, a clean sample only when no overlay changed in between.
-   */
-  /**
+   * A call that read little of a cache the previous call left warm, with no edit of ours,
+   * no model switch and no new epoch in between, lost it for a reason its request does not show.
    * `usageTtl`: the TTL the observed call's request was written with when it was not this engine's
    * request (a replayed recording: the client's); default the TTL this engine chose for the call.
    */
@@ -345,7 +345,8 @@ export class ContextEngine {
       this.observedCalls[k]++;
       const cached = (prev.usage.cache_read_input_tokens ?? 0) + (prev.usage.cache_creation_input_tokens ?? 0);
       const warm = prev.at !== undefined && at !== undefined && at - prev.at < ttlMsOf(prev.ttl);
-      if (warm && !this.editedInside && (usage.cache_read_input_tokens ?? 0) < cached * LOST_SHARE) {
+      const same = prev.model === this.model && prev.epochStart === epochStart;
+      if (warm && same && !this.editedInside && (usage.cache_read_input_tokens ?? 0) < cached * LOST_SHARE) {
         this.unexplainedLosses[k]++;
         // What earlier calls wrote is gone with it: only this call's writes are alive.
         this.recentWrites = this.recentWrites.filter((w) => w.at === at);
@@ -356,7 +357,7 @@ export class ContextEngine {
       for (let p = prev.upTo; p < upTo; p++) for (const b of this.session.messages[p].blocks) added.push(b.param);
       this.tokens.observe({ model: this.model, addedBlocks: added, addedMessages: upTo - prev.upTo, trueDelta: totalInput(usage) - totalInput(prev.usage) });
     }
-    this.lastObserved = { upTo, epochStart, usage, overlaysChanged: false, at, ttl };
+    this.lastObserved = { upTo, epochStart, usage, overlaysChanged: false, at, ttl, model: this.model };
     this.overlaysChanged = false;
   }
 }
