@@ -82,3 +82,40 @@ describe('long-TTL quote without evidence', () => {
     expect(quoteLongTtl({ written: 100, prefix: 100_000, restOfLoop: 0.1, gapsMs: [20 * MIN] }).pays).toBe(true);
   });
 });
+
+describe('engine: the TTL per call, with observed usage', () => {
+  /** Turns of 4 calls after 20-minute pauses; the usage is the simulator's. With `switches`, each loop's second call runs on another model id. */
+  function observed(switches: boolean): string[] {
+    const s = new Session({ model: 'claude-sonnet-4-5', system: [{ type: 'text', text: 'system '.repeat(3000) }] });
+    const engine = new ContextEngine(s, { strategy: 'default' });
+    const sim = new CacheSimulator();
+    const tokensOf = (b: SimBlock): number => Math.ceil(blockText(b as ContentBlockParam).length / 4);
+    const ttls: string[] = [];
+    let now = 0;
+    let call = 0;
+    const step = (): void => {
+      const { body } = engine.prepare({ callIndex: call++, now });
+      ttls.push(JSON.stringify(body).includes('"ttl":"1h"') ? '1h' : '5m');
+      engine.observeUsage({ ...sim.step(body, tokensOf, now), output_tokens: 10 }, s.messages.length, 0);
+    };
+    for (let turn = 0; turn < 8; turn++) {
+      now += turn ? 20 * MIN : 0;
+      s.append('user', `task ${turn}: ${'context '.repeat(400)}`);
+      step();
+      for (let i = 0; i < 3; i++) {
+        round(s, [{ name: 'Read', input: { file_path: `f${turn}_${i}.ts` }, result: 'line\n'.repeat(300) }]);
+        now += 5_000;
+        if (switches && i === 0) engine.model = engine.model === 'claude-sonnet-4-5' ? 'claude-sonnet-4-5-20250929' : 'claude-sonnet-4-5';
+        step();
+      }
+      s.append('assistant', [{ type: 'text', text: `answer ${turn} ${'done '.repeat(300)}` }]);
+    }
+    return ttls;
+  }
+
+  it('a model switch explains the miss after it: it is not a lost cache that argues against the hour', () => {
+    const steady = observed(false).filter((t) => t === '1h').length;
+    expect(steady).toBeGreaterThan(0);
+    expect(observed(true).filter((t) => t === '1h').length).toBe(steady);
+  });
+});
