@@ -66,7 +66,7 @@ export class SummarizeToolResults implements Strategy {
   private readonly patterns: RefPattern[];
   /** The summary text of each tool result param and the block it makes (this strategy's options are fixed). */
   private readonly texts = new WeakMap<object, { text: string; sent: ContentBlockParam }>();
-  /** Per tool_use param: its input with long values described, and that input's JSON (null: nothing to compact). */
+  /** Per tool_use param: the block its trim sends (long values described) and the trim's text, that input's JSON (null: nothing to compact). */
   private readonly compacts = new WeakMap<object, { param: ContentBlockParam; text: string } | null>();
 
   constructor(private readonly o: SummarizeOptions = SUMMARIZE_DEFAULTS) {
@@ -152,7 +152,9 @@ export class SummarizeToolResults implements Strategy {
     let c = this.compacts.get(b.param);
     if (c === undefined) {
       const input = compactInput(b.param.input, this.o.trimInputsOver);
-      this.compacts.set(b.param, (c = input ? { param: { ...b.param, input }, text: JSON.stringify(input) } : null));
+      const text = input ? JSON.stringify(input) : undefined;
+      // The block as the trim sends it (session/trim.ts), like a result's summary below.
+      this.compacts.set(b.param, (c = text ? { param: applyTrim(b.param, text), text } : null));
     }
     if (!c) return undefined;
     const before = ctx.tokens.block(b.param).tokens;

@@ -140,13 +140,15 @@ export class SupersedeStaleReads implements Strategy {
     if (use.param.type === 'tool_use' && !ctx.isPending(use.id) && !session.isPinned(use.id) && !session.isUserRestored(use.id) && !session.overlaysOnBlock(use.id).length) {
       const compact = compactInput(use.param.input, 0);
       if (compact) {
+        const text = JSON.stringify(compact);
         const before = ctx.tokens.block(use.param).tokens;
-        const after = ctx.tokens.block({ ...use.param, input: compact }).tokens;
+        // As sent: the block the trim makes (session/trim.ts).
+        const after = ctx.tokens.block(applyTrim(use.param, text)).tokens;
         if (after < before) {
           ctx.propose({
             position: prev.pos,
             saved: before - after,
-            overlay: { kind: 'trim', blockId: use.id, text: JSON.stringify(compact), author: `strategy:${this.name}`, reason: `stale: ${why}`, callIndex: ctx.callIndex, tokensBefore: before, tokensAfter: after },
+            overlay: { kind: 'trim', blockId: use.id, text, author: `strategy:${this.name}`, reason: `stale: ${why}`, callIndex: ctx.callIndex, tokensBefore: before, tokensAfter: after },
           });
         }
       }
