@@ -32,6 +32,8 @@ export interface LongTtlInput {
   readonly lossRate?: number;
   /** Tokens this call writes if so (A). */
   readonly atRisk?: number;
+  /** The model's minimum cacheable prefix: a prefix under it is not cached at all, under any TTL. */
+  readonly minTokens?: number;
 }
 
 export interface LongTtlQuote extends LongTtlInput {
@@ -58,7 +60,8 @@ export function quoteLongTtl(i: LongTtlInput): LongTtlQuote {
   const extra = (Math.max(0, i.written) + risk) * (CACHE_WRITE_1H_MULTIPLIER - CACHE_WRITE_5M_MULTIPLIER);
   const gain = pEnd * pMid * Math.max(0, i.prefix) * (CACHE_WRITE_5M_MULTIPLIER - CACHE_READ_MULTIPLIER);
   // Written out, not spread (V8's slow path; this runs every call).
-  return { written: i.written, prefix: i.prefix, restOfLoop: i.restOfLoop, gapsMs: i.gapsMs, lossRate: i.lossRate, atRisk: i.atRisk, pEnd, pMid, extra, gain, pays: gain > extra };
+  const cacheable = i.prefix >= (i.minTokens ?? 0);
+  return { written: i.written, prefix: i.prefix, restOfLoop: i.restOfLoop, gapsMs: i.gapsMs, lossRate: i.lossRate, atRisk: i.atRisk, minTokens: i.minTokens, pEnd, pMid, extra, gain, pays: cacheable && gain > extra };
 }
 
 /** One line for the decision log: both prices, the expectation and the verdict. */

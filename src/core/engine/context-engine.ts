@@ -3,7 +3,7 @@
  * cache planner, with token accounting and the decision log. One `prepare` per model
  * call; work per call grows with what is new (incremental index, cached renders).
  */
-import { contextWindow } from '../models';
+import { contextWindow, minCacheableTokens } from '../models';
 import { RequestBuilder, type BlockMap } from '../request/build';
 import type { Breakpoint, CacheTtl, Repair, RequestBody } from '../request/types';
 import type { Session } from '../session/session';
@@ -156,6 +156,7 @@ export class ContextEngine {
     const now = input.now ?? Date.now();
     this.tokens.newBudget();
     this.index.update();
+    const cache = this.cacheStateFor(epochStart, now, input.coldFrom);
     const run = this.pipeline.run({
       session,
       index: this.index,
@@ -166,9 +167,9 @@ export class ContextEngine {
       upTo,
       contextWindow: this.contextWindow,
       now,
-      cache: this.cacheStateFor(epochStart, now, input.coldFrom),
+      cache,
     });
-    const ttl = this.callTtl(run, epochStart, upTo, input.callIndex);
+    const ttl = this.callTtl(run, epochStart, upTo, input.callIndex, cache, now);
     const hold = this.holdBack(run, upTo, ttl);
     const prepared = this.build(input.callIndex, epochStart, upTo, this.anchorsAt(now), run, this.previousMessages, hold?.q.pays ? hold.position : undefined, ttl);
     if (hold) {
@@ -220,18 +221,22 @@ export class ContextEngine {
    * This call's TTL: the session's (the client's, behind the proxy), or the 1-hour one when the
    * cache-aware applier's long-TTL choice says the pause likely to follow pays for it (cache/long-ttl.ts).
    */
-  private callTtl(run: PipelineRunResult, epochStart: number, upTo: number, callIndex: number): CacheTtl {
+  private callTtl(run: PipelineRunResult, epochStart: number, upTo: number, callIndex: number, cache: CacheState, now: number): CacheTtl {
     if (this.ttl === '1h' || !this.pipeline.applier.adaptiveTtl) return this.ttl;
     const { loop } = this.pipeline.applier.expectedCalls(run.evidence, this.ttl);
-    // Written this call: what is new since the cached end, and from this call's first applied edit on (written again).
-    const written = this.index.rangeTokens(Math.max(epochStart, Math.min(this.cache.cachedUpTo, upTo, run.firstApplied)), upTo);
+    // Written this call: what is new since the cached end, from this call's first applied edit on, and from where
+    // the cache is cold this call (a model switch, a new epoch: its start; idle past the TTL: everything, head included).
+    const expired = cache.lastCallAt === undefined || now - cache.lastCallAt >= ttlMsOf(cache.ttl ?? this.ttl);
+    const coldAt = expired ? epochStart : (cache.coldFrom?.position ?? Infinity);
+    const fromMessage = Math.max(epochStart, Math.min(cache.cachedUpTo, upTo, run.firstApplied, coldAt));
+    const own = Math.max(0, this.headTokens - this.sharedHead);
+    const written = this.index.rangeTokens(fromMessage, upTo) + (expired ? own : 0);
     // With closed turns pruned (tool-pruning), the next prompt rewrites from the current turn's steps on: only what comes before them is read.
     const turn = lastBelow(this.index.prompts, upTo, -1);
     const readTo = turn >= epochStart && this.pipeline.strategies.some((st) => st.prunesClosedTurns) ? turn + 1 : upTo;
-    const own = Math.max(0, this.headTokens - this.sharedHead);
     const k = run.evidence.currentLoopCalls <= 1 ? 0 : 1;
     const lossRate = this.unexplainedLosses[k] / (this.observedCalls[k] + 1);
-    const q = quoteLongTtl({ written, prefix: own + this.index.rangeTokens(epochStart, readTo), restOfLoop: loop, gapsMs: run.evidence.gapsMs, lossRate, atRisk: own + this.index.rangeTokens(epochStart, upTo) });
+    const q = quoteLongTtl({ written, prefix: own + this.index.rangeTokens(epochStart, readTo), restOfLoop: loop, gapsMs: run.evidence.gapsMs, lossRate, atRisk: own + this.index.rangeTokens(epochStart, upTo), minTokens: minCacheableTokens(this.model) });
     const long = q.pays ? '1h' : this.ttl;
     if (long !== this.lastTtl && this.lastTtl !== undefined) this.decisions.add({ callIndex, by: 'cache-planner', action: 'apply', targets: [], reason: `cache TTL: ${describeLongTtl(q)}`, tokensSaved: 0 });
     return long;
