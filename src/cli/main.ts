@@ -11,6 +11,7 @@ import { runReplay } from './replay';
 import { RUN_USAGE, runAgentCli } from './run';
 import { runStrategies } from './strategies';
 import { runDemo } from './demo';
+import { relaunchReport } from './relaunch';
 import { REPORT_USAGE, runReportCli } from './report';
 import { PROXY_USAGE, runProxy } from './proxy';
 import { COMMAND_HELP, wantsHelp } from './help';
@@ -55,7 +56,7 @@ async function main(argv: string[]): Promise<number> {
   // `run` has its own options (workspace, session, model…): parsed in run.ts.
   if (command === 'run') return runAgentCli(rest);
   if (command === 'demo') return runDemo(rest);
-  if (command === 'report') return await runReportCli(rest);
+  if (command === 'report') return relaunchReport(rest) ?? (await runReportCli(rest));
   if (command === 'proxy') return runProxy(rest);
   const { values, positionals } = parseArgs({
     args: rest,

@@ -42,9 +42,10 @@ export async function reportWithWorkers(o: ReportOptions, workers: number | unde
   return script ? buildReportParallel({ ...o, workerScript: script, workers }) : buildReport(o);
 }
 
-export async function runReportCli(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
+/** `trimline report`'s command line parsed (usage errors thrown as {@link UsageError}). */
+export function parseReportArgs(argv: readonly string[]) {
   const { values, positionals } = parseArgs({
-    args: argv,
+    args: [...argv],
     allowPositionals: true,
     options: {
       strategy: { type: 'string', short: 's', multiple: true },
@@ -58,20 +59,22 @@ export async function runReportCli(argv: string[], out: NodeJS.WritableStream = 
       workers: { type: 'string' },
     },
   });
-  const paths = positionals.length ? positionals : [defaultProjectsDir()];
+  const options: ReportOptions = {
+    paths: positionals.length ? positionals : [defaultProjectsDir()],
+    cache: values['no-cache'] ? undefined : new ReportCache(values.cache ?? defaultCacheFile()),
+    strategies: reportStrategies(values.strategy),
+    config: loadConfig(values.config),
+    sinceMs: parseSince(values.since),
+  };
+  return { values, options, workers: parseWorkers(values.workers) };
+}
+
+export async function runReportCli(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
+  const { values, options, workers } = parseReportArgs(argv);
   const interactive = !values.json && !values.quiet && (err as { isTTY?: boolean }).isTTY === true;
-  const cache = values['no-cache'] ? undefined : new ReportCache(values.cache ?? defaultCacheFile());
-  const workers = parseWorkers(values.workers);
-  const sinceMs = parseSince(values.since);
+  const cache = options.cache;
   const report = await reportWithWorkers(
-    {
-      paths,
-      cache,
-      strategies: reportStrategies(values.strategy),
-      config: loadConfig(values.config),
-      sinceMs,
-      onFile: interactive ? (done, total) => void err.write(`\rtrimline report: ${done}/${total} files`) : undefined,
-    },
+    { ...options, onFile: interactive ? (done, total) => void err.write(`\rtrimline report: ${done}/${total} files`) : undefined },
     workers,
   );
   if (interactive) err.write(`\n${cache?.hits ? `trimline report: ${cache.hits} unchanged file(s) from the cache\n` : ''}`);

@@ -8,7 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { buildReportParallel, DEFAULT_REPORT_STRATEGIES } from '../../src/core/report';
+import { buildReportParallel, DEFAULT_REPORT_STRATEGIES, REPORT_V8_FLAGS } from '../../src/core/report';
 import { reportCorpus } from './report-corpus';
 
 /** The issue's corpus: at least 200 MB. */
@@ -49,7 +49,9 @@ export async function reportRunChild(argv: readonly string[]): Promise<boolean> 
 }
 
 function run(label: string, spec: RunSpec, bytes: number): RunResult {
-  const out = execFileSync(process.execPath, [join(__dirname, 'bench.js'), `${RUN_FLAG}${JSON.stringify(spec)}`], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+  // Worker runs start node with the flags `trimline report` relaunches itself with (src/cli/relaunch.ts).
+  const flags = spec.workers === 0 ? [] : REPORT_V8_FLAGS;
+  const out = execFileSync(process.execPath, [...flags, join(__dirname, 'bench.js'), `${RUN_FLAG}${JSON.stringify(spec)}`], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
   const r = JSON.parse(out) as { ms: number; cpuMs: number; peakRssMb: number; sessions: number; calls: number };
   return { label, strategies: spec.strategies, workers: spec.workers === 0 ? 'in process' : 'one per core', ...r, mbPerS: bytes / 1e6 / (r.ms / 1000) };
 }
@@ -72,7 +74,7 @@ export function reportSpeedSection(log: (s: string) => void): { md: string[]; js
   const md = [
     '## `trimline report` speed',
     '',
-    `Corpus: ${(corpus.bytes / 1e6).toFixed(0)} MB in ${corpus.files} files: the transcript fixtures copied ${corpus.copies} times with fresh ids and contents (test/bench/report-corpus.ts), ${rows[0].sessions} sessions, ${rows[0].calls} billed calls. Each run is its own process (\`buildReportParallel\`, no cache); peak RSS covers its worker threads. CPU is the process's user + system time.`,
+    `Corpus: ${(corpus.bytes / 1e6).toFixed(0)} MB in ${corpus.files} files: the transcript fixtures copied ${corpus.copies} times with fresh ids and contents (test/bench/report-corpus.ts), ${rows[0].sessions} sessions, ${rows[0].calls} billed calls. Each run is its own process (\`buildReportParallel\`, no cache); worker runs start it with \`${REPORT_V8_FLAGS.join(' ')}\`, as \`trimline report\` relaunches itself for a large input (src/cli/relaunch.ts); peak RSS covers its worker threads. CPU is the process's user + system time.`,
     '',
     `Machine: ${cpus().length} cores, load average ${load.toFixed(1)} when the section started (other processes take cores from the runs: MB per CPU-second is what one core does, whatever the load).`,
     '',
