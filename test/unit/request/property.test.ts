@@ -176,4 +176,43 @@ describe('RequestBuilder property', () => {
       { numRuns: 200 },
     );
   });
+
+  it('a builder that follows a growing log (reusing what it rendered) gives what a fresh one gives at every step, whatever changes between steps', () => {
+    const step = fc.record({ grow: fc.nat({ max: 3 }), add: fc.option(overlay, { nil: undefined }), remove: fc.nat(), removeIt: fc.boolean(), upToBack: fc.nat({ max: 3 }), from: fc.option(fc.nat(), { nil: undefined }) });
+    fc.assert(
+      fc.property(scenario, fc.array(step, { minLength: 1, maxLength: 16 }), (sc, steps) => {
+        // The whole log, then built over a window that grows: messages [0, shown) are the history so far.
+        const s = sessionFor({ ...sc, overlays: [] });
+        const builder = new RequestBuilder();
+        const common = { reason: 'prop', callIndex: 0, tokensBefore: 1, tokensAfter: 0 };
+        const opts = { model: sc.model, maxTokens: 100, cacheTtl: sc.cacheTtl, accountant: charsAccountant };
+        const built = (b: RequestBuilder, from: number | undefined, upTo: number): string => {
+          try {
+            const r = b.build(s, { ...opts, from, upTo });
+            return JSON.stringify([r.body, r.repairs]);
+          } catch (e) {
+            return `refused ${(e as Error).message}`;
+          }
+        };
+        let shown = 1;
+        for (const st of steps) {
+          shown = Math.min(s.messages.length, shown + st.grow);
+          if (st.add) {
+            try {
+              addOverlay(s, st.add, common);
+            } catch {
+              // refused by the session's rules
+            }
+          }
+          const all = s.allOverlays();
+          if (st.removeIt && all.length > 0) s.removeOverlay(all[st.remove % all.length].id, 'user');
+          // Mostly the whole history so far; sometimes a shorter window or another start.
+          const upTo = Math.max(0, shown - (st.upToBack === 3 ? 2 : 0));
+          const from = st.from === undefined || st.from % 3 !== 0 ? undefined : st.from % (upTo + 1);
+          expect(built(builder, from, upTo)).toBe(built(new RequestBuilder(), from, upTo));
+        }
+      }),
+      { numRuns: Math.max(200, RUNS / 2) },
+    );
+  });
 });
