@@ -32,6 +32,8 @@ const here = (): RelaunchContext => ({ env: process.env, execArgv: process.execA
 export function reportRelaunchArgs(argv: readonly string[], ctx: RelaunchContext = here()): string[] | undefined {
   if (ctx.env[RELAUNCHED_ENV] || !ctx.workerScript || !ctx.script) return undefined;
   if (REPORT_V8_FLAGS.every((f) => ctx.execArgv.includes(f))) return undefined;
+  // Under a debugger the report stays in the process being debugged (a child would also take its port).
+  if (ctx.execArgv.some((a) => a.startsWith('--inspect') || a.startsWith('--debug'))) return undefined;
   const min = Number(ctx.env.TRIMLINE_RELAUNCH_MIN_BYTES ?? RELAUNCH_MIN_BYTES);
   let plan;
   try {

@@ -22,11 +22,12 @@ describe('report relaunch', () => {
     expect(reportRelaunchArgs(argv, ctx())).toEqual([...REPORT_V8_FLAGS, '--enable-source-maps', '/opt/trimline/dist/cli.js', 'report', ...argv]);
   });
 
-  it('runs here when already relaunched, already flagged, without a worker script, or in one thread', () => {
+  it('runs here when already relaunched, already flagged, without a worker script, under a debugger, or in one thread', () => {
     const argv = [SESSIONS, '--no-cache', '--workers', '2'];
     expect(reportRelaunchArgs(argv, ctx({ env: { TRIMLINE_RELAUNCH_MIN_BYTES: '0', [RELAUNCHED_ENV]: '1' } }))).toBeUndefined();
     expect(reportRelaunchArgs(argv, ctx({ execArgv: [...REPORT_V8_FLAGS] }))).toBeUndefined();
     expect(reportRelaunchArgs(argv, ctx({ workerScript: undefined }))).toBeUndefined();
+    expect(reportRelaunchArgs(argv, ctx({ execArgv: ['--inspect-brk=9229'] }))).toBeUndefined();
     expect(reportRelaunchArgs([SESSIONS, '--no-cache', '--workers', '0'], ctx())).toBeUndefined();
     expect(reportRelaunchArgs([SESSIONS, '--no-cache', '--workers', '1'], ctx())).toBeUndefined();
   });
