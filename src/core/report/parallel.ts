@@ -27,8 +27,26 @@ import type { JobReply, JobRequest, WorkerSetup } from './worker';
  */
 const WORKER_YOUNG_GENERATION_MB = 96;
 
-/** Below this many bytes in all, starting workers (~0.1 s each to load the bundle) costs more than it saves. */
-export const PARALLEL_MIN_BYTES = 4_000_000;
+/**
+ * On two cores, below this many bytes in all one thread finishes first. Each worker loads the
+ * bundle and warms up its own JIT (a cold process reads its first 8 MB of sessions about 3×
+ * slower than a warm one), and two busy threads share the cores with V8's helpers. Measured
+ * here (copies of the m-claude sessions, `none` + `default`, wall): 34 MB 2.3 s in this thread
+ * vs 2.5–2.7 s in two workers; 67 MB 3.3 vs 3.5–3.7 s; 133 MB 5.4 vs 5.1 s; 205 MB 7.3 vs 6.5 s.
+ */
+export const PARALLEL_MIN_BYTES = 96_000_000;
+/** Two workers did the work of 1.22 threads here (205 MB: 6.1 s of work in one thread, 5.0 s in two, warm-up aside). */
+const WORKER_EFFICIENCY = 0.61;
+
+/**
+ * The bytes above which workers pay on `cores` cores: {@link PARALLEL_MIN_BYTES} scaled by the
+ * share of the work the workers save there against two (more cores: the crossover comes sooner).
+ */
+export function parallelMinBytes(cores: number): number {
+  if (cores < 2) return Infinity;
+  const saved = (k: number): number => 1 - 1 / (k * WORKER_EFFICIENCY);
+  return Math.round((PARALLEL_MIN_BYTES * saved(2)) / saved(cores));
+}
 
 export interface ParallelReportOptions extends ReportOptions {
   /** The worker script (dist/report-worker.js: src/cli/report-worker.ts). */
@@ -36,7 +54,7 @@ export interface ParallelReportOptions extends ReportOptions {
   /**
    * Worker threads (at most one per file); 0 or 1: in this thread (synchronously).
    * Default: the cores available, or this thread when the files are fewer than
-   * {@link PARALLEL_MIN_BYTES} in all.
+   * {@link parallelMinBytes} in all.
    */
   readonly workers?: number;
 }
@@ -131,7 +149,8 @@ export const REPORT_V8_FLAGS: readonly string[] = ['--single-threaded-gc', '--no
 
 /** Worker threads for `bytes` in `files` files: 0 to report them in this thread. */
 function threadsFor(bytes: number, files: number, workers: number | undefined): number {
-  const wanted = workers ?? (bytes < PARALLEL_MIN_BYTES ? 1 : availableParallelism());
+  const cores = availableParallelism();
+  const wanted = workers ?? (bytes < parallelMinBytes(cores) ? 1 : cores);
   return wanted <= 1 ? 0 : Math.max(1, Math.min(wanted, files));
 }
 
