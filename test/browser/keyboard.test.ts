@@ -105,9 +105,11 @@ describe('keyboard-only operation', () => {
   it('/ focuses the search; typing filters the rows; the tabs work with arrows', async () => {
     await press('/');
     await page.keyboard.type('powercfg');
-    await page.waitForFunction(() => /of \d+ blocks/.test(document.querySelector('.count')?.textContent ?? ''));
+    const expected = s.inspector.snapshot().rows.filter((r) => `${r.preview} ${r.why ?? ''}`.toLowerCase().includes('powercfg')).length;
+    // The filter follows each keystroke: wait for the count of the whole word (a first letter alone matches more rows).
+    await page.waitForFunction((n) => new RegExp(`^${n} of \\d+ blocks`).test(document.querySelector('.count')?.textContent ?? ''), expected, { timeout: 5000 }).catch(() => undefined);
     const shown = Number((await page.textContent('.count'))!.split(' ')[0]);
-    expect(shown).toBe(s.inspector.snapshot().rows.filter((r) => `${r.preview} ${r.why ?? ''}`.toLowerCase().includes('powercfg')).length);
+    expect(shown).toBe(expected);
     await page.keyboard.press('Control+A');
     await page.keyboard.press('Backspace');
     await page.waitForFunction(() => !/ of /.test(document.querySelector('.count')?.textContent ?? ''));
