@@ -66,7 +66,7 @@ export function applyEmergencyTrim(input: EmergencyInput): { budget: number; ove
     // Nothing is cached worth keeping when the request did not even fit: apply everything now.
     cacheAware: { ...input.pipeline.cacheAware, enabled: false },
   };
-  const before = session.allOverlays().length;
+  const before = session.overlayCount;
   createPipeline(emergencySpec(input.strategy), config).run({
     session,
     index: engine.index,
@@ -79,5 +79,5 @@ export function applyEmergencyTrim(input: EmergencyInput): { budget: number; ove
     now: Date.now(),
     cache: { cachedUpTo: 0 },
   });
-  return { budget, overlaysAdded: session.allOverlays().length - before };
+  return { budget, overlaysAdded: session.overlayCount - before };
 }

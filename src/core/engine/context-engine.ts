@@ -322,7 +322,7 @@ export class ContextEngine {
       untrimmedTokens: this.index.originalTokens(epochStart, upTo),
       // Counts still estimated from characters (a deferring estimator) are estimates, however calibrated.
       quality: this.index.provisionalMessages > 0 ? 'estimated' : this.tokens.quality(),
-      overlays: this.session.allOverlays().length,
+      overlays: this.session.overlayCount,
       appliedThisCall: run?.applied ?? 0,
       pending: run?.pending ?? this.pipeline.applier.pendingCount(),
       pendingSavings: run?.pendingSavings ?? this.pipeline.applier.pendingSavings(),

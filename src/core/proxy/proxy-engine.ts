@@ -133,7 +133,7 @@ export class ProxyEngine {
       for (const v of loaded.verdicts) this.verdicts.seed(v.lineage, v.verdict.call + 1);
       // Its next call is compared with the request sent before the restart (when the journal has it).
       if (loaded.lastSent) this.verdicts.restore(id, loaded.lastSent);
-      this.o.log?.(`session ${id}: continued from its journal (${loaded.session.messages.length} messages, ${loaded.session.allOverlays().length} overlays)`);
+      this.o.log?.(`session ${id}: continued from its journal (${loaded.session.messages.length} messages, ${loaded.session.overlayCount} overlays)`);
       return loaded.session;
     } catch (e) {
       this.o.log?.(`session ${id}: journal not loaded: ${e instanceof Error ? e.message : String(e)}`);
@@ -215,7 +215,7 @@ export class ProxyEngine {
       st.engine.model = body.model;
       for (const done of st.inspector.applyDeferredIfCold(now)) this.o.log?.(`session ${m.entry.id}: deferred action applied on a cold cache: ${done}`);
       // Observe only: the client's bytes, unless the user pinned, trimmed or restored something here.
-      if (this.o.strategy === 'none' && s.allOverlays().length === 0) return untouched(undefined, m.entry.id, callIndex);
+      if (this.o.strategy === 'none' && s.overlayCount === 0) return untouched(undefined, m.entry.id, callIndex);
       const coldFrom = verdict.headChanged ? { position: 0, why: 'the client changed its system prompt or tools: its cached prefix is gone' } : undefined;
       const prepared = st.engine.prepare({ callIndex, upTo: s.messages.length, epochStart: 0, now, coldFrom });
       st.prepared = prepared;
@@ -307,7 +307,7 @@ export class ProxyEngine {
       st.journal?.recordVerdict(judged.lineage, judged.verdict, { print: judged.print, responseId: facts.id });
       st.inspector.setVerdict(callIndex, judged.verdict);
     }
-    if (this.o.strategy === 'none' || !st.entry.session.allOverlays().length) st.engine.observeUsage(facts.usage, call?.at ?? s.messages.length, 0, true);
+    if (this.o.strategy === 'none' || !st.entry.session.overlayCount) st.engine.observeUsage(facts.usage, call?.at ?? s.messages.length, 0, true);
     st.inspector.onUsage(callIndex, facts.usage);
     this.o.onChange?.(st.entry);
   }
@@ -362,7 +362,7 @@ export class ProxyEngine {
     const inspector = new LiveInspector(engine, { sessionId: entry.id, title: () => titleOf(entry), strategy: this.o.strategy, strategies: ['none', 'default', ...strategyNames()], findings, externalVerdicts: true });
     const s = entry.session;
     const overlays = (): void => {
-      if (s.allOverlays().length > 0) this.withOverlays.add(entry.id);
+      if (s.overlayCount > 0) this.withOverlays.add(entry.id);
       else this.withOverlays.delete(entry.id);
     };
     overlays();

@@ -134,9 +134,12 @@ export class Session {
   isUserRestored(blockId: string): boolean {
     return this.userRestored.has(blockId);
   }
-
   allOverlays(): Overlay[] {
     return [...this.overlays.values()];
+  }
+  /** How many overlays there are (no copy of them). */
+  get overlayCount(): number {
+    return this.overlays.size;
   }
   overlay(id: string): Overlay | undefined {
     return this.overlays.get(id);
