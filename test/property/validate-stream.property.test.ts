@@ -3,7 +3,8 @@
  * random sequences of requests that grow, change an earlier message, lose their tail,
  * move breakpoints, switch TTLs or thinking, and break rules on purpose (roles, empty
  * text, unanswered calls, stray results, duplicate ids, thinking out of place, too many
- * or misordered breakpoints), it returns exactly what validateRequest returns for each.
+ * or misordered breakpoints, lose a block of the user's words the request must carry, or
+ * carry a copy of one), it returns exactly what validateRequest returns for each.
  */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
@@ -11,6 +12,7 @@ import type { ContentBlockParam, MessageParam } from '../../src/core/session/typ
 import type { RequestBody } from '../../src/core/request/types';
 import { validateRequest } from '../../src/core/request/validate';
 import { RequestStreamValidator } from '../../src/core/request/validate-stream';
+import type { RequiredUserText } from '../../src/core/request/user-text-carried';
 
 const RUNS = Math.max(100, Math.floor(Number(process.env.TRIMLINE_PROP_RUNS ?? 10_000) / 20));
 
@@ -22,7 +24,7 @@ type Op =
   | { t: 'pop' }
   | { t: 'mark'; pick: number; ttl: '5m' | '1h'; move: boolean }
   | { t: 'system'; ttl: '5m' | '1h' | 'none' }
-  | { t: 'call'; thinking: boolean; latest: 'same' | 'other' | 'none' };
+  | { t: 'call'; thinking: boolean; latest: 'same' | 'other' | 'none'; words: number };
 
 const kind = fc.constantFrom<Kind>('text', 'text', 'text', 'text', 'text', 'text', 'blank', 'use', 'result', 'stray', 'thinking', 'nested');
 const op: fc.Arbitrary<Op> = fc.oneof(
@@ -32,7 +34,7 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ t: fc.constant('pop' as const) }) },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('mark' as const), pick: fc.nat(), ttl: fc.constantFrom<'5m' | '1h'>('5m', '5m', '1h'), move: fc.boolean() }) },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('system' as const), ttl: fc.constantFrom<'5m' | '1h' | 'none'>('5m', '1h', 'none') }) },
-  { weight: 12, arbitrary: fc.record({ t: fc.constant('call' as const), thinking: fc.constantFrom(false, false, false, true), latest: fc.constantFrom<'same' | 'other' | 'none'>('same', 'same', 'same', 'other', 'none') }) },
+  { weight: 12, arbitrary: fc.record({ t: fc.constant('call' as const), thinking: fc.constantFrom(false, false, false, true), latest: fc.constantFrom<'same' | 'other' | 'none'>('same', 'same', 'same', 'other', 'none'), words: fc.nat() }) },
 );
 
 let ids = 0;
@@ -55,13 +57,21 @@ function block(k: Kind, openUses: string[]): ContentBlockParam {
   }
 }
 
+/** The text blocks of the request's user messages (the user's words a later call requires, by object as the builder's log blocks). */
+function userWords(messages: readonly MessageParam[]): ContentBlockParam[] {
+  return messages.flatMap((m) => (m.role === 'user' && typeof m.content !== 'string' ? m.content.filter((b) => b.type === 'text' && b.text.trim() !== '') : []));
+}
+
 describe('stream validator', () => {
   const streams: RequestStreamValidator[] = [];
+  let lostSeen = 0;
   it('answers exactly what the full validator answers, request after request', () => {
     fc.assert(
       fc.property(fc.array(op, { minLength: 1, maxLength: 40 }), (ops) => {
         ids = 0;
         const stream = new RequestStreamValidator();
+        // A call requires the words the previous call sent: a replaced or popped message loses some.
+        let words: ContentBlockParam[] = [];
         streams.push(stream);
         let messages: MessageParam[] = [{ role: 'user', content: [{ type: 'text', text: 'task' }] }];
         let system: RequestBody['system'] = [{ type: 'text', text: 'sys', cache_control: { type: 'ephemeral' } }];
@@ -99,15 +109,23 @@ describe('stream validator', () => {
             const last = [...messages].reverse().find((m) => m.role === 'assistant');
             const lastThinking = last && typeof last.content !== 'string' ? last.content.filter((b) => b.type === 'thinking') : [];
             const latest = o.latest === 'none' ? undefined : o.latest === 'same' ? lastThinking : [{ type: 'thinking', thinking: 'other', signature: 's' } as ContentBlockParam];
-            const opts = { model: body.model, thinking: o.thinking, latestAssistantThinking: latest };
-            expect(stream.validate(body, opts)).toEqual(validateRequest(body, opts));
+            const required: RequiredUserText[] = o.words % 6 === 0 ? [] : words.map((param, position) => ({ position, param }));
+            // Sometimes a copy of a word (same text, another object), or a word never sent.
+            if (o.words % 11 === 1 && words.length) required.push({ position: 0, param: { type: 'text', text: (words[o.words % words.length] as { text: string }).text } });
+            if (o.words % 17 === 2) required.push({ position: 0, param: { type: 'text', text: 'never sent' } });
+            const opts = { model: body.model, thinking: o.thinking, latestAssistantThinking: latest, userText: required };
+            const got = stream.validate(body, opts);
+            expect(got).toEqual(validateRequest(body, opts));
+            if (got.some((v) => v.rule === 'user-text-lost')) lostSeen++;
+            words = userWords(messages);
           }
         }
       }),
       { numRuns: RUNS },
     );
-    // Not vacuous: a good share of the requests were answered by the shortcut.
+    // Not vacuous: a good share of the requests were answered by the shortcut, and some lost the user's words.
     expect(streams.reduce((n, s) => n + s.shortcuts, 0)).toBeGreaterThan(RUNS / 4);
+    expect(lostSeen).toBeGreaterThan(RUNS / 20);
   });
 
   it('agrees on the cases the shortcut must not miss', () => {

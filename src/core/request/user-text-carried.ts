@@ -59,36 +59,57 @@ export function userTextRequired(session: Session, from: number, upTo: number): 
 /**
  * The required blocks a request's user messages do not carry verbatim. Found by object (the
  * request reuses the log's block objects), else by content (a copy carrying a breakpoint, or
- * string content), so the check costs one set lookup per block in the common case.
+ * string content), so the check costs one lookup per block in the common case.
  */
 export function missingUserText(messages: readonly MessageParam[], required: readonly RequiredUserText[]): RequiredUserText[] {
   if (!required.length) return [];
-  const objects = new Set<object>();
-  const texts = new Set<string>();
-  let json: Set<string> | undefined;
-  const others: object[] = [];
-  for (const m of messages) {
+  const at = carriedAt(messages, required);
+  return required.filter((r) => !at.has(r.param));
+}
+
+/**
+ * Where the required blocks are carried: for each one some user message among messages
+ * [from, end) carries, that message's index (absent: none of them does). The one rule of
+ * {@link missingUserText}: the same block object, else the same text (or string content),
+ * else a block with the same identity JSON. The stream validator keeps these indexes, so a
+ * block carried by a message a request sends again unchanged is not looked for again.
+ */
+export function carriedAt(messages: readonly MessageParam[], required: readonly RequiredUserText[], from = 0): Map<object, number> {
+  const at = new Map<object, number>();
+  if (!required.length) return at;
+  const objects = new Map<object, number>();
+  const texts = new Map<string, number>();
+  const others: { readonly block: ContentBlockParam; readonly index: number }[] = [];
+  for (let i = from; i < messages.length; i++) {
+    const m = messages[i];
     if (m.role !== 'user') continue;
     if (typeof m.content === 'string') {
-      texts.add(m.content);
+      if (!texts.has(m.content)) texts.set(m.content, i);
       continue;
     }
     for (const b of m.content) {
       if (b.type === 'tool_result') continue;
-      objects.add(b);
-      if (b.type === 'text') texts.add(b.text);
-      else others.push(b);
+      if (!objects.has(b)) objects.set(b, i);
+      if (b.type === 'text') {
+        if (!texts.has(b.text)) texts.set(b.text, i);
+      } else others.push({ block: b, index: i });
     }
   }
-  const out: RequiredUserText[] = [];
+  let json: Map<string, number> | undefined;
   for (const r of required) {
     const p = r.param;
-    if (objects.has(p) || (p.type === 'text' && texts.has(p.text))) continue;
-    if (p.type !== 'text') {
-      json ??= new Set(others.map((b) => blockIdentityJson(b)));
-      if (json.has(blockIdentityJson(p))) continue;
+    let i = objects.get(p) ?? (p.type === 'text' ? texts.get(p.text) : undefined);
+    if (i === undefined && p.type !== 'text') {
+      if (!json) {
+        json = new Map();
+        for (const o of others) {
+          const k = blockIdentityJson(o.block);
+          if (!json.has(k)) json.set(k, o.index);
+        }
+      }
+      i = json.get(blockIdentityJson(p));
     }
-    out.push(r);
+    if (i !== undefined) at.set(p, i);
   }
-  return out;
+  return at;
 }

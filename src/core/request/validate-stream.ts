@@ -16,7 +16,7 @@
 import type { ContentBlockParam } from '../session/types';
 import { cacheControlOf, contentBlocks, isBlank, isThinking, nestedBlocks } from './blocks';
 import type { RequestBody, Violation } from './types';
-import { missingUserText } from './user-text-carried';
+import { carriedAt, type RequiredUserText } from './user-text-carried';
 import { answersTool, callsTool, checkLatestThinking, checkThinkingLoop, MAX_CACHE_CONTROL_BLOCKS, MAX_MESSAGES, thinkingEnabled, validateRequest, type ValidateOptions } from './validate';
 
 type Messages = RequestBody['messages'];
@@ -35,6 +35,8 @@ interface Clean {
   readonly head: CcState;
   /** Breakpoint state after each message (index i: after message i). */
   readonly after: CcState[];
+  /** Each required user block (by object) → the index of a message that carried it (see carriedAt). */
+  readonly carried?: ReadonlyMap<object, number>;
 }
 
 export class RequestStreamValidator {
@@ -49,7 +51,7 @@ export class RequestStreamValidator {
     }
     this.clean = undefined;
     const out = validateRequest(body, opts);
-    this.clean = out.length === 0 ? remember(body) : undefined;
+    this.clean = out.length === 0 ? remember(body, opts.userText) : undefined;
     return out;
   }
 
@@ -71,8 +73,11 @@ export class RequestStreamValidator {
     for (let i = s; i < prev.messages.length; i++) {
       for (const b of contentBlocks(prev.messages[i].content)) if (b.type === 'tool_use' && useAt.get(b.id) === i) useAt.delete(b.id);
     }
-    const cc: CcState = s > 0 ? { ...prev.after[s - 1] } : { ...head };
-    const after = prev.after.slice(0, s);
+    const from = s > 0 ? prev.after[s - 1] : head;
+    const cc: CcState = { count: from.count, seen5m: from.seen5m };
+    // The state after the kept messages stays; the rest is recomputed (in place: a failed check drops the state).
+    const after = prev.after;
+    after.length = s;
     for (let i = s; i < n; i++) {
       if (!messageClean(msgs, i)) return false;
       const m = msgs[i];
@@ -85,7 +90,7 @@ export class RequestStreamValidator {
           if (!blockMarksClean(b, cc)) return false;
         }
       }
-      after.push({ ...cc });
+      after.push({ count: cc.count, seen5m: cc.seen5m });
     }
     if (body.cache_control && !markClean(body.cache_control.ttl, cc)) return false;
     // The rules about the latest messages are the full validator's own (cheap: they look at the end only).
@@ -93,14 +98,41 @@ export class RequestStreamValidator {
     checkLatestThinking(msgs, opts.latestAssistantThinking, tail);
     checkThinkingLoop(msgs, opts.thinking ?? thinkingEnabled(body), tail);
     if (tail.length > 0) return false;
-    if (opts.userText && missingUserText(msgs, opts.userText).length > 0) return false;
-    this.clean = { messages: msgs, useAt, head, after };
+    const carried = opts.userText ? userTextCarried(msgs, opts.userText, k, prev.carried) : undefined;
+    if (carried === null) return false;
+    this.clean = { messages: msgs, useAt, head, after, carried };
     return true;
   }
 }
 
+/**
+ * Where each required user block is carried, or null when one is not (the full validator then
+ * says which). Messages [0, k) are the last clean request's own objects: a block one of them
+ * carried is carried still; the others are looked for in the messages from k on, and only
+ * those not found there in the whole request.
+ */
+function userTextCarried(msgs: Messages, required: readonly RequiredUserText[], k: number, before: ReadonlyMap<object, number> | undefined): Map<object, number> | null {
+  const carried = new Map<object, number>();
+  let pending: RequiredUserText[] | undefined;
+  for (const r of required) {
+    const j = before?.get(r.param);
+    if (j !== undefined && j < k) carried.set(r.param, j);
+    else (pending ??= []).push(r);
+  }
+  if (!pending) return carried;
+  const late = carriedAt(msgs, pending, k);
+  const elsewhere = pending.filter((r) => !late.has(r.param));
+  const early = elsewhere.length ? carriedAt(msgs, elsewhere) : undefined;
+  for (const r of pending) {
+    const i = late.get(r.param) ?? early?.get(r.param);
+    if (i === undefined) return null;
+    carried.set(r.param, i);
+  }
+  return carried;
+}
+
 /** The running state of a request validated in full. */
-function remember(body: RequestBody): Clean {
+function remember(body: RequestBody, userText?: readonly RequiredUserText[]): Clean {
   const head = headState(body) ?? { count: 0, seen5m: false };
   const useAt = new Map<string, number>();
   const after: CcState[] = [];
@@ -112,7 +144,7 @@ function remember(body: RequestBody): Clean {
     }
     after.push({ ...cc });
   });
-  return { messages: body.messages, useAt, head, after };
+  return { messages: body.messages, useAt, head, after, carried: userText ? carriedAt(body.messages, userText) : undefined };
 }
 
 /** Breakpoints of tools and system (undefined when one of them already breaks a rule). */
