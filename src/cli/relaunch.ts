@@ -7,6 +7,9 @@ import { spawnSync } from 'node:child_process';
 import { parallelPlan, REPORT_V8_FLAGS } from '../core/report';
 import { parseReportArgs, reportWorkerScript } from './report';
 
+/** Node's exit code for an option it does not know. */
+const NODE_BAD_OPTION = 9;
+
 /** Set in the relaunched process: it never relaunches again. */
 export const RELAUNCHED_ENV = 'TRIMLINE_REPORT_RELAUNCHED';
 /**
@@ -29,9 +32,9 @@ export interface RelaunchContext {
 const here = (): RelaunchContext => ({ env: process.env, execArgv: process.execArgv, script: process.argv[1] ?? '', workerScript: reportWorkerScript() });
 
 /** The node arguments to run `trimline report <argv>` again with the flags, or undefined to run it here. */
-export function reportRelaunchArgs(argv: readonly string[], ctx: RelaunchContext = here()): string[] | undefined {
+export function reportRelaunchArgs(argv: readonly string[], ctx: RelaunchContext = here(), flags: readonly string[] = REPORT_V8_FLAGS): string[] | undefined {
   if (ctx.env[RELAUNCHED_ENV] || !ctx.workerScript || !ctx.script) return undefined;
-  if (REPORT_V8_FLAGS.every((f) => ctx.execArgv.includes(f))) return undefined;
+  if (flags.every((f) => ctx.execArgv.includes(f))) return undefined;
   // Under a debugger the report stays in the process being debugged (a child would also take its port).
   if (ctx.execArgv.some((a) => a.startsWith('--inspect') || a.startsWith('--debug'))) return undefined;
   const min = Number(ctx.env.TRIMLINE_RELAUNCH_MIN_BYTES ?? RELAUNCH_MIN_BYTES);
@@ -44,16 +47,17 @@ export function reportRelaunchArgs(argv: readonly string[], ctx: RelaunchContext
     return undefined;
   }
   if (plan.threads < 2 || plan.bytes < (Number.isFinite(min) ? min : RELAUNCH_MIN_BYTES)) return undefined;
-  return [...REPORT_V8_FLAGS, ...ctx.execArgv, ctx.script, 'report', ...argv];
+  return [...flags, ...ctx.execArgv, ctx.script, 'report', ...argv];
 }
 
 /** Run the report in a relaunched process when {@link reportRelaunchArgs} says so: its exit code; undefined to run it here. */
-export function relaunchReport(argv: readonly string[]): number | undefined {
-  const args = reportRelaunchArgs(argv);
+export function relaunchReport(argv: readonly string[], ctx: RelaunchContext = here(), flags: readonly string[] = REPORT_V8_FLAGS): number | undefined {
+  const args = reportRelaunchArgs(argv, ctx, flags);
   if (!args) return undefined;
-  const r = spawnSync(process.execPath, args, { stdio: 'inherit', env: { ...process.env, [RELAUNCHED_ENV]: '1' } });
-  // Could not start a process: the report runs here, without the flags.
-  if (r.error) return undefined;
+  const r = spawnSync(process.execPath, args, { stdio: 'inherit', env: { ...ctx.env, [RELAUNCHED_ENV]: '1' } });
+  // Could not start a process, or a node that does not know the flags (its exit code for a bad
+  // option is 9; the CLI never exits with it): the report runs here, without them.
+  if (r.error || r.status === NODE_BAD_OPTION) return undefined;
   if (r.signal) process.kill(process.pid, r.signal);
   return r.status ?? 1;
 }

@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { RELAUNCHED_ENV, reportRelaunchArgs, type RelaunchContext } from '../../../src/cli/relaunch';
+import { RELAUNCHED_ENV, relaunchReport, reportRelaunchArgs, type RelaunchContext } from '../../../src/cli/relaunch';
 import { reportStrategies } from '../../../src/cli/report';
 import { buildReport, REPORT_V8_FLAGS, ReportCache } from '../../../src/core/report';
 
@@ -50,5 +50,10 @@ describe('report relaunch', () => {
     expect(reportRelaunchArgs(argv, ctx({ env: { TRIMLINE_RELAUNCH_MIN_BYTES: '1' } }))).toBeUndefined();
     writeFileSync(cacheFile, '{}');
     expect(reportRelaunchArgs(argv, ctx({ env: { TRIMLINE_RELAUNCH_MIN_BYTES: '1' } }))).toBeDefined();
+  });
+
+  it('runs here when the node it starts does not know a flag (exit code 9: a bad option)', () => {
+    const real = ctx({ script: resolve('dist/cli.js'), execArgv: [], env: { ...process.env, TRIMLINE_RELAUNCH_MIN_BYTES: '0' } });
+    expect(relaunchReport([SESSIONS, '--no-cache', '--workers', '2', '--json'], real, ['--no-such-v8-flag-for-trimline'])).toBeUndefined();
   });
 });
