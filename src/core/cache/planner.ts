@@ -38,6 +38,11 @@ export interface PlanOptions {
   readonly firstChanged?: number;
   /** Log block id at a request position (from the builder's blockMap); breakpoints are keyed by it. */
   readonly blockIdAt?: (messageIndex: number, blockIndex: number) => string | undefined;
+  /**
+   * `tokensOf` gives a block object the same count whenever this key is the same (the builder's
+   * token memo): the positions of the messages a plan shares with the previous one are kept.
+   */
+  readonly tokensKey?: object;
   /** Override of the model's minimum cacheable prefix (tests, calibration). */
   readonly minTokens?: number;
   /**
@@ -130,20 +135,35 @@ interface Positions {
   readonly prefix: Float64Array;
 }
 
-let posBuffer = { m: new Int32Array(256), b: new Int32Array(256), prefix: new Float64Array(256) };
+let posBuffer = { m: new Int32Array(256), b: new Int32Array(256), prefix: new Float64Array(256), start: new Int32Array(64) };
+/** What the buffer holds: the messages (a copy of the array) and key it was filled for, and the head tokens. */
+let posFor: { readonly messages: Messages; readonly key: object; readonly head: number } | undefined;
 
 function positions(body: RequestBody, opts: PlanOptions): Positions {
+  const msgs = body.messages;
   let total = 0;
-  for (const msg of body.messages) total += typeof msg.content === 'string' ? 1 : msg.content.length;
-  if (posBuffer.m.length < total) {
-    const size = Math.max(total, posBuffer.m.length * 2);
-    posBuffer = { m: new Int32Array(size), b: new Int32Array(size), prefix: new Float64Array(size) };
+  for (const msg of msgs) total += typeof msg.content === 'string' ? 1 : msg.content.length;
+  const head = opts.toolsTokens + opts.systemTokens;
+  // Messages [0, k) are the very objects the buffer was filled for, with array content (a string's
+  // block is made anew on every call, so its count is asked again): their positions stand.
+  let k = 0;
+  const last = posFor;
+  if (last && opts.tokensKey !== undefined && last.key === opts.tokensKey && last.head === head) {
+    const lim = Math.min(last.messages.length, msgs.length);
+    while (k < lim && last.messages[k] === msgs[k] && typeof msgs[k].content !== 'string') k++;
   }
-  const { m: pm, b: pb, prefix: pp } = posBuffer;
-  let prefix = opts.toolsTokens + opts.systemTokens;
-  let g = 0;
-  for (let m = 0; m < body.messages.length; m++) {
-    const c = body.messages[m].content;
+  if (posBuffer.m.length < total || posBuffer.start.length < msgs.length + 1) {
+    const size = Math.max(total, posBuffer.m.length * 2);
+    const starts = Math.max(msgs.length + 1, posBuffer.start.length * 2);
+    posBuffer = { m: new Int32Array(size), b: new Int32Array(size), prefix: new Float64Array(size), start: new Int32Array(starts) };
+    k = 0;
+  }
+  const { m: pm, b: pb, prefix: pp, start } = posBuffer;
+  let g = k > 0 ? start[k] : 0;
+  let prefix = g > 0 ? pp[g - 1] : head;
+  for (let m = k; m < msgs.length; m++) {
+    start[m] = g;
+    const c = msgs[m].content;
     const count = typeof c === 'string' ? 1 : c.length;
     for (let b = 0; b < count; b++) {
       prefix += opts.tokensOf(m, b);
@@ -153,6 +173,8 @@ function positions(body: RequestBody, opts: PlanOptions): Positions {
       g++;
     }
   }
+  start[msgs.length] = g;
+  posFor = opts.tokensKey === undefined ? undefined : { messages: msgs.slice(), key: opts.tokensKey, head };
   return { n: g, m: pm, b: pb, prefix: pp };
 }
 

@@ -260,6 +260,7 @@ export class RequestBuilder {
           const c = body.messages[m].content;
           return memo.block(typeof c === 'string' ? { type: 'text', text: c } : c[b]);
         },
+        tokensKey: memo,
         toolsTokens: tools ? memo.keyed(tools, () => JSON.stringify(tools)) + TOOL_SYSTEM_TOKENS : 0,
         systemTokens: system === undefined ? 0 : typeof system === 'string' ? memo.text(system) : memo.keyed(system, () => systemText(system)),
       });
