@@ -40,7 +40,8 @@ export interface PlanOptions {
   readonly blockIdAt?: (messageIndex: number, blockIndex: number) => string | undefined;
   /**
    * `tokensOf` gives a block object the same count whenever this key is the same (the builder's
-   * token memo): the positions of the messages a plan shares with the previous one are kept.
+   * token memo): the positions of the messages a plan shares with the previous one are kept. The
+   * caller never mutates a messages array it planned (the builder makes one per request).
    */
   readonly tokensKey?: object;
   /** Override of the model's minimum cacheable prefix (tests, calibration). */
@@ -136,7 +137,7 @@ interface Positions {
 }
 
 let posBuffer = { m: new Int32Array(256), b: new Int32Array(256), prefix: new Float64Array(256), start: new Int32Array(64) };
-/** What the buffer holds: the messages (a copy of the array) and key it was filled for, and the head tokens. */
+/** What the buffer holds: the messages array and key it was filled for, and the head tokens. */
 let posFor: { readonly messages: Messages; readonly key: object; readonly head: number } | undefined;
 
 function positions(body: RequestBody, opts: PlanOptions): Positions {
@@ -174,7 +175,7 @@ function positions(body: RequestBody, opts: PlanOptions): Positions {
     }
   }
   start[msgs.length] = g;
-  posFor = opts.tokensKey === undefined ? undefined : { messages: msgs.slice(), key: opts.tokensKey, head };
+  posFor = opts.tokensKey === undefined ? undefined : { messages: msgs, key: opts.tokensKey, head };
   return { n: g, m: pm, b: pb, prefix: pp };
 }
 

@@ -55,7 +55,6 @@ function isThinking(block: SimBlock): boolean {
   return isThinkingType(block.type);
 }
 
-
 /** Content identity of a block: its JSON without its own `cache_control` (placement is not content). */
 function blockJson(block: SimBlock): string {
   return blockIdentityJson(block);

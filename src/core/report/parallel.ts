@@ -15,6 +15,7 @@
  */
 import { availableParallelism } from 'node:os';
 import { Worker } from 'node:worker_threads';
+import type { FoundFile } from './discover';
 import { runFileJob, type FileJobResult } from './jobs';
 import { addFile, finish, push, reportSetup, start, type ReportOptions } from './report';
 import type { Report } from '../../protocol/report-types';
@@ -154,6 +155,18 @@ function threadsFor(bytes: number, files: number, workers: number | undefined): 
   return wanted <= 1 ? 0 : Math.max(1, Math.min(wanted, files));
 }
 
+/** The bytes of the files the cache will not answer (what there is to read), and the worker threads for them (0: none). */
+function planFor(files: readonly FoundFile[], setup: string, o: Pick<ParallelReportOptions, 'cache' | 'workers'>): { bytes: number; threads: number } {
+  let bytes = 0;
+  let toRead = 0;
+  for (const f of files) {
+    if (o.cache?.peek(f.path, f.size, f.mtimeMs, setup)) continue;
+    bytes += f.size;
+    toRead++;
+  }
+  return { bytes, threads: threadsFor(bytes, toRead, o.workers) };
+}
+
 /**
  * What {@link buildReportParallel} would hand to worker threads for these options: the bytes
  * of the files its cache will not answer, and the number of threads (0: none). Reads the
@@ -161,17 +174,15 @@ function threadsFor(bytes: number, files: number, workers: number | undefined): 
  */
 export function parallelPlan(o: Omit<ParallelReportOptions, 'workerScript' | 'onFile'>): { bytes: number; threads: number } {
   const { files, strategies } = start(o);
-  const setup = reportSetup(strategies, o.config);
-  const threads = threadsFor(files.reduce((a, f) => a + f.size, 0), files.length, o.workers);
-  const bytes = files.reduce((a, f) => a + (o.cache?.peek(f.path, f.size, f.mtimeMs, setup) ? 0 : f.size), 0);
-  return { bytes, threads };
+  return planFor(files, reportSetup(strategies, o.config), o);
 }
 
 /** The report of {@link buildReport}, with the files reported by worker threads. */
 export async function buildReportParallel(o: ParallelReportOptions): Promise<Report> {
   const { files, strategies, acc, searched } = start(o);
   const setup = reportSetup(strategies, o.config);
-  const size = threadsFor(files.reduce((a, f) => a + f.size, 0), files.length, o.workers);
+  // Decided on what there is to read: a rerun the cache mostly answers is read in this thread.
+  const size = planFor(files, setup, o).threads;
   if (size === 0) {
     for (let i = 0; i < files.length; i++) {
       addFile(acc, files[i], strategies, o.config, o.cache);
