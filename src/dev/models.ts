@@ -1,7 +1,7 @@
 /**
  * Models the test server knows, with the two properties its checks need.
  * Ids are the SDK's `Model` union (v1.12.0); context windows and the prefill
- * rule follow shared/reference/anthropic-api.md (Claude 4.6 and later reject
+ * rule follow docs/anthropic-api.md (Claude 4.6 and later reject
  * a conversation that ends with an assistant message).
  */
 

@@ -10,7 +10,7 @@
  * no per-message overhead. Simple on purpose, so tests can compute expected
  * usage by hand; the engine must never rely on these numbers being Claude's.
  */
-import { blockIdentityJson } from '../core/cache/rules';
+import { blockIdentityJson } from '../core/api/cache-rules';
 import type { BlockLocation, SimBlock } from '../core/cache/simulator';
 import type { MessagesBody, ScriptedBlock } from './types';
 

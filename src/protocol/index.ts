@@ -1,5 +1,5 @@
 /**
- * The typed host ⇄ webview protocol (DESIGN.md, Layout): core, the hosts and the webviews
+ * The typed host ⇄ webview protocol (docs/ARCHITECTURE.md): core, the hosts and the webviews
  * import it; it imports nothing of theirs. `src/protocol` is the messages and their guards
  * (messages.ts, parse.ts); the modules beside them are imported by path:
  *   delta.ts, delta-guards.ts   snapshot deltas: computed by the hosts, checked and applied by the webview

@@ -9,7 +9,7 @@
 import type { McpApprovalInfo, McpInspectorInfo, McpRequest } from './mcp';
 import type { CallVerdict } from './verdicts';
 import type { ActionPrice } from './prices';
-import type { Issue17Request, Issue17Results } from './issue17';
+import type { InspectorOpRequest, InspectorOpResults } from './inspector-ops';
 
 export type * from './mcp';
 
@@ -179,7 +179,7 @@ export interface ActionResult {
 }
 
 /** The `result` type of each request op (the response's `result` field). */
-export interface RequestResults extends Issue17Results {
+export interface RequestResults extends InspectorOpResults {
   pin: ActionResult;
   unpin: ActionResult;
   trim: ActionResult;
@@ -267,7 +267,7 @@ export type WebviewRequest =
   /** From the inspector's empty state: one of the actions the host offered in `empty`. */
   | { op: 'runAction'; action: InspectorAction }
   | McpRequest
-  | Issue17Request;
+  | InspectorOpRequest;
 
 /** `ready` also asks for a whole snapshot again (a delta that did not fit the webview's revision). */
 export type WebviewMessage = { type: 'ready' } | { type: 'request'; id: number; request: WebviewRequest };

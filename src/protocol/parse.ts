@@ -4,7 +4,7 @@
  * in messages.ts; deltas are checked by delta-guards.ts.
  */
 import { isRevision, isSnapshotDelta } from './delta-guards';
-import { parseIssue17Request } from './issue17';
+import { parseInspectorOpRequest } from './inspector-ops';
 import { INSPECTOR_ACTIONS, type HostMessage, type InspectorAction, type WebviewMessage, type WebviewRequest } from './messages';
 
 function isInspectorAction(v: unknown): v is InspectorAction {
@@ -99,7 +99,7 @@ export function parseWebviewMessage(v: unknown): WebviewMessage | undefined {
     case 'setApiKey':
       return ok({ op: r.op });
     default: {
-      const extra = parseIssue17Request(r);
+      const extra = parseInspectorOpRequest(r);
       return extra ? ok(extra) : undefined;
     }
   }

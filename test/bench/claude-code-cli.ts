@@ -19,7 +19,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { costOf } from '../../src/core/cache/cost';
 import { checkUserText } from '../../src/core/request/user-text-check';
-import type { RequestBody } from '../../src/core/request/types';
+import type { RequestBody } from '../../src/core/api/wire';
 import { startTestServer, type TestServer } from '../../src/dev/server';
 import type { IncomingCall, ScriptedTurn } from '../../src/dev/types';
 import { startProxy } from '../../src/host/proxy/server';

@@ -14,7 +14,7 @@ import { CacheSimulator, type CacheSimulatorOptions, type CacheUsage, type SimRe
 import { replay } from '../../src/core/engine';
 import { importTranscript } from '../../src/core/import';
 import { RequestRefusedError } from '../../src/core/request/build';
-import type { RequestBody } from '../../src/core/request/types';
+import type { RequestBody } from '../../src/core/api/wire';
 import { checkUserText } from '../../src/core/request/user-text-check';
 import { userTextRequired } from '../../src/core/request/user-text-carried';
 import { validateRequest } from '../../src/core/request/validate';

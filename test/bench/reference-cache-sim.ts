@@ -1,6 +1,6 @@
 /**
  * An independent prompt-cache simulator for the benchmarks, written from
- * shared/reference/anthropic-api.md ("Prompt caching", "Models and prices") and
+ * docs/anthropic-api.md ("Prompt caching", "Models and prices") and
  * nothing else in this repository: it shares no code with src/core/cache.
  * Its job is to check the engine's simulator (bench "Cross-check" section).
  *

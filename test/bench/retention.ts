@@ -4,7 +4,7 @@
  * at the call where it used them. Deliberately independent of the engine's own
  * reference extraction (src/core/trimming/refs.ts), so the ruler is not the engine's.
  */
-import type { RequestBody } from '../../src/core/request/types';
+import type { RequestBody } from '../../src/core/api/wire';
 import type { ContentBlockParam, LogMessage } from '../../src/core/session/types';
 
 const ID_PATTERNS: readonly RegExp[] = [

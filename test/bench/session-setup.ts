@@ -19,7 +19,7 @@
  *   results) is recorded; the recorded call timestamp is the response's, later by the
  *   model's latency. Cache TTLs count between requests.
  */
-import { ttlMsOf } from '../../src/core/cache/rules';
+import { ttlMsOf } from '../../src/core/api/cache-rules';
 import { recordedTtl } from '../../src/core/engine/replay';
 import { clientInvalidations } from '../../src/core/report/fit';
 import type { ContentBlockParam, ImportedSession, MessageParam, TextBlockParam } from '../../src/core/session/types';

@@ -8,7 +8,7 @@
 import { CacheSimulator, type CacheSimulatorOptions } from '../../src/core/cache/simulator';
 import { costOf } from '../../src/core/cache/cost';
 import { totalInput } from '../../src/core/session/types';
-import type { RequestBody } from '../../src/core/request/types';
+import type { RequestBody } from '../../src/core/api/wire';
 import type { TokenAccountant } from '../../src/core/tokens/types';
 import { priceRequests, type Priced, type SentRequest } from './engine-bench';
 import { ReferenceCache, type RefRequest } from './reference-cache-sim';

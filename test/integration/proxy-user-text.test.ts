@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import type Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { costOf } from '../../src/core/cache/cost';
-import type { RequestBody } from '../../src/core/request/types';
+import type { RequestBody } from '../../src/core/api/wire';
 import { startTestServer, type TestServer } from '../../src/dev/server';
 import { startProxy, type ProxyHandle } from '../../src/host/proxy/server';
 import { ccClient, ccTurn, CC_MODEL } from './claude-code-client';

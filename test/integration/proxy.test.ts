@@ -12,7 +12,7 @@ import { join, resolve } from 'node:path';
 import Anthropic from '@anthropic-ai/sdk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateRequest } from '../../src/core/request/validate';
-import type { RequestBody } from '../../src/core/request/types';
+import type { RequestBody } from '../../src/core/api/wire';
 import { startProxy, type ProxyHandle } from '../../src/host/proxy/server';
 import { startTestServer, type TestServer } from '../../src/dev/server';
 import { ccClient, ccTurn } from './claude-code-client';

@@ -9,7 +9,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import type { ContentBlockParam, MessageParam } from '../../src/core/session/types';
-import type { RequestBody } from '../../src/core/request/types';
+import type { RequestBody } from '../../src/core/api/wire';
 import { validateRequest } from '../../src/core/request/validate';
 import { RequestStreamValidator } from '../../src/core/request/validate-stream';
 import type { RequiredUserText } from '../../src/core/request/user-text-carried';

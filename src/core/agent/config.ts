@@ -6,7 +6,7 @@
  */
 import type { ClientOptions } from '@anthropic-ai/sdk';
 import type { PriceOverrides } from '../models';
-import type { CacheTtl } from '../request/types';
+import type { CacheTtl } from '../api/wire';
 import type { PipelineConfig } from '../trimming';
 
 /** A current, non-deprecated model with prompt caching from 1,024 tokens (reference table). */

@@ -13,7 +13,7 @@
  * last `call-start` is void (the retried response streams again from the start).
  */
 import type { Cost } from '../cache/cost';
-import type { Breakpoint } from '../request/types';
+import type { Breakpoint } from '../api/wire';
 import type { CallStats } from '../engine/context-engine';
 import type { CallUsage, LogMessage } from '../session/types';
 import type { Decision } from '../trimming/types';

@@ -5,7 +5,7 @@
  */
 import { costOf, type Cost } from '../cache/cost';
 import type { PriceOverrides } from '../models';
-import type { CacheTtl } from '../request/types';
+import type { CacheTtl } from '../api/wire';
 import type { CallUsage } from '../session/types';
 
 export interface LedgerTotals {

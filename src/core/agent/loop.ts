@@ -18,7 +18,7 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { ContextEngine } from '../engine/context-engine';
-import { ttlMsOf } from '../cache/rules';
+import { ttlMsOf } from '../api/cache-rules';
 import { RequestRefusedError } from '../request/build';
 import type { Session } from '../session/session';
 import type { CallUsage, ContentBlockParam, LogMessage } from '../session/types';

@@ -7,7 +7,7 @@
  * builder may send back (text, tool_use, thinking with its signature).
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import type { RequestBody } from '../request/types';
+import type { RequestBody } from '../api/wire';
 import type { CallUsage, ContentBlockParam } from '../session/types';
 
 export interface StreamHandlers {

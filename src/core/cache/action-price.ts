@@ -12,9 +12,9 @@
  */
 import type { ActionPrice } from '../../protocol/prices';
 import type { PriceOverrides } from '../models';
-import type { CacheTtl } from '../request/types';
+import type { CacheTtl } from '../api/wire';
 import { quoteDollars, quoteRewrite } from './break-even';
-import { ttlMsOf } from './rules';
+import { ttlMsOf } from '../api/cache-rules';
 import { expectedWarmCalls } from './warm-calls';
 
 export interface ActionPriceInput {

@@ -16,8 +16,8 @@
  * S: tokens the change saves per request; w: write multiplier of the TTL in use.
  */
 import { modelPrice, type PriceOverrides } from '../models';
-import type { CacheTtl } from '../request/types';
-import { CACHE_READ_MULTIPLIER, writeMultiplier } from './rules';
+import type { CacheTtl } from '../api/wire';
+import { CACHE_READ_MULTIPLIER, writeMultiplier } from '../api/cache-rules';
 
 export interface RewriteQuote {
   /** Cached tokens rewritten (B). */

@@ -3,7 +3,7 @@
  * catalog (src/core/models), overridable by settings; this file only does the
  * arithmetic (writes split by TTL, per-million scaling).
  */
-import type { CacheTtl } from '../request/types';
+import type { CacheTtl } from '../api/wire';
 import { modelInfo, type ModelPrice, type PriceOverrides } from '../models';
 
 /** Prices are per million tokens. */

@@ -6,9 +6,9 @@
  * (reference, "Prompt caching"; the simulator keys prefixes the same way).
  */
 import { createHash } from 'node:crypto';
-import { messageDigest } from '../proxy/digest';
+import { messageDigest } from '../session/digest';
 import type { MessageParam } from '../session/types';
-import { ttlMs } from './rules';
+import { ttlMs } from '../api/cache-rules';
 
 export interface ToolPrint {
   readonly name: string;

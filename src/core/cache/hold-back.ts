@@ -21,8 +21,8 @@
  *   turn ends           − q·T·(w − r)      the next prompt writes T instead of reading it
  *   net                 now + p·(goes on) + (1 − p)·(ends)
  */
-import type { CacheTtl } from '../request/types';
-import { CACHE_READ_MULTIPLIER, writeMultiplier } from './rules';
+import type { CacheTtl } from '../api/wire';
+import { CACHE_READ_MULTIPLIER, writeMultiplier } from '../api/cache-rules';
 
 export interface HoldBackInput {
   /** Tokens held out of the write: the last messages from the placement on (T). */

@@ -17,7 +17,7 @@
  *   gain        pEnd·pMid·T·(w5 − r)    the next prompt reads T instead of writing it again
  *   1 hour      when gain > extra
  */
-import { CACHE_READ_MULTIPLIER, CACHE_WRITE_1H_MULTIPLIER, CACHE_WRITE_5M_MULTIPLIER, TTL_1H_MS, TTL_5M_MS } from './rules';
+import { CACHE_READ_MULTIPLIER, CACHE_WRITE_1H_MULTIPLIER, CACHE_WRITE_5M_MULTIPLIER, TTL_1H_MS, TTL_5M_MS } from '../api/cache-rules';
 
 export interface LongTtlInput {
   /** Tokens this call writes (W). */

@@ -1,6 +1,6 @@
 /**
  * Cache breakpoint planner: where the request's `cache_control` markers go.
- * Facts from shared/reference/anthropic-api.md ("Prompt caching"): at most 4
+ * Facts from docs/anthropic-api.md ("Prompt caching"): at most 4
  * breakpoints; prefix order tools → system → messages; writes only at
  * breakpoints; a read looks back at most 20 block positions from each
  * breakpoint; below the model's minimum prefix nothing is cached; never on
@@ -15,11 +15,11 @@ import {
   withCacheControl,
   withoutCacheControl,
   type CacheControl,
-} from '../request/blocks';
-import type { Breakpoint, CacheTtl, RequestBody } from '../request/types';
+} from '../api/blocks';
+import type { Breakpoint, CacheTtl, RequestBody } from '../api/wire';
 import type { ContentBlockParam } from '../session/types';
 import { minCacheableTokens } from '../models';
-import { LOOKBACK_BLOCKS, MAX_BREAKPOINTS } from './rules';
+import { LOOKBACK_BLOCKS, MAX_BREAKPOINTS } from '../api/cache-rules';
 
 export { MAX_BREAKPOINTS };
 /** A read looks back at most 20 block positions from a breakpoint (cache/rules.ts); a gap of 20+ needs another anchor. */

@@ -2,7 +2,7 @@
  * Prompt-cache simulator: replays the Messages API's caching rules over a
  * sequence of requests and reports the usage the API would report.
  *
- * Rules (shared/reference/anthropic-api.md, "Prompt caching"):
+ * Rules (docs/anthropic-api.md, "Prompt caching"):
  * - The prompt is one flat sequence of block positions: tools, then system
  *   blocks, then every message content block. A prefix is identified by its
  *   content (a chain hash of every block up to that position), so editing any
@@ -36,14 +36,14 @@
 import { keepsPriorThinking, minCacheableTokens } from '../models';
 import { chain, hashString } from './hash';
 import { PrefixTable } from './prefix-table';
-import { blockIdentityJson, isThinkingType, LOOKBACK_BLOCKS, TTL_1H_MS, thinkingDroppedBefore, ttlMs } from './rules';
+import { blockIdentityJson, isThinkingType, LOOKBACK_BLOCKS, TTL_1H_MS, thinkingDroppedBefore, ttlMs } from '../api/cache-rules';
 import { containsImage, imagesIn, unchangedPrefix, type HeadState, type MessageMemo } from './sim-memo';
 import type { BlockLocation, CacheSimulatorOptions, CacheTrace, CacheUsage, SimBlock, SimMessage, SimRequest, TokensOf } from './sim-types';
 
 export type { BlockLocation, CacheSimulatorOptions, CacheTrace, CacheUsage, SimBlock, SimCacheControl, SimMessage, SimRequest, TokensOf } from './sim-types';
 
 export { hashString } from './hash';
-export { LOOKBACK_BLOCKS, TTL_1H_MS, TTL_5M_MS, ttlMs } from './rules';
+export { LOOKBACK_BLOCKS, TTL_1H_MS, TTL_5M_MS, ttlMs } from '../api/cache-rules';
 
 /** Expired entries are swept every this many steps so a long simulation keeps bounded memory. */
 const SWEEP_EVERY_STEPS = 64;

@@ -15,11 +15,11 @@
  */
 import type { CacheMiss, CallVerdict, ChangeSource, MissReason, VerdictUsage } from '../../protocol/verdicts';
 import { MISS_REASONS } from '../../protocol/verdicts';
-import type { CacheTtl } from '../request/types';
+import type { CacheTtl } from '../api/wire';
 import type { PriceOverrides } from '../models';
 import { costOf, type PricedUsage } from './cost';
 import type { RequestFingerprint } from './fingerprint';
-import { TTL_1H_MS } from './rules';
+import { TTL_1H_MS } from '../api/cache-rules';
 
 /** The first place two consecutive requests differ, in prefix order. */
 export interface Divergence {

@@ -5,13 +5,13 @@
  */
 import { contextWindow, minCacheableTokens } from '../models';
 import { RequestBuilder, type BlockMap } from '../request/build';
-import type { Breakpoint, CacheTtl, Repair, RequestBody } from '../request/types';
+import type { Breakpoint, CacheTtl, Repair, RequestBody } from '../api/wire';
 import type { Session } from '../session/session';
 import { lastBelow } from '../session/sorted';
 import { totalInput, type CallUsage, type ContentBlockParam, type MessageParam } from '../session/types';
 import { describeHoldBack, type HoldBackQuote } from '../cache/hold-back';
 import { describeLongTtl, quoteLongTtl } from '../cache/long-ttl';
-import { TTL_1H_MS, ttlMsOf } from '../cache/rules';
+import { TTL_1H_MS, ttlMsOf } from '../api/cache-rules';
 import { TokenEstimator } from '../tokens';
 import type { TokenQuality } from '../tokens/types';
 import { DecisionLog, MessageIndex, createPipeline, type CacheState, type Pipeline, type PipelineConfig, type PipelineRunResult } from '../trimming';

@@ -5,7 +5,7 @@
  */
 import { costOf, type Cost } from '../cache/cost';
 import { CacheSimulator, type CacheUsage, type SimBlock } from '../cache/simulator';
-import type { CacheTtl, RequestBody } from '../request/types';
+import type { CacheTtl, RequestBody } from '../api/wire';
 import type { ContentBlockParam } from '../session/types';
 import type { TokenAccountant } from '../tokens/types';
 

@@ -4,7 +4,7 @@
  * strategy's state carried from call to call. The session grows as it did live.
  */
 import { Session } from '../session/session';
-import type { CacheTtl } from '../request/types';
+import type { CacheTtl } from '../api/wire';
 import type { CallRecord, ImportedSession } from '../session/types';
 import { ContextEngine, type EngineOptions, type PreparedCall } from './context-engine';
 

@@ -6,8 +6,8 @@
 import type { ActionResult, Finding, InspectorRow, InspectorSnapshot } from '../../protocol';
 import type { ActionPrice, PricedAction } from '../../protocol/prices';
 import { priceAction } from '../cache/action-price';
-import { ttlMsOf } from '../cache/rules';
-import type { CacheTtl } from '../request/types';
+import { ttlMsOf } from '../api/cache-rules';
+import type { CacheTtl } from '../api/wire';
 import { COMPACT_KEEP_RECENT, InspectorActionError, type UserAction } from './actions';
 
 /** What a user trim without text leaves of a block, in tokens (a one-line summary with refs). */

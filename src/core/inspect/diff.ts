@@ -6,7 +6,7 @@
  */
 import type { RequestDiff } from '../../protocol';
 import type { BlockMap } from '../request/build';
-import type { RequestBody } from '../request/types';
+import type { RequestBody } from '../api/wire';
 import { flattenRequest, type FlatBlock } from './flat';
 
 export interface DiffOptions {

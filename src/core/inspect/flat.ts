@@ -4,7 +4,7 @@
  * of what it came from. Shared by the call diff, the pricing trace and the composition.
  */
 import type { BlockMap } from '../request/build';
-import type { RequestBody } from '../request/types';
+import type { RequestBody } from '../api/wire';
 import type { Session } from '../session/session';
 import type { ContentBlockParam } from '../session/types';
 import type { TokenAccountant } from '../tokens/types';

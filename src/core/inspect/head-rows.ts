@@ -4,7 +4,7 @@
  * breakpoint sits on it, and for tools how often the session used them; a definition never
  * used is priced over the session's calls (at the cache-read price: the least it cost).
  */
-import { withoutCacheControl } from '../cache/rules';
+import { withoutCacheControl } from '../api/cache-rules';
 import type { HeadResult, HeadRow } from '../../protocol/head';
 import { costOf } from '../cache/cost';
 import type { PreparedCall } from '../engine/context-engine';

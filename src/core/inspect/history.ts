@@ -15,7 +15,7 @@ import { CacheSimulator, type CacheUsage } from '../cache/simulator';
 import type { PreparedCall } from '../engine/context-engine';
 import { CostLedger } from '../engine/cost-ledger';
 import type { BlockMap } from '../request/build';
-import type { CacheTtl, RequestBody } from '../request/types';
+import type { CacheTtl, RequestBody } from '../api/wire';
 import type { Session } from '../session/session';
 import { totalInput, type CallUsage } from '../session/types';
 import type { TokenAccountant } from '../tokens/types';

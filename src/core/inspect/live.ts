@@ -11,7 +11,7 @@ import type { ContextEngine, PreparedCall } from '../engine/context-engine';
 import { buildSnapshot, CallHistory } from './index';
 import { answerInspectorRequest, isInspectorRequest } from './requests';
 import { applyUserAction } from './actions';
-import type { Breakpoint } from '../request/types';
+import type { Breakpoint } from '../api/wire';
 import type { CallUsage } from '../session/types';
 import type { CallPoint, Finding, InspectorSnapshot, WebviewRequest } from '../../protocol';
 import type { CallVerdict } from '../../protocol/verdicts';

@@ -7,7 +7,7 @@
 import type { CallVerdict } from '../../protocol/verdicts';
 import { fingerprintRequest, type RequestFingerprint } from '../cache/fingerprint';
 import { cacheVerdict } from '../cache/verdict';
-import type { RequestBody } from '../request/types';
+import type { RequestBody } from '../api/wire';
 import type { CallUsage } from '../session/types';
 
 export class OwnVerdicts {

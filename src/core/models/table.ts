@@ -1,11 +1,11 @@
 /**
  * The one table of model facts: prices, context window, minimum cacheable
- * prefix. Source: shared/reference/anthropic-api.md ("Models and prices",
+ * prefix. Source: docs/anthropic-api.md ("Models and prices",
  * "Prompt caching"). A value the reference does not give is marked in
  * `assumed` with the reason; a guessed price also sets `priceAssumed`.
  * Keys are canonical ids (see ids.ts).
  */
-import { CACHE_READ_MULTIPLIER, CACHE_WRITE_1H_MULTIPLIER, CACHE_WRITE_5M_MULTIPLIER } from '../cache/rules';
+import { CACHE_READ_MULTIPLIER, CACHE_WRITE_1H_MULTIPLIER, CACHE_WRITE_5M_MULTIPLIER } from '../api/cache-rules';
 
 /** USD per million tokens. */
 export interface ModelPrice {

@@ -12,7 +12,7 @@
  */
 import { ContextEngine, type PreparedCall } from '../engine/context-engine';
 import { LiveInspector } from '../inspect/live';
-import type { RequestBody } from '../request/types';
+import type { RequestBody } from '../api/wire';
 import { thinkingEnabled, validateRequest } from '../request/validate';
 import type { ToolDefinition } from '../session/types';
 import type { Finding } from '../../protocol';

@@ -8,8 +8,8 @@
  * left, the latest ones first (the tail writes the whole prefix; a read anchor is the
  * optional one). They use the client's TTL for messages so the 1h-before-5m rule holds.
  */
-import { cacheControlOf, contentBlocks, withoutCacheControl } from '../request/blocks';
-import type { CacheTtl, RequestBody } from '../request/types';
+import { cacheControlOf, contentBlocks, withoutCacheControl } from '../api/blocks';
+import type { CacheTtl, RequestBody } from '../api/wire';
 import { thinkingEnabled, validateRequest } from '../request/validate';
 import type { ContentBlockParam } from '../session/types';
 

@@ -2,7 +2,7 @@
  * The bill model: what a recorded session's requests cost with the cache
  * behaving as the API documents it, on sizes inferred from the recorded usage.
  *
- * What the API did, and this model follows (shared/reference/anthropic-api.md):
+ * What the API did, and this model follows (docs/anthropic-api.md):
  * - The request is tools+system, then the messages. Claude Code does not
  *   record its tools and system prompt; they are two inferred blocks: the
  *   `shared` prefix (tools and the stable system blocks, identical in every

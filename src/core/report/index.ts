@@ -9,8 +9,8 @@ export { buildReport, buildReportAsync, DEFAULT_REPORT_STRATEGIES, type ReportOp
 export { completeLines } from './jobs';
 export { buildReportParallel, PARALLEL_MIN_BYTES, parallelMinBytes, parallelPlan, REPORT_V8_FLAGS, type ParallelReportOptions } from './parallel';
 export { defaultProjectsDir, discover } from './discover';
-export { formatReport } from '../../protocol/report-format';
-export { reportHtml } from '../../protocol/report-html';
+export { formatReport } from '../../views/report-text';
+export { reportHtml } from '../../views/report-html';
 export { readRecorded, recordedUsage, callCost } from './recorded';
 export { fitNone, MIN_CALLS_FOR_FIT } from './fit';
 export * from '../../protocol/report';

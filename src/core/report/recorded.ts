@@ -1,6 +1,6 @@
 /**
  * Recorded spend of Claude Code JSONL, counted the way the API billed it
- * (shared/reference/anthropic-api.md, "Counting what a recorded session cost"):
+ * (docs/anthropic-api.md, "Counting what a recorded session cost"):
  * - one response is written on several lines that repeat its `usage`; it is
  *   counted once per `message.id` + `requestId`, keeping its final record
  *   (the one with the most output tokens: early lines hold `message_start`

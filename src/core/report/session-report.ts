@@ -14,7 +14,7 @@ import { clineRecorded } from './cline-usage';
 import { OffenderTally } from './offenders';
 import { callCost, iterationsCost, readRecorded, totalsOf, type RecordedCall, type RecordedConversation } from './recorded';
 import { priceStrategy } from './strategies';
-import { NOTHING_BILLED } from '../../protocol/report-summary';
+import { NOTHING_BILLED } from '../../views/report-summary';
 import { ANCHOR_TOLERANCE, type SessionFit, type SessionReport, type Skipped, type StrategyResult } from '../../protocol/report-types';
 
 /** Model id when a row has no call with a model. */

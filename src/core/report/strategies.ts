@@ -7,7 +7,7 @@
  * client's breakpoint placement and the same cache rules. So a saving is the
  * strategy's doing, not a different cost model's.
  */
-import { blockIdentityJson } from '../cache/rules';
+import { blockIdentityJson } from '../api/cache-rules';
 import { hashString } from '../cache/simulator';
 import { replay } from '../engine';
 import type { ContentBlockParam, ImportedSession, LogBlock } from '../session/types';

@@ -33,11 +33,11 @@
  *   behind another block (older thinking may be dropped).
  */
 import type { ContentBlockParam, MessageParam, ToolResultBlockParam } from '../session/types';
-import { isThinking } from './blocks';
+import { isThinking } from '../api/blocks';
 import { summaryBlock, SYNTHETIC, type RenderedMessage, type SentBlock } from './render';
 import { thinkingPass } from './thinking-pass';
 import { hasToolResult, hasToolResultBefore, hasToolUse, mutable, sameVisible, setBlocks, sourcesOf, turnOf, userTurn, visibleCount, visibleIds, type Turn } from './turns';
-import type { Repair } from './types';
+import type { Repair } from '../api/wire';
 
 /** Content of the tool_result synthesized for a Cline-style call answered in text. */
 export const UNANSWERED_RESULT_TEXT = 'The result of this tool call is given in the text that follows.';

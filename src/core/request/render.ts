@@ -7,8 +7,8 @@
 import type { SummaryOverlay } from '../session/overlay';
 import type { ResolvedMessage } from '../session/session';
 import type { ContentBlockParam, MessageParam, Role } from '../session/types';
-import { cleanToolResult, isBlank, isThinking, withoutCacheControl } from './blocks';
-import type { Repair } from './types';
+import { cleanToolResult, isBlank, isThinking, withoutCacheControl } from '../api/blocks';
+import type { Repair } from '../api/wire';
 
 /** One block as it will be sent, with the id of what it came from. */
 export interface SentBlock {

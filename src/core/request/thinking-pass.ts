@@ -5,7 +5,7 @@
  * (older thinking may be dropped).
  */
 import type { ContentBlockParam } from '../session/types';
-import { isThinking } from './blocks';
+import { isThinking } from '../api/blocks';
 import { setBlocks, type Turn } from './turns';
 
 /** How a pass reports a repair (rule, description, block ids). */

@@ -4,7 +4,7 @@
  */
 import type { RenderedMessage, SentBlock } from './render';
 import type { Role } from '../session/types';
-import { sameBlock } from './blocks';
+import { sameBlock } from '../api/blocks';
 
 export interface Turn {
   role: Role;

@@ -1,5 +1,5 @@
 /**
- * The user's words in every request the engine builds (DESIGN.md; issue "never lose what
+ * The user's words in every request the engine builds (docs/ARCHITECTURE.md; issue "never lose what
  * the user said"): the validator is given the protected blocks of the history the request
  * covers (session/user-text.ts) and refuses a request that does not carry one of them
  * verbatim in a user message. Exempt are only the changes the user may make to their own
@@ -8,7 +8,7 @@
  * so a strategy, a repair or the planner that loses user text is caught before anything
  * is sent (the proxy then forwards the client's own bytes; the agent stops and says so).
  */
-import { blockIdentityJson } from '../cache/rules';
+import { blockIdentityJson } from '../api/cache-rules';
 import type { Session } from '../session/session';
 import type { ContentBlockParam, MessageParam } from '../session/types';
 import { mayChangeUserText } from '../session/user-text';

@@ -5,7 +5,7 @@
  * in a user message of the request. Used by the bench, the property tests and the proxy
  * tests; independent of how the engine decided (it reads only the log and the body).
  */
-import { blockIdentityJson } from '../cache/rules';
+import { blockIdentityJson } from '../api/cache-rules';
 import { protectedReason } from '../session/user-text';
 import type { ContentBlockParam, LogMessage, MessageParam } from '../session/types';
 

@@ -14,8 +14,8 @@
  * validator's, in its order and wording.
  */
 import type { ContentBlockParam } from '../session/types';
-import { cacheControlOf, contentBlocks, isBlank, isThinking, nestedBlocks } from './blocks';
-import type { RequestBody, Violation } from './types';
+import { cacheControlOf, contentBlocks, isBlank, isThinking, nestedBlocks } from '../api/blocks';
+import type { RequestBody, Violation } from '../api/wire';
 import { carriedAt, type RequiredUserText } from './user-text-carried';
 import { answersTool, callsTool, checkLatestThinking, checkThinkingLoop, MAX_CACHE_CONTROL_BLOCKS, MAX_MESSAGES, thinkingEnabled, validateRequest, type ValidateOptions } from './validate';
 

@@ -1,5 +1,5 @@
 /**
- * Validator of the Messages API's request rules (shared/reference/anthropic-api.md).
+ * Validator of the Messages API's request rules (docs/anthropic-api.md).
  * Messages are worded like the API's own 400 errors where the wording is known
  * (reference, and public issue threads quoting the API); the few rules the API
  * words differently or not at all say so next to them. Unknown block types are
@@ -16,8 +16,8 @@ import {
   nestedBlocks,
   sameBlock,
   type CacheControl,
-} from './blocks';
-import type { RequestBody, Violation } from './types';
+} from '../api/blocks';
+import type { RequestBody, Violation } from '../api/wire';
 import { missingUserText, type RequiredUserText } from './user-text-carried';
 
 /** Reference: "At most 100,000 messages." */

@@ -1,5 +1,5 @@
 /**
- * The user's own words are not ours to trim (DESIGN.md). A block is protected when it is
+ * The user's own words are not ours to trim (docs/ARCHITECTURE.md). A block is protected when it is
  * a text block of a user message (typed prompts, the client's `<system-reminder>` blocks
  * with CLAUDE.md, environment and skills, hook output, interruptions), or any block of the
  * first user message of the log or of a compact boundary (the task and the client's

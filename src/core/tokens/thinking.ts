@@ -3,7 +3,7 @@
  * earlier turns' thinking is a model fact (models/behavior.ts); this file
  * applies it to a message list.
  */
-import { isHumanPrompt, isThinkingType, thinkingDroppedBefore } from '../cache/rules';
+import { isHumanPrompt, isThinkingType, thinkingDroppedBefore } from '../api/cache-rules';
 import { keepsPriorThinking } from '../models';
 import type { ContentBlockParam, MessageParam } from '../session/types';
 

@@ -2,7 +2,7 @@
  * Reference implementations of other products' defaults ("anchors"), so any
  * transcript can be replayed through them and compared with ours. They apply
  * their edits on every call, as the originals do (no cache awareness).
- * Parameters from reference/anthropic-api.md, "Anchors' defaults".
+ * Parameters from docs/anthropic-api.md, "Anchors' defaults".
  */
 import { toolResultText } from '../session/log';
 import { AtomicWindow } from './atomic-window';

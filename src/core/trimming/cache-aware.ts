@@ -19,9 +19,9 @@
  */
 import { describeQuote, quoteRewrite, type RewriteQuote } from '../cache/break-even';
 import { quoteHoldBack, type HoldBackQuote } from '../cache/hold-back';
-import { ttlMsOf } from '../cache/rules';
+import { ttlMsOf } from '../api/cache-rules';
 import { expectedWarmCalls, WARM_CALL_DEFAULTS, type LoopEvidence, type WarmCallOptions } from '../cache/warm-calls';
-import type { CacheTtl } from '../request/types';
+import type { CacheTtl } from '../api/wire';
 import type { Session } from '../session/session';
 import type { DecisionLog } from './decisions';
 import type { MessageIndex } from './message-index';

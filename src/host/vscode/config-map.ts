@@ -5,7 +5,7 @@
  * options through, as `trimline --config` does.
  */
 import type { PriceOverrides } from '../../core/models';
-import type { CacheTtl } from '../../core/request/types';
+import type { CacheTtl } from '../../core/api/wire';
 import type { PipelineConfig } from '../../core/trimming';
 
 export type ApprovalMode = 'ask' | 'always' | 'never';

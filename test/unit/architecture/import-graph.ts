@@ -1,32 +1,17 @@
 /**
  * The import graph of src/ and webview/, read with TypeScript's own pre-processor (static,
  * `export … from`, dynamic `import()` and `require` all count, type-only imports too), and
- * the layer each file belongs to (DESIGN.md, Layout).
+ * the place each file has on the floor plan (eslint-rules/layers.mjs, docs/ARCHITECTURE.md).
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
+// The floor plan is the lint rule's own table: one definition for lint and this walk.
+import { forbidden, placeOf } from '../../../eslint-rules/layers.mjs';
 
 export const REPO = resolve(__dirname, '../../..');
 
-export type Layer = 'protocol' | 'core' | 'dev' | 'host' | 'cli' | 'webview';
-
-/** What each layer may import, lowest first: a layer imports only itself and the layers below it; webviews only the protocol. */
-export const ALLOWED: Readonly<Record<Layer, readonly Layer[]>> = {
-  protocol: ['protocol'],
-  core: ['protocol', 'core'],
-  dev: ['protocol', 'core', 'dev'],
-  host: ['protocol', 'core', 'dev', 'host'],
-  cli: ['protocol', 'core', 'dev', 'host', 'cli'],
-  webview: ['protocol', 'webview'],
-};
-
-export function layerOf(file: string): Layer | undefined {
-  const rel = relative(REPO, file).split('\\').join('/');
-  if (rel.startsWith('webview/')) return 'webview';
-  const m = /^src\/(protocol|core|dev|host|cli)\//.exec(rel);
-  return m ? (m[1] as Layer) : undefined;
-}
+export type Layer = 'protocol' | 'views' | 'core' | 'dev' | 'host' | 'cli' | 'webview';
 
 function walk(dir: string, out: string[]): string[] {
   for (const name of readdirSync(dir)) {
@@ -102,17 +87,26 @@ export function cycles(g: ImportGraph): string[][] {
   return out;
 }
 
-/** Imports that go from a layer to one it may not import ("from → to"). */
+/** Where a file sits on the floor plan (eslint-rules/layers.mjs): its layer, and in core its floor. */
+function placeLabel(file: string): string {
+  const p = placeOf(file);
+  if (!p) return 'outside src/ and webview/';
+  return p.floor ? `${p.layer}/${p.floor}` : p.layer;
+}
+
+/** Imports that go from a layer (or core floor) to one it may not import ("from → to"), by the lint rule's own table. */
 export function layerViolations(g: ImportGraph): string[] {
   const out: string[] = [];
   for (const [file, { imports, packages }] of g.files) {
-    const from = layerOf(file);
+    const from = placeOf(file);
     if (!from) continue;
+    const here = `${relative(REPO, file)} (${placeLabel(file)})`;
+    if (from.layer === 'unplaced' || from.floor === 'unplaced') out.push(`${here} belongs to no layer`);
     for (const target of imports) {
-      const to = layerOf(target);
-      if (!to || !ALLOWED[from].includes(to)) out.push(`${relative(REPO, file)} (${from}) → ${relative(REPO, target)} (${to ?? 'outside src/ and webview/'})`);
+      const to = placeOf(target);
+      if (!to || forbidden(from, to)) out.push(`${here} → ${relative(REPO, target)} (${placeLabel(target)})`);
     }
-    if (packages.includes('vscode') && !relative(REPO, file).startsWith('src/host/vscode/')) out.push(`${relative(REPO, file)} (${from}) → vscode`);
+    if (packages.includes('vscode') && !relative(REPO, file).startsWith('src/host/vscode/')) out.push(`${here} → vscode`);
   }
   return out;
 }

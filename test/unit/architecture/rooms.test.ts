@@ -1,4 +1,4 @@
-/** House rule (DESIGN.md, Conventions): source files stay under ~400 lines. */
+/** House rule (docs/ARCHITECTURE.md, Conventions): source files stay under ~400 lines. */
 import { readFileSync } from 'node:fs';
 import { relative } from 'node:path';
 import { expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { quoteDollars, quoteRewrite } from '../../../src/core/cache/break-even';
-import { CACHE_READ_MULTIPLIER, CACHE_WRITE_1H_MULTIPLIER, CACHE_WRITE_5M_MULTIPLIER } from '../../../src/core/cache/rules';
+import { CACHE_READ_MULTIPLIER, CACHE_WRITE_1H_MULTIPLIER, CACHE_WRITE_5M_MULTIPLIER } from '../../../src/core/api/cache-rules';
 import { expectedWarmCalls } from '../../../src/core/cache/warm-calls';
 
 describe('break-even of a rewrite', () => {

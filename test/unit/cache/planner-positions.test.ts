@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { planBreakpoints, type PlanOptions } from '../../../src/core/cache/planner';
-import type { RequestBody } from '../../../src/core/request/types';
+import type { RequestBody } from '../../../src/core/api/wire';
 import type { ContentBlockParam, MessageParam } from '../../../src/core/session/types';
 
 type Op = { t: 'grow'; blocks: number; words: number } | { t: 'change'; back: number } | { t: 'drop' } | { t: 'text' } | { t: 'head' } | { t: 'other' };

@@ -1,7 +1,7 @@
 /** Fixtures for the LLM compression tests: hand-made agent sessions, the local server with the real SDK client. */
 import Anthropic from '@anthropic-ai/sdk';
 import { RequestBuilder, validateRequest } from '../../../src/core/request';
-import type { RequestBody } from '../../../src/core/request/types';
+import type { RequestBody } from '../../../src/core/api/wire';
 import { blockText, Session, type ContentBlockParam } from '../../../src/core/session';
 import type { TokenAccountant, TokenCount } from '../../../src/core/tokens/types';
 import { MessageIndex, SdkSummarizer, type CompressionHost } from '../../../src/core/trimming';

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ContextEngine } from '../../../src/core/engine';
 import { validateRequest } from '../../../src/core/request';
-import type { RequestBody } from '../../../src/core/request/types';
+import type { RequestBody } from '../../../src/core/api/wire';
 import {
   attachSummarizer,
   compactNow,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyUserAction, diffRequests } from '../../../src/core/inspect';
 import { BlockMap } from '../../../src/core/request/build';
-import type { RequestBody } from '../../../src/core/request/types';
+import type { RequestBody } from '../../../src/core/api/wire';
 import { replayFile, SAMPLES } from './helpers';
 
 const text = (t: string, cc = false) => ({ type: 'text' as const, text: t, ...(cc ? { cache_control: { type: 'ephemeral' as const } } : {}) });

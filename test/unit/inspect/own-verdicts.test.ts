@@ -1,7 +1,7 @@
 /** Verdicts of Trimline's own agent calls: a changed message is Trimline's edit, appended turns are clean. */
 import { describe, expect, it } from 'vitest';
 import { OwnVerdicts } from '../../../src/core/inspect/own-verdicts';
-import type { RequestBody } from '../../../src/core/request/types';
+import type { RequestBody } from '../../../src/core/api/wire';
 
 const body = (texts: string[]): RequestBody =>
   ({

@@ -31,7 +31,7 @@ function row(asSent: string, key: string, prices: Expected['prices'], window: nu
   return { asSent, key, prices, window, min, prefillUnsupported: flags[0], keepsPriorThinking: flags[1], tokenizer: flags[2], referencePrice };
 }
 
-/** Every row of the catalog, with its facts from shared/reference/anthropic-api.md (or the documented assumption). */
+/** Every row of the catalog, with its facts from docs/anthropic-api.md (or the documented assumption). */
 const EXPECTED: readonly Expected[] = [
   row('claude-sonnet-4-6', 'claude-sonnet-4-6', [3, 15, 3.75, 0.3], M, 1024, [true, true, 'claude-4'], true),
   row('claude-sonnet-4-5-20250929', 'claude-sonnet-4-5', [3, 15, 3.75, 0.3], K200, 1024, [false, false, 'claude-4'], true),

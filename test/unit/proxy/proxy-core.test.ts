@@ -8,7 +8,7 @@ import { ProxySessions } from '../../../src/core/proxy/registry';
 import { metadataSessionId, sessionKeyOf } from '../../../src/core/proxy/session-key';
 import { SseUsageReader } from '../../../src/core/proxy/sse-usage';
 import { clientTtl, fitBreakpoints, headBreakpoints } from '../../../src/core/proxy/upstream';
-import type { RequestBody } from '../../../src/core/request/types';
+import type { RequestBody } from '../../../src/core/api/wire';
 import type { MessageParam } from '../../../src/core/session/types';
 
 const user = (text: string): MessageParam => ({ role: 'user', content: [{ type: 'text', text }] });

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { ProxyEngine } from '../../../src/core/proxy/proxy-engine';
 import { MAX_LIVE_SESSIONS } from '../../../src/core/proxy/registry';
-import type { RequestBody } from '../../../src/core/request/types';
+import type { RequestBody } from '../../../src/core/api/wire';
 import type { MessageParam } from '../../../src/core/session/types';
 import { journalPath, loadJournal } from '../../../src/core/store';
 

@@ -12,7 +12,7 @@ import { formatReport, reportHtml } from '../../../src/core/report';
 import { dearerBecause } from '../../../src/core/report/fit-notes';
 import { totalsOf } from '../../../src/core/report/report';
 import { reportFile } from '../../../src/core/report/session-report';
-import { headlineSavings, nextStepLines, oneLine, skippedSummary, NOTHING_BILLED } from '../../../src/protocol/report-summary';
+import { headlineSavings, nextStepLines, oneLine, skippedSummary, NOTHING_BILLED } from '../../../src/views/report-summary';
 import { COUNTERFACTUAL_NOTE, type Report, type SessionReport } from '../../../src/protocol/report-types';
 
 const DIR = resolve('test/fixtures/report-causes');

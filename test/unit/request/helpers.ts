@@ -4,7 +4,7 @@ import { blockText } from '../../../src/core/session/log';
 import { Session } from '../../../src/core/session/session';
 import type { ContentBlockParam, MessageMeta, Role } from '../../../src/core/session/types';
 import type { TokenAccountant } from '../../../src/core/tokens/types';
-import type { RequestBody } from '../../../src/core/request/types';
+import type { RequestBody } from '../../../src/core/api/wire';
 
 /** Characters per token of the test accountant (round and predictable). */
 export const TEST_CHARS_PER_TOKEN = 4;

@@ -1,7 +1,7 @@
 import type Anthropic from '@anthropic-ai/sdk';
 import { describe, expect, it } from 'vitest';
 import { MAX_MESSAGES, RULE, validateRequest } from '../../../src/core/request/validate';
-import type { RequestBody } from '../../../src/core/request/types';
+import type { RequestBody } from '../../../src/core/api/wire';
 import { bodyOf, result, text, thinking, use } from './helpers';
 
 type Messages = RequestBody['messages'];

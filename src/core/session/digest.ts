@@ -13,8 +13,8 @@
  * next request whatever form the client sends its content in.
  */
 import { createHash } from 'node:crypto';
-import { normalizeContent } from '../session/log';
-import type { MessageParam } from '../session/types';
+import { normalizeContent } from './log';
+import type { MessageParam } from './types';
 
 /** JSON of a value with every `cache_control` key left out (at any depth: nested tool_result content too). */
 function withoutCacheControlJson(v: unknown): string {

@@ -1,5 +1,5 @@
 /**
- * THE cache rules (shared/reference/anthropic-api.md, "Prompt caching"): every
+ * THE cache rules (docs/anthropic-api.md, "Prompt caching"): every
  * other module that prices, plans, simulates or decides by the prompt cache takes
  * its rule from here, so a rule is written once.
  *
@@ -12,7 +12,7 @@
  *   is not billed, and thinking blocks never key the cache.
  * - Block identity: a block's content without its own `cache_control` (placement is not content).
  */
-import type { CacheTtl } from '../request/types';
+import type { CacheTtl } from './wire';
 
 /** Default TTL ("ephemeral" without ttl) and the long one, counted from last use. */
 export const TTL_5M_MS = 5 * 60_000;

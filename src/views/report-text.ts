@@ -1,6 +1,6 @@
 /** The report as a terminal table: per session, totals, top offenders, fit notes, skipped files. */
 import { dearerLines, headlineLines, nextStepLines, nothingFoundLines, oneLine, skippedSummary } from './report-summary';
-import type { Report, SessionReport } from './report-types';
+import type { Report, SessionReport } from '../protocol/report-types';
 
 /** The last path segment (pure: this file is also bundled into the report webview). */
 export function basename(path: string): string {

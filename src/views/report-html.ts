@@ -3,10 +3,10 @@
  * script, no external request (the CSP meta tag forbids any).
  * Charts: recorded input-side spend against each strategy, per session and per week.
  */
-import { bidiVisible } from './safe-text';
-import { byCost, sessionName, dollars, percent, fitCell } from './report-format';
+import { bidiVisible } from '../protocol/safe-text';
+import { byCost, sessionName, dollars, percent, fitCell } from './report-text';
 import { dearerLines, headlineLines, nextStepLines, oneLine, skippedSummary } from './report-summary';
-import type { Report, SessionReport } from './report-types';
+import type { Report, SessionReport } from '../protocol/report-types';
 
 /** Sessions charted (the costliest); the table lists them all. */
 const CHART_SESSIONS = 20;

@@ -3,8 +3,8 @@
  * the cache planner. Blocks are the SDK's param types; nothing here mutates.
  */
 import type Anthropic from '@anthropic-ai/sdk';
-import { withoutCacheControl } from '../cache/rules';
-import type { ContentBlockParam } from '../session/types';
+import { withoutCacheControl } from './cache-rules';
+type ContentBlockParam = Anthropic.ContentBlockParam;
 
 export type CacheControl = Anthropic.CacheControlEphemeral;
 

@@ -6,7 +6,7 @@
  * skipped files (counted by reason, not listed when they are only "nothing
  * billed"), and what to do next. Pure (bundled into the report webview too).
  */
-import type { Report, SessionReport, Skipped } from './report-types';
+import type { Report, SessionReport, Skipped } from '../protocol/report-types';
 
 /** The reason discover/session-report give a file without a billed call (counted, not listed). */
 export const NOTHING_BILLED = 'no model call recorded (nothing billed)';
