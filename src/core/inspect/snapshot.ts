@@ -123,7 +123,7 @@ export function buildSnapshot(engine: ContextEngine, prepared: PreparedCall, o: 
     },
     calls: [...history.points],
     composition: composition(session, history.tokensOf, priced.flat),
-    findings: findings({ session, tokens, rows, sentTokens, contextWindow: engine.contextWindow, model: engine.model, diffs: history.diffs, nextDiff }),
+    findings: findings({ session, tokens, rows, sentTokens, contextWindow: engine.contextWindow, model: engine.model, ttl: engine.ttl, diffs: history.diffs, nextDiff }),
     strategies: o.strategies ?? [],
     live: o.live,
   };
