@@ -8,6 +8,7 @@ import type { PipelineConfig } from '../core/trimming';
 import { serveTranscript } from '../host/standalone';
 import { jsonTerminalSafe, terminalSafe, terminalSafeLine as line } from '../protocol/safe-text';
 import { lineageCalls } from '../core/store/verdicts';
+import { INFERRED_NOTE, inferredHeadRows, transcriptBill } from '../core/report';
 import { pad, padStart, usd, UsageError } from './common';
 import { verdictLines } from './verdict-lines';
 
@@ -53,7 +54,10 @@ export function inspectTranscript(file: string, o: InspectOptions) {
   ledger ??= new CostLedger(next.body.model, engine.tokens);
   const nextCost = ledger.step(next.body, now);
   const rows = viewRows(engine, next, epochStart, cachedUpTo);
-  return { imp, engine, next, rows, totals: totals(rows), nextCost, ledger };
+  // The report's bill of the same session: its `none` and the system prompt and tools the transcript lacks.
+  const bill = imp.format === 'trimline-journal' ? undefined : transcriptBill(imp, o.strategy, o.config);
+  const inferred = bill ? inferredHeadRows(bill.prefix) : [];
+  return { imp, engine, next, rows, totals: totals(rows), nextCost, ledger, bill, inferred };
 }
 
 /** The inspect output, text or JSON, safe to print to a terminal (see protocol/safe-text.ts). */
@@ -73,6 +77,9 @@ export function runInspect(file: string, o: InspectOptions): string {
         rows: r.rows,
         totals: r.totals,
         breakpoints: r.next.breakpoints,
+        ...(r.bill ? { bill: r.bill, inferred: { rows: r.inferred, note: INFERRED_NOTE } } : {}),
+        // The engine's own replay of the messages alone (no system prompt or tools): what inspect showed before.
+        replay: { calls: r.ledger.totals.calls, messagesOnlyInputCost: r.ledger.totals.inputCost, hitRatio: r.ledger.hitRatio() },
         next: { usage: r.nextCost.usage, cost: r.nextCost.cost },
         decisions: r.engine.decisions.all(),
         ...(perCall ? { perCall } : {}),
@@ -87,6 +94,10 @@ export function runInspect(file: string, o: InspectOptions): string {
   if (r.imp.issues.length > 5) out.push(`  note: … ${r.imp.issues.length - 5} more import notes (--json lists all)`);
   out.push('');
   out.push(`${pad('#', 8)} ${pad('role', 9)} ${pad('kind', 12)} ${pad('tool', 14)} ${padStart('tokens', 8)} ${pad('q', 2)} ${pad('state', 10)} why`);
+  for (const h of r.inferred) {
+    const why = `${h.what}; ${INFERRED_NOTE}`;
+    out.push(`${pad(h.ref, 8)} ${pad('system', 9)} ${pad('inferred', 12)} ${pad('', 14)} ${padStart(String(Math.round(h.tokens)), 8)} ${pad('i', 2)} ${pad('verbatim', 10)} ${why}`);
+  }
   let cachedEnded = false;
   for (const row of r.rows) {
     if (!cachedEnded && !row.cached && r.rows[0]?.cached) {
@@ -103,8 +114,17 @@ export function runInspect(file: string, o: InspectOptions): string {
   out.push(`blocks: ${Object.entries(t.byState).map(([k, v]) => `${v} ${k}`).join(', ')}`);
   out.push(`messages sent: ~${t.sentTokens} tokens (untrimmed ${t.untrimmedTokens}, ${t.untrimmedTokens ? Math.round((100 * t.sentTokens) / t.untrimmedTokens) : 100}%), quality ${r.rows[0]?.quality ?? 'estimated'}; breakpoints ${r.next.breakpoints.length}; repairs ${r.next.repairs.length}`);
   out.push(`next request: input ${c.usage.input_tokens}, cache write ${c.usage.cache_creation_input_tokens}, cache read ${c.usage.cache_read_input_tokens} tokens → ${usd(c.cost.total)} input cost`);
-  out.push(`replay of ${r.ledger.totals.calls} requests: ${usd(r.ledger.totals.inputCost)} simulated input cost, cache hit ratio ${(100 * r.ledger.hitRatio()).toFixed(1)}%`);
-  out.push('(q: e = estimated, c = calibrated, x = exact; tokens in parentheses are not sent)');
+  const b = r.bill;
+  if (b) {
+    const inferred = r.inferred.reduce((n, h) => n + h.tokens, 0);
+    const strategy = b.strategy === 'none' ? '' : `, ${line(b.strategy)} ${usd(b.strategyCost)}`;
+    out.push(`system prompt and tools (inferred, not in the transcript): ~${Math.round(inferred)} tokens in every request`);
+    out.push(`session input cost as \`trimline report\` prices it: none ${usd(b.none)}${strategy}; recorded ${usd(b.recorded)}${b.anchored ? '' : ' (loose fit)'}`);
+    out.push(`replay of ${r.ledger.totals.calls} requests (messages only): cache hit ratio ${(100 * r.ledger.hitRatio()).toFixed(1)}%`);
+  } else {
+    out.push(`replay of ${r.ledger.totals.calls} requests: ${usd(r.ledger.totals.inputCost)} simulated input cost, cache hit ratio ${(100 * r.ledger.hitRatio()).toFixed(1)}%`);
+  }
+  out.push('(q: e = estimated, c = calibrated, x = exact, i = inferred from usage; tokens in parentheses are not sent)');
   if (perCall) out.push('', ...verdictLines(perCall));
   return terminalSafe(out.join('\n'));
 }

@@ -93,6 +93,11 @@ export interface InspectorSnapshot {
     systemTokens: number;
     toolsTokens: number;
     byState: Record<BlockState, number>;
+    /**
+     * Of systemTokens, those inferred from the recorded usage: a transcript that does not hold its
+     * system prompt and tools (absent when nothing is inferred).
+     */
+    inferredTokens?: number;
   };
   /**
    * hitRatio: share of the session's input read from the cache. cachedUpToRef: the last

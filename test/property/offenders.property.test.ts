@@ -65,14 +65,13 @@ describe('OffenderTally (property)', () => {
             const step = { readTokens, writtenUpTo: readTokens + o.written * (total - readTokens) } as BillStep;
             tally.commit(step, o.hour ? '1h' : '5m', o.billed);
             if (!o.billed) continue;
-            const p = { input: price.input, cacheRead: price.cacheRead, cacheWrite: o.hour ? price.cacheWrite1h : price.cacheWrite5m };
             let pos = start;
             for (const m of msgs) {
               for (const f of m.folded) {
                 if (f.block.logId) {
                   const row = want.get(f.block.logId) ?? { tokens: f.tokens, sent: 0, dollars: 0 };
                   row.sent++;
-                  row.dollars += spanCost(pos, f.tokens, step, p);
+                  row.dollars += spanCost(pos, f.tokens, step, price, o.hour ? '1h' : '5m');
                   want.set(f.block.logId, row);
                 }
                 pos += f.tokens;

@@ -10,7 +10,8 @@
  * - Lookback: a breakpoint finds an earlier write at most 20 block positions back, its own included.
  * - Thinking: on models that drop earlier turns' thinking, thinking before the last human prompt
  *   is not billed, and thinking blocks never key the cache.
- * - Block identity: a block's content without its own `cache_control` (placement is not content).
+ * - Block identity: a block's content without its `cache_control` markers, its own and those on a
+ *   tool_result's parts (placement is not content).
  */
 import type { CacheTtl } from './wire';
 
@@ -60,9 +61,29 @@ export function withoutCacheControl<T extends object>(x: T): T {
   return copy as T;
 }
 
-/** Content identity of a block: its JSON without its own `cache_control`. */
+/**
+ * Content identity of a block: the block without the `cache_control` markers the API accepts on it,
+ * its own and those on the parts of a tool_result's content (each part may carry a breakpoint). A
+ * marker is placement, not content: moving it does not change what is cached. Anything deeper
+ * (a tool_use input's keys) is content. The same object when it carries no marker.
+ */
+export function blockIdentity<T extends object>(block: T): T {
+  const top = withoutCacheControl(block);
+  const parts = (top as { type?: unknown; content?: unknown }).content;
+  if ((top as { type?: unknown }).type !== 'tool_result' || !Array.isArray(parts)) return top;
+  if (!parts.some((x: unknown) => typeof x === 'object' && x !== null && 'cache_control' in x)) return top;
+  const content = parts.map((x: unknown) => (typeof x === 'object' && x !== null ? withoutCacheControl(x) : x));
+  return { ...top, content } as T;
+}
+
+/** Content identity of a block as JSON ({@link blockIdentity}). */
 export function blockIdentityJson(block: object): string {
-  return JSON.stringify(withoutCacheControl(block));
+  return JSON.stringify(blockIdentity(block));
+}
+
+/** Content identity of a message as JSON: its role and its blocks by {@link blockIdentity}. */
+export function messageIdentityJson(m: { readonly role: string; readonly content: readonly object[] }): string {
+  return JSON.stringify({ role: m.role, content: m.content.map((b) => blockIdentity(b)) });
 }
 
 /** The shape the thinking rule needs of a message: a role and content blocks with a type. */
@@ -73,8 +94,12 @@ interface RuleMessage {
 
 /** A user message that is not only tool results: a new human turn (earlier turns' thinking is dropped from here). */
 export function isHumanPrompt(msg: RuleMessage): boolean {
-  if (msg.role !== 'user') return false;
-  return typeof msg.content === 'string' || msg.content.some((b) => b.type !== 'tool_result');
+  return typeof msg.content === 'string' ? msg.role === 'user' : isHumanPromptOf(msg.role, msg.content, (b) => b.type);
+}
+
+/** {@link isHumanPrompt} of a message kept in another shape: its role, its blocks and each block's type. */
+export function isHumanPromptOf<B>(role: string, blocks: readonly B[], typeOf: (b: B) => string | null | undefined): boolean {
+  return role === 'user' && blocks.some((b) => typeOf(b) !== 'tool_result');
 }
 
 export function isThinkingType(type: string | null | undefined): boolean {
@@ -82,11 +107,22 @@ export function isThinkingType(type: string | null | undefined): boolean {
 }
 
 /**
- * The thinking rule: on a model that drops earlier turns' thinking, the index of the last
- * human prompt (thinking before it is not billed); -1 when none is dropped.
+ * The thinking rule on the messages [from, to) of a request: on a model that drops earlier turns'
+ * thinking, the index of the last human prompt (`isHuman(i)`), before which assistant messages'
+ * thinking is not billed; `from` when nothing is dropped (the model keeps it, or no later prompt).
  */
+export function thinkingDropIndex(isHuman: (i: number) => boolean, from: number, to: number, drops: boolean): number {
+  if (!drops) return from;
+  for (let i = to - 1; i > from; i--) if (isHuman(i)) return i;
+  return from;
+}
+
+/** The thinking rule for message `index` of role `role`: its thinking blocks are left out (not billed, no cache position). */
+export function thinkingDroppedIn(role: string, index: number, dropBefore: number): boolean {
+  return index < dropBefore && role === 'assistant';
+}
+
+/** {@link thinkingDropIndex} over a whole request's messages, human prompts by {@link isHumanPrompt}. */
 export function thinkingDroppedBefore(messages: readonly RuleMessage[], dropsEarlierThinking: boolean): number {
-  if (!dropsEarlierThinking) return -1;
-  for (let i = messages.length - 1; i >= 0; i--) if (isHumanPrompt(messages[i])) return i;
-  return -1;
+  return thinkingDropIndex((i) => isHumanPrompt(messages[i]), 0, messages.length, dropsEarlierThinking);
 }

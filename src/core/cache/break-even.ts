@@ -1,23 +1,31 @@
 /**
- * The one pricer of a change to cached content: what rewriting the cached prefix
- * costs, what it saves per later call, and whether it pays back over the calls the
- * cache is expected to stay warm. Used by the engine's cache-aware applier (and the
- * price shown before a user's action); the multipliers are the cache rules'.
+ * The quote of a change to cached content, on the one pricer (cost.ts): what rewriting
+ * the cached prefix costs, what it saves per later call, and whether it pays back over the
+ * calls the cache is expected to stay warm. Used by the engine's cache-aware applier, the
+ * price shown before a user's action, the MCP switch price and the findings.
  *
- * Units: base-input tokens (a token billed at the model's plain input price), so a
- * quote is model-independent; {@link quoteDollars} converts with the catalog price.
+ * A quote is not a formula of its own: each amount is the difference of two requests'
+ * input sides priced by {@link inputSidePrice}, the request with the edit and without it.
  *
- *   rewrite cost   = (B − S)·w − B·r   the tail from the first edit is written at w
- *                                       instead of read at r, once
- *   saving / call  = S·r                S fewer tokens read on every later warm call
+ *   rewrite cost   = price(write B − S) − price(read B)   the next call writes the tail from
+ *                                                         the first edit instead of reading it
+ *   saving / call  = price(read B) − price(read B − S)    every later warm call reads S fewer
  *   break-even     = rewrite cost / saving per call
  *
  * B: cached tokens from the first edited position to the end of the cached prefix;
- * S: tokens the change saves per request; w: write multiplier of the TTL in use.
+ * S: tokens the change saves per request. With the catalog's multipliers that is
+ * (B − S)·w − B·r and S·r.
+ *
+ * Units: by default base-input tokens (a token billed at the model's plain input price
+ * costs 1), so a quote is model-independent; {@link quoteDollars} prices the same two
+ * requests at the model's catalog price (overrides included).
  */
-import { modelPrice, type PriceOverrides } from '../models';
+import { modelPrice, priceOf, type ModelPrice, type PriceOverrides } from '../models';
 import type { CacheTtl } from '../api/wire';
-import { CACHE_READ_MULTIPLIER, writeMultiplier } from '../api/cache-rules';
+import { inputSidePrice } from './cost';
+
+/** Prices are per million tokens: this price makes one base-input token cost 1. */
+export const BASE_INPUT_PRICE: ModelPrice = priceOf(1_000_000, 0);
 
 export interface RewriteQuote {
   /** Cached tokens rewritten (B). */
@@ -38,20 +46,29 @@ export interface RewriteQuote {
   readonly pays: boolean;
 }
 
-export function quoteRewrite(rewritten: number, saved: number, ttl: CacheTtl, expectedCalls: number): RewriteQuote {
-  const w = writeMultiplier(ttl);
-  const r = CACHE_READ_MULTIPLIER;
-  const rewriteCost = Math.max(0, rewritten - saved) * w - rewritten * r;
-  const savingPerCall = saved * r;
+export function quoteRewrite(
+  rewritten: number,
+  saved: number,
+  ttl: CacheTtl,
+  expectedCalls: number,
+  price: ModelPrice = BASE_INPUT_PRICE,
+): RewriteQuote {
+  const unedited = inputSidePrice({ read: rewritten }, price, ttl);
+  const rewriteCost = inputSidePrice({ written: Math.max(0, rewritten - saved) }, price, ttl) - unedited;
+  const savingPerCall = unedited - inputSidePrice({ read: rewritten - saved }, price, ttl);
   const breakEvenCalls = rewriteCost <= 0 ? 0 : savingPerCall > 0 ? rewriteCost / savingPerCall : Infinity;
   const net = savingPerCall * expectedCalls - rewriteCost;
   return { rewritten, saved, ttl, rewriteCost, savingPerCall, breakEvenCalls, expectedCalls, net, pays: net > 0 && saved > 0 };
 }
 
-/** A quote's amounts in USD at a model's input price (catalog, with overrides applied by the caller's model id). */
-export function quoteDollars(q: RewriteQuote, model: string, overrides?: PriceOverrides): { rewriteCost: number; savingPerCall: number; net: number } {
-  const perToken = modelPrice(model, overrides).input / 1_000_000;
-  return { rewriteCost: q.rewriteCost * perToken, savingPerCall: q.savingPerCall * perToken, net: q.net * perToken };
+/** A quote's amounts in USD: the same two requests priced at the model's catalog price (with overrides). */
+export function quoteDollars(
+  q: RewriteQuote,
+  model: string,
+  overrides?: PriceOverrides,
+): { rewriteCost: number; savingPerCall: number; net: number } {
+  const d = quoteRewrite(q.rewritten, q.saved, q.ttl, q.expectedCalls, modelPrice(model, overrides));
+  return { rewriteCost: d.rewriteCost, savingPerCall: d.savingPerCall, net: d.net };
 }
 
 /** One line for a decision log: saved and rewritten tokens, expected calls, both prices, the verdict. */

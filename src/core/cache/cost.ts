@@ -1,7 +1,10 @@
 /**
- * Cost model: USD of one call from its usage. Prices come from the model
+ * THE pricer: USD of one call from its usage. Prices come from the model
  * catalog (src/core/models), overridable by settings; this file only does the
- * arithmetic (writes split by TTL, per-million scaling).
+ * arithmetic (writes split by TTL, per-million scaling). Every other figure is
+ * priced here: a rewrite quote (break-even.ts) is the difference of two
+ * requests' input sides ({@link inputSidePrice}), the offenders' per-span dollars
+ * are the input side of a span, the MCP switch price and the findings are quotes.
  */
 import type { CacheTtl } from '../api/wire';
 import { modelInfo, type ModelPrice, type PriceOverrides } from '../models';
@@ -49,6 +52,27 @@ export function costOf(usage: PricedUsage, model: string, ttl: CacheTtl = '5m', 
     modelKey: info.key,
     exactPrices: !info.priceAssumed,
   };
+}
+
+/** Tokens of a request's input side (or of a span of it) by where they sit in the cache. */
+export interface InputSide {
+  /** Sent uncached (after the last breakpoint, or nothing cached). */
+  readonly uncached?: number;
+  /** Written to the cache at the request's TTL. */
+  readonly written?: number;
+  /** Read from the cache. */
+  readonly read?: number;
+}
+
+/** USD (or the price's own unit) of an input side at a price: the same arithmetic as {@link inputSideCost}. */
+export function inputSidePrice(side: InputSide, p: ModelPrice, ttl: CacheTtl = '5m'): number {
+  const usage = {
+    input_tokens: side.uncached ?? 0,
+    cache_creation_input_tokens: side.written ?? 0,
+    cache_read_input_tokens: side.read ?? 0,
+  };
+  const c = inputSideCost(usage, p, ttl);
+  return c.input + c.cacheWrite + c.cacheRead;
 }
 
 /** The input-side parts of {@link costOf} (USD) at a model's prices: for loops that price every call of a session at one model. */

@@ -6,7 +6,7 @@
  * (reference, "Prompt caching"; the simulator keys prefixes the same way).
  */
 import { createHash } from 'node:crypto';
-import { messageDigest } from '../session/digest';
+import { messageDigest } from './message-digest';
 import type { MessageParam } from '../session/types';
 import { ttlMs } from '../api/cache-rules';
 

@@ -4,6 +4,7 @@
  * after each message depends only on the head (tools, system, boundary) and the
  * messages up to it, so an unchanged prefix of messages keeps its positions.
  */
+import { thinkingDroppedIn } from '../api/cache-rules';
 import type { SimBlock, SimMessage, TokensOf } from './sim-types';
 
 /**
@@ -52,7 +53,7 @@ export function unchangedPrefix(prev: readonly MessageMemo[], msgs: readonly Sim
   while (from < limit) {
     const p = prev[from];
     const m = msgs[from];
-    if (p.content !== m.content || p.role !== m.role || p.drop !== (from < lastHuman && m.role === 'assistant')) break;
+    if (p.content !== m.content || p.role !== m.role || p.drop !== thinkingDroppedIn(m.role, from, lastHuman)) break;
     from++;
   }
   return from;

@@ -36,7 +36,7 @@
 import { keepsPriorThinking, minCacheableTokens } from '../models';
 import { chain, hashString } from './hash';
 import { PrefixTable } from './prefix-table';
-import { blockIdentityJson, isThinkingType, LOOKBACK_BLOCKS, TTL_1H_MS, thinkingDroppedBefore, ttlMs } from '../api/cache-rules';
+import { blockIdentityJson, isThinkingType, LOOKBACK_BLOCKS, TTL_1H_MS, thinkingDroppedBefore, thinkingDroppedIn, ttlMs } from '../api/cache-rules';
 import { containsImage, imagesIn, unchangedPrefix, type HeadState, type MessageMemo } from './sim-memo';
 import type { BlockLocation, CacheSimulatorOptions, CacheTrace, CacheUsage, SimBlock, SimMessage, SimRequest, TokensOf } from './sim-types';
 
@@ -216,7 +216,7 @@ export class CacheSimulator {
       const msg = msgs[messageIndex];
       const blocks = this.blocksOf(msg);
       const roleTag = ROLE_TAG[msg.role] ?? TAG_OTHER_ROLE;
-      const dropThinking = messageIndex < lastHuman && msg.role === 'assistant';
+      const dropThinking = thinkingDroppedIn(msg.role, messageIndex, lastHuman);
       let first = true;
       blocks.forEach((blk, blockIndex) => {
         if (unkeyedThinking && isThinking(blk)) {

@@ -5,6 +5,7 @@
  * which the two requests differ, ignoring where `cache_control` markers sit.
  */
 import type { RequestDiff } from '../../protocol';
+import { blockIdentityJson } from '../api/cache-rules';
 import type { BlockMap } from '../request/build';
 import type { RequestBody } from '../api/wire';
 import { flattenRequest, type FlatBlock } from './flat';
@@ -19,12 +20,12 @@ export interface DiffOptions {
   tokensOf?: (param: object) => number;
 }
 
-/** Comparison key of a block: its JSON without cache_control (memoized per object). */
+/** Comparison key of a block: its content identity (cache/rules.ts), memoized per object. */
 const keys = new WeakMap<object, string>();
 function keyOf(param: object): string {
   let k = keys.get(param);
   if (k === undefined) {
-    k = JSON.stringify(param, (name, value: unknown) => (name === 'cache_control' ? undefined : value));
+    k = blockIdentityJson(param);
     keys.set(param, k);
   }
   return k;

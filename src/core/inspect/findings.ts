@@ -3,7 +3,9 @@
  * where one exists. Thresholds are named below with the reason next to them.
  */
 import type { Finding, InspectorRow, RequestDiff } from '../../protocol';
+import { quoteRewrite } from '../cache/break-even';
 import { modelPrice } from '../models';
+import type { CacheTtl } from '../api/wire';
 import { toolResultText } from '../session/log';
 import type { Session } from '../session/session';
 import type { TokenAccountant } from '../tokens/types';
@@ -49,6 +51,8 @@ export interface FindingContext {
   sentTokens: number;
   contextWindow: number;
   model: string;
+  /** TTL of the session's breakpoints (default 5 minutes): the write price of a rewrite. */
+  ttl?: CacheTtl;
   /** diffs[i]: recorded call i versus call i − 1. */
   diffs: readonly RequestDiff[];
   /** The next request versus the last recorded one. */
@@ -189,25 +193,34 @@ function unusedTools(c: FindingContext): Finding[] {
 
 /**
  * Edits that broke the cached prefix and cost more in cache re-writes than they saved
- * in later reads (a re-written token costs the write premium over a read; a saved
- * token saves one cache read on every later call).
+ * in later reads, quoted by the one pricer (break-even.ts: the call with the edit versus
+ * the same call without it, then the reads every later call saved).
  */
+/** USD of a recorded break: its rewrite over reading, and what it saved on the `later` calls after it. */
+export function invalidationQuote(d: RequestDiff, later: number, model: string, ttl: CacheTtl = '5m'): { cost: number; saved: number } {
+  const q = quoteRewrite(d.invalidatedTokens, Math.max(0, d.savedTokens), ttl, later, modelPrice(model));
+  return { cost: q.rewriteCost, saved: q.savingPerCall * later };
+}
+
 function cacheInvalidations(c: FindingContext): Finding[] {
   const p = modelPrice(c.model);
-  const perM = 1_000_000;
+  const ttl = c.ttl ?? '5m';
   const calls = c.diffs.length;
   const out: { f: Finding; loss: number }[] = [];
   for (const d of c.diffs) {
     if (!d.cacheBreakAt || d.invalidatedTokens < MIN_INVALIDATED_TOKENS) continue;
-    const cost = (d.invalidatedTokens * (p.cacheWrite5m - p.cacheRead)) / perM;
-    const saved = (Math.max(0, d.savedTokens) * p.cacheRead * (calls - d.call)) / perM;
+    const later = Math.max(0, calls - 1 - d.call);
+    const { cost, saved } = invalidationQuote(d, later, c.model, ttl);
     if (cost <= saved) continue;
+    const since = `${later} later call${later === 1 ? '' : 's'}`;
     out.push({
       loss: cost - saved,
       f: {
         id: `invalidation:${d.call}`,
         severity: 'warning',
-        message: `Call ${d.call} broke the cached prefix at ${d.cacheBreakAt}: re-writing ${fmtTokens(d.invalidatedTokens)} tokens cost ${fmtUsd(cost)}, the edit saved ${fmtUsd(saved)} over the ${calls - d.call} call${calls - d.call === 1 ? '' : 's'} since.`,
+        message:
+          `Call ${d.call} broke the cached prefix at ${d.cacheBreakAt}: re-writing ${fmtTokens(d.invalidatedTokens)} ` +
+          `tokens cost ${fmtUsd(cost)} more than reading them, the edit saved ${fmtUsd(saved)} over the ${since}.`,
         blockIds: [],
         tokens: d.invalidatedTokens,
         call: d.call,
@@ -217,11 +230,14 @@ function cacheInvalidations(c: FindingContext): Finding[] {
   const listed = out.sort((a, b) => b.loss - a.loss).slice(0, MAX_INVALIDATIONS).map((x) => x.f);
   const n = c.nextDiff;
   if (n?.cacheBreakAt && n.invalidatedTokens >= MIN_INVALIDATED_TOKENS) {
-    const cost = (n.invalidatedTokens * (p.cacheWrite5m - p.cacheRead)) / perM;
+    const saves = Math.max(0, n.savedTokens);
+    const cost = quoteRewrite(n.invalidatedTokens, saves, ttl, 0, p).rewriteCost;
     listed.unshift({
       id: 'invalidation:next',
       severity: 'info',
-      message: `The next request breaks the cached prefix at ${n.cacheBreakAt}: ${fmtTokens(n.invalidatedTokens)} tokens are re-written (${fmtUsd(cost)} over reading them), saving ${fmtTokens(Math.max(0, n.savedTokens))} tokens per later call.`,
+      message:
+        `The next request breaks the cached prefix at ${n.cacheBreakAt}: ${fmtTokens(n.invalidatedTokens)} tokens ` +
+        `are re-written (${fmtUsd(cost)} over reading them), saving ${fmtTokens(saves)} tokens per later call.`,
       blockIds: [],
       tokens: n.invalidatedTokens,
       call: n.call,

@@ -3,7 +3,7 @@
  * built from the engine state and the prepared next request. Pure; both hosts call it
  * after every change (a new call, a pin, a trim, a restore, a strategy switch).
  */
-import type { BlockState, InspectorRow, InspectorSnapshot } from '../../protocol';
+import type { BlockState, CompositionEntry, InspectorRow, InspectorSnapshot } from '../../protocol';
 import type { ContextEngine, PreparedCall } from '../engine/context-engine';
 import type { CostLedger } from '../engine/cost-ledger';
 import { viewRows } from '../engine/view-rows';
@@ -37,6 +37,12 @@ export interface SnapshotOptions {
   epochStart?: number;
   /** Time the next request would be sent (ms), for cache expiry; default one second after the last call. */
   now?: number;
+  /**
+   * A transcript that does not hold its system prompt and tools: their tokens inferred from the
+   * recorded usage (counted in the request's totals) and the session's input cost as the report
+   * prices it (report/transcript-bill.ts), shown instead of the messages-only replay's.
+   */
+  inferred?: { tokens: number; sessionCost: number };
 }
 
 /** Plain text of a block for the preview (binary payloads by name, not bytes). */
@@ -57,6 +63,12 @@ function rowPreview(param: ContentBlockParam): string {
   let p = previews.get(param);
   if (p === undefined) previews.set(param, (p = previewText(param)));
   return p;
+}
+
+/** The composition with the inferred system prompt and tools first (they come first in every request). */
+function withInferred(entries: CompositionEntry[], tokens: number): CompositionEntry[] {
+  if (tokens <= 0) return entries;
+  return [{ group: 'system', label: 'System prompt and tools (inferred from usage)', tokens }, ...entries];
 }
 
 export function buildSnapshot(engine: ContextEngine, prepared: PreparedCall, o: SnapshotOptions): InspectorSnapshot {
@@ -94,7 +106,10 @@ export function buildSnapshot(engine: ContextEngine, prepared: PreparedCall, o: 
     original += r.originalTokens;
   }
   const u = priced.usage;
-  const sentTokens = u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
+  const inferred = o.inferred?.tokens ?? 0;
+  systemTokens += inferred;
+  const messagesSent = u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
+  const sentTokens = messagesSent + inferred;
   const nextDiff = history.length ? history.diffNext(prepared.body, prepared.blockMap) : undefined;
   const snapshot: InspectorSnapshot = {
     sessionId: o.sessionId,
@@ -105,7 +120,14 @@ export function buildSnapshot(engine: ContextEngine, prepared: PreparedCall, o: 
     callIndex: history.length,
     quality: tokens.quality(),
     rows,
-    totals: { sentTokens, untrimmedTokens: systemTokens + toolsTokens + original, systemTokens, toolsTokens, byState },
+    totals: {
+      sentTokens,
+      untrimmedTokens: systemTokens + toolsTokens + original,
+      systemTokens,
+      toolsTokens,
+      byState,
+      ...(o.inferred ? { inferredTokens: inferred } : {}),
+    },
     cache: {
       hitRatio: o.ledger ? o.ledger.hitRatio() : history.hitRatio,
       breakpoints: prepared.breakpoints.length,
@@ -113,7 +135,7 @@ export function buildSnapshot(engine: ContextEngine, prepared: PreparedCall, o: 
       nextCachedTokens: u.cache_read_input_tokens,
     },
     cost: {
-      session: o.ledger ? o.ledger.totals.inputCost : history.sessionCost,
+      session: o.inferred?.sessionCost ?? (o.ledger ? o.ledger.totals.inputCost : history.sessionCost),
       nextRequest: priced.cost.total,
       nextInput: priced.cost.input,
       nextCacheWrite: priced.cost.cacheWrite,
@@ -122,8 +144,8 @@ export function buildSnapshot(engine: ContextEngine, prepared: PreparedCall, o: 
       exactPrices: priced.cost.exactPrices,
     },
     calls: [...history.points],
-    composition: composition(session, history.tokensOf, priced.flat),
-    findings: findings({ session, tokens, rows, sentTokens, contextWindow: engine.contextWindow, model: engine.model, diffs: history.diffs, nextDiff }),
+    composition: withInferred(composition(session, history.tokensOf, priced.flat), inferred),
+    findings: findings({ session, tokens, rows, sentTokens, contextWindow: engine.contextWindow, model: engine.model, ttl: engine.ttl, diffs: history.diffs, nextDiff }),
     strategies: o.strategies ?? [],
     live: o.live,
   };

@@ -2,14 +2,16 @@
  * What MCP tool definitions cost, for the inspector: tokens per server and per
  * tool definition (they are sent on every call), and what switching some off
  * costs and saves. A change to `tools` invalidates the whole prompt cache
- * (tools come first in the cached prefix), so switching off is a trade:
+ * (tools come first in the cached prefix), so switching off is a trade, quoted by
+ * the one pricer (cache/break-even.ts `quoteRewrite`: two requests' prices apart):
  *
- *   rewrite now   = prefix · (write − read)     (the next call writes the whole prefix instead of reading it)
- *   saving / call = removed · read              (while the cache stays warm; removed · input when it is cold)
+ *   rewrite now   = price(write prefix − removed) − price(read prefix)
+ *   saving / call = price(read prefix) − price(read prefix − removed)   (while the cache stays warm)
  *
  * and it pays off after rewrite / saving calls. At the cache's expiry the
  * rewrite happens anyway, so a deferred switch costs nothing extra.
  */
+import { quoteRewrite } from '../cache/break-even';
 import type { ModelPrice } from '../models/table';
 import type { ConnectionState } from './connection';
 import type { McpToolSource } from './source';
@@ -77,14 +79,15 @@ export interface SwitchCost {
   readonly breakEvenCalls: number;
 }
 
-const PER_MILLION = 1_000_000;
-
 /**
  * The cost of changing the tools now, with `prefixTokens` cached and `removedTokens`
  * of definitions taken out (negative when switching tools on), at `price` (5-minute writes).
+ * A rewrite dearer than none is 0 (the next call costs no more than without the switch).
  */
 export function toolSwitchCost(prefixTokens: number, removedTokens: number, price: ModelPrice): SwitchCost {
-  const rewriteUsd = (Math.max(0, prefixTokens - removedTokens) * (price.cacheWrite5m - price.cacheRead)) / PER_MILLION;
-  const savedPerCallUsd = (removedTokens * price.cacheRead) / PER_MILLION;
-  return { rewriteUsd, savedPerCallUsd, breakEvenCalls: savedPerCallUsd > 0 ? Math.ceil(rewriteUsd / savedPerCallUsd) : Infinity };
+  const q = quoteRewrite(prefixTokens, removedTokens, '5m', 1, price);
+  const rewriteUsd = Math.max(0, q.rewriteCost);
+  const savedPerCallUsd = q.savingPerCall;
+  const breakEvenCalls = savedPerCallUsd > 0 ? Math.ceil(rewriteUsd / savedPerCallUsd) : Infinity;
+  return { rewriteUsd, savedPerCallUsd, breakEvenCalls };
 }

@@ -14,7 +14,7 @@
  */
 import { Session } from '../session/session';
 import type { MessageParam, TextBlockParam, ToolDefinition } from '../session/types';
-import { commonPrefix, messageDigest } from '../session/digest';
+import { commonPrefix, messageDigest } from './digest';
 import { elidedJson, knownPrefix, nextPrefix, type RawPrefix } from './raw-prefix';
 
 /** Sessions kept in memory per proxy; the least recently used beyond this are forgotten (their journals stay). */

@@ -8,13 +8,12 @@
  * left, the latest ones first (the tail writes the whole prefix; a read anchor is the
  * optional one). They use the client's TTL for messages so the 1h-before-5m rule holds.
  */
+import { MAX_BREAKPOINTS } from '../api/cache-rules';
 import { cacheControlOf, contentBlocks, withoutCacheControl } from '../api/blocks';
 import type { CacheTtl, RequestBody } from '../api/wire';
 import { thinkingEnabled, validateRequest } from '../request/validate';
 import type { ContentBlockParam } from '../session/types';
 
-/** Reference: at most 4 blocks with cache_control per request. */
-const MAX_BREAKPOINTS = 4;
 
 type Messages = RequestBody['messages'];
 

@@ -21,6 +21,7 @@
  * The cache itself is the shared simulator (src/core/cache/simulator.ts).
  */
 import { inputSideCost } from '../cache/cost';
+import { thinkingDropIndex, thinkingDroppedIn } from '../api/cache-rules';
 import { CacheSimulator, type SimBlock, type SimMessage } from '../cache/simulator';
 import { keepsPriorThinking, minCacheableTokens, modelPrice, type ModelPrice } from '../models';
 import type { BillBlock, BillMessage, BillRequest, BillStep, InferredPrefix, SpanParts, SpanSink } from './bill-types';
@@ -34,10 +35,9 @@ interface SimParts extends SpanParts {
   readonly msg: SimMessage;
 }
 
-/** Index of the last message that starts a human turn, or -1. */
-export function lastHumanTurn(messages: readonly BillMessage[]): number {
-  for (let i = messages.length - 1; i >= 0; i--) if (messages[i].role === 'user' && messages[i].humanTurn) return i;
-  return -1;
+/** The thinking rule (cache/rules.ts) on bill messages: the index before which earlier turns' thinking is dropped. */
+function thinkingDropAt(messages: readonly BillMessage[], drops: boolean): number {
+  return thinkingDropIndex((i) => messages[i].role === 'user' && messages[i].humanTurn, 0, messages.length, drops);
 }
 
 /**
@@ -45,10 +45,9 @@ export function lastHumanTurn(messages: readonly BillMessage[]): number {
  * thinking blocks before the last human turn are left out.
  */
 export function effectiveMessages(messages: readonly BillMessage[], model: string): readonly BillMessage[] {
-  if (keepsPriorThinking(model)) return messages;
-  const lastHuman = lastHumanTurn(messages);
-  if (lastHuman <= 0) return messages;
-  return messages.map((m, i) => (i < lastHuman ? withoutThinking(m) : m));
+  const dropBefore = thinkingDropAt(messages, !keepsPriorThinking(model));
+  if (dropBefore <= 0) return messages;
+  return messages.map((m, i) => (thinkingDroppedIn(m.role, i, dropBefore) ? withoutThinking(m) : m));
 }
 
 /** An assistant message without its thinking blocks (the same object when it has none). */
@@ -175,7 +174,7 @@ export class BillModel {
    * does not grow with the history. Returns the index from which the parts are new.
    */
   private partsOf(input: readonly BillMessage[]): number {
-    const lastHuman = this.keepsThinking ? -1 : lastHumanTurn(input);
+    const lastHuman = thinkingDropAt(input, !this.keepsThinking);
     const w = this.work;
     let k = 0;
     if (w.lastHuman === lastHuman) {
@@ -184,7 +183,7 @@ export class BillModel {
     }
     // Overwritten from k on (assignment, not truncate-and-push: the arrays keep their capacity).
     for (let i = k; i < input.length; i++) {
-      const e = lastHuman > 0 && i < lastHuman ? this.withoutThinking(input[i]) : input[i];
+      const e = thinkingDroppedIn(input[i].role, i, lastHuman) ? this.withoutThinking(input[i]) : input[i];
       const p = this.simMessage(e);
       w.effs[i] = e;
       w.parts[i] = p;

@@ -1,15 +1,15 @@
 /**
  * Top offenders: the tool results that cost the most over all the calls that
  * re-sent them, priced per call by where they sat in the prompt (read from
- * cache, written, or sent uncached) in the `none` replay of the bill.
+ * cache, written, or sent uncached) in the `none` replay of the bill, by the one
+ * pricer (cache/cost.ts `inputSidePrice`).
  */
-import { modelPrice } from '../models';
+import { inputSidePrice } from '../cache/cost';
+import { modelPrice, type ModelPrice } from '../models';
 import type { ImportedSession } from '../session/types';
 import type { Offender } from '../../protocol/report-types';
 import type { BillStep, SpanParts, SpanSink } from './bill-model';
 
-/** Prices are per million tokens. */
-const PER_MILLION = 1_000_000;
 /** Offenders listed per session and in the totals. */
 export const OFFENDERS_SHOWN = 10;
 /**
@@ -32,14 +32,16 @@ export function toolTarget(input: unknown): string {
   return '';
 }
 
-/** Cost (USD) of `tokens` sent at [start, start+tokens) in a call that read `read` tokens from cache and wrote up to `written`. */
-export function spanCost(start: number, tokens: number, step: BillStep, price: { input: number; cacheRead: number; cacheWrite: number }): number {
+/**
+ * Cost (USD) of `tokens` sent at [start, start+tokens) in a call that read `step.readTokens` from cache
+ * and wrote up to `step.writtenUpTo` (writes at `ttl`).
+ */
+export function spanCost(start: number, tokens: number, step: BillStep, price: ModelPrice, ttl: '5m' | '1h'): number {
   const end = start + tokens;
   const overlap = (a: number, b: number): number => Math.max(0, Math.min(end, b) - Math.max(start, a));
   const read = overlap(0, step.readTokens);
   const written = overlap(step.readTokens, step.writtenUpTo);
-  const rest = tokens - read - written;
-  return (read * price.cacheRead + written * price.cacheWrite + rest * price.input) / PER_MILLION;
+  return inputSidePrice({ read, written, uncached: tokens - read - written }, price, ttl);
 }
 
 interface Row {
@@ -62,7 +64,7 @@ interface Row {
  */
 export class OffenderTally {
   private readonly rows = new Map<string, Row>();
-  private readonly price: { input: number; cacheRead: number; cacheWrite5m: number; cacheWrite1h: number };
+  private readonly price: ModelPrice;
   // The tool results sent in the last step, in prompt order (parallel arrays).
   private readonly ids: string[] = [];
   private readonly starts: number[] = [];
@@ -120,9 +122,10 @@ export class OffenderTally {
       this.rowOf[x] = row;
     }
     this.rowed = n;
-    const p = { input: this.price.input, cacheRead: this.price.cacheRead, cacheWrite: ttl === '1h' ? this.price.cacheWrite1h : this.price.cacheWrite5m };
     let x = n - 1;
-    for (; x >= 0 && this.starts[x] + this.tokens[x] > step.readTokens; x--) this.rowOf[x]!.dollars += spanCost(this.starts[x], this.tokens[x], step, p);
+    for (; x >= 0 && this.starts[x] + this.tokens[x] > step.readTokens; x--) {
+      this.rowOf[x]!.dollars += spanCost(this.starts[x], this.tokens[x], step, this.price, ttl);
+    }
     if (x >= 0) this.reads[x + 1]++;
   }
 
@@ -155,7 +158,7 @@ export class OffenderTally {
       const row = this.rowOf[x];
       if (row) {
         row.sent += this.billed - this.entry[x];
-        row.dollars += (acc * this.tokens[x] * this.price.cacheRead) / PER_MILLION;
+        row.dollars += inputSidePrice({ read: acc * this.tokens[x] }, this.price);
       }
       this.entry[x] = this.billed;
     }

@@ -15,6 +15,7 @@
  * fall back to characters and the call's total no longer matches exactly:
  * the fit column shows it.
  */
+import { isHumanPromptOf, isThinkingType, thinkingDropIndex, thinkingDroppedIn } from '../api/cache-rules';
 import { keepsPriorThinking } from '../models';
 import type { CallRecord, ContentBlockParam, ImportedSession, LogBlock, LogMessage } from '../session/types';
 import { totalInput } from '../session/types';
@@ -97,7 +98,7 @@ export function isClientRestart(m: LogMessage): boolean {
 
 /** A user message that holds more than tool results starts a human turn. */
 export function isHumanTurn(m: LogMessage): boolean {
-  return m.role === 'user' && m.blocks.some((b) => b.kind !== 'tool_result');
+  return isHumanPromptOf(m.role, m.blocks, (b) => b.kind);
 }
 
 /** Tokens of the placeholder a client sends for a tool result it cleared itself (`[Old tool result content cleared]`). */
@@ -152,20 +153,12 @@ export function requestMessages<T>(all: readonly T[], call: CallRecord): readonl
 
 /** The blocks of a call's request the API counts (earlier turns' thinking left out for models that drop it). */
 function countedBlocks(logMsgs: readonly LogMessage[], human: readonly boolean[], call: CallRecord, dropsThinking: boolean): LogBlock[] {
-  let lastHuman = -1;
-  if (dropsThinking) {
-    for (let i = call.at - 1; i >= call.epochStart; i--) {
-      if (human[i]) {
-        lastHuman = i;
-        break;
-      }
-    }
-  }
+  const dropBefore = thinkingDropIndex((i) => human[i], call.epochStart, call.at, dropsThinking);
   const out: LogBlock[] = [];
   for (let i = call.epochStart; i < call.at; i++) {
     const m = logMsgs[i];
-    const drop = lastHuman > call.epochStart && i < lastHuman && m.role === 'assistant';
-    for (const b of m.blocks) if (!(drop && (b.kind === 'thinking' || b.kind === 'redacted_thinking'))) out.push(b);
+    const drop = thinkingDroppedIn(m.role, i, dropBefore);
+    for (const b of m.blocks) if (!(drop && isThinkingType(b.kind))) out.push(b);
   }
   return out;
 }
@@ -195,8 +188,10 @@ class RunningSum {
   private window(call: CallRecord, drops: boolean): { follows: boolean; lastHuman: number; dropBefore: number } {
     const l = this.last;
     const follows = l !== undefined && l.epochStart === call.epochStart && l.drops === drops && call.at >= l.at;
-    let lastHuman = follows ? l.lastHuman : -1;
-    if (drops) for (let i = call.at - 1; i >= (follows ? Math.max(l.at, call.epochStart) : call.epochStart); i--) if (this.human[i]) { lastHuman = i; break; }
+    // The thinking rule over the new messages only (cache/rules.ts); the last sized call's prompt when none is new.
+    const start = follows ? Math.max(l.at, call.epochStart) : call.epochStart;
+    const found = thinkingDropIndex((i) => this.human[i], start - 1, call.at, drops);
+    const lastHuman = drops && found >= start ? found : follows ? l.lastHuman : -1;
     const dropBefore = drops && lastHuman > call.epochStart ? lastHuman : call.epochStart;
     return { follows: follows && l.dropBefore === dropBefore, lastHuman: drops ? lastHuman : -1, dropBefore };
   }
@@ -205,9 +200,9 @@ class RunningSum {
   private add(known: number, from: number, to: number, dropBefore: number, unsized?: LogBlock[]): number {
     for (let i = from; i < to; i++) {
       const m = this.msgs[i];
-      const drop = i < dropBefore && m.role === 'assistant';
+      const drop = thinkingDroppedIn(m.role, i, dropBefore);
       for (const b of m.blocks) {
-        if (drop && (b.kind === 'thinking' || b.kind === 'redacted_thinking')) continue;
+        if (drop && isThinkingType(b.kind)) continue;
         const t = this.sizes.get(this.same(b.id));
         if (t !== undefined) known += t;
         else unsized?.push(b);

@@ -5,6 +5,7 @@
  * words differently or not at all say so next to them. Unknown block types are
  * tolerated. Linear in the number of blocks.
  */
+import { MAX_BREAKPOINTS } from '../api/cache-rules';
 import { prefillUnsupported } from '../models';
 import type { ContentBlockParam } from '../session/types';
 import {
@@ -22,8 +23,8 @@ import { missingUserText, type RequiredUserText } from './user-text-carried';
 
 /** Reference: "At most 100,000 messages." */
 export const MAX_MESSAGES = 100_000;
-/** Reference: at most 4 `cache_control` breakpoints per request (top-level automatic caching counts). */
-export const MAX_CACHE_CONTROL_BLOCKS = 4;
+/** Reference: at most 4 `cache_control` breakpoints per request (top-level automatic caching counts): the cache rule. */
+export const MAX_CACHE_CONTROL_BLOCKS = MAX_BREAKPOINTS;
 
 export interface ValidateOptions {
   /** Model the request is for (defaults to body.model): decides the 4.6+ "end with a user message" rule. */

@@ -8,9 +8,11 @@
 import { basename } from 'node:path';
 import { replay, type ContextEngine, type PreparedCall } from '../../core/engine';
 import { answerInspectorRequest, applyUserAction, buildSnapshot, CallHistory, InspectorActionError, isInspectorRequest, type UserAction } from '../../core/inspect';
+import { INFERRED_NOTE, inferredHeadRows, transcriptBill, type TranscriptBill } from '../../core/report';
 import type { ImportedSession } from '../../core/session/types';
 import { createPipeline, strategyNames, type PipelineConfig } from '../../core/trimming';
 import type { InspectorSnapshot, RequestResults, WebviewRequest } from '../../protocol';
+import type { HeadResult } from '../../protocol/head';
 
 export interface ReplayInspectorOptions {
   strategy: string;
@@ -32,6 +34,8 @@ export class ReplayInspector {
   private strategy: string;
   private readonly actions: UserAction[] = [];
   private cached?: InspectorSnapshot;
+  /** The report's bill of the transcript (its inferred system prompt and tools), per strategy. */
+  private bill?: TranscriptBill;
 
   constructor(
     readonly imp: ImportedSession,
@@ -44,6 +48,7 @@ export class ReplayInspector {
   /** Replay every recorded call through the current strategy, then re-apply the user's actions. */
   private load(): void {
     const it = replay(this.imp, { strategy: this.strategy, config: this.o.config });
+    this.bill = transcriptBill(this.imp, this.strategy, this.o.config ?? {});
     let history: CallHistory | undefined;
     let last = 0;
     for (;;) {
@@ -91,8 +96,26 @@ export class ReplayInspector {
       strategies: ['default', 'none', ...strategyNames()],
       epochStart: this.epochStart,
       now: this.now,
+      ...(this.bill ? { inferred: { tokens: this.bill.prefix.shared + this.bill.prefix.session, sessionCost: this.bill.strategyCost } } : {}),
     });
     return this.cached;
+  }
+
+  /** The "System & tools" tab: the system prompt and tools the transcript lacks, as inferred rows. */
+  private head(): HeadResult {
+    const rows = this.bill ? inferredHeadRows(this.bill.prefix) : [];
+    return {
+      rows: rows.map((r) => ({
+        ref: r.ref,
+        section: 'system' as const,
+        text: `${r.what} (${Math.round(r.tokens)} tokens): ${INFERRED_NOTE}.`,
+        truncated: false,
+        tokens: r.tokens,
+        cached: true,
+        breakpoint: true,
+      })),
+      calls: this.history.length,
+    };
   }
 
   /** Whether a request changes the snapshot (the server then pushes a new one). */
@@ -110,6 +133,8 @@ export class ReplayInspector {
       return answerInspectorRequest({ engine: this.engine, history: this.history, callIndex: this.history.length, next: () => this.next, applied }, req);
     }
     switch (req.op) {
+      case 'head':
+        return this.head();
       case 'setStrategy': {
         try {
           createPipeline(req.spec, this.o.config);

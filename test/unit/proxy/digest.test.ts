@@ -1,6 +1,6 @@
 /** Message digests ignore cache_control wherever it is, and equal messages give equal digests on the fast path too. */
 import { describe, expect, it } from 'vitest';
-import { commonPrefix, messageDigest } from '../../../src/core/session/digest';
+import { commonPrefix, messageDigest } from '../../../src/core/proxy/digest';
 import type { MessageParam } from '../../../src/core/session';
 
 const plain: MessageParam = {

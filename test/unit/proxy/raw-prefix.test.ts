@@ -1,7 +1,7 @@
 /** Reusing digests of messages a session's last request already carried, by comparing raw bytes. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { messageDigest } from '../../../src/core/session/digest';
+import { messageDigest } from '../../../src/core/proxy/digest';
 import { ProxyEngine } from '../../../src/core/proxy/proxy-engine';
 import { elidedJson, knownPrefix, nextPrefix } from '../../../src/core/proxy/raw-prefix';
 import { ProxySessions } from '../../../src/core/proxy/registry';

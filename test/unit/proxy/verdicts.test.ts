@@ -1,6 +1,6 @@
 /** Proxied calls' verdicts follow the client's conversation across epochs, not its side calls. */
 import { describe, expect, it } from 'vitest';
-import { messageDigest } from '../../../src/core/session/digest';
+import { messageDigest } from '../../../src/core/proxy/digest';
 import { fingerprintRequest } from '../../../src/core/cache/fingerprint';
 import { ProxyVerdicts } from '../../../src/core/proxy/verdicts';
 import type { MessageParam } from '../../../src/core/session/types';

@@ -37,11 +37,10 @@ class EveryCall {
   commit(step: BillStep, ttl: '5m' | '1h', billed: boolean): void {
     if (!billed) return;
     const price = modelPrice(this.model);
-    const p = { input: price.input, cacheRead: price.cacheRead, cacheWrite: ttl === '1h' ? price.cacheWrite1h : price.cacheWrite5m };
     for (const s of this.sent) {
       const row = this.rows.get(s.id) ?? { tokens: s.tokens, sent: 0, dollars: 0 };
       row.sent++;
-      row.dollars += spanCost(s.start, s.tokens, step, p);
+      row.dollars += spanCost(s.start, s.tokens, step, price, ttl);
       this.rows.set(s.id, row);
     }
   }
