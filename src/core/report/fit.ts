@@ -9,6 +9,7 @@ import type { OffenderTally } from './offenders';
 import { callCost, type RecordedCall } from './recorded';
 import { recordedStep, SessionBill, withCleared, type CallContext } from './session-bill';
 import { clearedAt, requestMessages, sizeSession, type ClearedSpan } from './sizing';
+import { sizesByCall } from './rewrites';
 
 /** Below this many calls the fit says little (the bar: sessions with ≥ 10 calls). */
 export const MIN_CALLS_FOR_FIT = 10;
@@ -235,7 +236,8 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
   };
   const contexts = callContexts(imp, model, timings, events, spans, systemOfModel);
   const memo = new WeakMap<BillMessage, { set: ReadonlySet<string>; m: BillMessage }>();
-  const messagesAt = (i: number): readonly BillMessage[] => withCleared(sized.messages, contexts[i].cleared, memo);
+  const sent = sizesByCall(sized.messages, sized.rewrites);
+  const messagesAt = (i: number): readonly BillMessage[] => withCleared(sent(i), contexts[i].cleared, memo);
   const prefixOf = (i: number): InferredPrefix => sized.prefixes.get(contexts[i].model) ?? sized.prefix;
   const systemOf = (i: number): number => prefixOf(i).shared + prefixOf(i).session;
   const placement = breakpointPlacement(imp.calls, messagesAt, (i) => contexts[i].model, systemOf);
@@ -307,7 +309,7 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
     epochs,
     unexplained,
     unanchoredError,
-    rewrites: sized.rewrites,
+    rewrites: sized.rewrites.map((r) => ({ call: r.call, tokens: r.tokens })),
     steps,
     billed,
     simulatedCost,

@@ -1,0 +1,54 @@
+/**
+ * Causes of a loose fit found on real Claude Code sessions (entire-dev), each on a self-made session of
+ * test/fixtures/report-causes (usage from generate.mjs's own model of the API, not from this code).
+ */
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseTranscript } from '../../../src/core/import';
+import { fitNone } from '../../../src/core/report/fit';
+import { readRecorded, type RecordedCall } from '../../../src/core/report/recorded';
+import { reportFile } from '../../../src/core/report/session-report';
+import { explainFile } from '../../../src/core/report/explain';
+import { ANCHOR_TOLERANCE } from '../../../src/protocol/report-types';
+
+const DIR = resolve('test/fixtures/report-causes');
+const OPUS_45 = 'claude-opus-4-5-20251101';
+
+function fitted(file: string, model: string) {
+  const text = readFileSync(`${DIR}/${file}`, 'utf8');
+  const imp = parseTranscript(text, file);
+  const rec = readRecorded(text, new Set());
+  const byId = new Map<string, RecordedCall>(rec.conversations[0].calls.map((c) => [c.key.split('|')[0], c]));
+  return { text, fit: fitNone(imp, model, byId, undefined, rec.conversations[0].events), recorded: rec.conversations[0].calls };
+}
+
+const totalOf = (u: { input_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number }): number =>
+  u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
+
+describe('a clearing the client did not record (the request shrinks from one call on)', () => {
+  const { text, fit, recorded } = fitted('unrecorded-clearing.jsonl', OPUS_45);
+  const at = fit.rewrites[0]?.call ?? -1;
+
+  it('shrinks only that call and the later ones: every call before it is sent at its recorded size', () => {
+    expect(at).toBeGreaterThan(5);
+    for (let i = 1; i < at; i++) expect(Math.abs(fit.steps[i].totalInput / totalOf(recorded[i].usage) - 1)).toBeLessThan(0.01);
+    for (let i = at; i < recorded.length; i++) expect(Math.abs(fit.steps[i].totalInput / totalOf(recorded[i].usage) - 1)).toBeLessThan(0.01);
+    expect(fit.steps[at].totalInput).toBeLessThan(fit.steps[at - 1].totalInput);
+  });
+
+  it('is within ±5% of the bill and the row says where the client sent less', () => {
+    expect(Math.abs(fit.costError!)).toBeLessThanOrEqual(ANCHOR_TOLERANCE);
+    const row = reportFile('unrecorded-clearing.jsonl', text, new Set(), { strategies: [], config: {} }).rows[0];
+    expect(row.fit.status).toBe('anchored');
+    expect(row.fit.notes.join('\n')).toMatch(new RegExp(`call ${at}: the client sent \\d+ tokens less than the transcript holds`));
+  });
+
+  it('--explain shows the call where the history shrank and the rule behind it', () => {
+    const [s] = explainFile('unrecorded-clearing.jsonl', text, '5a1c0e16');
+    expect(s.calls).toHaveLength(recorded.length);
+    expect(s.calls[at].rule).toMatch(/client sent \d+ tokens less than the transcript/);
+    expect(s.calls[at].recorded!.read).toBe(recorded[at].usage.cache_read_input_tokens);
+    expect(s.calls[at - 1].rule).toBe('match');
+  });
+});
