@@ -5,7 +5,7 @@
  */
 import { parseTranscript } from '../import';
 import { releaseJsonLines } from '../import/json-lines';
-import { fitNone, type FitResult } from './fit';
+import { fitNone, TTL_SLACK_MS, type FitResult } from './fit';
 import { callCost, readRecorded, type RecordedCall, type RecordedConversation } from './recorded';
 import { sidechainText } from './session-report';
 import { TTL_1H_MS, TTL_5M_MS } from '../cache/simulator';
@@ -15,7 +15,7 @@ import type { BillStep } from './bill-model';
 export interface ExplainedCall {
   readonly call: number;
   readonly model: string;
-  /** Minutes since the previous call (undefined on the first). */
+  /** Minutes from the end of the previous response to this request (undefined on the first). */
   readonly gapMinutes?: number;
   readonly ttl: string;
   readonly recorded?: UsageRow;
@@ -75,7 +75,7 @@ function ruleOf(fit: FitResult, i: number, rec: UsageRow | undefined, sim: Usage
   if (fit.unexplained.includes(i)) why.push('client invalidation the transcript does not explain (followed)');
   else if (fit.invalidations.includes(i)) why.push('client invalidation (followed)');
   const ttlMs = fit.timings[i].ttl === '1h' ? TTL_1H_MS : TTL_5M_MS;
-  if (gapMs !== undefined && gapMs > ttlMs) why.push(`gap past the ${fit.timings[i].ttl} TTL`);
+  if (gapMs !== undefined && gapMs > ttlMs + TTL_SLACK_MS) why.push(`gap past the ${fit.timings[i].ttl} TTL`);
   const recTotal = rec.input + rec.write5m + rec.write1h + rec.read;
   const simTotal = sim.input + sim.write5m + sim.write1h + sim.read;
   const off = Math.abs(sim.cost - rec.cost) > MATCH_TOLERANCE * Math.max(rec.cost, 1e-9);
@@ -103,7 +103,7 @@ function explainConversation(file: string, text: string, conv: RecordedConversat
     const r = c.apiMessageId && fit.billed[i] ? byId.get(c.apiMessageId) : undefined;
     const rec = r ? recordedRow(r) : undefined;
     const sim = simulatedRow(fit.steps[i]);
-    const gapMs = i > 0 ? fit.timings[i].now - fit.timings[i - 1].now : undefined;
+    const gapMs = i > 0 ? fit.timings[i].now + TTL_SLACK_MS - fit.timings[i - 1].refresh : undefined;
     return {
       call: i,
       model: fit.contexts[i].model,

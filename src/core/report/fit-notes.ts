@@ -32,6 +32,9 @@ export function fitNotes(fit: FitResult, imp: ImportedSession, recorded: Recorde
   if (fit.foreign.length) notes.push(`${fit.foreign.length} call(s) on another model sent a request of their own, not this history (calls ${fit.foreign.join(', ')}): priced as recorded in every strategy`);
   for (const v of fit.versionChanges) notes.push(`call ${v.call}: the client went from ${v.from} to ${v.to}; its system prompt carries the version, so the cached prefix was rewritten`);
   for (const m of fit.microcompacts) notes.push(microcompactNote(m));
+  if (fit.lateReads.length) {
+    notes.push(`${fit.lateReads.length} call(s) read the cache more than its TTL after the previous request, within it after that response ended (calls ${fit.lateReads.join(', ')}): the TTL counts from the end of the response`);
+  }
   for (const r of fit.rewrites) notes.push(`call ${r.call}: the client sent ${r.tokens} tokens less than the transcript holds (resumed or edited history); sizes rescaled from there`);
   const unexplainedShare = fit.unanchoredError !== undefined && fit.costError !== undefined ? fit.costError - fit.unanchoredError : 0;
   if (fit.unexplained.length) {

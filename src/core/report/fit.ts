@@ -10,12 +10,23 @@ import { callCost, type RecordedCall } from './recorded';
 import { recordedStep, SessionBill, withCleared, type CallContext } from './session-bill';
 import { clearedAt, requestMessages, sizeSession, type ClearedSpan } from './sizing';
 import { sizesByCall } from './rewrites';
+import { TTL_1H_MS, TTL_5M_MS } from '../cache/simulator';
 
 /** Below this many calls the fit says little (the bar: sessions with ≥ 10 calls). */
 export const MIN_CALLS_FOR_FIT = 10;
 
+/**
+ * How long past its TTL a cache entry was still read, in the recorded sessions: 5-minute entries were
+ * read up to 5 min 6 s after the end of the response that last used them (request time: the client's last
+ * line before the call), and missed from 5 min 21 s on (entire-dev, the half the fit was tuned on).
+ */
+export const TTL_SLACK_MS = 15_000;
+
 export interface CallTiming {
+  /** When the request reached the cache (the client's last line before it, less {@link TTL_SLACK_MS}); else its response's first line. */
   readonly now: number;
+  /** When the entries it used start their TTL again: the end of its response (its last line). */
+  readonly refresh: number;
   /** TTL of the message breakpoint. */
   readonly ttl: '5m' | '1h';
   /** TTL of the system-prompt breakpoints. */
@@ -41,16 +52,19 @@ export function callTimings(calls: readonly CallRecord[], recorded: ReadonlyMap<
   let ttl: '5m' | '1h' = '5m';
   let systemTtl: '5m' | '1h' = '5m';
   return calls.map((c) => {
-    const t = c.timestamp ? Date.parse(c.timestamp) : NaN;
-    now = Number.isFinite(t) ? t : now + 1000;
     const r = c.apiMessageId ? recorded.get(c.apiMessageId) : undefined;
+    const t = c.timestamp ? Date.parse(c.timestamp) : NaN;
+    const sent = r?.requestTimestamp ? Date.parse(r.requestTimestamp) : NaN;
+    const done = r?.endTimestamp ? Date.parse(r.endTimestamp) : NaN;
+    now = Number.isFinite(sent) && sent <= (Number.isFinite(t) ? t : Infinity) ? sent - TTL_SLACK_MS : Number.isFinite(t) ? t : now + 1000;
+    const refresh = Number.isFinite(done) && done >= now ? done : now;
     const split = r?.usage.cache_creation ?? (c.usage as { cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number } } | undefined)?.cache_creation;
     const w1h = split?.ephemeral_1h_input_tokens ?? 0;
     const w5m = split?.ephemeral_5m_input_tokens ?? 0;
     if (w1h > 0 && w5m > 0) [systemTtl, ttl] = ['1h', '5m'];
     else if (w1h > 0) [systemTtl, ttl] = ['1h', '1h'];
     else if (w5m > 0) ttl = '5m';
-    return { now, ttl, systemTtl };
+    return { now, refresh, ttl, systemTtl };
   });
 }
 
@@ -68,6 +82,8 @@ export interface FitResult {
   readonly otherModels: { model: string; calls: number }[];
   /** Calls where the client version changed (a new system prompt). */
   readonly versionChanges: { call: number; from: string; to: string }[];
+  /** Calls that read the cache more than a TTL after the previous request, within one after its response ended. */
+  readonly lateReads: readonly number[];
   /** Microcompacts followed: from which call, how many results and attachments cleared (and how many of those the transcript holds). */
   readonly microcompacts: { call: number; results: number; attachments: number; attachmentsFollowed: number }[];
   /** Per call, the block the client's message breakpoint was on (undefined: the last block). */
@@ -166,6 +182,7 @@ export function epochsOf(calls: number, invalidations: readonly number[]): numbe
 export function noneRequest(i: number, calls: readonly CallRecord[], messages: readonly BillMessage[] | ((i: number) => readonly BillMessage[]), timings: readonly CallTiming[], placement: readonly (string | undefined)[] = [], epochs: readonly number[] = [], contexts: readonly CallContext[] = []): BillRequest {
   return {
     now: timings[i].now,
+    refresh: timings[i].refresh,
     ttl: timings[i].ttl,
     systemTtl: contexts[i]?.systemTtl ?? timings[i].systemTtl,
     prefixKey: contexts[i]?.prefixKey,
@@ -289,6 +306,12 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
     });
     unanchoredError = cost / recordedCost - 1;
   }
+  // Reads the request-to-request gap alone would have lost: the TTL counted from the end of the response.
+  const lateReads = steps.flatMap((s, i) => {
+    const ttl = timings[i].ttl === '1h' ? TTL_1H_MS : TTL_5M_MS;
+    const late = i > 0 && billed[i] && s.readTokens > 0 && timings[i].now - timings[i - 1].now > ttl && timings[i].now <= timings[i - 1].refresh + ttl;
+    return late ? [i] : [];
+  });
   const versionChanges: { call: number; from: string; to: string }[] = [];
   contexts.forEach((c, i) => {
     const prev = contexts[i - 1]?.prefixKey;
@@ -303,6 +326,7 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
     otherModels: [...others].map(([m, calls]) => ({ model: m, calls })),
     foreign: sized.foreign,
     versionChanges,
+    lateReads,
     microcompacts: spans.map((s) => ({ call: s.fromCall, results: s.results ?? s.blockIds.size, attachments: s.attachments ?? 0, attachmentsFollowed: s.attachmentsFollowed ?? 0 })),
     placement,
     invalidations,

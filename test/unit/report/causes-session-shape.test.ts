@@ -52,3 +52,21 @@ describe('a clearing the client did not record (the request shrinks from one cal
     expect(s.calls[at - 1].rule).toBe('match');
   });
 });
+
+describe('the TTL counts from the end of the response, the request goes out at the client\'s last line', () => {
+  const { text, fit, recorded } = fitted('ttl-from-response-end.jsonl', OPUS_45);
+
+  it('reads the cache after prompts 4–5 minutes past a long response (more than 5 minutes past its request)', () => {
+    const prompts = recorded.map((_, i) => i).filter((i) => i > 3 && i % 2 === 0);
+    expect(prompts.length).toBe(4);
+    for (const i of prompts) {
+      expect(Date.parse(recorded[i].requestTimestamp!) - Date.parse(recorded[i - 1].requestTimestamp!)).toBeGreaterThan(5 * 60_000);
+      expect(fit.steps[i].usage.cache_read_input_tokens).toBe(recorded[i].usage.cache_read_input_tokens);
+      expect(fit.steps[i].usage.cache_read_input_tokens).toBeGreaterThan(20_000);
+    }
+    expect(fit.timings[4].refresh).toBe(Date.parse(recorded[4].endTimestamp!));
+    expect(Math.abs(fit.costError!)).toBeLessThanOrEqual(ANCHOR_TOLERANCE);
+    const notes = reportFile('ttl-from-response-end.jsonl', text, new Set(), { strategies: [], config: {} }).rows[0].fit.notes.join('\n');
+    expect(notes).toContain(`4 call(s) read the cache more than its TTL after the previous request, within it after that response ended (calls ${prompts.join(', ')})`);
+  });
+});
