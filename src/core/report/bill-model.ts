@@ -295,7 +295,8 @@ export class BillModel {
       this.sim.stepSystem(this.model, [shared], this.tokensOf, req.now, req.refresh);
     }
     const k = this.partsOf(req.messages);
-    const restarts = req.messages.length > 0 ? this.work.restarts[req.messages.length - 1] : 0;
+    // A rewritten session part counts as a restart would (both only grow, so their sum changes whenever either does).
+    const restarts = (req.messages.length > 0 ? this.work.restarts[req.messages.length - 1] : 0) + (req.sessionEpoch ?? 0);
     const { effs, parts, sims, sent: messages, patched } = this.work;
     // The messages sent: the parts' messages (new from k on, the last step's patches undone), then patched.
     for (const i of patched) if (i < k) messages[i] = sims[i];

@@ -72,6 +72,7 @@ function ruleOf(fit: FitResult, i: number, rec: UsageRow | undefined, sim: Usage
   if (fit.microcompacts.some((m) => m.call === i)) why.push('microcompact: cleared results rewrite the history');
   const rw = fit.rewrites.find((r) => r.call === i);
   if (rw) why.push(`client sent ${rw.tokens} tokens less than the transcript (rescaled)`);
+  if (i > 0 && fit.sessionEpochs[i] > fit.sessionEpochs[i - 1]) why.push('the session part of the system prompt rewritten (the shared part read alone)');
   if (fit.unexplained.includes(i)) why.push('client invalidation the transcript does not explain (followed)');
   else if (fit.invalidations.includes(i)) why.push('client invalidation (followed)');
   const ttlMs = fit.timings[i].ttl === '1h' ? TTL_1H_MS : TTL_5M_MS;

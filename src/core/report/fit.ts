@@ -93,6 +93,8 @@ export interface FitResult {
   /** Calls where the client invalidated its own messages (see {@link clientInvalidations}), and each call's epoch. */
   readonly invalidations: number[];
   readonly epochs: number[];
+  /** Per call: how many of those invalidations also rewrote the session part of the system prompt (read the shared part alone). */
+  readonly sessionEpochs: number[];
   /** Of those, the calls where the documented rules alone would have read far more (the misses the transcript does not explain). */
   readonly unexplained: number[];
   /** simulated / recorded − 1 without following those invalidations (the documented rules alone). */
@@ -171,6 +173,35 @@ export function clientInvalidations(calls: readonly CallRecord[], systemTokens: 
   return out;
 }
 
+/**
+ * Where the shared part of the system prompt ends, when the first call did not tell (it read nothing): a
+ * client invalidation reads that part alone (tools and the stable system blocks, unchanged while the
+ * session part and the messages are rewritten), so the first one that reads less than the whole prefix
+ * splits it there. The shared part was cold at the first call: other sessions do not keep it warm.
+ */
+export function sharedFromInvalidations(prefixes: ReadonlyMap<string, InferredPrefix>, invalidations: readonly number[], calls: readonly CallRecord[], modelOf: (i: number) => string): ReadonlyMap<string, InferredPrefix> {
+  // Per model, the reads that end inside the prefix. A read ends on a breakpoint, and the only one inside
+  // the prefix is where the shared part ends: reads that disagree are no such read, and split nothing.
+  const reads = new Map<string, number[]>();
+  for (const i of invalidations) {
+    const m = modelOf(i);
+    const p = prefixes.get(m);
+    const read = calls[i].usage?.cache_read_input_tokens ?? 0;
+    if (!p || p.shared > 0 || read <= SYSTEM_READ_SLACK_TOKENS || read >= p.session - SYSTEM_READ_SLACK_TOKENS) continue;
+    const r = reads.get(m);
+    if (r) r.push(read);
+    else reads.set(m, [read]);
+  }
+  if (!reads.size) return prefixes;
+  const out = new Map(prefixes);
+  for (const [m, r] of reads) {
+    const p = prefixes.get(m);
+    if (!p || Math.max(...r) - Math.min(...r) > SYSTEM_READ_SLACK_TOKENS) continue;
+    out.set(m, { shared: r[0], sharedWarm: false, session: p.session - r[0] });
+  }
+  return out;
+}
+
 /** Each call's epoch: how many client invalidations happened at or before it. */
 export function epochsOf(calls: number, invalidations: readonly number[]): number[] {
   const at = new Set(invalidations);
@@ -179,7 +210,7 @@ export function epochsOf(calls: number, invalidations: readonly number[]): numbe
 }
 
 /** The request of call `i`, as sent (no trimming); `messages` per call when the client cleared results (microcompact). */
-export function noneRequest(i: number, calls: readonly CallRecord[], messages: readonly BillMessage[] | ((i: number) => readonly BillMessage[]), timings: readonly CallTiming[], placement: readonly (string | undefined)[] = [], epochs: readonly number[] = [], contexts: readonly CallContext[] = []): BillRequest {
+export function noneRequest(i: number, calls: readonly CallRecord[], messages: readonly BillMessage[] | ((i: number) => readonly BillMessage[]), timings: readonly CallTiming[], placement: readonly (string | undefined)[] = [], epochs: readonly number[] = [], contexts: readonly CallContext[] = [], sessionEpochs: readonly number[] = []): BillRequest {
   return {
     now: timings[i].now,
     refresh: timings[i].refresh,
@@ -189,6 +220,7 @@ export function noneRequest(i: number, calls: readonly CallRecord[], messages: r
     messages: requestMessages(typeof messages === 'function' ? messages(i) : messages, calls[i]),
     breakpointAt: placement[i],
     epoch: epochs[i],
+    sessionEpoch: sessionEpochs[i],
   };
 }
 
@@ -255,7 +287,8 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
   const memo = new WeakMap<BillMessage, { set: ReadonlySet<string>; m: BillMessage }>();
   const sent = sizesByCall(sized.messages, sized.rewrites);
   const messagesAt = (i: number): readonly BillMessage[] => withCleared(sent(i), contexts[i].cleared, memo);
-  const prefixOf = (i: number): InferredPrefix => sized.prefixes.get(contexts[i].model) ?? sized.prefix;
+  let prefixes = sized.prefixes;
+  const prefixOf = (i: number): InferredPrefix => prefixes.get(contexts[i].model) ?? sized.prefix;
   const systemOf = (i: number): number => prefixOf(i).shared + prefixOf(i).session;
   const placement = breakpointPlacement(imp.calls, messagesAt, (i) => contexts[i].model, systemOf);
   // A full miss right after a model switch or a client upgrade is the documented rules' doing, not the client's.
@@ -264,13 +297,18 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
   const explained = (i: number): boolean => firstOfModel[i] || contexts[i].model !== contexts[i - 1].model || contexts[i].prefixKey !== contexts[i - 1].prefixKey;
   const invalidations = clientInvalidations(imp.calls, systemOf, explained);
   const epochs = epochsOf(imp.calls.length, invalidations);
-  const bill = new SessionBill(sized.prefixes, sized.prefix);
+  prefixes = sharedFromInvalidations(prefixes, invalidations, imp.calls, (i) => contexts[i].model);
+  const prefix = prefixes.get(model) ?? sized.prefix;
+  // Of those, the ones that read the shared prefix alone: the client rewrote its session part of the system prompt too.
+  const sessionInvalidations = invalidations.filter((i) => (imp.calls[i].usage?.cache_read_input_tokens ?? 0) <= prefixOf(i).shared + SYSTEM_READ_SLACK_TOKENS && prefixOf(i).shared > 0 && prefixOf(i).session > SYSTEM_READ_SLACK_TOKENS);
+  const sessionEpochs = epochsOf(imp.calls.length, sessionInvalidations);
+  const bill = new SessionBill(prefixes, prefix);
   const billedCall = (c: CallRecord): RecordedCall | undefined => (c.apiMessageId ? recorded.get(c.apiMessageId) : undefined);
   const foreign = new Set(sized.foreign);
   // One request at a time (built, priced, dropped): a long session's requests are never all alive at once.
   const steps = imp.calls.map((c, i) => {
     if (foreign.has(i)) return foreignStep(c, contexts[i].model, billedCall(c));
-    const r = noneRequest(i, imp.calls, messagesAt, timings, placement, epochs, contexts);
+    const r = noneRequest(i, imp.calls, messagesAt, timings, placement, epochs, contexts, sessionEpochs);
     const s = bill.step(contexts[i].model, r, offenders?.spans);
     offenders?.commit(s, r.ttl, billedCall(imp.calls[i]) !== undefined);
     return s;
@@ -296,7 +334,7 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
   const unexplained: number[] = [];
   if (invalidations.length && recordedCost > 0) {
     // The same replay without following the client's invalidations: what the documented rules alone give.
-    const plain = new SessionBill(sized.prefixes, sized.prefix);
+    const plain = new SessionBill(prefixes, prefix);
     const at = new Set(invalidations);
     let cost = 0;
     imp.calls.forEach((_, i) => {
@@ -318,8 +356,8 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
     if (i > 0 && prev && c.prefixKey && prev !== c.prefixKey) versionChanges.push({ call: i, from: prev, to: c.prefixKey });
   });
   return {
-    prefix: sized.prefix,
-    prefixes: sized.prefixes,
+    prefix,
+    prefixes,
     messages: sized.messages,
     timings,
     contexts,
@@ -331,6 +369,7 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
     placement,
     invalidations,
     epochs,
+    sessionEpochs,
     unexplained,
     unanchoredError,
     rewrites: sized.rewrites.map((r) => ({ call: r.call, tokens: r.tokens })),

@@ -160,7 +160,7 @@ export function priceStrategy(imp: ImportedSession, model: string, fit: FitResul
     const ctx = fit.contexts[i];
     // Results the client cleared itself (microcompact) are placeholders in every strategy's request too.
     const sent = withCleared(messages, ctx.cleared, clearedMemo);
-    const req: BillRequest = { now: fit.timings[i].now, refresh: fit.timings[i].refresh, ttl: fit.timings[i].ttl, systemTtl: ctx.systemTtl, prefixKey: ctx.prefixKey, messages: sent, breakpointAt: fit.placement[i], epoch: fit.epochs[i] };
+    const req: BillRequest = { now: fit.timings[i].now, refresh: fit.timings[i].refresh, ttl: fit.timings[i].ttl, systemTtl: ctx.systemTtl, prefixKey: ctx.prefixKey, messages: sent, breakpointAt: fit.placement[i], epoch: fit.epochs[i], sessionEpoch: fit.sessionEpochs[i] };
     // A side request of its own (fit.foreign) costs what it cost, whatever the strategy.
     const s = foreign.has(i) ? fit.steps[i] : bill.step(ctx.model, req);
     if (plain) {

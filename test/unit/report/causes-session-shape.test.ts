@@ -70,3 +70,26 @@ describe('the TTL counts from the end of the response, the request goes out at t
     expect(notes).toContain(`4 call(s) read the cache more than its TTL after the previous request, within it after that response ended (calls ${prompts.join(', ')})`);
   });
 });
+
+describe('the client rewrites the session part of its system prompt (an invalidation reads the shared part alone)', () => {
+  const { text, fit, recorded } = fitted('session-part-rewritten.jsonl', OPUS_45);
+  const rewrites = recorded.map((_, i) => i).filter((i) => i > 0 && recorded[i].usage.cache_read_input_tokens === 16_000);
+
+  it('splits the prefix where those calls read, and rewrites the session part with the messages', () => {
+    expect(recorded[0].usage.cache_read_input_tokens).toBe(0);
+    expect(rewrites).toHaveLength(2);
+    expect(fit.prefix.shared).toBe(16_000);
+    for (const i of rewrites) {
+      expect(fit.steps[i].usage.cache_read_input_tokens).toBe(16_000);
+      expect(fit.sessionEpochs[i]).toBe(fit.sessionEpochs[i - 1] + 1);
+    }
+    expect(Math.abs(fit.costError!)).toBeLessThanOrEqual(ANCHOR_TOLERANCE);
+  });
+
+  it('says so in the row\'s notes and in --explain', () => {
+    const notes = reportFile('session-part-rewritten.jsonl', text, new Set(), { strategies: ['default'], config: {} }).rows[0].fit.notes.join('\n');
+    expect(notes).toContain(`2 call(s) read only the shared part of the system prompt (16000 tokens: tools and stable blocks; calls ${rewrites.join(', ')})`);
+    const [s] = explainFile('session-part-rewritten.jsonl', text, '5a1c0e18');
+    expect(s.calls[rewrites[0]].rule).toContain('the session part of the system prompt rewritten');
+  });
+});
