@@ -58,9 +58,10 @@ export function fitNotes(fit: FitResult, imp: ImportedSession, recorded: Recorde
   return { notes, unexplainedShare };
 }
 
-/** A loose fit's first note: how far off, and where to look. */
-export function looseNote(error: number): string {
-  return `loose fit: simulated none is ${signedPercent(error)} from the recorded bill (beyond ±5%); its savings are left out of the headline`;
+/** A loose fit's first note: how far off, and where (the calls that differ most, each with the rule that decided it). */
+export function looseNote(error: number, largest = ''): string {
+  const where = largest ? `; largest differences: ${largest} (trimline report --explain SESSION shows every call)` : '';
+  return `loose fit: simulated none is ${signedPercent(error)} from the recorded bill (beyond ±5%); its savings are left out of the headline${where}`;
 }
 
 /**

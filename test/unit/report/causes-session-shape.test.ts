@@ -10,6 +10,9 @@ import { fitNone } from '../../../src/core/report/fit';
 import { readRecorded, type RecordedCall } from '../../../src/core/report/recorded';
 import { reportFile } from '../../../src/core/report/session-report';
 import { explainFile } from '../../../src/core/report/explain';
+import { largestDifferences } from '../../../src/core/report/call-rules';
+import { runReportCli } from '../../../src/cli/report';
+import { Writable } from 'node:stream';
 import { ANCHOR_TOLERANCE } from '../../../src/protocol/report-types';
 
 const DIR = resolve('test/fixtures/report-causes');
@@ -91,5 +94,39 @@ describe('the client rewrites the session part of its system prompt (an invalida
     expect(notes).toContain(`2 call(s) read only the shared part of the system prompt (16000 tokens: tools and stable blocks; calls ${rewrites.join(', ')})`);
     const [s] = explainFile('session-part-rewritten.jsonl', text, '5a1c0e18');
     expect(s.calls[rewrites[0]].rule).toContain('the session part of the system prompt rewritten');
+  });
+});
+
+describe('where a fit leaves the bill: --explain and the loose note', () => {
+  const sink = () => {
+    const chunks: string[] = [];
+    return { out: new Writable({ write: (c, _e, cb) => (chunks.push(String(c)), cb()) }), text: () => chunks.join('') };
+  };
+
+  it('--explain prints one line per call of the named session, and fails on a session that is not there', async () => {
+    const o = sink();
+    expect(await runReportCli([`${DIR}/unrecorded-clearing.jsonl`, '--explain', '5a1c0e16'], o.out, sink().out)).toBe(0);
+    const lines = o.text().trim().split('\n');
+    expect(lines[0]).toContain('session 5a1c0e16-0000-4000-8000-000000000016');
+    expect(lines.filter((l) => /^\s+\d+ /.test(l))).toHaveLength(readRecorded(readFileSync(`${DIR}/unrecorded-clearing.jsonl`, 'utf8'), new Set()).conversations[0].calls.length);
+    const err = sink();
+    expect(await runReportCli([`${DIR}/unrecorded-clearing.jsonl`, '--explain', 'no-such-session'], sink().out, err.out)).toBe(1);
+    expect(err.text()).toContain('no session matching "no-such-session"');
+  });
+
+  it('names the calls that differ most, largest first, each with its rule', () => {
+    const { fit, recorded } = fitted('ttl-from-response-end.jsonl', OPUS_45);
+    // The same session with the recorded reads of two calls made writes: the model now differs there.
+    const byId = new Map<string, RecordedCall>(recorded.map((c) => [c.key.split('|')[0], c]));
+    const calls = recorded.map((c) => ({ apiMessageId: c.key.split('|')[0] }));
+    const bumped = new Map(byId);
+    for (const [i, k] of [[4, 2], [8, 1]]) {
+      const c = recorded[i];
+      const u = c.usage;
+      const moved = Math.round(u.cache_read_input_tokens / k);
+      bumped.set(calls[i].apiMessageId, { ...c, usage: { ...u, cache_read_input_tokens: u.cache_read_input_tokens - moved, cache_creation_input_tokens: u.cache_creation_input_tokens + moved, cache_creation: { ...u.cache_creation, ephemeral_5m_input_tokens: u.cache_creation.ephemeral_5m_input_tokens + moved } } });
+    }
+    const note = largestDifferences(fit, bumped, calls, 2);
+    expect(note).toMatch(/^call 8 −\$\d\.\d{3} \(.*OFF \(read \+\d+, write -\d+\)\); call 4 −\$\d\.\d{3} \(/);
   });
 });
