@@ -36,6 +36,7 @@ PATH: directories or files (default: ~/.claude/projects, or $CLAUDE_CONFIG_DIR/p
   --json         the report as JSON (the output contract)    --html FILE  also write an HTML page
   --config F     strategy options                            --cache FILE | --no-cache  per-file cache
   --workers N    worker threads (0: this thread; default: by the input's size)
+  --explain S    per call of session S (id or file name): recorded usage, simulated none, the rule deciding each difference
 A session is "anchored" when simulated none is within ±5% of its bill; only anchored sessions
 count in the headline saving.`,
   demo: `Usage: trimline demo [--port N] [--strategy S]

@@ -1,12 +1,14 @@
 /** `trimline report [PATH…] [--strategy S…] [--since DATE] [--json] [--html FILE]`. */
-import { existsSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildReport, buildReportParallel, DEFAULT_REPORT_STRATEGIES, type Report, type ReportOptions, defaultCacheFile, defaultProjectsDir, formatReport, ReportCache, reportHtml } from '../core/report';
+import { discover } from '../core/report/discover';
+import { explainFile, formatExplained } from '../core/report/explain';
 import { jsonTerminalSafe, terminalSafe, terminalSafeLine } from '../protocol/safe-text';
 import { loadConfig, UsageError } from './common';
 
-export const REPORT_USAGE = 'trimline report [PATH…] [--strategy S…] [--since DATE] [--json] [--html FILE] [--config F] [--cache FILE | --no-cache] [--workers N]';
+export const REPORT_USAGE = 'trimline report [PATH…] [--strategy S…] [--since DATE] [--json] [--html FILE] [--config F] [--cache FILE | --no-cache] [--workers N] [--explain SESSION]';
 
 /** `--since` as ms since epoch: an ISO date or date-time. */
 export function parseSince(v: string | undefined): number | undefined {
@@ -57,6 +59,7 @@ export function parseReportArgs(argv: readonly string[]) {
       cache: { type: 'string' },
       'no-cache': { type: 'boolean' },
       workers: { type: 'string' },
+      explain: { type: 'string' },
     },
   });
   const options: ReportOptions = {
@@ -71,6 +74,7 @@ export function parseReportArgs(argv: readonly string[]) {
 
 export async function runReportCli(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
   const { values, options, workers } = parseReportArgs(argv);
+  if (values.explain !== undefined) return explainCli(values.explain, options.paths, out, err);
   const interactive = !values.json && !values.quiet && (err as { isTTY?: boolean }).isTTY === true;
   const cache = options.cache;
   const report = await reportWithWorkers(
@@ -84,5 +88,21 @@ export async function runReportCli(argv: string[], out: NodeJS.WritableStream = 
   }
   // Paths, models and tool names come from the transcripts: printed through the sanitizer.
   out.write((values.json ? jsonTerminalSafe(JSON.stringify(report, null, 2)) : terminalSafe(formatReport(report, existsSync))) + '\n');
+  return 0;
+}
+
+/** `--explain SESSION`: the calls of the sessions whose id (or file name) starts with SESSION, recorded against simulated. */
+function explainCli(session: string, paths: readonly string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): number {
+  if (!session.trim()) throw new UsageError('report: --explain needs a session id or a file name');
+  const found = discover(paths).files;
+  const shown = found.flatMap((f) => {
+    const text = readFileSync(f.path, 'utf8');
+    return f.path.includes(session) || text.includes(session) ? explainFile(f.path, text, session) : [];
+  });
+  if (!shown.length) {
+    err.write(`trimline report: no session matching "${terminalSafeLine(session)}" under ${terminalSafeLine(paths.join(', '))}\n`);
+    return 1;
+  }
+  out.write(terminalSafe(shown.map(formatExplained).join('\n\n')) + '\n');
   return 0;
 }

@@ -136,8 +136,12 @@ export class CacheSimulator {
     this.prevMessages = [];
   }
 
-  /** Simulate one request at time `nowMs`; updates the cache and returns the usage the API would report. */
-  step(body: SimRequest, tokensOf: TokensOf, nowMs: number): CacheUsage {
+  /**
+   * Simulate one request at time `nowMs`; updates the cache and returns the usage the API would report.
+   * The entries it reads or writes live from `refreshMs` on (default `nowMs`; a recorded session passes the
+   * end of the response: the data show the TTL counted from there, see report/fit.ts `callTimings`).
+   */
+  step(body: SimRequest, tokensOf: TokensOf, nowMs: number, refreshMs = nowMs): CacheUsage {
     const breakpoints: number[] = [];
     const bpTtl: number[] = [];
     let n = 0;
@@ -248,11 +252,11 @@ export class CacheSimulator {
       bpTtl.push(ttlMs(body.cache_control));
     }
 
-    return this.resolve(body.model, n, total, breakpoints, bpTtl, nowMs);
+    return this.resolve(body.model, n, total, breakpoints, bpTtl, nowMs, refreshMs);
   }
 
   /** System blocks alone (another session reads a shared prefix): as {@link step}, without the messages' machinery. */
-  stepSystem(model: string, system: readonly SimBlock[], tokensOf: TokensOf, nowMs: number): CacheUsage {
+  stepSystem(model: string, system: readonly SimBlock[], tokensOf: TokensOf, nowMs: number, refreshMs = nowMs): CacheUsage {
     const breakpoints: number[] = [];
     const bpTtl: number[] = [];
     let [a, b] = this.modelHash(model);
@@ -269,7 +273,7 @@ export class CacheSimulator {
       breakpoints.push(n);
       bpTtl.push(ttlMs(blk.cache_control));
     }
-    return this.resolve(model, system.length, total, breakpoints, bpTtl, nowMs);
+    return this.resolve(model, system.length, total, breakpoints, bpTtl, nowMs, refreshMs);
   }
 
   private resolve(
@@ -279,6 +283,7 @@ export class CacheSimulator {
     breakpoints: number[],
     bpTtl: number[],
     nowMs: number,
+    refreshMs: number,
   ): CacheUsage {
     // Reads: longest live prefix reachable from any breakpoint within the lookback window.
     let readPos = -1;
@@ -287,7 +292,7 @@ export class CacheSimulator {
       for (let k = p; k >= stop; k--) {
         const slot = this.entries.find(this.chainA[k], this.chainB[k]);
         if (slot >= 0 && this.entries.expiresAt(slot) > nowMs) {
-          this.entries.touch(slot, nowMs);
+          this.entries.touch(slot, refreshMs);
           if (k > readPos) readPos = k;
           break;
         }
@@ -311,7 +316,7 @@ export class CacheSimulator {
       const ttl = bpTtl[i];
       const prior = this.entries.find(this.chainA[p], this.chainB[p]);
       const keepTtl = prior >= 0 && this.entries.expiresAt(prior) > nowMs ? Math.max(this.entries.ttl(prior), ttl) : ttl;
-      this.entries.set(this.chainA[p], this.chainB[p], nowMs + keepTtl, keepTtl);
+      this.entries.set(this.chainA[p], this.chainB[p], refreshMs + keepTtl, keepTtl);
       const segment = this.cum[p] - start;
       if (segment > 0) {
         if (ttl === TTL_1H_MS) created1h += segment;

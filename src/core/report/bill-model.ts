@@ -291,10 +291,11 @@ export class BillModel {
     const shared = this.systemBlock('shared', version, 0, sysTtl);
     if (this.prefix.sharedWarm && this.prefix.shared > 0) {
       // Another session of the same client reads the shared prefix just before: it stays warm.
-      this.sim.stepSystem(this.model, [shared], this.tokensOf, req.now);
+      this.sim.stepSystem(this.model, [shared], this.tokensOf, req.now, req.refresh);
     }
     const k = this.partsOf(req.messages);
-    const restarts = req.messages.length > 0 ? this.work.restarts[req.messages.length - 1] : 0;
+    // A rewritten session part counts as a restart would (both only grow, so their sum changes whenever either does).
+    const restarts = (req.messages.length > 0 ? this.work.restarts[req.messages.length - 1] : 0) + (req.sessionEpoch ?? 0);
     const { effs, parts, sims, sent: messages, patched } = this.work;
     // The messages sent: the parts' messages (new from k on, the last step's patches undone), then patched.
     for (const i of patched) if (i < k) messages[i] = sims[i];
@@ -324,7 +325,7 @@ export class BillModel {
     spans?.(parts, this.prefix.shared + this.prefix.session);
     const sessionBlock = this.systemBlock('session', version, restarts, sysTtl);
     const system = this.prefix.shared > 0 ? [shared, sessionBlock] : [sessionBlock];
-    const usage = this.sim.step({ model: this.model, system, messages }, this.tokensOf, req.now);
+    const usage = this.sim.step({ model: this.model, system, messages }, this.tokensOf, req.now, req.refresh);
     // Priced by the one pricer (cache/cost.ts): writes split by TTL, reads, uncached input.
     const c = inputSideCost(usage, this.price);
     const writeCost = c.cacheWrite;

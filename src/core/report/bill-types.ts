@@ -35,6 +35,10 @@ export interface BillMessage {
 
 export interface BillRequest {
   readonly now: number;
+  /** Client invalidations so far that rewrote the session part of the system prompt (a new session block each). */
+  readonly sessionEpoch?: number;
+  /** When the entries the request read or wrote start their TTL again (default: `now`). */
+  readonly refresh?: number;
   readonly messages: readonly BillMessage[];
   /** TTL of the message breakpoint. */
   readonly ttl: '5m' | '1h';

@@ -32,6 +32,13 @@ export function fitNotes(fit: FitResult, imp: ImportedSession, recorded: Recorde
   if (fit.foreign.length) notes.push(`${fit.foreign.length} call(s) on another model sent a request of their own, not this history (calls ${fit.foreign.join(', ')}): priced as recorded in every strategy`);
   for (const v of fit.versionChanges) notes.push(`call ${v.call}: the client went from ${v.from} to ${v.to}; its system prompt carries the version, so the cached prefix was rewritten`);
   for (const m of fit.microcompacts) notes.push(microcompactNote(m));
+  const rewritten = fit.sessionEpochs.flatMap((e, i) => (i > 0 && e > fit.sessionEpochs[i - 1] ? [i] : []));
+  if (rewritten.length) {
+    notes.push(`${rewritten.length} call(s) read only the shared part of the system prompt (${Math.round(fit.prefix.shared)} tokens: tools and stable blocks; calls ${rewritten.join(', ')}): the client rewrote its session part (project instructions, environment) too, and the model follows that`);
+  }
+  if (fit.lateReads.length) {
+    notes.push(`${fit.lateReads.length} call(s) read the cache more than its TTL after the previous request, within it after that response ended (calls ${fit.lateReads.join(', ')}): the TTL counts from the end of the response`);
+  }
   for (const r of fit.rewrites) notes.push(`call ${r.call}: the client sent ${r.tokens} tokens less than the transcript holds (resumed or edited history); sizes rescaled from there`);
   const unexplainedShare = fit.unanchoredError !== undefined && fit.costError !== undefined ? fit.costError - fit.unanchoredError : 0;
   if (fit.unexplained.length) {
@@ -51,9 +58,10 @@ export function fitNotes(fit: FitResult, imp: ImportedSession, recorded: Recorde
   return { notes, unexplainedShare };
 }
 
-/** A loose fit's first note: how far off, and where to look. */
-export function looseNote(error: number): string {
-  return `loose fit: simulated none is ${signedPercent(error)} from the recorded bill (beyond ±5%); its savings are left out of the headline`;
+/** A loose fit's first note: how far off, and where (the calls that differ most, each with the rule that decided it). */
+export function looseNote(error: number, largest = ''): string {
+  const where = largest ? `; largest differences: ${largest} (trimline report --explain SESSION shows every call)` : '';
+  return `loose fit: simulated none is ${signedPercent(error)} from the recorded bill (beyond ±5%); its savings are left out of the headline${where}`;
 }
 
 /**

@@ -9,12 +9,24 @@ import type { OffenderTally } from './offenders';
 import { callCost, type RecordedCall } from './recorded';
 import { recordedStep, SessionBill, withCleared, type CallContext } from './session-bill';
 import { clearedAt, requestMessages, sizeSession, type ClearedSpan } from './sizing';
+import { sizesByCall } from './rewrites';
+import { TTL_1H_MS, TTL_5M_MS } from '../cache/simulator';
 
 /** Below this many calls the fit says little (the issue's bar: sessions with ≥ 10 calls). */
 export const MIN_CALLS_FOR_FIT = 10;
 
+/**
+ * How long past its TTL a cache entry was still read, in the recorded sessions: 5-minute entries were
+ * read up to 5 min 6 s after the end of the response that last used them (request time: the client's last
+ * line before the call), and missed from 5 min 21 s on (entire-dev, the half the fit was tuned on).
+ */
+export const TTL_SLACK_MS = 15_000;
+
 export interface CallTiming {
+  /** When the request reached the cache (the client's last line before it, less {@link TTL_SLACK_MS}); else its response's first line. */
   readonly now: number;
+  /** When the entries it used start their TTL again: the end of its response (its last line). */
+  readonly refresh: number;
   /** TTL of the message breakpoint. */
   readonly ttl: '5m' | '1h';
   /** TTL of the system-prompt breakpoints. */
@@ -40,16 +52,19 @@ export function callTimings(calls: readonly CallRecord[], recorded: ReadonlyMap<
   let ttl: '5m' | '1h' = '5m';
   let systemTtl: '5m' | '1h' = '5m';
   return calls.map((c) => {
-    const t = c.timestamp ? Date.parse(c.timestamp) : NaN;
-    now = Number.isFinite(t) ? t : now + 1000;
     const r = c.apiMessageId ? recorded.get(c.apiMessageId) : undefined;
+    const t = c.timestamp ? Date.parse(c.timestamp) : NaN;
+    const sent = r?.requestTimestamp ? Date.parse(r.requestTimestamp) : NaN;
+    const done = r?.endTimestamp ? Date.parse(r.endTimestamp) : NaN;
+    now = Number.isFinite(sent) && sent <= (Number.isFinite(t) ? t : Infinity) ? sent - TTL_SLACK_MS : Number.isFinite(t) ? t : now + 1000;
+    const refresh = Number.isFinite(done) && done >= now ? done : now;
     const split = r?.usage.cache_creation ?? (c.usage as { cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number } } | undefined)?.cache_creation;
     const w1h = split?.ephemeral_1h_input_tokens ?? 0;
     const w5m = split?.ephemeral_5m_input_tokens ?? 0;
     if (w1h > 0 && w5m > 0) [systemTtl, ttl] = ['1h', '5m'];
     else if (w1h > 0) [systemTtl, ttl] = ['1h', '1h'];
     else if (w5m > 0) ttl = '5m';
-    return { now, ttl, systemTtl };
+    return { now, refresh, ttl, systemTtl };
   });
 }
 
@@ -67,6 +82,8 @@ export interface FitResult {
   readonly otherModels: { model: string; calls: number }[];
   /** Calls where the client version changed (a new system prompt). */
   readonly versionChanges: { call: number; from: string; to: string }[];
+  /** Calls that read the cache more than a TTL after the previous request, within one after its response ended. */
+  readonly lateReads: readonly number[];
   /** Microcompacts followed: from which call, how many results and attachments cleared (and how many of those the transcript holds). */
   readonly microcompacts: { call: number; results: number; attachments: number; attachmentsFollowed: number }[];
   /** Per call, the block the client's message breakpoint was on (undefined: the last block). */
@@ -76,6 +93,8 @@ export interface FitResult {
   /** Calls where the client invalidated its own messages (see {@link clientInvalidations}), and each call's epoch. */
   readonly invalidations: number[];
   readonly epochs: number[];
+  /** Per call: how many of those invalidations also rewrote the session part of the system prompt (read the shared part alone). */
+  readonly sessionEpochs: number[];
   /** Of those, the calls where the documented rules alone would have read far more (the misses the transcript does not explain). */
   readonly unexplained: number[];
   /** simulated / recorded − 1 without following those invalidations (the documented rules alone). */
@@ -154,6 +173,35 @@ export function clientInvalidations(calls: readonly CallRecord[], systemTokens: 
   return out;
 }
 
+/**
+ * Where the shared part of the system prompt ends, when the first call did not tell (it read nothing): a
+ * client invalidation reads that part alone (tools and the stable system blocks, unchanged while the
+ * session part and the messages are rewritten), so the first one that reads less than the whole prefix
+ * splits it there. The shared part was cold at the first call: other sessions do not keep it warm.
+ */
+export function sharedFromInvalidations(prefixes: ReadonlyMap<string, InferredPrefix>, invalidations: readonly number[], calls: readonly CallRecord[], modelOf: (i: number) => string): ReadonlyMap<string, InferredPrefix> {
+  // Per model, the reads that end inside the prefix. A read ends on a breakpoint, and the only one inside
+  // the prefix is where the shared part ends: reads that disagree are no such read, and split nothing.
+  const reads = new Map<string, number[]>();
+  for (const i of invalidations) {
+    const m = modelOf(i);
+    const p = prefixes.get(m);
+    const read = calls[i].usage?.cache_read_input_tokens ?? 0;
+    if (!p || p.shared > 0 || read <= SYSTEM_READ_SLACK_TOKENS || read >= p.session - SYSTEM_READ_SLACK_TOKENS) continue;
+    const r = reads.get(m);
+    if (r) r.push(read);
+    else reads.set(m, [read]);
+  }
+  if (!reads.size) return prefixes;
+  const out = new Map(prefixes);
+  for (const [m, r] of reads) {
+    const p = prefixes.get(m);
+    if (!p || Math.max(...r) - Math.min(...r) > SYSTEM_READ_SLACK_TOKENS) continue;
+    out.set(m, { shared: r[0], sharedWarm: false, session: p.session - r[0] });
+  }
+  return out;
+}
+
 /** Each call's epoch: how many client invalidations happened at or before it. */
 export function epochsOf(calls: number, invalidations: readonly number[]): number[] {
   const at = new Set(invalidations);
@@ -162,15 +210,17 @@ export function epochsOf(calls: number, invalidations: readonly number[]): numbe
 }
 
 /** The request of call `i`, as sent (no trimming); `messages` per call when the client cleared results (microcompact). */
-export function noneRequest(i: number, calls: readonly CallRecord[], messages: readonly BillMessage[] | ((i: number) => readonly BillMessage[]), timings: readonly CallTiming[], placement: readonly (string | undefined)[] = [], epochs: readonly number[] = [], contexts: readonly CallContext[] = []): BillRequest {
+export function noneRequest(i: number, calls: readonly CallRecord[], messages: readonly BillMessage[] | ((i: number) => readonly BillMessage[]), timings: readonly CallTiming[], placement: readonly (string | undefined)[] = [], epochs: readonly number[] = [], contexts: readonly CallContext[] = [], sessionEpochs: readonly number[] = []): BillRequest {
   return {
     now: timings[i].now,
+    refresh: timings[i].refresh,
     ttl: timings[i].ttl,
     systemTtl: contexts[i]?.systemTtl ?? timings[i].systemTtl,
     prefixKey: contexts[i]?.prefixKey,
     messages: requestMessages(typeof messages === 'function' ? messages(i) : messages, calls[i]),
     breakpointAt: placement[i],
     epoch: epochs[i],
+    sessionEpoch: sessionEpochs[i],
   };
 }
 
@@ -235,8 +285,10 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
   };
   const contexts = callContexts(imp, model, timings, events, spans, systemOfModel);
   const memo = new WeakMap<BillMessage, { set: ReadonlySet<string>; m: BillMessage }>();
-  const messagesAt = (i: number): readonly BillMessage[] => withCleared(sized.messages, contexts[i].cleared, memo);
-  const prefixOf = (i: number): InferredPrefix => sized.prefixes.get(contexts[i].model) ?? sized.prefix;
+  const sent = sizesByCall(sized.messages, sized.rewrites);
+  const messagesAt = (i: number): readonly BillMessage[] => withCleared(sent(i), contexts[i].cleared, memo);
+  let prefixes = sized.prefixes;
+  const prefixOf = (i: number): InferredPrefix => prefixes.get(contexts[i].model) ?? sized.prefix;
   const systemOf = (i: number): number => prefixOf(i).shared + prefixOf(i).session;
   const placement = breakpointPlacement(imp.calls, messagesAt, (i) => contexts[i].model, systemOf);
   // A full miss right after a model switch or a client upgrade is the documented rules' doing, not the client's.
@@ -245,13 +297,18 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
   const explained = (i: number): boolean => firstOfModel[i] || contexts[i].model !== contexts[i - 1].model || contexts[i].prefixKey !== contexts[i - 1].prefixKey;
   const invalidations = clientInvalidations(imp.calls, systemOf, explained);
   const epochs = epochsOf(imp.calls.length, invalidations);
-  const bill = new SessionBill(sized.prefixes, sized.prefix);
+  prefixes = sharedFromInvalidations(prefixes, invalidations, imp.calls, (i) => contexts[i].model);
+  const prefix = prefixes.get(model) ?? sized.prefix;
+  // Of those, the ones that read the shared prefix alone: the client rewrote its session part of the system prompt too.
+  const sessionInvalidations = invalidations.filter((i) => (imp.calls[i].usage?.cache_read_input_tokens ?? 0) <= prefixOf(i).shared + SYSTEM_READ_SLACK_TOKENS && prefixOf(i).shared > 0 && prefixOf(i).session > SYSTEM_READ_SLACK_TOKENS);
+  const sessionEpochs = epochsOf(imp.calls.length, sessionInvalidations);
+  const bill = new SessionBill(prefixes, prefix);
   const billedCall = (c: CallRecord): RecordedCall | undefined => (c.apiMessageId ? recorded.get(c.apiMessageId) : undefined);
   const foreign = new Set(sized.foreign);
   // One request at a time (built, priced, dropped): a long session's requests are never all alive at once.
   const steps = imp.calls.map((c, i) => {
     if (foreign.has(i)) return foreignStep(c, contexts[i].model, billedCall(c));
-    const r = noneRequest(i, imp.calls, messagesAt, timings, placement, epochs, contexts);
+    const r = noneRequest(i, imp.calls, messagesAt, timings, placement, epochs, contexts, sessionEpochs);
     const s = bill.step(contexts[i].model, r, offenders?.spans);
     offenders?.commit(s, r.ttl, billedCall(imp.calls[i]) !== undefined);
     return s;
@@ -277,7 +334,7 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
   const unexplained: number[] = [];
   if (invalidations.length && recordedCost > 0) {
     // The same replay without following the client's invalidations: what the documented rules alone give.
-    const plain = new SessionBill(sized.prefixes, sized.prefix);
+    const plain = new SessionBill(prefixes, prefix);
     const at = new Set(invalidations);
     let cost = 0;
     imp.calls.forEach((_, i) => {
@@ -287,27 +344,35 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
     });
     unanchoredError = cost / recordedCost - 1;
   }
+  // Reads the request-to-request gap alone would have lost: the TTL counted from the end of the response.
+  const lateReads = steps.flatMap((s, i) => {
+    const ttl = timings[i].ttl === '1h' ? TTL_1H_MS : TTL_5M_MS;
+    const late = i > 0 && billed[i] && s.readTokens > 0 && timings[i].now - timings[i - 1].now > ttl && timings[i].now <= timings[i - 1].refresh + ttl;
+    return late ? [i] : [];
+  });
   const versionChanges: { call: number; from: string; to: string }[] = [];
   contexts.forEach((c, i) => {
     const prev = contexts[i - 1]?.prefixKey;
     if (i > 0 && prev && c.prefixKey && prev !== c.prefixKey) versionChanges.push({ call: i, from: prev, to: c.prefixKey });
   });
   return {
-    prefix: sized.prefix,
-    prefixes: sized.prefixes,
+    prefix,
+    prefixes,
     messages: sized.messages,
     timings,
     contexts,
     otherModels: [...others].map(([m, calls]) => ({ model: m, calls })),
     foreign: sized.foreign,
     versionChanges,
+    lateReads,
     microcompacts: spans.map((s) => ({ call: s.fromCall, results: s.results ?? s.blockIds.size, attachments: s.attachments ?? 0, attachmentsFollowed: s.attachmentsFollowed ?? 0 })),
     placement,
     invalidations,
     epochs,
+    sessionEpochs,
     unexplained,
     unanchoredError,
-    rewrites: sized.rewrites,
+    rewrites: sized.rewrites.map((r) => ({ call: r.call, tokens: r.tokens })),
     steps,
     billed,
     simulatedCost,

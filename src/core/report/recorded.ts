@@ -30,6 +30,9 @@ export interface RecordedCall {
   readonly key: string;
   readonly model: string;
   readonly timestamp?: string;
+  /** Time of the conversation's last line before the response (when the client sent the request), and of its last line. */
+  readonly requestTimestamp?: string;
+  readonly endTimestamp?: string;
   readonly usage: RecordedUsage;
 }
 
@@ -158,6 +161,8 @@ interface Pending {
   conv: RecordedConversation;
   model: string;
   timestamp?: string;
+  requestTimestamp?: string;
+  endTimestamp?: string;
   usage: RecordedUsage;
 }
 
@@ -176,6 +181,8 @@ export function readRecorded(text: string, counted: Set<string>): RecordedFile {
     return e;
   };
   const byKey = new Map<string, Pending>();
+  /** Per conversation: the timestamp of its last line so far. */
+  const lastTime = new Map<string, string>();
   const order: string[] = [];
   let badLines = 0;
   let claudeCode = false;
@@ -203,7 +210,12 @@ export function readRecorded(text: string, counted: Set<string>): RecordedFile {
     if (isObj(rec) && typeof rec.sessionId === 'string') claudeCode = true;
     if (isObj(rec) && (rec.type === 'user' || rec.type === 'assistant') && rec.isSidechain !== true) hasMain = true;
     if (isObj(rec) && rec.type === 'system' && rec.subtype === 'microcompact_boundary') eventsOf(rec).microcompact(isObj(rec.microcompactMetadata) ? rec.microcompactMetadata : {});
-    if (!isObj(rec) || rec.type !== 'assistant' || !isObj(rec.message)) continue;
+    if (!isObj(rec)) continue;
+    const time = typeof rec.timestamp === 'string' ? rec.timestamp : undefined;
+    const convId = rec.isSidechain === true ? `side:${typeof rec.agentId === 'string' ? rec.agentId : ''}` : 'main';
+    const before = time === undefined ? undefined : lastTime.get(convId);
+    if (time !== undefined) lastTime.set(convId, time);
+    if (rec.type !== 'assistant' || !isObj(rec.message)) continue;
     const msg = rec.message;
     if (typeof msg.id === 'string') eventsOf(rec).response(msg.id, rec.version);
     if (!isObj(msg.usage) || msg.model === SYNTHETIC_MODEL) continue;
@@ -212,6 +224,7 @@ export function readRecorded(text: string, counted: Set<string>): RecordedFile {
     const usage = recordedUsage(msg.usage);
     const seen = byKey.get(key);
     if (seen) {
+      if (time !== undefined) seen.endTimestamp = time;
       // Final record: the most output tokens; on a tie the later line.
       if (usage.output_tokens >= seen.usage.output_tokens) seen.usage = usage;
       continue;
@@ -223,12 +236,12 @@ export function readRecorded(text: string, counted: Set<string>): RecordedFile {
       continue;
     }
     counted.add(key);
-    byKey.set(key, { conv, model: typeof msg.model === 'string' ? msg.model : 'unknown', timestamp: typeof rec.timestamp === 'string' ? rec.timestamp : undefined, usage });
+    byKey.set(key, { conv, model: typeof msg.model === 'string' ? msg.model : 'unknown', timestamp: time, requestTimestamp: before, endTimestamp: time, usage });
     order.push(key);
   }
   for (const key of order) {
     const p = byKey.get(key);
-    if (p) p.conv.calls.push({ key, model: p.model, timestamp: p.timestamp, usage: p.usage });
+    if (p) p.conv.calls.push({ key, model: p.model, timestamp: p.timestamp, requestTimestamp: p.requestTimestamp, endTimestamp: p.endTimestamp, usage: p.usage });
   }
   for (const [id, c] of convs) c.events = events.get(id);
   return { conversations: [...convs.values()], badLines, claudeCode, hasMain };

@@ -9,6 +9,7 @@ import { jsonLines, releaseJsonLines } from '../import/json-lines';
 import type { ImportedSession } from '../session/types';
 import type { PipelineConfig } from '../trimming';
 import { fitNone } from './fit';
+import { largestDifferences } from './call-rules';
 import { dearerBecause, fitNotes, looseNote } from './fit-notes';
 import { clineRecorded } from './cline-usage';
 import { OffenderTally } from './offenders';
@@ -139,7 +140,7 @@ function conversationRow(file: string, text: string, conv: RecordedConversation,
     medianCallCostError: fit.medianCallCostError ?? null,
     unexplainedShare: explained.unexplainedShare,
     unanchoredError: fit.unanchoredError ?? fit.costError ?? null,
-    notes: anchored ? explained.notes : [looseNote(error ?? 0), ...explained.notes],
+    notes: anchored ? explained.notes : [looseNote(error ?? 0, largestDifferences(fit, byId, imp.calls)), ...explained.notes],
   };
   const otherModels = [...new Set(conv.calls.map((c) => c.model).filter((m) => m !== model))];
   return { ...base, model, ...(otherModels.length ? { otherModels } : {}), fit: sessionFit, strategies, offenders: tally.top(file) };

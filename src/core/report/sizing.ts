@@ -116,6 +116,13 @@ export interface ClearedSpan {
   readonly attachmentsFollowed?: number;
 }
 
+/** A call where the client sent less than the transcript holds: the block sizes (by cache id) before it shrank them. */
+export interface SizeRewrite {
+  readonly call: number;
+  readonly tokens: number;
+  readonly before: ReadonlyMap<string, number>;
+}
+
 export interface SizedSession {
   /** Every log message with inferred block sizes. */
   readonly messages: BillMessage[];
@@ -125,8 +132,8 @@ export interface SizedSession {
   readonly prefixes: ReadonlyMap<string, InferredPrefix>;
   /** Per call: |simulated total − recorded total| / recorded (0 where sizes fit exactly). */
   readonly totalErrors: (number | undefined)[];
-  /** Calls where the client sent a shorter history than the transcript holds, and by how much. */
-  readonly rewrites: { call: number; tokens: number }[];
+  /** Calls where the client sent a shorter history than the transcript holds, by how much, and the sizes before. */
+  readonly rewrites: SizeRewrite[];
   /** Calls on another model than the row's that did not send this history (side requests of their own): priced as recorded. */
   readonly foreign: number[];
 }
@@ -259,7 +266,7 @@ export function sizeSession(imp: ImportedSession, model: string, cleared: readon
   const prefixes = new Map<string, { total: number; shared: number }>();
   let responsesSized = 0;
   const totalErrors: (number | undefined)[] = [];
-  const rewrites: { call: number; tokens: number }[] = [];
+  const rewrites: SizeRewrite[] = [];
   const foreign: number[] = [];
   const foreignAt = new Set<number>();
   const running = new RunningSum(logMsgs, human, sizes, same);
@@ -326,11 +333,14 @@ export function sizeSession(imp: ImportedSession, model: string, cleared: readon
       const factor = Math.max(0, (recorded - prefixTotal - guessNew) / known);
       counted ??= countedBlocks(logMsgs, human, call, drops);
       running.reset();
+      // The calls before it sent the sizes as they were: kept, so only this call and later ones shrink.
+      const before = new Map<string, number>();
       for (const b of new Set(counted.map((x) => same(x.id)))) {
         const t = sizes.get(b);
         if (t !== undefined) sizes.set(b, t * factor);
+        if (t !== undefined) before.set(b, t);
       }
-      rewrites.push({ call: call.index, tokens: Math.round(-rest) });
+      rewrites.push({ call: call.index, tokens: Math.round(-rest), before });
       known *= factor;
       rest = recorded - prefixTotal - known;
     }

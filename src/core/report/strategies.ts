@@ -160,11 +160,11 @@ export function priceStrategy(imp: ImportedSession, model: string, fit: FitResul
     const ctx = fit.contexts[i];
     // Results the client cleared itself (microcompact) are placeholders in every strategy's request too.
     const sent = withCleared(messages, ctx.cleared, clearedMemo);
-    const req: BillRequest = { now: fit.timings[i].now, ttl: fit.timings[i].ttl, systemTtl: ctx.systemTtl, prefixKey: ctx.prefixKey, messages: sent, breakpointAt: fit.placement[i], epoch: fit.epochs[i] };
+    const req: BillRequest = { now: fit.timings[i].now, refresh: fit.timings[i].refresh, ttl: fit.timings[i].ttl, systemTtl: ctx.systemTtl, prefixKey: ctx.prefixKey, messages: sent, breakpointAt: fit.placement[i], epoch: fit.epochs[i], sessionEpoch: fit.sessionEpochs[i] };
     // A side request of its own (fit.foreign) costs what it cost, whatever the strategy.
     const s = foreign.has(i) ? fit.steps[i] : bill.step(ctx.model, req);
     if (plain) {
-      const d = foreign.has(i) ? s : plain.step(ctx.model, { now: req.now, ttl: req.ttl, systemTtl: req.systemTtl, prefixKey: req.prefixKey, messages: sent, breakpointAt: req.breakpointAt });
+      const d = foreign.has(i) ? s : plain.step(ctx.model, { now: req.now, refresh: req.refresh, ttl: req.ttl, systemTtl: req.systemTtl, prefixKey: req.prefixKey, messages: sent, breakpointAt: req.breakpointAt });
       if (fit.billed[i]) documentedInputCost += d.cost;
     }
     if (!fit.billed[i]) continue;
