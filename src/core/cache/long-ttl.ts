@@ -62,7 +62,9 @@ export function quoteLongTtl(i: LongTtlInput): LongTtlQuote {
   const written = { written: Math.max(0, i.written) + risk };
   const extra = inputSidePrice(written, BASE_INPUT_PRICE, '1h') - inputSidePrice(written, BASE_INPUT_PRICE, '5m');
   const prefix = Math.max(0, i.prefix);
-  const gain = pEnd * pMid * (inputSidePrice({ written: prefix }, BASE_INPUT_PRICE, '5m') - inputSidePrice({ read: prefix }, BASE_INPUT_PRICE));
+  const written5m = inputSidePrice({ written: prefix }, BASE_INPUT_PRICE, '5m');
+  const rewrite = written5m - inputSidePrice({ read: prefix }, BASE_INPUT_PRICE);
+  const gain = pEnd * pMid * rewrite;
   // Written out, not spread (V8's slow path; this runs every call).
   const cacheable = i.prefix >= (i.minTokens ?? 0);
   return { written: i.written, prefix: i.prefix, restOfLoop: i.restOfLoop, gapsMs: i.gapsMs, lossRate: i.lossRate, atRisk: i.atRisk, minTokens: i.minTokens, pEnd, pMid, extra, gain, pays: cacheable && gain > extra };

@@ -18,7 +18,8 @@ function reportNone(): { none: number; lastTotal: number } {
   const row = rep.sessions.find((s) => !s.sidechain)!;
   const calls = importTranscript(FILE).calls.filter((c) => c.usage);
   const u = calls.at(-1)!.usage!;
-  return { none: row.strategies.none!.inputCost, lastTotal: u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0) };
+  const lastTotal = u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0);
+  return { none: row.strategies.none!.inputCost, lastTotal };
 }
 
 describe('inspect of a transcript', () => {
