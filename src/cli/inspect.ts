@@ -79,7 +79,11 @@ export function runInspect(file: string, o: InspectOptions): string {
         breakpoints: r.next.breakpoints,
         ...(r.bill ? { bill: r.bill, inferred: { rows: r.inferred, note: INFERRED_NOTE } } : {}),
         // The engine's own replay of the messages alone (no system prompt or tools): what inspect showed before.
-        replay: { calls: r.ledger.totals.calls, messagesOnlyInputCost: r.ledger.totals.inputCost, hitRatio: r.ledger.hitRatio() },
+        replay: {
+          calls: r.ledger.totals.calls,
+          messagesOnlyInputCost: r.ledger.totals.inputCost,
+          hitRatio: r.ledger.hitRatio(),
+        },
         next: { usage: r.nextCost.usage, cost: r.nextCost.cost },
         decisions: r.engine.decisions.all(),
         ...(perCall ? { perCall } : {}),
@@ -96,7 +100,9 @@ export function runInspect(file: string, o: InspectOptions): string {
   out.push(`${pad('#', 8)} ${pad('role', 9)} ${pad('kind', 12)} ${pad('tool', 14)} ${padStart('tokens', 8)} ${pad('q', 2)} ${pad('state', 10)} why`);
   for (const h of r.inferred) {
     const why = `${h.what}; ${INFERRED_NOTE}`;
-    out.push(`${pad(h.ref, 8)} ${pad('system', 9)} ${pad('inferred', 12)} ${pad('', 14)} ${padStart(String(Math.round(h.tokens)), 8)} ${pad('i', 2)} ${pad('verbatim', 10)} ${why}`);
+    const tokens = padStart(String(Math.round(h.tokens)), 8);
+    const cells = [pad(h.ref, 8), pad('system', 9), pad('inferred', 12), pad('', 14), tokens];
+    out.push(`${cells.join(' ')} ${pad('i', 2)} ${pad('verbatim', 10)} ${why}`);
   }
   let cachedEnded = false;
   for (const row of r.rows) {
@@ -115,16 +121,20 @@ export function runInspect(file: string, o: InspectOptions): string {
   out.push(`messages sent: ~${t.sentTokens} tokens (untrimmed ${t.untrimmedTokens}, ${t.untrimmedTokens ? Math.round((100 * t.sentTokens) / t.untrimmedTokens) : 100}%), quality ${r.rows[0]?.quality ?? 'estimated'}; breakpoints ${r.next.breakpoints.length}; repairs ${r.next.repairs.length}`);
   out.push(`next request: input ${c.usage.input_tokens}, cache write ${c.usage.cache_creation_input_tokens}, cache read ${c.usage.cache_read_input_tokens} tokens → ${usd(c.cost.total)} input cost`);
   const b = r.bill;
+  const hits = `cache hit ratio ${(100 * r.ledger.hitRatio()).toFixed(1)}%`;
   if (b) {
     const inferred = r.inferred.reduce((n, h) => n + h.tokens, 0);
     const strategy = b.strategy === 'none' ? '' : `, ${line(b.strategy)} ${usd(b.strategyCost)}`;
-    out.push(`system prompt and tools (inferred, not in the transcript): ~${Math.round(inferred)} tokens in every request`);
-    out.push(`session input cost as \`trimline report\` prices it: none ${usd(b.none)}${strategy}; recorded ${usd(b.recorded)}${b.anchored ? '' : ' (loose fit)'}`);
-    out.push(`replay of ${r.ledger.totals.calls} requests (messages only): cache hit ratio ${(100 * r.ledger.hitRatio()).toFixed(1)}%`);
+    const fit = b.anchored ? '' : ' (loose fit)';
+    out.push(`system prompt and tools (inferred, not in the transcript): ~${Math.round(inferred)} tokens per request`);
+    const costs = `none ${usd(b.none)}${strategy}; recorded ${usd(b.recorded)}${fit}`;
+    out.push(`session input cost as \`trimline report\` prices it: ${costs}`);
+    out.push(`replay of ${r.ledger.totals.calls} requests (messages only): ${hits}`);
   } else {
-    out.push(`replay of ${r.ledger.totals.calls} requests: ${usd(r.ledger.totals.inputCost)} simulated input cost, cache hit ratio ${(100 * r.ledger.hitRatio()).toFixed(1)}%`);
+    const cost = usd(r.ledger.totals.inputCost);
+    out.push(`replay of ${r.ledger.totals.calls} requests: ${cost} simulated input cost, ${hits}`);
   }
-  out.push('(q: e = estimated, c = calibrated, x = exact, i = inferred from usage; tokens in parentheses are not sent)');
+  out.push('(q: e = estimated, c = calibrated, x = exact, i = inferred from usage; tokens in parentheses: not sent)');
   if (perCall) out.push('', ...verdictLines(perCall));
   return terminalSafe(out.join('\n'));
 }

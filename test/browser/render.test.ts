@@ -37,7 +37,11 @@ describe('inspector in a browser: a real transcript', () => {
     // ARIA structure.
     expect(await page.locator('[role=treegrid] [role=row][aria-rowindex]').count()).toBeGreaterThan(10);
     expect(await page.locator('[role=status]').count()).toBeGreaterThan(0);
-    expect(await page.locator('[role=tablist] [role=tab]').count()).toBe(3);
+    // Context, Findings, Diff, and "System & tools": the transcript's inferred system prompt and tools (issue 26).
+    await page.waitForSelector('#tab-head');
+    expect(await page.locator('[role=tablist] [role=tab]').count()).toBe(4);
+    expect(await page.locator('.head-list .head-row').count()).toBeGreaterThan(0);
+    expect(await page.locator('.head-list .head-row').first().textContent()).toContain('inferred');
     await screenshot(page, 'render-light');
     expect(w.errors).toEqual([]);
     expect(w.cspViolations).toEqual([]);

@@ -83,7 +83,9 @@ export class Header {
     setText(this.cache.sub, `next: ${fmtTokens(c.nextCachedTokens)} read${c.cachedUpToRef ? ` (prefix ends at ${c.cachedUpToRef})` : ' (prefix broken)'} · ${c.breakpoints} breakpoint${c.breakpoints === 1 ? '' : 's'}`);
     setText(this.session.value, fmtUsd(s.cost.session));
     const inferred = s.totals.inferredTokens ? ' as `trimline report` prices it, system and tools inferred' : '';
-    setText(this.session.sub, `${s.calls.length} calls · input side${s.live ? '' : ', simulated'}${inferred}${s.cost.exactPrices ? '' : ' · list prices assumed'}`);
+    const prices = s.cost.exactPrices ? '' : ' · list prices assumed';
+    const simulated = s.live ? '' : ', simulated';
+    setText(this.session.sub, `${s.calls.length} calls · input side${simulated}${inferred}${prices}`);
     this.updateNext(s);
     this.updateComposition(s);
   }
@@ -112,8 +114,10 @@ export class Header {
     this.gauge.setAttribute('aria-valuetext', `${fmtTokens(t.sentTokens)} of ${fmtTokens(w)} tokens (${fmtPct(sentShare)}), ${fmtTokens(t.untrimmedTokens)} untrimmed`);
     setText(this.context.value, `${fmtTokens(t.sentTokens)} / ${fmtTokens(w)}`);
     const saved = t.untrimmedTokens > 0 ? 1 - t.sentTokens / t.untrimmedTokens : 0;
-    const inferred = t.inferredTokens ? ` · ${fmtTokens(t.inferredTokens)} of system prompt and tools inferred from usage` : '';
-    setText(this.context.sub, `${fmtPct(sentShare)} of the window · untrimmed ${fmtTokens(t.untrimmedTokens)}${saved > 0 ? ` (−${fmtPct(saved, 0)})` : ''}${inferred}`);
+    const inferred = t.inferredTokens ? ` · ${fmtTokens(t.inferredTokens)} system and tools inferred from usage` : '';
+    const trimmed = saved > 0 ? ` (−${fmtPct(saved, 0)})` : '';
+    const untrimmed = `untrimmed ${fmtTokens(t.untrimmedTokens)}${trimmed}`;
+    setText(this.context.sub, `${fmtPct(sentShare)} of the window · ${untrimmed}${inferred}`);
   }
 
   private updateNext(s: InspectorSnapshot): void {

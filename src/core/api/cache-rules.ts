@@ -98,7 +98,11 @@ export function isHumanPrompt(msg: RuleMessage): boolean {
 }
 
 /** {@link isHumanPrompt} of a message kept in another shape: its role, its blocks and each block's type. */
-export function isHumanPromptOf<B>(role: string, blocks: readonly B[], typeOf: (b: B) => string | null | undefined): boolean {
+export function isHumanPromptOf<B>(
+  role: string,
+  blocks: readonly B[],
+  typeOf: (b: B) => string | null | undefined,
+): boolean {
   return role === 'user' && blocks.some((b) => typeOf(b) !== 'tool_result');
 }
 
@@ -117,7 +121,7 @@ export function thinkingDropIndex(isHuman: (i: number) => boolean, from: number,
   return from;
 }
 
-/** The thinking rule for message `index` of role `role`: its thinking blocks are left out (not billed, no cache position). */
+/** The thinking rule for message `index` of role `role`: its thinking blocks are left out (not billed, not keyed). */
 export function thinkingDroppedIn(role: string, index: number, dropBefore: number): boolean {
   return index < dropBefore && role === 'assistant';
 }

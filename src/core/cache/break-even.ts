@@ -20,12 +20,9 @@
  * costs 1), so a quote is model-independent; {@link quoteDollars} prices the same two
  * requests at the model's catalog price (overrides included).
  */
-import { modelPrice, priceOf, type ModelPrice, type PriceOverrides } from '../models';
+import { modelPrice, type ModelPrice, type PriceOverrides } from '../models';
 import type { CacheTtl } from '../api/wire';
-import { inputSidePrice } from './cost';
-
-/** Prices are per million tokens: this price makes one base-input token cost 1. */
-export const BASE_INPUT_PRICE: ModelPrice = priceOf(1_000_000, 0);
+import { BASE_INPUT_PRICE, inputSidePrice } from './cost';
 
 export interface RewriteQuote {
   /** Cached tokens rewritten (B). */

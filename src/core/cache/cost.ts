@@ -7,10 +7,16 @@
  * are the input side of a span, the MCP switch price and the findings are quotes.
  */
 import type { CacheTtl } from '../api/wire';
-import { modelInfo, type ModelPrice, type PriceOverrides } from '../models';
+import { modelInfo, priceOf, type ModelPrice, type PriceOverrides } from '../models';
 
 /** Prices are per million tokens. */
 const PER_MILLION = 1_000_000;
+
+/**
+ * The catalog's multipliers on a base price of 1 per token: prices in base-input tokens (a token at
+ * the model's plain input price costs 1), the unit of the engine's model-independent quotes.
+ */
+export const BASE_INPUT_PRICE: ModelPrice = priceOf(PER_MILLION, 0);
 
 /** Usage fields that decide cost (the SDK's Usage fits). */
 export interface PricedUsage {

@@ -5,8 +5,8 @@
  * (5m: 1.25×, 1h: 2×). It pays when a trim of that message is due at the next call
  * (a result that leaves the verbatim window when the next round completes): the trim
  * is then free (nothing cached to rewrite) instead of rewriting the tail behind the
- * previous write, or being deferred and read every call. Same units and multipliers
- * as break-even.ts (base-input tokens, cache/rules.ts).
+ * previous write, or being deferred and read every call. Priced by the one pricer
+ * (cost.ts `inputSidePrice`, base-input tokens), as break-even.ts quotes.
  *
  * With T the held message's tokens, S what the due trim saves, w the write and r the
  * read multiplier, p the chance the tool loop goes on (the trim then happens next
@@ -22,7 +22,10 @@
  *   net                 now + p·(goes on) + (1 − p)·(ends)
  */
 import type { CacheTtl } from '../api/wire';
-import { CACHE_READ_MULTIPLIER, writeMultiplier } from '../api/cache-rules';
+import { BASE_INPUT_PRICE, inputSidePrice, type InputSide } from './cost';
+
+/** An input side's price in base-input tokens. */
+const base = (side: InputSide, ttl: CacheTtl): number => inputSidePrice(side, BASE_INPUT_PRICE, ttl);
 
 export interface HoldBackInput {
   /** Tokens held out of the write: the last messages from the placement on (T). */
@@ -48,17 +51,15 @@ export interface HoldBackQuote extends HoldBackInput {
 }
 
 export function quoteHoldBack(i: HoldBackInput): HoldBackQuote {
-  const w = writeMultiplier(i.ttl);
-  const r = CACHE_READ_MULTIPLIER;
   const T = i.held;
   const S = Math.min(Math.max(0, i.saved), T);
   // restOfLoop calls expected after this one: a geometric loop with that mean goes on with p = E/(1+E).
   const E = Math.max(0, i.restOfLoop);
   const pContinue = E / (1 + E);
   const K = Math.max(0, E - 1);
-  const gainNow = T * (w - 1);
-  const ifContinues = Math.min(0, T * r + S * r * K - (T - S) * w);
-  const ifEnds = -i.pWarmGap * T * (w - r);
+  const gainNow = base({ written: T }, i.ttl) - base({ uncached: T }, i.ttl);
+  const ifContinues = Math.min(0, base({ read: T + S * K }, i.ttl) - base({ written: T - S }, i.ttl));
+  const ifEnds = -i.pWarmGap * (base({ written: T }, i.ttl) - base({ read: T }, i.ttl));
   const net = gainNow + pContinue * ifContinues + (1 - pContinue) * ifEnds;
   // Written out, not spread: a spread that overrides a field is V8's slow path, and this runs every call.
   return { held: i.held, saved: S, ttl: i.ttl, restOfLoop: i.restOfLoop, pWarmGap: i.pWarmGap, pContinue, gainNow, ifContinues, ifEnds, net, pays: S > 0 && net > 0 };

@@ -4,7 +4,7 @@
  * next prompt, after the user's pause, reads the whole prefix or writes it again. The 1-hour
  * write costs more on what this call writes; it pays when this call is likely the loop's last
  * and the pause after it likely lasts 5–60 minutes (cold after 5, still warm under 60). Same
- * units and multipliers as break-even.ts (base-input tokens, cache/rules.ts).
+ * units as break-even.ts, priced by the one pricer (cost.ts `inputSidePrice`, base-input tokens).
  *
  * With W the tokens this call writes, T the cached prefix after it, w5 and w1 the write
  * multipliers, r the read multiplier, pEnd the chance that this call ends the loop (from the
@@ -17,7 +17,8 @@
  *   gain        pEnd·pMid·T·(w5 − r)    the next prompt reads T instead of writing it again
  *   1 hour      when gain > extra
  */
-import { CACHE_READ_MULTIPLIER, CACHE_WRITE_1H_MULTIPLIER, CACHE_WRITE_5M_MULTIPLIER, TTL_1H_MS, TTL_5M_MS } from '../api/cache-rules';
+import { BASE_INPUT_PRICE, inputSidePrice } from './cost';
+import { TTL_1H_MS, TTL_5M_MS } from '../api/cache-rules';
 
 export interface LongTtlInput {
   /** Tokens this call writes (W). */
@@ -57,8 +58,13 @@ export function quoteLongTtl(i: LongTtlInput): LongTtlQuote {
   for (const g of i.gapsMs) if (g >= TTL_5M_MS && g < TTL_1H_MS) mid++;
   const pMid = mid / (i.gapsMs.length + NOT_MID_PRIOR);
   const risk = Math.max(0, i.lossRate ?? 0) * Math.max(0, i.atRisk ?? 0);
-  const extra = (Math.max(0, i.written) + risk) * (CACHE_WRITE_1H_MULTIPLIER - CACHE_WRITE_5M_MULTIPLIER);
-  const gain = pEnd * pMid * Math.max(0, i.prefix) * (CACHE_WRITE_5M_MULTIPLIER - CACHE_READ_MULTIPLIER);
+  // The one pricer, in base-input tokens: the same writes at 1 hour against 5 minutes, a prefix written against read.
+  const written = { written: Math.max(0, i.written) + risk };
+  const extra = inputSidePrice(written, BASE_INPUT_PRICE, '1h') - inputSidePrice(written, BASE_INPUT_PRICE, '5m');
+  const prefix = Math.max(0, i.prefix);
+  const written5m = inputSidePrice({ written: prefix }, BASE_INPUT_PRICE, '5m');
+  const rewrite = written5m - inputSidePrice({ read: prefix }, BASE_INPUT_PRICE);
+  const gain = pEnd * pMid * rewrite;
   // Written out, not spread (V8's slow path; this runs every call).
   const cacheable = i.prefix >= (i.minTokens ?? 0);
   return { written: i.written, prefix: i.prefix, restOfLoop: i.restOfLoop, gapsMs: i.gapsMs, lossRate: i.lossRate, atRisk: i.atRisk, minTokens: i.minTokens, pEnd, pMid, extra, gain, pays: cacheable && gain > extra };

@@ -36,7 +36,8 @@
 import { keepsPriorThinking, minCacheableTokens } from '../models';
 import { chain, hashString } from './hash';
 import { PrefixTable } from './prefix-table';
-import { blockIdentityJson, isThinkingType, LOOKBACK_BLOCKS, TTL_1H_MS, thinkingDroppedBefore, thinkingDroppedIn, ttlMs } from '../api/cache-rules';
+import { blockIdentityJson, isThinkingType, LOOKBACK_BLOCKS, TTL_1H_MS, ttlMs } from '../api/cache-rules';
+import { thinkingDroppedBefore, thinkingDroppedIn } from '../api/cache-rules';
 import { containsImage, imagesIn, unchangedPrefix, type HeadState, type MessageMemo } from './sim-memo';
 import type { BlockLocation, CacheSimulatorOptions, CacheTrace, CacheUsage, SimBlock, SimMessage, SimRequest, TokensOf } from './sim-types';
 

@@ -196,8 +196,13 @@ function unusedTools(c: FindingContext): Finding[] {
  * in later reads, quoted by the one pricer (break-even.ts: the call with the edit versus
  * the same call without it, then the reads every later call saved).
  */
+export interface Quote {
+  readonly cost: number;
+  readonly saved: number;
+}
+
 /** USD of a recorded break: its rewrite over reading, and what it saved on the `later` calls after it. */
-export function invalidationQuote(d: RequestDiff, later: number, model: string, ttl: CacheTtl = '5m'): { cost: number; saved: number } {
+export function invalidationQuote(d: RequestDiff, later: number, model: string, ttl: CacheTtl = '5m'): Quote {
   const q = quoteRewrite(d.invalidatedTokens, Math.max(0, d.savedTokens), ttl, later, modelPrice(model));
   return { cost: q.rewriteCost, saved: q.savingPerCall * later };
 }

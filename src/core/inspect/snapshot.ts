@@ -7,6 +7,8 @@ import type { BlockState, CompositionEntry, InspectorRow, InspectorSnapshot } fr
 import type { ContextEngine, PreparedCall } from '../engine/context-engine';
 import type { CostLedger } from '../engine/cost-ledger';
 import { viewRows } from '../engine/view-rows';
+import { inputSidePrice } from '../cache/cost';
+import { modelPrice } from '../models';
 import { blockText } from '../session/log';
 import type { ContentBlockParam } from '../session/types';
 import { composition } from './composition';
@@ -110,6 +112,8 @@ export function buildSnapshot(engine: ContextEngine, prepared: PreparedCall, o: 
   systemTokens += inferred;
   const messagesSent = u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
   const sentTokens = messagesSent + inferred;
+  // The inferred system prompt and tools come first in every request: the next one (inside the TTL) reads them.
+  const prefixRead = inferred > 0 ? inputSidePrice({ read: inferred }, modelPrice(engine.model), engine.ttl) : 0;
   const nextDiff = history.length ? history.diffNext(prepared.body, prepared.blockMap) : undefined;
   const snapshot: InspectorSnapshot = {
     sessionId: o.sessionId,
@@ -132,20 +136,34 @@ export function buildSnapshot(engine: ContextEngine, prepared: PreparedCall, o: 
       hitRatio: o.ledger ? o.ledger.hitRatio() : history.hitRatio,
       breakpoints: prepared.breakpoints.length,
       breakpointRefs: prepared.breakpoints.map((b) => refOf(session, b.at)),
-      nextCachedTokens: u.cache_read_input_tokens,
+      nextCachedTokens: u.cache_read_input_tokens + inferred,
     },
     cost: {
       session: o.inferred?.sessionCost ?? (o.ledger ? o.ledger.totals.inputCost : history.sessionCost),
-      nextRequest: priced.cost.total,
+      nextRequest: priced.cost.total + prefixRead,
       nextInput: priced.cost.input,
       nextCacheWrite: priced.cost.cacheWrite,
-      nextCacheRead: priced.cost.cacheRead,
-      nextTokens: { input: u.input_tokens, cacheWrite: u.cache_creation_input_tokens, cacheRead: u.cache_read_input_tokens },
+      nextCacheRead: priced.cost.cacheRead + prefixRead,
+      nextTokens: {
+        input: u.input_tokens,
+        cacheWrite: u.cache_creation_input_tokens,
+        cacheRead: u.cache_read_input_tokens + inferred,
+      },
       exactPrices: priced.cost.exactPrices,
     },
     calls: [...history.points],
     composition: withInferred(composition(session, history.tokensOf, priced.flat), inferred),
-    findings: findings({ session, tokens, rows, sentTokens, contextWindow: engine.contextWindow, model: engine.model, ttl: engine.ttl, diffs: history.diffs, nextDiff }),
+    findings: findings({
+      session,
+      tokens,
+      rows,
+      sentTokens,
+      contextWindow: engine.contextWindow,
+      model: engine.model,
+      ttl: engine.ttl,
+      diffs: history.diffs,
+      nextDiff,
+    }),
     strategies: o.strategies ?? [],
     live: o.live,
   };

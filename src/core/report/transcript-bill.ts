@@ -30,7 +30,12 @@ export interface TranscriptBill {
  * subagent file holds), or undefined when the transcript records no usage to price it by.
  * `text`: the file's text when the caller has it (else it is read from `imp.file`).
  */
-export function transcriptBill(imp: ImportedSession, strategy: string, config: PipelineConfig, text?: string): TranscriptBill | undefined {
+export function transcriptBill(
+  imp: ImportedSession,
+  strategy: string,
+  config: PipelineConfig,
+  text?: string,
+): TranscriptBill | undefined {
   try {
     const body = text ?? readFileSync(imp.file, 'utf8');
     const strategies = strategy === 'none' ? [] : [strategy];
@@ -54,14 +59,18 @@ export function transcriptBill(imp: ImportedSession, strategy: string, config: P
   }
 }
 
+const SHARED = 'tool definitions and the stable system prompt';
+const SESSION = "the project's system block and injected reminders";
+
 /** The inferred prefix as the inspector's rows: the shared part (tools, stable system) and the session's own. */
 export function inferredHeadRows(p: InferredPrefix): { ref: string; tokens: number; what: string }[] {
   const rows: { ref: string; tokens: number; what: string }[] = [];
-  if (p.shared > 0) rows.push({ ref: 'system.0', tokens: p.shared, what: 'tool definitions and the stable system prompt' });
-  if (p.session > 0) rows.push({ ref: `system.${rows.length}`, tokens: p.session, what: "the project's system block and injected reminders" });
+  if (p.shared > 0) rows.push({ ref: 'system.0', tokens: p.shared, what: SHARED });
+  if (p.session > 0) rows.push({ ref: `system.${rows.length}`, tokens: p.session, what: SESSION });
   return rows;
 }
 
 /** Why the rows are there, for every surface that shows them. */
 export const INFERRED_NOTE =
-  'inferred: the transcript does not hold the system prompt and tools; sized from the first call\'s recorded usage, as `trimline report` does';
+  'inferred: the transcript does not hold the system prompt and tools; ' +
+  "sized from the first call's recorded usage, as `trimline report` does";

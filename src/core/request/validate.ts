@@ -23,7 +23,7 @@ import { missingUserText, type RequiredUserText } from './user-text-carried';
 
 /** Reference: "At most 100,000 messages." */
 export const MAX_MESSAGES = 100_000;
-/** Reference: at most 4 `cache_control` breakpoints per request (top-level automatic caching counts): the cache rule. */
+/** Reference: at most 4 `cache_control` breakpoints per request (automatic caching counts): the cache rule's. */
 export const MAX_CACHE_CONTROL_BLOCKS = MAX_BREAKPOINTS;
 
 export interface ValidateOptions {

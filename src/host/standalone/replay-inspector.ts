@@ -96,9 +96,14 @@ export class ReplayInspector {
       strategies: ['default', 'none', ...strategyNames()],
       epochStart: this.epochStart,
       now: this.now,
-      ...(this.bill ? { inferred: { tokens: this.bill.prefix.shared + this.bill.prefix.session, sessionCost: this.bill.strategyCost } } : {}),
+      ...(this.bill ? { inferred: this.inferred(this.bill) } : {}),
     });
     return this.cached;
+  }
+
+  /** The inferred system prompt and tools, and the session's cost as the report prices it. */
+  private inferred(b: TranscriptBill): { tokens: number; sessionCost: number } {
+    return { tokens: b.prefix.shared + b.prefix.session, sessionCost: b.strategyCost };
   }
 
   /** The "System & tools" tab: the system prompt and tools the transcript lacks, as inferred rows. */

@@ -52,11 +52,12 @@ describe('one pricer', () => {
     const offenders = spanCost(0, B - S, step(0, B - S), price, '5m') - spanCost(0, B, step(B, B), price, '5m');
     const expected = ((B - S) * price.cacheWrite5m - B * price.cacheRead) / 1e6;
     for (const v of [engine.rewriteCost, mcp.rewriteUsd, finding.cost, offenders]) expect(v).toBeCloseTo(expected, 12);
-    for (const v of [engine.savingPerCall, mcp.savedPerCallUsd, finding.saved / 10]) expect(v).toBeCloseTo((S * price.cacheRead) / 1e6, 12);
+    const saving = (S * price.cacheRead) / 1e6;
+    for (const v of [engine.savingPerCall, mcp.savedPerCallUsd, finding.saved / 10]) expect(v).toBeCloseTo(saving, 12);
     expect(finding.saved).toBeCloseTo(engine.savingPerCall * 10, 12);
   });
 
-  it('agrees with the cache simulator: the rewrite and the saving are the simulated prices of the two requests apart', () => {
+  it('agrees with the simulator: rewrite and saving are the simulated prices of two requests apart', () => {
     const sizes = new Map([['removed', S], ['kept', B - S], ['next', 0]]);
     const removed: SimBlock = { type: 'text', text: 'removed' } as SimBlock;
     const kept = (): SimBlock => ({ type: 'text', text: 'kept', cache_control: { type: 'ephemeral' } }) as SimBlock;

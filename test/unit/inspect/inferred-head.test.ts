@@ -18,7 +18,8 @@ function reportNone(): { none: number; lastTotal: number } {
   const row = rep.sessions.find((s) => !s.sidechain)!;
   const calls = importTranscript(FILE).calls.filter((c) => c.usage);
   const u = calls.at(-1)!.usage!;
-  return { none: row.strategies.none!.inputCost, lastTotal: u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0) };
+  const lastTotal = u.input_tokens + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0);
+  return { none: row.strategies.none!.inputCost, lastTotal };
 }
 
 describe('inspect of a transcript', () => {
@@ -44,6 +45,8 @@ describe('inspect of a transcript', () => {
     const s = inspector.snapshot();
     expect(Math.abs(s.cost.session / report.none - 1)).toBeLessThan(0.01);
     expect(s.totals.inferredTokens).toBeGreaterThan(10_000);
+    // The next request reads the inferred prefix from the cache, and its price says so.
+    expect(s.cost.nextTokens.cacheRead).toBeGreaterThanOrEqual(s.totals.inferredTokens!);
     // The next request is about as large as the last recorded call (within 15%: it adds that call's response).
     expect(Math.abs(s.totals.sentTokens / report.lastTotal - 1)).toBeLessThan(0.15);
     const head = inspector.handle({ op: 'head' }) as { rows: { section: string; text: string }[] };

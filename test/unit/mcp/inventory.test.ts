@@ -43,7 +43,7 @@ describe('mcpInventory', () => {
 describe('toolSwitchCost', () => {
   it('prices the rewrite of the cached prefix against the per-call saving (Sonnet 4.6: write 3.75, read 0.30 per MTok)', () => {
     const c = toolSwitchCost(50_000, 5_000, modelPrice('claude-sonnet-4-6'));
-    // The next call writes 45k instead of reading 50k (the one pricer: two requests apart), not 45k × (write − read).
+    // The next call writes 45k instead of reading 50k (two requests apart), not 45k × (write − read).
     expect(c.rewriteUsd).toBeCloseTo((45_000 * 3.75 - 50_000 * 0.3) / 1e6, 9);
     expect(c.savedPerCallUsd).toBeCloseTo((5_000 * 0.3) / 1e6, 9);
     expect(c.breakEvenCalls).toBe(103);
