@@ -25,7 +25,10 @@ export function requestToken(req: Pick<IncomingMessage, 'headers' | 'url'>): str
 
 const digest = (s: string): Buffer => createHash('sha256').update(s, 'utf8').digest();
 
-/** Whether `given` is `expected`, in time that does not depend on where they differ or on their lengths (digests are compared). */
+/**
+ * Whether `given` is `expected`, in time that does not depend on where they differ or on
+ * their lengths (their digests are compared).
+ */
 export function tokenMatches(expected: string, given: string | undefined): boolean {
   return given !== undefined && timingSafeEqual(digest(expected), digest(given));
 }

@@ -234,7 +234,8 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
     forward(req, res, { upstream });
   };
 
-  const s = await startInspectorServer(backend, { port: o.port, root: o.root, fallback: api, token: o.token, timeouts: o.timeouts });
+  const served = { port: o.port, root: o.root, fallback: api, token: o.token, timeouts: o.timeouts };
+  const s = await startInspectorServer(backend, served);
   inspector.server = s;
   return {
     url: s.url.replace(/\/$/, ''),

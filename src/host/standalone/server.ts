@@ -106,7 +106,8 @@ function isInspectorPath(path: string): boolean {
   return path === '/' || path === '/index.html' || path.startsWith('/api/') || Object.hasOwn(ASSETS, path);
 }
 
-const NO_TOKEN = 'forbidden: this inspector needs its access token; open the address Trimline printed (it ends in ?token=…)';
+const NO_TOKEN =
+  'forbidden: this inspector needs its access token; open the address Trimline printed (it ends in ?token=…)';
 
 /** The package root: the nearest ancestor of this file with package.json and media/inspector.css. */
 export function findRoot(from: string = __dirname): string {
@@ -249,7 +250,8 @@ export async function startInspectorServer(backend: InspectorBackend, opts: Insp
     const refused = refusal({ url: req.url, host: h.host, origin: h.origin, secFetchSite: h['sec-fetch-site'] }, port);
     if (refused) return send(res, refused.status, 'text/plain', `forbidden: ${refused.message}`);
     // Static assets hold no data; the page and every /api/ path need the token.
-    if (!(Object.hasOwn(ASSETS, path)) && !tokenMatches(token, requestToken(req))) return send(res, 403, 'text/plain', NO_TOKEN);
+    const needsToken = !Object.hasOwn(ASSETS, path);
+    if (needsToken && !tokenMatches(token, requestToken(req))) return send(res, 403, 'text/plain', NO_TOKEN);
     if (req.method === 'POST' && path === '/api/request') {
       api(req, res, clientOf(req.url)).catch((e: unknown) => send(res, 500, 'text/plain', String(e)));
       return;

@@ -19,7 +19,8 @@ let inspector: InspectorServer;
 beforeAll(async () => {
   upstream = await startTestServer({ fallback: 'echo' });
   proxy = await startProxy({ upstream: upstream.url, timeouts: TIMEOUTS });
-  inspector = await startInspectorServer({ snapshot: () => undefined, handle: () => undefined }, { root: process.cwd(), timeouts: TIMEOUTS });
+  const empty = { snapshot: () => undefined, handle: () => undefined };
+  inspector = await startInspectorServer(empty, { root: process.cwd(), timeouts: TIMEOUTS });
 });
 afterAll(async () => {
   await proxy?.close();
@@ -39,12 +40,17 @@ function open(port: number): { socket: Socket; closed: Promise<string> } {
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const body = JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 64, messages: [{ role: 'user', content: 'hello there' }] });
-const apiHeaders = (port: number, length: number): string =>
-  `POST /v1/messages HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\ncontent-type: application/json\r\nx-api-key: k\r\nanthropic-version: 2023-06-01\r\ncontent-length: ${length}\r\n\r\n`;
+const messages = [{ role: 'user', content: 'hello there' }];
+const body = JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 64, messages });
+const API = { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' };
+const apiHeaders = (port: number, length: number): string => {
+  const fields = Object.entries(API).map(([k, v]) => `${k}: ${v}`);
+  const lines = [`Host: 127.0.0.1:${port}`, ...fields, `content-length: ${length}`];
+  return `POST /v1/messages HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n`;
+};
 
 describe('slow clients', () => {
-  it('closes a connection whose headers do not arrive in time (408), on the proxy and the inspector server', async () => {
+  it('closes a connection whose headers do not arrive in time (408), on the proxy and the inspector', async () => {
     for (const port of [proxy.port, inspector.port]) {
       const c = open(port);
       c.socket.write(`GET /v1/models HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nx-slow: `);
@@ -58,7 +64,7 @@ describe('slow clients', () => {
     c.socket.write(apiHeaders(proxy.port, body.length) + body.slice(0, 10));
     const sent = await c.closed;
     expect(sent).not.toMatch(/^HTTP\/1\.1 200/);
-    const next = await fetch(`${proxy.url}/v1/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' }, body });
+    const next = await fetch(`${proxy.url}/v1/messages`, { method: 'POST', headers: API, body });
     expect(next.status).toBe(200);
   });
 
@@ -87,7 +93,7 @@ describe('slow clients', () => {
     upstream.fault(faults.slow(TIMEOUTS.bodyStallMs * 2));
     const res = await fetch(`${proxy.url}/v1/messages`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
+      headers: API,
       body: JSON.stringify({ ...JSON.parse(body), stream: true }),
     });
     expect(res.status).toBe(200);

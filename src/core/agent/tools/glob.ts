@@ -134,7 +134,10 @@ function translate(glob: string): string {
   return out;
 }
 
-/** Compile a glob to an anchored pattern over `/`-separated relative paths; throws PatternError for one that cannot run. */
+/**
+ * Compile a glob to an anchored pattern over `/`-separated relative paths; throws PatternError
+ * for one that cannot run.
+ */
 export function compileGlob(glob: string): Pick<LinearPattern, 'test'> {
   let g = glob;
   while (g.startsWith('./')) g = g.slice(2);

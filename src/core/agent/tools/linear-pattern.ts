@@ -18,6 +18,9 @@ export const MAX_PROGRAM_SIZE = 5000;
  */
 export const MAX_MATCH_WORK = 20_000_000;
 
+/** What an error about RE2 syntax adds. */
+const RE2_NOTE = 'patterns use RE2 syntax, which runs in linear time: no lookahead, lookbehind or backreferences';
+
 /** A pattern that cannot run: the message is meant for the model (and the user). */
 export class PatternError extends Error {}
 
@@ -43,7 +46,8 @@ export interface LinearPatternOptions {
 
 /** Throw a {@link PatternError} for a pattern longer than `max` characters. */
 export function checkLength(pattern: string, max = MAX_PATTERN_CHARS): void {
-  if (pattern.length > max) throw new PatternError(`the pattern is too long (${pattern.length} characters; at most ${max})`);
+  if (pattern.length <= max) return;
+  throw new PatternError(`the pattern is too long (${pattern.length} characters; at most ${max})`);
 }
 
 /** Compile `source` for RE2, or throw a {@link PatternError} that says why it cannot run. */
@@ -51,15 +55,17 @@ export function compileLinear(source: string, o: LinearPatternOptions = {}): Lin
   checkLength(source, o.maxChars ?? MAX_PATTERN_CHARS);
   let re: RE2JS;
   try {
-    re = RE2JS.compile(o.javascript ? RE2JS.translateRegExp(source) : source, o.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
+    const translated = o.javascript ? RE2JS.translateRegExp(source) : source;
+    re = RE2JS.compile(translated, o.ignoreCase ? RE2JS.CASE_INSENSITIVE : 0);
   } catch (e) {
     const why = e instanceof Error ? e.message.replace(/^error parsing regexp: /, '') : String(e);
-    throw new PatternError(`${why} (patterns use RE2 syntax, which runs in linear time: no lookahead, lookbehind or backreferences)`);
+    throw new PatternError(`${why} (${RE2_NOTE})`);
   }
   const size = re.programSize();
   const max = o.maxProgramSize ?? MAX_PROGRAM_SIZE;
   if (size > max) {
-    throw new PatternError(`the pattern is too complex (program size ${size}; at most ${max}): use fewer or smaller repetitions`);
+    const why = `the pattern is too complex (program size ${size}; at most ${max})`;
+    throw new PatternError(`${why}: use fewer or smaller repetitions`);
   }
   return {
     test: (text) => re.test(text),

@@ -50,13 +50,19 @@ const schema: ObjectSchema = {
   properties: {
     query: { type: 'string', description: 'Text to find (literal unless regex is true). All-lowercase queries match case-insensitively.', minLength: 1 },
     path: { type: 'string', description: 'File or directory to search, relative to the workspace root. Default: the whole workspace.' },
-    regex: { type: 'boolean', description: 'Treat query as a regular expression (RE2 syntax: no lookaround or backreferences). Default false.' },
+    regex: {
+      type: 'boolean',
+      description: 'Treat query as a regular expression (RE2 syntax: no lookaround or backreferences). Default false.',
+    },
   },
   required: ['query'],
   additionalProperties: false,
 };
 
-/** How a query matches a line: the index of the first match, or -1; `fits`: whether the line can be matched in bounded time. */
+/**
+ * How a query matches a line: the index of the first match, or -1; `fits`: whether the line
+ * can be matched in bounded time.
+ */
 interface LineMatcher {
   readonly indexIn: (line: string) => number;
   readonly fits: (line: string) => boolean;
@@ -160,23 +166,33 @@ function notes(scan: Scan, listingCut: boolean): string[] {
   if (scan.skippedLarge) out.push(`Skipped ${plural(scan.skippedLarge, 'file')} over ${MAX_SEARCH_FILE_BYTES / 1_000_000} MB.`);
   if (scan.skippedBinary) out.push(`Skipped ${plural(scan.skippedBinary, 'binary file')}.`);
   if (scan.skippedOutside) out.push(`Skipped ${plural(scan.skippedOutside, 'symlink')} pointing outside the workspace.`);
-  if (scan.skippedLines) out.push(`Skipped ${plural(scan.skippedLines, 'line')} too long for this regex; use a simpler one or a literal query.`);
-  if (scan.slowFiles) {
-    out.push(`Searched only part of ${plural(scan.slowFiles, 'file')} (${scan.limits.fileMs / 1000} s per file); use a simpler query or a narrower path.`);
+  if (scan.skippedLines) {
+    out.push(`Skipped ${plural(scan.skippedLines, 'line')} too long for this regex; use a simpler one or a literal.`);
   }
-  if (scan.outOfTime) out.push(`Stopped after ${scan.limits.totalMs / 1000} s; the matches so far are shown. Pass a narrower path.`);
+  if (scan.slowFiles) {
+    const part = `Searched only part of ${plural(scan.slowFiles, 'file')} (${scan.limits.fileMs / 1000} s per file)`;
+    out.push(`${part}; use a simpler query or a narrower path.`);
+  }
+  if (scan.outOfTime) {
+    out.push(`Stopped after ${scan.limits.totalMs / 1000} s; the matches so far are shown. Pass a narrower path.`);
+  }
   return out;
 }
 
 /** The search tool with its time limits (the tool uses {@link SEARCH_LIMITS}). */
-export async function runSearch(input: SearchInput, ctx: ToolContext, limits: SearchLimits = SEARCH_LIMITS): Promise<ToolResult> {
+export async function runSearch(
+  input: SearchInput,
+  ctx: ToolContext,
+  limits: SearchLimits = SEARCH_LIMITS,
+): Promise<ToolResult> {
   const where = displayPath(input.path);
   let match: LineMatcher;
   try {
     match = makeMatcher(input.query, input.regex ?? false);
   } catch (e) {
     if (!(e instanceof PatternError)) throw e;
-    return fail(`invalid regular expression ${JSON.stringify(input.query)}: ${e.message}. Set regex to false to search for the literal text.`);
+    const why = `invalid regular expression ${JSON.stringify(input.query)}: ${e.message}`;
+    return fail(`${why}. Set regex to false to search for the literal text.`);
   }
   const st = await ctx.workspace.stat(where);
   if (!st) return fail(`not found: ${where}`);
@@ -189,7 +205,8 @@ export async function runSearch(input: SearchInput, ctx: ToolContext, limits: Se
   }
   const start = limits.now();
   const scan: Scan = {
-    matches: [], searched: 0, skippedLarge: 0, skippedBinary: 0, skippedOutside: 0, slowFiles: 0, skippedLines: 0, outOfTime: false,
+    matches: [], searched: 0, skippedLarge: 0, skippedBinary: 0, skippedOutside: 0,
+    slowFiles: 0, skippedLines: 0, outOfTime: false,
     limits, deadline: start + limits.totalMs, sliceStart: start,
   };
   const cancelled = fail('cancelled: the user stopped this turn.');
@@ -216,7 +233,8 @@ export const searchTool: ToolSpec<SearchInput> = {
   name: 'search',
   description:
     'Search file contents in the workspace. Returns matching lines as `path:line: text`. The query is literal text unless regex is true ' +
-    '(RE2 syntax: JavaScript syntax without lookaround or backreferences). Smart case: a query with no uppercase letters ignores case. ' +
+    '(RE2 syntax: JavaScript syntax without lookaround or backreferences). ' +
+    'Smart case: a query with no uppercase letters ignores case. ' +
     'Skips binary files, .git, node_modules and .trimline. ' +
     `At most ${MAX_SEARCH_MATCHES} matches.`,
   schema,
