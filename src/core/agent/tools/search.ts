@@ -107,17 +107,23 @@ interface Scan {
 /** Thrown out of a scan when the user stops the turn. */
 class Stopped extends Error {}
 
-/** Before each line: yield when the slice is used up, stop on abort, end the file or the search past their time. */
-async function mayGoOn(scan: Scan, fileStart: number, signal: AbortSignal | undefined): Promise<boolean> {
-  const { limits } = scan;
-  if (limits.now() - scan.sliceStart >= limits.sliceMs) {
-    await new Promise<void>((r) => setImmediate(r));
-    scan.sliceStart = limits.now();
-  }
+/** Whether matching has used up its slice and should yield to the event loop before the next line. */
+function sliceUsed(scan: Scan): boolean {
+  return scan.limits.now() - scan.sliceStart >= scan.limits.sliceMs;
+}
+
+/** Let the event loop run (Stop, the host's other work), then start a new slice. */
+async function yieldTurn(scan: Scan): Promise<void> {
+  await new Promise<void>((r) => setImmediate(r));
+  scan.sliceStart = scan.limits.now();
+}
+
+/** Before each line: stop on abort; false (noted) once the file or the search is out of time. */
+function mayGoOn(scan: Scan, fileStart: number, signal: AbortSignal | undefined): boolean {
   if (signal?.aborted) throw new Stopped();
-  const t = limits.now();
+  const t = scan.limits.now();
   if (t >= scan.deadline) scan.outOfTime = true;
-  else if (t - fileStart >= limits.fileMs) scan.slowFiles++;
+  else if (t - fileStart >= scan.limits.fileMs) scan.slowFiles++;
   else return true;
   return false;
 }
@@ -149,7 +155,9 @@ async function scanFile(file: string, match: LineMatcher, ctx: ToolContext, scan
   const lines = decodeText(bytes).split('\n');
   const fileStart = scan.limits.now();
   for (let i = 0; i < lines.length && scan.matches.length <= MAX_SEARCH_MATCHES; i++) {
-    if (!(await mayGoOn(scan, fileStart, ctx.signal))) return;
+    // An await only when the slice is used up: one per line would cost a microtask per line.
+    if (sliceUsed(scan)) await yieldTurn(scan);
+    if (!mayGoOn(scan, fileStart, ctx.signal)) return;
     if (!match.fits(lines[i])) {
       scan.skippedLines++;
       continue;
