@@ -152,7 +152,7 @@ export async function serveInspect(file: string, o: InspectOptions & { port: num
   const { server, inspector } = await serveTranscript(file, { strategy: o.strategy, config: o.config, port: o.port });
   const snap = inspector.snapshot();
   out.write(`${line(file)}: ${snap.rows.length} blocks, ${snap.calls.length} calls replayed with strategy ${line(o.strategy)}\n`);
-  out.write(`Trimline inspector: ${server.url}  (127.0.0.1 only; Ctrl+C to stop)\n`);
+  out.write(`Trimline inspector: ${server.pageUrl}  (127.0.0.1 only; Ctrl+C to stop)\n`);
   await new Promise<void>((done) => {
     const stop = (): void => {
       process.off('SIGINT', stop);

@@ -1,7 +1,8 @@
 /**
  * `trimline proxy`: the Anthropic-compatible proxy with the inspector on the same port (see
- * src/host/proxy/server.ts). Prints one line, `Trimline proxy: http://127.0.0.1:PORT`, then
- * runs until Ctrl+C. Sessions are journaled under the user's data directory.
+ * src/host/proxy/server.ts). Prints two lines, `Trimline proxy: http://127.0.0.1:PORT` (the base
+ * URL for clients) and `Trimline inspector: http://127.0.0.1:PORT/?token=…` (the inspector with
+ * this launch's access token), then runs until Ctrl+C. Sessions are journaled under the user's data directory.
  */
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -67,7 +68,7 @@ export async function runProxy(args: string[]): Promise<number> {
     cacheDiagnostics: values['cache-diagnostics'] ?? false,
     notice: (line) => process.stderr.write(`${terminalSafe(line)}\n`),
   });
-  process.stdout.write(`Trimline proxy: ${proxy.url}\n`);
+  process.stdout.write(`Trimline proxy: ${proxy.url}\nTrimline inspector: ${proxy.inspectorUrl}\n`);
   await new Promise<void>((resolve) => {
     process.once('SIGINT', resolve);
     process.once('SIGTERM', resolve);

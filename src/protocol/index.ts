@@ -6,6 +6,7 @@
  *   mcp.ts                      the MCP part (approvals, the inspector's Tools tab)
  *   format.ts                   number formats shared by findings and the webviews
  *   report*.ts                  the report view: its messages, the report's types, formats and charts
+ *   access.ts                   the standalone page's access token: its header and parameter
  */
 export * from './messages';
 export * from './parse';

@@ -52,7 +52,7 @@ async function run(browser: Browser): Promise<PageUpdate[]> {
   const served = await serveLive(BLOCKS);
   const { live, server } = served;
   try {
-    const w = await openInspector(browser, server.url, { height: 900, beforeLoad: async (page) => { await page.addInitScript(timeMessages); } });
+    const w = await openInspector(browser, server.pageUrl, { height: 900, beforeLoad: async (page) => { await page.addInitScript(timeMessages); } });
     const { page } = w;
     const deltas = (): Promise<number> => page.evaluate(() => performance.getEntriesByName('trimline:delta').length);
     const settle = async (n: number): Promise<void> => {

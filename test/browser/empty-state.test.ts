@@ -54,7 +54,7 @@ describe('empty state in a VS Code webview', () => {
     browser = await launchBrowser();
     // The server only serves the document and bundles here: messages go through acquireVsCodeApi.
     server = await startInspectorServer(new RecordingHost(), { root: process.cwd() });
-    w = await openInspector(browser, server.url, { beforeLoad: vscodeApi, waitFor: 'p.loading', width: 1000, height: 700 });
+    w = await openInspector(browser, server.pageUrl, { beforeLoad: vscodeApi, waitFor: 'p.loading', width: 1000, height: 700 });
     page = w.page;
   });
   afterAll(async () => {
@@ -150,14 +150,15 @@ describe('empty state from the standalone server', () => {
     const host = new RecordingHost();
     const server = await startInspectorServer(host, { root: process.cwd() });
     try {
-      const w = await openInspector(browser, server.url, { theme: 'light', waitFor: '.empty-state', width: 1000, height: 700 });
+      const w = await openInspector(browser, server.pageUrl, { theme: 'light', waitFor: '.empty-state', width: 1000, height: 700 });
       const v = await emptyView(w.page);
       expect(v.buttons).toEqual([]);
       expect(v.text).toContain('as soon as it makes its first request');
       await screenshot(w.page, 'empty-state-standalone-light');
       const post = (request: unknown) =>
         w.page.evaluate(async (r) => {
-          const res = await fetch('api/request', { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify({ type: 'request', id: 7, request: r }) });
+          const headers = { 'Content-Type': 'application/json', 'X-Trimline-Token': new URLSearchParams(location.search).get('token') ?? '' };
+          const res = await fetch('api/request', { method: 'POST', headers, body: JSON.stringify({ type: 'request', id: 7, request: r }) });
           return { status: res.status, body: res.ok ? ((await res.json()) as unknown) : await res.text() };
         }, request);
       expect(await post({ op: 'runAction', action: 'startChat' })).toEqual({ status: 200, body: [{ type: 'response', id: 7, ok: false, error: '"startChat" is not offered by this inspector' }] });
@@ -179,7 +180,7 @@ describe('empty state from the standalone server', () => {
     const server = await startInspectorServer(host, { root: process.cwd() });
     try {
       for (const theme of ['dark', 'high-contrast']) {
-        const w = await openInspector(browser, server.url, { theme, waitFor: '.empty-state vscode-button', width: 1000, height: 700 });
+        const w = await openInspector(browser, server.pageUrl, { theme, waitFor: '.empty-state vscode-button', width: 1000, height: 700 });
         await w.page.keyboard.press('Tab');
         await w.page.keyboard.press('Enter');
         await w.page.keyboard.press('Tab');

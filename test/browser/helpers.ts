@@ -32,7 +32,7 @@ export async function serve(source: string | ImportedSession, strategy = 'defaul
   const imp = typeof source === 'string' ? importTranscript(resolve(TRANSCRIPTS, source)) : source;
   const inspector = new ReplayInspector(imp, { strategy });
   const server = await startInspectorServer(inspector, { root: process.cwd(), mutates: (r) => ReplayInspector.mutates(r) });
-  return { server, inspector, url: server.url };
+  return { server, inspector, url: server.pageUrl };
 }
 
 export interface Watched {
@@ -43,7 +43,7 @@ export interface Watched {
   cspViolations: string[];
 }
 
-/** Open the inspector and wait for the first snapshot to be rendered (or for `waitFor`). */
+/** Open the inspector at `url` (the address its server printed, with its token) and wait for the first snapshot to be rendered (or for `waitFor`). */
 export async function openInspector(browser: Browser, url: string, opts: { theme?: string; width?: number; height?: number; waitFor?: string; beforeLoad?: (page: Page) => Promise<void> } = {}): Promise<Watched> {
   const page = await browser.newPage({ viewport: { width: opts.width ?? 1400, height: opts.height ?? 900 } });
   const w: Watched = { page, console: [], errors: [], dialogs: [], cspViolations: [] };
@@ -60,7 +60,9 @@ export async function openInspector(browser: Browser, url: string, opts: { theme
     document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));
   });
   await opts.beforeLoad?.(page);
-  await page.goto(`${url}${opts.theme ? `?theme=${opts.theme}` : ''}`);
+  const address = new URL(url);
+  if (opts.theme) address.searchParams.set('theme', opts.theme);
+  await page.goto(address.href);
   await page.waitForSelector(opts.waitFor ?? '.grid-spacer .grid-row', { timeout: 30_000 });
   return w;
 }

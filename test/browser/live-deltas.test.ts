@@ -19,8 +19,8 @@ describe('live inspector deltas', () => {
     const { browser, live, server } = suite;
     const first = live.inspector.snapshot()!;
     expect(first.rows.length).toBeGreaterThanOrEqual(BLOCKS);
-    const stream = await listenEvents(server.port);
-    const w = await openInspector(browser, server.url, { height: 900 });
+    const stream = await listenEvents(server);
+    const w = await openInspector(browser, server.pageUrl, { height: 900 });
     const { page } = w;
     const readies: string[] = [];
     page.on('request', (r) => {

@@ -68,7 +68,7 @@ describe('live updates render what a whole snapshot renders', () => {
 
   it('a page patched by deltas equals a fresh page, filter, expanded row and selection included', async () => {
     const { browser, live, server } = suite;
-    const a = await openInspector(browser, server.url, { height: 700 });
+    const a = await openInspector(browser, server.pageUrl, { height: 700 });
     const deltas = (): Promise<number> => a.page.evaluate(() => performance.getEntriesByName('trimline:delta').length);
     const update = async (change: () => void): Promise<void> => {
       const before = await deltas();
@@ -99,7 +99,7 @@ describe('live updates render what a whole snapshot renders', () => {
     expect(await a.page.evaluate(() => performance.getEntriesByName('trimline:snapshot').length)).toBe(1);
 
     // A page opened now, brought to the same state.
-    const b = await openInspector(browser, server.url, { height: 700 });
+    const b = await openInspector(browser, server.pageUrl, { height: 700 });
     await search(b.page, 'Bash');
     await prepare(b.page);
     const top = await a.page.evaluate(() => (document.querySelector('.grid-scroll') as HTMLElement).scrollTop);

@@ -40,7 +40,7 @@ describe('Tools tab (MCP) in a VS Code webview', () => {
   beforeAll(async () => {
     browser = await launchBrowser();
     server = await startInspectorServer(new RecordingHost(), { root: process.cwd() });
-    page = (await openInspector(browser, server.url, { beforeLoad: vscodeApi, waitFor: 'p.loading', width: 1100, height: 700 })).page;
+    page = (await openInspector(browser, server.pageUrl, { beforeLoad: vscodeApi, waitFor: 'p.loading', width: 1100, height: 700 })).page;
     const snapshot = new ReplayInspector(importTranscript(`${TRANSCRIPTS}/343e3472-b9b6-4561-ade0-21d1a4730c11.jsonl`), { strategy: 'default' }).snapshot();
     await hostSends({ type: 'snapshot', snapshot });
     await page.waitForSelector('#tab-context');

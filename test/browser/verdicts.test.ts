@@ -29,7 +29,7 @@ describe('inspector: cache verdicts of a proxied session', () => {
   });
 
   it('marks the misses on the chart; a mark opens the call\u2019s diff with its verdict', async () => {
-    const w = await openInspector(browser, proxy.url);
+    const w = await openInspector(browser, proxy.inspectorUrl);
     const { page } = w;
     // The active session is the epoch after the edit: its first call (the edit) and the model switch missed.
     const snap = proxy.engine.active()!.inspector.snapshot()!;
@@ -55,7 +55,7 @@ describe('inspector: cache verdicts of a proxied session', () => {
     expect(w.cspViolations).toEqual([]);
     await page.close();
     // The same in the high-contrast theme: the marks and the verdict take the theme's colours.
-    const hc = await openInspector(browser, proxy.url, { theme: 'high-contrast' });
+    const hc = await openInspector(browser, proxy.inspectorUrl, { theme: 'high-contrast' });
     await hc.page.click('.chart-svg .miss-mark >> nth=0');
     await hc.page.waitForSelector('.diff-view .verdict.verdict-miss');
     await screenshot(hc.page, 'call-detail-verdict-high-contrast');
@@ -67,7 +67,7 @@ describe('inspector: cache verdicts of a proxied session', () => {
     // A Claude-Code-shaped session: its tool results are what the inspector trims.
     server.script(...Array.from({ length: 4 }, (_, k) => () => ccTurn(k, 4)));
     await ccClient(proxy.url, 'sess-price-1').prompt('Read the modules.');
-    const w = await openInspector(browser, proxy.url);
+    const w = await openInspector(browser, proxy.inspectorUrl);
     const { page } = w;
     const st = proxy.engine.active()!;
     expect(st.entry.id).toBe('sess-price-1');
@@ -116,7 +116,7 @@ describe('inspector: cache verdicts of a proxied session', () => {
       metadata: { user_id: JSON.stringify({ device_id: 'dev-1', account_uuid: 'acc-1', session_id: 'sess-price-1' }) },
     });
     const child = proxy.engine.sessions.all().find((e) => e.key === 'sess-price-1' && e.epoch > 1)!;
-    const w = await openInspector(browser, proxy.url);
+    const w = await openInspector(browser, proxy.inspectorUrl);
     const { page } = w;
     await page.waitForSelector('.session-label:not([hidden]) vscode-option[value="breaker-session-1"]', { state: 'attached' });
     const options = await page.locator('vscode-dropdown.session-picker vscode-option').evaluateAll((els) => els.map((e) => [e.getAttribute('value'), e.textContent]));
@@ -147,7 +147,7 @@ describe('inspector: cache verdicts of a proxied session', () => {
   });
 
   it('shows the system blocks and tool definitions as rows; tools the session never used are marked with their cost', async () => {
-    const w = await openInspector(browser, proxy.url);
+    const w = await openInspector(browser, proxy.inspectorUrl);
     const { page } = w;
     const st = proxy.engine.active()!;
     expect(st.entry.id).toBe('sess-price-2');

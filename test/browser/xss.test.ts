@@ -76,7 +76,7 @@ describe('XSS corpus inside tool results', () => {
     expect(probe.text).toContain('<img src=x onerror="window.__xss = \'img\'">');
     expect(probe.text).toContain('<a href="javascript:window.__xss = \'link\'" id="xss-link">click me</a>');
     expect(probe.title).toBe('xss-<img src=x onerror=alert(1)>.json');
-    expect(requests.filter((u) => !u.startsWith(s.url))).toEqual([]);
+    expect(requests.filter((u) => !u.startsWith(s.server.url))).toEqual([]);
     expect(w.cspViolations).toEqual([]);
     // What the host sends is the payload as data too.
     expect(JSON.stringify(s.inspector.nextRequest.body)).toContain('onerror');

@@ -46,8 +46,8 @@ afterAll(async () => {
 interface Snap {
   findings: { id: string; message: string }[];
 }
-async function snapshot(url: string): Promise<Snap> {
-  const [msg] = (await inspectorRequest(url, { type: 'ready' })) as [{ type: string; snapshot: Snap }];
+async function snapshot(p: CliProxy): Promise<Snap> {
+  const [msg] = (await inspectorRequest(p, { type: 'ready' })) as [{ type: string; snapshot: Snap }];
   expect(msg.type).toBe('snapshot');
   return msg.snapshot;
 }
@@ -64,8 +64,8 @@ describe('probe: journals of the proxy CLI', () => {
     // Observe-only `none` (the CLI's default): the restored trim must apply to the first request after the restart.
     const first = await proxy(['--strategy', 'none', '--journal', dir]);
     expect((await postMessages(first.url, 'probe-str', request(history))).status).toBe(200);
-    const trim = await inspectorRequest(first.url, { type: 'request', id: 1, request: { op: 'trim', blockId: 'probe-str.m0.0', text: 'trimmed by the user' } });
-    const pin = await inspectorRequest(first.url, { type: 'request', id: 2, request: { op: 'pin', blockId: 'probe-str.m2.0' } });
+    const trim = await inspectorRequest(first, { type: 'request', id: 1, request: { op: 'trim', blockId: 'probe-str.m0.0', text: 'trimmed by the user' } });
+    const pin = await inspectorRequest(first, { type: 'request', id: 2, request: { op: 'pin', blockId: 'probe-str.m2.0' } });
     expect([trim[0], pin[0]]).toMatchObject([{ type: 'response', ok: true }, { type: 'response', ok: true }]);
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
     for (const f of ['proxy-probe-str.jsonl', 'proxy-probe-str.jsonl.lock']) expect(fs.statSync(path.join(dir, f)).mode & 0o777, f).toBe(0o600);
@@ -103,7 +103,7 @@ describe('probe: journals of the proxy CLI', () => {
     victim.push({ role: 'assistant', content: 'victim reply 1' }, { role: 'user', content: 'victim asks 1' });
     expect((await postMessages(p.url, 'victim', request(victim))).status).toBe(200);
     await waitFor(() => /session victim: journal write failed .*EISDIR/.test(p.stderr()), 10_000, 'the journal error on stderr');
-    expect((await snapshot(p.url)).findings[0].message).toMatch(/^Journal: journal write failed \(records kept for a retry\).*EISDIR/);
+    expect((await snapshot(p)).findings[0].message).toMatch(/^Journal: journal write failed \(records kept for a retry\).*EISDIR/);
     others[0].push({ role: 'assistant', content: 'other reply' }, { role: 'user', content: 'other 0 asks again' });
     expect((await postMessages(p.url, 'other-0', request(others[0]))).status).toBe(200);
     expect(fs.readFileSync(journalPath(dir, 'proxy-other-0'), 'utf8')).toContain('other 0 asks again');
@@ -112,7 +112,7 @@ describe('probe: journals of the proxy CLI', () => {
     fs.writeFileSync(file, saved, { mode: 0o600 });
     victim.push({ role: 'assistant', content: 'victim reply 2' }, { role: 'user', content: 'victim asks 2' });
     expect((await postMessages(p.url, 'victim', request(victim))).status).toBe(200);
-    expect((await snapshot(p.url)).findings.some((f) => f.id === 'journal-error')).toBe(false);
+    expect((await snapshot(p)).findings.some((f) => f.id === 'journal-error')).toBe(false);
     await p.stop();
     const loaded = loadJournal(file);
     expect(loaded.issues).toEqual([]);

@@ -22,6 +22,8 @@ interface Proxy {
   readonly child: ChildProcess;
   readonly port: number;
   readonly journal: string;
+  /** The inspector's access token, from the address the CLI printed. */
+  readonly token: string;
 }
 
 /** The built CLI's proxy on a free port, journaling into a fresh directory. */
@@ -32,8 +34,8 @@ function startCliProxy(upstream: string, strategy: string): Promise<Proxy> {
     let out = '';
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
-      const m = /^Trimline proxy: http:\/\/127\.0\.0\.1:(\d+)$/m.exec(out);
-      if (m) ok({ child, port: Number(m[1]), journal });
+      const m = /^Trimline proxy: http:\/\/127\.0\.0\.1:(\d+)\nTrimline inspector: (\S+)$/m.exec(out);
+      if (m) ok({ child, port: Number(m[1]), journal, token: new URL(m[2]).searchParams.get('token') ?? '' });
     });
     child.on('exit', (code) => fail(new Error(`proxy exited ${code}: ${out}`)));
   });
@@ -162,7 +164,8 @@ describe('probe: who the proxy answers to', () => {
       expect(image.status).toBe(403);
       expect(server.requests).toEqual([]);
       // The inspector has no session to show, and the journal directory stays empty.
-      const ready = await send(fresh.port, 'POST', '/api/request', { host: own, 'content-type': 'application/json' }, JSON.stringify({ type: 'ready' }));
+      const json = { host: own, 'content-type': 'application/json', 'x-trimline-token': fresh.token };
+      const ready = await send(fresh.port, 'POST', '/api/request', json, JSON.stringify({ type: 'ready' }));
       expect((JSON.parse(ready.text) as { type: string }[])[0].type).toBe('empty');
       expect(readdirSync(fresh.journal)).toEqual([]);
     } finally {
@@ -172,25 +175,26 @@ describe('probe: who the proxy answers to', () => {
 
   it('the inspector page still works as a browser loads it (own Origin or none); other Origins are refused there too', async () => {
     const own = `127.0.0.1:${proxy.port}`;
-    const page = await send(proxy.port, 'GET', '/', { host: own, 'sec-fetch-site': 'none' });
+    const page = await send(proxy.port, 'GET', `/?token=${proxy.token}`, { host: own, 'sec-fetch-site': 'none' });
     expect(page.status).toBe(200);
     expect(page.text).toContain('/assets/inspector.js');
     const script = await send(proxy.port, 'GET', '/assets/inspector.js', { host: own, 'sec-fetch-site': 'same-origin' });
     expect(script.status).toBe(200);
     for (const origin of [`http://${own}`, `http://localhost:${proxy.port}`]) {
       const host = origin.slice('http://'.length);
-      const api = await send(proxy.port, 'POST', '/api/request', { host, origin, 'content-type': 'application/json', 'sec-fetch-site': 'same-origin' }, JSON.stringify({ type: 'ready' }));
+      const headers = { host, origin, 'content-type': 'application/json', 'sec-fetch-site': 'same-origin', 'x-trimline-token': proxy.token };
+      const api = await send(proxy.port, 'POST', '/api/request', headers, JSON.stringify({ type: 'ready' }));
       expect(api.status, origin).toBe(200);
     }
     const events = await new Promise<number>((ok, fail) => {
-      const req = http.get({ host: '127.0.0.1', port: proxy.port, path: '/api/events?client=probe', headers: { host: own, accept: 'text/event-stream' }, agent: false }, (res) => {
+      const req = http.get({ host: '127.0.0.1', port: proxy.port, path: `/api/events?client=probe&token=${proxy.token}`, headers: { host: own, accept: 'text/event-stream' }, agent: false }, (res) => {
         ok(res.statusCode ?? 0);
         res.destroy();
       });
       req.on('error', fail);
     });
     expect(events).toBe(200);
-    const forged = await send(proxy.port, 'POST', '/api/request', { host: own, origin: 'http://evil.example', 'content-type': 'application/json' }, JSON.stringify({ type: 'ready' }));
+    const forged = await send(proxy.port, 'POST', '/api/request', { host: own, origin: 'http://evil.example', 'content-type': 'application/json', 'x-trimline-token': proxy.token }, JSON.stringify({ type: 'ready' }));
     expect(forged.status).toBe(403);
   });
 });

@@ -1,6 +1,7 @@
 /**
  * `node dist/cli.js proxy` as a child process (the built CLI, as a user runs it): started
- * on a free port, its URL read from its first line, its stderr kept, its descriptors and
+ * on a free port, its URL and its inspector's address (with the access token) read from
+ * its first two lines, its stderr kept, its descriptors and
  * memory read from /proc.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -11,7 +12,12 @@ export const CLI = path.resolve(__dirname, '../../dist/cli.js');
 
 export interface CliProxy {
   readonly child: ChildProcess;
+  /** The base URL for API clients. */
   readonly url: string;
+  /** The inspector's address as printed: `url/?token=…`. */
+  readonly inspectorUrl: string;
+  /** The inspector's access token, from that address. */
+  readonly token: string;
   readonly pid: number;
   stderr(): string;
   /** Stop it (SIGTERM: a clean shutdown; SIGKILL: a crash) and wait until it is gone. */
@@ -28,11 +34,13 @@ export function startCliProxy(args: readonly string[], cli: string = CLI): Promi
     const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
     child.stdout!.on('data', (c: Buffer) => {
       out += c.toString();
-      const m = /^Trimline proxy: (http:\/\/127\.0\.0\.1:\d+)$/m.exec(out);
+      const m = /^Trimline proxy: (http:\/\/127\.0\.0\.1:\d+)\nTrimline inspector: (\S+)$/m.exec(out);
       if (m)
         ok({
           child,
           url: m[1],
+          inspectorUrl: m[2],
+          token: new URL(m[2]).searchParams.get('token') ?? '',
           pid: child.pid!,
           stderr: () => err,
           stop: async (signal = 'SIGTERM') => {
@@ -67,8 +75,9 @@ export async function postMessages(url: string, sessionKey: string, body: unknow
   return { status: res.status, text: await res.text() };
 }
 
-/** One inspector request (`POST /api/request`), as the inspector page sends it. */
-export async function inspectorRequest(url: string, message: unknown): Promise<unknown[]> {
-  const res = await fetch(`${url}/api/request`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(message) });
+/** One inspector request (`POST /api/request`), as the inspector page sends it (with the proxy's token). */
+export async function inspectorRequest(proxy: Pick<CliProxy, 'url' | 'token'>, message: unknown): Promise<unknown[]> {
+  const headers = { 'content-type': 'application/json', 'x-trimline-token': proxy.token };
+  const res = await fetch(`${proxy.url}/api/request`, { method: 'POST', headers, body: JSON.stringify(message) });
   return (await res.json()) as unknown[];
 }

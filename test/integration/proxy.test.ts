@@ -82,18 +82,38 @@ describe('proxy: a Claude-Code-shaped session through the real SDK', () => {
   });
 
   it('serves the inspector on the same port, showing the proxied session (and refuses other hosts)', async () => {
-    const page = await fetch(`${trimmed.proxy.url}/`);
+    const page = await fetch(trimmed.proxy.inspectorUrl);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-security-policy')).toContain("script-src 'nonce-");
-    const res = await fetch(`${trimmed.proxy.url}/api/request`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ type: 'ready' }) });
+    const headers = { 'content-type': 'application/json', 'x-trimline-token': trimmed.proxy.token };
+    const res = await fetch(`${trimmed.proxy.url}/api/request`, { method: 'POST', headers, body: JSON.stringify({ type: 'ready' }) });
     const [msg] = (await res.json()) as [{ type: string; snapshot?: { title: string; live: boolean; rows: unknown[]; calls: unknown[] } }];
     expect(msg.type).toBe('snapshot');
     expect(msg.snapshot!.title).toBe('Proxied: Read the modules and check them.');
     expect(msg.snapshot!.live).toBe(true);
     expect(msg.snapshot!.rows.length).toBeGreaterThan(50);
     expect(msg.snapshot!.calls.length).toBe(trimmed.calls);
-    const forged = await fetch(`${trimmed.proxy.url}/api/request`, { method: 'POST', headers: { 'content-type': 'application/json', origin: 'http://evil.example' }, body: JSON.stringify({ type: 'ready' }) });
+    const forged = await fetch(`${trimmed.proxy.url}/api/request`, { method: 'POST', headers: { ...headers, origin: 'http://evil.example' }, body: JSON.stringify({ type: 'ready' }) });
     expect(forged.status).toBe(403);
+  });
+
+  it('answers the inspector only with its token (another local account has no data); /v1/ needs none', async () => {
+    const ready = JSON.stringify({ type: 'ready' });
+    const wrong = `${trimmed.proxy.token.slice(0, -2)}xx`;
+    for (const token of [undefined, wrong, '']) {
+      const headers: Record<string, string> = { 'content-type': 'application/json', ...(token === undefined ? {} : { 'x-trimline-token': token }) };
+      const res = await fetch(`${trimmed.proxy.url}/api/request`, { method: 'POST', headers, body: ready });
+      expect(res.status).toBe(403);
+      expect(await res.text()).not.toContain('snapshot');
+      expect((await fetch(`${trimmed.proxy.url}/api/events`, { headers })).status).toBe(403);
+      expect((await fetch(`${trimmed.proxy.url}/`, { headers })).status).toBe(403);
+    }
+    const ok = await fetch(`${trimmed.proxy.url}/api/request`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-trimline-token': trimmed.proxy.token }, body: ready });
+    expect(ok.status).toBe(200);
+    expect(trimmed.proxy.inspectorUrl).toBe(`${trimmed.proxy.url}/?token=${trimmed.proxy.token}`);
+    // The API paths stay as clients expect them: no token.
+    const models = await fetch(`${trimmed.proxy.url}/v1/models`, { headers: { 'x-api-key': 'k', 'anthropic-version': '2023-06-01' } });
+    expect(models.status).toBe(200);
   });
 
   it('journals the session under the data directory, without auth headers', () => {

@@ -3,8 +3,12 @@
  * (`acquireVsCodeApi().postMessage` / `message` events) or the standalone server
  * (`POST api/request` answered with host messages, `GET api/events` server-sent events
  * for pushed snapshots). Requests carry ids and resolve with their one `response`.
+ * The standalone page is opened at the address its server printed, `…/?token=…`: the
+ * token is read from there once and sent with every call (a header on fetches, the
+ * `token` parameter of the event stream, which cannot carry headers).
  * Every incoming message is checked with `parseHostMessage` before use.
  */
+import { TOKEN_HEADER, TOKEN_PARAM } from '../../src/protocol/access';
 import { parseHostMessage, type HostMessage, type RequestOp, type RequestResults, type WebviewMessage, type WebviewRequest } from '../../src/protocol';
 
 interface VsCodeApi {
@@ -125,15 +129,18 @@ class HttpTransport extends BaseTransport {
   readonly kind = 'standalone';
   private readonly base = new URL('.', location.href);
   private readonly client = clientId();
+  private readonly token = new URLSearchParams(location.search).get(TOKEN_PARAM) ?? '';
 
-  private api(path: string): URL {
+  private api(path: string, withToken = false): URL {
     const url = new URL(path, this.base);
     url.searchParams.set('client', this.client);
+    if (withToken) url.searchParams.set(TOKEN_PARAM, this.token);
     return url;
   }
 
   protected post(msg: WebviewMessage): void {
-    fetch(this.api('api/request'), { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(msg) })
+    const headers = { 'Content-Type': 'application/json', [TOKEN_HEADER]: this.token };
+    fetch(this.api('api/request'), { method: 'POST', headers, body: JSON.stringify(msg) })
       .then(async (res) => {
         if (!res.ok) throw new Error(`${res.status} ${await res.text()}`);
         const replies: unknown = await res.json();
@@ -147,7 +154,7 @@ class HttpTransport extends BaseTransport {
   protected connect(): void {
     this.onConnection('connecting');
     // Snapshots and deltas arrive on this stream only, in order (the reply to `ready` too).
-    const events = new EventSource(this.api('api/events'));
+    const events = new EventSource(this.api('api/events', true));
     events.onmessage = (ev: MessageEvent<string>) => {
       try {
         this.dispatch(JSON.parse(ev.data));

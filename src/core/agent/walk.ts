@@ -5,7 +5,7 @@
  * cycles, no escapes); a symlink is listed when its target is a file. Each workspace
  * only says how to read one directory.
  */
-import { globToRegExp } from './tools/glob';
+import { compileGlob } from './tools/glob';
 import type { ListOptions } from './workspace';
 
 /** Entries examined by one `list` at most, so a huge tree cannot stall a tool call. */
@@ -26,7 +26,7 @@ export interface WalkSource {
 
 /** Paths relative to the walk's base, at most `options.limit` of them, matching `options.pattern`. */
 export async function walk(source: WalkSource, options: ListOptions): Promise<{ files: string[]; truncated: boolean }> {
-  const match = options.pattern ? globToRegExp(options.pattern) : undefined;
+  const match = options.pattern ? compileGlob(options.pattern) : undefined;
   const ignore = new Set(options.ignore ?? []);
   const files: string[] = [];
   let queue: string[] = [''];

@@ -6,7 +6,8 @@
  *                                  `none`), sent upstream; the response relayed as it arrives,
  *                                  its usage recorded
  *   any other path, any method     passed through unchanged (count_tokens, models, batches…)
- *   /, /assets/…, /api/…           the inspector, following the most recently active session
+ *   /, /assets/…, /api/…           the inspector, following the most recently active session; the
+ *                                  page and /api/… need the per-launch token (`inspectorUrl` has it)
  *
  * The client's auth headers go upstream and nowhere else: the engine sees only the session
  * header, and nothing here logs headers or bodies. Every path answers only to a loopback
@@ -20,6 +21,7 @@ import { SESSION_HEADER } from '../../core/proxy/session-key';
 import { factsOfJson, SseUsageReader, type ResponseFacts } from '../../core/proxy/sse-usage';
 import { warmEncoder } from '../../core/tokens';
 import type { PipelineConfig } from '../../core/trimming';
+import type { ClientTimeouts } from '../client-timeouts';
 import { startInspectorServer, type InspectorBackend, type InspectorServer } from '../standalone/server';
 import { CacheDiagnostics } from './diagnostics';
 import { forward } from './forward';
@@ -56,10 +58,18 @@ export interface ProxyOptions {
   readonly notice?: (line: string) => void;
   /** Clock of the calls' timestamps (idle time, TTL verdicts); default Date.now (tests move it). */
   readonly now?: () => number;
+  /** The inspector's access token (default: a fresh random one). */
+  readonly token?: string;
+  /** How long slow clients are waited for (default: client-timeouts.ts). */
+  readonly timeouts?: ClientTimeouts;
 }
 
 export interface ProxyHandle {
+  /** `http://127.0.0.1:PORT`: the base URL for API clients (no token). */
   readonly url: string;
+  /** The inspector's address with its access token: what to print and open. */
+  readonly inspectorUrl: string;
+  readonly token: string;
   readonly port: number;
   readonly upstream: URL;
   readonly engine: ProxyEngine;
@@ -224,10 +234,13 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
     forward(req, res, { upstream });
   };
 
-  const s = await startInspectorServer(backend, { port: o.port, root: o.root, fallback: api });
+  const served = { port: o.port, root: o.root, fallback: api, token: o.token, timeouts: o.timeouts };
+  const s = await startInspectorServer(backend, served);
   inspector.server = s;
   return {
     url: s.url.replace(/\/$/, ''),
+    inspectorUrl: s.pageUrl,
+    token: s.token,
     port: s.port,
     upstream,
     engine,

@@ -138,9 +138,9 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
     },
     { port: o.port, mutates: (r) => !['originals', 'diff', 'price', 'sessions', 'head', 'canPrompt', 'send'].includes(r.op) },
   );
-  log(`Inspector: ${server.url}  (open it in a browser)`);
+  log(`Inspector: ${server.pageUrl}  (open it in a browser)`);
   return {
-    url: server.url,
+    url: server.pageUrl,
     workspace,
     loop,
     inspector,

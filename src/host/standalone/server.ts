@@ -14,7 +14,10 @@
  *                          was last sent (whole the first time and after `ready`)
  *
  * Only 127.0.0.1 is bound, and every request must name this server in `Host` (and in
- * `Origin` when sent), so other sites and DNS rebinding cannot drive it.
+ * `Origin` when sent), so other sites and DNS rebinding cannot drive it. The page and
+ * `/api/*` also need the per-launch token (access-token.ts) that `pageUrl` carries, so
+ * other accounts on the machine cannot read or steer it either: 403 without it. Slow
+ * clients are dropped (client-timeouts.ts).
  */
 import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
@@ -23,6 +26,8 @@ import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { diffSnapshots, InspectorActionError, inspectorCsp, inspectorHtml, SnapshotStream } from '../../core/inspect';
 import { parseWebviewMessage, type HostMessage, type InspectorAction, type InspectorSnapshot, type SnapshotDelta, type WebviewRequest } from '../../protocol';
+import { newAccessToken, requestToken, tokenMatches, urlWithToken } from '../access-token';
+import { CLIENT_TIMEOUTS, dropStalledBody, timeoutServerOptions, type ClientTimeouts } from '../client-timeouts';
 import { refusal } from '../request-guard';
 
 export const LOOPBACK = '127.0.0.1';
@@ -55,10 +60,19 @@ export interface InspectorServerOptions {
    * pass-through). The inspector's own paths keep their Host/Origin check.
    */
   fallback?: (req: IncomingMessage, res: ServerResponse) => void;
+  /** The access token (default: a fresh random one). */
+  token?: string;
+  /** How long slow clients are waited for (default {@link CLIENT_TIMEOUTS}). */
+  timeouts?: ClientTimeouts;
 }
 
 export interface InspectorServer {
+  /** `http://127.0.0.1:PORT/`: the base of every path. */
   readonly url: string;
+  /** The address to print and open: `url` with `?token=…`. */
+  readonly pageUrl: string;
+  /** The per-launch secret the page and `/api/*` need. */
+  readonly token: string;
   readonly port: number;
   /** Push the current snapshot to every open event stream (as a delta where the stream has one to build on). */
   broadcast(): void;
@@ -87,8 +101,13 @@ function clientOf(url: string | undefined): string | undefined {
   return id && id.length <= MAX_CLIENT_ID && /^[\w-]+$/.test(id) ? id : undefined;
 }
 
-/** Every path the inspector itself answers. */
-const INSPECTOR_PATHS: ReadonlySet<string> = new Set(['/', '/index.html', '/api/request', '/api/events', ...Object.keys(ASSETS)]);
+/** Whether the inspector itself answers `path` (every `/api/` path is its own). */
+function isInspectorPath(path: string): boolean {
+  return path === '/' || path === '/index.html' || path.startsWith('/api/') || Object.hasOwn(ASSETS, path);
+}
+
+const NO_TOKEN =
+  'forbidden: this inspector needs its access token; open the address Trimline printed (it ends in ?token=…)';
 
 /** The package root: the nearest ancestor of this file with package.json and media/inspector.css. */
 export function findRoot(from: string = __dirname): string {
@@ -220,13 +239,19 @@ export async function startInspectorServer(backend: InspectorBackend, opts: Insp
     });
   };
 
-  const server = createServer((req, res) => {
+  const token = opts.token ?? newAccessToken();
+  const timeouts = opts.timeouts ?? CLIENT_TIMEOUTS;
+  const server = createServer(timeoutServerOptions(timeouts), (req, res) => {
+    dropStalledBody(req, res, timeouts.bodyStallMs);
     const path = (req.url ?? '/').split('?')[0];
-    if (opts.fallback && !INSPECTOR_PATHS.has(path)) return opts.fallback(req, res);
+    if (opts.fallback && !isInspectorPath(path)) return opts.fallback(req, res);
     // The same guard as the proxy's paths (request-guard.ts): an origin-form target, loopback Host, own Origin, no cross-site request.
     const h = req.headers;
     const refused = refusal({ url: req.url, host: h.host, origin: h.origin, secFetchSite: h['sec-fetch-site'] }, port);
     if (refused) return send(res, refused.status, 'text/plain', `forbidden: ${refused.message}`);
+    // Static assets hold no data; the page and every /api/ path need the token.
+    const needsToken = !Object.hasOwn(ASSETS, path);
+    if (needsToken && !tokenMatches(token, requestToken(req))) return send(res, 403, 'text/plain', NO_TOKEN);
     if (req.method === 'POST' && path === '/api/request') {
       api(req, res, clientOf(req.url)).catch((e: unknown) => send(res, 500, 'text/plain', String(e)));
       return;
@@ -248,8 +273,11 @@ export async function startInspectorServer(backend: InspectorBackend, opts: Insp
     server.listen(opts.port ?? 0, LOOPBACK, () => ok());
   });
   port = (server.address() as AddressInfo).port;
+  const url = `http://${LOOPBACK}:${port}/`;
   return {
-    url: `http://${LOOPBACK}:${port}/`,
+    url,
+    pageUrl: urlWithToken(url, token),
+    token,
     port,
     broadcast,
     close: () =>

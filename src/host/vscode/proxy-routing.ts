@@ -4,6 +4,10 @@
  * extension's environmentVariableCollection, so Claude Code or any SDK program started there
  * shows its live context in the inspector. "Stop Routing" closes the proxy and removes the
  * variable. The collection is not persistent: after a reload no terminal points at a dead port.
+ * The inspector panel of terminal agents gets its snapshots and sends its actions through this
+ * host (postMessage), never over HTTP, so it needs no access token; the proxy's own browser
+ * inspector on the port needs the per-launch token (src/host/access-token.ts), which is never
+ * shown here, so other local accounts cannot read or steer the proxied sessions.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';

@@ -71,7 +71,8 @@ describe('the standalone server without a session', () => {
   afterEach(() => server?.close());
 
   const post = async (msg: unknown): Promise<unknown> => {
-    const res = await fetch(new URL('api/request', server!.url), { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(msg) });
+    const headers = { 'Content-Type': 'application/json', 'X-Trimline-Token': server!.token };
+    const res = await fetch(new URL('api/request', server!.url), { method: 'POST', headers, body: JSON.stringify(msg) });
     return res.ok ? res.json() : res.status;
   };
 

@@ -95,11 +95,12 @@ export interface EventStream {
   close(): void;
 }
 
-/** Listen to the server's event stream (as the page `client` when given). */
-export function listenEvents(port: number, client?: string): Promise<EventStream> {
+/** Listen to the server's event stream (as the page `client` when given), with its token as the page sends it. */
+export function listenEvents(server: { readonly port: number; readonly token: string }, client?: string): Promise<EventStream> {
+  const port = server.port;
   return new Promise((ok, fail) => {
     const messages: { msg: HostMessage; bytes: number }[] = [];
-    const path = client ? `/api/events?client=${client}` : '/api/events';
+    const path = `/api/events?${client ? `client=${client}&` : ''}token=${server.token}`;
     const req = httpRequest({ host: '127.0.0.1', port, path, headers: { Host: `127.0.0.1:${port}` } }, (res) => {
       let buf = '';
       res.setEncoding('utf8');

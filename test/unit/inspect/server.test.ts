@@ -11,8 +11,8 @@ interface Res {
   body: string;
 }
 
-/** A raw HTTP request (so Host and Origin can be forged). */
-function raw(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Res> {
+/** A raw HTTP request (so Host and Origin can be forged), without the access token. */
+function rawNoToken(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Res> {
   return new Promise((ok, fail) => {
     const req = httpRequest({ host: '127.0.0.1', port, method, path, headers }, (res) => {
       let data = '';
@@ -30,6 +30,9 @@ describe('standalone inspector server', () => {
   let server: InspectorServer;
   let inspector: ReplayInspector;
   let host: string;
+  /** A raw request with the server's token, as the page sends it. */
+  const raw = (port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string) =>
+    rawNoToken(port, method, path, { 'X-Trimline-Token': server.token, ...headers }, body);
   const post = (msg: unknown, extra: Record<string, string> = {}) => raw(server.port, 'POST', '/api/request', { Host: host, 'Content-Type': 'application/json', ...extra }, JSON.stringify(msg));
 
   beforeAll(async () => {
@@ -39,8 +42,47 @@ describe('standalone inspector server', () => {
   });
   afterAll(() => server?.close());
 
-  it('listens on 127.0.0.1 only and prints a loopback URL', () => {
+  it('listens on 127.0.0.1 only and prints a loopback URL with its access token', () => {
     expect(server.url).toBe(`http://127.0.0.1:${server.port}/`);
+    expect(server.token).toMatch(/^[\w-]{43}$/);
+    expect(server.pageUrl).toBe(`http://127.0.0.1:${server.port}/?token=${server.token}`);
+  });
+
+  it('answers the page and every /api/ path only with the token (403 and no data without it or with a wrong one)', async () => {
+    const wrong = `${server.token.slice(0, -1)}${server.token.endsWith('A') ? 'B' : 'A'}`;
+    const ready = JSON.stringify({ type: 'ready' });
+    const json = { Host: host, 'Content-Type': 'application/json' };
+    const tries: Record<string, string>[] = [{}, { 'X-Trimline-Token': wrong }, { 'X-Trimline-Token': '' }, { 'X-Trimline-Token': `${server.token}x` }];
+    for (const headers of tries) {
+      const api = await rawNoToken(server.port, 'POST', '/api/request', { ...json, ...headers }, ready);
+      expect(api.status).toBe(403);
+      expect(api.body).toMatch(/^forbidden: this inspector needs its access token/);
+      expect(api.body).not.toContain('snapshot');
+      for (const path of ['/', '/index.html', '/api/events', '/api/other']) {
+        expect((await rawNoToken(server.port, 'GET', path, { Host: host, ...headers })).status, path).toBe(403);
+      }
+    }
+    expect((await rawNoToken(server.port, 'POST', `/api/request?token=${wrong}`, json, ready)).status).toBe(403);
+    // With it: in the header (the page's fetches) or the query (the printed URL, the event stream).
+    const ok = await rawNoToken(server.port, 'POST', '/api/request', { ...json, 'X-Trimline-Token': server.token }, ready);
+    expect(ok.status).toBe(200);
+    expect((JSON.parse(ok.body) as HostMessage[])[0].type).toBe('snapshot');
+    expect((await rawNoToken(server.port, 'POST', `/api/request?token=${server.token}`, json, ready)).status).toBe(200);
+    expect((await rawNoToken(server.port, 'GET', `/?token=${server.token}`, { Host: host })).status).toBe(200);
+    expect((await rawNoToken(server.port, 'GET', '/api/other', { Host: host, 'X-Trimline-Token': server.token })).status).toBe(404);
+    // The bundle holds no data: the page loads it without the token.
+    expect((await rawNoToken(server.port, 'GET', '/assets/inspector.css', { Host: host })).status).toBe(200);
+  });
+
+  it('a token is per launch', async () => {
+    const other = await startInspectorServer(inspector, { root: process.cwd() });
+    try {
+      expect(other.token).not.toBe(server.token);
+      const h = { Host: `127.0.0.1:${other.port}`, 'Content-Type': 'application/json', 'X-Trimline-Token': server.token };
+      expect((await rawNoToken(other.port, 'POST', '/api/request', h, '{"type":"ready"}')).status).toBe(403);
+    } finally {
+      await other.close();
+    }
   });
 
   it('serves the document with a fresh nonce and a matching CSP header each time', async () => {

@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { globToRegExp } from '../../../src/core/agent/tools/glob';
+import { compileGlob } from '../../../src/core/agent/tools/glob';
 
 function matches(glob: string, path: string): boolean {
-  return globToRegExp(glob).test(path);
+  return compileGlob(glob).test(path);
 }
 
-describe('globToRegExp', () => {
+describe('compileGlob', () => {
   it('* stays within one segment', () => {
     expect(matches('*.ts', 'a.ts')).toBe(true);
     expect(matches('*.ts', 'src/a.ts')).toBe(false);

@@ -1,6 +1,6 @@
 export * from './types';
 export * from './registry';
-export { globToRegExp } from './glob';
+export { compileGlob } from './glob';
 export { validateInput, schemaSignature, type ObjectSchema, type PropertySchema } from './schema';
 export { MAX_READ_LINES, MAX_READ_BYTES, MAX_LINE_CHARS, MAX_READ_FILE_BYTES } from './read-file';
 export { MAX_LIST_FILES } from './list-files';

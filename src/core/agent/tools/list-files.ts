@@ -3,7 +3,7 @@
  * workspace-relative path per line, sorted. `.git` and `node_modules` are
  * skipped (list them by passing them as `path`). Capped at MAX_LIST_FILES.
  */
-import { globToRegExp } from './glob';
+import { compileGlob } from './glob';
 import type { ObjectSchema } from './schema';
 import { DEFAULT_IGNORE, displayPath, plural } from './text';
 import { fail, ok, type ToolContext, type ToolResult, type ToolSpec } from './types';
@@ -40,7 +40,7 @@ async function run(input: ListFilesInput, ctx: ToolContext): Promise<ToolResult>
   const pattern = input.pattern?.trim() || undefined;
   if (pattern) {
     try {
-      globToRegExp(pattern);
+      compileGlob(pattern);
     } catch (e) {
       return fail(`invalid pattern ${JSON.stringify(pattern)}: ${e instanceof Error ? e.message : String(e)}`);
     }

@@ -1,10 +1,16 @@
 /**
- * search: lines matching a literal string (default) or a JavaScript regular
- * expression, as `file:line: text`. Smart case: a query without uppercase
- * letters matches case-insensitively. Binary files, files over
- * MAX_SEARCH_FILE_BYTES and the default-ignored directories are skipped.
+ * search: lines matching a literal string (default) or a regular expression, as
+ * `file:line: text`. Smart case: a query without uppercase letters matches
+ * case-insensitively. Binary files, files over MAX_SEARCH_FILE_BYTES and the
+ * default-ignored directories are skipped.
+ *
+ * The model chooses the regex, so it runs on RE2 (linear-pattern.ts): no pattern
+ * backtracks. A file gets at most {@link SearchLimits.fileMs}, the search at most
+ * {@link SearchLimits.totalMs}; matching yields to the event loop every
+ * {@link SearchLimits.sliceMs}, and Stop (the abort signal) ends it between lines.
  */
 import { WorkspaceError, type FileStat } from '../workspace';
+import { compileLinear, PatternError } from './linear-pattern';
 import type { ObjectSchema } from './schema';
 import { DEFAULT_IGNORE, decodeText, displayPath, isBinary, plural } from './text';
 import { fail, ok, type ToolContext, type ToolResult, type ToolSpec } from './types';
@@ -20,6 +26,19 @@ export const MAX_MATCH_LINE_CHARS = 300;
 /** Characters kept before the match when a long line is windowed. */
 const MATCH_CONTEXT_CHARS = 100;
 
+/** How long a search may run; tests pass their own clock. */
+export interface SearchLimits {
+  /** Time one file may take; the rest of a slower file is not searched (and the result says so). */
+  readonly fileMs: number;
+  /** Time the whole search may take; past it the matches so far are returned with a note. */
+  readonly totalMs: number;
+  /** Matching between two yields to the event loop, so Stop and the host's other work get through. */
+  readonly sliceMs: number;
+  readonly now: () => number;
+}
+
+export const SEARCH_LIMITS: SearchLimits = { fileMs: 1000, totalMs: 10_000, sliceMs: 20, now: () => Date.now() };
+
 export interface SearchInput {
   query: string;
   path?: string;
@@ -31,24 +50,30 @@ const schema: ObjectSchema = {
   properties: {
     query: { type: 'string', description: 'Text to find (literal unless regex is true). All-lowercase queries match case-insensitively.', minLength: 1 },
     path: { type: 'string', description: 'File or directory to search, relative to the workspace root. Default: the whole workspace.' },
-    regex: { type: 'boolean', description: 'Treat query as a JavaScript regular expression. Default false.' },
+    regex: {
+      type: 'boolean',
+      description: 'Treat query as a regular expression (RE2 syntax: no lookaround or backreferences). Default false.',
+    },
   },
   required: ['query'],
   additionalProperties: false,
 };
 
-/** The matcher for a query: the index of the first match in a line, or -1. */
-export function makeMatcher(query: string, regex: boolean): (line: string) => number {
+/**
+ * How a query matches a line: the index of the first match, or -1; `fits`: whether the line
+ * can be matched in bounded time.
+ */
+interface LineMatcher {
+  readonly indexIn: (line: string) => number;
+  readonly fits: (line: string) => boolean;
+}
+
+/** The matcher for a query; throws PatternError for a regex that cannot run. */
+export function makeMatcher(query: string, regex: boolean): LineMatcher {
   const ignoreCase = query === query.toLowerCase();
-  if (regex) {
-    const re = new RegExp(query, ignoreCase ? 'i' : '');
-    return (line) => {
-      const m = re.exec(line);
-      return m ? m.index : -1;
-    };
-  }
+  if (regex) return compileLinear(query, { ignoreCase, javascript: true });
   const needle = ignoreCase ? query.toLowerCase() : query;
-  return (line) => (ignoreCase ? line.toLowerCase() : line).indexOf(needle);
+  return { indexIn: (line) => (ignoreCase ? line.toLowerCase() : line).indexOf(needle), fits: () => true };
 }
 
 /** A matching line as shown: trimmed, and windowed around the match when long. */
@@ -67,6 +92,40 @@ interface Scan {
   skippedBinary: number;
   /** Listed files that are symlinks to something outside the workspace (list_files shows them; they are not read). */
   skippedOutside: number;
+  /** Files whose search was cut at {@link SearchLimits.fileMs}. */
+  slowFiles: number;
+  /** Lines too long for the regex to match in bounded time. */
+  skippedLines: number;
+  /** The search ran out of {@link SearchLimits.totalMs}. */
+  outOfTime: boolean;
+  readonly limits: SearchLimits;
+  readonly deadline: number;
+  /** When matching last yielded to the event loop. */
+  sliceStart: number;
+}
+
+/** Thrown out of a scan when the user stops the turn. */
+class Stopped extends Error {}
+
+/** Whether matching has used up its slice and should yield to the event loop before the next line. */
+function sliceUsed(scan: Scan): boolean {
+  return scan.limits.now() - scan.sliceStart >= scan.limits.sliceMs;
+}
+
+/** Let the event loop run (Stop, the host's other work), then start a new slice. */
+async function yieldTurn(scan: Scan): Promise<void> {
+  await new Promise<void>((r) => setImmediate(r));
+  scan.sliceStart = scan.limits.now();
+}
+
+/** Before each line: stop on abort; false (noted) once the file or the search is out of time. */
+function mayGoOn(scan: Scan, fileStart: number, signal: AbortSignal | undefined): boolean {
+  if (signal?.aborted) throw new Stopped();
+  const t = scan.limits.now();
+  if (t >= scan.deadline) scan.outOfTime = true;
+  else if (t - fileStart >= scan.limits.fileMs) scan.slowFiles++;
+  else return true;
+  return false;
 }
 
 /** The stat of a listed file; undefined (counted) for a symlink whose target is outside the workspace. */
@@ -80,7 +139,7 @@ async function statListed(file: string, ctx: ToolContext, scan: Scan): Promise<F
   }
 }
 
-async function scanFile(file: string, match: (line: string) => number, ctx: ToolContext, scan: Scan): Promise<void> {
+async function scanFile(file: string, match: LineMatcher, ctx: ToolContext, scan: Scan): Promise<void> {
   const st = await statListed(file, ctx, scan);
   if (!st || st.type !== 'file') return;
   if (st.size > MAX_SEARCH_FILE_BYTES) {
@@ -94,8 +153,16 @@ async function scanFile(file: string, match: (line: string) => number, ctx: Tool
   }
   scan.searched++;
   const lines = decodeText(bytes).split('\n');
+  const fileStart = scan.limits.now();
   for (let i = 0; i < lines.length && scan.matches.length <= MAX_SEARCH_MATCHES; i++) {
-    const at = match(lines[i]);
+    // An await only when the slice is used up: one per line would cost a microtask per line.
+    if (sliceUsed(scan)) await yieldTurn(scan);
+    if (!mayGoOn(scan, fileStart, ctx.signal)) return;
+    if (!match.fits(lines[i])) {
+      scan.skippedLines++;
+      continue;
+    }
+    const at = match.indexIn(lines[i]);
     if (at >= 0) scan.matches.push(`${file}:${i + 1}: ${showLine(lines[i], at)}`);
   }
 }
@@ -107,16 +174,33 @@ function notes(scan: Scan, listingCut: boolean): string[] {
   if (scan.skippedLarge) out.push(`Skipped ${plural(scan.skippedLarge, 'file')} over ${MAX_SEARCH_FILE_BYTES / 1_000_000} MB.`);
   if (scan.skippedBinary) out.push(`Skipped ${plural(scan.skippedBinary, 'binary file')}.`);
   if (scan.skippedOutside) out.push(`Skipped ${plural(scan.skippedOutside, 'symlink')} pointing outside the workspace.`);
+  if (scan.skippedLines) {
+    out.push(`Skipped ${plural(scan.skippedLines, 'line')} too long for this regex; use a simpler one or a literal.`);
+  }
+  if (scan.slowFiles) {
+    const part = `Searched only part of ${plural(scan.slowFiles, 'file')} (${scan.limits.fileMs / 1000} s per file)`;
+    out.push(`${part}; use a simpler query or a narrower path.`);
+  }
+  if (scan.outOfTime) {
+    out.push(`Stopped after ${scan.limits.totalMs / 1000} s; the matches so far are shown. Pass a narrower path.`);
+  }
   return out;
 }
 
-async function run(input: SearchInput, ctx: ToolContext): Promise<ToolResult> {
+/** The search tool with its time limits (the tool uses {@link SEARCH_LIMITS}). */
+export async function runSearch(
+  input: SearchInput,
+  ctx: ToolContext,
+  limits: SearchLimits = SEARCH_LIMITS,
+): Promise<ToolResult> {
   const where = displayPath(input.path);
-  let match: (line: string) => number;
+  let match: LineMatcher;
   try {
     match = makeMatcher(input.query, input.regex ?? false);
   } catch (e) {
-    return fail(`invalid regular expression ${JSON.stringify(input.query)}: ${e instanceof Error ? e.message : String(e)}. Set regex to false to search for the literal text.`);
+    if (!(e instanceof PatternError)) throw e;
+    const why = `invalid regular expression ${JSON.stringify(input.query)}: ${e.message}`;
+    return fail(`${why}. Set regex to false to search for the literal text.`);
   }
   const st = await ctx.workspace.stat(where);
   if (!st) return fail(`not found: ${where}`);
@@ -127,11 +211,22 @@ async function run(input: SearchInput, ctx: ToolContext): Promise<ToolResult> {
     files = listing.files;
     listingCut = listing.truncated;
   }
-  const scan: Scan = { matches: [], searched: 0, skippedLarge: 0, skippedBinary: 0, skippedOutside: 0 };
+  const start = limits.now();
+  const scan: Scan = {
+    matches: [], searched: 0, skippedLarge: 0, skippedBinary: 0, skippedOutside: 0,
+    slowFiles: 0, skippedLines: 0, outOfTime: false,
+    limits, deadline: start + limits.totalMs, sliceStart: start,
+  };
+  const cancelled = fail('cancelled: the user stopped this turn.');
   for (const file of files) {
-    if (ctx.signal?.aborted) return fail('cancelled: the user stopped this turn.');
-    if (scan.matches.length > MAX_SEARCH_MATCHES) break;
-    await scanFile(file, match, ctx, scan);
+    if (ctx.signal?.aborted) return cancelled;
+    if (scan.matches.length > MAX_SEARCH_MATCHES || scan.outOfTime) break;
+    try {
+      await scanFile(file, match, ctx, scan);
+    } catch (e) {
+      if (e instanceof Stopped) return cancelled;
+      throw e;
+    }
   }
   const extra = notes(scan, listingCut);
   if (!scan.matches.length) {
@@ -146,9 +241,11 @@ export const searchTool: ToolSpec<SearchInput> = {
   name: 'search',
   description:
     'Search file contents in the workspace. Returns matching lines as `path:line: text`. The query is literal text unless regex is true ' +
-    '(JavaScript syntax). Smart case: a query with no uppercase letters ignores case. Skips binary files, .git, node_modules and .trimline. ' +
+    '(RE2 syntax: JavaScript syntax without lookaround or backreferences). ' +
+    'Smart case: a query with no uppercase letters ignores case. ' +
+    'Skips binary files, .git, node_modules and .trimline. ' +
     `At most ${MAX_SEARCH_MATCHES} matches.`,
   schema,
   requiresTrust: false,
-  run,
+  run: (input, ctx) => runSearch(input, ctx),
 };
