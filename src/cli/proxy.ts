@@ -64,15 +64,11 @@ export async function runProxy(args: string[]): Promise<number> {
     notice: (line) => process.stderr.write(`${terminalSafe(line)}\n`),
   });
   const upstream = proxy.upstream.href;
-  process.stdout.write(
-    `Trimline proxy: ${proxy.url}\n` +
-      terminalSafe(
-        `  strategy ${strategy}${strategy === 'none' ? ' (observe only: requests go upstream unchanged)' : ''}\n` +
-          `  upstream ${upstream}\n` +
-          `  journal  ${journalDir ?? 'none (--no-journal)'}\n` +
-          `  clients: ANTHROPIC_BASE_URL=${proxy.url}; the inspector: ${proxy.url}/  (Ctrl+C to stop)\n`,
-      ),
-  );
+  // Listening for Ctrl+C before the banner: a signal right after it still closes the proxy cleanly.
+  const stopped = new Promise<void>((done) => {
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+  });
   // p27host gives the proxy a per-launch token for its /api paths: statusline sends it back.
   const token = (proxy as { token?: unknown }).token;
   const removeState = writeProxyState(userDataDir(), {
@@ -85,10 +81,16 @@ export async function runProxy(args: string[]): Promise<number> {
     ...(typeof token === 'string' ? { token } : {}),
     startedAt: new Date().toISOString(),
   }, (line) => process.stderr.write(`${terminalSafe(line)}\n`));
-  await new Promise<void>((done) => {
-    process.once('SIGINT', done);
-    process.once('SIGTERM', done);
-  });
+  process.stdout.write(
+    `Trimline proxy: ${proxy.url}\n` +
+      terminalSafe(
+        `  strategy ${strategy}${strategy === 'none' ? ' (observe only: requests go upstream unchanged)' : ''}\n` +
+          `  upstream ${upstream}\n` +
+          `  journal  ${journalDir ?? 'none (--no-journal)'}\n` +
+          `  clients: ANTHROPIC_BASE_URL=${proxy.url}; the inspector: ${proxy.url}/  (Ctrl+C to stop)\n`,
+      ),
+  );
+  await stopped;
   removeState();
   await proxy.close();
   return 0;

@@ -1,9 +1,13 @@
 /** dist/statusline.js: `trimline statusline` alone (see launch.ts), with the CLI's exit rules. */
 import { terminalSafe } from '../protocol/safe-text';
+import { wantsHelp } from './args';
+import { COMMAND_HELP } from './commands';
 import { UsageError } from './common';
 import { runStatusline } from './statusline';
 
-runStatusline(process.argv.slice(3)).then(
+const args = process.argv.slice(3);
+const run = wantsHelp(args) ? Promise.resolve(process.stdout.write(`${COMMAND_HELP.statusline}\n`)).then(() => 0) : runStatusline(args);
+run.then(
   (code) => {
     process.exitCode = code;
   },
