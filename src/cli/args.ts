@@ -17,7 +17,10 @@ export interface OptionSpec {
   readonly help: string;
 }
 
-export interface CommandSpec<O extends Readonly<Record<string, OptionSpec>> = Readonly<Record<string, OptionSpec>>> {
+/** A command's options by name. */
+export type OptionSpecs = Readonly<Record<string, OptionSpec>>;
+
+export interface CommandSpec<O extends OptionSpecs = OptionSpecs> {
   readonly name: string;
   /** Usage lines, each starting with `trimline <name>`. */
   readonly usage: readonly string[];
@@ -29,19 +32,25 @@ export interface CommandSpec<O extends Readonly<Record<string, OptionSpec>> = Re
 }
 
 /** The values of a command's options, typed from its declaration. */
-export type OptionValues<O extends Readonly<Record<string, OptionSpec>>> = {
-  -readonly [K in keyof O]?: O[K] extends { readonly multiple: true } ? string[] : O[K] extends { readonly type: 'boolean' } ? boolean : string;
+export type OptionValues<O extends OptionSpecs> = {
+  -readonly [K in keyof O]?: O[K] extends { readonly multiple: true }
+    ? string[]
+    : O[K] extends { readonly type: 'boolean' }
+      ? boolean
+      : string;
 };
 
-export interface ParsedCommand<O extends Readonly<Record<string, OptionSpec>>> {
+export interface ParsedCommand<O extends OptionSpecs> {
   readonly values: OptionValues<O>;
   readonly positionals: string[];
 }
 
 /** The command line of `spec`'s command; a wrong argument is a {@link UsageError} that names it. */
-export function parseCommand<O extends Readonly<Record<string, OptionSpec>>>(spec: CommandSpec<O>, args: readonly string[]): ParsedCommand<O> {
+export function parseCommand<O extends OptionSpecs>(spec: CommandSpec<O>, args: readonly string[]): ParsedCommand<O> {
   const options: Record<string, { type: 'string' | 'boolean'; short?: string; multiple?: boolean }> = {};
-  for (const [name, o] of Object.entries(spec.options)) options[name] = { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) };
+  for (const [name, o] of Object.entries(spec.options)) {
+    options[name] = { type: o.type, ...(o.short ? { short: o.short } : {}), ...(o.multiple ? { multiple: true } : {}) };
+  }
   try {
     const r = parseArgs({ args: [...args], options, allowPositionals: spec.positionals === true, strict: true });
     return { values: { ...r.values } as OptionValues<O>, positionals: r.positionals };
@@ -63,7 +72,7 @@ export function argumentProblem(command: string, e: unknown): string {
       return `unexpected argument "${quoted}" (${command} takes none); ${see}`;
     case 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE': {
       const flag = /--[\w-]+/.exec(quoted)?.[0] ?? quoted;
-      return /does not take/.test(message) ? `option ${flag} takes no value; ${see}` : `option ${flag} needs a value; ${see}`;
+      return `option ${flag} ${/does not take/.test(message) ? 'takes no value' : 'needs a value'}; ${see}`;
     }
     default:
       return `${message}; ${see}`;
@@ -82,8 +91,9 @@ export function commandHelp(spec: CommandSpec): string {
   for (const [name, o] of names) {
     const flag = `  ${o.short ? `-${o.short}, ` : ''}--${name}${o.type === 'string' ? ` ${o.value ?? 'VALUE'}` : ''}`;
     const [first, ...rest] = o.help.split('\n');
-    lines.push(flag.length < HELP_COLUMN ? `${flag.padEnd(HELP_COLUMN)}${first}` : `${flag}\n${' '.repeat(HELP_COLUMN)}${first}`);
-    for (const r of rest) lines.push(`${' '.repeat(HELP_COLUMN)}${r}`);
+    const indent = ' '.repeat(HELP_COLUMN);
+    lines.push(flag.length < HELP_COLUMN ? `${flag.padEnd(HELP_COLUMN)}${first}` : `${flag}\n${indent}${first}`);
+    for (const r of rest) lines.push(`${indent}${r}`);
   }
   lines.push(`  -h, --help`.padEnd(HELP_COLUMN) + 'this help');
   return lines.join('\n');

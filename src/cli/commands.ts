@@ -2,11 +2,17 @@
  * Every `trimline` command's options, declared once with what they do (see args.ts): the
  * command parses its line with its declaration, and `trimline <command> --help` prints it.
  */
-import { commandHelp, type CommandSpec, type OptionSpec } from './args';
+import { commandHelp, type CommandSpec } from './args';
 
-const STRATEGY: OptionSpec = { type: 'string', short: 's', value: 'S', help: 'strategy: none | default | a comma list (see `trimline strategies`)' };
-const CONFIG: OptionSpec = { type: 'string', short: 'c', value: 'F', help: 'strategy options, a JSON file: {"strategies": {...}, "cacheAware": {...}}' };
-const PORT: OptionSpec = { type: 'string', short: 'p', value: 'N', help: 'port on 127.0.0.1 (0 or absent: a free port)' };
+/** A string option: its value's placeholder, what it does, and its short form. */
+const str = (value: string, help: string, short?: string) =>
+  ({ type: 'string', value, help, ...(short ? { short } : {}) }) as const;
+/** A switch: what it does, and its short form. */
+const flag = (help: string, short?: string) => ({ type: 'boolean', help, ...(short ? { short } : {}) }) as const;
+
+const STRATEGY = str('S', 'strategy: none | default | a comma list (see `trimline strategies`)', 's');
+const CONFIG = str('F', 'strategy options, a JSON file: {"strategies": {...}, "cacheAware": {...}}', 'c');
+const PORT = str('N', 'port on 127.0.0.1 (0 or absent: a free port)', 'p');
 const FILE_FORMATS = `<file>: a Claude Code session (.jsonl), a Cline api_conversation_history.json, OpenAI-style chat
 messages (an array, a SWE-agent .traj or a mini-swe-agent trajectory), an OpenHands event stream,
 a Trimline journal, or Anthropic Messages JSON (an array of messages or {system, tools, messages}).`;
@@ -18,23 +24,29 @@ export const RUN_COMMAND = {
 or ANTHROPIC_BASE_URL for an Anthropic-compatible endpoint.`,
   positionals: true,
   options: {
-    workspace: { type: 'string', short: 'w', value: 'DIR', help: 'the directory the agent works in (default: the current one)' },
-    session: { type: 'string', value: 'ID', help: 'name the session: a new one, or an existing one to continue' },
-    resume: { type: 'string', value: 'ID', help: 'continue an existing session (refused when there is none)' },
+    workspace: str('DIR', 'the directory the agent works in (default: the current one)', 'w'),
+    session: str('ID', 'name the session: a new one, or an existing one to continue'),
+    resume: str('ID', 'continue an existing session (refused when there is none)'),
     strategy: { ...STRATEGY, help: 'trimming strategy (default: default); none | default | a comma list' },
-    model: { type: 'string', short: 'm', value: 'M', help: 'model id sent to the API (default: claude-sonnet-4-6)' },
-    'approve-commands': { type: 'boolean', help: 'run the agent\'s shell commands without asking' },
-    'mcp-config': { type: 'string', multiple: true, value: 'F', help: 'MCP servers (VS Code `servers` or Claude Code `mcpServers` JSON); repeatable' },
-    'approve-mcp': { type: 'boolean', help: 'allow every MCP tool call without asking' },
-    'sessions-dir': { type: 'string', value: 'DIR', help: 'where journals go (default: <workspace>/.trimline/sessions)' },
+    model: str('M', 'model id sent to the API (default: claude-sonnet-4-6)', 'm'),
+    'approve-commands': flag('run the agent\'s shell commands without asking'),
+    'mcp-config': {
+      ...str('F', 'MCP servers (VS Code `servers` or Claude Code `mcpServers` JSON); repeatable'),
+      multiple: true,
+    },
+    'approve-mcp': flag('allow every MCP tool call without asking'),
+    'sessions-dir': str('DIR', 'where journals go (default: <workspace>/.trimline/sessions)'),
     config: CONFIG,
-    'max-tokens': { type: 'string', value: 'N', help: 'max_tokens of each model call' },
+    'max-tokens': str('N', 'max_tokens of each model call'),
   },
 } as const satisfies CommandSpec;
 
 export const INSPECT_COMMAND = {
   name: 'inspect',
-  usage: ['trimline inspect <file> [--strategy S] [--config F] [--json]', 'trimline inspect <file> --serve [--port N] [--strategy S] [--config F]'],
+  usage: [
+    'trimline inspect <file> [--strategy S] [--config F] [--json]',
+    'trimline inspect <file> --serve [--port N] [--strategy S] [--config F]',
+  ],
   about: `What a transcript's requests hold and what strategy S would trim, as text, JSON, or served in
 the inspector on 127.0.0.1.
 ${FILE_FORMATS}`,
@@ -42,8 +54,8 @@ ${FILE_FORMATS}`,
   options: {
     strategy: { ...STRATEGY, help: 'replay through strategy S (default: default)' },
     config: CONFIG,
-    json: { type: 'boolean', help: 'the view as JSON (rows, totals, breakpoints, decisions)' },
-    serve: { type: 'boolean', help: 'serve the inspector on 127.0.0.1 until Ctrl+C' },
+    json: flag('the view as JSON (rows, totals, breakpoints, decisions)'),
+    serve: flag('serve the inspector on 127.0.0.1 until Ctrl+C'),
     port: { ...PORT, help: 'with --serve: the port (0 or absent: a free port)' },
   },
 } as const satisfies CommandSpec;
@@ -58,7 +70,7 @@ ${FILE_FORMATS}`,
   options: {
     strategy: { ...STRATEGY, help: 'replay through strategy S (default: default)' },
     config: CONFIG,
-    jsonl: { type: 'boolean', help: 'JSON lines output (required: the only format)' },
+    jsonl: flag('JSON lines output (required: the only format)'),
   },
 } as const satisfies CommandSpec;
 
@@ -66,7 +78,7 @@ export const STRATEGIES_COMMAND = {
   name: 'strategies',
   usage: ['trimline strategies [--json]'],
   about: 'Lists the trimming strategies and their options (for --strategy and config files).',
-  options: { json: { type: 'boolean', help: 'the list as JSON' } },
+  options: { json: flag('the list as JSON') },
 } as const satisfies CommandSpec;
 
 export const REPORT_COMMAND = {
@@ -79,14 +91,14 @@ count in the headline saving.`,
   positionals: true,
   options: {
     strategy: { ...STRATEGY, multiple: true, help: 'price strategy S too (repeatable; none and default always)' },
-    since: { type: 'string', value: 'DATE', help: 'only files written since DATE (e.g. 2026-01-31)' },
-    json: { type: 'boolean', help: 'the report as JSON (the output contract)' },
-    html: { type: 'string', value: 'FILE', help: 'also write the report as a self-contained HTML page' },
+    since: str('DATE', 'only files written since DATE (e.g. 2026-01-31)'),
+    json: flag('the report as JSON (the output contract)'),
+    html: str('FILE', 'also write the report as a self-contained HTML page'),
     config: CONFIG,
-    quiet: { type: 'boolean', short: 'q', help: 'no progress lines on stderr' },
-    cache: { type: 'string', value: 'FILE', help: 'per-file result cache (default: in the user data directory)' },
-    'no-cache': { type: 'boolean', help: 'read every file again, keep no cache' },
-    workers: { type: 'string', value: 'N', help: 'worker threads (0: this thread; default: by the input\'s size)' },
+    quiet: flag('no progress lines on stderr', 'q'),
+    cache: str('FILE', 'per-file result cache (default: in the user data directory)'),
+    'no-cache': flag('read every file again, keep no cache'),
+    workers: str('N', 'worker threads (0: this thread; default: by the input\'s size)'),
   },
 } as const satisfies CommandSpec;
 
@@ -108,13 +120,29 @@ export const PROXY_COMMAND = {
 Code or any Anthropic SDK client at it (ANTHROPIC_BASE_URL=<printed URL>). Runs until Ctrl+C.`,
   options: {
     port: PORT,
-    upstream: { type: 'string', value: 'URL', help: 'where requests go: --upstream, else $TRIMLINE_UPSTREAM,\nelse https://api.anthropic.com' },
-    strategy: { ...STRATEGY, help: 'none (default) only observes: the bytes go upstream unchanged;\ndefault trims cache-aware; or a comma list (see `trimline strategies`)' },
+    upstream: str('URL', 'where requests go: --upstream, else $TRIMLINE_UPSTREAM,\nelse https://api.anthropic.com'),
+    strategy: {
+      ...STRATEGY,
+      help:
+        'none (default) only observes: the bytes go upstream unchanged;\n' +
+        'default trims cache-aware; or a comma list (see `trimline strategies`)',
+    },
     config: CONFIG,
-    journal: { type: 'string', value: 'DIR', help: 'journal each proxied session (one .jsonl per session) in DIR\n(default: proxy-sessions in the user data directory); `trimline inspect` reads them' },
-    'no-journal': { type: 'boolean', help: 'keep sessions in memory only' },
-    'cache-diagnostics': { type: 'boolean', help: 'ask the API why calls miss the prompt cache (adds its beta header and\ndiagnostics.previous_message_id); off: the client\'s bytes go as sent' },
-    verbose: { type: 'boolean', short: 'v', help: 'session events on stderr: new sessions, journals continued, requests\nsent untouched and why, deferred actions applied' },
+    journal: str(
+      'DIR',
+      'journal each proxied session (one .jsonl per session) in DIR\n' +
+        '(default: proxy-sessions in the user data directory); `trimline inspect` reads them',
+    ),
+    'no-journal': flag('keep sessions in memory only'),
+    'cache-diagnostics': flag(
+      'ask the API why calls miss the prompt cache (adds its beta header and\n' +
+        'diagnostics.previous_message_id); off: the client\'s bytes go as sent',
+    ),
+    verbose: flag(
+      'session events on stderr: new sessions, journals continued, requests\n' +
+        'sent untouched and why, deferred actions applied',
+      'v',
+    ),
   },
 } as const satisfies CommandSpec;
 
@@ -128,7 +156,18 @@ settings.json: {"statusLine": {"type": "command", "command": "trimline statuslin
   options: {},
 } as const satisfies CommandSpec;
 
-export const COMMANDS: readonly CommandSpec[] = [RUN_COMMAND, INSPECT_COMMAND, REPLAY_COMMAND, STRATEGIES_COMMAND, REPORT_COMMAND, DEMO_COMMAND, PROXY_COMMAND, STATUSLINE_COMMAND];
+export const COMMANDS: readonly CommandSpec[] = [
+  RUN_COMMAND,
+  INSPECT_COMMAND,
+  REPLAY_COMMAND,
+  STRATEGIES_COMMAND,
+  REPORT_COMMAND,
+  DEMO_COMMAND,
+  PROXY_COMMAND,
+  STATUSLINE_COMMAND,
+];
 
 /** `trimline <command> --help` of every command. */
-export const COMMAND_HELP: Readonly<Record<string, string>> = Object.fromEntries(COMMANDS.map((c) => [c.name, commandHelp(c)]));
+export const COMMAND_HELP: Readonly<Record<string, string>> = Object.fromEntries(
+  COMMANDS.map((c) => [c.name, commandHelp(c)]),
+);

@@ -52,7 +52,9 @@ async function main(argv: string[]): Promise<number> {
       const { values, positionals } = parseCommand(INSPECT_COMMAND, rest);
       const config = loadConfig(values.config);
       const file = positionals[0];
-      if (!file) throw new UsageError('inspect: missing <file> (a transcript to inspect); see `trimline inspect --help`');
+      if (!file) {
+        throw new UsageError('inspect: missing <file> (a transcript to inspect); see `trimline inspect --help`');
+      }
       const strategy = values.strategy ?? 'default';
       if (values.serve) {
         await serveInspect(file, { strategy, config, json: false, port: parsePort(values.port) }, process.stdout);

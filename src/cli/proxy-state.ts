@@ -7,11 +7,14 @@
 import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { errCode } from './common';
 
 /** Where Trimline keeps per-user data (XDG on Linux, Application Support on macOS, APPDATA on Windows). */
 export function userDataDir(): string {
   if (process.env.TRIMLINE_DATA_DIR) return process.env.TRIMLINE_DATA_DIR;
-  if (process.platform === 'win32') return join(process.env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'Trimline');
+  if (process.platform === 'win32') {
+    return join(process.env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'Trimline');
+  }
   if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'Trimline');
   return join(process.env.XDG_DATA_HOME ?? join(homedir(), '.local', 'share'), 'trimline');
 }
@@ -41,7 +44,7 @@ export function writeProxyState(dataDir: string, state: ProxyState, warn: (line:
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     writeFileSync(file, JSON.stringify(state, null, 2), { mode: 0o600 });
   } catch (e) {
-    warn(`trimline proxy: no state file (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}): \`trimline statusline\` will read transcripts only`);
+    warn(`trimline proxy: no state file (${errCode(e)}): \`trimline statusline\` will read transcripts only`);
     return () => undefined;
   }
   return () => rmSync(file, { force: true });
@@ -59,7 +62,8 @@ function alive(pid: number): boolean {
 
 function isState(v: unknown): v is ProxyState {
   const o = v as Partial<ProxyState> | null;
-  return typeof o === 'object' && o !== null && Number.isInteger(o.pid) && typeof o.url === 'string' && /^http:\/\/127\.0\.0\.1:\d+$/.test(o.url);
+  if (typeof o !== 'object' || o === null || !Number.isInteger(o.pid)) return false;
+  return typeof o.url === 'string' && /^http:\/\/127\.0\.0\.1:\d+$/.test(o.url);
 }
 
 /** The running proxies' states, most recently started first. */

@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { createPipeline } from '../core/trimming';
 import { startProxy } from '../host/proxy/server';
 import { terminalSafe } from '../protocol/safe-text';
-import { loadConfig, UsageError } from './common';
+import { errCode, loadConfig, UsageError } from './common';
 import { parsePort } from './inspect';
 import { parseCommand } from './args';
 import { PROXY_COMMAND } from './commands';
@@ -35,13 +35,16 @@ function checkJournalDir(dir: string): void {
     mkdirSync(dir, { recursive: true });
     accessSync(dir, constants.W_OK);
   } catch (e) {
-    throw new UsageError(`proxy: --journal ${dir}: cannot write there (${(e as NodeJS.ErrnoException).code ?? (e as Error).message}); pass another --journal DIR or --no-journal`);
+    const what = `proxy: --journal ${dir}: cannot write there (${errCode(e)})`;
+    throw new UsageError(`${what}; pass another --journal DIR or --no-journal`);
   }
 }
 
 export async function runProxy(args: string[]): Promise<number> {
   const { values } = parseCommand(PROXY_COMMAND, args);
-  if (values.journal !== undefined && values['no-journal']) throw new UsageError('proxy: --journal and --no-journal are exclusive');
+  if (values.journal !== undefined && values['no-journal']) {
+    throw new UsageError('proxy: --journal and --no-journal are exclusive');
+  }
   const strategy = values.strategy ?? 'none';
   const config = loadConfig(values.config);
   try {
@@ -49,7 +52,8 @@ export async function runProxy(args: string[]): Promise<number> {
   } catch (e) {
     throw new UsageError(e instanceof Error ? e.message : String(e));
   }
-  const journalDir = values['no-journal'] ? undefined : resolve(values.journal ?? join(userDataDir(), 'proxy-sessions'));
+  const defaultJournal = join(userDataDir(), 'proxy-sessions');
+  const journalDir = values['no-journal'] ? undefined : resolve(values.journal ?? defaultJournal);
   if (journalDir !== undefined) checkJournalDir(journalDir);
   const proxy = await startProxy({
     port: parsePort(values.port),

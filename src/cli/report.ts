@@ -1,9 +1,21 @@
 /** `trimline report [PATH…] [options]` (options: commands.ts); bad paths and outputs are refused before any work. */
 import { accessSync, constants, existsSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { buildReport, buildReportParallel, DEFAULT_REPORT_STRATEGIES, type Report, type ReportOptions, defaultCacheFile, defaultProjectsDir, formatReport, holdsTranscript, ReportCache, reportHtml } from '../core/report';
+import {
+  buildReport,
+  buildReportParallel,
+  DEFAULT_REPORT_STRATEGIES,
+  type Report,
+  type ReportOptions,
+  defaultCacheFile,
+  defaultProjectsDir,
+  formatReport,
+  holdsTranscript,
+  ReportCache,
+  reportHtml,
+} from '../core/report';
 import { jsonTerminalSafe, terminalSafe, terminalSafeLine } from '../protocol/safe-text';
-import { loadConfig, UsageError } from './common';
+import { errCode, loadConfig, UsageError } from './common';
 import { parseCommand } from './args';
 import { REPORT_COMMAND } from './commands';
 
@@ -50,7 +62,8 @@ export function checkReportPaths(paths: readonly string[], named: boolean): void
     }
   }
   if (!paths.some((p) => statSync(p).isFile() || holdsTranscript(p))) {
-    throw new UsageError(`report: no sessions found in ${paths.join(', ')} (looked for Claude Code .jsonl, Cline api_conversation_history.json, .traj)`);
+    const looked = 'looked for Claude Code .jsonl, Cline api_conversation_history.json, .traj';
+    throw new UsageError(`report: no sessions found in ${paths.join(', ')} (${looked})`);
   }
 }
 
@@ -102,7 +115,7 @@ export async function runReportCli(argv: string[], out: NodeJS.WritableStream = 
     try {
       writeFileSync(values.html, reportHtml(report));
     } catch (e) {
-      throw new UsageError(`report: --html ${values.html}: cannot write: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new UsageError(`report: --html ${values.html}: cannot write: ${errCode(e)}`);
     }
     if (!values.json) err.write(`trimline report: wrote ${terminalSafeLine(values.html)}\n`);
   }

@@ -6,7 +6,11 @@ import { UsageError } from './common';
 import { runStatusline } from './statusline';
 
 const args = process.argv.slice(3);
-const run = wantsHelp(args) ? Promise.resolve(process.stdout.write(`${COMMAND_HELP.statusline}\n`)).then(() => 0) : runStatusline(args);
+const help = async (): Promise<number> => {
+  process.stdout.write(`${COMMAND_HELP.statusline}\n`);
+  return 0;
+};
+const run = wantsHelp(args) ? help() : runStatusline(args);
 run.then(
   (code) => {
     process.exitCode = code;

@@ -38,7 +38,8 @@ function askProxy(p: ProxyState, session: string): Promise<StatusFacts | undefin
     const url = new URL(`${p.url}/api/status`);
     url.searchParams.set('session', session);
     if (p.token) url.searchParams.set('token', p.token);
-    const req = request(url, { method: 'GET', timeout: PROXY_TIMEOUT_MS, headers: p.token ? { 'x-trimline-token': p.token } : {} }, (res) => {
+    const headers = p.token ? { 'x-trimline-token': p.token } : {};
+    const req = request(url, { method: 'GET', timeout: PROXY_TIMEOUT_MS, headers }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (c: string) => (body += c));
@@ -75,7 +76,10 @@ export async function statusFacts(input: StatusInput, dataDir = userDataDir()): 
   return { source: 'transcript', calls: 0 };
 }
 
-const kTokens = (n: number): string => (n >= 1_000_000 ? `${+(n / 1_000_000).toFixed(1)}M` : n >= 1000 ? `${Math.round(n / 1000)}k` : String(n));
+function kTokens(n: number): string {
+  if (n >= 1_000_000) return `${+(n / 1_000_000).toFixed(1)}M`;
+  return n >= 1000 ? `${Math.round(n / 1000)}k` : String(n);
+}
 const dollars = (n: number): string => `$${n < 10 ? n.toFixed(2) : n.toFixed(1)}`;
 
 /** The one line: context, cache read share, last miss, cost, saving vs none. */
@@ -84,12 +88,14 @@ export function formatStatus(f: StatusFacts, input: StatusInput): string {
   const window = input.context_window?.context_window_size ?? f.contextWindow;
   const parts: string[] = [];
   if (f.contextTokens !== undefined) {
-    parts.push(`ctx ${kTokens(f.contextTokens)}${window ? `/${kTokens(window)} (${Math.round((100 * f.contextTokens) / window)}%)` : ''}`);
+    const share = window ? `/${kTokens(window)} (${Math.round((100 * f.contextTokens) / window)}%)` : '';
+    parts.push(`ctx ${kTokens(f.contextTokens)}${share}`);
   } else parts.push('ctx –');
   parts.push(f.cacheReadShare !== undefined ? `cache read ${Math.round(100 * f.cacheReadShare)}%` : 'cache read –');
   if (f.lastMiss) {
     const ago = f.calls - 1 - f.lastMiss.call;
-    parts.push(`last miss: ${missText(f.lastMiss.miss)} ${ago === 0 ? 'last call' : `${ago} call${ago === 1 ? '' : 's'} ago`}`);
+    const when = ago === 0 ? 'last call' : `${ago} call${ago === 1 ? '' : 's'} ago`;
+    parts.push(`last miss: ${missText(f.lastMiss.miss)} ${when}`);
   } else parts.push(f.calls > 1 ? 'no cache miss' : 'no miss yet');
   // Claude Code's own session cost (all calls, output included) when it gives one; else the proxy's input cost.
   const cost = input.cost?.total_cost_usd ?? f.cost;
@@ -111,9 +117,15 @@ function readStdin(stdin: NodeJS.ReadableStream): Promise<string> {
   });
 }
 
-export async function runStatusline(args: readonly string[], stdin: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin, out: NodeJS.WritableStream = process.stdout): Promise<number> {
+export async function runStatusline(
+  args: readonly string[],
+  stdin: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin,
+  out: NodeJS.WritableStream = process.stdout,
+): Promise<number> {
   parseCommand(STATUSLINE_COMMAND, args);
-  if (stdin.isTTY) throw new UsageError('statusline: reads Claude Code\'s status-line JSON on stdin; see `trimline statusline --help`');
+  if (stdin.isTTY) {
+    throw new UsageError('statusline: reads Claude Code\'s status-line JSON on stdin (see --help)');
+  }
   let input: StatusInput;
   try {
     const v = JSON.parse(await readStdin(stdin)) as unknown;
@@ -121,7 +133,7 @@ export async function runStatusline(args: readonly string[], stdin: NodeJS.Reada
     input = v as StatusInput;
   } catch (e) {
     if (e instanceof UsageError) throw e;
-    throw new UsageError('statusline: stdin is not Claude Code\'s status-line JSON (an object with session_id, transcript_path…)');
+    throw new UsageError('statusline: stdin is not Claude Code\'s status-line JSON (an object with session_id…)');
   }
   const facts = await statusFacts(input);
   // Model names and miss descriptions come from files and the network: one safe line.

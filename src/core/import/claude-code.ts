@@ -186,7 +186,8 @@ function readLines(text: string, issues: ImportIssue[]): { conv: ConvLine[]; kin
       continue;
     }
     // As the line's client version sent them (claude-code-quirks.ts).
-    const blocks = typeof checked.content === 'string' ? stringBlocks(checked.content) : checked.content.map((b) => toolResultAsSent(stripBlock(b), rec.version));
+    const c = checked.content;
+    const blocks = typeof c === 'string' ? stringBlocks(c) : c.map((b) => toolResultAsSent(stripBlock(b), rec.version));
     conv.push({ line, role: kind, rec, message: rec.message, blocks });
   }
   return { conv: attachments.merge(conv), kinds, links, boundaries, attachments };

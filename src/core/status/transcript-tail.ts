@@ -28,6 +28,14 @@ interface TailCall {
   readonly wrote1h: boolean;
 }
 
+/** The fields of a transcript line the tail reads. */
+interface TailLine {
+  type?: unknown;
+  isSidechain?: unknown;
+  timestamp?: unknown;
+  message?: { id?: unknown; model?: unknown; usage?: Record<string, unknown> };
+}
+
 const num = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
 
 /** The main thread's calls in `text` (JSONL lines; a cut first line is skipped), one per API message id, in order. */
@@ -35,7 +43,7 @@ export function tailCalls(text: string): TailCall[] {
   const calls = new Map<string, TailCall>();
   for (const line of text.split('\n')) {
     if (!line.includes('"usage"')) continue;
-    let o: { type?: unknown; isSidechain?: unknown; timestamp?: unknown; message?: { id?: unknown; model?: unknown; usage?: Record<string, unknown> } };
+    let o: TailLine;
     try {
       o = JSON.parse(line) as typeof o;
     } catch {
@@ -43,7 +51,8 @@ export function tailCalls(text: string): TailCall[] {
     }
     const m = o.message;
     const u = m?.usage;
-    if (o.type !== 'assistant' || o.isSidechain === true || !u || typeof m?.id !== 'string' || m.model === '<synthetic>') continue;
+    if (o.type !== 'assistant' || o.isSidechain === true || !u) continue;
+    if (typeof m?.id !== 'string' || m.model === '<synthetic>') continue;
     const creation = u.cache_creation as Record<string, unknown> | undefined;
     const at = typeof o.timestamp === 'string' ? Date.parse(o.timestamp) : Number.NaN;
     calls.delete(m.id);
@@ -65,11 +74,14 @@ function missOf(a: TailCall, b: TailCall): CacheMiss | undefined {
   const left = a.read + a.written;
   const missed = left - b.read;
   if (b.read >= left * MISS_SHARE || missed < MISS_MIN_TOKENS) return undefined;
-  if (a.model && b.model && a.model !== b.model) return { reason: 'model_changed', source: 'local', missedTokens: missed };
+  const base = { source: 'local', missedTokens: missed } as const;
+  if (a.model && b.model && a.model !== b.model) return { reason: 'model_changed', ...base };
   const idle = b.at - a.at;
   const ttl = a.wrote1h ? TTL_1H_MS : TTL_5M_MS;
-  if (Number.isFinite(idle) && idle > ttl) return { reason: 'ttl_expired', source: 'local', missedTokens: missed, idleMinutes: Math.round(idle / 60_000) };
-  return { reason: 'unexplained', source: 'local', missedTokens: missed, where: 'the transcript\'s usage does not say where' };
+  if (Number.isFinite(idle) && idle > ttl) {
+    return { reason: 'ttl_expired', ...base, idleMinutes: Math.round(idle / 60_000) };
+  }
+  return { reason: 'unexplained', ...base, where: 'the transcript\'s usage does not say where' };
 }
 
 /** The facts of the calls in a transcript's tail. */
