@@ -29,7 +29,24 @@ export interface StatusInput {
   readonly transcript_path?: string;
   readonly model?: { readonly id?: string; readonly display_name?: string };
   readonly cost?: { readonly total_cost_usd?: number };
-  readonly context_window?: { readonly context_window_size?: number };
+  readonly context_window?: {
+    readonly context_window_size?: number;
+    /** The last call's usage (newer Claude Code versions). */
+    readonly current_usage?: {
+      readonly input_tokens?: number;
+      readonly cache_creation_input_tokens?: number;
+      readonly cache_read_input_tokens?: number;
+    } | null;
+  };
+}
+
+/** The last call's context and cache read share from Claude Code's own JSON, when it carries them. */
+function fromInput(input: StatusInput): StatusFacts {
+  const u = input.context_window?.current_usage;
+  const n = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
+  const context = u ? n(u.input_tokens) + n(u.cache_creation_input_tokens) + n(u.cache_read_input_tokens) : 0;
+  if (!u || !context) return { source: 'transcript', calls: 0 };
+  return { source: 'transcript', calls: 1, contextTokens: context, cacheReadShare: n(u.cache_read_input_tokens) / context };
 }
 
 /** The facts from a proxy, or undefined (not running, not its session, refused: 403 without the token, slow). */
@@ -68,12 +85,13 @@ export async function statusFacts(input: StatusInput, dataDir = userDataDir()): 
   }
   if (input.transcript_path) {
     try {
-      return statusFromTranscript(input.transcript_path);
+      const facts = statusFromTranscript(input.transcript_path);
+      if (facts.calls > 0) return facts;
     } catch {
-      // not written yet (a new session) or unreadable: nothing known
+      // not written yet (a new session) or unreadable: what Claude Code's JSON says
     }
   }
-  return { source: 'transcript', calls: 0 };
+  return fromInput(input);
 }
 
 function kTokens(n: number): string {

@@ -119,4 +119,12 @@ describe('status from the running proxy', () => {
     expect(runningProxies(data)).toEqual([]);
     expect(await statusFacts({ session_id: 's' }, data)).toEqual({ source: 'transcript', calls: 0 });
   });
+
+  it('without a transcript, takes the last call from Claude Code\'s own current_usage', async () => {
+    const usage = { input_tokens: 100, cache_creation_input_tokens: 900, cache_read_input_tokens: 9_000 };
+    const input = { transcript_path: join(tmp(), 'not-yet.jsonl'), context_window: { context_window_size: 200_000, current_usage: usage } };
+    const f = await statusFacts(input, tmp());
+    expect(f).toEqual({ source: 'transcript', calls: 1, contextTokens: 10_000, cacheReadShare: 0.9 });
+    expect(formatStatus(f, input)).toBe('trimline · ctx 10k/200k (5%) · cache read 90% · no miss yet · $– session · saving vs none: not proxied');
+  });
 });
