@@ -46,7 +46,8 @@ function fromInput(input: StatusInput): StatusFacts {
   const n = (v: unknown): number => (typeof v === 'number' && Number.isFinite(v) && v > 0 ? v : 0);
   const context = u ? n(u.input_tokens) + n(u.cache_creation_input_tokens) + n(u.cache_read_input_tokens) : 0;
   if (!u || !context) return { source: 'transcript', calls: 0 };
-  return { source: 'transcript', calls: 1, contextTokens: context, cacheReadShare: n(u.cache_read_input_tokens) / context };
+  const read = n(u.cache_read_input_tokens);
+  return { source: 'transcript', calls: 1, contextTokens: context, cacheReadShare: read / context };
 }
 
 /** The facts from a proxy, or undefined (not running, not its session, refused: 403 without the token, slow). */
