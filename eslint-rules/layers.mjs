@@ -35,6 +35,7 @@ export const LAYERS = ['protocol', 'views', 'core', 'dev', 'host', 'cli'];
  * report  what each strategy would have cost on recorded sessions
  * agent   the agent loop and its tools
  * inspect the inspector's rows, findings, diffs
+ * status  the facts of Claude Code's status line (context, cache read share, last miss, cost) from calls or a transcript tail
  * proxy   proxied sessions: matching, upstream shaping, verdicts
  * mcp     MCP servers as a tool source for the agent
  * route   which agents can be routed through the proxy, and the edits of their settings
@@ -53,6 +54,7 @@ export const CORE_FLOORS = [
   'report',
   'agent',
   'inspect',
+  'status',
   'proxy',
   'mcp',
   'route',

@@ -5,7 +5,10 @@ import * as esbuild from 'esbuild';
 const watch = process.argv.includes('--watch');
 const common = { bundle: true, platform: 'node', target: 'node20', format: 'cjs', sourcemap: true, logLevel: 'warning' };
 const configs = [
-  { ...common, entryPoints: { cli: 'src/cli/main.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' } },
+  // dist/cli.js launches the CLI bundle, or the small status-line bundle (src/cli/launch.ts).
+  { ...common, entryPoints: { cli: 'src/cli/launch.ts' }, outdir: 'dist', banner: { js: '#!/usr/bin/env node' }, external: ['./cli-main.js', './statusline.js'] },
+  { ...common, entryPoints: { 'cli-main': 'src/cli/main.ts' }, outdir: 'dist' },
+  { ...common, entryPoints: { statusline: 'src/cli/statusline-main.ts' }, outdir: 'dist' },
   // `trimline report`'s worker threads (src/core/report/parallel.ts), beside the CLI and the bench.
   { ...common, entryPoints: { 'report-worker': 'src/cli/report-worker.ts' }, outdir: 'dist' },
   // playwright-core (the page bench drives Chromium) is loaded from node_modules, not bundled.

@@ -7,6 +7,11 @@ export class UsageError extends Error {
   readonly exitCode = 2;
 }
 
+/** An fs error's code (ENOENT, EACCES…), else its message. */
+export function errCode(e: unknown): string {
+  return (e as NodeJS.ErrnoException).code ?? (e instanceof Error ? e.message : String(e));
+}
+
 export function loadConfig(file: string | undefined): PipelineConfig {
   if (!file) return {};
   let text: string;

@@ -1,14 +1,25 @@
-/** `trimline report [PATH…] [--strategy S…] [--since DATE] [--json] [--html FILE]`. */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parseArgs } from 'node:util';
-import { buildReport, buildReportParallel, DEFAULT_REPORT_STRATEGIES, type Report, type ReportOptions, defaultCacheFile, defaultProjectsDir, formatReport, ReportCache, reportHtml } from '../core/report';
+/** `trimline report [PATH…] [options]` (options: commands.ts); bad paths and outputs are refused before any work. */
+import { accessSync, constants, existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
+import {
+  buildReport,
+  buildReportParallel,
+  DEFAULT_REPORT_STRATEGIES,
+  type Report,
+  type ReportOptions,
+  defaultCacheFile,
+  defaultProjectsDir,
+  formatReport,
+  holdsTranscript,
+  ReportCache,
+  reportHtml,
+} from '../core/report';
 import { discover } from '../core/report/discover';
 import { explainFile, formatExplained } from '../core/report/explain';
 import { jsonTerminalSafe, terminalSafe, terminalSafeLine } from '../protocol/safe-text';
-import { loadConfig, UsageError } from './common';
-
-export const REPORT_USAGE = 'trimline report [PATH…] [--strategy S…] [--since DATE] [--json] [--html FILE] [--config F] [--cache FILE | --no-cache] [--workers N] [--explain SESSION]';
+import { errCode, loadConfig, UsageError } from './common';
+import { parseCommand } from './args';
+import { REPORT_COMMAND } from './commands';
 
 /** `--since` as ms since epoch: an ISO date or date-time. */
 export function parseSince(v: string | undefined): number | undefined {
@@ -44,32 +55,53 @@ export async function reportWithWorkers(o: ReportOptions, workers: number | unde
   return script ? buildReportParallel({ ...o, workerScript: script, workers }) : buildReport(o);
 }
 
-/** `trimline report`'s command line parsed (usage errors thrown as {@link UsageError}). */
+/** The report's inputs, refused before any work: a path that does not exist, or paths that hold no session. */
+export function checkReportPaths(paths: readonly string[], named: boolean): void {
+  for (const p of paths) {
+    if (!existsSync(p)) {
+      const hint = named ? '' : ' (the default: Claude Code\'s sessions; name a PATH to report on)';
+      throw new UsageError(`report: ${p}: no such file or directory${hint}`);
+    }
+  }
+  if (!paths.some((p) => statSync(p).isFile() || holdsTranscript(p))) {
+    const looked = 'looked for Claude Code .jsonl, Cline api_conversation_history.json, .traj';
+    throw new UsageError(`report: no sessions found in ${paths.join(', ')} (${looked})`);
+  }
+}
+
+/** `--html FILE` refused before any work when FILE cannot be written (no such directory, not writable, a directory). */
+export function checkWritable(file: string, option: string): void {
+  const dir = dirname(resolve(file));
+  let problem: string | undefined;
+  if (!existsSync(dir) || !statSync(dir).isDirectory()) problem = `directory ${dir} does not exist`;
+  else if (existsSync(file) && statSync(file).isDirectory()) problem = 'it is a directory';
+  else {
+    try {
+      accessSync(existsSync(file) ? file : dir, constants.W_OK);
+    } catch {
+      problem = existsSync(file) ? 'it is not writable' : `directory ${dir} is not writable`;
+    }
+  }
+  if (problem) throw new UsageError(`report: ${option} ${file}: cannot write there: ${problem}`);
+}
+
+/** `trimline report`'s command line parsed and its paths checked (usage errors thrown as {@link UsageError}). */
 export function parseReportArgs(argv: readonly string[]) {
-  const { values, positionals } = parseArgs({
-    args: [...argv],
-    allowPositionals: true,
-    options: {
-      strategy: { type: 'string', short: 's', multiple: true },
-      since: { type: 'string' },
-      json: { type: 'boolean' },
-      html: { type: 'string' },
-      config: { type: 'string', short: 'c' },
-      quiet: { type: 'boolean', short: 'q' },
-      cache: { type: 'string' },
-      'no-cache': { type: 'boolean' },
-      workers: { type: 'string' },
-      explain: { type: 'string' },
-    },
-  });
+  const { values, positionals } = parseCommand(REPORT_COMMAND, argv);
+  const paths = positionals.length ? positionals : [defaultProjectsDir()];
+  const sinceMs = parseSince(values.since);
+  const workers = parseWorkers(values.workers);
+  const config = loadConfig(values.config);
+  if (values.html !== undefined) checkWritable(values.html, '--html');
+  checkReportPaths(paths, positionals.length > 0);
   const options: ReportOptions = {
-    paths: positionals.length ? positionals : [defaultProjectsDir()],
+    paths,
     cache: values['no-cache'] ? undefined : new ReportCache(values.cache ?? defaultCacheFile()),
     strategies: reportStrategies(values.strategy),
-    config: loadConfig(values.config),
-    sinceMs: parseSince(values.since),
+    config,
+    sinceMs,
   };
-  return { values, options, workers: parseWorkers(values.workers) };
+  return { values, options, workers };
 }
 
 export async function runReportCli(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
@@ -83,7 +115,11 @@ export async function runReportCli(argv: string[], out: NodeJS.WritableStream = 
   );
   if (interactive) err.write(`\n${cache?.hits ? `trimline report: ${cache.hits} unchanged file(s) from the cache\n` : ''}`);
   if (values.html) {
-    writeFileSync(values.html, reportHtml(report));
+    try {
+      writeFileSync(values.html, reportHtml(report));
+    } catch (e) {
+      throw new UsageError(`report: --html ${values.html}: cannot write: ${errCode(e)}`);
+    }
     if (!values.json) err.write(`trimline report: wrote ${terminalSafeLine(values.html)}\n`);
   }
   // Paths, models and tool names come from the transcripts: printed through the sanitizer.

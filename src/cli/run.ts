@@ -10,7 +10,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { createInterface } from 'node:readline';
 import type { Writable } from 'node:stream';
-import { parseArgs } from 'node:util';
 import {
   AgentLoop,
   missingCredentials,
@@ -28,9 +27,9 @@ import { terminalSafe, terminalSafeLine } from '../protocol/safe-text';
 import { createPipeline } from '../core/trimming';
 import { loadConfig, UsageError } from './common';
 import { startMcp } from './mcp';
+import { parseCommand } from './args';
+import { RUN_COMMAND } from './commands';
 
-export const RUN_USAGE =
-  'trimline run "<prompt>" [--workspace DIR] [--session ID | --resume ID] [--strategy S] [--model M] [--approve-commands] [--mcp-config F]... [--approve-mcp] [--sessions-dir D] [--config F] [--max-tokens N]';
 /** Where journals go by default, relative to the workspace. */
 export const DEFAULT_SESSIONS_SUBDIR = path.join('.trimline', 'sessions');
 const EXIT_OK = 0;
@@ -145,26 +144,10 @@ interface RunArgs {
 }
 
 function parseRunArgs(argv: string[]): RunArgs {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      workspace: { type: 'string', short: 'w' },
-      session: { type: 'string' },
-      resume: { type: 'string' },
-      strategy: { type: 'string', short: 's' },
-      model: { type: 'string', short: 'm' },
-      'approve-commands': { type: 'boolean' },
-      'sessions-dir': { type: 'string' },
-      config: { type: 'string', short: 'c' },
-      'max-tokens': { type: 'string' },
-      'mcp-config': { type: 'string', multiple: true },
-      'approve-mcp': { type: 'boolean' },
-    },
-  });
+  const { values, positionals } = parseCommand(RUN_COMMAND, argv);
   if (values.session && values.resume) throw new UsageError('run: --session and --resume are exclusive (--session names a new or existing session, --resume needs an existing one)');
   const prompt = positionals.join(' ').trim() || undefined;
-  if (!prompt && !values.resume && !values.session) throw new UsageError(`run: missing "<prompt>" (usage: ${RUN_USAGE})`);
+  if (!prompt && !values.resume && !values.session) throw new UsageError('run: missing "<prompt>"; see `trimline run --help`');
   const workspace = path.resolve(values.workspace ?? '.');
   if (!fs.existsSync(workspace) || !fs.statSync(workspace).isDirectory()) throw new UsageError(`run: workspace ${workspace} is not a directory`);
   let maxTokens: number | undefined;

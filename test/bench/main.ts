@@ -4,7 +4,7 @@
  * parameter choice), token calibration accuracy, and request-build speed. Results go
  * to bench-results/ (JSON + Markdown).
  *
- * Sections: --section=engine,check,loso,loops,tokens,speed,deltas,proxy,soak,cli,report (default: all but deltas, which speed includes; cli needs CLAUDE_BIN). Positional
+ * Sections: --section=engine,check,loso,loops,tokens,speed,deltas,proxy,soak,cli,report,timings (default: all but deltas, which speed includes; cli needs CLAUDE_BIN). Positional
  * arguments restrict the contenders by name or spec; --spec=a,b [--config=file.json]
  * adds an ad-hoc one for tuning.
  */
@@ -28,13 +28,14 @@ import { setupSession, type BenchSession } from './session-setup';
 import { singleTaskSection } from './single-task';
 import { checkStep, LADDER, legacyPricer, recordedCost, timingFacts, type StepResult } from './sim-check';
 import { formatReport, measureCalibration, transcriptFiles } from './tokens';
+import { timingsSection } from './timings';
 
 /** Strategies priced by both simulators and by the old rules (the before/after table). */
 const CHECKED = new Set(['none', 'default', 'anchor: anthropic clear_tool_uses', 'anchor: opencode prune', 'anchor: openai ToolOutputTrimmer', 'anchor: strands window 40']);
 
 function sections(): Set<string> {
   const arg = process.argv.find((a) => a.startsWith('--section='));
-  return new Set(arg ? arg.slice(10).split(',') : ['engine', 'check', 'loso', 'loops', 'tokens', 'speed', 'proxy', 'soak', 'cli', 'report']);
+  return new Set(arg ? arg.slice(10).split(',') : ['engine', 'check', 'loso', 'loops', 'tokens', 'speed', 'proxy', 'soak', 'cli', 'report', 'timings']);
 }
 
 const log = (s: string): void => void process.stderr.write(`${s}\n`);
@@ -194,6 +195,11 @@ async function main(): Promise<void> {
     const r = reportSpeedSection(log);
     md.push(...r.md);
     writeFileSync(join(outDir, 'report.json'), JSON.stringify(r.json, null, 2));
+  }
+  if (want.has('timings')) {
+    const t = timingsSection(log);
+    md.push(...t.md);
+    writeFileSync(join(outDir, 'timings.json'), JSON.stringify(t.json, null, 2));
   }
   writeFileSync(join(outDir, 'README.md'), md.join('\n') + '\n');
 }

@@ -1,4 +1,4 @@
-/** A synthetic 5,000-block session renders with a bounded DOM and scrolls smoothly. */
+/** A synthetic 5,000-block session renders with a bounded DOM while scrolling (its speed is the bench's: test/bench/inspector-page.ts). */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bigSession } from './fixtures';
@@ -40,22 +40,25 @@ describe('virtualized grid', () => {
       obs.observe({ type: 'long-animation-frame', buffered: false });
       const frames: number[] = [];
       let maxRows = 0;
+      let minRows = Infinity;
       const step = Math.ceil(el.scrollHeight / 60);
       for (let y = 0; y < el.scrollHeight + step; y += step) {
         const t = performance.now();
         el.scrollTop = Math.min(y, el.scrollHeight);
         await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
         frames.push(performance.now() - t);
-        maxRows = Math.max(maxRows, document.querySelectorAll('.grid-spacer .grid-row').length);
+        const rendered = document.querySelectorAll('.grid-spacer .grid-row').length;
+        maxRows = Math.max(maxRows, rendered);
+        minRows = Math.min(minRows, rendered);
       }
       obs.disconnect();
       frames.sort((a, b) => a - b);
-      return { longFrames: long.length, longestFrame: Math.max(0, ...long), steps: frames.length, median: frames[frames.length >> 1], p95: frames[Math.floor(frames.length * 0.95)], maxRows, elements: document.querySelectorAll('*').length, scrollHeight: el.scrollHeight };
+      return { longFrames: long.length, longestFrame: Math.max(0, ...long), steps: frames.length, median: frames[frames.length >> 1], p95: frames[Math.floor(frames.length * 0.95)], maxRows, minRows, elements: document.querySelectorAll('*').length, scrollHeight: el.scrollHeight };
     });
     expect(scroll.maxRows).toBeLessThanOrEqual(MAX_ROWS);
     expect(scroll.scrollHeight).toBeGreaterThan(blocks * 29);
-    // Two animation frames per step: ~33 ms is the floor; a full re-render of 5,000 rows would take far longer.
-    expect(scroll.median).toBeLessThan(120);
+    // Every step rendered rows (the grid follows the scroll); its speed is measured in the bench, not asserted here.
+    expect(scroll.minRows).toBeGreaterThan(10);
     // At the bottom the last row is on screen.
     const lastId = s.inspector.snapshot().rows.at(-1)!.blockId;
     expect(await page.locator(`.grid-row[data-block="${lastId}"]`).count()).toBe(1);

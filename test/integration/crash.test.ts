@@ -42,8 +42,6 @@ const AIM_AT_STREAM_SHARE = 0.3;
 /** Random offset after the aimed-at moment: within a ~0.6 s stream, within a 0.4 s command. */
 const STREAM_OFFSET_MS = 400;
 const TOOL_OFFSET_MS = 250;
-/** An aimed kill that sees nothing to aim at in this long falls back to killing now. */
-const AIM_LIMIT_MS = 4_000;
 const SESSION = 'crash-session';
 const SEED = Number(process.env.TRIMLINE_CRASH_SEED ?? 20260314);
 /** Independent sessions killed at the same time (lane i uses seed SEED + i). */
@@ -97,12 +95,14 @@ function toolsRunning(out: string): boolean {
   return lines.filter((l) => l.startsWith('→ ')).length > lines.filter((l) => /^ {2}[✓✗] /.test(l)).length;
 }
 
-/** Poll until `cond` holds or the child exits or the limit passes; true when `cond` held. */
-async function until(run: CliRun, cond: () => boolean, limitMs: number): Promise<boolean> {
+/**
+ * Poll until `cond` holds or the child exits; true when `cond` held. No time limit: on a loaded
+ * machine a child may take seconds to start, and an aimed kill still waits for its moment.
+ */
+async function until(run: CliRun, cond: () => boolean): Promise<boolean> {
   let exited = false;
   void run.exited.then(() => (exited = true));
-  const start = Date.now();
-  while (!exited && Date.now() - start < limitMs) {
+  while (!exited) {
     if (cond()) return true;
     await sleep(3);
   }
@@ -193,7 +193,7 @@ class Lane {
     }
     const streaming = (): boolean => this.server.requests.some((r) => r.path === '/v1/messages' && r.seq > seqAtSpawn && !r.response);
     const aimed = mode < RANDOM_TIME_SHARE + AIM_AT_STREAM_SHARE ? streaming : (): boolean => toolsRunning(run.stdout());
-    await until(run, aimed, AIM_LIMIT_MS);
+    if (!(await until(run, aimed))) return false;
     const offset = random() * (aimed === streaming ? STREAM_OFFSET_MS : TOOL_OFFSET_MS);
     return Promise.race([run.exited.then(() => false), sleep(offset).then(() => true)]);
   }

@@ -35,12 +35,20 @@ describe('trimline report relaunch', () => {
   });
 
   it('answers with the relaunched process exit code and message', () => {
-    const args = [SESSIONS, '--no-cache', '--workers', '2', '--html', join(tmpdir(), 'no-such-dir-trimline', 'r.html')];
+    // An unknown strategy is found by the report itself, after the relaunch.
+    const args = [SESSIONS, '--no-cache', '--workers', '2', '--strategy', 'no-such-strategy'];
     const here = run(args, { TRIMLINE_RELAUNCH_MIN_BYTES: '1000000000000' });
     const again = run(args, { TRIMLINE_RELAUNCH_MIN_BYTES: '0' });
     expect(again.processes).toHaveLength(2);
     expect(here.status).not.toBe(0);
     expect(again.status).toBe(here.status);
     expect(again.stderr).toBe(here.stderr);
+  });
+
+  it('refuses an output it cannot write before relaunching (no second process, no work)', () => {
+    const r = run([SESSIONS, '--no-cache', '--workers', '2', '--html', join(tmpdir(), 'no-such-dir-trimline', 'r.html')], { TRIMLINE_RELAUNCH_MIN_BYTES: '0' });
+    expect(r.processes).toHaveLength(1);
+    expect(r.status).toBe(2);
+    expect(r.stderr).toMatch(/^trimline: report: --html .*r\.html: cannot write there: directory .* does not exist\n$/);
   });
 });

@@ -27,7 +27,9 @@
  *   usage), except those a microcompact later cleared, imported as user text
  *   so the clearing can be followed (claude-code-attachments.ts);
  * - one call per distinct `message.id`, at the position of its message, with
- *   the final usage record of the response (`finalUsage`).
+ *   the final usage record of the response (`finalUsage`);
+ * - a block is kept as the line's client version sent it, where that differs from
+ *   what it recorded (claude-code-quirks.ts: 2.1.332 trims tool results' trailing whitespace).
  * Unparseable lines are skipped and reported with their line numbers.
  */
 import { makeMessage } from '../session/log';
@@ -46,6 +48,7 @@ import { PRESERVED_FLAG, readLinks, withPreservedCopies, type ParentLinks, type 
 import { ImportError, oneLine } from './errors';
 import { jsonLines } from './json-lines';
 import { checkHistory } from './history-check';
+import { toolResultAsSent } from './claude-code-quirks';
 import { baseName, checkContent, finalUsage, isRecord, withoutFields } from './util';
 
 /**
@@ -182,7 +185,9 @@ function readLines(text: string, issues: ImportIssue[]): { conv: ConvLine[]; kin
       issues.push({ line, message: `${kind} line skipped: message.${checked.problem}` });
       continue;
     }
-    const blocks = typeof checked.content === 'string' ? stringBlocks(checked.content) : checked.content.map(stripBlock);
+    // As the line's client version sent them (claude-code-quirks.ts).
+    const c = checked.content;
+    const blocks = typeof c === 'string' ? stringBlocks(c) : c.map((b) => toolResultAsSent(stripBlock(b), rec.version));
     conv.push({ line, role: kind, rec, message: rec.message, blocks });
   }
   return { conv: attachments.merge(conv), kinds, links, boundaries, attachments };

@@ -160,6 +160,11 @@ export class LiveInspector {
     return 'error' in next ? undefined : next.prepared.body;
   }
 
+  /** The recorded calls with their cache verdicts, without building a snapshot (the status line's poll). */
+  calls(): CallPoint[] {
+    return this.history.points.map((p) => withVerdict(p, this.verdicts.get(p.call)));
+  }
+
   /** The snapshot of the next request, or undefined while the session is empty. */
   snapshot(): InspectorSnapshot | undefined {
     if (this.cached) return this.cached;

@@ -6,6 +6,8 @@
  * rewrote its history, its system and tools as before) is listed on its own.
  */
 import type { SessionEntry, SessionsResult } from '../../protocol/sessions';
+import type { StatusFacts } from '../../protocol/status';
+import { statusFromCalls } from '../status';
 import { titleOf, type ProxyEngine, type SessionState } from './proxy-engine';
 
 export class SessionFollower {
@@ -42,4 +44,18 @@ export class SessionFollower {
 /** Same system prompt and tool definitions. */
 function sameHead(a: { system?: unknown; tools?: unknown }, b: { system?: unknown; tools?: unknown }): boolean {
   return JSON.stringify(a.system ?? null) === JSON.stringify(b.system ?? null) && JSON.stringify(a.tools ?? null) === JSON.stringify(b.tools ?? null);
+}
+
+/**
+ * The status-line facts of the client session `key` (Claude Code's session id), or of the session
+ * with that id: its main conversation (not a side call listed under it), most recently active
+ * epoch first. Undefined when the proxy has not seen it.
+ */
+export function sessionStatus(engine: ProxyEngine, key: string): StatusFacts | undefined {
+  const { sessions } = new SessionFollower().list(engine);
+  const picked = sessions
+    .filter((s) => s.id === key || engine.state(s.id)?.entry.key === key)
+    .sort((a, b) => Number(a.parent !== undefined) - Number(b.parent !== undefined) || b.lastSeen - a.lastSeen)[0];
+  const st = picked && engine.state(picked.id);
+  return st ? statusFromCalls(st.inspector.calls(), st.engine.model) : undefined;
 }

@@ -74,6 +74,18 @@ function foundFile(path: string, st: { size: number; mtimeMs: number }): FoundFi
   return basename(path) === CLINE_FILE_NAME ? { path, ...clineTaskStat(path, st.size, st.mtimeMs) } : { path, size: st.size, mtimeMs: st.mtimeMs };
 }
 
+/** True as soon as one transcript is found under the directory `dir` (a cheap check before a report). */
+export function holdsTranscript(dir: string): boolean {
+  let entries;
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return false;
+  }
+  if (entries.some((e) => e.isFile() && isTranscriptName(e.name))) return true;
+  return entries.some((e) => e.isDirectory() && !SKIP_DIRS.has(e.name) && holdsTranscript(join(dir, e.name)));
+}
+
 /** Every transcript under the given paths (files named directly are taken whatever their name). */
 export function discover(paths: readonly string[]): Discovery {
   const files: FoundFile[] = [];

@@ -8,6 +8,7 @@
  *   any other path, any method     passed through unchanged (count_tokens, models, batches…)
  *   /, /assets/…, /api/…           the inspector, following the most recently active session; the
  *                                  page and /api/… need the per-launch token (`inspectorUrl` has it)
+ *   GET /api/status?session=<id>   a session's status-line facts (`trimline statusline`), JSON; token too
  *
  * The client's auth headers go upstream and nowhere else: the engine sees only the session
  * header, and nothing here logs headers or bodies. Every path answers only to a loopback
@@ -16,7 +17,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProxyEngine, type Forward } from '../../core/proxy/proxy-engine';
-import { SessionFollower } from '../../core/proxy/session-list';
+import { SessionFollower, sessionStatus } from '../../core/proxy/session-list';
 import { SESSION_HEADER } from '../../core/proxy/session-key';
 import { factsOfJson, SseUsageReader, type ResponseFacts } from '../../core/proxy/sse-usage';
 import { warmEncoder } from '../../core/tokens';
@@ -231,7 +232,16 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
       });
       return;
     }
+    if (req.method === 'GET' && path === '/api/status') return status(req, res);
     forward(req, res, { upstream });
+  };
+
+  /** `trimline statusline`: the facts of the session a client names; 404 when it is not proxied here. */
+  const status = (req: IncomingMessage, res: ServerResponse): void => {
+    const key = new URL(req.url ?? '/', 'http://127.0.0.1').searchParams.get('session') ?? '';
+    const facts = key ? sessionStatus(engine, key) : undefined;
+    res.writeHead(facts ? 200 : 404, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+    res.end(JSON.stringify(facts ?? { error: key ? `no proxied session ${key}` : 'pass ?session=<id>' }));
   };
 
   const served = { port: o.port, root: o.root, fallback: api, token: o.token, timeouts: o.timeouts };

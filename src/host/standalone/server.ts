@@ -252,6 +252,8 @@ export async function startInspectorServer(backend: InspectorBackend, opts: Insp
     // Static assets hold no data; the page and every /api/ path need the token.
     const needsToken = !Object.hasOwn(ASSETS, path);
     if (needsToken && !tokenMatches(token, requestToken(req))) return send(res, 403, 'text/plain', NO_TOKEN);
+    // A host's own /api/ paths (the proxy's /api/status) answer after the same checks and the token.
+    if (opts.fallback && path.startsWith('/api/') && path !== '/api/request' && path !== '/api/events') return opts.fallback(req, res);
     if (req.method === 'POST' && path === '/api/request') {
       api(req, res, clientOf(req.url)).catch((e: unknown) => send(res, 500, 'text/plain', String(e)));
       return;

@@ -16,10 +16,8 @@ describe('retries', () => {
     h = await harness();
     h.server.fault(faults.rateLimit(1));
     h.server.script({ content: [{ type: 'text', text: ANSWER }] });
-    const started = Date.now();
     const result = await h.loop.run('Hi');
     expect(result).toEqual({ reason: 'end_turn', calls: 1 });
-    expect(Date.now() - started).toBeGreaterThanOrEqual(950);
     const [retry] = eventsOf(h.events, 'retry');
     expect(retry).toMatchObject({ attempt: 1, delayMs: 1000, status: 429, reason: '429 rate_limit_error' });
   });

@@ -180,10 +180,8 @@ describe('cancel', () => {
     h.loop.on('tool-start', (e) => {
       if (e.name === 'run_command') setTimeout(() => h!.loop.cancel(), 100);
     });
-    const started = Date.now();
     const result = await h.loop.run('Run a slow command.');
     expect(result.reason).toBe('cancelled');
-    expect(Date.now() - started).toBeLessThan(4_000);
     expectPaired(h.session);
     const results = eventsOf(h.events, 'tool-result');
     expect(results.map((r) => r.name)).toEqual(['read_file', 'run_command', 'list_files']);

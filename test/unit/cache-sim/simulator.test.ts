@@ -237,12 +237,11 @@ describe('CacheSimulator', () => {
     });
   });
 
-  it('simulates a 300-call session of 2,000-block requests quickly', () => {
+  it('simulates a 300-call session of 2,000-block requests, each call reading the last (speed: bench section timings)', () => {
     const sim = new CacheSimulator();
     const system = [text('system', 3000, true)];
     const log: SimBlock[] = [];
     for (let i = 0; i < 1700; i++) log.push(text(`b${i}`, 40));
-    const started = performance.now();
     let reads = 0;
     for (let call = 0; call < 300; call++) {
       log.push(text(`new${call}`, 40));
@@ -251,8 +250,6 @@ describe('CacheSimulator', () => {
       const u = sim.step(body, tokensOf, T0 + call * 10_000);
       if (call > 0) reads += u.cache_read_input_tokens > 0 ? 1 : 0;
     }
-    const elapsed = performance.now() - started;
     expect(reads).toBe(299);
-    expect(elapsed).toBeLessThan(2000);
   });
 });

@@ -50,7 +50,7 @@ describe('report relaunch', () => {
     expect(reportRelaunchArgs(argv, ctx({ env: { TRIMLINE_RELAUNCH_MIN_BYTES: '1' } }))).toBeUndefined();
     writeFileSync(cacheFile, '{}');
     expect(reportRelaunchArgs(argv, ctx({ env: { TRIMLINE_RELAUNCH_MIN_BYTES: '1' } }))).toBeDefined();
-  });
+  }, 60_000); // a whole report of m-claude: seconds on a quiet machine, more on a shared one
 
   it('runs here when the node it starts does not know a flag (exit code 9: a bad option)', () => {
     const real = ctx({ script: resolve('dist/cli.js'), execArgv: [], env: { ...process.env, TRIMLINE_RELAUNCH_MIN_BYTES: '0' } });

@@ -1,6 +1,8 @@
 /** Test helpers for the importers: where the shared transcripts live, and an independent reading of raw JSONL. */
 import { readdirSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { Writable } from 'node:stream';
+import { runReplay } from '../../../src/cli/replay';
 import { replayAll } from '../../../src/core/engine/replay';
 import { validateRequest } from '../../../src/core/request/validate';
 import type { ImportedSession } from '../../../src/core/session/types';
@@ -106,4 +108,27 @@ export function refusedRequests(s: ImportedSession, strategy: string): { request
     for (const v of validateRequest(prepared.body, { model: prepared.body.model })) refused.push(`call ${c.index}: ${v.message}`);
   });
   return { requests, refused };
+}
+
+/** The replayed request of every call (`trimline replay FILE --strategy none --jsonl`). */
+export async function replayNone(file: string): Promise<{ call: number; request: { messages: unknown[] } }[]> {
+  const chunks: string[] = [];
+  const out = new Writable({
+    write(c: Buffer, _e, cb) {
+      chunks.push(String(c));
+      cb();
+    },
+  });
+  await runReplay(file, { strategy: 'none', config: {} }, out);
+  return chunks.join('').trim().split('\n').map((l) => JSON.parse(l) as { call: number; request: { messages: unknown[] } });
+}
+
+/**
+ * The value without `cache_control` keys: the transcript does not record the client's
+ * breakpoints, and the replay places its own (the cache planner's choice, not the history).
+ */
+export function withoutCacheControl(v: unknown): unknown {
+  if (Array.isArray(v)) return v.map(withoutCacheControl);
+  if (typeof v !== 'object' || v === null) return v;
+  return Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'cache_control').map(([k, x]) => [k, withoutCacheControl(x)]));
 }

@@ -89,7 +89,7 @@ describe('OpenAI chat: the MIT samples', () => {
       return total;
     };
     expect(sent('default')).toBeLessThan(sent('none'));
-  });
+  }, 60_000); // two replays of a long trajectory: seconds on a quiet machine, more on a shared one
 
   it('mini-swe-agent: plain text actions, alternating user and assistant, no issues', () => {
     const s = importTranscript(MINI_SWE_AGENT);

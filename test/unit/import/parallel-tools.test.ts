@@ -6,11 +6,9 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { runReplay } from '../../../src/cli/replay';
 import { importTranscript } from '../../../src/core/import';
-import { FIXTURES, rawLines } from './helpers';
+import { FIXTURES, rawLines, replayNone, withoutCacheControl } from './helpers';
 
 const FILE = path.join(FIXTURES, 'claude-code/parallel-tools.jsonl');
 
@@ -22,29 +20,6 @@ interface SentCall {
 
 const EXPECTED = (JSON.parse(readFileSync(path.join(FIXTURES, 'claude-code/parallel-tools.requests.json'), 'utf8')) as { calls: SentCall[] }).calls;
 
-/** The replayed request of every call (`trimline replay FILE --strategy none --jsonl`). */
-async function replayNone(): Promise<{ call: number; request: { messages: unknown[] } }[]> {
-  const chunks: string[] = [];
-  const out = new Writable({
-    write(c: Buffer, _e, cb) {
-      chunks.push(String(c));
-      cb();
-    },
-  });
-  await runReplay(FILE, { strategy: 'none', config: {} }, out);
-  return chunks.join('').trim().split('\n').map((l) => JSON.parse(l) as { call: number; request: { messages: unknown[] } });
-}
-
-/**
- * The value without `cache_control` keys: the transcript does not record the client's
- * breakpoints, and the replay places its own (the cache planner's choice, not the history).
- */
-function withoutCacheControl(v: unknown): unknown {
-  if (Array.isArray(v)) return v.map(withoutCacheControl);
-  if (typeof v !== 'object' || v === null) return v;
-  return Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'cache_control').map(([k, x]) => [k, withoutCacheControl(x)]));
-}
-
 describe('Claude Code parallel tool calls (parallel-tools.jsonl)', () => {
   it('the fixture really interleaves: result lines sit between tool_use lines of one message.id', () => {
     const conv = rawLines(FILE).lines.filter((l) => l.rec.type === 'user' || l.rec.type === 'assistant');
@@ -55,7 +30,7 @@ describe('Claude Code parallel tool calls (parallel-tools.jsonl)', () => {
   });
 
   it('replayed with none, every call sends exactly the messages the client sent', async () => {
-    const lines = await replayNone();
+    const lines = await replayNone(FILE);
     expect(lines.map((l) => l.call)).toEqual(EXPECTED.map((c) => c.call));
     for (const [i, l] of lines.entries()) {
       expect(withoutCacheControl(l.request.messages), `call ${i}`).toEqual(EXPECTED[i].messages);

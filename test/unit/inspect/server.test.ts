@@ -1,4 +1,7 @@
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importTranscript } from '../../../src/core/import';
 import { ReplayInspector, startInspectorServer, type InspectorServer } from '../../../src/host/standalone';
@@ -35,12 +38,24 @@ describe('standalone inspector server', () => {
     rawNoToken(port, method, path, { 'X-Trimline-Token': server.token, ...headers }, body);
   const post = (msg: unknown, extra: Record<string, string> = {}) => raw(server.port, 'POST', '/api/request', { Host: host, 'Content-Type': 'application/json', ...extra }, JSON.stringify(msg));
 
+  /** A package root of its own with stand-in assets: the unit tests need nothing built (no dist/). */
+  let root: string;
+
   beforeAll(async () => {
+    root = mkdtempSync(join(tmpdir(), 'trimline-inspector-root-'));
+    mkdirSync(join(root, 'dist', 'webview'), { recursive: true });
+    writeFileSync(join(root, 'dist', 'webview', 'inspector.js'), 'void 0;\n');
+    writeFileSync(join(root, 'dist', 'webview', 'inspector.css'), 'body {}\n');
+    writeFileSync(join(root, 'package.json'), '{}\n');
+    writeFileSync(join(root, 'dist', 'cli.js'), 'void 0;\n');
     inspector = new ReplayInspector(importTranscript(`${TRANSCRIPTS}/${SAMPLES[0]}`), { strategy: 'default' });
-    server = await startInspectorServer(inspector, { root: process.cwd(), mutates: (r) => ReplayInspector.mutates(r) });
+    server = await startInspectorServer(inspector, { root, mutates: (r) => ReplayInspector.mutates(r) });
     host = `127.0.0.1:${server.port}`;
   });
-  afterAll(() => server?.close());
+  afterAll(async () => {
+    await server?.close();
+    rmSync(root, { recursive: true, force: true });
+  });
 
   it('listens on 127.0.0.1 only and prints a loopback URL with its access token', () => {
     expect(server.url).toBe(`http://127.0.0.1:${server.port}/`);

@@ -2,10 +2,12 @@
  * The loop offers MCP tools after the built-in ones, and applies a deferred switch
  * only once the prompt cache has expired (no call within the TTL), so a switch
  * never costs a cache rewrite the user did not confirm.
+ * Each test has its own API server, MCP server and loop: a test that times out mid-turn
+ * leaves nothing running for the next one.
  */
 import os from 'node:os';
 import Anthropic from '@anthropic-ai/sdk';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { AgentLoop, NodeWorkspace, resolveAgentConfig, TOOL_NAMES } from '../../../src/core/agent';
 import { McpToolSource } from '../../../src/core/mcp/source';
 import { Session } from '../../../src/core/session';
@@ -20,7 +22,8 @@ let source: McpToolSource;
 let loop: AgentLoop;
 let skew = 0;
 
-beforeAll(async () => {
+beforeEach(async () => {
+  skew = 0;
   api = await startTestServer({ fallback: 'fail' });
   source = new McpToolSource([workflowServer()]);
   await source.start();
@@ -33,7 +36,7 @@ beforeAll(async () => {
     clock: () => Date.now() + skew,
   });
 });
-afterAll(async () => {
+afterEach(async () => {
   loop?.close();
   await source?.close();
   await api?.close();
@@ -61,7 +64,6 @@ describe('MCP tools in the loop', () => {
   });
 
   it('a switch the user confirms applies on the next call', async () => {
-    skew = 0;
     source.setEnabled({ server: 'workflow', enabled: false }, true);
     api.script({ content: [{ type: 'text', text: 'Fine.' }] });
     await loop.run('go on');

@@ -104,9 +104,7 @@ describe('McpToolSource (workflow fixture over stdio)', () => {
   it('a hung server times out with an is_error result naming it, is stopped, and restarts on its next use', async () => {
     const { src } = open({ faults: true, timeoutMs: 800, answers: ['server'] });
     await src.start();
-    const started = Date.now();
     const hang = await src.execute('mcp__workflow__hang', {}, toolContext());
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(hang).toEqual({ content: 'MCP server "workflow" did not answer within 0.8 s: the call was abandoned and the server stopped; it is started again on its next use.', is_error: true });
     expect((await src.execute('mcp__workflow__search_records', { query: 'x' }, toolContext())).is_error).toBe(false);
   });

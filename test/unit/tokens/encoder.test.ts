@@ -19,14 +19,12 @@ describe('cl100k raw counts', () => {
     expect(cl100kCount('a <|endoftext|> b')).toBeGreaterThan(3);
   });
 
-  it('cuts pathological runs: fast, and at most one token off per cut', () => {
+  it('cuts pathological runs: at most one token off per cut (unguarded a long run takes minutes: the test times out)', () => {
     const enc = new Tiktoken(cl100k);
     const run = 'A'.repeat(LONG_RUN_CHARS * 4);
     const cuts = Math.ceil(run.length / RUN_CHUNK_CHARS) - 1;
     expect(Math.abs(cl100kCount(run) - enc.encode(run).length)).toBeLessThanOrEqual(cuts);
-    const t0 = performance.now();
     const n = cl100kCount(`start ${'A'.repeat(200_000)} ${'─'.repeat(20_000)} end`);
-    expect(performance.now() - t0).toBeLessThan(5_000); // unguarded this takes minutes
     expect(n).toBeGreaterThan(200_000 / 16);
   });
 });

@@ -49,17 +49,15 @@ describe('run_command', () => {
   });
 
   it('kills the whole process group on timeout', async () => {
-    const started = Date.now();
+    // A process left running would hold the call past the test's timeout; the note says it was killed.
     const r = await executeTool('run_command', { command: 'echo started; sleep 30; echo never', timeout_s: 1 }, makeContext(root));
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(r.is_error).toBe(true);
     expect(r.content).toBe('started\n[timed out after 1 s; the process was killed. Pass a larger timeout_s (max 600) if it needs longer.]');
   });
 
   it('returns when the shell exits even if a background job keeps the pipes open', async () => {
-    const started = Date.now();
-    const r = await executeTool('run_command', { command: 'sleep 3 & echo launched' }, makeContext(root));
-    expect(Date.now() - started).toBeLessThan(2_500);
+    // The background job outlives the test's timeout: waiting for it would fail the test.
+    const r = await executeTool('run_command', { command: 'sleep 30 & echo launched' }, makeContext(root));
     expect(r).toEqual({ is_error: false, content: 'launched\n[exit code 0]' });
   });
 
@@ -79,10 +77,8 @@ describe('run_command', () => {
 
   it('is cancelled (and killed) by the abort signal', async () => {
     const ac = new AbortController();
-    const started = Date.now();
     setTimeout(() => ac.abort(), 200);
     const r = await executeTool('run_command', { command: 'sleep 30' }, makeContext(root, { signal: ac.signal }));
-    expect(Date.now() - started).toBeLessThan(5_000);
     expect(r.is_error).toBe(true);
     expect(r.content).toMatch(/cancelled/);
   });
