@@ -4,6 +4,7 @@
  */
 import { PROXY_USAGE } from './proxy';
 import { REPORT_USAGE } from './report';
+import { ROUTE_USAGE } from './route';
 import { RUN_USAGE } from './run';
 
 export const COMMAND_HELP: Readonly<Record<string, string>> = {
@@ -47,6 +48,17 @@ ANTHROPIC_BASE_URL is set), shown in the inspector on 127.0.0.1.`,
 Point Claude Code or any Anthropic SDK client at it (ANTHROPIC_BASE_URL=<printed URL>); the
 inspector is on the same address. Upstream: --upstream, else TRIMLINE_UPSTREAM, else
 https://api.anthropic.com. Strategy none (default) only observes: the bytes go upstream unchanged.`,
+  route: `Usage: ${ROUTE_USAGE}
+
+Points the agents' own settings at a Trimline proxy this command runs, until Ctrl+C restores
+every file byte for byte. Agents: claude-code (env.ANTHROPIC_BASE_URL in ~/.claude/settings.json,
+or .claude/settings.local.json with --scope workspace), roo and kilo (a "Trimline proxy" profile
+imported through their autoImportSettingsPath setting), continue (apiBase of the anthropic models
+in ~/.continue/config.yaml), copilot (a Custom Endpoint group in chatLanguageModels.json), cline
+(by hand: the steps and the URL are printed). Keys are never written.
+  --list         the agents found here and what routing each would change (also with no --agent)
+  --stop         restore what a killed or crashed route left (the undo record is written first)
+  --user-dir D   VS Code's user settings folder (default: Code/User of this platform)`,
 };
 
 /** `--help` or `-h` among a command's arguments (before a `--`). */

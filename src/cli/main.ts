@@ -15,6 +15,7 @@ import { relaunchReport } from './relaunch';
 import { REPORT_USAGE, runReportCli } from './report';
 import { PROXY_USAGE, runProxy } from './proxy';
 import { COMMAND_HELP, wantsHelp } from './help';
+import { ROUTE_USAGE, runRoute } from './route';
 
 const HELP = `trimline: see and trim what a coding agent sends to the model
 
@@ -27,6 +28,7 @@ Usage:
   ${REPORT_USAGE}
   trimline demo [--port N] [--strategy S]
   ${PROXY_USAGE}
+  ${ROUTE_USAGE}
 
 <file>: a Claude Code session (.jsonl), a Cline api_conversation_history.json,
 OpenAI-style chat messages (an array, a SWE-agent .traj or a mini-swe-agent trajectory), an
@@ -40,7 +42,9 @@ demo: a live agent session on a sample project (offline model unless ANTHROPIC_A
 ANTHROPIC_BASE_URL is set), shown in the inspector on 127.0.0.1.
 proxy: point Claude Code or any Anthropic SDK client at it (ANTHROPIC_BASE_URL=<printed URL>);
 the inspector is on the same address. Upstream: --upstream, else TRIMLINE_UPSTREAM, else
-https://api.anthropic.com. Strategy none (default) only observes: the bytes go upstream unchanged.`;
+https://api.anthropic.com. Strategy none (default) only observes: the bytes go upstream unchanged.
+route: point installed agents' own settings (Claude Code, Roo, Kilo, Continue, Copilot) at a proxy
+it runs; Ctrl+C or --stop restores every file. --list shows what each would change.`;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -58,6 +62,7 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'demo') return runDemo(rest);
   if (command === 'report') return relaunchReport(rest) ?? (await runReportCli(rest));
   if (command === 'proxy') return runProxy(rest);
+  if (command === 'route') return runRoute(rest);
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,

@@ -1,0 +1,145 @@
+/**
+ * "Route VS Code Agents…": lists the agents installed in this VS Code with what routing would
+ * change for each (src/core/route/plan.ts), writes the settings of the ones the user picks so
+ * they point at the proxy, and "Stop Routing VS Code Agents" restores every file as it was. The
+ * undo record is journaled under the extension's global storage before any change, so a restore
+ * works after a crash or a restart; while a record exists the proxy is started again on its port
+ * when VS Code starts, so routed agents never point at a dead port.
+ */
+import * as os from 'node:os';
+import * as path from 'node:path';
+import * as vscode from 'vscode';
+import { AGENTS, type RouteScope } from '../../core/route/agents';
+import { planAgent, planAgents, type AgentPlan, type RoutePaths } from '../../core/route/plan';
+import { CLIENT_LABELS, type ClientKind } from '../../core/proxy/client-kind';
+import { applyRoute, readRecord, readText, restoreRoute } from '../route/files';
+import type { CoreDeps } from './host-types';
+import type { ProxyRouting } from './proxy-routing';
+
+/** Agents whose first request the user is told about (routed by hand, or needing a reload). */
+const ANNOUNCED: readonly ClientKind[] = ['cline', 'roo', 'kilo', 'copilot', 'continue', 'claude-code'];
+
+export class AgentRouting {
+  /** Agents routed this run whose traffic has not arrived yet. */
+  private readonly awaiting = new Set<ClientKind>();
+
+  constructor(
+    private readonly deps: CoreDeps,
+    private readonly routing: ProxyRouting,
+  ) {
+    routing.listeners.push((seen) => this.arrived(seen));
+  }
+
+  /** Where the undo record and Trimline's own agent files live. */
+  private get dir(): string {
+    return this.deps.context.globalStorageUri.fsPath;
+  }
+
+  private paths(): RoutePaths {
+    // globalStorageUri is <user dir>/globalStorage/<publisher.name>: the user dir is two up.
+    return { userDir: path.resolve(this.dir, '..', '..'), workspace: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, home: os.homedir(), dataDir: path.join(this.dir, 'route'), host: 'vscode' };
+  }
+
+  /** A route was journaled before VS Code last closed: serve its port again. */
+  async resume(): Promise<void> {
+    const record = readRecord(this.dir);
+    if (!record || this.routing.url) return;
+    const port = Number(new URL(record.url).port);
+    try {
+      await this.routing.start(port);
+      this.deps.log.info(`route: agents routed through ${record.url} (restored after a restart)`);
+    } catch (e) {
+      void vscode.window.showWarningMessage(`Trimline: routed agents point at ${record.url}, which could not be served again (${e instanceof Error ? e.message : String(e)}). Run "Trimline: Stop Routing VS Code Agents" to restore their settings.`);
+    }
+  }
+
+  async route(): Promise<void> {
+    if (!vscode.workspace.isTrusted) throw new Error('Routing agents is off in Restricted Mode: trust the workspace first.');
+    const installed = AGENTS.filter((a) => a.extensions.some((id) => vscode.extensions.getExtension(id) !== undefined));
+    if (installed.length === 0) {
+      void vscode.window.showInformationMessage('Trimline: none of the agents it can route (Claude Code, Roo Code, Kilo Code, Continue, Copilot Chat, Cline) is installed.');
+      return;
+    }
+    const scope = await this.pickScope();
+    if (!scope) return;
+    const record = readRecord(this.dir);
+    const url = await this.routing.start(record ? Number(new URL(record.url).port) : undefined);
+    const p = this.paths();
+    type Item = vscode.QuickPickItem & { plan?: AgentPlan; scope?: RouteScope };
+    const items: Item[] = installed.map((a) => {
+      try {
+        const at = a.scopes.length === 0 || a.scopes.includes(scope) ? scope : a.scopes[0];
+        const plan = planAgent(a.id, at, url, p, readText);
+        const where = a.scopes.length === 0 ? 'by hand' : a.scopes.includes(scope) ? scope : `${a.scopes[0]} only`;
+        return { label: a.name, description: where, detail: plan.summary, plan, scope: at };
+      } catch (e) {
+        return { label: `$(warning) ${a.name}`, description: 'cannot be routed', detail: e instanceof Error ? e.message : String(e) };
+      }
+    });
+    const picked = await vscode.window.showQuickPick(items, { title: `Route VS Code agents through Trimline (${url})`, placeHolder: 'Pick the agents to route; each line says what changes', canPickMany: true, matchOnDetail: true });
+    const chosen = (picked ?? []).flatMap((i) => (i.plan && i.scope ? [{ agent: i.plan.agent, scope: i.scope }] : []));
+    if (chosen.length === 0) return;
+    // Planned again together: two agents' settings in one file both land.
+    const plans = planAgents(chosen, url, p, readText);
+    const record2 = applyRoute(this.dir, url, scope, plans.flatMap((pl) => pl.changes));
+    this.deps.log.info(`route: ${plans.map((pl) => pl.agent).join(', ')} → ${url}; ${record2.changes.length} file(s) journaled in ${this.dir}`);
+    for (const pl of plans) this.awaiting.add(pl.agent as ClientKind);
+    await this.explain(plans, url);
+  }
+
+  private async pickScope(): Promise<RouteScope | undefined> {
+    const ws = vscode.workspace.workspaceFolders?.[0];
+    if (!ws) return 'user';
+    const pick = await vscode.window.showQuickPick(
+      [
+        { label: 'User', description: 'every window', scope: 'user' as const },
+        { label: 'Workspace', description: ws.name, scope: 'workspace' as const },
+      ],
+      { title: 'Route VS Code agents: where to write their settings', placeHolder: 'Agents whose setting exists only for the user are routed there either way' },
+    );
+    return pick?.scope;
+  }
+
+  /** What the user still does by hand, with the URL to copy. */
+  private async explain(plans: readonly AgentPlan[], url: string): Promise<void> {
+    const steps = plans.filter((pl) => pl.steps.length > 0);
+    const names = plans.map((pl) => AGENTS.find((a) => a.id === pl.agent)?.name ?? pl.agent).join(', ');
+    if (steps.length === 0) {
+      void vscode.window.showInformationMessage(`Trimline: routed ${names} through ${url}.`);
+      return;
+    }
+    const detail = steps.map((pl) => `${AGENTS.find((a) => a.id === pl.agent)?.name}:\n${pl.steps.map((s, i) => `${i + 1}. ${s}`).join('\n')}`).join('\n\n');
+    const buttons = ['Copy URL', ...(plans.some((pl) => pl.agent === 'roo' || pl.agent === 'kilo') ? ['Reload Window'] : [])];
+    const choice = await vscode.window.showInformationMessage(`Trimline: routed ${names} through ${url}. Left to do:`, { modal: true, detail }, ...buttons);
+    if (choice === 'Copy URL') await vscode.env.clipboard.writeText(url);
+    if (choice === 'Reload Window') await vscode.commands.executeCommand('workbench.action.reloadWindow');
+  }
+
+  /** The first request of an agent routed this run: say it arrived. */
+  private arrived(seen: ReadonlySet<ClientKind>): void {
+    for (const c of ANNOUNCED) {
+      if (!this.awaiting.has(c) || !seen.has(c)) continue;
+      this.awaiting.delete(c);
+      this.deps.log.info(`route: first request from ${CLIENT_LABELS[c]} arrived`);
+      void vscode.window.showInformationMessage(`Trimline: ${CLIENT_LABELS[c]}'s requests now arrive through Trimline.`, 'Open Inspector').then((pick) => {
+        if (pick) this.deps.openProxyInspector();
+      });
+    }
+  }
+
+  /** Restores every routed file, then stops the proxy. */
+  async stop(): Promise<void> {
+    const report = restoreRoute(this.dir);
+    this.awaiting.clear();
+    await this.routing.stop();
+    if (!report) {
+      void vscode.window.showInformationMessage('Trimline: no VS Code agent is routed.');
+      return;
+    }
+    this.deps.log.info(`route: restored ${report.restored.join(', ') || 'nothing'}${report.conflicts.length ? `; ${report.conflicts.join('; ')}` : ''}`);
+    const msg = `Trimline: restored ${report.restored.length} file(s) as they were before routing.`;
+    if (report.conflicts.length) void vscode.window.showWarningMessage(`${msg} ${report.conflicts.join('; ')}`);
+    else void vscode.window.showInformationMessage(msg);
+  }
+}
+
