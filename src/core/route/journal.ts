@@ -9,7 +9,7 @@
  *   original values (JSON), so the other change stays; a YAML file changed since is left as it
  *   is and reported.
  */
-import type { JSONPath } from 'jsonc-parser';
+import type { JSONPath } from 'jsonc-parser/lib/esm/main.js';
 import type { AgentId, RouteScope } from './agents';
 import { getJsonRaw, getJsonValue, parseJsonc, setJsonRaw } from './json-text';
 
