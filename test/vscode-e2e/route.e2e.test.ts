@@ -115,8 +115,10 @@ describe('VS Code agents routed through Trimline', () => {
     const listed = await rows.allInnerTexts();
     for (const name of ['Claude Code', 'Roo Code', 'Kilo Code', 'Continue', 'Cline']) expect(listed.join('\n')).toContain(name);
     expect(listed.join('\n')).not.toContain('Copilot');
-    await page.locator('.quick-input-check-all').click();
-    await page.keyboard.press('Enter');
+    // Pick each (a click on a row toggles it in a multi-select pick), then OK.
+    for (const name of ['Claude Code', 'Roo Code', 'Kilo Code', 'Continue', 'Cline']) await rows.filter({ hasText: name }).first().click();
+    await until('five agents picked', async () => ((await page.locator('.quick-input-widget').innerText()).includes('5 Selected') ? true : undefined));
+    await page.locator('.quick-input-widget input').first().press('Enter');
     // What is left by hand (Roo's and Kilo's key, Cline's URL) shows in a dialog with the URL.
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ timeout: 30_000 });

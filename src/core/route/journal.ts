@@ -103,3 +103,23 @@ function mergeKeys(old: readonly KeyChange[] | undefined, next: readonly KeyChan
   for (const k of next) if (!out.some((o) => JSON.stringify(o.path) === JSON.stringify(k.path))) out.push(k);
   return out;
 }
+
+/**
+ * Roo and Kilo import their auto-import file on every start, replacing the profile of the same
+ * name: a key the user entered in it would be lost at the next start. Once the agent has
+ * imported it, the route's auto-import key goes back to its original value (`current`: the
+ * settings file now) and the record follows, so *Stop Routing* still restores byte for byte.
+ * Returns undefined when there is nothing to settle (the key is not the route's any more).
+ */
+export function settleImport(record: RouteRecord, file: string, key: string, current: string): { record: RouteRecord; text: string } | undefined {
+  const i = record.changes.findIndex((c) => c.file === file);
+  const change = record.changes[i];
+  const k = change?.keys?.find((x) => x.path.length === 1 && x.path[0] === key);
+  if (!change || !k || getJsonValue(current, [key]) !== getJsonValue(change.after, [key])) return undefined;
+  const text = setJsonRaw(current, [key], 'before' in k ? k.before : undefined, k.raw);
+  const changes = [...record.changes];
+  const keys = change.keys!.filter((x) => x !== k);
+  // The file as the route leaves it now (unless someone else changed it since): restoring still gives `before` back.
+  changes[i] = { ...change, after: current === change.after ? text : change.after, keys };
+  return { record: { ...record, changes }, text };
+}

@@ -60,9 +60,14 @@ export function readRecord(dir: string): RouteRecord | undefined {
  * Journals `changes` (merged with a route already in place) and then writes each file.
  * Returns the record as journaled.
  */
+/** Replaces the journaled record (after a settle: see settleImport). */
+export function writeRecord(dir: string, record: RouteRecord): void {
+  writeDurably(journalFile(dir), `${JSON.stringify(record, null, 1)}\n`, 0o600);
+}
+
 export function applyRoute(dir: string, url: string, scope: RouteScope, changes: readonly FileChange[], now = Date.now()): RouteRecord {
   const record = mergeRecords(readRecord(dir), { version: ROUTE_JOURNAL_VERSION, url, scope, at: now, changes });
-  writeDurably(journalFile(dir), `${JSON.stringify(record, null, 1)}\n`, 0o600);
+  writeRecord(dir, record);
   for (const c of changes) writeDurably(c.file, c.after);
   return record;
 }

@@ -9,12 +9,17 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { AGENTS, type RouteScope } from '../../core/route/agents';
+import { AGENTS, agentInfo, AUTO_IMPORT_SETTING, type RouteScope } from '../../core/route/agents';
+import { settleImport, type RouteRecord } from '../../core/route/journal';
 import { planAgent, planAgents, type AgentPlan, type RoutePaths } from '../../core/route/plan';
 import { CLIENT_LABELS, type ClientKind } from '../../core/proxy/client-kind';
-import { applyRoute, readRecord, readText, restoreRoute } from '../route/files';
+import { applyRoute, readRecord, readText, restoreRoute, writeDurably, writeRecord } from '../route/files';
 import type { CoreDeps } from './host-types';
 import type { ProxyRouting } from './proxy-routing';
+
+/** How often and how long a restart waits for Roo and Kilo to import the profile (2 minutes). */
+const IMPORT_WATCH_MS = 2_000;
+const IMPORT_WATCH_TRIES = 60;
 
 /** Agents whose first request the user is told about (routed by hand, or needing a reload). */
 const ANNOUNCED: readonly ClientKind[] = ['cline', 'roo', 'kilo', 'copilot', 'continue', 'claude-code'];
@@ -48,9 +53,50 @@ export class AgentRouting {
     try {
       await this.routing.start(port);
       this.deps.log.info(`route: agents routed through ${record.url} (restored after a restart)`);
+      this.watchImports();
     } catch (e) {
       void vscode.window.showWarningMessage(`Trimline: routed agents point at ${record.url}, which could not be served again (${e instanceof Error ? e.message : String(e)}). Run "Trimline: Stop Routing VS Code Agents" to restore their settings.`);
     }
+  }
+
+  /** Until Roo and Kilo have started (and imported the profile), look again now and then. */
+  private watchImports(): void {
+    let tries = 0;
+    const timer = setInterval(() => {
+      if (this.settleImports() || ++tries >= IMPORT_WATCH_TRIES) clearInterval(timer);
+    }, IMPORT_WATCH_MS);
+    this.deps.context.subscriptions.push({ dispose: () => clearInterval(timer) });
+  }
+
+  /**
+   * Roo and Kilo import the auto-import file on every start, replacing the profile of that name
+   * (and a key the user entered in it): once one has started, its auto-import setting goes back
+   * to what it was. Returns true when nothing is left to wait for.
+   */
+  settleImports(): boolean {
+    const first = readRecord(this.dir);
+    if (!first) return true;
+    let record: RouteRecord = first;
+    let waiting = false;
+    for (const agent of ['roo', 'kilo'] as const) {
+      const key = AUTO_IMPORT_SETTING[agent];
+      const change = record.changes.find((c) => c.keys?.some((k) => k.path[0] === key));
+      if (!change) continue;
+      const ext = agentInfo(agent).extensions.map((id) => vscode.extensions.getExtension(id)).find((e) => e !== undefined);
+      if (!ext?.isActive) {
+        waiting = true;
+        continue;
+      }
+      const current = readText(change.file);
+      const settled = current === null ? undefined : settleImport(record, change.file, key, current);
+      if (!settled) continue;
+      // The file first: a crash before the record is written leaves a key-level restore that is still right.
+      writeDurably(change.file, settled.text);
+      writeRecord(this.dir, settled.record);
+      record = settled.record;
+      this.deps.log.info(`route: ${agentInfo(agent).name} imported the "Trimline proxy" profile; ${key} is back to its value before routing`);
+    }
+    return !waiting;
   }
 
   async route(): Promise<void> {

@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'jsonc-parser';
 import { planAgent, planAgents, type RoutePaths } from '../../../src/core/route/plan';
-import { keyChanges, mergeRecords, parseRouteRecord, restoreAction, type FileChange } from '../../../src/core/route/journal';
-import { applyRoute, journalFile, readRecord, readText, restoreRoute } from '../../../src/host/route/files';
+import { keyChanges, mergeRecords, parseRouteRecord, restoreAction, settleImport, type FileChange } from '../../../src/core/route/journal';
+import { applyRoute, journalFile, readRecord, readText, restoreRoute, writeRecord } from '../../../src/host/route/files';
 
 const PROXY = 'http://127.0.0.1:41234';
 
@@ -90,6 +90,22 @@ describe('route journal', () => {
     expect(c.file).toBe(join(p.workspace!, '.vscode', 'settings.json'));
     expect(c.before).toBeNull();
     expect(() => planAgent('continue', 'workspace', PROXY, p, readText)).toThrow(/user/);
+  });
+
+  it('once Roo imported the profile, its auto-import key goes back and Stop still restores byte for byte', () => {
+    // Roo re-imports on every start, replacing the profile (and a key entered in it): one import only.
+    const plans = planAgents([{ agent: 'claude-code', scope: 'user' }, { agent: 'roo', scope: 'user' }], PROXY, p, readText);
+    applyRoute(store, PROXY, 'user', plans.flatMap((pl) => pl.changes));
+    const file = join(p.userDir, 'settings.json');
+    const s = settleImport(readRecord(store)!, file, 'roo-cline.autoImportSettingsPath', readFileSync(file, 'utf8'))!;
+    writeFileSync(file, s.text);
+    writeRecord(store, s.record);
+    const now = parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    expect(now['roo-cline.autoImportSettingsPath']).toBeUndefined();
+    expect((now['claudeCode.environmentVariables'] as unknown[]).length).toBe(2);
+    expect(settleImport(s.record, file, 'roo-cline.autoImportSettingsPath', s.text)).toBeUndefined();
+    restoreRoute(store);
+    expect(readFileSync(file, 'utf8')).toBe(settings);
   });
 
   it('reads back only well-formed records', () => {
