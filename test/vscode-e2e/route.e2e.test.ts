@@ -115,10 +115,16 @@ describe('VS Code agents routed through Trimline', () => {
     const listed = await rows.allInnerTexts();
     for (const name of ['Claude Code', 'Roo Code', 'Kilo Code', 'Continue', 'Cline']) expect(listed.join('\n')).toContain(name);
     expect(listed.join('\n')).not.toContain('Copilot');
-    // Pick each (a click on a row toggles it in a multi-select pick), then OK.
-    for (const name of ['Claude Code', 'Roo Code', 'Kilo Code', 'Continue', 'Cline']) await rows.filter({ hasText: name }).first().click();
+    // Tick each row's checkbox (check() clicks only an unticked one), then OK.
+    for (const name of ['Claude Code', 'Roo Code', 'Kilo Code', 'Continue', 'Cline']) {
+      const box = rows.filter({ hasText: name }).first().getByRole('checkbox');
+      for (let i = 0; i < 3 && !(await box.isChecked()); i++) {
+        await box.click();
+        await page.waitForTimeout(300);
+      }
+    }
     await until('five agents picked', async () => ((await page.locator('.quick-input-widget').innerText()).includes('5 Selected') ? true : undefined));
-    await page.locator('.quick-input-widget input').first().press('Enter');
+    await page.locator('.quick-input-widget .monaco-button', { hasText: 'OK' }).first().click();
     // What is left by hand (Roo's and Kilo's key, Cline's URL) shows in a dialog with the URL.
     const dialog = page.locator('.monaco-dialog-box');
     await dialog.waitFor({ timeout: 30_000 });

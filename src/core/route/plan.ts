@@ -83,7 +83,11 @@ export function planAgent(agent: AgentId, scope: RouteScope, url: string, p: Rou
         agent,
         changes: [imp, set],
         summary: `${key} → a profile "Trimline proxy" (Anthropic, base URL ${url}), imported when ${info.name} starts`,
-        steps: [`Reload the window: ${info.name} imports the profile on start and makes it current.`, `Enter your Anthropic API key in that profile in ${info.name}'s settings (Trimline never writes keys).`],
+        steps: [
+          `Reload the window: ${info.name} imports the profile on start and makes it current (once: Trimline then sets the import path back).`,
+          `Enter your Anthropic API key in that profile in ${info.name}'s settings (Trimline never writes keys).`,
+          `Stop Routing restores the setting; the profile stays in ${info.name}: switch back to yours there.`,
+        ],
       };
     }
     case 'continue': {

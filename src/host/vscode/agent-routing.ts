@@ -173,6 +173,11 @@ export class AgentRouting {
     }
   }
 
+  /** Whether agents' settings point at the proxy now (a route is journaled). */
+  routed(): boolean {
+    return readRecord(this.dir) !== undefined;
+  }
+
   /** Restores every routed file, then stops the proxy. */
   async stop(): Promise<void> {
     const report = restoreRoute(this.dir);

@@ -336,7 +336,8 @@ class TrimlineCore implements Core {
       return;
     }
     await this.routing.stop();
-    void vscode.window.showInformationMessage('Trimline: routing stopped. Terminals opened while routing keep the old ANTHROPIC_BASE_URL until they are closed.');
+    const agents = this.agents.routed() ? ' VS Code agents routed through it point at a closed port: run "Trimline: Stop Routing VS Code Agents" to restore their settings.' : '';
+    void vscode.window.showInformationMessage(`Trimline: routing stopped. Terminals opened while routing keep the old ANTHROPIC_BASE_URL until they are closed.${agents}`);
   }
 
   routeAgents(): Promise<void> {
