@@ -117,7 +117,8 @@ describe('VS Code agents routed through Trimline', () => {
     expect(listed.join('\n')).not.toContain('Copilot');
     // Tick each row's checkbox (check() clicks only an unticked one), then OK.
     for (const name of ['Claude Code', 'Roo Code', 'Kilo Code', 'Continue', 'Cline']) {
-      const box = rows.filter({ hasText: name }).first().getByRole('checkbox');
+      // By the label at the row's start: "roo-cline.autoImportSettingsPath" in Roo's detail also says "cline".
+      const box = rows.filter({ hasText: new RegExp(`^\\s*${name}`) }).first().getByRole('checkbox');
       for (let i = 0; i < 3 && !(await box.isChecked()); i++) {
         await box.click();
         await page.waitForTimeout(300);
