@@ -112,11 +112,12 @@ describe('VS Code agents routed through Trimline', () => {
     await rows.filter({ hasText: /^User/ }).first().click().catch(async () => page.keyboard.press('Enter'));
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'Roo Code' }).waitFor({ timeout: 30_000 });
     await shot(page, '30-route-agents-pick');
+    // Copilot Chat needs no stand-in: Custom Endpoint models are the workbench's own since VS Code 1.122
+    // (a stand-in with Copilot Chat's id is not even listed by VS Code 1.139).
     const listed = await rows.allInnerTexts();
-    for (const name of ['Claude Code', 'Roo Code', 'Kilo Code', 'Continue', 'Cline']) expect(listed.join('\n')).toContain(name);
-    expect(listed.join('\n')).not.toContain('Copilot');
+    for (const name of ['Claude Code', 'Roo Code', 'Kilo Code', 'Continue', 'Copilot Chat', 'Cline']) expect(listed.join('\n')).toContain(name);
     // Tick each row's checkbox (check() clicks only an unticked one), then OK.
-    for (const name of ['Claude Code', 'Roo Code', 'Kilo Code', 'Continue', 'Cline']) {
+    for (const name of ['Claude Code', 'Roo Code', 'Kilo Code', 'Continue', 'Copilot Chat', 'Cline']) {
       // By the label at the row's start: "roo-cline.autoImportSettingsPath" in Roo's detail also says "cline".
       const box = rows.filter({ hasText: new RegExp(`^\\s*${name}`) }).first().getByRole('checkbox');
       for (let i = 0; i < 3 && !(await box.isChecked()); i++) {
@@ -124,7 +125,7 @@ describe('VS Code agents routed through Trimline', () => {
         await page.waitForTimeout(300);
       }
     }
-    await until('five agents picked', async () => ((await page.locator('.quick-input-widget').innerText()).includes('5 Selected') ? true : undefined));
+    await until('six agents picked', async () => ((await page.locator('.quick-input-widget').innerText()).includes('6 Selected') ? true : undefined));
     await page.locator('.quick-input-widget .monaco-button', { hasText: 'OK' }).first().click();
     // What is left by hand (Roo's and Kilo's key, Cline's URL) shows in a dialog with the URL.
     const dialog = page.locator('.monaco-dialog-box');
@@ -153,6 +154,12 @@ describe('VS Code agents routed through Trimline', () => {
     const yaml = fs.readFileSync(path.join(home, '.continue', 'config.yaml'), 'utf8');
     expect(yaml).toBe(CONTINUE_YAML.replace('    provider: anthropic\n', `    provider: anthropic\n    apiBase: ${url}/v1/\n`));
     expect(new URL('messages', `${url}/v1/`).href).toBe(`${url}/v1/messages`);
+    // VS Code ≥ 1.122 chatLanguageModels.json: [{ name, vendor: "customendpoint", apiType: "messages", models: [{ id, url, … }] }].
+    const groups = parse(fs.readFileSync(path.join(cs.userDataDir, 'User', 'chatLanguageModels.json'), 'utf8')) as { vendor: string; apiType: string; apiKey?: string; models: { id: string; url: string }[] }[];
+    expect(groups).toHaveLength(1);
+    expect(groups[0]).toMatchObject({ vendor: 'customendpoint', apiType: 'messages' });
+    expect(groups[0].apiKey).toBeUndefined();
+    for (const m of groups[0].models) expect(m.url).toBe(`${url}/v1/messages`);
 
     // A client with the routed base URL (what the Claude Code extension starts `claude` with)
     // reaches the proxy, and the status bar names it.
@@ -161,12 +168,22 @@ describe('VS Code agents routed through Trimline', () => {
     expect(server.requests.some((r) => r.path === '/v1/messages')).toBe(true);
     await until('the status bar to name Claude Code', async () => ((await page.locator('.statusbar-item', { hasText: 'Claude Code' }).count()) > 0 ? true : undefined));
     await shot(page, '32-route-agents-status');
+    // Cline (routed by hand) is announced when its first request arrives; the status bar follows it.
+    const cline = new Anthropic({ apiKey: 'sk-ant-e2e-route', baseURL: url, maxRetries: 0 });
+    await cline.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 32, system: 'You are Cline, a highly skilled software engineer.', messages: [{ role: 'user', content: '<task>\nrouted by hand\n</task>' }] });
+    await until('the notice that Cline arrived', async () => ((await page.locator('.notifications-toasts', { hasText: /Cline.s requests now arrive/ }).count()) > 0 ? true : undefined));
+    await until('the status bar to name Cline', async () => ((await page.locator('.statusbar-item', { hasText: 'Cline' }).count()) > 0 ? true : undefined));
+    await shot(page, '33-route-agents-cline');
 
+    const lmFile = path.join(cs.userDataDir, 'User', 'chatLanguageModels.json');
+    console.log(`chatLanguageModels.json before stop:\n${fs.readFileSync(lmFile, 'utf8')}\nas written:\n${JSON.stringify(JSON.parse(fs.readFileSync(path.join(storage, 'route-journal.json'), 'utf8')).changes.find((c: { file: string }) => c.file === lmFile))}`);
     await runCommand(page, 'Trimline: Stop Routing VS Code Agents');
     await until('the journal to go', () => (fs.existsSync(path.join(storage, 'route-journal.json')) ? undefined : true));
     expect(fs.readFileSync(settingsFile, 'utf8')).toBe(originalSettings);
     expect(fs.readFileSync(path.join(home, '.continue', 'config.yaml'), 'utf8')).toBe(CONTINUE_YAML);
     expect(fs.existsSync(path.join(storage, 'route', 'roo-import.json'))).toBe(false);
+    if (fs.existsSync(lmFile)) console.log(`after stop:\n${fs.readFileSync(lmFile, 'utf8')}`);
+    expect(fs.existsSync(lmFile)).toBe(false);
     await until('the routing status item to go', async () => ((await page.locator('.statusbar-item', { hasText: 'Trimline :' }).count()) === 0 ? true : undefined));
   });
 });

@@ -21,6 +21,14 @@ import type { ProxyRouting } from './proxy-routing';
 const IMPORT_WATCH_MS = 2_000;
 const IMPORT_WATCH_TRIES = 60;
 
+/** The VS Code version whose chat reads Anthropic-format Custom Endpoint models from chatLanguageModels.json. */
+const CUSTOM_ENDPOINT_SINCE: readonly [number, number] = [1, 122];
+
+function atLeast(version: string, [major, minor]: readonly [number, number]): boolean {
+  const [a, b] = version.split('.').map((x) => Number.parseInt(x, 10));
+  return a > major || (a === major && b >= minor);
+}
+
 /** Agents whose first request the user is told about (routed by hand, or needing a reload). */
 const ANNOUNCED: readonly ClientKind[] = ['cline', 'roo', 'kilo', 'copilot', 'continue', 'claude-code'];
 
@@ -101,7 +109,10 @@ export class AgentRouting {
 
   async route(): Promise<void> {
     if (!vscode.workspace.isTrusted) throw new Error('Routing agents is off in Restricted Mode: trust the workspace first.');
-    const installed = AGENTS.filter((a) => a.extensions.some((id) => vscode.extensions.getExtension(id) !== undefined));
+    // Copilot's Custom Endpoint models (chatLanguageModels.json) are the workbench's own since 1.122,
+    // whether or not an extension of that id is listed.
+    const present = (a: (typeof AGENTS)[number]): boolean => a.extensions.some((id) => vscode.extensions.getExtension(id) !== undefined) || (a.id === 'copilot' && atLeast(vscode.version, CUSTOM_ENDPOINT_SINCE));
+    const installed = AGENTS.filter(present);
     if (installed.length === 0) {
       void vscode.window.showInformationMessage('Trimline: none of the agents it can route (Claude Code, Roo Code, Kilo Code, Continue, Copilot Chat, Cline) is installed.');
       return;
