@@ -18,11 +18,15 @@ import { UsageError } from './common';
 import { parsePort } from './inspect';
 import { userDataDir } from './proxy';
 
-export const ROUTE_USAGE = 'trimline route [--agent NAME]... [--scope user|workspace] [--port N] [--upstream URL] [--strategy S] [--user-dir DIR] | --list | --stop';
+export const ROUTE_USAGE =
+  'trimline route [--agent NAME]... [--scope user|workspace] [--port N] [--upstream URL] [--strategy S] ' +
+  '[--user-dir DIR] | --list | --stop';
 
 /** VS Code's user settings folder on this platform. */
 function vscodeUserDir(): string {
-  if (process.platform === 'win32') return join(process.env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'Code', 'User');
+  if (process.platform === 'win32') {
+    return join(process.env.APPDATA ?? join(homedir(), 'AppData', 'Roaming'), 'Code', 'User');
+  }
   if (process.platform === 'darwin') return join(homedir(), 'Library', 'Application Support', 'Code', 'User');
   return join(process.env.XDG_CONFIG_HOME ?? join(homedir(), '.config'), 'Code', 'User');
 }
@@ -92,8 +96,11 @@ export async function runRoute(args: string[]): Promise<number> {
     return report && report.conflicts.length > 0 ? 1 : 0;
   }
   const scope = (values.scope ?? 'user') as RouteScope;
-  if (scope !== 'user' && scope !== 'workspace') throw new UsageError(`--scope must be user or workspace, got "${String(values.scope)}"`);
-  const paths: RoutePaths = { userDir: values['user-dir'] ?? vscodeUserDir(), workspace: process.cwd(), home: homedir(), dataDir: dir, host: 'cli' };
+  if (scope !== 'user' && scope !== 'workspace') {
+    throw new UsageError(`--scope must be user or workspace, got "${String(values.scope)}"`);
+  }
+  const userDir = values['user-dir'] ?? vscodeUserDir();
+  const paths: RoutePaths = { userDir, workspace: process.cwd(), home: homedir(), dataDir: dir, host: 'cli' };
   const found = detectAgents(paths);
   const plan = (agents: readonly AgentId[], url: string): (AgentPlan | { agent: AgentId; error: string })[] =>
     agents.map((a) => {
@@ -105,17 +112,26 @@ export async function runRoute(args: string[]): Promise<number> {
     });
   if (values.list || !values.agent?.length) {
     const record = readRecord(dir);
-    line(found.length ? `Agents found (scope ${scope}), and what routing each would change:` : 'No agent Trimline can route was found.');
+    line(found.length ? `Agents found (scope ${scope}) and what routing each would change:` : 'No agent found.');
     describePlans(plan(found, record?.url ?? `http://127.0.0.1:${values.port ?? '<port>'}`));
-    if (record) line(`Routed now: ${record.changes.length} file(s) through ${record.url} (trimline route --stop restores them).`);
+    if (record) line(`Routed now: ${record.changes.length} file(s) through ${record.url} (--stop restores them).`);
     if (!values.list) line(`Route some: ${ROUTE_USAGE}`);
     return 0;
   }
   const wanted = values.agent.map((a) => a.toLowerCase());
-  for (const a of wanted) if (!isAgentId(a)) throw new UsageError(`unknown agent "${a}" (one of: ${AGENTS.map((x) => x.id).join(', ')})`);
+  for (const a of wanted) {
+    if (!isAgentId(a)) throw new UsageError(`unknown agent "${a}" (one of: ${AGENTS.map((x) => x.id).join(', ')})`);
+  }
   const record = readRecord(dir);
-  const port = values.port !== undefined ? parsePort(values.port) : record ? Number(new URL(record.url).port) : undefined;
-  const proxy = await startProxy({ port, upstream: values.upstream, strategy: values.strategy ?? 'none', journalDir: join(userDataDir(), 'proxy-sessions'), warn: (l) => process.stderr.write(`${terminalSafe(l)}\n`) });
+  const routedPort = record ? Number(new URL(record.url).port) : undefined;
+  const port = values.port !== undefined ? parsePort(values.port) : routedPort;
+  const proxy = await startProxy({
+    port,
+    upstream: values.upstream,
+    strategy: values.strategy ?? 'none',
+    journalDir: join(userDataDir(), 'proxy-sessions'),
+    warn: (l) => process.stderr.write(`${terminalSafe(l)}\n`),
+  });
   const failed = plan(wanted as AgentId[], proxy.url).filter((p) => 'error' in p);
   if (failed.length > 0) {
     describePlans(failed);

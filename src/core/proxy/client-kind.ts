@@ -30,12 +30,22 @@ export const CLIENT_LABELS: Readonly<Record<ClientKind, string>> = {
 /** Characters of the system prompt searched for an agent's self-description. */
 const PROMPT_HEAD_CHARS = 4_000;
 
+/** Headers that name the client (by name; `x-stainless-*` and `anthropic-client*` by prefix). */
+const IDENTIFYING = new Set([
+  'user-agent',
+  'x-app',
+  'x-title',
+  'http-referer',
+  'editor-version',
+  'copilot-integration-id',
+]);
+
 /** The request headers the classifier reads (none carries a credential); the host passes only these. */
 export function clientHeaders(all: Headers): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(all)) {
     const name = k.toLowerCase();
-    if (!(name === 'user-agent' || name === 'x-app' || name === 'x-title' || name === 'http-referer' || name === 'editor-version' || name === 'copilot-integration-id' || name.startsWith('x-stainless-') || name.startsWith('anthropic-client'))) continue;
+    if (!IDENTIFYING.has(name) && !name.startsWith('x-stainless-') && !name.startsWith('anthropic-client')) continue;
     const s = typeof v === 'string' ? v : v?.[0];
     if (s !== undefined) out[name] = s.slice(0, 200);
   }
@@ -47,7 +57,8 @@ function promptHead(system: unknown): string {
   if (!Array.isArray(system)) return '';
   let s = '';
   for (const b of system) {
-    if (typeof b === 'object' && b !== null && typeof (b as { text?: unknown }).text === 'string') s += `${(b as { text: string }).text}\n`;
+    const text = typeof b === 'object' && b !== null ? (b as { text?: unknown }).text : undefined;
+    if (typeof text === 'string') s += `${text}\n`;
     if (s.length >= PROMPT_HEAD_CHARS) break;
   }
   return s.slice(0, PROMPT_HEAD_CHARS);
@@ -63,7 +74,8 @@ export function classifyClient(h: Headers, body: { readonly system?: unknown }):
   const ua = header(h, 'user-agent');
   const title = header(h, 'x-title');
   if (/^claude-cli\//i.test(ua) || header(h, 'x-app') === 'cli') return 'claude-code';
-  if (/GitHubCopilot/i.test(ua) || header(h, 'copilot-integration-id') !== '' || /copilot/i.test(header(h, 'editor-version'))) return 'copilot';
+  const copilotHeaders = header(h, 'copilot-integration-id') !== '' || /copilot/i.test(header(h, 'editor-version'));
+  if (/GitHubCopilot/i.test(ua) || copilotHeaders) return 'copilot';
   if (/^RooCode\//i.test(ua) || /^Roo Code$/i.test(title)) return 'roo';
   if (/Kilo-?Code/i.test(ua) || /^Kilo Code$/i.test(title)) return 'kilo';
   if (/cline\.bot/i.test(header(h, 'http-referer')) || /^Cline$/i.test(title)) return 'cline';

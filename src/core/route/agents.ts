@@ -71,25 +71,35 @@ export const AUTO_IMPORT_SETTING: Readonly<Record<'roo' | 'kilo', string>> = {
 /** The profile (Roo, Kilo) and provider group (Copilot) Trimline adds. */
 export const PROFILE_NAME = 'Trimline proxy';
 
+/** The `name` of an object (an env entry, a provider group), if it has one. */
+export function nameOf(v: unknown): unknown {
+  return typeof v === 'object' && v !== null ? (v as { name?: unknown }).name : undefined;
+}
+
 /** settings.json: `claudeCode.environmentVariables` with `ANTHROPIC_BASE_URL` = url, other entries kept. */
 export function routeClaudeCodeSetting(text: string, url: string): string {
   const current = getJsonValue(text, [CLAUDE_CODE_ENV_SETTING]);
-  if (current !== undefined && !Array.isArray(current)) throw new RouteEditError(`${CLAUDE_CODE_ENV_SETTING} is not an array`);
-  const kept = (current ?? []).filter((e: unknown) => !(typeof e === 'object' && e !== null && (e as { name?: unknown }).name === BASE_URL_VAR));
+  if (current !== undefined && !Array.isArray(current)) {
+    throw new RouteEditError(`${CLAUDE_CODE_ENV_SETTING} is not an array`);
+  }
+  const kept = (current ?? []).filter((e: unknown) => nameOf(e) !== BASE_URL_VAR);
   return setJsonValue(text, [CLAUDE_CODE_ENV_SETTING], [...kept, { name: BASE_URL_VAR, value: url }]);
 }
 
 /** Claude Code's own settings.json: `env.ANTHROPIC_BASE_URL` = url. */
 export function routeClaudeSettingsEnv(text: string, url: string): string {
   const env = getJsonValue(text, ['env']);
-  if (env !== undefined && (typeof env !== 'object' || env === null || Array.isArray(env))) throw new RouteEditError('"env" is not an object');
+  if (env !== undefined && (typeof env !== 'object' || env === null || Array.isArray(env))) {
+    throw new RouteEditError('"env" is not an object');
+  }
   return setJsonValue(text, ['env', BASE_URL_VAR], url);
 }
 
 /** The file Roo or Kilo imports: one Anthropic profile at the proxy, made current. No key. */
 export function rooImportFile(url: string): string {
   const profile = { apiProvider: 'anthropic', anthropicBaseUrl: url };
-  return `${JSON.stringify({ providerProfiles: { currentApiConfigName: PROFILE_NAME, apiConfigs: { [PROFILE_NAME]: profile } } }, null, 2)}\n`;
+  const providerProfiles = { currentApiConfigName: PROFILE_NAME, apiConfigs: { [PROFILE_NAME]: profile } };
+  return `${JSON.stringify({ providerProfiles }, null, 2)}\n`;
 }
 
 /** settings.json: Roo's or Kilo's auto-import path. */
@@ -116,8 +126,12 @@ export const COPILOT_MODELS: readonly CopilotModel[] = [
   { id: 'claude-haiku-4-5', name: 'Claude Haiku 4.5 (Trimline)', maxInputTokens: 200_000, maxOutputTokens: 64_000 },
 ];
 
-/** chatLanguageModels.json: a `customendpoint` group of Anthropic-format models at the proxy, replacing Trimline's own. */
-export function routeCopilotModels(text: string, url: string, models: readonly CopilotModel[] = COPILOT_MODELS): string {
+/** chatLanguageModels.json: a `customendpoint` group of Anthropic models at the proxy (Trimline's own replaced). */
+export function routeCopilotModels(
+  text: string,
+  url: string,
+  models: readonly CopilotModel[] = COPILOT_MODELS,
+): string {
   const base = text.trim() === '' ? '[]\n' : text;
   const groups = getJsonValue(base, []);
   if (!Array.isArray(groups)) throw new RouteEditError('chatLanguageModels.json is not an array of provider groups');
@@ -126,9 +140,17 @@ export function routeCopilotModels(text: string, url: string, models: readonly C
     name: PROFILE_NAME,
     vendor: 'customendpoint',
     apiType: 'messages',
-    models: models.map((m) => ({ id: m.id, name: m.name, url: messages, toolCalling: true, vision: true, maxInputTokens: m.maxInputTokens, maxOutputTokens: m.maxOutputTokens })),
+    models: models.map((m) => ({
+      id: m.id,
+      name: m.name,
+      url: messages,
+      toolCalling: true,
+      vision: true,
+      maxInputTokens: m.maxInputTokens,
+      maxOutputTokens: m.maxOutputTokens,
+    })),
   };
-  const at = groups.findIndex((g: unknown) => typeof g === 'object' && g !== null && (g as { name?: unknown }).name === PROFILE_NAME);
+  const at = groups.findIndex((g: unknown) => nameOf(g) === PROFILE_NAME);
   return setJsonValue(base, [at < 0 ? groups.length : at], group);
 }
 

@@ -58,10 +58,14 @@ export type RestoreAction =
 
 /** What restoring one change does to the file whose content is now `current` (null: absent). */
 export function restoreAction(change: FileChange, current: string | null): RestoreAction {
-  if (current === change.after) return change.before === null ? { kind: 'delete' } : { kind: 'write', text: change.before, how: 'original' };
+  if (current === change.after) {
+    return change.before === null ? { kind: 'delete' } : { kind: 'write', text: change.before, how: 'original' };
+  }
   if (current === change.before) return { kind: 'keep', why: 'unchanged' };
   if (current === null) return { kind: 'keep', why: 'missing' };
-  if (!change.keys || parseJsonc(current) === undefined) return { kind: 'conflict', why: `${change.file} changed since it was routed; left as it is` };
+  if (!change.keys || parseJsonc(current) === undefined) {
+    return { kind: 'conflict', why: `${change.file} changed since it was routed; left as it is` };
+  }
   let text = current;
   for (const k of change.keys) text = setJsonRaw(text, k.path, 'before' in k ? k.before : undefined, k.raw);
   return { kind: 'write', text, how: 'keys' };
@@ -72,14 +76,19 @@ function isObj(v: unknown): v is Record<string, unknown> {
 }
 
 function isChange(v: unknown): v is FileChange {
-  return isObj(v) && typeof v.agent === 'string' && typeof v.file === 'string' && (v.before === null || typeof v.before === 'string') && typeof v.after === 'string' && (v.keys === undefined || (Array.isArray(v.keys) && v.keys.every((k) => isObj(k) && Array.isArray(k.path))));
+  if (!isObj(v) || typeof v.agent !== 'string' || typeof v.file !== 'string') return false;
+  if (typeof v.after !== 'string') return false;
+  if (v.before !== null && typeof v.before !== 'string') return false;
+  return v.keys === undefined || (Array.isArray(v.keys) && v.keys.every((k) => isObj(k) && Array.isArray(k.path)));
 }
 
 /** Reads a journal file's text; undefined when it is not a route record. */
 export function parseRouteRecord(text: string): RouteRecord | undefined {
   try {
     const v = JSON.parse(text) as unknown;
-    if (!isObj(v) || v.version !== ROUTE_JOURNAL_VERSION || typeof v.url !== 'string' || (v.scope !== 'user' && v.scope !== 'workspace') || typeof v.at !== 'number' || !Array.isArray(v.changes) || !v.changes.every(isChange)) return undefined;
+    if (!isObj(v) || v.version !== ROUTE_JOURNAL_VERSION || typeof v.url !== 'string') return undefined;
+    if (typeof v.at !== 'number' || (v.scope !== 'user' && v.scope !== 'workspace')) return undefined;
+    if (!Array.isArray(v.changes) || !v.changes.every(isChange)) return undefined;
     return v as unknown as RouteRecord;
   } catch {
     return undefined;
@@ -92,12 +101,17 @@ export function mergeRecords(old: RouteRecord | undefined, next: RouteRecord): R
   for (const c of next.changes) {
     const i = changes.findIndex((o) => o.file === c.file);
     if (i < 0) changes.push(c);
-    else changes[i] = { ...c, agent: changes[i].agent, before: changes[i].before, keys: mergeKeys(changes[i].keys, c.keys) };
+    else {
+      const first = changes[i];
+      changes[i] = { ...c, agent: first.agent, before: first.before, keys: mergeKeys(first.keys, c.keys) };
+    }
   }
   return { ...next, changes };
 }
 
-function mergeKeys(old: readonly KeyChange[] | undefined, next: readonly KeyChange[] | undefined): KeyChange[] | undefined {
+type Keys = readonly KeyChange[] | undefined;
+
+function mergeKeys(old: Keys, next: Keys): KeyChange[] | undefined {
   if (!old || !next) return old ? [...old] : next ? [...next] : undefined;
   const out = [...old];
   for (const k of next) if (!out.some((o) => JSON.stringify(o.path) === JSON.stringify(k.path))) out.push(k);
@@ -111,7 +125,12 @@ function mergeKeys(old: readonly KeyChange[] | undefined, next: readonly KeyChan
  * settings file now) and the record follows, so *Stop Routing* still restores byte for byte.
  * Returns undefined when there is nothing to settle (the key is not the route's any more).
  */
-export function settleImport(record: RouteRecord, file: string, key: string, current: string): { record: RouteRecord; text: string } | undefined {
+export function settleImport(
+  record: RouteRecord,
+  file: string,
+  key: string,
+  current: string,
+): { record: RouteRecord; text: string } | undefined {
   const i = record.changes.findIndex((c) => c.file === file);
   const change = record.changes[i];
   const k = change?.keys?.find((x) => x.path.length === 1 && x.path[0] === key);

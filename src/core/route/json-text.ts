@@ -4,7 +4,8 @@
  * `modify` (the library VS Code edits its own settings files with) computes the minimal edit,
  * comments, trailing commas and the file's own indentation included.
  */
-import { applyEdits, findNodeAtLocation, modify, parse, parseTree, type JSONPath, type ParseError } from 'jsonc-parser/lib/esm/main.js';
+import { applyEdits, findNodeAtLocation, modify, parse, parseTree } from 'jsonc-parser/lib/esm/main.js';
+import type { JSONPath, ParseError } from 'jsonc-parser/lib/esm/main.js';
 
 /** The file's indentation, guessed from its first indented line (default two spaces). */
 function indentOf(text: string): { insertSpaces: boolean; tabSize: number } {

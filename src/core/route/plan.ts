@@ -9,6 +9,8 @@ import {
   BASE_URL_VAR,
   CLAUDE_CODE_ENV_SETTING,
   clineSteps,
+  nameOf,
+  PROFILE_NAME,
   rooImportFile,
   routeAutoImportSetting,
   routeClaudeCodeSetting,
@@ -52,7 +54,15 @@ function settingsFile(p: RoutePaths, scope: RouteScope): string {
   return join(p.workspace, '.vscode', 'settings.json');
 }
 
-function jsonChange(agent: AgentId, file: string, read: ReadFile, paths: Parameters<typeof keyChanges>[1], edit: (text: string) => string): FileChange {
+type Paths = Parameters<typeof keyChanges>[1];
+
+function jsonChange(
+  agent: AgentId,
+  file: string,
+  read: ReadFile,
+  paths: Paths,
+  edit: (t: string) => string,
+): FileChange {
   const before = read(file);
   return { agent, file, before, after: edit(before ?? ''), keys: keyChanges(before, paths) };
 }
@@ -60,15 +70,19 @@ function jsonChange(agent: AgentId, file: string, read: ReadFile, paths: Paramet
 /** The plan of one agent at `scope`, pointing at `url`. Throws (RouteEditError) when a file cannot be edited safely. */
 export function planAgent(agent: AgentId, scope: RouteScope, url: string, p: RoutePaths, read: ReadFile): AgentPlan {
   const info = agentInfo(agent);
-  if (info.scopes.length > 0 && !info.scopes.includes(scope)) throw new Error(`${info.name} has no ${scope} setting; route it at ${info.scopes.join(' or ')} scope`);
+  if (info.scopes.length > 0 && !info.scopes.includes(scope)) {
+    throw new Error(`${info.name} has no ${scope} setting; route it at ${info.scopes.join(' or ')} scope`);
+  }
   switch (agent) {
     case 'claude-code': {
       if (p.host === 'vscode') {
         const file = settingsFile(p, scope);
         const c = jsonChange(agent, file, read, [[CLAUDE_CODE_ENV_SETTING]], (t) => routeClaudeCodeSetting(t, url));
-        return { agent, changes: [c], summary: `${CLAUDE_CODE_ENV_SETTING}: ${BASE_URL_VAR}=${url} in ${file}`, steps: [] };
+        const summary = `${CLAUDE_CODE_ENV_SETTING}: ${BASE_URL_VAR}=${url} in ${file}`;
+        return { agent, changes: [c], summary, steps: [] };
       }
-      const file = scope === 'user' ? join(p.home, '.claude', 'settings.json') : join(p.workspace ?? '.', '.claude', 'settings.local.json');
+      const dir = scope === 'user' ? p.home : (p.workspace ?? '.');
+      const file = join(dir, '.claude', scope === 'user' ? 'settings.json' : 'settings.local.json');
       const c = jsonChange(agent, file, read, [['env', BASE_URL_VAR]], (t) => routeClaudeSettingsEnv(t, url));
       return { agent, changes: [c], summary: `env.${BASE_URL_VAR}=${url} in ${file}`, steps: [] };
     }
@@ -82,9 +96,10 @@ export function planAgent(agent: AgentId, scope: RouteScope, url: string, p: Rou
       return {
         agent,
         changes: [imp, set],
-        summary: `${key} → a profile "Trimline proxy" (Anthropic, base URL ${url}), imported when ${info.name} starts`,
+        summary: `${key} → a profile "${PROFILE_NAME}" (Anthropic at ${url}), imported at ${info.name}'s start`,
         steps: [
-          `Reload the window: ${info.name} imports the profile on start and makes it current (once: Trimline then sets the import path back).`,
+          `Reload the window: ${info.name} imports the profile on start and makes it current ` +
+            '(once: Trimline then sets the import path back).',
           `Enter your Anthropic API key in that profile in ${info.name}'s settings (Trimline never writes keys).`,
           `Stop Routing restores the setting; the profile stays in ${info.name}: switch back to yours there.`,
         ],
@@ -94,24 +109,29 @@ export function planAgent(agent: AgentId, scope: RouteScope, url: string, p: Rou
       const file = join(p.home, '.continue', 'config.yaml');
       const before = read(file);
       if (before === null) throw new Error(`${file} does not exist`);
-      return { agent, changes: [{ agent, file, before, after: routeContinueConfig(before, url) }], summary: `apiBase: ${url}/v1/ on each "provider: anthropic" model in ${file}`, steps: [] };
+      const summary = `apiBase: ${url}/v1/ on each "provider: anthropic" model in ${file}`;
+      return { agent, changes: [{ agent, file, before, after: routeContinueConfig(before, url) }], summary, steps: [] };
     }
     case 'copilot': {
       const file = join(p.userDir, 'chatLanguageModels.json');
       const before = read(file);
       const groups = before === null ? [] : getJsonValue(before, []);
-      const at = Array.isArray(groups) ? groups.findIndex((g: unknown) => (g as { name?: unknown } | null)?.name === 'Trimline proxy') : -1;
+      const at = Array.isArray(groups) ? groups.findIndex((g: unknown) => nameOf(g) === PROFILE_NAME) : -1;
       const index = at < 0 ? (Array.isArray(groups) ? groups.length : 0) : at;
       const c = jsonChange(agent, file, read, [[index]], (t) => routeCopilotModels(t, url));
       return {
         agent,
         changes: [c],
         summary: `Custom Endpoint group "Trimline proxy" (Anthropic Messages at ${url}/v1/messages) in ${file}`,
-        steps: ['Chat: Manage Language Models → "Trimline proxy": enter your Anthropic API key; then pick a "(Trimline)" model in the chat.', "Copilot's hosted models cannot be routed: only models of this group go through Trimline."],
+        steps: [
+          `Chat: Manage Language Models → "${PROFILE_NAME}": enter your Anthropic key; pick a "(Trimline)" model.`,
+          "Copilot's hosted models cannot be routed: only models of this group go through Trimline.",
+        ],
       };
     }
     case 'cline':
-      return { agent, changes: [], summary: `by hand in Cline's settings: custom base URL ${url}`, steps: clineSteps(url) };
+      const summary = `by hand in Cline's settings: custom base URL ${url}`;
+      return { agent, changes: [], summary, steps: clineSteps(url) };
   }
 }
 
@@ -119,7 +139,12 @@ export function planAgent(agent: AgentId, scope: RouteScope, url: string, p: Rou
  * Plans of several agents in order, each reading the files as the plans before it left them
  * (two agents' settings in one settings.json both land; the record keeps the first original).
  */
-export function planAgents(list: readonly { readonly agent: AgentId; readonly scope: RouteScope }[], url: string, p: RoutePaths, read: ReadFile): AgentPlan[] {
+export function planAgents(
+  list: readonly { readonly agent: AgentId; readonly scope: RouteScope }[],
+  url: string,
+  p: RoutePaths,
+  read: ReadFile,
+): AgentPlan[] {
   const overlay = new Map<string, string>();
   const r: ReadFile = (f) => overlay.get(f) ?? read(f);
   return list.map(({ agent, scope }) => {

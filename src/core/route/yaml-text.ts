@@ -39,7 +39,8 @@ export function setContinueApiBase(text: string, url: string): string {
   const start = lines.findIndex((l) => MODELS.test(l.text));
   if (start < 0) throw new RouteEditError('config.yaml has no top-level "models:" list');
   let end = start + 1;
-  while (end < lines.length && (blank(lines[end].text) || indent(lines[end].text) > 0 || lines[end].text.startsWith('-'))) end++;
+  const inList = (t: string): boolean => blank(t) || indent(t) > 0 || t.startsWith('-');
+  while (end < lines.length && inList(lines[end].text)) end++;
   // Items: [first line, last line] at the sequence's dash indent.
   const items: [number, number][] = [];
   let dash = -1;
@@ -71,7 +72,8 @@ export function setContinueApiBase(text: string, url: string): string {
     } else {
       const eol = lines[provider].eol || (text.includes('\r\n') ? '\r\n' : '\n');
       if (lines[provider].eol === '') lines[provider].eol = eol;
-      lines.splice(provider + 1, 0, { text: `${' '.repeat(keyIndent)}apiBase: ${url}`, eol: lines[provider + 1] ? eol : '' });
+      const line = { text: `${' '.repeat(keyIndent)}apiBase: ${url}`, eol: lines[provider + 1] ? eol : '' };
+      lines.splice(provider + 1, 0, line);
     }
   }
   if (changed === 0) throw new RouteEditError('config.yaml has no model with "provider: anthropic"');

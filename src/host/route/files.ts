@@ -4,9 +4,20 @@
  * changes; each file is then written through a temporary file and a rename, so a crash leaves
  * either the old or the new content, and the record knows both.
  */
-import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from 'node:fs';
 import { dirname, join } from 'node:path';
-import { mergeRecords, parseRouteRecord, restoreAction, ROUTE_JOURNAL_VERSION, type FileChange, type RouteRecord } from '../../core/route/journal';
+import { mergeRecords, parseRouteRecord, restoreAction, ROUTE_JOURNAL_VERSION } from '../../core/route/journal';
+import type { FileChange, RouteRecord } from '../../core/route/journal';
 import type { RouteScope } from '../../core/route/agents';
 
 import { ROUTE_JOURNAL_FILE } from './journal-name';
@@ -65,7 +76,13 @@ export function writeRecord(dir: string, record: RouteRecord): void {
   writeDurably(journalFile(dir), `${JSON.stringify(record, null, 1)}\n`, 0o600);
 }
 
-export function applyRoute(dir: string, url: string, scope: RouteScope, changes: readonly FileChange[], now = Date.now()): RouteRecord {
+export function applyRoute(
+  dir: string,
+  url: string,
+  scope: RouteScope,
+  changes: readonly FileChange[],
+  now = Date.now(),
+): RouteRecord {
   const record = mergeRecords(readRecord(dir), { version: ROUTE_JOURNAL_VERSION, url, scope, at: now, changes });
   writeRecord(dir, record);
   for (const c of changes) writeDurably(c.file, c.after);

@@ -9,7 +9,7 @@
 import * as os from 'node:os';
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { AGENTS, agentInfo, AUTO_IMPORT_SETTING, type RouteScope } from '../../core/route/agents';
+import { AGENTS, agentInfo, AUTO_IMPORT_SETTING, type AgentId, type RouteScope } from '../../core/route/agents';
 import { settleImport, type RouteRecord } from '../../core/route/journal';
 import { planAgent, planAgents, type AgentPlan, type RoutePaths } from '../../core/route/plan';
 import { CLIENT_LABELS, type ClientKind } from '../../core/proxy/client-kind';
@@ -23,6 +23,11 @@ const IMPORT_WATCH_TRIES = 60;
 
 /** The VS Code version whose chat reads Anthropic-format Custom Endpoint models from chatLanguageModels.json. */
 const CUSTOM_ENDPOINT_SINCE: readonly [number, number] = [1, 122];
+
+/** The extension of an agent, if installed (ids match case-insensitively). */
+function extensionOf(agent: AgentId): vscode.Extension<unknown> | undefined {
+  return agentInfo(agent).extensions.map((id) => vscode.extensions.getExtension(id)).find((e) => e !== undefined);
+}
 
 function atLeast(version: string, [major, minor]: readonly [number, number]): boolean {
   const [a, b] = version.split('.').map((x) => Number.parseInt(x, 10));
@@ -50,7 +55,9 @@ export class AgentRouting {
 
   private paths(): RoutePaths {
     // globalStorageUri is <user dir>/globalStorage/<publisher.name>: the user dir is two up.
-    return { userDir: path.resolve(this.dir, '..', '..'), workspace: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath, home: os.homedir(), dataDir: path.join(this.dir, 'route'), host: 'vscode' };
+    const workspace = vscode.workspace.workspaceFolders?.[0]?.uri.fsPath;
+    const userDir = path.resolve(this.dir, '..', '..');
+    return { userDir, workspace, home: os.homedir(), dataDir: path.join(this.dir, 'route'), host: 'vscode' };
   }
 
   /** A route was journaled before VS Code last closed: serve its port again. */
@@ -63,7 +70,11 @@ export class AgentRouting {
       this.deps.log.info(`route: agents routed through ${record.url} (restored after a restart)`);
       this.watchImports();
     } catch (e) {
-      void vscode.window.showWarningMessage(`Trimline: routed agents point at ${record.url}, which could not be served again (${e instanceof Error ? e.message : String(e)}). Run "Trimline: Stop Routing VS Code Agents" to restore their settings.`);
+      const why = e instanceof Error ? e.message : String(e);
+      void vscode.window.showWarningMessage(
+        `Trimline: routed agents point at ${record.url}, which could not be served again (${why}). ` +
+          'Run "Trimline: Stop Routing VS Code Agents" to restore their settings.',
+      );
     }
   }
 
@@ -90,7 +101,7 @@ export class AgentRouting {
       const key = AUTO_IMPORT_SETTING[agent];
       const change = record.changes.find((c) => c.keys?.some((k) => k.path[0] === key));
       if (!change) continue;
-      const ext = agentInfo(agent).extensions.map((id) => vscode.extensions.getExtension(id)).find((e) => e !== undefined);
+      const ext = extensionOf(agent);
       if (!ext?.isActive) {
         waiting = true;
         continue;
@@ -102,19 +113,21 @@ export class AgentRouting {
       writeDurably(change.file, settled.text);
       writeRecord(this.dir, settled.record);
       record = settled.record;
-      this.deps.log.info(`route: ${agentInfo(agent).name} imported the "Trimline proxy" profile; ${key} is back to its value before routing`);
+      this.deps.log.info(`route: ${agentInfo(agent).name} imported the profile; ${key} is back to its value`);
     }
     return !waiting;
   }
 
   async route(): Promise<void> {
-    if (!vscode.workspace.isTrusted) throw new Error('Routing agents is off in Restricted Mode: trust the workspace first.');
+    if (!vscode.workspace.isTrusted) throw new Error('Routing agents is off in Restricted Mode: trust the workspace.');
     // Copilot's Custom Endpoint models (chatLanguageModels.json) are the workbench's own since 1.122,
     // whether or not an extension of that id is listed.
-    const present = (a: (typeof AGENTS)[number]): boolean => a.extensions.some((id) => vscode.extensions.getExtension(id) !== undefined) || (a.id === 'copilot' && atLeast(vscode.version, CUSTOM_ENDPOINT_SINCE));
+    const present = (a: (typeof AGENTS)[number]): boolean =>
+      extensionOf(a.id) !== undefined || (a.id === 'copilot' && atLeast(vscode.version, CUSTOM_ENDPOINT_SINCE));
     const installed = AGENTS.filter(present);
     if (installed.length === 0) {
-      void vscode.window.showInformationMessage('Trimline: none of the agents it can route (Claude Code, Roo Code, Kilo Code, Continue, Copilot Chat, Cline) is installed.');
+      const names = AGENTS.map((a) => a.name).join(', ');
+      void vscode.window.showInformationMessage(`Trimline: none of the agents it can route (${names}) is installed.`);
       return;
     }
     const scope = await this.pickScope();
@@ -130,16 +143,23 @@ export class AgentRouting {
         const where = a.scopes.length === 0 ? 'by hand' : a.scopes.includes(scope) ? scope : `${a.scopes[0]} only`;
         return { label: a.name, description: where, detail: plan.summary, plan, scope: at };
       } catch (e) {
-        return { label: `$(warning) ${a.name}`, description: 'cannot be routed', detail: e instanceof Error ? e.message : String(e) };
+        const detail = e instanceof Error ? e.message : String(e);
+        return { label: `$(warning) ${a.name}`, description: 'cannot be routed', detail };
       }
     });
-    const picked = await vscode.window.showQuickPick(items, { title: `Route VS Code agents through Trimline (${url})`, placeHolder: 'Pick the agents to route; each line says what changes', canPickMany: true, matchOnDetail: true });
+    const picked = await vscode.window.showQuickPick(items, {
+      title: `Route VS Code agents through Trimline (${url})`,
+      placeHolder: 'Pick the agents to route; each line says what changes',
+      canPickMany: true,
+      matchOnDetail: true,
+    });
     const chosen = (picked ?? []).flatMap((i) => (i.plan && i.scope ? [{ agent: i.plan.agent, scope: i.scope }] : []));
     if (chosen.length === 0) return;
     // Planned again together: two agents' settings in one file both land.
     const plans = planAgents(chosen, url, p, readText);
     const record2 = applyRoute(this.dir, url, scope, plans.flatMap((pl) => pl.changes));
-    this.deps.log.info(`route: ${plans.map((pl) => pl.agent).join(', ')} → ${url}; ${record2.changes.length} file(s) journaled in ${this.dir}`);
+    const routed = plans.map((pl) => pl.agent).join(', ');
+    this.deps.log.info(`route: ${routed} → ${url}; ${record2.changes.length} file(s) journaled in ${this.dir}`);
     for (const pl of plans) this.awaiting.add(pl.agent as ClientKind);
     await this.explain(plans, url);
   }
@@ -152,7 +172,10 @@ export class AgentRouting {
         { label: 'User', description: 'every window', scope: 'user' as const },
         { label: 'Workspace', description: ws.name, scope: 'workspace' as const },
       ],
-      { title: 'Route VS Code agents: where to write their settings', placeHolder: 'Agents whose setting exists only for the user are routed there either way' },
+      {
+        title: 'Route VS Code agents: where to write their settings',
+        placeHolder: 'Agents whose setting exists only for the user are routed there either way',
+      },
     );
     return pick?.scope;
   }
@@ -160,14 +183,17 @@ export class AgentRouting {
   /** What the user still does by hand, with the URL to copy. */
   private async explain(plans: readonly AgentPlan[], url: string): Promise<void> {
     const steps = plans.filter((pl) => pl.steps.length > 0);
-    const names = plans.map((pl) => AGENTS.find((a) => a.id === pl.agent)?.name ?? pl.agent).join(', ');
+    const names = plans.map((pl) => agentInfo(pl.agent).name).join(', ');
     if (steps.length === 0) {
       void vscode.window.showInformationMessage(`Trimline: routed ${names} through ${url}.`);
       return;
     }
-    const detail = steps.map((pl) => `${AGENTS.find((a) => a.id === pl.agent)?.name}:\n${pl.steps.map((s, i) => `${i + 1}. ${s}`).join('\n')}`).join('\n\n');
-    const buttons = ['Copy URL', ...(plans.some((pl) => pl.agent === 'roo' || pl.agent === 'kilo') ? ['Reload Window'] : [])];
-    const choice = await vscode.window.showInformationMessage(`Trimline: routed ${names} through ${url}. Left to do:`, { modal: true, detail }, ...buttons);
+    const numbered = (xs: readonly string[]): string => xs.map((s, i) => `${i + 1}. ${s}`).join('\n');
+    const detail = steps.map((pl) => `${agentInfo(pl.agent).name}:\n${numbered(pl.steps)}`).join('\n\n');
+    const reload = plans.some((pl) => pl.agent === 'roo' || pl.agent === 'kilo');
+    const buttons = ['Copy URL', ...(reload ? ['Reload Window'] : [])];
+    const title = `Trimline: routed ${names} through ${url}. Left to do:`;
+    const choice = await vscode.window.showInformationMessage(title, { modal: true, detail }, ...buttons);
     if (choice === 'Copy URL') await vscode.env.clipboard.writeText(url);
     if (choice === 'Reload Window') await vscode.commands.executeCommand('workbench.action.reloadWindow');
   }
@@ -178,7 +204,8 @@ export class AgentRouting {
       if (!this.awaiting.has(c) || !seen.has(c)) continue;
       this.awaiting.delete(c);
       this.deps.log.info(`route: first request from ${CLIENT_LABELS[c]} arrived`);
-      void vscode.window.showInformationMessage(`Trimline: ${CLIENT_LABELS[c]}'s requests now arrive through Trimline.`, 'Open Inspector').then((pick) => {
+      const msg = `Trimline: ${CLIENT_LABELS[c]}'s requests now arrive through Trimline.`;
+      void vscode.window.showInformationMessage(msg, 'Open Inspector').then((pick) => {
         if (pick) this.deps.openProxyInspector();
       });
     }
@@ -198,7 +225,8 @@ export class AgentRouting {
       void vscode.window.showInformationMessage('Trimline: no VS Code agent is routed.');
       return;
     }
-    this.deps.log.info(`route: restored ${report.restored.join(', ') || 'nothing'}${report.conflicts.length ? `; ${report.conflicts.join('; ')}` : ''}`);
+    const conflicts = report.conflicts.length ? `; ${report.conflicts.join('; ')}` : '';
+    this.deps.log.info(`route: restored ${report.restored.join(', ') || 'nothing'}${conflicts}`);
     const msg = `Trimline: restored ${report.restored.length} file(s) as they were before routing.`;
     if (report.conflicts.length) void vscode.window.showWarningMessage(`${msg} ${report.conflicts.join('; ')}`);
     else void vscode.window.showInformationMessage(msg);

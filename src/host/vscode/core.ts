@@ -336,7 +336,9 @@ class TrimlineCore implements Core {
       return;
     }
     await this.routing.stop();
-    const agents = this.agents.routed() ? ' VS Code agents routed through it point at a closed port: run "Trimline: Stop Routing VS Code Agents" to restore their settings.' : '';
+    const agents = this.agents.routed()
+      ? ' VS Code agents routed through it point at a closed port: run "Trimline: Stop Routing VS Code Agents".'
+      : '';
     void vscode.window.showInformationMessage(`Trimline: routing stopped. Terminals opened while routing keep the old ANTHROPIC_BASE_URL until they are closed.${agents}`);
   }
 

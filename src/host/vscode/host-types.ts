@@ -48,7 +48,7 @@ export interface CoreDeps {
   openImportInspector(file: string): void;
   /** Status bar: context used / window and session cost; undefined hides it. */
   setStatus(status: StatusInfo | undefined): void;
-  /** Status bar: the proxy terminals are routed through (and the agent of the session shown); undefined when not routing. */
+  /** Status bar: the proxy agents are routed through, and the agent of the session shown; undefined: not routing. */
   setRouting(url: string | undefined, agent?: string): void;
   /** Open (or reveal) the inspector of proxied sessions (terminal agents). */
   openProxyInspector(): void;
