@@ -7,8 +7,20 @@
 import { describe, expect, it } from 'vitest';
 import { classifyClient, clientHeaders, CLIENT_LABELS } from '../../../src/core/proxy/client-kind';
 
-const SDK = { 'user-agent': 'Anthropic/JS 0.65.0', 'x-stainless-lang': 'js', 'x-stainless-package-version': '0.65.0', 'x-stainless-os': 'Linux', 'x-stainless-runtime': 'node', 'anthropic-version': '2023-06-01' };
-const CLAUDE_CODE = { ...SDK, 'user-agent': 'claude-cli/2.1.114 (external, cli)', 'x-app': 'cli', 'anthropic-beta': 'claude-code-20250219,interleaved-thinking-2025-05-14' };
+const SDK = {
+  'user-agent': 'Anthropic/JS 0.65.0',
+  'x-stainless-lang': 'js',
+  'x-stainless-package-version': '0.65.0',
+  'x-stainless-os': 'Linux',
+  'x-stainless-runtime': 'node',
+  'anthropic-version': '2023-06-01',
+};
+const CLAUDE_CODE = {
+  ...SDK,
+  'user-agent': 'claude-cli/2.1.114 (external, cli)',
+  'x-app': 'cli',
+  'anthropic-beta': 'claude-code-20250219,interleaved-thinking-2025-05-14',
+};
 const sys = (text: string): { system: { type: string; text: string }[] } => ({ system: [{ type: 'text', text }] });
 
 describe('classifyClient', () => {
@@ -36,7 +48,8 @@ describe('classifyClient', () => {
   it('Copilot by its user agent or integration headers', () => {
     expect(classifyClient({ 'user-agent': 'GitHubCopilotChat/0.31.0' }, {})).toBe('copilot');
     expect(classifyClient({ 'copilot-integration-id': 'vscode-chat' }, {})).toBe('copilot');
-    expect(classifyClient(SDK, sys('You are an expert AI programming assistant. When asked for your name, you must respond with "GitHub Copilot".'))).toBe('copilot');
+    const copilot = 'You are an expert AI programming assistant. When asked for your name, you must respond with "GitHub Copilot".';
+    expect(classifyClient(SDK, sys(copilot))).toBe('copilot');
   });
 
   it('Continue: plain fetch, no SDK headers, its agent prompt', () => {
@@ -59,7 +72,8 @@ describe('classifyClient', () => {
 
 describe('clientHeaders', () => {
   it('keeps the identifying headers and never a credential', () => {
-    const h = clientHeaders({ ...CLAUDE_CODE, 'x-api-key': 'sk-ant-secret', authorization: 'Bearer t', cookie: 'c', 'X-Title': 'Roo Code', 'anthropic-client-platform': 'vscode' });
+    const secrets = { 'x-api-key': 'sk-ant-secret', authorization: 'Bearer t', cookie: 'c' };
+    const h = clientHeaders({ ...CLAUDE_CODE, ...secrets, 'X-Title': 'Roo Code', 'anthropic-client-platform': 'vscode' });
     expect(h['user-agent']).toBe('claude-cli/2.1.114 (external, cli)');
     expect(h['x-title']).toBe('Roo Code');
     expect(h['anthropic-client-platform']).toBe('vscode');
