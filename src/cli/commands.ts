@@ -103,6 +103,30 @@ count in the headline saving.`,
   },
 } as const satisfies CommandSpec;
 
+export const ROUTE_COMMAND = {
+  name: 'route',
+  usage: [
+    'trimline route --agent NAME [--agent NAME…] [options]',
+    'trimline route --list | --stop',
+  ],
+  about: `Points the agents' own settings at a Trimline proxy this command runs, until Ctrl+C restores
+every file byte for byte. Agents: claude-code (env.ANTHROPIC_BASE_URL in ~/.claude/settings.json,
+or .claude/settings.local.json with --scope workspace), roo and kilo (a "Trimline proxy" profile
+imported through their autoImportSettingsPath setting), continue (apiBase of the anthropic models
+in ~/.continue/config.yaml), copilot (a Custom Endpoint group in chatLanguageModels.json), cline
+(by hand: the steps and the URL are printed). Keys are never written.`,
+  options: {
+    agent: { ...str('NAME', 'route this agent (repeatable); nothing is routed that is not named', 'a'), multiple: true },
+    scope: str('S', 'user (default) or workspace: which settings file is changed'),
+    port: { ...PORT, help: 'the proxy\'s port (default: the one routed agents already point at, else a free one)' },
+    upstream: str('URL', 'where the proxy forwards: --upstream, else $TRIMLINE_UPSTREAM, else https://api.anthropic.com'),
+    strategy: { ...STRATEGY, help: 'the proxy\'s strategy (default: none, observe only)' },
+    'user-dir': str('DIR', 'VS Code\'s user settings folder (default: Code/User of this platform)'),
+    list: flag('the agents found here and what routing each would change (also with no --agent)'),
+    stop: flag('restore what a killed or crashed route left (the undo record is written first)'),
+  },
+} as const satisfies CommandSpec;
+
 export const DEMO_COMMAND = {
   name: 'demo',
   usage: ['trimline demo [--port N] [--strategy S]'],
@@ -165,6 +189,7 @@ export const COMMANDS: readonly CommandSpec[] = [
   REPORT_COMMAND,
   DEMO_COMMAND,
   PROXY_COMMAND,
+  ROUTE_COMMAND,
   STATUSLINE_COMMAND,
 ];
 

@@ -1,5 +1,5 @@
 /**
- * `trimline`: run, inspect, replay, strategies, report, demo, proxy, statusline.
+ * `trimline`: run, inspect, replay, strategies, report, demo, proxy, route, statusline.
  * User errors end in one clear line and exit code 2; never a stack trace.
  */
 import { ImportError } from '../core/import';
@@ -16,6 +16,7 @@ import { relaunchReport } from './relaunch';
 import { runReportCli } from './report';
 import { runProxy } from './proxy';
 import { runStatusline } from './statusline';
+import { runRoute } from './route';
 
 const HELP = `trimline: see and trim what a coding agent sends to the model
 
@@ -48,6 +49,8 @@ async function main(argv: string[]): Promise<number> {
       return runProxy(rest);
     case 'statusline':
       return runStatusline(rest);
+    case 'route':
+      return runRoute(rest);
     case 'inspect': {
       const { values, positionals } = parseCommand(INSPECT_COMMAND, rest);
       const config = loadConfig(values.config);

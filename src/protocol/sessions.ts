@@ -11,6 +11,8 @@ export interface SessionEntry {
   /** The session it belongs under (same client session, another conversation: a subagent or side call). */
   parent?: string;
   calls: number;
+  /** The agent it came from ("Claude Code", "Roo Code", "Cline", "Continue", "Copilot", "SDK"…). */
+  client?: string;
   /** Last call, ms since the epoch. */
   lastSeen: number;
 }
@@ -39,7 +41,7 @@ export function parseSessionsRequest(r: Record<string, unknown>): SessionsReques
 }
 
 function isEntry(v: unknown): v is SessionEntry {
-  return isObj(v) && id(v.id) && typeof v.title === 'string' && (v.parent === undefined || id(v.parent)) && typeof v.calls === 'number' && typeof v.lastSeen === 'number';
+  return isObj(v) && id(v.id) && typeof v.title === 'string' && (v.parent === undefined || id(v.parent)) && (v.client === undefined || (typeof v.client === 'string' && v.client.length <= 40)) && typeof v.calls === 'number' && typeof v.lastSeen === 'number';
 }
 
 /** Checks a session list from the host (the webview's side). */

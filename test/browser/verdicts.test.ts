@@ -125,6 +125,9 @@ describe('inspector: cache verdicts of a proxied session', () => {
     // The subagent right under its session, marked as a child.
     expect(ids.indexOf(child.id)).toBe(ids.indexOf('sess-price-1') + 1);
     expect(options[ids.indexOf(child.id)][1]).toMatch(/^\u21b3 Proxied: Subagent/);
+    // Each entry names the agent it came from (client-kind.ts): the Claude-Code-shaped session, the SDK subagent.
+    expect(options[ids.indexOf('sess-price-1')][1]).toContain(' · Claude Code · ');
+    expect(options[ids.indexOf(child.id)][1]).toContain(' · SDK · ');
     // The breaker's edited history is a later epoch of its conversation (same system and tools): its own entry.
     expect(ids).toEqual(expect.arrayContaining(['breaker-session-1', 'breaker-session-1.e2']));
     expect(options[ids.indexOf('breaker-session-1.e2')][1]).not.toMatch(/^\u21b3/);

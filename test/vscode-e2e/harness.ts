@@ -43,6 +43,8 @@ export interface CodeServerOptions {
   readonly trusted: boolean;
   readonly settings: Record<string, unknown>;
   readonly env?: Record<string, string>;
+  /** More .vsix files to install beside Trimline (stand-in extensions). */
+  readonly extraVsix?: readonly string[];
 }
 
 function csEnv(dir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
@@ -62,7 +64,7 @@ export async function startCodeServer(o: CodeServerOptions): Promise<CodeServer>
   fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify(o.settings, null, 2));
   const config = path.join(dir, 'config.yaml');
   fs.writeFileSync(config, 'auth: none\ncert: false\n');
-  const install = spawnSync(CODE_SERVER, ['--config', config, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, '--install-extension', VSIX, '--force'], {
+  const install = spawnSync(CODE_SERVER, ['--config', config, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, '--install-extension', VSIX, ...(o.extraVsix ?? []).flatMap((v) => ['--install-extension', v]), '--force'], {
     env: csEnv(dir),
     encoding: 'utf8',
     timeout: 120_000,

@@ -65,7 +65,7 @@ export class SessionPicker {
     if (!isSessionsResult(r)) return;
     this.el.hidden = r.sessions.length === 0;
     const rows = ordered(r.sessions);
-    const key = JSON.stringify([rows.map((x) => [x.entry.id, x.entry.title, x.entry.calls, x.depth]), r.shown]);
+    const key = JSON.stringify([rows.map((x) => [x.entry.id, x.entry.title, x.entry.client, x.entry.calls, x.depth]), r.shown]);
     if (key !== this.key) {
       this.key = key;
       this.render(r, rows);
@@ -79,7 +79,7 @@ export class SessionPicker {
     const shown = r.sessions.find((s) => s.id === r.shown);
     this.dropdown.append(h('vscode-option', { value: FOLLOW }, `Follow the active session${shown && r.followed === undefined ? ` (${shown.title})` : ''}`));
     for (const { entry, depth } of rows) {
-      const label = `${depth ? '\u21b3 ' : ''}${entry.title} · ${entry.calls} call${entry.calls === 1 ? '' : 's'}`;
+      const label = `${depth ? '\u21b3 ' : ''}${entry.title}${entry.client ? ` · ${entry.client}` : ''} · ${entry.calls} call${entry.calls === 1 ? '' : 's'}`;
       this.dropdown.append(h('vscode-option', { value: entry.id, 'data-depth': depth }, label));
     }
   }

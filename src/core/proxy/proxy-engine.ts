@@ -23,6 +23,7 @@ import { loadJournal } from '../store/load';
 import { TokenEstimator, type DeferPolicy } from '../tokens';
 import type { PipelineConfig } from '../trimming';
 import { strategyNames } from '../trimming';
+import { classifyClient } from './client-kind';
 import { ProxySessions, type ProxiedSession } from './registry';
 import { sessionKeyOf, type Headers } from './session-key';
 import type { ResponseFacts } from './sse-usage';
@@ -202,6 +203,7 @@ export class ProxyEngine {
       const tools = body.tools as ToolDefinition[] | undefined;
       const m = this.sessions.match({ key: sessionKeyOf(headers, body), messages: body.messages, system: body.system, tools, model: body.model, now, raw });
       st = this.stateOf(m.entry);
+      m.entry.client ??= classifyClient(headers, body);
       this.releaseBatch ??= st.journal?.hold();
       const s = m.entry.session;
       const call = s.recordCall({ at: s.messages.length, epochStart: 0, model: body.model, timestamp: new Date(now).toISOString() });

@@ -13,6 +13,7 @@
  * The messages after the matched prefix are appended to the immutable log.
  */
 import { Session } from '../session/session';
+import type { ClientKind } from './client-kind';
 import type { MessageParam, TextBlockParam, ToolDefinition } from '../session/types';
 import { commonPrefix, messageDigest } from './digest';
 import { elidedJson, knownPrefix, nextPrefix, type RawPrefix } from './raw-prefix';
@@ -35,6 +36,8 @@ export interface ProxiedSession {
   rawPrefix?: RawPrefix;
   /** The last request's messages as parsed (what its raw prefix's bytes hold, markers included). */
   lastMessages?: readonly MessageParam[];
+  /** The agent the session's first request came from (client-kind.ts). */
+  client?: ClientKind;
 }
 
 export interface Match {

@@ -8,6 +8,7 @@
 import type { SessionEntry, SessionsResult } from '../../protocol/sessions';
 import type { StatusFacts } from '../../protocol/status';
 import { statusFromCalls } from '../status';
+import { CLIENT_LABELS } from './client-kind';
 import { titleOf, type ProxyEngine, type SessionState } from './proxy-engine';
 
 export class SessionFollower {
@@ -33,7 +34,7 @@ export class SessionFollower {
       .map((e) => {
         const main = e.key !== undefined && e.epoch > 1 ? byId.get(e.key) : undefined;
         const child = main !== undefined && main.digests[0] !== e.digests[0] && !sameHead(main.session, e.session);
-        return { id: e.id, title: titleOf(e), calls: e.session.calls.length, lastSeen: e.lastSeen, ...(child ? { parent: main.id } : {}) };
+        return { id: e.id, title: titleOf(e), calls: e.session.calls.length, lastSeen: e.lastSeen, ...(child ? { parent: main.id } : {}), ...(e.client ? { client: CLIENT_LABELS[e.client] } : {}) };
       })
       .sort((a, b) => b.lastSeen - a.lastSeen);
     const shown = this.current(engine)?.entry.id;

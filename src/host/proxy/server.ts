@@ -17,6 +17,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ProxyEngine, type Forward } from '../../core/proxy/proxy-engine';
+import { clientHeaders } from '../../core/proxy/client-kind';
 import { SessionFollower, sessionStatus } from '../../core/proxy/session-list';
 import { SESSION_HEADER } from '../../core/proxy/session-key';
 import { factsOfJson, SseUsageReader, type ResponseFacts } from '../../core/proxy/sse-usage';
@@ -156,7 +157,7 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
     if ('over' in read) return forward(req, res, { upstream, head: read.over });
     const raw = read.body;
     const now = clock();
-    const f = engine.onRequest(raw, { [SESSION_HEADER]: sessionHeader }, now);
+    const f = engine.onRequest(raw, { [SESSION_HEADER]: sessionHeader, ...clientHeaders(req.headers) }, now);
     const recorder = new ResponseRecorder();
     const relay = {
       upstream,
@@ -197,7 +198,7 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
       const raw = Buffer.concat(chunks, size);
       // After this turn's I/O: the bytes are on their way before any of this runs.
       setImmediate(() => {
-        f = engine.onRequest(raw, { [SESSION_HEADER]: sessionHeader }, now);
+        f = engine.onRequest(raw, { [SESSION_HEADER]: sessionHeader, ...clientHeaders(req.headers) }, now);
         engine.afterForward(f);
         refine();
       });

@@ -6,6 +6,7 @@
 import * as path from 'node:path';
 import * as vscode from 'vscode';
 import { ReplayInspector } from '../standalone/replay-inspector';
+import { AgentRouting } from './agent-routing';
 import { ProxyRouting } from './proxy-routing';
 import type { ChatEvent, HostMessage, WebviewRequest } from '../../protocol';
 import { Approvals, PROPOSED_SCHEME } from './approvals';
@@ -36,6 +37,7 @@ class TrimlineCore implements Core {
   private readonly disposables: vscode.Disposable[] = [];
   private snapshotTimer?: NodeJS.Timeout;
   private readonly routing: ProxyRouting;
+  private readonly agents: AgentRouting;
 
   constructor(private readonly deps: CoreDeps) {
     const { log } = deps;
@@ -43,6 +45,7 @@ class TrimlineCore implements Core {
       const cfg = vscode.workspace.getConfiguration('trimline.proxy');
       return { strategy: cfg.get<string>('strategy') || 'none', upstream: cfg.get<string>('upstream') || undefined, cacheDiagnostics: cfg.get<boolean>('cacheDiagnostics') ?? false };
     });
+    this.agents = new AgentRouting(deps, this.routing);
     this.transcript = new ChatTranscript((e) => deps.postChat(e));
     this.approvals = new Approvals((e) => this.transcript.push(e), () => this.settings().approval, (line) => log.info(line));
     const folder = vscode.workspace.workspaceFolders?.[0];
@@ -333,7 +336,22 @@ class TrimlineCore implements Core {
       return;
     }
     await this.routing.stop();
-    void vscode.window.showInformationMessage('Trimline: routing stopped. Terminals opened while routing keep the old ANTHROPIC_BASE_URL until they are closed.');
+    const agents = this.agents.routed()
+      ? ' VS Code agents routed through it point at a closed port: run "Trimline: Stop Routing VS Code Agents".'
+      : '';
+    void vscode.window.showInformationMessage(`Trimline: routing stopped. Terminals opened while routing keep the old ANTHROPIC_BASE_URL until they are closed.${agents}`);
+  }
+
+  routeAgents(): Promise<void> {
+    return this.agents.route();
+  }
+
+  stopRoutingAgents(): Promise<void> {
+    return this.agents.stop();
+  }
+
+  resumeAgentRouting(): Promise<void> {
+    return this.agents.resume();
   }
 
   configChanged(): void {

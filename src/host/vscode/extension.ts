@@ -5,7 +5,9 @@
  * (a message from the chat or the inspector, or a command that needs a session).
  * Every disposable is registered once in `context.subscriptions`.
  */
+import { existsSync } from 'node:fs';
 import * as vscode from 'vscode';
+import { ROUTE_JOURNAL_FILE } from '../route/journal-name';
 import { CHAT_VIEW_ID, ChatViewProvider } from './chat-view';
 import type { Core, CreateCore } from './host-types';
 import { INSPECTOR_VIEW_TYPE, InspectorPanels } from './inspector-panels';
@@ -40,8 +42,8 @@ export function activate(context: vscode.ExtensionContext): void {
       openInspector: () => panels.openLive(),
       openImportInspector: (file) => panels.openImport(file),
       setStatus: (s) => status.set(s),
-      setRouting: (url) => {
-        status.setRouting(url);
+      setRouting: (url, agent) => {
+        status.setRouting(url, agent);
         void vscode.commands.executeCommand('setContext', 'trimline.routing', url !== undefined);
       },
       openProxyInspector: () => panels.openProxy(),
@@ -101,12 +103,20 @@ export function activate(context: vscode.ExtensionContext): void {
     run('trimline.stopRouting', () => getCore().stopRouting()),
     run('trimline.openProxyInspector', () => panels.openProxy()),
     run('trimline.pickProxiedSession', () => getCore().pickProxiedSession()),
+    run('trimline.routeAgents', () => getCore().routeAgents()),
+    run('trimline.stopRoutingAgents', () => getCore().stopRoutingAgents()),
     keys.onDidChange(() => core?.configChanged()),
     vscode.workspace.onDidChangeConfiguration((e) => {
       if (e.affectsConfiguration('trimline')) core?.configChanged();
     }),
     vscode.workspace.onDidGrantWorkspaceTrust(() => core?.trustChanged()),
   );
+
+  // Agents routed before VS Code closed point at the proxy's port: serve it again (the route's
+  // undo record exists only while agents are routed; a plain stat keeps activation light).
+  if (existsSync(vscode.Uri.joinPath(context.globalStorageUri, ROUTE_JOURNAL_FILE).fsPath)) {
+    void getCore().resumeAgentRouting().catch((e: unknown) => log.error('route: resume failed', e));
+  }
 
   const activateMs = performance.now() - t0;
   log.info(`Trimline ${String((context.extension.packageJSON as { version?: unknown }).version)} activated in ${activateMs.toFixed(1)} ms (module evaluated ${(t0 - started).toFixed(1)} ms before activate)`);

@@ -48,8 +48,8 @@ export interface CoreDeps {
   openImportInspector(file: string): void;
   /** Status bar: context used / window and session cost; undefined hides it. */
   setStatus(status: StatusInfo | undefined): void;
-  /** Status bar: the proxy terminals are routed through; undefined when not routing. */
-  setRouting(url: string | undefined): void;
+  /** Status bar: the proxy agents are routed through, and the agent of the session shown; undefined: not routing. */
+  setRouting(url: string | undefined, agent?: string): void;
   /** Open (or reveal) the inspector of proxied sessions (terminal agents). */
   openProxyInspector(): void;
 }
@@ -80,6 +80,12 @@ export interface Core extends vscode.Disposable {
   stopRouting(): Promise<void>;
   /** Pick the proxied session the inspector of terminal agents shows. */
   pickProxiedSession(): Promise<void>;
+  /** Route the VS Code agents the user picks through the proxy (their own settings). */
+  routeAgents(): Promise<void>;
+  /** Restore every agent setting routing changed (also after a restart), and stop routing. */
+  stopRoutingAgents(): Promise<void>;
+  /** A route was journaled before a restart: serve the port its agents point at again. */
+  resumeAgentRouting(): Promise<void>;
   /** Settings or the key changed: the next turn uses the new values. */
   configChanged(): void;
   /** Workspace Trust was granted. */

@@ -13,6 +13,7 @@ import * as path from 'node:path';
 import * as vscode from 'vscode';
 import type { ProxyEngine, SessionState } from '../../core/proxy/proxy-engine';
 import type { HostMessage, WebviewRequest } from '../../protocol';
+import { CLIENT_LABELS, type ClientKind } from '../../core/proxy/client-kind';
 import { SessionFollower } from '../../core/proxy/session-list';
 import { startProxy, type ProxyHandle } from '../proxy/server';
 import type { CoreDeps, InspectorHandle } from './host-types';
@@ -46,11 +47,12 @@ export class ProxyRouting implements vscode.Disposable {
     return this.proxy?.engine;
   }
 
-  async start(): Promise<string> {
+  /** Starts the proxy (on `port` when given: the one routed agents' settings name) and routes new terminals. */
+  async start(port?: number): Promise<string> {
     if (this.proxy) return this.proxy.url;
     const s = this.settings();
     const journalDir = path.join(this.deps.context.globalStorageUri.fsPath, 'proxy-sessions');
-    this.proxy = await startProxy({ strategy: s.strategy, upstream: s.upstream || undefined, journalDir, log: (line) => this.deps.log.info(`proxy: ${line}`), onChange: () => this.schedule(), cacheDiagnostics: s.cacheDiagnostics, notice: (line) => this.deps.log.warn(`proxy: ${line}`) });
+    this.proxy = await startProxy({ port, strategy: s.strategy, upstream: s.upstream || undefined, journalDir, log: (line) => this.deps.log.info(`proxy: ${line}`), onChange: () => this.schedule(), cacheDiagnostics: s.cacheDiagnostics, notice: (line) => this.deps.log.warn(`proxy: ${line}`) });
     const env = this.deps.context.environmentVariableCollection;
     env.persistent = false;
     env.description = new vscode.MarkdownString(`Trimline routes Anthropic API calls of new terminals through its proxy at \`${this.proxy.url}\` (strategy \`${s.strategy}\`), so their context shows in the Context Inspector.`);
@@ -93,7 +95,8 @@ export class ProxyRouting implements vscode.Disposable {
     for (const e of [...engine.sessions.all()].sort((a, b) => b.lastSeen - a.lastSeen)) {
       const st = engine.state(e.id);
       const calls = e.session.calls.length;
-      items.push({ id: e.id, label: st?.inspector.snapshot()?.title ?? e.id, description: `${calls} call${calls === 1 ? '' : 's'} · ${e.session.messages.length} messages`, detail: `${e.id} · last call ${new Date(e.lastSeen).toLocaleTimeString()}`, picked: this.follower.followed === e.id });
+      const from = e.client ? `${CLIENT_LABELS[e.client]} · ` : '';
+      items.push({ id: e.id, label: st?.inspector.snapshot()?.title ?? e.id, description: `${from}${calls} call${calls === 1 ? '' : 's'} · ${e.session.messages.length} messages`, detail: `${e.id} · last call ${new Date(e.lastSeen).toLocaleTimeString()}`, picked: this.follower.followed === e.id });
     }
     const choice = await vscode.window.showQuickPick(items, { title: 'Proxied sessions (terminal agents)', placeHolder: 'Which session should the inspector of terminal agents show?' });
     if (!choice) return false;
@@ -120,6 +123,19 @@ export class ProxyRouting implements vscode.Disposable {
   push(): void {
     const msg = this.message();
     for (const p of this.panels()) p.post(msg);
+    const client = this.current()?.entry.client;
+    if (this.proxy) this.deps.setRouting(this.proxy.url, client && CLIENT_LABELS[client]);
+    for (const l of this.listeners) l(this.clients());
+  }
+
+  /** Called after each push with the agents whose sessions the proxy has seen. */
+  readonly listeners: ((clients: ReadonlySet<ClientKind>) => void)[] = [];
+
+  /** The agents whose sessions the proxy has seen this run. */
+  clients(): ReadonlySet<ClientKind> {
+    const out = new Set<ClientKind>();
+    for (const e of this.proxy?.engine.sessions.all() ?? []) if (e.client) out.add(e.client);
+    return out;
   }
 
   private panels(): InspectorHandle[] {

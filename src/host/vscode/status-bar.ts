@@ -28,15 +28,16 @@ export class StatusBar implements vscode.Disposable {
     this.routing.command = 'trimline.openProxyInspector';
   }
 
-  /** Terminals routed through the proxy at `url`, or not routed. */
-  setRouting(url: string | undefined): void {
+  /** Agents routed through the proxy at `url` (`agent`: the one the inspector shows), or not routed. */
+  setRouting(url: string | undefined, agent?: string): void {
     if (!url) {
       this.routing.hide();
       return;
     }
     const port = new URL(url).port;
-    this.routing.text = `$(plug) Trimline :${port}`;
-    this.routing.tooltip = new vscode.MarkdownString(`**Trimline proxy** at \`${url}\`\n\nNew terminals send Anthropic API calls through it. Click to open the inspector of terminal agents; run *Trimline: Stop Routing* to stop.`);
+    this.routing.text = `$(plug) Trimline :${port}${agent ? ` · ${agent}` : ''}`;
+    const from = agent ? `\n\nSession shown: from **${agent}**.` : '';
+    this.routing.tooltip = new vscode.MarkdownString(`**Trimline proxy** at \`${url}\`\n\nNew terminals and routed agents send Anthropic API calls through it.${from} Click to open the inspector of terminal agents; run *Trimline: Stop Routing* to stop.`);
     this.routing.accessibilityInformation = { label: `Trimline routes terminal agents through port ${port}. Opens their inspector.` };
     this.routing.show();
   }
