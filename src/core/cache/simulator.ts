@@ -36,8 +36,8 @@
 import { keepsPriorThinking, minCacheableTokens } from '../models';
 import { chain, hashString } from './hash';
 import { PrefixTable } from './prefix-table';
-import { blockIdentityJson, isThinkingType, LOOKBACK_BLOCKS, TTL_1H_MS, ttlMs } from '../api/cache-rules';
-import { thinkingDroppedBefore, thinkingDroppedIn } from '../api/cache-rules';
+import { LOOKBACK_BLOCKS, thinkingDroppedBefore, thinkingDroppedIn, TTL_1H_MS, ttlMs } from '../api/cache-rules';
+import { blockJson, isCacheable, isThinking, ROLE_TAG, TAG_FIRST_IN_MESSAGE, TAG_OTHER_ROLE, TAG_SYSTEM, TAG_TOOL } from './sim-blocks';
 import { containsImage, imagesIn, unchangedPrefix, type HeadState, type MessageMemo } from './sim-memo';
 import type { BlockLocation, CacheSimulatorOptions, CacheTrace, CacheUsage, SimBlock, SimMessage, SimRequest, TokensOf } from './sim-types';
 
@@ -52,31 +52,6 @@ const SWEEP_EVERY_STEPS = 64;
 /** The location passed to a {@link TokensOf} that declares no second parameter (it never reads it). */
 const UNASKED_LOCATION: BlockLocation = Object.freeze({ section: 'messages', messageIndex: -1, blockIndex: -1, role: '' });
 
-function isThinking(block: SimBlock): boolean {
-  return isThinkingType(block.type);
-}
-
-/** Content identity of a block: its JSON without its own `cache_control` (placement is not content). */
-function blockJson(block: SimBlock): string {
-  return blockIdentityJson(block);
-}
-
-/** Chain tags keep equal bytes in different places (a tool vs a system block, a user vs an assistant block) apart. */
-const ROLE_TAG: Readonly<Record<string, number>> = { user: 1, assistant: 2, system: 3 };
-const TAG_OTHER_ROLE = 4;
-const TAG_TOOL = 16;
-const TAG_SYSTEM = 17;
-/** Added to a message block's tag when it opens a new message (message boundaries are content). */
-const TAG_FIRST_IN_MESSAGE = 8;
-
-function isCacheable(block: SimBlock): boolean {
-  if (isThinking(block)) return false;
-  if (block.type === 'text') {
-    const text = (block as { text?: unknown }).text;
-    return typeof text === 'string' && text.length > 0;
-  }
-  return true;
-}
 
 export class CacheSimulator {
   /** Cache entries by the 64-bit chain hash of their prefix. */

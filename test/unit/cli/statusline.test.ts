@@ -74,7 +74,7 @@ describe('status from the running proxy', () => {
     const proxy = await startProxy({ upstream: server.url, strategy: 'none' });
     cleanups.push(() => proxy.close());
     const data = tmp();
-    cleanups.push(writeProxyState(data, { pid: process.pid, url: proxy.url, port: proxy.port, strategy: 'none', upstream: server.url, startedAt: new Date().toISOString() }, () => undefined));
+    cleanups.push(writeProxyState(data, { pid: process.pid, url: proxy.url, port: proxy.port, strategy: 'none', upstream: server.url, token: proxy.token, startedAt: new Date().toISOString() }, () => undefined));
     expect(runningProxies(data).map((p) => p.url)).toEqual([proxy.url]);
 
     const client = new Anthropic({ apiKey: 'test', baseURL: proxy.url, maxRetries: 0, defaultHeaders: { 'x-claude-code-session-id': 'cc-session-1' } });
