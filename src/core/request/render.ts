@@ -101,7 +101,8 @@ function clean(param: ContentBlockParam): ContentBlockParam {
  */
 export function renderMessage(rm: ResolvedMessage): RenderedMessage {
   const { message } = rm;
-  const unanswered = message.role === 'user' && message.meta.unansweredToolUses === true;
+  // Cline-style results in text (the importer's flag, or text-form tool output the log marked, as a proxy sees it).
+  const unanswered = message.role === 'user' && (message.meta.unansweredToolUses === true || message.blocks.some((b) => b.observation));
   if (rm.summaryStart) {
     return new RenderedMessage(message.id, rm.revision, 'user', [summaryBlock(rm.summaryStart)], NONE, unanswered, rm.summaryStart, NONE);
   }
