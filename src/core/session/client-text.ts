@@ -39,6 +39,18 @@ const USER_WORDS = /<(?:feedback|answer|user_message|task)>/;
 /** Client-injected context, re-sent every turn. */
 const CONTEXT = /^\s*<environment_details>/;
 
+/**
+ * Whether a native tool_result of such a client carries the user's words (Roo Code puts an
+ * approval's or attempt_completion's `<feedback>`, and ask_followup_question's `<answer>`, in
+ * the result it sends): a message that also holds the client's `<environment_details>` block.
+ */
+export function resultCarriesUserWords(block: ContentBlockParam, message: readonly ContentBlockParam[]): boolean {
+  if (block.type !== 'tool_result') return false;
+  const c = block.content;
+  const text = typeof c === 'string' ? c : (c ?? []).map((x) => (x.type === 'text' ? x.text : '')).join('\n');
+  return USER_WORDS.test(text) && message.some((b) => b.type === 'text' && isClientContext(b.text));
+}
+
 /** Whether a text is the client's environment block (kept verbatim, like a system reminder). */
 export function isClientContext(text: string): boolean {
   return CONTEXT.test(text);

@@ -170,7 +170,8 @@ export class SummarizeToolResults implements Strategy {
   private summaryOf(ctx: StrategyContext, blockId: string): { blockId: string; toolName?: string; text: string; before: number; after: number; saved: number } | undefined {
     const { session } = ctx;
     if (ctx.isPending(blockId) || session.isPinned(blockId) || session.isUserRestored(blockId)) return undefined;
-    if (session.overlaysOnBlock(blockId).length) return undefined;
+    // A result that carries the user's words (a Roo <feedback>) stays whole (session/user-text.ts).
+    if (session.overlaysOnBlock(blockId).length || session.userText.reasonOf(blockId)) return undefined;
     const block = session.block(blockId);
     if (!block || toolResultText(block.param).length <= this.o.minChars) return undefined;
     const toolName = block.toolName ?? (block.observation ? observationName(ctx, block.messageId) : undefined);

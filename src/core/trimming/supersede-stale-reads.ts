@@ -176,7 +176,7 @@ export class SupersedeStaleReads implements Strategy {
   private point(ctx: StrategyContext, s: Seen, why: string): void {
     const { session } = ctx;
     if (ctx.isPending(s.blockId) || session.isPinned(s.blockId) || session.isUserRestored(s.blockId)) return;
-    if (session.overlaysOnBlock(s.blockId).length) return;
+    if (session.overlaysOnBlock(s.blockId).length || session.userText.reasonOf(s.blockId)) return;
     const block = session.block(s.blockId)!;
     if (toolResultText(block.param).length <= this.o.minChars) return;
     const text = `${TRIM_MARKER}: superseded; original restorable] ${why}.`;
