@@ -8,6 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { classifyUserBlocks, isClientContext } from '../../../src/core/session/client-text';
 import { makeMessage } from '../../../src/core/session/log';
 import { Session } from '../../../src/core/session';
+import { ProxySessions } from '../../../src/core/proxy/registry';
 import { isPrompt } from '../../../src/core/trimming/message-index';
 import type { ContentBlockParam } from '../../../src/core/session/types';
 
@@ -71,5 +72,24 @@ describe('Cline-style user messages, block by block', () => {
     const cc = makeMessage('c1', 0, 'user', [text('<system-reminder>\nCLAUDE.md\n</system-reminder>'), text('Refactor it.')]);
     expect(cc.blocks.some((b) => b.observation)).toBe(false);
     expect(isPrompt(cc)).toBe(true);
+  });
+
+  it('a Cline request arriving at the proxy (raw content, breakpoints on its last user messages) is told apart the same way', () => {
+    const cc = { type: 'ephemeral' as const };
+    const reg = new ProxySessions();
+    const messages = [
+      { role: 'user' as const, content: [text('<task>\nFix it.\n</task>'), text(ENV)] },
+      { role: 'assistant' as const, content: [text('Reading.'), { type: 'tool_use' as const, id: 'toolu_01', name: 'read_file', input: { path: 'src/a.ts' } }] },
+      { role: 'user' as const, content: [text(`[read_file for 'src/a.ts'] Result:\n${'const a = 1;\n'.repeat(50)}`), text(FEEDBACK), { type: 'text' as const, text: ENV, cache_control: cc }] },
+    ];
+    const { entry } = reg.match({ key: undefined, messages, model: 'claude-sonnet-4-5', now: 1 });
+    const m = entry.session.messages[2];
+    expect(m.blocks.map((b) => [b.observation === true, b.toolName, b.toolTarget])).toEqual([
+      [true, 'read_file', 'src/a.ts'],
+      [false, undefined, undefined],
+      [false, undefined, undefined],
+    ]);
+    expect(m.blocks.map((b) => entry.session.userText.reasonOf(b.id)?.split(':')[0])).toEqual([undefined, 'user text', 'client context (Cline\'s, Roo\'s <environment_details>)']);
+    expect(isPrompt(m)).toBe(false);
   });
 });
