@@ -56,6 +56,11 @@ export function isClientContext(text: string): boolean {
   return CONTEXT.test(text);
 }
 
+/** Whether a text opens a tool's output (a result header, or the answer to a call that was not run). */
+export function opensToolOutput(text: string): boolean {
+  return HEADER.test(text) || NOT_EXECUTED.test(text);
+}
+
 /** The tool a header names, when `text` starts with one. */
 export function toolOutputHeader(text: string): ClientToolOutput | undefined {
   const m = HEADER.exec(text);
