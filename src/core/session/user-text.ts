@@ -45,6 +45,16 @@ export const PROTECTED_REASON = {
 export const OBSERVATION_REASON =
   "environment output: the answer to the agent's action (the recording marks it), not the user's words; trimmed like a tool result";
 
+/** Why a client's text-form tool output (Cline, Roo: session/client-text.ts) is not protected. */
+export const CLIENT_OUTPUT_REASON =
+  "tool output the client sent as text (its \"[tool] Result:\" header says so), not the user's words; trimmed like a tool result";
+
+/** The reason shown on an unprotected observation block (environment output, or a client's text-form result). */
+export function outputReason(block: LogBlock): string | undefined {
+  if (!block.observation) return undefined;
+  return block.toolName !== undefined ? CLIENT_OUTPUT_REASON : OBSERVATION_REASON;
+}
+
 /** Why a block of a message is protected, or undefined. `firstUser`: the message opens the log or an epoch. */
 export function protectedReason(message: LogMessage, block: LogBlock, firstUser: boolean): string | undefined {
   if (message.role !== 'user') return undefined;
