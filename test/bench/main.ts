@@ -26,6 +26,7 @@ import { claudeBin, formatCliRuns, runClaudeCodeCli } from './claude-code-cli';
 import { checkSection, costTable, losoSection, pct, perTranscript, rulesSection, type CheckData } from './report';
 import { setupSession, type BenchSession } from './session-setup';
 import { singleTaskSection } from './single-task';
+import { clineTasksSection } from './cline-tasks';
 import { checkStep, LADDER, legacyPricer, recordedCost, timingFacts, type StepResult } from './sim-check';
 import { formatReport, measureCalibration, transcriptFiles } from './tokens';
 import { timingsSection } from './timings';
@@ -35,7 +36,7 @@ const CHECKED = new Set(['none', 'default', 'anchor: anthropic clear_tool_uses',
 
 function sections(): Set<string> {
   const arg = process.argv.find((a) => a.startsWith('--section='));
-  return new Set(arg ? arg.slice(10).split(',') : ['engine', 'check', 'loso', 'loops', 'tokens', 'speed', 'proxy', 'soak', 'cli', 'report', 'timings']);
+  return new Set(arg ? arg.slice(10).split(',') : ['engine', 'check', 'loso', 'loops', 'cline', 'tokens', 'speed', 'proxy', 'soak', 'cli', 'report', 'timings']);
 }
 
 const log = (s: string): void => void process.stderr.write(`${s}\n`);
@@ -152,6 +153,11 @@ async function main(): Promise<void> {
     const loops = singleTaskSection(log);
     md.push(...loops.md);
     writeFileSync(join(outDir, 'loops.json'), JSON.stringify(loops.rows, null, 2));
+  }
+  if (want.has('cline')) {
+    const cline = clineTasksSection(log);
+    md.push(...cline.md);
+    writeFileSync(join(outDir, 'cline.json'), JSON.stringify(cline.rows, null, 2));
   }
   if (want.has('tokens')) {
     const report = measureCalibration(transcriptFiles());

@@ -79,7 +79,8 @@ export class RetentionTracker {
         for (const id of ids) {
           if (this.seen.has(id)) continue;
           this.seen.add(id);
-          if (b.kind === 'tool_result') this.firstSeenInToolResult.add(id);
+          // Tool output: tool_result blocks, and output carried as user text (a Cline-style result, an observation).
+          if (b.kind === 'tool_result' || b.observation) this.firstSeenInToolResult.add(id);
         }
       }
     }

@@ -4,7 +4,7 @@
  */
 import type { BlockState } from '../session/session';
 import type { BlockKind, Role } from '../session/types';
-import { OBSERVATION_REASON } from '../session/user-text';
+import { outputReason } from '../session/user-text';
 import type { TokenQuality } from '../tokens/types';
 import type { ContextEngine, PreparedCall } from './context-engine';
 
@@ -69,7 +69,7 @@ export function viewRows(engine: ContextEngine, prepared: PreparedCall, from = 0
         quality,
         state: b.state,
         // Protected user text says so (who: "protected", why: the rule), unless an overlay the user made decides it.
-        why: b.overlay ? b.overlay.reason : (b.protectedReason ?? pendingWhy ?? (b.block.observation ? OBSERVATION_REASON : undefined)),
+        why: b.overlay ? b.overlay.reason : (b.protectedReason ?? pendingWhy ?? outputReason(b.block)),
         by: b.overlay?.author ?? (b.protectedReason ? PROTECTED_BY : pendingWhy ? 'cache-aware' : undefined),
         overlayId: b.overlay?.id,
         breakpoint: bp.has(b.block.id),

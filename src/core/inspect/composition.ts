@@ -25,8 +25,8 @@ function classify(session: Session, b: FlatBlock): { group: CompositionGroup; to
   if (b.id.startsWith(SYNTHETIC.summary)) return { group: 'summaries' };
   const block = session.block(b.id);
   if (!block) return { group: 'other' };
-  // Environment output of a thought-action loop: the tool results of that format.
-  if (block.observation) return { group: 'tool-results', tool: 'observation' };
+  // Environment output of a thought-action loop, or a Cline-style text result (named by its header): tool results.
+  if (block.observation) return { group: 'tool-results', tool: block.toolName ?? 'observation' };
   switch (block.kind) {
     case 'text':
       return { group: session.messageOf(b.id)?.role === 'assistant' ? 'assistant' : 'user' };

@@ -20,9 +20,11 @@
  * - A tool_result whose tool_use the log never recorded becomes text in its user message
  *   ({@link orphanText}); one whose recorded call is not in the previous message (pruned with
  *   it) is dropped.
- * - Cline-style unanswered tool uses (`meta.unansweredToolUses` on the user message): a
- *   tool_result is synthesized for each unanswered call, saying the result is in the text
- *   that follows; the original text is sent verbatim after it.
+ * - Cline-style unanswered tool uses (`meta.unansweredToolUses` on the user message, or its
+ *   text-form tool output): the call's text-form output becomes its tool_result, as the client
+ *   sends it (`takeTextAnswer`); a call with no such output gets a synthesized tool_result saying
+ *   the result is in the text that follows. The user's words and the client's context stay
+ *   verbatim after the results.
  * - tool_result blocks are moved before the other blocks of their message.
  * - A thinking-only response in the history is sent as recorded (the API accepts it there; only a
  *   final assistant message may not end with thinking, and the request never ends with one).
@@ -32,7 +34,7 @@
  *   them are ignored) and thinking first; older turns lose their thinking when a merge left it
  *   behind another block (older thinking may be dropped).
  */
-import type { ContentBlockParam, MessageParam, ToolResultBlockParam } from '../session/types';
+import type { ContentBlockParam, MessageParam, TextBlockParam, ToolResultBlockParam } from '../session/types';
 import { isThinking } from '../api/blocks';
 import { summaryBlock, SYNTHETIC, type RenderedMessage, type SentBlock } from './render';
 import { thinkingPass } from './thinking-pass';
@@ -52,6 +54,25 @@ export interface AssembleOptions {
    * missing half counts as never recorded.
    */
   readonly pairOf?: (toolUseId: string, want: 'use' | 'result') => string | undefined;
+}
+
+/**
+ * The text-form output of a call named `name` in `next` (a Cline-style answer, render.ts
+ * SentBlock.output), taken out of it and made the call's tool_result, as Cline sends a result
+ * whose call it knows (cline/cline src/core/task/tools/utils/ToolResultUtils.ts:
+ * `{type: "tool_result", tool_use_id, content: "[tool for 'x'] Result:\n…"}`). The first run of
+ * output for that tool (else the first run of any tool) answers it; undefined when `next` holds
+ * none. The tool_result keeps the id of the run's opening block.
+ */
+function takeTextAnswer(next: Turn, name: string, id: string): { block: SentBlock; ids: string[] } | undefined {
+  const runs = next.blocks.filter((b) => b.output && !b.hidden);
+  const run = (runs.find((b) => b.output?.tool === name) ?? runs[0])?.output?.run;
+  if (run === undefined) return undefined;
+  const taken = next.blocks.filter((b) => b.output?.run === run && !b.hidden);
+  setBlocks(next, next.blocks.filter((b) => b.output?.run !== run || b.hidden));
+  const texts = taken.map((b) => b.param).filter((p): p is TextBlockParam => p.type === 'text');
+  const content = texts.length === 1 ? texts[0].text : texts.map((p) => ({ type: 'text' as const, text: p.text }));
+  return { block: { id: taken[0].id, param: { type: 'tool_result', tool_use_id: id, content } }, ids: taken.map((b) => b.id) };
 }
 
 /** A tool_result whose call is not in the conversation, as text that keeps what it said. */
@@ -204,8 +225,14 @@ class Assembler {
           if (hasToolResult(next, id)) {
             // answered
           } else if (next?.unanswered) {
-            (synth ??= []).push({ id: `${SYNTHETIC.toolResult}${id}`, param: { type: 'tool_result', tool_use_id: id, content: UNANSWERED_RESULT_TEXT } });
-            this.repair('unanswered-tool-use', `synthesized a tool_result for ${id}: its result was given as text`, [b.id]);
+            const answer = takeTextAnswer(next, b.param.name, id);
+            if (answer) {
+              (synth ??= []).push(answer.block);
+              this.repair('text-result-as-tool-result', `sent the text-form result of ${id} as its tool_result, the way the client does`, [b.id, ...answer.ids]);
+            } else {
+              (synth ??= []).push({ id: `${SYNTHETIC.toolResult}${id}`, param: { type: 'tool_result', tool_use_id: id, content: UNANSWERED_RESULT_TEXT } });
+              this.repair('unanswered-tool-use', `synthesized a tool_result for ${id}: its result was given as text`, [b.id]);
+            }
           } else if (recorded === undefined) {
             (synth ??= []).push(this.lostResult(b.id, id));
           } else {

@@ -7,6 +7,7 @@
 import type { SummaryOverlay } from '../session/overlay';
 import type { ResolvedMessage } from '../session/session';
 import type { ContentBlockParam, MessageParam, Role } from '../session/types';
+import { opensToolOutput } from '../session/client-text';
 import { cleanToolResult, isBlank, isThinking, withoutCacheControl } from '../api/blocks';
 import type { Repair } from '../api/wire';
 
@@ -21,6 +22,12 @@ export interface SentBlock {
    * assistant message, which must stay intact) or not at all (older turns).
    */
   readonly hidden?: true;
+  /**
+   * A client's text-form tool output (session/client-text.ts): the tool it answers and the log
+   * id of the block that opens its output (the header), so the assembler can send it as the
+   * tool_result of a native call, the way the client does.
+   */
+  readonly output?: { readonly tool: string; readonly run: string };
 }
 
 /** Prefixes of synthetic block ids (never log block ids, which are `${messageId}.${index}`). */
@@ -101,7 +108,8 @@ function clean(param: ContentBlockParam): ContentBlockParam {
  */
 export function renderMessage(rm: ResolvedMessage): RenderedMessage {
   const { message } = rm;
-  const unanswered = message.role === 'user' && message.meta.unansweredToolUses === true;
+  // Cline-style results in text (the importer's flag, or text-form tool output the log marked, as a proxy sees it).
+  const unanswered = message.role === 'user' && (message.meta.unansweredToolUses === true || message.blocks.some((b) => b.observation));
   if (rm.summaryStart) {
     return new RenderedMessage(message.id, rm.revision, 'user', [summaryBlock(rm.summaryStart)], NONE, unanswered, rm.summaryStart, NONE);
   }
@@ -112,6 +120,8 @@ export function renderMessage(rm: ResolvedMessage): RenderedMessage {
   const repairs: Repair[] = [];
   const originalThinking: ContentBlockParam[] = [];
   const interruptedDrops: string[] = [];
+  /** The opening block of the text-form tool output being read. */
+  let run: string | undefined;
   for (const rb of rm.blocks) {
     const { block, sent } = rb;
     if (isThinking(block.param)) {
@@ -139,6 +149,12 @@ export function renderMessage(rm: ResolvedMessage): RenderedMessage {
     if (param !== sent && param.type === 'tool_result' && param.content !== (sent as { content?: unknown }).content) {
       repairs.push({ rule: 'empty-text', description: 'dropped empty text inside a tool result', blockIds: [block.id] });
     }
+    if (block.observation && block.toolName !== undefined && block.param.type === 'text') {
+      if (run === undefined || opensToolOutput(block.param.text)) run = block.id;
+      blocks.push({ id: block.id, param, output: { tool: block.toolName, run } });
+      continue;
+    }
+    run = undefined;
     blocks.push({ id: block.id, param });
   }
   if (interrupted) {

@@ -27,14 +27,15 @@ function keyOf(b: ContentBlockParam | { type: string }): string {
   return `J${blockIdentityJson(x)}`;
 }
 
-function userBlocks(messages: readonly MessageParam[]): Map<string, number> {
+/** `results`: key tool_result blocks too (only when a protected one is needed: they are the bulk of a request). */
+function userBlocks(messages: readonly MessageParam[], results: boolean): Map<string, number> {
   const out = new Map<string, number>();
   for (const m of messages) {
     if (m.role !== 'user') continue;
     const blocks = typeof m.content === 'string' ? [{ type: 'text' as const, text: m.content }] : m.content;
     for (const b of blocks) {
-      // Tool results are never user text: not keyed (they are the bulk of a request).
-      if (b.type === 'tool_result') continue;
+      // Tool results are user text only when they carry the user's words (a Roo <feedback>).
+      if (b.type === 'tool_result' && !results) continue;
       const k = keyOf(b);
       out.set(k, (out.get(k) ?? 0) + 1);
     }
@@ -48,9 +49,14 @@ function userBlocks(messages: readonly MessageParam[]): Map<string, number> {
  * boundaries).
  */
 export function checkUserText(log: readonly LogMessage[], from: number, to: number, messages: readonly MessageParam[]): UserTextCheck {
-  const have = userBlocks(messages);
   let firstUserPos = -1;
   for (let p = 0; p < log.length && firstUserPos < 0; p++) if (log[p].role === 'user') firstUserPos = p;
+  let results = false;
+  for (let p = from; p < to && !results; p++) {
+    const m = log[p];
+    results = m.role === 'user' && m.blocks.some((b) => b.kind === 'tool_result' && protectedReason(m, b, false) !== undefined);
+  }
+  const have = userBlocks(messages, results);
   let needed = 0;
   let kept = 0;
   const missing: { position: number; preview: string }[] = [];

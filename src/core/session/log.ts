@@ -1,4 +1,5 @@
 /** Building immutable log records from raw Messages API content. */
+import { classifyUserBlocks } from './client-text';
 import type { BlockKind, ContentBlockParam, LogBlock, LogMessage, MessageMeta, Role } from './types';
 
 const KNOWN_KINDS: ReadonlySet<string> = new Set([
@@ -34,7 +35,10 @@ export function makeMessage(
   toolNames?: Map<string, string>,
 ): LogMessage {
   const observed = role === 'user' && meta.observation === true;
-  const blocks: LogBlock[] = normalizeContent(content).map((param, index) => {
+  const params = normalizeContent(content);
+  // Text-form tool output of Cline-style clients, per block (the proxy sees raw content: no importer marks it).
+  const output = role === 'user' ? classifyUserBlocks(params) : [];
+  const blocks: LogBlock[] = params.map((param, index) => {
     const kind = blockKind(param);
     let toolName: string | undefined;
     let toolUseId: string | undefined;
@@ -47,6 +51,9 @@ export function makeMessage(
       toolName = toolNames?.get(param.tool_use_id);
     }
     const block: LogBlock = { id: `${id}.${index}`, messageId: id, index, kind, param, toolName, toolUseId };
+    const text = output[index];
+    // A client's text-form tool output: trimmed like a tool result, named by its header.
+    if (text) return Object.freeze({ ...block, toolName: text.toolName, toolTarget: text.target, observation: true as const });
     // Environment output of a thought-action loop (MessageMeta.observation): trimmed like a tool result.
     return Object.freeze(observed && kind !== 'tool_result' ? { ...block, observation: true as const } : block);
   });

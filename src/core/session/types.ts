@@ -48,13 +48,19 @@ export interface LogBlock {
   readonly kind: BlockKind;
   /** The block exactly as recorded (string content is normalized to a text block). */
   readonly param: ContentBlockParam;
-  /** For tool_use: its name; for tool_result: the name of the tool_use it answers (if known). */
+  /**
+   * For tool_use: its name; for tool_result: the name of the tool_use it answers (if known); for
+   * a client's text-form tool output (session/client-text.ts): the tool its header names.
+   */
   readonly toolName?: string;
+  /** A client's text-form tool output: the header's quoted argument (`[read_file for 'a.ts']`: `a.ts`). */
+  readonly toolTarget?: string;
   /** For tool_use: its id; for tool_result: tool_use_id. */
   readonly toolUseId?: string;
   /**
-   * Environment output of a thought-action loop (from the message's `meta.observation`): the
-   * answer to the agent's action, carried as user text but trimmed like a tool result.
+   * Environment output of a thought-action loop (from the message's `meta.observation`), or a
+   * client's text-form tool output (Cline, Roo: session/client-text.ts): the answer to the
+   * agent's action, carried as user text but trimmed like a tool result.
    */
   readonly observation?: true;
 }

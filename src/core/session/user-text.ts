@@ -3,7 +3,9 @@
  * a text block of a user message (typed prompts, the client's `<system-reminder>` blocks
  * with CLAUDE.md, environment and skills, hook output, interruptions), or any block of the
  * first user message of the log or of a compact boundary (the task and the client's
- * injected context, whole). Tool results are not user text, and neither are observations:
+ * injected context, whole). Tool results are not user text (except the user's words a Roo
+ * result carries: session/client-text.ts), and neither are observations nor the tool output
+ * Cline-style clients send as text (session/client-text.ts):
  * in thought-action agent loops (SWE-agent without function calling, mini-swe-agent) the
  * environment's answer to each action arrives as a user message, which the importer marks
  * from the recording's own structure (MessageMeta.observation); those blocks are trimmed
@@ -15,6 +17,7 @@
  * user made (an explicit action), LLM history compression the user started (it says so in
  * its summary), and the anchors that reproduce other products' behaviour for comparison.
  */
+import { isClientContext, resultCarriesUserWords } from './client-text';
 import type { Author } from './overlay';
 import { lowerBound } from './sorted';
 import type { LogBlock, LogMessage } from './types';
@@ -34,20 +37,34 @@ export function mayChangeUserText(author: Author): boolean {
 export const PROTECTED_REASON = {
   text: "user text: the user's own words (prompt, system-reminder, hook output) reach the model verbatim under every automatic strategy",
   first: 'first user message: the task and the context the client injected reach the model whole',
+  context: "client context (Cline's, Roo's <environment_details>): injected by the client every turn, kept verbatim like a system reminder",
+  result: "the user's words inside a tool result (a Roo <feedback> or <answer>): reach the model verbatim under every automatic strategy",
 } as const;
 
 /** Why an observation block is not protected (shown where a protected block would show its reason). */
 export const OBSERVATION_REASON =
   "environment output: the answer to the agent's action (the recording marks it), not the user's words; trimmed like a tool result";
 
+/** Why a client's text-form tool output (Cline, Roo: session/client-text.ts) is not protected. */
+export const CLIENT_OUTPUT_REASON =
+  "tool output the client sent as text (its \"[tool] Result:\" header says so), not the user's words; trimmed like a tool result";
+
+/** The reason shown on an unprotected observation block (environment output, or a client's text-form result). */
+export function outputReason(block: LogBlock): string | undefined {
+  if (!block.observation) return undefined;
+  return block.toolName !== undefined ? CLIENT_OUTPUT_REASON : OBSERVATION_REASON;
+}
+
 /** Why a block of a message is protected, or undefined. `firstUser`: the message opens the log or an epoch. */
 export function protectedReason(message: LogMessage, block: LogBlock, firstUser: boolean): string | undefined {
-  if (message.role !== 'user' || block.kind === 'tool_result') return undefined;
+  if (message.role !== 'user') return undefined;
+  if (block.kind === 'tool_result') return resultCarriesUserWords(block.param, message.blocks.map((b) => b.param)) ? PROTECTED_REASON.result : undefined;
   // Blank text is never sent (the API refuses it): nothing to keep.
   if (block.param.type === 'text' && !block.param.text.trim()) return undefined;
   if (firstUser) return PROTECTED_REASON.first;
   if (block.observation) return undefined;
-  return block.kind === 'text' ? PROTECTED_REASON.text : undefined;
+  if (block.kind !== 'text') return undefined;
+  return block.param.type === 'text' && isClientContext(block.param.text) ? PROTECTED_REASON.context : PROTECTED_REASON.text;
 }
 
 /**

@@ -22,6 +22,7 @@
  */
 import { mayChangeUserText } from '../session/user-text';
 import type { Strategy, StrategyContext, StrategyDoc, Trigger } from './types';
+import { answersAction } from './observation';
 
 /** Default budget: this share of the model's context window for the messages (system and tools come on top). */
 export const WINDOW_SHARE_OF_CONTEXT = 0.75;
@@ -128,7 +129,7 @@ export class AtomicWindow implements Strategy {
       // The request must open with a user message: without the kept first user message
       // (an anchor that may drop user text), the window may only start at a prompt.
       if (mayChangeUserText(`strategy:${this.name}`)) return false;
-    } else if (m.meta.observation || m.blocks.some((b) => b.kind === 'tool_result')) {
+    } else if (answersAction(m) || m.blocks.some((b) => b.kind === 'tool_result')) {
       // A result (or an observation) answers the message before it: the window never starts between them.
       return false;
     }

@@ -9,7 +9,7 @@
 import type { Session } from '../session/session';
 import type { LogMessage } from '../session/types';
 import type { TokenAccountant, TokenCount } from '../tokens/types';
-import { observationIds } from './observation';
+import { answersAction, observationIds } from './observation';
 
 /** Tokens of the role/turn framing per message (measured order of magnitude; small next to content). */
 const MESSAGE_OVERHEAD_TOKENS = 4;
@@ -22,19 +22,22 @@ export interface ToolRound {
   readonly toolUseIds: readonly string[];
   /**
    * Thought-action loops: the observation blocks (session/types.ts LogBlock.observation) of the
-   * user message answering the assistant's action, the round's results; absent in tool_use rounds.
+   * user message answering the assistant's action, the round's results; absent in tool_use rounds
+   * answered with tool_result blocks. A tool_use round answered in text (Cline) has them too.
    */
-  readonly observationIds?: readonly string[];
+  observationIds?: readonly string[];
 }
 
 /**
  * A user message that carries a prompt (text) and no tool results starts a turn. An
- * observation (the environment's answer to the agent's action) continues the agent's loop.
+ * observation (the environment's answer to the agent's action) continues the agent's loop, and
+ * so does a client's text-form tool output (Cline, Roo: session/client-text.ts), even with the
+ * user's feedback beside it: the request still continues the loop of the response it answers.
  */
 export function isPrompt(m: LogMessage): boolean {
   if (m.role !== 'user') return false;
   if (m.meta.compactBoundary) return true;
-  if (m.meta.observation) return false;
+  if (answersAction(m)) return false;
   let text = false;
   for (const b of m.blocks) {
     if (b.kind === 'tool_result') return false;
@@ -140,8 +143,14 @@ export class MessageIndex {
       }
       // Thought-action loops: an observation answering the assistant message right before it is that action's round.
       const observed = observationIds(m);
-      if (observed.length && pos > 0 && msgs[pos - 1].role === 'assistant' && this.rounds.at(-1)?.assistantPos !== pos - 1) {
-        this.rounds.push({ assistantPos: pos - 1, resultPos: pos, toolUseIds: [], observationIds: observed });
+      if (observed.length && pos > 0 && msgs[pos - 1].role === 'assistant') {
+        const open = this.rounds.at(-1);
+        if (open?.assistantPos !== pos - 1) this.rounds.push({ assistantPos: pos - 1, resultPos: pos, toolUseIds: [], observationIds: observed });
+        else if (open.resultPos < 0) {
+          // Native tool calls answered in text (Cline): the text is the round's result.
+          open.resultPos = pos;
+          open.observationIds = observed;
+        }
       }
       const original = this.computeOriginal(pos);
       this.originalCounted.push(original);

@@ -4,12 +4,28 @@
  * message the importer marks (MessageMeta.observation). Strategies treat an observation like
  * a tool result; these helpers give them what a tool result carries by itself.
  */
-import type { LogMessage } from '../session/types';
+import type { LogBlock, LogMessage } from '../session/types';
 
-/** The observation blocks of a user message (LogBlock.observation). */
+/**
+ * The observation blocks of a user message (LogBlock.observation): a thought-action loop's
+ * observation, or a client's text-form tool output (session/client-text.ts).
+ */
 export function observationIds(m: LogMessage): string[] {
-  if (m.role !== 'user' || !m.meta.observation) return [];
+  if (m.role !== 'user') return [];
   return m.blocks.filter((b) => b.observation).map((b) => b.id);
+}
+
+/**
+ * A client's text-form tool output (Cline, Roo: session/client-text.ts names the tool from the
+ * header), as opposed to a thought-action loop's observation (no tool name).
+ */
+export function isClientToolOutput(b: LogBlock | undefined): boolean {
+  return b?.observation === true && b.toolName !== undefined;
+}
+
+/** The message answers the agent's previous action (an observation, or text-form tool output): not a new prompt. */
+export function answersAction(m: LogMessage): boolean {
+  return m.role === 'user' && (m.meta.observation === true || m.blocks.some((b) => b.observation));
 }
 
 /** A fenced code block: its info string and body (the action of a thought-action reply). */

@@ -12,7 +12,7 @@ import { toolResultText } from '../session/log';
 import { applyTrim } from '../session/trim';
 import { compactInput } from './compact-input';
 import type { ToolRound } from './message-index';
-import { actionWord } from './observation';
+import { actionWord, isClientToolOutput } from './observation';
 import { compilePatterns, DEFAULT_REF_PATTERNS, type RefPattern } from './refs';
 import { summarizeToolResult } from './summary-text';
 import type { Foresight, Strategy, StrategyContext, StrategyDoc, Trigger } from './types';
@@ -86,17 +86,18 @@ export class SummarizeToolResults implements Strategy {
       const r = rounds[this.next];
       if (r.assistantPos < ctx.epochStart) continue;
       for (const id of resultBlocks(ctx, r)) this.consider(ctx, id, r.resultPos);
-      this.compactCall(ctx, r.assistantPos);
+      this.compactCall(ctx, r.assistantPos, keepsThinking(ctx, r));
     }
   }
 
-  /** The old round's assistant message: long tool inputs compacted, thinking dropped. */
-  private compactCall(ctx: StrategyContext, pos: number): void {
+  /** The old round's assistant message: long tool inputs compacted, thinking dropped (unless `keepThinking`). */
+  private compactCall(ctx: StrategyContext, pos: number, keepThinking: boolean): void {
     const { session } = ctx;
     const m = session.messages[pos];
     for (const b of m.blocks) {
       if (ctx.isPending(b.id) || session.isPinned(b.id) || session.isUserRestored(b.id) || session.overlaysOnBlock(b.id).length) continue;
       if ((b.kind === 'thinking' || b.kind === 'redacted_thinking') && this.o.dropThinking) {
+        if (keepThinking) continue;
         const before = ctx.tokens.block(b.param).tokens;
         ctx.propose({
           position: pos,
@@ -134,7 +135,8 @@ export class SummarizeToolResults implements Strategy {
     for (const b of ctx.session.messages[last.assistantPos].blocks) {
       inputs += this.inputTrimOf(ctx, b.id)?.saved ?? 0;
       // Inside a tool loop thinking is cached content: dropping it next call edits the round's message too.
-      if (this.o.dropThinking && (b.kind === 'thinking' || b.kind === 'redacted_thinking')) inputs += ctx.tokens.block(b.param).tokens;
+      const thinking = b.kind === 'thinking' || b.kind === 'redacted_thinking';
+      if (this.o.dropThinking && thinking && !keepsThinking(ctx, last)) inputs += ctx.tokens.block(b.param).tokens;
     }
     const out: Foresight[] = [];
     if (results > 0) out.push({ position: last.resultPos, saved: results });
@@ -168,7 +170,8 @@ export class SummarizeToolResults implements Strategy {
   private summaryOf(ctx: StrategyContext, blockId: string): { blockId: string; toolName?: string; text: string; before: number; after: number; saved: number } | undefined {
     const { session } = ctx;
     if (ctx.isPending(blockId) || session.isPinned(blockId) || session.isUserRestored(blockId)) return undefined;
-    if (session.overlaysOnBlock(blockId).length) return undefined;
+    // A result that carries the user's words (a Roo <feedback>) stays whole (session/user-text.ts).
+    if (session.overlaysOnBlock(blockId).length || session.userText.reasonOf(blockId)) return undefined;
     const block = session.block(blockId);
     if (!block || toolResultText(block.param).length <= this.o.minChars) return undefined;
     const toolName = block.toolName ?? (block.observation ? observationName(ctx, block.messageId) : undefined);
@@ -213,6 +216,18 @@ export class SummarizeToolResults implements Strategy {
       },
     });
   }
+}
+
+/**
+ * A round answered with a client's text-form output (Cline, Roo) keeps its thinking: the API
+ * cannot tell such a loop from a new human turn, so the thinking of every response in it is
+ * sent as the model produced it (and on models that drop earlier turns' thinking it is not
+ * billed anyway: dropping it would change bytes for nothing).
+ */
+function keepsThinking(ctx: StrategyContext, r: ToolRound): boolean {
+  // Calls with no tool_result (answered by the user's words in text, e.g. a denial with feedback) count too.
+  if (r.toolUseIds.length > 0 && r.resultPos < 0) return true;
+  return r.observationIds?.some((id) => isClientToolOutput(ctx.session.block(id))) === true;
 }
 
 /** The result blocks of a round: its tool_results, or its observation blocks. */

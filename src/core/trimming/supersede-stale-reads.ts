@@ -53,6 +53,13 @@ export const SUPERSEDE_DOC: StrategyDoc = {
   ],
 };
 
+/** A tool call whose result is to come: the path it reads or edits, and its name. */
+interface PendingUse {
+  readonly path?: string;
+  readonly kind: 'read' | 'edit' | 'other';
+  readonly name: string;
+}
+
 interface Seen {
   blockId: string;
   pos: number;
@@ -64,7 +71,7 @@ export class SupersedeStaleReads implements Strategy {
   private scanned = 0;
   private readonly reads = new Map<string, Seen[]>();
   private readonly byHash = new Map<string, Seen & { text: string }>();
-  private readonly pendingUses = new Map<string, { path?: string; kind: 'read' | 'edit' | 'other'; name: string }>();
+  private readonly pendingUses = new Map<string, PendingUse>();
   private readonly readSet: Set<string>;
   private readonly stateSet: Set<string>;
   /** Latest call of each state tool: [tool_use block, its position]. */
@@ -102,26 +109,34 @@ export class SupersedeStaleReads implements Strategy {
         } else if (b.param.type === 'tool_result') {
           const use = this.pendingUses.get(b.param.tool_use_id);
           this.pendingUses.delete(b.param.tool_use_id);
-          if (!use) continue;
-          const text = toolResultText(b.param);
-          if (use.path && (use.kind === 'read' || (use.kind === 'edit' && this.o.supersedeOnEdit))) {
-            this.supersede(ctx, use.path, use.kind, this.scanned);
-          }
-          if (use.path && use.kind === 'read' && !b.param.is_error) {
-            const list = this.reads.get(use.path) ?? [];
-            list.push({ blockId: b.id, pos: this.scanned });
-            this.reads.set(use.path, list);
-          }
-          if (this.o.collapseDuplicates && text.length > this.o.minChars) {
-            // A fast 64-bit print of the text (no digest of the whole text through a crypto hash), confirmed by comparing the texts.
-            const [x, y] = hashString(text);
-            const h = `${use.name}\0${text.length}:${x}:${y}`;
-            const prev = this.byHash.get(h);
-            if (prev && prev.text === text) this.point(ctx, prev, `identical to the later ${use.name} result in message ${this.scanned}`);
-            this.byHash.set(h, { blockId: b.id, pos: this.scanned, text });
-          }
+          if (use) this.result(ctx, b.id, toolResultText(b.param), use, b.param.is_error === true);
+        } else if (b.observation && b.toolName && m.role === 'user') {
+          // A client's text-form tool output (Cline, Roo): its header names the tool and the path.
+          const name = b.toolName;
+          const kind = this.readSet.has(name) ? 'read' : this.editSet.has(name) ? 'edit' : 'other';
+          this.result(ctx, b.id, toolResultText(b.param), { path: b.toolTarget?.replace(/\\/g, '/'), kind, name }, false);
         }
       }
+    }
+  }
+
+  /** One tool result (a tool_result block, or text-form output) of `use`, at the scan position. */
+  private result(ctx: StrategyContext, blockId: string, text: string, use: PendingUse, isError: boolean): void {
+    if (use.path && (use.kind === 'read' || (use.kind === 'edit' && this.o.supersedeOnEdit))) {
+      this.supersede(ctx, use.path, use.kind, this.scanned);
+    }
+    if (use.path && use.kind === 'read' && !isError) {
+      const list = this.reads.get(use.path) ?? [];
+      list.push({ blockId, pos: this.scanned });
+      this.reads.set(use.path, list);
+    }
+    if (this.o.collapseDuplicates && text.length > this.o.minChars) {
+      // A fast 64-bit print of the text (no digest of the whole text through a crypto hash), confirmed by comparing the texts.
+      const [x, y] = hashString(text);
+      const h = `${use.name}\0${text.length}:${x}:${y}`;
+      const prev = this.byHash.get(h);
+      if (prev && prev.text === text) this.point(ctx, prev, `identical to the later ${use.name} result in message ${this.scanned}`);
+      this.byHash.set(h, { blockId, pos: this.scanned, text });
     }
   }
 
@@ -161,7 +176,7 @@ export class SupersedeStaleReads implements Strategy {
   private point(ctx: StrategyContext, s: Seen, why: string): void {
     const { session } = ctx;
     if (ctx.isPending(s.blockId) || session.isPinned(s.blockId) || session.isUserRestored(s.blockId)) return;
-    if (session.overlaysOnBlock(s.blockId).length) return;
+    if (session.overlaysOnBlock(s.blockId).length || session.userText.reasonOf(s.blockId)) return;
     const block = session.block(s.blockId)!;
     if (toolResultText(block.param).length <= this.o.minChars) return;
     const text = `${TRIM_MARKER}: superseded; original restorable] ${why}.`;

@@ -136,21 +136,34 @@ describe('RequestBuilder repairs', () => {
     expect(rules(r)).toContain('orphan-tool-result');
   });
 
-  it('Cline-style unanswered tool uses get a synthesized result; the text stays verbatim after it', () => {
+  it('Cline-style answers in text: the output becomes the call\'s tool_result (as Cline sends it), other calls get a synthesized one', () => {
     const s = sessionOf([
       ['user', 'go'],
       ['assistant', [text('reading'), use('toolu_c1'), use('toolu_c2')]],
-      ['user', [text('[read_file] Result:'), text('file body')], { unansweredToolUses: true }],
+      ['user', [text('[read_file] Result:'), text('file body'), text('<feedback>\nsmaller steps\n</feedback>')], { unansweredToolUses: true }],
     ]);
     const r = build(s);
     expect(r.body.messages[2].content).toEqual([
-      { type: 'tool_result', tool_use_id: 'toolu_c1', content: UNANSWERED_RESULT_TEXT },
+      { type: 'tool_result', tool_use_id: 'toolu_c1', content: [text('[read_file] Result:'), text('file body')] },
       { type: 'tool_result', tool_use_id: 'toolu_c2', content: UNANSWERED_RESULT_TEXT },
-      text('[read_file] Result:'),
-      text('file body'),
+      text('<feedback>\nsmaller steps\n</feedback>'),
     ]);
-    expect(r.blockMap.idAt(2, 0)).toBe('synthetic-result:toolu_c1');
-    expect(rules(r)).toEqual(['unanswered-tool-use', 'unanswered-tool-use']);
+    expect(r.blockMap.idAt(2, 0)).toBe('m2.0');
+    expect(r.blockMap.idAt(2, 1)).toBe('synthetic-result:toolu_c2');
+    expect(rules(r)).toEqual(['text-result-as-tool-result', 'unanswered-tool-use']);
+  });
+
+  it('a call answered by one text block (Cline 3.3x) gets it as its tool_result, by the tool it names', () => {
+    const s = sessionOf([
+      ['user', 'go'],
+      ['assistant', [text('reading'), { type: 'tool_use', id: 'toolu_r', name: 'read_file', input: { path: 'a.ts' } }]],
+      ['user', [text("[read_file for 'a.ts'] Result:\nconst a = 1;"), text('<environment_details>\nx\n</environment_details>')]],
+    ]);
+    const r = build(s);
+    expect(r.body.messages[2].content).toEqual([
+      { type: 'tool_result', tool_use_id: 'toolu_r', content: "[read_file for 'a.ts'] Result:\nconst a = 1;" },
+      text('<environment_details>\nx\n</environment_details>'),
+    ]);
   });
 
   it('a result the transcript never recorded: the call and its thinking stay, a synthetic is_error result answers it', () => {
