@@ -6,7 +6,8 @@
  * rewrote its history, its system and tools as before) is listed on its own.
  */
 import type { SessionEntry, SessionsResult } from '../../protocol/sessions';
-import { titleOf, type ProxyEngine, type SessionState } from './proxy-engine';
+import type { ProxyEngine, SessionState } from './proxy-engine';
+import type { ProxiedSession } from './registry';
 
 export class SessionFollower {
   /** The session the user picked; undefined: follow the most recently active. */
@@ -42,4 +43,17 @@ export class SessionFollower {
 /** Same system prompt and tool definitions. */
 function sameHead(a: { system?: unknown; tools?: unknown }, b: { system?: unknown; tools?: unknown }): boolean {
   return JSON.stringify(a.system ?? null) === JSON.stringify(b.system ?? null) && JSON.stringify(a.tools ?? null) === JSON.stringify(b.tools ?? null);
+}
+
+/** First words of the first user text, for the inspector's title. */
+export function titleOf(entry: ProxiedSession): string {
+  for (const m of entry.session.messages) {
+    if (m.role !== 'user') continue;
+    for (const b of m.blocks) {
+      if (b.param.type !== 'text' || b.param.text.startsWith('<system-reminder>')) continue;
+      const t = b.param.text.replace(/\s+/g, ' ').trim();
+      if (t) return `Proxied: ${t.slice(0, 60)}`;
+    }
+  }
+  return `Proxied session ${entry.id}`;
 }

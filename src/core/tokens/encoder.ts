@@ -200,13 +200,16 @@ export class RawCounter {
    * A text whose encoding throws keeps its estimate (as if exact) and the error is rethrown.
    */
   refine(maxChars: number): number {
-    let left = Math.max(1, maxChars);
+    const budget = Math.max(1, maxChars);
+    let left = budget;
     for (const [key, p] of this.pending) {
       if (left <= 0) break;
       if (this.cache.get(key) !== undefined) {
         this.resolve(key);
         continue;
       }
+      // A text longer than what is left of this step starts on a fresh step (fewer cuts).
+      if (p.text.length - p.done > left && left < budget) break;
       try {
         if (p.done === 0 && p.text.length <= left) {
           this.encodeMiss(p.text, p.cls, key);

@@ -63,18 +63,24 @@ function asciiLetter(c: number): boolean {
   return (c >= 0x41 && c <= 0x5a) || (c >= 0x61 && c <= 0x7a);
 }
 
+/** A printable ASCII character other than the space: never white space, never half a surrogate pair. */
+function printable(c: number): boolean {
+  return c > 0x20 && c < 0x7f;
+}
+
 /**
  * Whether cl100k counts `text` as the sum of its two sides when cut at `at`: the pre-tokenizer
  * (its pattern has no look-behind, and every piece that can hold the character before `at`
- * ends there) splits at `at` either way, and no long run crosses it. Two such places:
- * after a newline before a letter ("…\nword"), and between a letter and " letter" ("a| b").
+ * ends there) splits at `at` either way, and no long run crosses it. Two such places: after a
+ * newline before a printable character ("…\n  x" is not one, "…\nx" is), and between a
+ * printable character and " letter" ("a| b", ".| b", "1| b").
  */
 export function exactCut(text: string, at: number): boolean {
   if (at <= 0 || at + 1 >= text.length) return false;
   const before = text.charCodeAt(at - 1);
   const here = text.charCodeAt(at);
-  if (before === 0x0a) return asciiLetter(here);
-  return asciiLetter(before) && here === 0x20 && asciiLetter(text.charCodeAt(at + 1));
+  if (before === 0x0a) return printable(here);
+  return printable(before) && here === 0x20 && asciiLetter(text.charCodeAt(at + 1));
 }
 
 /**
