@@ -11,7 +11,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { postMessages, startCliProxy } from '../integration/proxy-cli';
+import { postMessages } from '../integration/proxy-cli';
+import { startProbedProxy } from './proxy-probe';
 import { spawnUrl } from './proxy-bench';
 import { bigBody, bigLog, ccBody, ccMessages, roundAssistant, roundResults } from './proxy-session';
 import { quantile } from './soak';
@@ -32,13 +33,17 @@ export interface StallRow {
   addedP50: number;
   addedP99: number;
   addedMax: number;
+  /** The longest the proxy's event loop was blocked in the window: what any call could wait on the proxy itself. */
+  loopMaxMs: number;
+  loopP99Ms: number;
   alive: boolean;
 }
 
 export async function runStall(log: (s: string) => void): Promise<StallRow[]> {
   const server = await spawnUrl([resolve('dist/dev-server.js'), '--port', '0', '--fallback', 'echo', '--context-window', String(SERVER_WINDOW)], /listening on (http:\/\/\S+)/);
   const journalDir = mkdtempSync(join(tmpdir(), 'trimline-bench-stall-'));
-  const proxy = await startCliProxy(['--upstream', server.url, '--strategy', 'default', '--journal', journalDir], resolve('dist/cli.js'));
+  const probed = await startProbedProxy(['--upstream', server.url, '--strategy', 'default', '--journal', journalDir]);
+  const { proxy } = probed;
   const messages = ccMessages(BYSTANDER_MESSAGES);
   let k = 0;
   /**
@@ -62,6 +67,7 @@ export async function runStall(log: (s: string) => void): Promise<StallRow[]> {
   const window = async (label: string, bigMB: number, big?: string): Promise<void> => {
     const added: number[] = [];
     let bigCallMs = Number.NaN;
+    await probed.probe();
     if (big === undefined) for (let i = 0; i < BASELINE_CALLS; i++) added.push(await paired());
     else {
       const t = performance.now();
@@ -77,9 +83,9 @@ export async function runStall(log: (s: string) => void): Promise<StallRow[]> {
       }
       await call;
     }
-    const alive = proxy.child.exitCode === null && proxy.child.signalCode === null;
-    rows.push({ label, bigMB, bigCallMs, calls: added.length, addedP50: quantile(added, 0.5), addedP99: quantile(added, 0.99), addedMax: Math.max(...added), alive });
-    log(`stall: ${label}: ${added.length} paired calls, added p50 ${quantile(added, 0.5).toFixed(1)} ms, p99 ${quantile(added, 0.99).toFixed(1)} ms, max ${Math.max(...added).toFixed(1)} ms`);
+    const { loopMaxMs, loopP99Ms } = await probed.probe();
+    rows.push({ label, bigMB, bigCallMs, calls: added.length, addedP50: quantile(added, 0.5), addedP99: quantile(added, 0.99), addedMax: Math.max(...added), loopMaxMs, loopP99Ms, alive: probed.alive() });
+    log(`stall: ${label}: ${added.length} paired calls, added p50 ${quantile(added, 0.5).toFixed(1)} ms, p99 ${quantile(added, 0.99).toFixed(1)} ms, max ${Math.max(...added).toFixed(1)} ms; proxy's loop blocked at most ${rows[rows.length - 1].loopMaxMs.toFixed(1)} ms`);
   };
   try {
     for (let i = 0; i < 10; i++) await paired();
@@ -90,7 +96,7 @@ export async function runStall(log: (s: string) => void): Promise<StallRow[]> {
     const poison = bigBody('B'.repeat(6_000_000));
     await window('another client sends 6 M same-class chars', poison.length / 1e6, poison);
   } finally {
-    await proxy.stop();
+    await probed.stop();
     server.child.kill();
     rmSync(journalDir, { recursive: true, force: true });
   }
@@ -103,11 +109,11 @@ export function formatStall(rows: readonly StallRow[]): string[] {
   return [
     '## One big request and the other clients',
     '',
-    `A bystander session (${BYSTANDER_MESSAGES} messages, one tool round per call) calls the local test server directly and through \`trimline proxy --strategy default\` (its own process, journal on), both at the same moment (the test server is busy with the big request for both); the added latency is proxy minus direct per pair. While another client's big request is in flight and for ${AFTER_MS / 1000} s after its answer (its token counts are made exact in the background meanwhile):`,
+    `A bystander session (${BYSTANDER_MESSAGES} messages, one tool round per call) calls the local test server directly and through \`trimline proxy --strategy default\` (its own process, journal on), both at the same moment (the test server is busy with the big request for both); the added latency is proxy minus direct per pair. While another client's big request is in flight and for ${AFTER_MS / 1000} s after its answer (its token counts are made exact in the background meanwhile). A paired call that meets the test server while it reads the big request waits for the upstream too; the proxy's own share is the longest block of its event loop (perf_hooks, bench-only preload: proxy-probe.ts):`,
     '',
-    '| while | big body MB | big call ms | paired calls | added p50 ms | added p99 ms | added max ms | proxy alive |',
-    '|---|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.label} | ${f1(r.bigMB)} | ${f1(r.bigCallMs)} | ${r.calls} | ${f1(r.addedP50)} | ${f1(r.addedP99)} | ${f1(r.addedMax)} | ${r.alive ? 'yes' : 'no'} |`),
+    '| while | big body MB | big call ms | paired calls | added p50 ms | added p99 ms | added max ms | proxy loop blocked max ms | loop delay p99 ms | proxy alive |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+    ...rows.map((r) => `| ${r.label} | ${f1(r.bigMB)} | ${f1(r.bigCallMs)} | ${r.calls} | ${f1(r.addedP50)} | ${f1(r.addedP99)} | ${f1(r.addedMax)} | ${f1(r.loopMaxMs)} | ${f1(r.loopP99Ms)} | ${r.alive ? 'yes' : 'no'} |`),
     '',
   ];
 }

@@ -9,7 +9,7 @@
  * overflowed the token counter's stack) and one 5 MB tool result (issue 27).
  *
  * Reported at the start (after the first cohort) and at the end: whether the proxy lives, its
- * resident memory (also right after a full GC, which a bench-only preload runs on SIGUSR2),
+ * resident memory (also right after a full GC, which a bench-only preload runs: proxy-probe.ts),
  * open descriptors and lock files, and the added latency per call (p50/p99 of proxy minus
  * direct, the same body to both, alternating) over the last 25 turns of the first and of the
  * last cohort. Then the same cohorts through a ProxyEngine in this process, the heap measured
@@ -17,11 +17,12 @@
  * calls, each with a timeout, and a deadline for the whole run after which it stops and
  * reports what it has.
  */
-import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { ProxyEngine } from '../../src/core/proxy/proxy-engine';
-import { fdCount, postMessages, rssMB, startCliProxy } from '../integration/proxy-cli';
+import { fdCount, postMessages, rssMB } from '../integration/proxy-cli';
+import { startProbedProxy } from './proxy-probe';
 import { spawnUrl } from './proxy-bench';
 import { bigBody, bigLog } from './proxy-session';
 
@@ -36,9 +37,6 @@ const CALL_TIMEOUT_MS = 30_000;
 const DEADLINE_MS = 15 * 60_000;
 /** One poisoned request and one 5 MB tool result every this many calls (issue 27). */
 const HOSTILE_EVERY = 1_000;
-/** Bench only: the proxy's process runs a full GC on SIGUSR2 and prints its memory after it. */
-const GC_PRELOAD = `process.on('SIGUSR2', () => { global.gc(); const m = process.memoryUsage();
-  process.stderr.write('soak-gc ' + m.rss + ' ' + m.heapUsed + '\\n'); });`;
 /** The test server answers 6 M chars (it counts 3.5 chars per token). */
 const SERVER_WINDOW = 10_000_000;
 const STRATEGY = 'default';
@@ -147,23 +145,8 @@ export async function runSoak(log: (s: string) => void): Promise<SoakResult> {
   const started = Date.now();
   const server = await spawnUrl([resolve('dist/dev-server.js'), '--port', '0', '--fallback', 'echo', '--context-window', String(SERVER_WINDOW)], /listening on (http:\/\/\S+)/);
   const journalDir = mkdtempSync(join(tmpdir(), 'trimline-bench-soak-'));
-  const preload = join(mkdtempSync(join(tmpdir(), 'trimline-bench-soak-gc-')), 'gc.cjs');
-  writeFileSync(preload, GC_PRELOAD);
-  const nodeArgs = ['--expose-gc', '--require', preload];
-  const proxy = await startCliProxy(['--upstream', server.url, '--strategy', STRATEGY, '--journal', journalDir], resolve('dist/cli.js'), nodeArgs);
-  const alive = (): boolean => proxy.child.exitCode === null && proxy.child.signalCode === null;
-  /** RSS and heap (MB) right after a full GC in the proxy's process. */
-  const afterGc = async (): Promise<[number, number]> => {
-    if (!alive()) return [Number.NaN, Number.NaN];
-    const from = proxy.stderr().length;
-    process.kill(proxy.pid, 'SIGUSR2');
-    for (let i = 0; i < 100; i++) {
-      const m = /soak-gc (\d+) (\d+)/.exec(proxy.stderr().slice(from));
-      if (m) return [Number(m[1]) / 1e6, Number(m[2]) / 1e6];
-      await new Promise((r) => setTimeout(r, 50));
-    }
-    return [Number.NaN, Number.NaN];
-  };
+  const probed = await startProbedProxy(['--upstream', server.url, '--strategy', STRATEGY, '--journal', journalDir]);
+  const { proxy, alive } = probed;
   const poison = JSON.stringify({ model: MODEL, max_tokens: 64, messages: [{ role: 'user', content: 'B'.repeat(6_000_000) }] });
   const bigText = bigLog(5);
   let hostile = 0;
@@ -184,7 +167,7 @@ export async function runSoak(log: (s: string) => void): Promise<SoakResult> {
     const files = readdirSync(journalDir);
     const rss = alive() ? rssMB(proxy.pid) : Number.NaN;
     const fds = alive() ? fdCount(proxy.pid) : Number.NaN;
-    const [rssAfterGcMB, heapAfterGcMB] = await afterGc();
+    const { rssAfterGcMB, heapAfterGcMB } = await probed.probe();
     samples.push({ calls, sessions, rssMB: rss, rssAfterGcMB, heapAfterGcMB, alive: alive(), fds, locks: files.filter((f) => f.endsWith('.lock')).length, journals: files.filter((f) => f.endsWith('.jsonl')).length, elapsedS: (Date.now() - started) / 1000 });
     const s = samples[samples.length - 1];
     log(`soak: ${s.calls} calls, ${s.sessions} sessions: ${s.alive ? 'alive' : 'GONE'}, RSS ${s.rssMB.toFixed(0)} MB (${s.rssAfterGcMB.toFixed(0)} after GC, heap ${s.heapAfterGcMB.toFixed(0)}), ${s.fds} fds, ${s.locks} locks`);
@@ -237,10 +220,9 @@ export async function runSoak(log: (s: string) => void): Promise<SoakResult> {
       if (!completed) break;
     }
   } finally {
-    await proxy.stop();
+    await probed.stop();
     server.child.kill();
     rmSync(journalDir, { recursive: true, force: true });
-    rmSync(dirname(preload), { recursive: true, force: true });
   }
   const heap = engineHeap(started, log);
   return { strategy: STRATEGY, calls, sessions: SESSIONS, completed, failures, hostile, hostileFailures, samples, windows, heap, seconds: (Date.now() - started) / 1000 };

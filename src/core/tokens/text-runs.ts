@@ -16,22 +16,34 @@ export interface Run {
   readonly end: number;
 }
 
+/** Per run length: the pattern that finds where a long run starts (one compiled regex per length). */
+const starts = new Map<number, RegExp>();
+/** Per class (letters, punctuation/symbols, white space): the pattern that follows a run piece by piece. */
+const MORE = [/\p{L}{1,1024}/uy, /[^\s\p{L}\p{N}]{1,1024}/uy, /\s{1,1024}/uy];
+
+function startPattern(minChars: number): RegExp {
+  let re = starts.get(minChars);
+  if (!re) {
+    const n = `{${minChars},${PIECE_CHARS}}`;
+    re = new RegExp(`(\\p{L}${n})|([^\\s\\p{L}\\p{N}]${n})|(\\s${n})`, 'gu');
+    starts.set(minChars, re);
+  }
+  return re;
+}
+
 /**
  * The maximal same-class runs of at least `minChars` code points in `text`, left to right: the
  * same runs as `/\p{L}{min,}|[^\s\p{L}\p{N}]{min,}|\s{min,}/gu` finds, without its stack.
  */
-export function* longRuns(text: string, minChars: number): Generator<Run> {
-  const start = new RegExp(
-    `(\\p{L}{${minChars},${PIECE_CHARS}})|([^\\s\\p{L}\\p{N}]{${minChars},${PIECE_CHARS}})|(\\s{${minChars},${PIECE_CHARS}})`,
-    'gu',
-  );
-  const more = [/\p{L}{1,1024}/uy, /[^\s\p{L}\p{N}]{1,1024}/uy, /\s{1,1024}/uy];
+export function longRuns(text: string, minChars: number): Run[] {
+  const start = startPattern(minChars);
+  const runs: Run[] = [];
+  start.lastIndex = 0;
   let m = start.exec(text);
   while (m !== null) {
-    const cls = m[1] !== undefined ? 0 : m[2] !== undefined ? 1 : 2;
+    const follow = MORE[m[1] !== undefined ? 0 : m[2] !== undefined ? 1 : 2];
     let end = m.index + m[0].length;
     // A match of the full piece length may go on: follow the run piece by piece.
-    const follow = more[cls];
     for (let piece = m[0]; piece.length >= PIECE_CHARS; ) {
       follow.lastIndex = end;
       const next = follow.exec(text);
@@ -39,10 +51,11 @@ export function* longRuns(text: string, minChars: number): Generator<Run> {
       piece = next[0];
       end += piece.length;
     }
-    yield { start: m.index, end };
+    runs.push({ start: m.index, end });
     start.lastIndex = end;
     m = start.exec(text);
   }
+  return runs;
 }
 
 function isHigh(c: number): boolean {
