@@ -34,7 +34,8 @@ export interface ProbedProxy {
   stop(): Promise<void>;
 }
 
-const none: Probe = { rssAfterGcMB: Number.NaN, heapAfterGcMB: Number.NaN, loopMaxMs: Number.NaN, loopP99Ms: Number.NaN };
+const NAN = Number.NaN;
+const none: Probe = { rssAfterGcMB: NAN, heapAfterGcMB: NAN, loopMaxMs: NAN, loopP99Ms: NAN };
 
 export async function startProbedProxy(args: readonly string[]): Promise<ProbedProxy> {
   const preload = join(mkdtempSync(join(tmpdir(), 'trimline-bench-probe-')), 'probe.cjs');
@@ -50,7 +51,8 @@ export async function startProbedProxy(args: readonly string[]): Promise<ProbedP
       process.kill(proxy.pid, 'SIGUSR2');
       for (let i = 0; i < 100; i++) {
         const m = /bench-probe (\d+) (\d+) ([\d.]+) ([\d.]+)/.exec(proxy.stderr().slice(from));
-        if (m) return { rssAfterGcMB: Number(m[1]) / 1e6, heapAfterGcMB: Number(m[2]) / 1e6, loopMaxMs: Number(m[3]), loopP99Ms: Number(m[4]) };
+        const [rss, heap, loopMaxMs, loopP99Ms] = (m ?? []).slice(1).map(Number);
+        if (m) return { rssAfterGcMB: rss / 1e6, heapAfterGcMB: heap / 1e6, loopMaxMs, loopP99Ms };
         await new Promise((r) => setTimeout(r, 50));
       }
       return none;

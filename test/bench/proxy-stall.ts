@@ -40,7 +40,8 @@ export interface StallRow {
 }
 
 export async function runStall(log: (s: string) => void): Promise<StallRow[]> {
-  const server = await spawnUrl([resolve('dist/dev-server.js'), '--port', '0', '--fallback', 'echo', '--context-window', String(SERVER_WINDOW)], /listening on (http:\/\/\S+)/);
+  const serverArgs = ['--port', '0', '--fallback', 'echo', '--context-window', String(SERVER_WINDOW)];
+  const server = await spawnUrl([resolve('dist/dev-server.js'), ...serverArgs], /listening on (http:\/\/\S+)/);
   const journalDir = mkdtempSync(join(tmpdir(), 'trimline-bench-stall-'));
   const probed = await startProbedProxy(['--upstream', server.url, '--strategy', 'default', '--journal', journalDir]);
   const { proxy } = probed;
@@ -84,8 +85,14 @@ export async function runStall(log: (s: string) => void): Promise<StallRow[]> {
       await call;
     }
     const { loopMaxMs, loopP99Ms } = await probed.probe();
-    rows.push({ label, bigMB, bigCallMs, calls: added.length, addedP50: quantile(added, 0.5), addedP99: quantile(added, 0.99), addedMax: Math.max(...added), loopMaxMs, loopP99Ms, alive: probed.alive() });
-    log(`stall: ${label}: ${added.length} paired calls, added p50 ${quantile(added, 0.5).toFixed(1)} ms, p99 ${quantile(added, 0.99).toFixed(1)} ms, max ${Math.max(...added).toFixed(1)} ms; proxy's loop blocked at most ${rows[rows.length - 1].loopMaxMs.toFixed(1)} ms`);
+    const [addedP50, addedP99, addedMax] = [quantile(added, 0.5), quantile(added, 0.99), Math.max(...added)];
+    const calls = added.length;
+    const alive = probed.alive();
+    rows.push({ label, bigMB, bigCallMs, calls, addedP50, addedP99, addedMax, loopMaxMs, loopP99Ms, alive });
+    log(
+      `stall: ${label}: ${added.length} paired calls, added p50 ${f1(addedP50)} ms, p99 ${f1(addedP99)} ms, ` +
+        `max ${f1(addedMax)} ms; the proxy's loop blocked at most ${f1(loopMaxMs)} ms`,
+    );
   };
   try {
     for (let i = 0; i < 10; i++) await paired();
@@ -109,11 +116,21 @@ export function formatStall(rows: readonly StallRow[]): string[] {
   return [
     '## One big request and the other clients',
     '',
-    `A bystander session (${BYSTANDER_MESSAGES} messages, one tool round per call) calls the local test server directly and through \`trimline proxy --strategy default\` (its own process, journal on), both at the same moment (the test server is busy with the big request for both); the added latency is proxy minus direct per pair. While another client's big request is in flight and for ${AFTER_MS / 1000} s after its answer (its token counts are made exact in the background meanwhile). A paired call that meets the test server while it reads the big request waits for the upstream too; the proxy's own share is the longest block of its event loop (perf_hooks, bench-only preload: proxy-probe.ts):`,
+    `A bystander session (${BYSTANDER_MESSAGES} messages, one tool round per call) calls the local test server ` +
+      'directly and through `trimline proxy --strategy default` (its own process, journal on), both at the same ' +
+      'moment; the added latency is proxy minus direct per pair. While another client\'s big request is in flight ' +
+      `and for ${AFTER_MS / 1000} s after its answer (its token counts are made exact in the background meanwhile). ` +
+      'A paired call that meets the test server while it reads the big request waits for the upstream too; the ' +
+      "proxy's own share is the longest block of its event loop (perf_hooks, bench-only preload: proxy-probe.ts):",
     '',
-    '| while | big body MB | big call ms | paired calls | added p50 ms | added p99 ms | added max ms | proxy loop blocked max ms | loop delay p99 ms | proxy alive |',
+    '| while | big body MB | big call ms | paired calls | added p50 ms | added p99 ms | added max ms ' +
+      '| proxy loop blocked max ms | loop delay p99 ms | proxy alive |',
     '|---|---|---|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.label} | ${f1(r.bigMB)} | ${f1(r.bigCallMs)} | ${r.calls} | ${f1(r.addedP50)} | ${f1(r.addedP99)} | ${f1(r.addedMax)} | ${f1(r.loopMaxMs)} | ${f1(r.loopP99Ms)} | ${r.alive ? 'yes' : 'no'} |`),
+    ...rows.map((r) =>
+      [r.label, f1(r.bigMB), f1(r.bigCallMs), r.calls, f1(r.addedP50), f1(r.addedP99), f1(r.addedMax), f1(r.loopMaxMs)]
+        .concat([f1(r.loopP99Ms), r.alive ? 'yes' : 'no'])
+        .join(' | '),
+    ).map((row) => `| ${row} |`),
     '',
   ];
 }

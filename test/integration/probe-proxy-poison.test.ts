@@ -43,9 +43,11 @@ async function proxy(): Promise<CliProxy> {
 async function stillServes(p: CliProxy, history: MessageParam[], tag: string): Promise<void> {
   for (let i = 0; i < 4; i++) {
     await pause(500);
-    const next = [...history, { role: 'assistant' as const, content: `answer ${tag} ${i}` }, { role: 'user' as const, content: `question ${tag} ${i}` }];
+    const answer: MessageParam = { role: 'assistant', content: `answer ${tag} ${i}` };
+    const next = [...history, answer, { role: 'user' as const, content: `question ${tag} ${i}` }];
     expect((await postMessages(p.url, 'poisoned', request(next), 60_000)).status).toBe(200);
-    expect((await postMessages(p.url, `fresh-${tag}-${i}`, request([{ role: 'user', content: 'hello' }]))).status).toBe(200);
+    const fresh = await postMessages(p.url, `fresh-${tag}-${i}`, request([{ role: 'user', content: 'hello' }]));
+    expect(fresh.status).toBe(200);
   }
   expect(p.child.exitCode).toBeNull();
   expect(p.child.signalCode).toBeNull();

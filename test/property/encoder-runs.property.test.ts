@@ -18,13 +18,16 @@ const plain = (t: string): number => (t.length === 0 ? 0 : enc.encode(t, [], [])
 
 /** The counter before issue 27 (its regex overflows the stack on ~5.6 M same-class chars): the reference. */
 function formerCount(text: string): number {
-  const longRun = new RegExp(`\\p{L}{${LONG_RUN_CHARS},}|[^\\s\\p{L}\\p{N}]{${LONG_RUN_CHARS},}|\\s{${LONG_RUN_CHARS},}`, 'gu');
+  const n = `{${LONG_RUN_CHARS},}`;
+  const longRun = new RegExp(`\\p{L}${n}|[^\\s\\p{L}\\p{N}]${n}|\\s${n}`, 'gu');
   let total = 0;
   let start = 0;
   for (let m = longRun.exec(text); m !== null; m = longRun.exec(text)) {
     total += plain(text.slice(start, m.index));
     const chars = Array.from(m[0]);
-    for (let i = 0; i < chars.length; i += RUN_CHUNK_CHARS) total += plain(chars.slice(i, i + RUN_CHUNK_CHARS).join(''));
+    for (let i = 0; i < chars.length; i += RUN_CHUNK_CHARS) {
+      total += plain(chars.slice(i, i + RUN_CHUNK_CHARS).join(''));
+    }
     start = m.index + m[0].length;
   }
   return total + plain(text.slice(start));
@@ -32,9 +35,12 @@ function formerCount(text: string): number {
 
 /** Ordinary text: words, code, numbers, white space, non-Latin and astral letters, and runs long enough to be cut. */
 const piece = fc.oneof(
-  fc.constantFrom('the', 'quick', ' ', '  ', '\n', '\r\n', '\t', 'const', 'x', '=', '(', ')', ';', '{', '}', "'s", "'ll", '42', '3.14', 'Grüße', '世界', '🎉', '𝐀', '─', '.', ','),
+  fc.constantFrom('the', 'quick', ' ', '  ', '\n', '\r\n', '\t', 'const', 'x', '=', '(', ')', ';', '{', '}'),
+  fc.constantFrom("'s", "'ll", '42', '3.14', 'Grüße', '世界', '🎉', '𝐀', '─', '.', ','),
   fc.string({ maxLength: 12 }),
-  fc.tuple(fc.constantFrom('A', 'b', ' ', '\n', '=', '─', '𝐀', '7', 'é'), fc.integer({ min: 1, max: 300 })).map(([c, n]) => c.repeat(n)),
+  fc
+    .tuple(fc.constantFrom('A', 'b', ' ', '\n', '=', '─', '𝐀', '7', 'é'), fc.integer({ min: 1, max: 300 }))
+    .map(([c, n]) => c.repeat(n)),
 );
 const ordinary = fc.array(piece, { maxLength: 60 }).map((ps) => ps.join(''));
 
@@ -58,7 +64,7 @@ describe('cl100kCount on any text (issue 27)', () => {
     );
   });
 
-  it('6 M chars of one class (letters, spaces, punctuation, newlines, astral letters) do not overflow the stack', () => {
+  it('6 M chars of one class (letters, spaces, punctuation, newlines, astral letters) leave the stack alone', () => {
     for (const c of ['B', ' ', '.', '\n', '𝐀']) {
       const text = `start ${c.repeat(6_000_000 / c.length)} end`;
       const chunk = plain(c.repeat(RUN_CHUNK_CHARS));

@@ -56,23 +56,30 @@ export class ProxyFaults {
     const same = list.find((f) => f.where === where && f.message === message);
     if (same) same.count++;
     else {
-      this.warn(`${sessionId === undefined ? 'proxy' : `session ${sessionId}`}: ${where} failed (the proxy goes on): ${message}`);
+      const who = sessionId === undefined ? 'proxy' : `session ${sessionId}`;
+      this.warn(`${who}: ${where} failed (the proxy goes on): ${message}`);
       list.push({ where, message, count: 1 });
       if (list.length > MAX_FAULTS) list.shift();
       this.bySession.set(key, list);
     }
   }
 
-  /** The failures the inspector shows for a session: its own and the proxy's. */
-  findings(sessionId: string): Finding[] {
+  /** What the inspector shows for a session: its journal's error (if any), then its failures and the proxy's. */
+  findings(sessionId: string, journalError?: string): Finding[] {
     const own = this.bySession.get(sessionId) ?? [];
     const all = [...(this.bySession.get(PROXY) ?? []), ...own];
-    return all.map((f, i) => ({
+    const journal: Finding[] = [];
+    if (journalError) {
+      journal.push({ id: 'journal-error', severity: 'warning', message: `Journal: ${journalError}`, blockIds: [] });
+    }
+    return journal.concat(all.map((f, i) => ({
       id: `proxy-fault-${i}`,
       severity: 'warning',
-      message: `Proxy: ${f.where} failed${f.count > 1 ? ` (${f.count} times)` : ''}, and the proxy went on: ${f.message}`,
+      message: `Proxy: ${f.where} failed${f.count > 1 ? ` (${f.count} times)` : ''}, and the proxy went on: ${
+        f.message
+      }`,
       blockIds: [],
-    }));
+    })));
   }
 
   /** A session the registry let go: its failures go with it. */

@@ -139,7 +139,8 @@ export class ProxyEngine {
     for (const v of loaded.verdicts) this.verdicts.seed(v.lineage, v.verdict.call + 1);
     // Its next call is compared with the request sent before the restart (when the journal has it).
     if (loaded.lastSent) this.verdicts.restore(id, loaded.lastSent);
-    this.o.log?.(`session ${id}: continued from its journal (${loaded.session.messages.length} messages, ${loaded.session.overlayCount} overlays)`);
+    const { messages, overlayCount } = loaded.session;
+    this.o.log?.(`session ${id}: continued from its journal (${messages.length} messages, ${overlayCount} overlays)`);
     return loaded.session;
   }
 
@@ -285,8 +286,11 @@ export class ProxyEngine {
     if (!st || callIndex === undefined) return;
     this.faults.guard('showing the call in the inspector', st.entry.id, () => {
       const p = st.prepared;
-      if (p) st.inspector.onCallStart({ type: 'call-start', callIndex, stats: p.stats, breakpoints: p.breakpoints, requestMessages: p.body.messages.length });
-      else st.inspector.onObservedCall(callIndex);
+      if (p) {
+        const { stats, breakpoints } = p;
+        const requestMessages = p.body.messages.length;
+        st.inspector.onCallStart({ type: 'call-start', callIndex, stats, breakpoints, requestMessages });
+      } else st.inspector.onObservedCall(callIndex);
       this.o.onChange?.(st.entry);
     });
   }
@@ -376,11 +380,7 @@ export class ProxyEngine {
     const estimator = new TokenEstimator({ defer: this.o.defer === false ? undefined : (this.o.defer ?? PROXY_DEFER) });
     const engine = new ContextEngine(entry.session, { strategy: this.o.strategy, config: this.o.config, model: entry.session.model, estimator });
     const { journal, error: notJournaled } = this.openSessionJournal(entry);
-    const findings = (): Finding[] => {
-      const why = this.states.get(entry.id)?.journalError;
-      const own: Finding[] = why ? [{ id: 'journal-error', severity: 'warning', message: `Journal: ${why}`, blockIds: [] }] : [];
-      return [...own, ...this.faults.findings(entry.id)];
-    };
+    const findings = (): Finding[] => this.faults.findings(entry.id, this.states.get(entry.id)?.journalError);
     const inspector = new LiveInspector(engine, { sessionId: entry.id, title: () => titleOf(entry), strategy: this.o.strategy, strategies: ['none', 'default', ...strategyNames()], findings, externalVerdicts: true });
     const s = entry.session;
     const overlays = (): void => {

@@ -68,7 +68,9 @@ function isLow(c: number): boolean {
 
 /** End of `n` code points from `i` in `text` (not beyond `end`): a surrogate pair is never split. */
 export function codePointsEnd(text: string, i: number, end: number, n: number): number {
-  for (let k = 0; k < n && i < end; k++) i += isHigh(text.charCodeAt(i)) && i + 1 < end && isLow(text.charCodeAt(i + 1)) ? 2 : 1;
+  for (let k = 0; k < n && i < end; k++) {
+    i += isHigh(text.charCodeAt(i)) && i + 1 < end && isLow(text.charCodeAt(i + 1)) ? 2 : 1;
+  }
   return i;
 }
 
@@ -105,5 +107,6 @@ export function exactCut(text: string, at: number): boolean {
 export function sliceEnd(text: string, from: number, target: number, window = 512): number {
   if (target >= text.length) return text.length;
   for (let at = target; at > from && at > target - window; at--) if (exactCut(text, at)) return at;
-  return isLow(text.charCodeAt(target)) && isHigh(text.charCodeAt(target - 1)) && target - 1 > from ? target - 1 : target;
+  const midPair = isLow(text.charCodeAt(target)) && isHigh(text.charCodeAt(target - 1));
+  return midPair && target - 1 > from ? target - 1 : target;
 }

@@ -216,7 +216,8 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
     } catch (e) {
       engine.faults.report('handling a request', e);
       if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'Trimline proxy: could not handle the request' } }));
+      const error = { type: 'api_error', message: 'Trimline proxy: could not handle the request' };
+      res.end(JSON.stringify({ type: 'error', error }));
     }
   };
 

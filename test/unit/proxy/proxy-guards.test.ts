@@ -26,7 +26,12 @@ afterAll(async () => {
 async function call(key: string, text: string): Promise<number> {
   const res = await fetch(`${proxy.url}/v1/messages`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': 'k', 'anthropic-version': '2023-06-01', 'x-claude-code-session-id': key },
+    headers: {
+      'content-type': 'application/json',
+      'x-api-key': 'k',
+      'anthropic-version': '2023-06-01',
+      'x-claude-code-session-id': key,
+    },
     body: JSON.stringify({ model: MODEL, max_tokens: 20, messages: [{ role: 'user', content: text }] }),
   });
   await res.text();
@@ -59,7 +64,8 @@ describe('the proxy goes on when its own work fails (issue 27)', () => {
   it('a refinement step whose counting throws is reported and does not throw; counting goes on', () => {
     const lines: string[] = [];
     const engine = new ProxyEngine({ strategy: 'default', warn: (l) => lines.push(l) });
-    const raw = Buffer.from(JSON.stringify({ model: MODEL, max_tokens: 20, messages: [{ role: 'user', content: `a big file\n${'line of a file\n'.repeat(2_000)}` }] }));
+    const content = `a big file\n${'line of a file\n'.repeat(2_000)}`;
+    const raw = Buffer.from(JSON.stringify({ model: MODEL, max_tokens: 20, messages: [{ role: 'user', content }] }));
     const f = engine.onRequest(raw, { 'x-claude-code-session-id': 'guard-c' });
     const st = engine.state(f.sessionId!)!;
     expect(st.engine.tokens.pending()).toBeGreaterThan(0);
