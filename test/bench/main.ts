@@ -4,7 +4,7 @@
  * parameter choice), token calibration accuracy, and request-build speed. Results go
  * to bench-results/ (JSON + Markdown).
  *
- * Sections: --section=engine,check,loso,loops,tokens,speed,deltas,proxy,soak,cli,report,timings (default: all but deltas, which speed includes; cli needs CLAUDE_BIN). Positional
+ * Sections: --section=engine,check,loso,loops,cline,tokens,speed,deltas,proxy,stall,soak,cli,report,timings (default: all but deltas, which speed includes; cli needs CLAUDE_BIN). Positional
  * arguments restrict the contenders by name or spec; --spec=a,b [--config=file.json]
  * adds an ad-hoc one for tuning.
  */
@@ -22,6 +22,7 @@ import { inspectorPageSection } from './inspector-page';
 import { proxySection } from './proxy-bench';
 import { reportRunChild, reportSpeedSection } from './report-speed';
 import { formatSoak, runSoak } from './soak';
+import { formatStall, runStall } from './proxy-stall';
 import { claudeBin, formatCliRuns, runClaudeCodeCli } from './claude-code-cli';
 import { checkSection, costTable, losoSection, pct, perTranscript, rulesSection, type CheckData } from './report';
 import { setupSession, type BenchSession } from './session-setup';
@@ -36,7 +37,7 @@ const CHECKED = new Set(['none', 'default', 'anchor: anthropic clear_tool_uses',
 
 function sections(): Set<string> {
   const arg = process.argv.find((a) => a.startsWith('--section='));
-  return new Set(arg ? arg.slice(10).split(',') : ['engine', 'check', 'loso', 'loops', 'cline', 'tokens', 'speed', 'proxy', 'soak', 'cli', 'report', 'timings']);
+  return new Set(arg ? arg.slice(10).split(',') : ['engine', 'check', 'loso', 'loops', 'cline', 'tokens', 'speed', 'proxy', 'stall', 'soak', 'cli', 'report', 'timings']);
 }
 
 const log = (s: string): void => void process.stderr.write(`${s}\n`);
@@ -172,6 +173,11 @@ async function main(): Promise<void> {
   }
   if (want.has('speed') || want.has('deltas')) md.push(...inspectorDeltasSection(), ...(await inspectorPageSection()));
   if (want.has('proxy')) md.push(await proxySection());
+  if (want.has('stall')) {
+    const section = formatStall(await runStall(log));
+    md.push(...section);
+    process.stdout.write(`${section.join('\n')}\n`);
+  }
   if (want.has('soak')) {
     const soak = await runSoak(log);
     const section = formatSoak(soak);

@@ -89,3 +89,24 @@ export function ccBody(messages: readonly Anthropic.MessageParam[], sessionId: s
     stream: true,
   };
 }
+
+/** A text of `mb` MB of log lines (varied words and numbers): what a tool result of a big file or a build log holds. */
+export function bigLog(mb: number): string {
+  const lines: string[] = [];
+  let n = 0;
+  for (let i = 0; n < mb * 1e6; i++) {
+    const line = `${String(i).padStart(7, '0')} INFO worker-${i % 13} handled request ${(i * 7919) % 100_003} in ${i % 97} ms\n`;
+    lines.push(line);
+    n += line.length;
+  }
+  return lines.join('');
+}
+
+/** The body of a call of session `sessionId` whose last tool result is `text`. */
+export function bigBody(text: string, sessionId = 'stall-big'): string {
+  const messages = [...ccMessages(20), roundAssistant(9_000)];
+  const results = roundResults(9_000);
+  const content = results.content as { type: 'tool_result'; tool_use_id: string; content: string }[];
+  content[0] = { ...content[0], content: text };
+  return JSON.stringify(ccBody([...messages, results], sessionId));
+}

@@ -5,7 +5,11 @@
  * for 50 turns each (a day of terminal agents, one after another), so the proxy meets 200
  * sessions while its registry keeps 64: the rest are released and their journals closed.
  *
- * Reported at the start (after the first cohort) and at the end: the proxy's resident memory,
+ * Every 1,000 calls another client sends one poisoned request (6 M same-class chars, which once
+ * overflowed the token counter's stack) and one 5 MB tool result (issue 27).
+ *
+ * Reported at the start (after the first cohort) and at the end: whether the proxy lives, its
+ * resident memory (also right after a full GC, which a bench-only preload runs: proxy-probe.ts),
  * open descriptors and lock files, and the added latency per call (p50/p99 of proxy minus
  * direct, the same body to both, alternating) over the last 25 turns of the first and of the
  * last cohort. Then the same cohorts through a ProxyEngine in this process, the heap measured
@@ -17,8 +21,10 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { ProxyEngine } from '../../src/core/proxy/proxy-engine';
-import { fdCount, postMessages, rssMB, startCliProxy } from '../integration/proxy-cli';
+import { fdCount, postMessages, rssMB } from '../integration/proxy-cli';
+import { startProbedProxy } from './proxy-probe';
 import { spawnUrl } from './proxy-bench';
+import { bigBody, bigLog } from './proxy-session';
 
 const SESSIONS = 200;
 const CALLS = 10_000;
@@ -28,7 +34,11 @@ const TURNS = CALLS / SESSIONS;
 const PAIRED_FROM_TURN = TURNS / 2;
 const CALL_TIMEOUT_MS = 30_000;
 /** The whole run stops here, whatever it reached. */
-const DEADLINE_MS = 6 * 60_000;
+const DEADLINE_MS = 15 * 60_000;
+/** One poisoned request and one 5 MB tool result every this many calls (issue 27). */
+const HOSTILE_EVERY = 1_000;
+/** The test server answers 6 M chars (it counts 3.5 chars per token). */
+const SERVER_WINDOW = 10_000_000;
 const STRATEGY = 'default';
 const MODEL = 'claude-sonnet-4-6';
 
@@ -37,6 +47,10 @@ export interface SoakSample {
   calls: number;
   sessions: number;
   rssMB: number;
+  /** After a full GC in the proxy's process. */
+  rssAfterGcMB: number;
+  heapAfterGcMB: number;
+  alive: boolean;
   fds: number;
   locks: number;
   journals: number;
@@ -69,6 +83,9 @@ export interface SoakResult {
   sessions: number;
   completed: boolean;
   failures: number;
+  /** Poisoned requests and 5 MB tool results sent, and how many of them were not answered 200. */
+  hostile: number;
+  hostileFailures: number;
   samples: SoakSample[];
   windows: SoakWindow[];
   /** Empty when this process cannot force a GC (run with --expose-gc, as `npm run bench` does). */
@@ -76,7 +93,7 @@ export interface SoakResult {
   seconds: number;
 }
 
-function quantile(xs: readonly number[], q: number): number {
+export function quantile(xs: readonly number[], q: number): number {
   const s = [...xs].sort((a, b) => a - b);
   return s.length ? s[Math.min(s.length - 1, Math.floor(q * s.length))] : Number.NaN;
 }
@@ -126,18 +143,34 @@ function engineHeap(started: number, log: (s: string) => void): HeapSample[] {
 
 export async function runSoak(log: (s: string) => void): Promise<SoakResult> {
   const started = Date.now();
-  const server = await spawnUrl([resolve('dist/dev-server.js'), '--port', '0', '--fallback', 'echo'], /listening on (http:\/\/\S+)/);
+  const server = await spawnUrl([resolve('dist/dev-server.js'), '--port', '0', '--fallback', 'echo', '--context-window', String(SERVER_WINDOW)], /listening on (http:\/\/\S+)/);
   const journalDir = mkdtempSync(join(tmpdir(), 'trimline-bench-soak-'));
-  const proxy = await startCliProxy(['--upstream', server.url, '--strategy', STRATEGY, '--journal', journalDir], resolve('dist/cli.js'));
+  const probed = await startProbedProxy(['--upstream', server.url, '--strategy', STRATEGY, '--journal', journalDir]);
+  const { proxy, alive } = probed;
+  const poison = JSON.stringify({ model: MODEL, max_tokens: 64, messages: [{ role: 'user', content: 'B'.repeat(6_000_000) }] });
+  const bigText = bigLog(5);
+  let hostile = 0;
+  let hostileFailures = 0;
+  const hostileCalls = async (n: number): Promise<void> => {
+    for (const [key, body] of [[`soak-poison-${n}`, poison], [`soak-big-${n}`, bigBody(bigText, `soak-big-${n}`)]]) {
+      hostile++;
+      const r = await postMessages(proxy.url, key, body, CALL_TIMEOUT_MS).catch(() => ({ status: 0 }));
+      if (r.status !== 200) hostileFailures++;
+    }
+    log(`soak: ${calls} calls: poisoned request and 5 MB tool result sent, proxy ${alive() ? 'alive' : 'GONE'}`);
+  };
   const samples: SoakSample[] = [];
   const windows: SoakWindow[] = [];
   let calls = 0;
   let failures = 0;
-  const sample = (sessions: number): void => {
+  const sample = async (sessions: number): Promise<void> => {
     const files = readdirSync(journalDir);
-    samples.push({ calls, sessions, rssMB: rssMB(proxy.pid), fds: fdCount(proxy.pid), locks: files.filter((f) => f.endsWith('.lock')).length, journals: files.filter((f) => f.endsWith('.jsonl')).length, elapsedS: (Date.now() - started) / 1000 });
+    const rss = alive() ? rssMB(proxy.pid) : Number.NaN;
+    const fds = alive() ? fdCount(proxy.pid) : Number.NaN;
+    const { rssAfterGcMB, heapAfterGcMB } = await probed.probe();
+    samples.push({ calls, sessions, rssMB: rss, rssAfterGcMB, heapAfterGcMB, alive: alive(), fds, locks: files.filter((f) => f.endsWith('.lock')).length, journals: files.filter((f) => f.endsWith('.jsonl')).length, elapsedS: (Date.now() - started) / 1000 });
     const s = samples[samples.length - 1];
-    log(`soak: ${s.calls} calls, ${s.sessions} sessions: RSS ${s.rssMB.toFixed(0)} MB, ${s.fds} fds, ${s.locks} locks`);
+    log(`soak: ${s.calls} calls, ${s.sessions} sessions: ${s.alive ? 'alive' : 'GONE'}, RSS ${s.rssMB.toFixed(0)} MB (${s.rssAfterGcMB.toFixed(0)} after GC, heap ${s.heapAfterGcMB.toFixed(0)}), ${s.fds} fds, ${s.locks} locks`);
   };
   const call = async (url: string, key: string, body: string): Promise<number> => {
     const t = performance.now();
@@ -147,7 +180,7 @@ export async function runSoak(log: (s: string) => void): Promise<SoakResult> {
   };
   let completed = true;
   try {
-    sample(0);
+    await sample(0);
     for (let c = 0; c < SESSIONS / COHORT; c++) {
       const measured = c === 0 || c === SESSIONS / COHORT - 1;
       const direct: number[] = [];
@@ -176,22 +209,23 @@ export async function runSoak(log: (s: string) => void): Promise<SoakResult> {
             await call(proxy.url, key, body);
           }
           calls++;
+          if (calls % HOSTILE_EVERY === 0) await hostileCalls(calls / HOSTILE_EVERY);
         }
       }
       if (measured && direct.length) {
         const added = viaProxy.map((p, i) => p - direct[i]);
         windows.push({ label: c === 0 ? 'start (first cohort)' : 'end (last cohort)', calls: added.length, directP50: quantile(direct, 0.5), proxyP50: quantile(viaProxy, 0.5), addedP50: quantile(added, 0.5), addedP99: quantile(added, 0.99) });
       }
-      sample((c + 1) * COHORT);
+      await sample((c + 1) * COHORT);
       if (!completed) break;
     }
   } finally {
-    await proxy.stop();
+    await probed.stop();
     server.child.kill();
     rmSync(journalDir, { recursive: true, force: true });
   }
   const heap = engineHeap(started, log);
-  return { strategy: STRATEGY, calls, sessions: SESSIONS, completed, failures, samples, windows, heap, seconds: (Date.now() - started) / 1000 };
+  return { strategy: STRATEGY, calls, sessions: SESSIONS, completed, failures, hostile, hostileFailures, samples, windows, heap, seconds: (Date.now() - started) / 1000 };
 }
 
 const f1 = (x: number): string => x.toFixed(1);
@@ -203,13 +237,13 @@ export function formatSoak(r: SoakResult): string[] {
   return [
     '## Soak',
     '',
-    `${r.calls.toLocaleString('en-US')} calls over ${r.sessions} sessions (cohorts of ${COHORT} side by side for ${TURNS} turns, string and block content alternating, streamed) through one \`trimline proxy --strategy ${r.strategy}\` (its own process, journal on) to the local test server, in ${f1(r.seconds)} s${r.completed ? '' : ' (stopped at the deadline: partial)'}; ${r.failures} calls failed. The registry keeps 64 sessions and at most 24 journals hold a descriptor: the other sessions were released and their journals closed.`,
+    `${r.calls.toLocaleString('en-US')} calls over ${r.sessions} sessions (cohorts of ${COHORT} side by side for ${TURNS} turns, string and block content alternating, streamed) through one \`trimline proxy --strategy ${r.strategy}\` (its own process, journal on) to the local test server, in ${f1(r.seconds)} s${r.completed ? '' : ' (stopped at the deadline: partial)'}; ${r.failures} calls failed. Every ${HOSTILE_EVERY.toLocaleString('en-US')} calls another client sent a poisoned request (6 M same-class chars) and a 5 MB tool result: ${r.hostile} sent, ${r.hostileFailures} not answered 200. The registry keeps 64 sessions and at most 24 journals hold a descriptor: the other sessions were released and their journals closed.`,
     '',
-    '| after calls | sessions met | proxy RSS MB | open fds | lock files | journals |',
-    '|---|---|---|---|---|---|',
-    ...r.samples.map((s) => `| ${s.calls} | ${s.sessions} | ${f1(s.rssMB)} | ${s.fds} | ${s.locks} | ${s.journals} |`),
+    '| after calls | sessions met | proxy alive | RSS MB | RSS after GC MB | heap after GC MB | open fds | lock files | journals |',
+    '|---|---|---|---|---|---|---|---|---|',
+    ...r.samples.map((s) => `| ${s.calls} | ${s.sessions} | ${s.alive ? 'yes' : 'no'} | ${f1(s.rssMB)} | ${f1(s.rssAfterGcMB)} | ${f1(s.heapAfterGcMB)} | ${s.fds} | ${s.locks} | ${s.journals} |`),
     '',
-    `Start → end: RSS ${f1(first.rssMB)} → ${f1(last.rssMB)} MB, descriptors ${first.fds} → ${last.fds}, lock files ${first.locks} → ${last.locks}.`,
+    `Start → end: RSS ${f1(first.rssMB)} → ${f1(last.rssMB)} MB (after GC ${f1(first.rssAfterGcMB)} → ${f1(last.rssAfterGcMB)}, heap ${f1(first.heapAfterGcMB)} → ${f1(last.heapAfterGcMB)}), descriptors ${first.fds} → ${last.fds}, lock files ${first.locks} → ${last.locks}.`,
     '',
     `Added latency per call (the same body directly and through the proxy, alternating), over turns ${PAIRED_FROM_TURN + 1}–${TURNS} of the first and of the last cohort:`,
     '',

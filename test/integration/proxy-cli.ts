@@ -24,10 +24,10 @@ export interface CliProxy {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Start the proxy of the built CLI at `cli` (default: this checkout's dist/cli.js) with `args`. */
-export function startCliProxy(args: readonly string[], cli: string = CLI): Promise<CliProxy> {
+/** Start the proxy of the built CLI at `cli` (default: this checkout's dist/cli.js) with `args` (and Node's `nodeArgs`). */
+export function startCliProxy(args: readonly string[], cli: string = CLI, nodeArgs: readonly string[] = []): Promise<CliProxy> {
   return new Promise((ok, fail) => {
-    const child = spawn(process.execPath, [cli, 'proxy', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeArgs, cli, 'proxy', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let out = '';
     let err = '';
     child.stderr!.on('data', (c: Buffer) => (err += c.toString()));

@@ -16,15 +16,15 @@ import type { RequestBody } from '../api/wire';
 import { thinkingEnabled, validateRequest } from '../request/validate';
 import type { ToolDefinition } from '../session/types';
 import type { Finding } from '../../protocol';
-import { existsSync } from 'node:fs';
 import type { Session } from '../session/session';
-import { journalPath, openJournal, type Journal } from '../store/journal';
-import { loadJournal } from '../store/load';
+import type { Journal } from '../store/journal';
 import { TokenEstimator, type DeferPolicy } from '../tokens';
-import type { PipelineConfig } from '../trimming';
-import { strategyNames } from '../trimming';
+import { strategyNames, type PipelineConfig } from '../trimming';
 import { classifyClient } from './client-kind';
+import { ProxyFaults } from './faults';
 import { ProxySessions, type ProxiedSession } from './registry';
+import { SessionJournals, type OpenedJournal } from './session-journals';
+import { titleOf } from './session-list';
 import { sessionKeyOf, type Headers } from './session-key';
 import type { ResponseFacts } from './sse-usage';
 import { clientTtl, upstreamBody } from './upstream';
@@ -73,7 +73,8 @@ export interface SessionState {
   readonly entry: ProxiedSession;
   readonly engine: ContextEngine;
   readonly inspector: LiveInspector;
-  readonly journal?: Journal;
+  /** Undefined while it could not be opened (a full disk): opening is tried again on the next call. */
+  journal?: Journal;
   /** The last reason a request went untouched (shown by the inspector). */
   lastFailOpen?: string;
   /** The journal's last write error while records are still waiting for a retry (shown by the inspector). */
@@ -87,6 +88,9 @@ export class ProxyEngine {
   readonly sessions: ProxySessions;
   /** Cache verdicts: each call compared with the one its client sent before (verdicts.ts). */
   readonly verdicts = new ProxyVerdicts();
+  /** Failures of the engine's own work, for stderr and the inspector's findings (faults.ts). */
+  readonly faults: ProxyFaults;
+  private readonly journals: SessionJournals;
   private readonly states = new Map<string, SessionState>();
   /** Live sessions with at least one overlay (so `hasOverlays` is one lookup, not a loop). */
   private readonly withOverlays = new Set<string>();
@@ -94,6 +98,9 @@ export class ProxyEngine {
   private releaseBatch?: () => void;
 
   constructor(private readonly o: ProxyEngineOptions) {
+    const warn = (line: string): void => (o.warn ?? o.log)?.(line);
+    this.faults = new ProxyFaults(warn, (id) => this.showFault(id));
+    this.journals = new SessionJournals(o.journalDir, (line) => o.log?.(line), warn);
     this.sessions = new ProxySessions({
       restore: (id) => this.restore(id),
       onEvict: (entry) => this.forget(entry.id),
@@ -114,6 +121,7 @@ export class ProxyEngine {
     if (!st) return;
     this.states.delete(id);
     this.withOverlays.delete(id);
+    this.faults.forget(id);
     st.unsubscribe();
     try {
       st.journal?.close();
@@ -124,22 +132,16 @@ export class ProxyEngine {
 
   /** A session journaled by an earlier run (the proxy was restarted), with its overlays. */
   private restore(id: string): Session | undefined {
-    if (!this.o.journalDir) return undefined;
-    const file = journalPath(this.o.journalDir, journalId(id));
-    if (!existsSync(file)) return undefined;
-    try {
-      const loaded = loadJournal(file);
-      for (const u of loaded.usage) loaded.session.completeCall(u.callIndex, { usage: u.usage });
-      // Its verdicts' numbering goes on where the journal left it.
-      for (const v of loaded.verdicts) this.verdicts.seed(v.lineage, v.verdict.call + 1);
-      // Its next call is compared with the request sent before the restart (when the journal has it).
-      if (loaded.lastSent) this.verdicts.restore(id, loaded.lastSent);
-      this.o.log?.(`session ${id}: continued from its journal (${loaded.session.messages.length} messages, ${loaded.session.overlayCount} overlays)`);
-      return loaded.session;
-    } catch (e) {
-      this.o.log?.(`session ${id}: journal not loaded: ${e instanceof Error ? e.message : String(e)}`);
-      return undefined;
-    }
+    const loaded = this.journals.load(id);
+    if (!loaded) return undefined;
+    for (const u of loaded.usage) loaded.session.completeCall(u.callIndex, { usage: u.usage });
+    // Its verdicts' numbering goes on where the journal left it.
+    for (const v of loaded.verdicts) this.verdicts.seed(v.lineage, v.verdict.call + 1);
+    // Its next call is compared with the request sent before the restart (when the journal has it).
+    if (loaded.lastSent) this.verdicts.restore(id, loaded.lastSent);
+    const { messages, overlayCount } = loaded.session;
+    this.o.log?.(`session ${id}: continued from its journal (${messages.length} messages, ${overlayCount} overlays)`);
+    return loaded.session;
   }
 
   get strategy(): string {
@@ -164,11 +166,7 @@ export class ProxyEngine {
   mayRestore(headers: Headers): boolean {
     const key = this.o.journalDir === undefined ? undefined : sessionKeyOf(headers, {});
     if (key === undefined || this.sessions.all().some((e) => e.key === key)) return false;
-    try {
-      return existsSync(journalPath(this.o.journalDir!, journalId(key)));
-    } catch {
-      return false;
-    }
+    return this.journals.has(key);
   }
 
   /** Whether any proxied session has actions waiting for a cold cache (requests then go through the engine). */
@@ -204,6 +202,7 @@ export class ProxyEngine {
       const m = this.sessions.match({ key: sessionKeyOf(headers, body), messages: body.messages, system: body.system, tools, model: body.model, now, raw });
       st = this.stateOf(m.entry);
       m.entry.client ??= classifyClient(headers, body);
+      if (!st.journal) this.reopenJournal(st);
       this.releaseBatch ??= st.journal?.hold();
       const s = m.entry.session;
       const call = s.recordCall({ at: s.messages.length, epochStart: 0, model: body.model, timestamp: new Date(now).toISOString() });
@@ -283,21 +282,34 @@ export class ProxyEngine {
 
   /** After the request went upstream: the inspector's view of the call (off the latency path). */
   afterForward(f: Forward): void {
-    if (f.sessionId === undefined || f.callIndex === undefined) return;
-    const st = this.states.get(f.sessionId);
-    if (!st) return;
-    try {
-      const prepared = st.prepared;
-      if (prepared) st.inspector.onCallStart({ type: 'call-start', callIndex: f.callIndex, stats: prepared.stats, breakpoints: prepared.breakpoints, requestMessages: prepared.body.messages.length });
-      else st.inspector.onObservedCall(f.callIndex);
-    } catch (e) {
-      this.o.log?.(`inspector: ${e instanceof Error ? e.message : String(e)}`);
-    }
-    this.o.onChange?.(st.entry);
+    const st = f.sessionId === undefined ? undefined : this.states.get(f.sessionId);
+    const callIndex = f.callIndex;
+    if (!st || callIndex === undefined) return;
+    this.faults.guard('showing the call in the inspector', st.entry.id, () => {
+      const p = st.prepared;
+      if (p) {
+        const { stats, breakpoints } = p;
+        const requestMessages = p.body.messages.length;
+        st.inspector.onCallStart({ type: 'call-start', callIndex, stats, breakpoints, requestMessages });
+      } else st.inspector.onObservedCall(callIndex);
+      this.o.onChange?.(st.entry);
+    });
+  }
+
+  /** The inspector shows a failure of the proxy's own work (faults.ts): its views are built again. */
+  private showFault(sessionId: string | undefined): void {
+    const shown = sessionId === undefined ? [...this.states.values()] : [this.states.get(sessionId)];
+    for (const st of shown) st?.inspector.invalidate();
+    const st = sessionId === undefined ? this.active() : this.states.get(sessionId);
+    if (st) this.o.onChange?.(st.entry);
   }
 
   /** The response's facts (from the relayed stream): usage calibrates the tokens and prices the call. */
   onResponse(sessionId: string, callIndex: number, facts: ResponseFacts): void {
+    this.faults.guard('recording the response', sessionId, () => this.recordResponse(sessionId, callIndex, facts));
+  }
+
+  private recordResponse(sessionId: string, callIndex: number, facts: ResponseFacts): void {
     const st = this.states.get(sessionId);
     if (!st || !facts.usage) return;
     const s = st.entry.session;
@@ -316,19 +328,26 @@ export class ProxyEngine {
 
   /** The call's response was an error (or never came whole): it left nothing in the cache to judge. */
   onFailed(sessionId: string, callIndex: number): void {
-    this.verdicts.onFailed(sessionId, callIndex);
+    this.faults.guard('recording the failed call', sessionId, () => this.verdicts.onFailed(sessionId, callIndex));
   }
 
   /**
    * One step of making estimated token counts exact (off the request path: the host calls
    * it while idle, one step per event-loop turn). The most recently active session first.
-   * Returns true while any session still has estimates left.
+   * Returns true while any session still has estimates left. Never throws: a text whose count
+   * fails keeps its estimate (RawCounter.refine), the failure is reported, the next step goes on.
    */
   refineStep(maxChars = REFINE_STEP_CHARS): boolean {
-    const busy = [...this.states.values()].filter((st) => st.engine.tokens.pending() > 0);
-    if (busy.length === 0) return false;
-    const st = busy.reduce((a, b) => (b.entry.lastSeen > a.entry.lastSeen ? b : a));
-    return st.engine.tokens.refine(maxChars) > 0 || busy.length > 1;
+    let st: SessionState | undefined;
+    try {
+      const busy = [...this.states.values()].filter((s) => s.engine.tokens.pending() > 0);
+      if (busy.length === 0) return false;
+      st = busy.reduce((a, b) => (b.entry.lastSeen > a.entry.lastSeen ? b : a));
+      return st.engine.tokens.refine(maxChars) > 0 || busy.length > 1;
+    } catch (e) {
+      this.faults.report('counting tokens', e, st?.entry.id);
+      return st !== undefined;
+    }
   }
 
   close(): void {
@@ -341,26 +360,28 @@ export class ProxyEngine {
     return { body: raw, transformed: false, failOpen: why, sessionId: st.entry.id, callIndex };
   }
 
+  private openSessionJournal(entry: ProxiedSession, before?: string): OpenedJournal {
+    return this.journals.open(entry, { onError: (e) => this.journalFailed(entry.id, e) }, before);
+  }
+
+  /** A session whose journal could not be opened: try again (the disk may have space now). */
+  private reopenJournal(st: SessionState): void {
+    const { journal, error } = this.openSessionJournal(st.entry, st.journalError);
+    if (!journal) return void (st.journalError = error);
+    st.journal = journal;
+    // A catch-up that could not be written keeps the write's error (journalFailed) until a retry writes it.
+    if (journal.unwritten === 0) st.journalError = undefined;
+    st.inspector.invalidate();
+    this.o.log?.(`session ${st.entry.id}: journaled again`);
+  }
+
   private stateOf(entry: ProxiedSession): SessionState {
     let st = this.states.get(entry.id);
     if (st) return st;
     const estimator = new TokenEstimator({ defer: this.o.defer === false ? undefined : (this.o.defer ?? PROXY_DEFER) });
     const engine = new ContextEngine(entry.session, { strategy: this.o.strategy, config: this.o.config, model: entry.session.model, estimator });
-    let journal: Journal | undefined;
-    let notJournaled: string | undefined;
-    if (this.o.journalDir) {
-      try {
-        journal = openJournal(this.o.journalDir, journalId(entry.id), { onError: (e) => this.journalFailed(entry.id, e) });
-        journal.attach(entry.session);
-      } catch (e) {
-        notJournaled = `not journaled: ${e instanceof Error ? e.message : String(e)}`;
-        (this.o.warn ?? this.o.log)?.(`session ${entry.id}: ${notJournaled}`);
-      }
-    }
-    const findings = (): Finding[] => {
-      const why = this.states.get(entry.id)?.journalError;
-      return why ? [{ id: 'journal-error', severity: 'warning', message: `Journal: ${why}`, blockIds: [] }] : [];
-    };
+    const { journal, error: notJournaled } = this.openSessionJournal(entry);
+    const findings = (): Finding[] => this.faults.findings(entry.id, this.states.get(entry.id)?.journalError);
     const inspector = new LiveInspector(engine, { sessionId: entry.id, title: () => titleOf(entry), strategy: this.o.strategy, strategies: ['none', 'default', ...strategyNames()], findings, externalVerdicts: true });
     const s = entry.session;
     const overlays = (): void => {
@@ -376,22 +397,4 @@ export class ProxyEngine {
     this.o.log?.(`session ${entry.id}: new (${entry.key ? `client session ${entry.key}` : 'matched by message prefix'}${entry.epoch > 1 ? `, epoch ${entry.epoch}: the client rewrote its history` : ''})`);
     return st;
   }
-}
-
-/** Journal ids are file names: `proxy-` plus the session id. */
-function journalId(id: string): string {
-  return `proxy-${id}`;
-}
-
-/** First words of the first user text, for the inspector's title. */
-export function titleOf(entry: ProxiedSession): string {
-  for (const m of entry.session.messages) {
-    if (m.role !== 'user') continue;
-    for (const b of m.blocks) {
-      if (b.param.type !== 'text' || b.param.text.startsWith('<system-reminder>')) continue;
-      const t = b.param.text.replace(/\s+/g, ' ').trim();
-      if (t) return `Proxied: ${t.slice(0, 60)}`;
-    }
-  }
-  return `Proxied session ${entry.id}`;
 }

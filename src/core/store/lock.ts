@@ -60,11 +60,12 @@ function newToken(): string {
   return randomBytes(8).toString('hex');
 }
 
-/** Publish `file` with `<pid> <token>` atomically; false if it exists. */
+/** Publish `file` with `<pid> <token>` atomically; false if it exists. No temp file is left, whatever fails. */
 function publish(file: string, token: string): boolean {
   const tmp = `${file}.${process.pid}.${newToken()}.tmp`;
-  fs.writeFileSync(tmp, `${process.pid} ${token}\n`, { mode: 0o600, flag: 'wx' });
   try {
+    // A write that fails (a full disk) may leave the file created and empty: the finally removes it.
+    fs.writeFileSync(tmp, `${process.pid} ${token}\n`, { mode: 0o600, flag: 'wx' });
     fs.linkSync(tmp, file);
     return true;
   } catch (e) {

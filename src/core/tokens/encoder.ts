@@ -10,6 +10,7 @@ import cl100k from 'js-tiktoken/ranks/cl100k_base';
 import { CharRatios } from './char-ratio';
 import { contentKey } from './hash';
 import { LruMap } from './lru';
+import { codePointsEnd, longRuns, sliceEnd } from './text-runs';
 import type { ContentClass } from './types';
 
 /**
@@ -30,11 +31,6 @@ export const DEFAULT_RAW_CACHE_ENTRIES = 50_000;
 export const LONG_RUN_CHARS = 64;
 /** Chunk size for long runs: 32 chars cost ≤ 1 ms even for 3-byte characters (box drawing). */
 export const RUN_CHUNK_CHARS = 32;
-const LONG_RUN = new RegExp(
-  `\\p{L}{${LONG_RUN_CHARS},}|[^\\s\\p{L}\\p{N}]{${LONG_RUN_CHARS},}|\\s{${LONG_RUN_CHARS},}`,
-  'gu',
-);
-
 let shared: Tiktoken | undefined;
 function tiktoken(): Tiktoken {
   shared ??= new Tiktoken(cl100k);
@@ -56,29 +52,29 @@ function encodePlain(text: string): number {
   return text.length === 0 ? 0 : tiktoken().encode(text, [], []).length;
 }
 
-/** cl100k_base token count of `text`, uncached, safe on pathological input (see LONG_RUN_CHARS). */
+/**
+ * cl100k_base token count of `text`, uncached, safe on pathological input (see LONG_RUN_CHARS):
+ * constant stack and linear time for any text (text-runs.ts), the same count as encoding it
+ * whole except at the cuts of long runs.
+ */
 export function cl100kCount(text: string): number {
   if (text.length < LONG_RUN_CHARS) return encodePlain(text);
-  LONG_RUN.lastIndex = 0;
-  let m = LONG_RUN.exec(text);
-  if (m === null) return encodePlain(text);
   let total = 0;
   let start = 0;
   // Long runs are often one repeated character ('====', zero bytes in base64): count each distinct chunk once.
   const chunkCounts = new Map<string, number>();
-  while (m !== null) {
-    total += encodePlain(text.slice(start, m.index));
-    const run = m[0];
+  for (const run of longRuns(text, LONG_RUN_CHARS)) {
+    total += encodePlain(text.slice(start, run.start));
     // Cut on code points so a surrogate pair is never split into two invalid halves.
-    const chars = Array.from(run);
-    for (let i = 0; i < chars.length; i += RUN_CHUNK_CHARS) {
-      const chunk = chars.slice(i, i + RUN_CHUNK_CHARS).join('');
+    for (let i = run.start; i < run.end; ) {
+      const next = codePointsEnd(text, i, run.end, RUN_CHUNK_CHARS);
+      const chunk = text.slice(i, next);
       let n = chunkCounts.get(chunk);
       if (n === undefined) chunkCounts.set(chunk, (n = encodePlain(chunk)));
       total += n;
+      i = next;
     }
-    start = m.index + run.length;
-    m = LONG_RUN.exec(text);
+    start = run.end;
   }
   return total + encodePlain(text.slice(start));
 }
@@ -122,7 +118,11 @@ export interface RawEstimate {
 interface Pending {
   readonly text: string;
   readonly cls: ContentClass;
+  /** The estimate from characters. */
   readonly tokens: number;
+  /** A text longer than one step is counted in slices: chars counted so far, and their tokens. */
+  done: number;
+  counted: number;
 }
 
 /** cl100k counts cached by content hash: per-turn work grows only with new content. */
@@ -182,7 +182,7 @@ export class RawCounter {
       return { tokens: this.encodeMiss(text, cls, key), exact: true };
     }
     const tokens = this.ratios.estimate(cls, text.length);
-    this.pending.set(key, { text, cls, tokens });
+    this.pending.set(key, { text, cls, tokens, done: 0, counted: 0 });
     this.pendingChars += text.length;
     return { tokens, exact: false };
   }
@@ -193,18 +193,49 @@ export class RawCounter {
   }
 
   /**
-   * Replace estimates by exact counts, oldest first, until at least `maxChars` chars were
-   * encoded (at least one text). Returns the number of texts still pending.
+   * Replace estimates by exact counts, oldest first, encoding at most about `maxChars` chars
+   * (at least one char): a text longer than that is counted in slices over several calls, each
+   * ending where the slices' counts add up to the whole text's (text-runs.ts `sliceEnd`), so a
+   * step stays small however big one text is. Returns the number of texts still pending.
+   * A text whose encoding throws keeps its estimate (as if exact) and the error is rethrown.
    */
   refine(maxChars: number): number {
-    let done = 0;
+    const budget = Math.max(1, maxChars);
+    let left = budget;
     for (const [key, p] of this.pending) {
-      if (done >= maxChars) break;
-      if (this.cache.get(key) === undefined) this.encodeMiss(p.text, p.cls, key);
-      else this.resolve(key);
-      done += p.text.length;
+      if (left <= 0) break;
+      if (this.cache.get(key) !== undefined) {
+        this.resolve(key);
+        continue;
+      }
+      // A text longer than what is left of this step starts on a fresh step (fewer cuts).
+      if (p.text.length - p.done > left && left < budget) break;
+      try {
+        if (p.done === 0 && p.text.length <= left) {
+          this.encodeMiss(p.text, p.cls, key);
+          left -= p.text.length;
+        } else left -= this.refineSlice(key, p, left);
+      } catch (e) {
+        this.cache.set(key, p.tokens);
+        this.resolve(key);
+        throw e;
+      }
     }
     return this.pending.size;
+  }
+
+  /** Count the next slice of a pending text (at most `maxChars`; the last one makes it exact); returns its length. */
+  private refineSlice(key: string, p: Pending, maxChars: number): number {
+    const from = p.done;
+    const end = sliceEnd(p.text, from, from + maxChars);
+    p.counted += this.encode(p.text.slice(from, end));
+    p.done = end;
+    if (end < p.text.length) return end - from;
+    this.misses++;
+    this.cache.set(key, p.counted);
+    this.ratios.observe(p.cls, p.text.length, p.counted);
+    this.resolve(key);
+    return end - from;
   }
 
   /** Bumped whenever an estimate was replaced by an exact count: counts taken before may be stale. */

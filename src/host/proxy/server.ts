@@ -106,7 +106,7 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
     o.onChange?.();
     pending ??= setTimeout(() => {
       pending = undefined;
-      inspector.server?.broadcast();
+      engine.faults.guard('updating the inspector', undefined, () => inspector.server?.broadcast());
     }, BROADCAST_MS);
   };
   const diagnostics = o.cacheDiagnostics ? new CacheDiagnostics(o.notice ?? o.log ?? (() => undefined)) : undefined;
@@ -125,7 +125,8 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
     setImmediate(step);
   };
   // The tokenizer's tables take ~300 ms to build: now, not on a client's first request.
-  setImmediate(warmEncoder);
+  // Background steps never end the process: a failure is reported (stderr, the inspector's findings).
+  setImmediate(() => engine.faults.guard('building the tokenizer', undefined, warmEncoder));
   // The inspector shows the session the user picked, else the most recently active one.
   const follower = new SessionFollower();
   const backend: InspectorBackend = {
@@ -163,20 +164,23 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
       upstream,
       body: f.body,
       identity: true,
-      onChunk: (c: Buffer) => recorder.push(c),
+      onChunk: (c: Buffer) => engine.faults.guard('reading the response', f.sessionId, () => recorder.push(c)),
       onEnd: (status: number) => {
         if (f.sessionId === undefined || f.callIndex === undefined) return;
-        if (status === 200) engine.onResponse(f.sessionId, f.callIndex, recorder.facts());
-        else engine.onFailed(f.sessionId, f.callIndex);
+        if (status !== 200) return engine.onFailed(f.sessionId, f.callIndex);
+        const facts = engine.faults.guard('reading the response', f.sessionId, () => recorder.facts()) ?? {};
+        engine.onResponse(f.sessionId, f.callIndex, facts);
       },
     };
     const previous = diagnostics && f.sessionId !== undefined && f.callIndex !== undefined ? engine.verdicts.previousMessageId(f.sessionId, f.callIndex) : undefined;
     if (diagnostics && previous !== undefined) diagnostics.send(req, res, relay, previous);
     else forward(req, res, relay);
-    setImmediate(() => {
-      engine.afterForward(f);
-      refine();
-    });
+    setImmediate(() =>
+      engine.faults.guard('recording the call', f.sessionId, () => {
+        engine.afterForward(f);
+        refine();
+      }),
+    );
   };
 
   /** Pipe the client's request upstream untouched, keep a copy, record the call from it. */
@@ -197,25 +201,39 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
       if (size > MAX_MESSAGES_BODY_BYTES) return;
       const raw = Buffer.concat(chunks, size);
       // After this turn's I/O: the bytes are on their way before any of this runs.
-      setImmediate(() => {
-        f = engine.onRequest(raw, { [SESSION_HEADER]: sessionHeader, ...clientHeaders(req.headers) }, now);
-        engine.afterForward(f);
-        refine();
-      });
+      setImmediate(() =>
+        engine.faults.guard('recording the call', undefined, () => {
+          f = engine.onRequest(raw, { [SESSION_HEADER]: sessionHeader, ...clientHeaders(req.headers) }, now);
+          engine.afterForward(f);
+          refine();
+        }),
+      );
     });
     forward(req, res, {
       upstream,
       identity: true,
-      onChunk: (c) => recorder.push(c),
+      onChunk: (c) => engine.faults.guard('reading the response', f?.sessionId, () => recorder.push(c)),
       onEnd: (status) => {
         if (f?.sessionId === undefined || f.callIndex === undefined) return;
-        if (status === 200) engine.onResponse(f.sessionId, f.callIndex, recorder.facts());
-        else engine.onFailed(f.sessionId, f.callIndex);
+        if (status !== 200) return engine.onFailed(f.sessionId, f.callIndex);
+        const facts = engine.faults.guard('reading the response', f.sessionId, () => recorder.facts()) ?? {};
+        engine.onResponse(f.sessionId, f.callIndex, facts);
       },
     });
   };
 
   const api = (req: IncomingMessage, res: ServerResponse): void => {
+    try {
+      route(req, res);
+    } catch (e) {
+      engine.faults.report('handling a request', e);
+      if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
+      const error = { type: 'api_error', message: 'Trimline proxy: could not handle the request' };
+      res.end(JSON.stringify({ type: 'error', error }));
+    }
+  };
+
+  const route = (req: IncomingMessage, res: ServerResponse): void => {
     // The inspector's own paths are checked by its server; everything else is checked here.
     const h = req.headers;
     const refused = refusal({ url: req.url, host: h.host, origin: h.origin, secFetchSite: h['sec-fetch-site'] }, req.socket.localPort ?? 0);
@@ -227,7 +245,9 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method === 'POST' && path === '/v1/messages') {
       messages(req, res).catch((e: unknown) => {
-        o.log?.(`proxy: ${e instanceof Error ? e.message : String(e)}`);
+        // A client that went away mid-body is no failure of the proxy's.
+        if (!req.complete) o.log?.(`proxy: ${e instanceof Error ? e.message : String(e)}`);
+        else engine.faults.report('handling a request', e);
         if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'Trimline proxy: could not read the request' } }));
       });

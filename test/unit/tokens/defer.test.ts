@@ -8,7 +8,7 @@ import { describe, expect, it, vi } from 'vitest';
 import { ContextEngine } from '../../../src/core/engine';
 import { importTranscript } from '../../../src/core/import';
 import { Session, type ContentBlockParam } from '../../../src/core/session';
-import { CharRatios, PRIOR_CHARS_PER_TOKEN, RawCounter, TokenEstimator, type DeferPolicy } from '../../../src/core/tokens';
+import { CharRatios, cl100kCount, PRIOR_CHARS_PER_TOKEN, RawCounter, TokenEstimator, type DeferPolicy } from '../../../src/core/tokens';
 import { MessageIndex } from '../../../src/core/trimming';
 import { TRANSCRIPT_DIR } from '../../bench/tokens';
 
@@ -27,7 +27,7 @@ describe('RawCounter with a defer policy', () => {
     expect(rc.stats()).toMatchObject({ pending: 1, pendingChars: text.length });
 
     const generation = rc.generation;
-    expect(rc.refine(1)).toBe(0);
+    expect(rc.refine(text.length)).toBe(0);
     expect(encode).toHaveBeenCalledTimes(1);
     expect(rc.generation).toBeGreaterThan(generation);
     expect(rc.quick(text, 'code')).toEqual({ tokens: Math.ceil(text.length / 2), exact: true });
@@ -56,6 +56,31 @@ describe('RawCounter with a defer policy', () => {
     expect(rc.stats().pending).toBe(2);
     expect(rc.refine(Infinity)).toBe(0);
     expect(encode).toHaveBeenCalledTimes(4);
+  });
+
+  it('counts a huge text in slices of at most maxChars per step, to the same total (issue 27)', () => {
+    const lengths: number[] = [];
+    const rc = new RawCounter({ encode: (t) => (lengths.push(t.length), cl100kCount(t)), defer: POLICY });
+    const text = 'a line of tool output, 42 words\n'.repeat(6_000);
+    rc.quick(text);
+    expect(rc.refine(4_096)).toBe(1);
+    expect(lengths).toHaveLength(1);
+    expect(lengths[0]).toBeLessThanOrEqual(4_096);
+    while (rc.refine(4_096) > 0);
+    expect(Math.max(...lengths)).toBeLessThanOrEqual(4_096);
+    expect(lengths.reduce((a, b) => a + b)).toBe(text.length);
+    expect(rc.quick(text)).toEqual({ tokens: cl100kCount(text), exact: true });
+  });
+
+  it('a text whose count throws keeps its estimate and leaves the queue: the next step goes on (issue 27)', () => {
+    const rc = new RawCounter({ encode: (t) => (t.startsWith('bad') ? (() => { throw new RangeError('boom'); })() : t.length), defer: POLICY });
+    const bad = `bad${big('x')}`;
+    const estimate = rc.quick(bad).tokens;
+    rc.quick(big('y'));
+    expect(() => rc.refine(Infinity)).toThrow('boom');
+    expect(rc.quick(bad)).toEqual({ tokens: estimate, exact: true });
+    expect(rc.refine(Infinity)).toBe(0);
+    expect(rc.quick(big('y')).exact).toBe(true);
   });
 
   it('without a policy every count is exact, as before', () => {
