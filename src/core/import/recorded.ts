@@ -58,8 +58,9 @@ export interface RecordedConversation {
 /** A recorded conversation as the report consumes it: its bill, its replayable import and what to tell the reader. */
 export interface RecordedSession extends RecordedConversation {
   /**
-   * The import whose calls the bill belongs to (each billed call's `apiMessageId` is its `RecordedCall.key`
-   * before the last `|`). May throw `ImportError`: the row then keeps its recorded spend, not replayed.
+   * The import whose calls the bill belongs to: each billed call's `apiMessageId` is its `RecordedCall.key`
+   * before the last `|`, and it carries its usage (`CallRecord.usage`, and `meta.usage` on the response), off
+   * which the replay sizes the blocks. May throw `ImportError`: the row then keeps its recorded spend, unreplayed.
    */
   session(): ImportedSession;
   /** Notes appended to the row's fit notes (e.g. requests billed but not in the history). */
