@@ -11,8 +11,6 @@ export { buildReportParallel, PARALLEL_MIN_BYTES, parallelMinBytes, parallelPlan
 export { defaultProjectsDir, discover } from './discover';
 export { formatReport } from '../../views/report-text';
 export { reportHtml } from '../../views/report-html';
-export { recordedUsage } from '../import/recorded';
-export { readRecorded } from '../import/claude-code-usage';
 export { callCost } from './recorded';
 export { fitNone, MIN_CALLS_FOR_FIT } from './fit';
 export * from '../../protocol/report';
