@@ -75,7 +75,8 @@ export function readRecorded(text: string, counted: Set<string>): RecordedFile {
     const id = sidechain ? `side:${agentId ?? ''}` : 'main';
     let c = convs.get(id);
     if (!c) {
-      c = { sidechain, agentId, calls: [], duplicates: 0, sessionId: typeof rec.sessionId === 'string' ? rec.sessionId : undefined };
+      const sessionId = typeof rec.sessionId === 'string' ? rec.sessionId : undefined;
+      c = { sidechain, agentId, calls: [], duplicates: 0, sessionId };
       convs.set(id, c);
     }
     if (!c.firstTimestamp && typeof rec.timestamp === 'string') c.firstTimestamp = rec.timestamp;
@@ -91,7 +92,9 @@ export function readRecorded(text: string, counted: Set<string>): RecordedFile {
     const { raw: line, rec } = l;
     if (isObj(rec) && typeof rec.sessionId === 'string') claudeCode = true;
     if (isObj(rec) && (rec.type === 'user' || rec.type === 'assistant') && rec.isSidechain !== true) hasMain = true;
-    if (isObj(rec) && rec.type === 'system' && rec.subtype === 'microcompact_boundary') eventsOf(rec).microcompact(isObj(rec.microcompactMetadata) ? rec.microcompactMetadata : {});
+    if (isObj(rec) && rec.type === 'system' && rec.subtype === 'microcompact_boundary') {
+      eventsOf(rec).microcompact(isObj(rec.microcompactMetadata) ? rec.microcompactMetadata : {});
+    }
     if (!isObj(rec)) continue;
     const time = typeof rec.timestamp === 'string' ? rec.timestamp : undefined;
     const convId = rec.isSidechain === true ? `side:${typeof rec.agentId === 'string' ? rec.agentId : ''}` : 'main';
@@ -102,7 +105,8 @@ export function readRecorded(text: string, counted: Set<string>): RecordedFile {
     if (typeof msg.id === 'string') eventsOf(rec).response(msg.id, rec.version);
     if (!isObj(msg.usage) || msg.model === SYNTHETIC_MODEL) continue;
     const conv = convOf(rec);
-    const key = `${typeof msg.id === 'string' ? msg.id : line}|${typeof rec.requestId === 'string' ? rec.requestId : ''}`;
+    const requestId = typeof rec.requestId === 'string' ? rec.requestId : '';
+    const key = `${typeof msg.id === 'string' ? msg.id : line}|${requestId}`;
     const usage = recordedUsage(msg.usage);
     const seen = byKey.get(key);
     if (seen) {
@@ -118,12 +122,15 @@ export function readRecorded(text: string, counted: Set<string>): RecordedFile {
       continue;
     }
     counted.add(key);
-    byKey.set(key, { conv, model: typeof msg.model === 'string' ? msg.model : 'unknown', timestamp: time, requestTimestamp: before, endTimestamp: time, usage });
+    const model = typeof msg.model === 'string' ? msg.model : 'unknown';
+    byKey.set(key, { conv, model, timestamp: time, requestTimestamp: before, endTimestamp: time, usage });
     order.push(key);
   }
   for (const key of order) {
     const p = byKey.get(key);
-    if (p) p.conv.calls.push({ key, model: p.model, timestamp: p.timestamp, requestTimestamp: p.requestTimestamp, endTimestamp: p.endTimestamp, usage: p.usage });
+    if (!p) continue;
+    const { model, timestamp, requestTimestamp, endTimestamp, usage } = p;
+    p.conv.calls.push({ key, model, timestamp, requestTimestamp, endTimestamp, usage });
   }
   for (const [id, c] of convs) c.events = events.get(id);
   return { conversations: [...convs.values()], badLines, claudeCode, hasMain };
@@ -134,7 +141,8 @@ export function sidechainText(text: string, agentId: string | undefined): string
   const out: string[] = [];
   for (const l of jsonLines(text)) {
     const r = l.rec as { isSidechain?: unknown; agentId?: unknown } | null | undefined;
-    const ours = typeof r === 'object' && r !== null && r.isSidechain === true && (agentId === undefined || r.agentId === agentId);
+    const side = typeof r === 'object' && r !== null && r.isSidechain === true;
+    const ours = side && (agentId === undefined || r.agentId === agentId);
     if (ours) out.push(l.raw);
   }
   return out.join('\n');
@@ -150,7 +158,8 @@ export function claudeCodeRecorded(input: TranscriptInput, counted: Set<string>)
   const rec = readRecorded(text, counted);
   const conversations = rec.conversations.map((c) => ({
     ...c,
-    session: (): ImportedSession => detectAndParse(c.sidechain && rec.hasMain ? sidechainText(text, c.agentId) : text, file),
+    session: (): ImportedSession =>
+      detectAndParse(c.sidechain && rec.hasMain ? sidechainText(text, c.agentId) : text, file),
   }));
   return { conversations, badLines: rec.badLines, nothingBilled: rec.claudeCode && !conversations.length };
 }

@@ -106,7 +106,7 @@ export interface TranscriptRecord {
   session(): ImportedSession;
 }
 
-/** Detect the format of `text` and read its recorded calls (see `TranscriptImporter.recorded`). Throws `ImportError`. */
+/** Detect the format of `text` and read its recorded calls (`TranscriptImporter.recorded`). Throws `ImportError`. */
 export function readTranscriptRecord(text: string, file: string, counted: Set<string>): TranscriptRecord {
   const input = transcriptInput(text, file);
   const importer = detectImporter(input);

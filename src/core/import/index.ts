@@ -29,7 +29,13 @@ export {
   type TranscriptInput,
   type TranscriptRecord,
 } from './detect';
-export type { RecordedCall, RecordedConversation, RecordedSession, RecordedTranscript, RecordedUsage } from './recorded';
+export type {
+  RecordedCall,
+  RecordedConversation,
+  RecordedSession,
+  RecordedTranscript,
+  RecordedUsage,
+} from './recorded';
 export { recordedUsage } from './recorded';
 export { checkHistory } from './history-check';
 export { CLAUDE_CODE_STRIPPED_BLOCK_FIELDS, SYNTHETIC_MODEL } from './claude-code';

@@ -17,7 +17,7 @@ export interface JsonLine {
   readonly error?: string;
 }
 
-/** The texts remembered, newest first: a file, and the subagent text cut from it (claude-code-usage.ts sidechainText). */
+/** The texts remembered, newest first: a file, and the subagent text cut from it (claude-code-usage.ts). */
 const REMEMBERED = 2;
 let recent: { readonly text: string; readonly lines: readonly JsonLine[] }[] = [];
 

@@ -34,8 +34,9 @@ export interface RecordedCall {
   readonly model: string;
   /** ISO time of the response. */
   readonly timestamp?: string;
-  /** Time of the conversation's last line before the response (when the client sent the request), and of its last line. */
+  /** Time of the conversation's last line before the response (when the client sent the request). */
   readonly requestTimestamp?: string;
+  /** Time of the response's last line. */
   readonly endTimestamp?: string;
   readonly usage: RecordedUsage;
 }

@@ -74,7 +74,8 @@ export function explainFile(file: string, text: string, session: string): Explai
       return []; // not a transcript: nothing recorded to explain
     }
     const all = file.includes(session);
-    const convs = src.recorded.conversations.filter((c) => all || c.sessionId?.startsWith(session) || c.agentId?.startsWith(session));
+    const named = (c: RecordedSession): boolean => all || !!c.sessionId?.startsWith(session) || !!c.agentId?.startsWith(session);
+    const convs = src.recorded.conversations.filter(named);
     return convs.map((c) => explainConversation(file, c)).filter((x): x is ExplainedSession => x !== undefined);
   } finally {
     releaseJsonLines();

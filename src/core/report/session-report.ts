@@ -18,6 +18,9 @@ import { priceStrategy } from './strategies';
 import { NOTHING_BILLED } from '../../views/report-summary';
 import { ANCHOR_TOLERANCE, type SessionFit, type SessionReport, type Skipped, type StrategyResult } from '../../protocol/report-types';
 
+/** Why a file of a format that records no usage has no fit (after the format's name). */
+const NO_USAGE = 'no billed usage recorded, so nothing to anchor a counterfactual on';
+
 /** Model id when a row has no call with a model. */
 const UNKNOWN_MODEL = 'unknown';
 
@@ -160,7 +163,8 @@ function unreadableLines(text: string): number {
 }
 
 function skippedFile(file: string, text: string, e: unknown): FileReport {
-  return { rows: [], skipped: [{ file, reason: withoutFile((e as Error).message, file) }], badLines: unreadableLines(text) };
+  const reason = withoutFile((e as Error).message, file);
+  return { rows: [], skipped: [{ file, reason }], badLines: unreadableLines(text) };
 }
 
 function reportText(file: string, text: string, counted: Set<string>, opts: FileReportOptions): FileReport {
@@ -187,7 +191,7 @@ function reportText(file: string, text: string, counted: Set<string>, opts: File
     model: imp.model ?? UNKNOWN_MODEL,
     calls: imp.calls.filter((c) => c.usage).length,
     recorded: totalsOf([]),
-    fit: noFit('no-usage', rec.reason ?? `${src.format}: no billed usage recorded, so nothing to anchor a counterfactual on`),
+    fit: noFit('no-usage', rec.reason ?? `${src.format}: ${NO_USAGE}`),
     strategies: {},
     offenders: [],
     duplicates: 0,

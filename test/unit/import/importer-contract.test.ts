@@ -8,7 +8,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { recordedUsage, registerImporter, type TranscriptImporter, type TranscriptInput } from '../../../src/core/import';
+import { recordedUsage, registerImporter } from '../../../src/core/import';
+import type { TranscriptImporter, TranscriptInput } from '../../../src/core/import';
 import { isRecord } from '../../../src/core/import/util';
 import { buildJsonSession, type RawMessage } from '../../../src/core/import/json-messages';
 import type { RecordedCall, RecordedTranscript, RecordedUsage } from '../../../src/core/import/recorded';
@@ -33,7 +34,12 @@ function toyTurns(input: TranscriptInput): ToyTurn[] {
 }
 
 function toyUsage(b: NonNullable<ToyTurn['bill']>): RecordedUsage {
-  return recordedUsage({ input_tokens: b.in, output_tokens: b.out, cache_creation_input_tokens: b.write, cache_read_input_tokens: b.read });
+  return recordedUsage({
+    input_tokens: b.in,
+    output_tokens: b.out,
+    cache_creation_input_tokens: b.write,
+    cache_read_input_tokens: b.read,
+  });
 }
 
 function parseToy(input: TranscriptInput): ImportedSession {
@@ -51,7 +57,8 @@ function parseToy(input: TranscriptInput): ImportedSession {
     metaOf: (raw) => {
       const t = raw.rec as unknown as ToyTurn;
       const usage = t.bill ? toyUsage(t.bill) : undefined;
-      return { timestamp: t.at, ...(t.id ? { apiMessageId: `toy:${t.id}`, model: MODEL } : {}), ...(usage ? { usage } : {}) };
+      const response = t.id ? { apiMessageId: `toy:${t.id}`, model: MODEL } : {};
+      return { timestamp: t.at, ...response, ...(usage ? { usage } : {}) };
     },
   });
 }
@@ -85,15 +92,17 @@ const toyImporter: TranscriptImporter = {
   walks: (name) => name.endsWith('.toy'),
 };
 
+const FIRST_BILL = { in: 4, out: 20, write: 2800, read: 0 };
+const SECOND_BILL = { in: 12, out: 30, write: 20, read: 2800 };
 const LONG = 'lorem ipsum dolor sit amet '.repeat(400);
 const TOY_FILE = {
   toy: 1,
   session: 'toy-session-1',
   turns: [
     { role: 'user', text: `Read this and answer: ${LONG}`, at: '2026-01-01T10:00:00.000Z' },
-    { role: 'assistant', text: 'First answer.', id: 'r1', at: '2026-01-01T10:00:05.000Z', bill: { in: 4, out: 20, write: 2800, read: 0 } },
+    { role: 'assistant', text: 'First answer.', id: 'r1', at: '2026-01-01T10:00:05.000Z', bill: FIRST_BILL },
     { role: 'user', text: 'And a follow-up question?', at: '2026-01-01T10:01:00.000Z' },
-    { role: 'assistant', text: 'Second answer.', id: 'r2', at: '2026-01-01T10:01:04.000Z', bill: { in: 12, out: 30, write: 20, read: 2800 } },
+    { role: 'assistant', text: 'Second answer.', id: 'r2', at: '2026-01-01T10:01:04.000Z', bill: SECOND_BILL },
   ],
 };
 
