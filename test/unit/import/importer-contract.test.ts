@@ -4,7 +4,7 @@
  * calls, and the report prices them, fits `none` to them and prices every strategy, with no change
  * to src/core/report.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -14,6 +14,7 @@ import { isRecord } from '../../../src/core/import/util';
 import { buildJsonSession, type RawMessage } from '../../../src/core/import/json-messages';
 import type { RecordedCall, RecordedTranscript, RecordedUsage } from '../../../src/core/import/recorded';
 import { buildReport } from '../../../src/core/report';
+import { explainFile } from '../../../src/core/report/explain';
 import { callCost } from '../../../src/core/report/recorded';
 import type { ImportedSession } from '../../../src/core/session/types';
 
@@ -156,5 +157,26 @@ describe('a client format registered from outside the report', () => {
     const named = buildReport({ paths: [join(dir, 's0.toy')], strategies: ['none'], config: {} });
     expect(named.sessions).toEqual([]);
     expect(named.skipped[0]?.reason).toMatch(/not a .* transcript/);
+  });
+
+  it('is explained call by call by `report --explain` too', () => {
+    unregister = registerImporter(toyImporter, { first: true });
+    const file = join(toyDir(1), 's0.toy');
+    const [explained] = explainFile(file, JSON.stringify(TOY_FILE), 'toy-session');
+    expect(explained.sessionId).toBe('toy-session-1');
+    expect(explained.calls.map((c) => c.recorded?.read)).toEqual([0, 2800]);
+  });
+});
+
+describe('the report', () => {
+  it('names no client format: no importer module imported, no branch on `format`', () => {
+    const dir = 'src/core/report';
+    for (const f of readdirSync(dir).filter((n) => n.endsWith('.ts'))) {
+      const text = readFileSync(join(dir, f), 'utf8');
+      const imports = [...text.matchAll(/from '\.\.\/import\/([^']+)'/g)].map((m) => m[1]);
+      // The contract (detect, recorded), shared line reading and errors; never one format's module.
+      expect(imports.filter((m) => !['recorded', 'client-events', 'json-lines', 'errors'].includes(m)), f).toEqual([]);
+      expect(text, f).not.toMatch(/\.format\s*[!=]==/);
+    }
   });
 });
