@@ -43,6 +43,7 @@ import type {
 } from '../session/types';
 import type { TranscriptImporter, TranscriptInput } from './detect';
 import { groupLines, type ConvLine, type Group } from './claude-code-group';
+import { claudeCodeRecorded } from './claude-code-usage';
 import { AttachmentLines } from './claude-code-attachments';
 import { PRESERVED_FLAG, readLinks, withPreservedCopies, type ParentLinks, type PreservedBoundary } from './claude-code-preserved';
 import { ImportError, oneLine } from './errors';
@@ -81,6 +82,7 @@ export const claudeCodeImporter: TranscriptImporter = {
   expects: 'JSON lines with "type":"user"|"assistant" and a "message"',
   detect: detectClaudeCode,
   parse: parseClaudeCode,
+  recorded: claudeCodeRecorded,
 };
 
 /** Record kinds Claude Code writes (conversation and bookkeeping); used only to recognise the format. */

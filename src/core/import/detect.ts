@@ -2,13 +2,15 @@
  * Format detection. Importers form an ordered list: the first whose `detect`
  * accepts the input parses it. To add a format (e.g. the trimline journal),
  * write a `TranscriptImporter` and call `registerImporter`; detection, the
- * "not a transcript" error text and `parseTranscript` pick it up.
+ * "not a transcript" error text and `parseTranscript` pick it up, and the
+ * report prices the calls its `recorded` hands over (recorded.ts).
  *
  * Order matters: line-oriented formats come before whole-JSON ones because a
  * one-line JSONL file is also a valid JSON document.
  */
 import type { ImportedSession, TranscriptFormat } from '../session/types';
 import { ImportError, parseJson, type JsonParse } from './errors';
+import type { RecordedTranscript } from './recorded';
 
 /** What a detector sees: the text, the file name, and the text parsed once as a whole JSON value. */
 export interface TranscriptInput {
@@ -27,6 +29,20 @@ export interface TranscriptImporter {
   detect(input: TranscriptInput): boolean;
   /** Full parse; throws `ImportError` only when the file as a whole is unusable. */
   parse(input: TranscriptInput): ImportedSession;
+  /**
+   * The calls the transcript records as billed, with their usage and model, for the report (recorded.ts).
+   * `counted` holds the dedupe keys (`RecordedCall.key`) of responses counted so far over every file of a
+   * report: skip those (count them as `duplicates`) and add the keys of this file's calls. Absent: the format
+   * records no usage, and the report lists the file as not anchored. May throw `ImportError` like `parse`.
+   */
+  recorded?(input: TranscriptInput, counted: Set<string>): RecordedTranscript;
+  /**
+   * Files beside `file` that `recorded` reads too (e.g. Cline's ui_messages.json): their size and mtime join
+   * the file's in the report's per-file cache, so a change to them is seen. Must not throw.
+   */
+  companions?(file: string): readonly string[];
+  /** True for a file name a report's directory walk reads for this format (every `.jsonl` is read anyway). */
+  walks?(name: string): boolean;
 }
 
 const importers: TranscriptImporter[] = [];
@@ -61,14 +77,51 @@ export function looksBinary(text: string): boolean {
   return text.slice(0, BINARY_SNIFF_CHARS).includes('\u0000');
 }
 
-/** Detect the format of `text` and parse it. Throws `ImportError` for an unusable file. */
-export function detectAndParse(text: string, file: string): ImportedSession {
+/** What importers see of `text` (no byte-order mark, parsed once). Throws `ImportError` for an empty or binary file. */
+export function transcriptInput(text: string, file: string): TranscriptInput {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   if (!body.trim()) throw new ImportError(file, 'empty file, not a transcript');
   if (looksBinary(body)) throw new ImportError(file, 'binary file, not a transcript', 1);
-  const input: TranscriptInput = { file, text: body, json: parseJson(body) };
-  for (const importer of importers) if (importer.detect(input)) return importer.parse(input);
+  return { file, text: body, json: parseJson(body) };
+}
+
+/** The first importer that accepts `input`. Throws `ImportError` (naming every known format) when none does. */
+export function detectImporter(input: TranscriptInput): TranscriptImporter {
+  for (const importer of importers) if (importer.detect(input)) return importer;
   throw notATranscript(input);
+}
+
+/** Detect the format of `text` and parse it. Throws `ImportError` for an unusable file. */
+export function detectAndParse(text: string, file: string): ImportedSession {
+  const input = transcriptInput(text, file);
+  return detectImporter(input).parse(input);
+}
+
+/** One transcript as the report reads it: its format, the calls it records as billed, and its import on demand. */
+export interface TranscriptRecord {
+  readonly format: TranscriptFormat;
+  /** No conversation and no bad line when the importer has no `recorded` (the format records no usage). */
+  readonly recorded: RecordedTranscript;
+  /** The import of the whole file (`recorded.parsed` when the importer made it already). */
+  session(): ImportedSession;
+}
+
+/** Detect the format of `text` and read its recorded calls (`TranscriptImporter.recorded`). Throws `ImportError`. */
+export function readTranscriptRecord(text: string, file: string, counted: Set<string>): TranscriptRecord {
+  const input = transcriptInput(text, file);
+  const importer = detectImporter(input);
+  const recorded = importer.recorded?.(input, counted) ?? { conversations: [], badLines: 0 };
+  return { format: importer.format, recorded, session: () => recorded.parsed ?? importer.parse(input) };
+}
+
+/** The files beside `file` that some importer reads with it (`TranscriptImporter.companions`). */
+export function companionFiles(file: string): string[] {
+  return importers.flatMap((i) => i.companions?.(file) ?? []);
+}
+
+/** True for a file name a directory walk reads: any `.jsonl`, and the names an importer `walks`. */
+export function isWalkedName(name: string): boolean {
+  return name.endsWith('.jsonl') || importers.some((i) => i.walks?.(name) === true);
 }
 
 /** The error for a file no importer accepts: names every known format and, for broken JSON, the syntax error. */

@@ -12,14 +12,31 @@ import { Session } from '../session/session';
 import type { ImportedSession } from '../session/types';
 import { anthropicJsonImporter } from './anthropic-json';
 import { claudeCodeImporter } from './claude-code';
-import { clineImporter } from './cline';
+import { clineUsageImporter } from './cline-usage';
 import { detectAndParse, registerImporter } from './detect';
 import { openAiChatImporter } from './openai-chat';
 import { openHandsImporter } from './openhands';
 import { ImportError, oneLine } from './errors';
 
 export { ImportError } from './errors';
-export { registerImporter, registeredImporters, type TranscriptImporter, type TranscriptInput } from './detect';
+export {
+  companionFiles,
+  isWalkedName,
+  readTranscriptRecord,
+  registerImporter,
+  registeredImporters,
+  type TranscriptImporter,
+  type TranscriptInput,
+  type TranscriptRecord,
+} from './detect';
+export type {
+  RecordedCall,
+  RecordedConversation,
+  RecordedSession,
+  RecordedTranscript,
+  RecordedUsage,
+} from './recorded';
+export { recordedUsage } from './recorded';
 export { checkHistory } from './history-check';
 export { CLAUDE_CODE_STRIPPED_BLOCK_FIELDS, SYNTHETIC_MODEL } from './claude-code';
 export { CLINE_FILE_NAME, CLINE_STRIPPED_BLOCK_FIELDS } from './cline';
@@ -29,7 +46,7 @@ export { CLINE_FILE_NAME, CLINE_STRIPPED_BLOCK_FIELDS } from './cline';
 // OpenHands events (no role at all), then OpenAI-style chat (only with a sign Anthropic JSON cannot have: system/tool
 // roles, tool_calls, null content), before the permissive plain Anthropic JSON.
 registerImporter(claudeCodeImporter);
-registerImporter(clineImporter);
+registerImporter(clineUsageImporter);
 registerImporter(openHandsImporter);
 registerImporter(openAiChatImporter);
 registerImporter(anthropicJsonImporter);

@@ -1,6 +1,6 @@
 /**
  * The lines of a JSONL text, parsed once. `trimline report` reads each file
- * twice (the billed responses, report/recorded.ts, and the conversation,
+ * twice (the billed responses, claude-code-usage.ts, and the conversation,
  * claude-code.ts): both take the lines from here, so every line is split and
  * `JSON.parse`d once per file. The last texts are remembered (a file and a
  * subagent's part of it) until {@link releaseJsonLines}. Parsed records are shared: readers
@@ -17,7 +17,7 @@ export interface JsonLine {
   readonly error?: string;
 }
 
-/** The texts remembered, newest first: a file, and the subagent text cut from it (session-report.ts sidechainText). */
+/** The texts remembered, newest first: a file, and the subagent text cut from it (claude-code-usage.ts). */
 const REMEMBERED = 2;
 let recent: { readonly text: string; readonly lines: readonly JsonLine[] }[] = [];
 

@@ -44,6 +44,8 @@ export const openAiChatImporter: TranscriptImporter = {
   expects: 'messages with system/tool roles or tool_calls, as an array, {history} or {messages}',
   detect: (input) => input.json.ok && chatListOf(input.json.value) !== undefined,
   parse: parseOpenAiChat,
+  // SWE-agent and mini-swe-agent trajectories.
+  walks: (name) => name.endsWith('.traj') || name.endsWith('.traj.json'),
 };
 
 /** Where the chat messages are: the array itself, or its `history` / `messages` key. */

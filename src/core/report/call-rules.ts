@@ -5,7 +5,8 @@
 import { TTL_1H_MS, TTL_5M_MS } from '../cache/simulator';
 import type { BillStep } from './bill-model';
 import { TTL_SLACK_MS, type FitResult } from './fit';
-import { callCost, type RecordedCall } from './recorded';
+import type { RecordedCall } from '../import/recorded';
+import { callCost } from './recorded';
 
 export interface UsageRow {
   readonly input: number;

@@ -9,8 +9,7 @@
 import { closeSync, openSync, readdirSync, readSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { basename, join } from 'node:path';
-import { CLINE_FILE_NAME } from '../import';
-import { clineTaskStat } from './cline-usage';
+import { companionFiles, isWalkedName } from '../import';
 
 /** Bytes read from the head of a file to find its first timestamp and session id. */
 const HEAD_BYTES = 64 * 1024;
@@ -37,13 +36,13 @@ export function defaultProjectsDir(env: NodeJS.ProcessEnv = process.env): string
 }
 
 /**
- * A file a directory walk reports: session JSONL, Cline histories and agent
- * trajectories (SWE-agent `.traj`, mini-swe-agent `.traj.json`). Other `.json`
- * files are only read when named directly (a walk would find every
- * package.json).
+ * A file a directory walk reports: session JSONL and the names an importer
+ * walks (`TranscriptImporter.walks`: Cline histories, SWE-agent `.traj`,
+ * mini-swe-agent `.traj.json`). Other `.json` files are only read when named
+ * directly (a walk would find every package.json).
  */
 export function isTranscriptName(name: string): boolean {
-  return name.endsWith('.jsonl') || name === CLINE_FILE_NAME || name.endsWith('.traj') || name.endsWith('.traj.json');
+  return isWalkedName(name);
 }
 
 function walk(dir: string, out: FoundFile[], skipped: Discovery['skipped']): void {
@@ -69,9 +68,22 @@ function walk(dir: string, out: FoundFile[], skipped: Discovery['skipped']): voi
   }
 }
 
-/** A found file; a Cline history is sized and dated with its task's ui_messages.json (where its usage is). */
+/**
+ * A found file, sized and dated with the files an importer reads beside it
+ * (`TranscriptImporter.companions`, e.g. a Cline task's ui_messages.json, where its usage is).
+ */
 function foundFile(path: string, st: { size: number; mtimeMs: number }): FoundFile {
-  return basename(path) === CLINE_FILE_NAME ? { path, ...clineTaskStat(path, st.size, st.mtimeMs) } : { path, size: st.size, mtimeMs: st.mtimeMs };
+  let { size, mtimeMs } = st;
+  for (const companion of companionFiles(path)) {
+    try {
+      const c = statSync(companion);
+      size += c.size;
+      mtimeMs = Math.max(mtimeMs, c.mtimeMs);
+    } catch {
+      // Absent or unreadable: the file alone keys the cache (the report says why usage is missing).
+    }
+  }
+  return { path, size, mtimeMs };
 }
 
 /** True as soon as one transcript is found under the directory `dir` (a cheap check before a report). */

@@ -3,12 +3,11 @@
  * against the simulated `none`, and the rule that decided each difference.
  * The same fit as the report's row (fitNone), shown per call instead of summed.
  */
-import { parseTranscript } from '../import';
+import { readTranscriptRecord, type TranscriptRecord } from '../import';
 import { releaseJsonLines } from '../import/json-lines';
+import type { RecordedCall, RecordedSession } from '../import/recorded';
 import { fitNone } from './fit';
 import { gapOf, recordedRow, ruleOf, simulatedRow, type UsageRow } from './call-rules';
-import { readRecorded, type RecordedCall, type RecordedConversation } from './recorded';
-import { sidechainText } from './session-report';
 
 /** One call of an explained session. */
 export interface ExplainedCall {
@@ -37,9 +36,9 @@ export interface ExplainedSession {
   readonly calls: ExplainedCall[];
 }
 
-function explainConversation(file: string, text: string, conv: RecordedConversation, inMainFile: boolean): ExplainedSession | undefined {
+function explainConversation(file: string, conv: RecordedSession): ExplainedSession | undefined {
   if (!conv.calls.length) return undefined;
-  const imp = parseTranscript(conv.sidechain && inMainFile ? sidechainText(text, conv.agentId) : text, file);
+  const imp = conv.session();
   const counts = new Map<string, number>();
   for (const c of conv.calls) counts.set(c.model, (counts.get(c.model) ?? 0) + 1);
   const model = [...counts].sort((a, b) => b[1] - a[1])[0][0];
@@ -68,10 +67,16 @@ function explainConversation(file: string, text: string, conv: RecordedConversat
 /** The explained conversations of one file whose session id, agent id or file name matches `session` (all when it names the file). */
 export function explainFile(file: string, text: string, session: string): ExplainedSession[] {
   try {
-    const rec = readRecorded(text, new Set());
+    let src: TranscriptRecord;
+    try {
+      src = readTranscriptRecord(text, file, new Set());
+    } catch {
+      return []; // not a transcript: nothing recorded to explain
+    }
     const all = file.includes(session);
-    const convs = rec.conversations.filter((c) => all || c.sessionId?.startsWith(session) || c.agentId?.startsWith(session));
-    return convs.map((c) => explainConversation(file, text, c, rec.hasMain)).filter((x): x is ExplainedSession => x !== undefined);
+    const named = (c: RecordedSession): boolean => all || !!c.sessionId?.startsWith(session) || !!c.agentId?.startsWith(session);
+    const convs = src.recorded.conversations.filter(named);
+    return convs.map((c) => explainConversation(file, c)).filter((x): x is ExplainedSession => x !== undefined);
   } finally {
     releaseJsonLines();
   }

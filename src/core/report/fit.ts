@@ -4,9 +4,10 @@
  */
 import type { CallRecord, ImportedSession } from '../session/types';
 import { blockEndingNear, type BillMessage, type BillRequest, type BillStep, type InferredPrefix } from './bill-model';
-import type { ClientEvents } from './client-events';
+import type { ClientEvents } from '../import/client-events';
 import type { OffenderTally } from './offenders';
-import { callCost, type RecordedCall } from './recorded';
+import type { RecordedCall } from '../import/recorded';
+import { callCost } from './recorded';
 import { recordedStep, SessionBill, withCleared, type CallContext } from './session-bill';
 import { clearedAt, requestMessages, sizeSession, type ClearedSpan } from './sizing';
 import { sizesByCall } from './rewrites';

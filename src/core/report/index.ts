@@ -11,7 +11,7 @@ export { buildReportParallel, PARALLEL_MIN_BYTES, parallelMinBytes, parallelPlan
 export { defaultProjectsDir, discover, holdsTranscript } from './discover';
 export { formatReport } from '../../views/report-text';
 export { reportHtml } from '../../views/report-html';
-export { readRecorded, recordedUsage, callCost } from './recorded';
+export { callCost } from './recorded';
 export { fitNone, MIN_CALLS_FOR_FIT } from './fit';
 export * from '../../protocol/report';
 export { defaultCacheFile, ReportCache, REPORT_CACHE_VERSION } from './cache';

@@ -4,8 +4,8 @@
  * a worker thread (parallel.ts), so both give the same rows.
  *
  * What a file's rows depend on from the files before it is only which of its
- * own responses they counted already (`prior`): readRecorded asks the counted
- * set about this file's keys and nothing else. So a job run with `prior` set
+ * own responses they counted already (`prior`): an importer's `recorded` asks
+ * the counted set about this file's keys and nothing else. So a job run with `prior` set
  * to (keys of the file) ∩ (keys counted before it) gives exactly the rows of
  * the sequential run.
  */

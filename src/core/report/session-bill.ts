@@ -9,7 +9,8 @@
  * simulator of its model.
  */
 import { BillModel, type BillBlock, type BillMessage, type BillRequest, type BillStep, type InferredPrefix, type SpanSink } from './bill-model';
-import { callCost, recordedUsage, type RecordedUsage } from './recorded';
+import { recordedUsage, type RecordedUsage } from '../import/recorded';
+import { callCost } from './recorded';
 import { CLEARED_RESULT_TOKENS } from './sizing';
 
 /** What a call's request was built from besides its messages. */

@@ -3,20 +3,23 @@
  * subagent, each with its recorded spend, the fit of `none` to that spend,
  * every strategy's simulated cost and the top offenders.
  */
-import { parseTranscript } from '../import';
+import { readTranscriptRecord, type TranscriptRecord } from '../import';
 import { parseJson } from '../import/errors';
 import { jsonLines, releaseJsonLines } from '../import/json-lines';
+import type { RecordedCall, RecordedSession } from '../import/recorded';
 import type { ImportedSession } from '../session/types';
 import type { PipelineConfig } from '../trimming';
 import { fitNone } from './fit';
 import { largestDifferences } from './call-rules';
 import { dearerBecause, fitNotes, looseNote } from './fit-notes';
-import { clineRecorded } from './cline-usage';
 import { OffenderTally } from './offenders';
-import { callCost, iterationsCost, readRecorded, totalsOf, type RecordedCall, type RecordedConversation } from './recorded';
+import { callCost, iterationsCost, totalsOf } from './recorded';
 import { priceStrategy } from './strategies';
 import { NOTHING_BILLED } from '../../views/report-summary';
 import { ANCHOR_TOLERANCE, type SessionFit, type SessionReport, type Skipped, type StrategyResult } from '../../protocol/report-types';
+
+/** Why a file of a format that records no usage has no fit (after the format's name). */
+const NO_USAGE = 'no billed usage recorded, so nothing to anchor a counterfactual on';
 
 /** Model id when a row has no call with a model. */
 const UNKNOWN_MODEL = 'unknown';
@@ -43,16 +46,6 @@ function mainModel(calls: readonly RecordedCall[], fallback: string | undefined)
   return best;
 }
 
-/** The lines of one subagent of a main file, as their own transcript. */
-export function sidechainText(text: string, agentId: string | undefined): string {
-  const out: string[] = [];
-  for (const l of jsonLines(text)) {
-    const r = l.rec as { isSidechain?: unknown; agentId?: unknown } | null | undefined;
-    if (typeof r === 'object' && r !== null && r.isSidechain === true && (agentId === undefined || r.agentId === agentId)) out.push(l.raw);
-  }
-  return out.join('\n');
-}
-
 function pct(x: number): string {
   return `${(100 * x).toFixed(1)}%`;
 }
@@ -66,8 +59,13 @@ function noFit(status: SessionFit['status'], note: string): SessionFit {
   return { status, error: null, medianCallTotalError: null, medianCallCostError: null, unexplainedShare: null, unanchoredError: null, notes: [note] };
 }
 
-/** Rows of one conversation (main or subagent) of a file; `parsed`: its import when already made (Cline). */
-function conversationRow(file: string, text: string, conv: RecordedConversation, inMainFile: boolean, opts: FileReportOptions, parsed?: ImportedSession): SessionReport {
+/** The row of one conversation (main or subagent) of a file, with the notes its importer adds. */
+function conversationRow(file: string, conv: RecordedSession, opts: FileReportOptions): SessionReport {
+  const row = fittedRow(file, conv, opts);
+  return conv.notes?.length ? { ...row, fit: { ...row.fit, notes: [...row.fit.notes, ...conv.notes] } } : row;
+}
+
+function fittedRow(file: string, conv: RecordedSession, opts: FileReportOptions): SessionReport {
   const recorded = totalsOf(conv.calls);
   const base = {
     file,
@@ -81,7 +79,7 @@ function conversationRow(file: string, text: string, conv: RecordedConversation,
   };
   let imp: ImportedSession;
   try {
-    imp = parsed ?? parseTranscript(conv.sidechain && inMainFile ? sidechainText(text, conv.agentId) : text, file);
+    imp = conv.session();
   } catch (e) {
     return { ...base, model: mainModel(conv.calls, undefined), fit: noFit('not-replayable', withoutFile((e as Error).message, file)), strategies: {}, offenders: [] };
   }
@@ -147,9 +145,9 @@ function conversationRow(file: string, text: string, conv: RecordedConversation,
 }
 
 /**
- * Report rows of one file's text. Claude Code JSONL gets recorded spend and
- * a fit, and so does a Cline task from its ui_messages.json (cline-usage.ts);
- * other formats hold no usage, so they are listed as not anchored. `counted` carries the responses counted so far.
+ * Report rows of one file's text: each conversation its importer's `recorded` hands over
+ * (TranscriptImporter, import/detect.ts) gets its recorded spend and a fit; a file whose
+ * format records no usage is listed as not anchored. `counted` carries the responses counted so far.
  */
 export function reportFile(file: string, text: string, counted: Set<string>, opts: FileReportOptions): FileReport {
   try {
@@ -159,35 +157,44 @@ export function reportFile(file: string, text: string, counted: Set<string>, opt
   }
 }
 
+/** Lines of a text that is not one JSON document and that do not parse (a file no importer could read). */
+function unreadableLines(text: string): number {
+  return parseJson(text).ok ? 0 : jsonLines(text).filter((l) => l.error !== undefined).length;
+}
+
+function skippedFile(file: string, text: string, e: unknown): FileReport {
+  const reason = withoutFile((e as Error).message, file);
+  return { rows: [], skipped: [{ file, reason }], badLines: unreadableLines(text) };
+}
+
 function reportText(file: string, text: string, counted: Set<string>, opts: FileReportOptions): FileReport {
-  const rec = readRecorded(text, counted);
-  if (rec.conversations.length) {
-    const rows = rec.conversations.map((c) => conversationRow(file, text, c, rec.hasMain, opts));
-    return { rows, skipped: [], badLines: rec.badLines };
-  }
-  if (rec.claudeCode) return { rows: [], skipped: [{ file, reason: NOTHING_BILLED }], badLines: rec.badLines };
+  let src: TranscriptRecord;
   try {
-    const imp = parseTranscript(text, file);
-    const cline = imp.format === 'cline' ? clineRecorded(file, imp, counted) : undefined;
-    if (cline?.ok) {
-      const row = conversationRow(file, text, cline.conv, false, opts, cline.imp);
-      return { rows: [{ ...row, fit: { ...row.fit, notes: [...row.fit.notes, ...cline.notes] } }], skipped: [], badLines: rec.badLines };
-    }
-    const calls = imp.calls.filter((c) => c.usage).length;
-    const row: SessionReport = {
-      file,
-      sidechain: false,
-      model: imp.model ?? UNKNOWN_MODEL,
-      calls,
-      recorded: totalsOf([]),
-      fit: noFit('no-usage', cline ? cline.reason : `${imp.format}: no billed usage recorded, so nothing to anchor a counterfactual on`),
-      strategies: {},
-      offenders: [],
-      duplicates: 0,
-    };
-    // Lines are JSONL's unit; a whole-JSON transcript over several lines has no corrupt lines to count.
-    return { rows: [row], skipped: [], badLines: imp.format === 'claude-code' ? rec.badLines : 0 };
+    src = readTranscriptRecord(text, file, counted);
   } catch (e) {
-    return { rows: [], skipped: [{ file, reason: withoutFile((e as Error).message, file) }], badLines: parseJson(text).ok ? 0 : rec.badLines };
+    return skippedFile(file, text, e);
   }
+  const rec = src.recorded;
+  if (rec.conversations.length) {
+    return { rows: rec.conversations.map((c) => conversationRow(file, c, opts)), skipped: [], badLines: rec.badLines };
+  }
+  if (rec.nothingBilled) return { rows: [], skipped: [{ file, reason: NOTHING_BILLED }], badLines: rec.badLines };
+  let imp: ImportedSession;
+  try {
+    imp = src.session();
+  } catch (e) {
+    return skippedFile(file, text, e);
+  }
+  const row: SessionReport = {
+    file,
+    sidechain: false,
+    model: imp.model ?? UNKNOWN_MODEL,
+    calls: imp.calls.filter((c) => c.usage).length,
+    recorded: totalsOf([]),
+    fit: noFit('no-usage', rec.reason ?? `${src.format}: ${NO_USAGE}`),
+    strategies: {},
+    offenders: [],
+    duplicates: 0,
+  };
+  return { rows: [row], skipped: [], badLines: rec.badLines };
 }

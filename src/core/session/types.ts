@@ -119,7 +119,15 @@ export interface ImportIssue {
   message: string;
 }
 
-export type TranscriptFormat = 'claude-code' | 'cline' | 'openhands' | 'openai-chat' | 'anthropic-json' | 'trimline-journal';
+/** The built-in formats; a format registered later (src/core/import/detect.ts `registerImporter`) names its own. */
+export type TranscriptFormat =
+  | 'claude-code'
+  | 'cline'
+  | 'openhands'
+  | 'openai-chat'
+  | 'anthropic-json'
+  | 'trimline-journal'
+  | (string & {});
 
 export interface ImportedSession {
   format: TranscriptFormat;

@@ -12,7 +12,8 @@ import { modelPrice } from '../../../src/core/models';
 import type { BillStep, SpanSink } from '../../../src/core/report/bill-model';
 import { fitNone } from '../../../src/core/report/fit';
 import { OffenderTally, spanCost } from '../../../src/core/report/offenders';
-import { readRecorded, type RecordedCall } from '../../../src/core/report/recorded';
+import { readRecorded } from '../../../src/core/import/claude-code-usage';
+import type { RecordedCall } from '../../../src/core/import/recorded';
 
 /** The plain definition: every billed call prices every tool result it sent by where it sat. */
 class EveryCall {

@@ -2,7 +2,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { callCost, readRecorded, recordedUsage, totalsOf } from '../../../src/core/report/recorded';
+import { readRecorded } from '../../../src/core/import/claude-code-usage';
+import { recordedUsage } from '../../../src/core/import/recorded';
+import { callCost, totalsOf } from '../../../src/core/report/recorded';
 
 const DIR = resolve('test/fixtures/report/projects/-home-u-proj');
 const MAIN = `${DIR}/11111111-1111-4111-8111-111111111111.jsonl`;

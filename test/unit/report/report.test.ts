@@ -8,7 +8,8 @@ import { runReportCli } from '../../../src/cli/report';
 import { importTranscript } from '../../../src/core/import';
 import { buildReport, completeLines, defaultProjectsDir, formatReport, ReportCache, reportHtml } from '../../../src/core/report';
 import { fitNone } from '../../../src/core/report/fit';
-import { readRecorded, type RecordedCall } from '../../../src/core/report/recorded';
+import { readRecorded } from '../../../src/core/import/claude-code-usage';
+import type { RecordedCall } from '../../../src/core/import/recorded';
 import { priceStrategy } from '../../../src/core/report/strategies';
 
 const FIXTURES = resolve('test/fixtures/report');

@@ -12,11 +12,17 @@
  * files carry Cline's `ts`, ms since epoch). Requests without a response
  * (failed, cancelled, retried) and deleted totals are billed, not replayed.
  * Where usage cannot be read, the reason is said, never guessed.
+ *
+ * `clineUsageImporter` is Cline's importer (cline.ts) with this reader behind
+ * the importer contract's `recorded` (recorded.ts): the report prices a Cline
+ * task as it prices any other transcript.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import type { CallRecord, ImportedSession } from '../session/types';
-import type { RecordedCall, RecordedConversation, RecordedUsage } from './recorded';
+import { CLINE_FILE_NAME, clineImporter } from './cline';
+import type { TranscriptImporter, TranscriptInput } from './detect';
+import type { RecordedCall, RecordedConversation, RecordedTranscript, RecordedUsage } from './recorded';
 
 /** The file beside `api_conversation_history.json` where Cline records each request's usage. */
 export const CLINE_UI_FILE_NAME = 'ui_messages.json';
@@ -52,19 +58,6 @@ function count(v: unknown): number | undefined {
 /** The ui_messages.json beside a Cline history file. */
 export function clineUiFile(historyFile: string): string {
   return join(dirname(historyFile), CLINE_UI_FILE_NAME);
-}
-
-/**
- * Size and mtime of a Cline task for the per-file cache: the history and its
- * ui_messages.json together (usage can change while the history does not).
- */
-export function clineTaskStat(historyFile: string, size: number, mtimeMs: number): { size: number; mtimeMs: number } {
-  try {
-    const ui = statSync(clineUiFile(historyFile));
-    return { size: size + ui.size, mtimeMs: Math.max(mtimeMs, ui.mtimeMs) };
-  } catch {
-    return { size, mtimeMs };
-  }
 }
 
 /** Token counts of one `api_req_started` / `deleted_api_reqs` text, or undefined when it has none (not finished). */
@@ -201,3 +194,20 @@ export function clineRecorded(file: string, imp: ImportedSession, counted: Set<s
   const conv: RecordedConversation = { sessionId: task, sidechain: false, calls, duplicates: 0, firstTimestamp: calls[0]?.timestamp };
   return { ok: true, conv, imp: paired, notes };
 }
+
+/** `clineUsageImporter.recorded`: the task's one conversation paired with its requests, or why usage cannot be read. */
+function recordedTask(input: TranscriptInput, counted: Set<string>): RecordedTranscript {
+  const imp = clineImporter.parse(input);
+  const r = clineRecorded(input.file, imp, counted);
+  if (!r.ok) return { conversations: [], badLines: 0, reason: r.reason, parsed: imp };
+  return { conversations: [{ ...r.conv, session: () => r.imp, notes: r.notes }], badLines: 0 };
+}
+
+/** Cline's importer with its usage reader: what the import index registers. */
+export const clineUsageImporter: TranscriptImporter = {
+  ...clineImporter,
+  recorded: recordedTask,
+  // Usage can change while the history does not: the report's cache keys on both files.
+  companions: (file) => (basename(file) === CLINE_FILE_NAME ? [clineUiFile(file)] : []),
+  walks: (name) => name === CLINE_FILE_NAME,
+};

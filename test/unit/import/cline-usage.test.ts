@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildReport, discover, formatReport, ReportCache } from '../../../src/core/report';
-import { pairRequests, parseClineUiMessages } from '../../../src/core/report/cline-usage';
+import { pairRequests, parseClineUiMessages } from '../../../src/core/import/cline-usage';
 import type { CallRecord } from '../../../src/core/session/types';
 
 const TASK = resolve('test/fixtures/cline-task/1768409712031');
