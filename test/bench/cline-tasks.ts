@@ -12,7 +12,7 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { replay } from '../../src/core/engine';
 import { importTranscript } from '../../src/core/import';
-import { clineRecorded } from '../../src/core/report/cline-usage';
+import { clineRecorded } from '../../src/core/import/cline-usage';
 import { sameBlock } from '../../src/core/api/blocks';
 import type { RequestBody } from '../../src/core/api/wire';
 import type { ContentBlockParam, ImportedSession } from '../../src/core/session/types';
