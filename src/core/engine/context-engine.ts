@@ -8,11 +8,14 @@ import { RequestBuilder, type BlockMap } from '../request/build';
 import type { Breakpoint, CacheTtl, Repair, RequestBody } from '../request/types';
 import type { Session } from '../session/session';
 import { lastBelow } from '../session/sorted';
-import { totalInput, type CallUsage, type ContentBlockParam, type MessageParam } from '../session/types';
+import { totalInput, type CallUsage, type ContentBlockParam, type MessageParam, type TextBlockParam } from '../session/types';
 import { describeHoldBack, type HoldBackQuote } from '../cache/hold-back';
 import { describeLongTtl, quoteLongTtl } from '../cache/long-ttl';
+import type { RewriteQuote } from '../cache/break-even';
 import { TTL_1H_MS, ttlMsOf } from '../cache/rules';
 import { TokenEstimator } from '../tokens';
+import { placeholderSystem, type ClientPrefix } from './client-prefix';
+import { SavingsGuard, type SavingsSnapshot } from './savings-guard';
 import type { TokenQuality } from '../tokens/types';
 import { DecisionLog, MessageIndex, createPipeline, type CacheState, type Pipeline, type PipelineConfig, type PipelineRunResult } from '../trimming';
 
@@ -34,6 +37,8 @@ export interface EngineOptions {
   config?: PipelineConfig;
   ttl?: CacheTtl;
   estimator?: TokenEstimator;
+  /** The client's system prompt and tools when the session does not hold them (a replayed transcript). */
+  clientPrefix?: ClientPrefix;
 }
 
 export interface CallStats {
@@ -122,6 +127,12 @@ export class ContextEngine {
   private readonly loggedRepairs = new Set<string>();
   /** Repair objects already counted (those of rendered messages recur as the same objects). */
   private readonly seenRepairs = new WeakSet<Repair>();
+  /** Saved so far vs `none`, and the guard against rewrites that do not pay back. */
+  private readonly guard = new SavingsGuard();
+  private readonly clientPrefix?: ClientPrefix;
+  private readonly inferredSystem?: TextBlockParam[];
+  /** End of the previous request (what `none` would have cached). */
+  private lastUpTo = 0;
 
   constructor(
     readonly session: Session,
@@ -134,6 +145,11 @@ export class ContextEngine {
     this.index = new MessageIndex(session, this.tokens);
     // The TTL is read per call (this.ttl may follow the client's breakpoints), not fixed here.
     this.pipeline = createPipeline(opts.strategy ?? 'default', opts.config ?? {});
+    if (opts.clientPrefix && opts.clientPrefix.tokens > 0 && !session.system && !session.tools?.length) {
+      this.clientPrefix = opts.clientPrefix;
+      this.inferredSystem = placeholderSystem(opts.clientPrefix);
+      this.sharedHead = opts.clientPrefix.shared ?? 0;
+    }
     session.on((e) => {
       if (e.type !== 'message') this.overlaysChanged = true;
     });
@@ -188,6 +204,9 @@ export class ContextEngine {
       this.loggedRepairs.add(key);
       this.decisions.add({ callIndex: input.callIndex, by: 'request-builder', action: 'repair', targets: [...r.blockIds], reason: `${r.rule}: ${r.description}`, tokensSaved: 0 });
     }
+    const headTokens = this.clientPrefix?.tokens ?? prepared.breakpoints.find((b) => b.messageIndex === undefined)?.prefixTokens ?? this.headTokens;
+    this.guard.account({ index: this.index, cache, firstApplied: run.firstApplied, epochStart, upTo, lastUpTo: this.lastUpTo, now, ttl, model: this.model, head: headTokens, sharedHead: this.sharedHead });
+    this.lastUpTo = upTo;
     this.opensLoop = run.evidence.currentLoopCalls <= 1;
     this.editedInside = prepared.firstChanged !== undefined && this.previousMessages !== undefined && prepared.firstChanged < this.previousMessages.length;
     this.previousBreakpoints = prepared.breakpoints;
@@ -214,8 +233,15 @@ export class ContextEngine {
     // The cache's TTL is the longest of the writes still alive (a pause under it finds the cache warm), else the previous call's.
     const hour = this.recentWrites.some((w) => w.ttl === '1h' && now - w.at < TTL_1H_MS);
     // Written out, not spread: V8's spread-then-add is a slow path, and this runs every call.
-    return { cachedUpTo: this.cache.cachedUpTo, lastCallAt: this.cache.lastCallAt, ttl: hour ? '1h' : (this.lastTtl ?? this.ttl), coldFrom, writeEnds: this.writeEnds(now) };
+    const guard = { allows: (q: RewriteQuote) => this.guard.allows(q, this.model), freeMoment: () => this.guard.freeMoment() };
+    return { cachedUpTo: this.cache.cachedUpTo, lastCallAt: this.cache.lastCallAt, ttl: hour ? '1h' : (this.lastTtl ?? this.ttl), coldFrom, writeEnds: this.writeEnds(now), guard };
   }
+
+  /** Saved so far vs `none` on this session (the guard's shadow cache). */
+  savings(): SavingsSnapshot {
+    return this.guard.snapshot();
+  }
+
 
   /**
    * This call's TTL: the session's (the client's, behind the proxy), or the 1-hour one when the
@@ -312,6 +338,8 @@ export class ContextEngine {
       previousBreakpoints: previous,
       previousMessages,
       holdBackFrom,
+      system: this.inferredSystem,
+      headTokens: this.clientPrefix?.tokens,
     });
     const breakpoints = [...built.breakpoints];
     const stats: CallStats = {

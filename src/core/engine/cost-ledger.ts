@@ -8,6 +8,7 @@ import { CacheSimulator, type CacheUsage, type SimBlock } from '../cache/simulat
 import type { CacheTtl, RequestBody } from '../request/types';
 import type { ContentBlockParam } from '../session/types';
 import type { TokenAccountant } from '../tokens/types';
+import { placeholderSystem, type ClientPrefix } from './client-prefix';
 
 export interface LedgerEntry {
   usage: CacheUsage;
@@ -32,10 +33,13 @@ export class CostLedger {
     private readonly model: string,
     private readonly tokens: TokenAccountant,
     private readonly ttl: CacheTtl = '5m',
+    /** The inferred client prefix the requests carry as a placeholder system block: counted at its size. */
+    private readonly clientPrefix?: ClientPrefix,
   ) {}
 
   private tokensOf = (block: SimBlock): number => {
     const t = block.type;
+    if (this.clientPrefix && t === 'text' && (block as { text?: unknown }).text === placeholderSystem(this.clientPrefix)[0].text) return this.clientPrefix.tokens;
     if (t === 'text' || t === 'tool_use' || t === 'tool_result' || t === 'thinking' || t === 'redacted_thinking' || t === 'image' || t === 'document') {
       return this.tokens.block(block as ContentBlockParam).tokens;
     }

@@ -15,3 +15,4 @@ export { readRecorded, recordedUsage, callCost } from './recorded';
 export { fitNone, MIN_CALLS_FOR_FIT } from './fit';
 export * from '../../protocol/report';
 export { defaultCacheFile, ReportCache, REPORT_CACHE_VERSION } from './cache';
+export { clientPrefixOf, inferClientPrefix } from './client-prefix';

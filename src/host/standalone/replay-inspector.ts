@@ -7,6 +7,7 @@
  */
 import { basename } from 'node:path';
 import { replay, type ContextEngine, type PreparedCall } from '../../core/engine';
+import { inferClientPrefix } from '../../core/report';
 import { answerInspectorRequest, applyUserAction, buildSnapshot, CallHistory, InspectorActionError, isInspectorRequest, type UserAction } from '../../core/inspect';
 import type { ImportedSession } from '../../core/session/types';
 import { createPipeline, strategyNames, type PipelineConfig } from '../../core/trimming';
@@ -43,7 +44,7 @@ export class ReplayInspector {
 
   /** Replay every recorded call through the current strategy, then re-apply the user's actions. */
   private load(): void {
-    const it = replay(this.imp, { strategy: this.strategy, config: this.o.config });
+    const it = replay(this.imp, { strategy: this.strategy, config: this.o.config, clientPrefix: inferClientPrefix(this.imp) });
     let history: CallHistory | undefined;
     let last = 0;
     for (;;) {
