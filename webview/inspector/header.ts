@@ -82,7 +82,10 @@ export class Header {
     setText(this.cache.value, `${fmtPct(c.hitRatio)} hits`);
     setText(this.cache.sub, `next: ${fmtTokens(c.nextCachedTokens)} read${c.cachedUpToRef ? ` (prefix ends at ${c.cachedUpToRef})` : ' (prefix broken)'} · ${c.breakpoints} breakpoint${c.breakpoints === 1 ? '' : 's'}`);
     setText(this.session.value, fmtUsd(s.cost.session));
-    setText(this.session.sub, `${s.calls.length} calls · input side${s.live ? '' : ', simulated'}${s.cost.exactPrices ? '' : ' · list prices assumed'}`);
+    const v = s.cost.vsNone;
+    const vsNone = v ? ` · saved ${v.saved < 0 ? '−' : ''}${fmtUsd(Math.abs(v.saved))} vs none (${fmtPct(v.none > 0 ? v.saved / v.none : 0, 0)})` : '';
+    const held = v?.held ? ` · guard held ${v.held}` : '';
+    setText(this.session.sub, `${s.calls.length} calls · input side${s.live ? '' : ', simulated'}${vsNone}${held}${s.cost.exactPrices ? '' : ' · list prices assumed'}`);
     this.updateNext(s);
     this.updateComposition(s);
   }

@@ -205,7 +205,7 @@ export class ContextEngine {
       this.decisions.add({ callIndex: input.callIndex, by: 'request-builder', action: 'repair', targets: [...r.blockIds], reason: `${r.rule}: ${r.description}`, tokensSaved: 0 });
     }
     const headTokens = this.clientPrefix?.tokens ?? prepared.breakpoints.find((b) => b.messageIndex === undefined)?.prefixTokens ?? this.headTokens;
-    this.guard.account({ index: this.index, cache, firstApplied: run.firstApplied, epochStart, upTo, lastUpTo: this.lastUpTo, now, ttl, model: this.model, head: headTokens, sharedHead: this.sharedHead });
+    this.guard.account({ index: this.index, cache, firstApplied: run.firstApplied, epochStart, upTo, lastUpTo: this.lastUpTo, now, ttl, noneTtl: this.ttl, model: this.model, head: headTokens, sharedHead: this.sharedHead });
     this.lastUpTo = upTo;
     this.opensLoop = run.evidence.currentLoopCalls <= 1;
     this.editedInside = prepared.firstChanged !== undefined && this.previousMessages !== undefined && prepared.firstChanged < this.previousMessages.length;

@@ -31,7 +31,9 @@ export interface ShadowCall {
   readonly now: number;
   readonly model: string;
   readonly epochStart: number;
+  /** The TTL this call writes with, and the client's (what `none` writes with). */
   readonly ttl: CacheTtl;
+  readonly noneTtl: CacheTtl;
   /** Tools + system tokens in front of the messages. */
   readonly head: number;
   /** Of the head, read from the cache even when this session's cache is cold (the client's other sessions keep it). */
@@ -59,6 +61,7 @@ export interface AccountInput {
   readonly lastUpTo: number;
   readonly now: number;
   readonly ttl: CacheTtl;
+  readonly noneTtl: CacheTtl;
   readonly model: string;
   readonly head: number;
   readonly sharedHead: number;
@@ -78,26 +81,26 @@ export class SavingsGuard {
   private paid = 0;
   private none = 0;
   private held = 0;
-  private last?: { now: number; model: string; epochStart: number; ttl: CacheTtl };
+  private last?: { now: number; model: string; epochStart: number; ttl: CacheTtl; noneTtl: CacheTtl };
   /** The guard already said why it holds in this warm stretch (said once until the next free moment). */
   private said = false;
 
-  /** Whether the previous call's cache is still warm for this one. */
-  warm(c: Pick<ShadowCall, 'now' | 'model' | 'epochStart'>): boolean {
+  /** Whether the previous call's cache (written with `ttl`) is still warm for this one. */
+  private warm(c: ShadowCall, ttl: CacheTtl): boolean {
     const l = this.last;
-    return l !== undefined && c.now - l.now < ttlMsOf(l.ttl) && l.model === c.model && l.epochStart === c.epochStart;
+    return l !== undefined && c.now - l.now < ttlMsOf(ttl) && l.model === c.model && l.epochStart === c.epochStart && !c.coldAtStart;
   }
 
-  /** Price one prepared call on the shadow cache, both ways. */
+  /** Price one prepared call on the shadow cache, both ways (`none` at the client's TTL). */
   record(c: ShadowCall): void {
-    const warm = this.warm(c) && !c.coldAtStart;
-    const w = writeMultiplier(c.ttl);
     const perToken = modelPrice(c.model).input / 1_000_000;
-    const price = (read: number, total: number): number => (read * CACHE_READ_MULTIPLIER + (total - read) * w) * perToken;
+    const price = (read: number, total: number, ttl: CacheTtl): number => (read * CACHE_READ_MULTIPLIER + (total - read) * writeMultiplier(ttl)) * perToken;
     const cold = Math.min(c.sharedHead, c.head);
-    this.none += price(warm ? c.head + c.noneKept : cold, c.head + c.noneTokens);
-    this.paid += price(warm ? c.head + c.sentKept : cold, c.head + c.sentTokens);
-    this.last = { now: c.now, model: c.model, epochStart: c.epochStart, ttl: c.ttl };
+    const noneWarm = this.warm(c, this.last?.noneTtl ?? c.noneTtl);
+    const warm = this.warm(c, this.last?.ttl ?? c.ttl);
+    this.none += price(noneWarm ? c.head + c.noneKept : cold, c.head + c.noneTokens, c.noneTtl);
+    this.paid += price(warm ? c.head + c.sentKept : cold, c.head + c.sentTokens, c.ttl);
+    this.last = { now: c.now, model: c.model, epochStart: c.epochStart, ttl: c.ttl, noneTtl: c.noneTtl };
   }
 
   /** Price a prepared call and `none`'s: the request reads up to where this call's first edit breaks the prefix. */
@@ -112,7 +115,7 @@ export class SavingsGuard {
       readEnd = start;
     }
     this.record({
-      now: c.now, model: c.model, epochStart, ttl: c.ttl, head: c.head, sharedHead: c.sharedHead, coldAtStart: cold <= epochStart,
+      now: c.now, model: c.model, epochStart, ttl: c.ttl, noneTtl: c.noneTtl, head: c.head, sharedHead: c.sharedHead, coldAtStart: cold <= epochStart,
       noneTokens: index.originalTokens(epochStart, upTo),
       sentTokens: index.rangeTokens(epochStart, upTo),
       sentKept: index.rangeTokens(epochStart, Math.max(epochStart, Math.min(readEnd, cold))),

@@ -96,6 +96,7 @@ export function buildSnapshot(engine: ContextEngine, prepared: PreparedCall, o: 
   const u = priced.usage;
   const sentTokens = u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
   const nextDiff = history.length ? history.diffNext(prepared.body, prepared.blockMap) : undefined;
+  const account = engine.savings();
   const snapshot: InspectorSnapshot = {
     sessionId: o.sessionId,
     title: o.title,
@@ -120,6 +121,7 @@ export function buildSnapshot(engine: ContextEngine, prepared: PreparedCall, o: 
       nextCacheRead: priced.cost.cacheRead,
       nextTokens: { input: u.input_tokens, cacheWrite: u.cache_creation_input_tokens, cacheRead: u.cache_read_input_tokens },
       exactPrices: priced.cost.exactPrices,
+      ...(account.none > 0 ? { vsNone: { saved: account.saved, none: account.none, held: account.held } } : {}),
     },
     calls: [...history.points],
     composition: composition(session, history.tokensOf, priced.flat),
