@@ -95,6 +95,8 @@ export class ContextEngine {
   model: string;
   maxTokens: number;
   ttl: CacheTtl;
+  /** The engine may write messages for 1 hour (false when a 5-minute marker of the client's comes before them). */
+  longTtlAllowed = true;
   private cache: Pick<CacheState, 'cachedUpTo' | 'lastCallAt'> = { cachedUpTo: 0 };
   /** Model and epoch of the previous call: a switch of either is a free moment for the cache. */
   private lastModel?: string;
@@ -248,7 +250,7 @@ export class ContextEngine {
    * cache-aware applier's long-TTL choice says the pause likely to follow pays for it (cache/long-ttl.ts).
    */
   private callTtl(run: PipelineRunResult, epochStart: number, upTo: number, callIndex: number, cache: CacheState, now: number): CacheTtl {
-    if (this.ttl === '1h' || !this.pipeline.applier.adaptiveTtl) return this.ttl;
+    if (this.ttl === '1h' || !this.pipeline.applier.adaptiveTtl || !this.longTtlAllowed) return this.ttl;
     const { loop } = this.pipeline.applier.expectedCalls(run.evidence, this.ttl);
     // Written this call: what is new since the cached end, from this call's first applied edit on, and from where
     // the cache is cold this call (a model switch, a new epoch: its start; idle past the TTL: everything, head included).

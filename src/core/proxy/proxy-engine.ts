@@ -26,7 +26,7 @@ import { strategyNames } from '../trimming';
 import { ProxySessions, type ProxiedSession } from './registry';
 import { sessionKeyOf, type Headers } from './session-key';
 import type { ResponseFacts } from './sse-usage';
-import { clientTtl, upstreamBody } from './upstream';
+import { clientTtl, headAllowsLongTtl, upstreamBody } from './upstream';
 import { ProxyVerdicts } from './verdicts';
 
 /**
@@ -212,6 +212,7 @@ export class ProxyEngine {
       st.prepared = undefined;
       // The engine follows the client: its breakpoints' TTL and its model.
       st.engine.ttl = clientTtl(body);
+      st.engine.longTtlAllowed = headAllowsLongTtl(body);
       st.engine.model = body.model;
       for (const done of st.inspector.applyDeferredIfCold(now)) this.o.log?.(`session ${m.entry.id}: deferred action applied on a cold cache: ${done}`);
       // Observe only: the client's bytes, unless the user pinned, trimmed or restored something here.
