@@ -133,8 +133,10 @@ export class SavingsGuard {
    * the guard's line when it may not (undefined when it was already said in this warm stretch).
    */
   allows(q: RewriteQuote, model: string): { ok: boolean; line?: string } {
+    // A rewrite that costs nothing extra over reading the prefix risks nothing.
+    if (q.rewriteCost <= 0) return { ok: true };
     const perToken = modelPrice(model).input / 1_000_000;
-    const cost = Math.max(0, q.rewriteCost) * perToken;
+    const cost = q.rewriteCost * perToken;
     const saved = this.none - this.paid;
     const slack = LOSS_TOLERANCE * this.none;
     const margin = q.net;

@@ -3,6 +3,7 @@
  * where one exists. Thresholds are named below with the reason next to them.
  */
 import type { Finding, InspectorRow, RequestDiff } from '../../protocol';
+import { quoteRewrite } from '../cache/break-even';
 import { modelPrice } from '../models';
 import { toolResultText } from '../session/log';
 import type { Session } from '../session/session';
@@ -199,15 +200,17 @@ function cacheInvalidations(c: FindingContext): Finding[] {
   const out: { f: Finding; loss: number }[] = [];
   for (const d of c.diffs) {
     if (!d.cacheBreakAt || d.invalidatedTokens < MIN_INVALIDATED_TOKENS) continue;
-    const cost = (d.invalidatedTokens * (p.cacheWrite5m - p.cacheRead)) / perM;
-    const saved = (Math.max(0, d.savedTokens) * p.cacheRead * (calls - d.call)) / perM;
+    // The one rewrite quote (cache/break-even.ts): the tail is written less the tokens the edit removed.
+    const q = quoteRewrite(d.invalidatedTokens, Math.max(0, d.savedTokens), '5m', calls - d.call);
+    const cost = (q.rewriteCost * p.input) / perM;
+    const saved = (q.savingPerCall * (calls - d.call) * p.input) / perM;
     if (cost <= saved) continue;
     out.push({
       loss: cost - saved,
       f: {
         id: `invalidation:${d.call}`,
         severity: 'warning',
-        message: `Call ${d.call} broke the cached prefix at ${d.cacheBreakAt}: re-writing ${fmtTokens(d.invalidatedTokens)} tokens cost ${fmtUsd(cost)}, the edit saved ${fmtUsd(saved)} over the ${calls - d.call} call${calls - d.call === 1 ? '' : 's'} since.`,
+        message: `Call ${d.call} broke the cached prefix at ${d.cacheBreakAt}: re-writing ${fmtTokens(d.invalidatedTokens)} tokens cost ${fmtUsd(cost)} more than reading them, the edit saved ${fmtUsd(saved)} over the ${calls - d.call} call${calls - d.call === 1 ? '' : 's'} since.`,
         blockIds: [],
         tokens: d.invalidatedTokens,
         call: d.call,
