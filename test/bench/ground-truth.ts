@@ -64,7 +64,12 @@ function clientBody(imp: ImportedSession, i: number, sys: ClientSystem, model: s
   const call = imp.calls[i];
   const ttl = recordedTtl(call);
   const cc = ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
-  const messages = imp.messages.slice(call.epochStart, call.at).map((m) => ({ role: m.role, content: m.blocks.map((b) => b.param) }));
+  // Blank text blocks are in the transcript but not in what the client sends (the API refuses them).
+  const sent = (b: ContentBlockParam): boolean => !(b.type === 'text' && !b.text.trim());
+  const messages = imp.messages
+    .slice(call.epochStart, call.at)
+    .map((m) => ({ role: m.role, content: m.blocks.map((b) => b.param).filter(sent) }))
+    .filter((m) => m.content.length > 0);
   for (let k = messages.length - 1; k >= 0; k--) {
     const at = messages[k].content.map(cacheable).lastIndexOf(true);
     if (at < 0) continue;
@@ -100,6 +105,7 @@ async function drive(imp: ImportedSession, strategy: string, system: ClientSyste
       });
       const json = (await res.json()) as { usage?: { input_tokens: number; cache_creation_input_tokens?: number; cache_read_input_tokens?: number; cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number } } };
       if (res.status !== 200 || !json.usage) {
+        if (!refused && process.env.TRUTH_LOG) process.stderr.write(`${sessionId} call ${i} (${strategy}): ${res.status} ${JSON.stringify(json).slice(0, 300)}\n`);
         refused++;
         continue;
       }

@@ -83,9 +83,13 @@ export class Header {
     setText(this.cache.sub, `next: ${fmtTokens(c.nextCachedTokens)} read${c.cachedUpToRef ? ` (prefix ends at ${c.cachedUpToRef})` : ' (prefix broken)'} · ${c.breakpoints} breakpoint${c.breakpoints === 1 ? '' : 's'}`);
     setText(this.session.value, fmtUsd(s.cost.session));
     const v = s.cost.vsNone;
-    const vsNone = v ? ` · saved ${v.saved < 0 ? '−' : ''}${fmtUsd(Math.abs(v.saved))} vs none (${fmtPct(v.none > 0 ? v.saved / v.none : 0, 0)})` : '';
+    const share = v && v.none > 0 ? v.saved / v.none : 0;
+    const saved = v ? `${v.saved < 0 ? '−' : ''}${fmtUsd(Math.abs(v.saved))}` : '';
+    const vsNone = v ? ` · saved ${saved} vs none (${fmtPct(share, 0)})` : '';
     const held = v?.held ? ` · guard held ${v.held}` : '';
-    setText(this.session.sub, `${s.calls.length} calls · input side${s.live ? '' : ', simulated'}${vsNone}${held}${s.cost.exactPrices ? '' : ' · list prices assumed'}`);
+    const prices = s.cost.exactPrices ? '' : ' · list prices assumed';
+    const mode = s.live ? '' : ', simulated';
+    setText(this.session.sub, `${s.calls.length} calls · input side${mode}${vsNone}${held}${prices}`);
     this.updateNext(s);
     this.updateComposition(s);
   }

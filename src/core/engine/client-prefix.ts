@@ -17,5 +17,6 @@ export interface ClientPrefix {
 
 /** The placeholder system block of an inferred prefix (its text names the size; the planner counts `tokens`). */
 export function placeholderSystem(p: ClientPrefix): TextBlockParam[] {
-  return [{ type: 'text', text: `[system prompt and tools of the recording client, not in the transcript: ${Math.round(p.tokens)} tokens inferred from its usage]` }];
+  const text = `[system prompt and tools of the recording client, not in the transcript: ${Math.round(p.tokens)}`;
+  return [{ type: 'text', text: `${text} tokens inferred from its usage]` }];
 }

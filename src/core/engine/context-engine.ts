@@ -8,10 +8,10 @@ import { RequestBuilder, type BlockMap } from '../request/build';
 import type { Breakpoint, CacheTtl, Repair, RequestBody } from '../request/types';
 import type { Session } from '../session/session';
 import { lastBelow } from '../session/sorted';
-import { totalInput, type CallUsage, type ContentBlockParam, type MessageParam, type TextBlockParam } from '../session/types';
+import type { TextBlockParam } from '../session/types';
+import { totalInput, type CallUsage, type ContentBlockParam, type MessageParam } from '../session/types';
 import { describeHoldBack, type HoldBackQuote } from '../cache/hold-back';
 import { describeLongTtl, quoteLongTtl } from '../cache/long-ttl';
-import type { RewriteQuote } from '../cache/break-even';
 import { TTL_1H_MS, ttlMsOf } from '../cache/rules';
 import { TokenEstimator } from '../tokens';
 import { placeholderSystem, type ClientPrefix } from './client-prefix';
@@ -130,11 +130,9 @@ export class ContextEngine {
   /** Repair objects already counted (those of rendered messages recur as the same objects). */
   private readonly seenRepairs = new WeakSet<Repair>();
   /** Saved so far vs `none`, and the guard against rewrites that do not pay back. */
-  private readonly guard = new SavingsGuard();
-  private readonly clientPrefix?: ClientPrefix;
-  private readonly inferredSystem?: TextBlockParam[];
-  /** End of the previous request (what `none` would have cached). */
-  private lastUpTo = 0;
+  private readonly guard = new SavingsGuard(() => this.model);
+  /** The client's prefix this replay decides with, and the placeholder system block standing for it. */
+  private readonly inferred?: { readonly prefix: ClientPrefix; readonly system: TextBlockParam[] };
 
   constructor(
     readonly session: Session,
@@ -147,11 +145,10 @@ export class ContextEngine {
     this.index = new MessageIndex(session, this.tokens);
     // The TTL is read per call (this.ttl may follow the client's breakpoints), not fixed here.
     this.pipeline = createPipeline(opts.strategy ?? 'default', opts.config ?? {});
-    if (opts.clientPrefix && opts.clientPrefix.tokens > 0 && !session.system && !session.tools?.length) {
-      this.clientPrefix = opts.clientPrefix;
-      this.inferredSystem = placeholderSystem(opts.clientPrefix);
-      this.sharedHead = opts.clientPrefix.shared ?? 0;
-    }
+    const prefix = opts.clientPrefix;
+    const holdsHead = session.system !== undefined || Boolean(session.tools?.length);
+    if (prefix && prefix.tokens > 0 && !holdsHead) this.inferred = { prefix, system: placeholderSystem(prefix) };
+    this.sharedHead = this.inferred?.prefix.shared ?? 0;
     session.on((e) => {
       if (e.type !== 'message') this.overlaysChanged = true;
     });
@@ -206,9 +203,11 @@ export class ContextEngine {
       this.loggedRepairs.add(key);
       this.decisions.add({ callIndex: input.callIndex, by: 'request-builder', action: 'repair', targets: [...r.blockIds], reason: `${r.rule}: ${r.description}`, tokensSaved: 0 });
     }
-    const headTokens = this.clientPrefix?.tokens ?? prepared.breakpoints.find((b) => b.messageIndex === undefined)?.prefixTokens ?? this.headTokens;
-    this.guard.account({ index: this.index, cache, firstApplied: run.firstApplied, epochStart, upTo, lastUpTo: this.lastUpTo, now, ttl, noneTtl: this.ttl, model: this.model, head: headTokens, sharedHead: this.sharedHead });
-    this.lastUpTo = upTo;
+    const planned = prepared.breakpoints.find((b) => b.messageIndex === undefined)?.prefixTokens ?? this.headTokens;
+    const sizes = { head: this.inferred?.prefix.tokens ?? planned, sharedHead: this.sharedHead };
+    const { index, model, ttl: noneTtl } = this;
+    const { firstApplied } = run;
+    this.guard.account({ index, cache, firstApplied, epochStart, upTo, now, ttl, noneTtl, model, ...sizes });
     this.opensLoop = run.evidence.currentLoopCalls <= 1;
     this.editedInside = prepared.firstChanged !== undefined && this.previousMessages !== undefined && prepared.firstChanged < this.previousMessages.length;
     this.previousBreakpoints = prepared.breakpoints;
@@ -235,8 +234,9 @@ export class ContextEngine {
     // The cache's TTL is the longest of the writes still alive (a pause under it finds the cache warm), else the previous call's.
     const hour = this.recentWrites.some((w) => w.ttl === '1h' && now - w.at < TTL_1H_MS);
     // Written out, not spread: V8's spread-then-add is a slow path, and this runs every call.
-    const guard = { allows: (q: RewriteQuote) => this.guard.allows(q, this.model), freeMoment: () => this.guard.freeMoment() };
-    return { cachedUpTo: this.cache.cachedUpTo, lastCallAt: this.cache.lastCallAt, ttl: hour ? '1h' : (this.lastTtl ?? this.ttl), coldFrom, writeEnds: this.writeEnds(now), guard };
+    const { cachedUpTo, lastCallAt } = this.cache;
+    const ttl = hour ? '1h' : (this.lastTtl ?? this.ttl);
+    return { cachedUpTo, lastCallAt, ttl, coldFrom, writeEnds: this.writeEnds(now), guard: this.guard };
   }
 
   /** Saved so far vs `none` on this session (the guard's shadow cache). */
@@ -340,8 +340,8 @@ export class ContextEngine {
       previousBreakpoints: previous,
       previousMessages,
       holdBackFrom,
-      system: this.inferredSystem,
-      headTokens: this.clientPrefix?.tokens,
+      system: this.inferred?.system,
+      headTokens: this.inferred?.prefix.tokens,
     });
     const breakpoints = [...built.breakpoints];
     const stats: CallStats = {

@@ -39,7 +39,8 @@ export class CostLedger {
 
   private tokensOf = (block: SimBlock): number => {
     const t = block.type;
-    if (this.clientPrefix && t === 'text' && (block as { text?: unknown }).text === placeholderSystem(this.clientPrefix)[0].text) return this.clientPrefix.tokens;
+    const p = this.clientPrefix;
+    if (p && t === 'text' && (block as { text?: unknown }).text === placeholderSystem(p)[0].text) return p.tokens;
     if (t === 'text' || t === 'tool_use' || t === 'tool_result' || t === 'thinking' || t === 'redacted_thinking' || t === 'image' || t === 'document') {
       return this.tokens.block(block as ContentBlockParam).tokens;
     }

@@ -16,9 +16,9 @@ import type { RewriteQuote } from '../cache/break-even';
 import { CACHE_READ_MULTIPLIER, ttlMsOf, writeMultiplier } from '../cache/rules';
 import { modelPrice } from '../models';
 import type { CacheTtl } from '../request/types';
-import type { CacheState, MessageIndex } from '../trimming';
+import type { CacheState, MessageIndex, RewriteGuard } from '../trimming';
 
-/** A session may end at most this share of `none`'s cost above it because of rewrites (the promise: ≤ none + 0.5%). */
+/** A session may end at most this share of `none`'s cost above it by rewrites (the promise: ≤ none + 0.5%). */
 export const LOSS_TOLERANCE = 0.005;
 /**
  * Share of a quote's expected saving it is uncertain by: the expected warm calls are a mean over
@@ -41,7 +41,7 @@ export interface ShadowCall {
   /** Messages of the request untrimmed, and as sent. */
   readonly noneTokens: number;
   readonly sentTokens: number;
-  /** The request's messages before `readEnd` are what the previous request cached and this one still sends unchanged. */
+  /** Tokens of the request's messages the previous request cached and this one sends unchanged (read). */
   readonly sentKept: number;
   /** Untrimmed messages of the previous request (what `none` has cached). */
   readonly noneKept: number;
@@ -57,8 +57,6 @@ export interface AccountInput {
   readonly firstApplied: number;
   readonly epochStart: number;
   readonly upTo: number;
-  /** End of the previous request: what `none` has cached. */
-  readonly lastUpTo: number;
   readonly now: number;
   readonly ttl: CacheTtl;
   readonly noneTtl: CacheTtl;
@@ -77,24 +75,31 @@ export interface SavingsSnapshot {
   readonly held: number;
 }
 
-export class SavingsGuard {
+export class SavingsGuard implements RewriteGuard {
   private paid = 0;
   private none = 0;
   private held = 0;
   private last?: { now: number; model: string; epochStart: number; ttl: CacheTtl; noneTtl: CacheTtl };
   /** The guard already said why it holds in this warm stretch (said once until the next free moment). */
   private said = false;
+  /** End of the previous request (what `none` has cached). */
+  private lastUpTo = 0;
+
+  /** `model`: the session's model now (rewrite quotes are in its base-input tokens). */
+  constructor(private readonly model: () => string) {}
 
   /** Whether the previous call's cache (written with `ttl`) is still warm for this one. */
   private warm(c: ShadowCall, ttl: CacheTtl): boolean {
     const l = this.last;
-    return l !== undefined && c.now - l.now < ttlMsOf(ttl) && l.model === c.model && l.epochStart === c.epochStart && !c.coldAtStart;
+    if (l === undefined || c.coldAtStart) return false;
+    return c.now - l.now < ttlMsOf(ttl) && l.model === c.model && l.epochStart === c.epochStart;
   }
 
   /** Price one prepared call on the shadow cache, both ways (`none` at the client's TTL). */
   record(c: ShadowCall): void {
     const perToken = modelPrice(c.model).input / 1_000_000;
-    const price = (read: number, total: number, ttl: CacheTtl): number => (read * CACHE_READ_MULTIPLIER + (total - read) * writeMultiplier(ttl)) * perToken;
+    const price = (read: number, total: number, ttl: CacheTtl): number =>
+      (read * CACHE_READ_MULTIPLIER + (total - read) * writeMultiplier(ttl)) * perToken;
     const cold = Math.min(c.sharedHead, c.head);
     const noneWarm = this.warm(c, this.last?.noneTtl ?? c.noneTtl);
     const warm = this.warm(c, this.last?.ttl ?? c.ttl);
@@ -115,12 +120,14 @@ export class SavingsGuard {
       readEnd = start;
     }
     this.record({
-      now: c.now, model: c.model, epochStart, ttl: c.ttl, noneTtl: c.noneTtl, head: c.head, sharedHead: c.sharedHead, coldAtStart: cold <= epochStart,
+      now: c.now, model: c.model, epochStart, ttl: c.ttl, noneTtl: c.noneTtl, head: c.head, sharedHead: c.sharedHead,
+      coldAtStart: cold <= epochStart,
       noneTokens: index.originalTokens(epochStart, upTo),
       sentTokens: index.rangeTokens(epochStart, upTo),
       sentKept: index.rangeTokens(epochStart, Math.max(epochStart, Math.min(readEnd, cold))),
-      noneKept: index.originalTokens(epochStart, Math.max(epochStart, Math.min(c.lastUpTo, upTo, cold))),
+      noneKept: index.originalTokens(epochStart, Math.max(epochStart, Math.min(this.lastUpTo, upTo, cold))),
     });
+    this.lastUpTo = upTo;
   }
 
   /** A free moment: the cache is cold anyway; the guard's word of this stretch is said again when it holds again. */
@@ -129,13 +136,13 @@ export class SavingsGuard {
   }
 
   /**
-   * Whether the rewrite a quote prices may go ahead now (costs in base-input tokens of `model`), and
+   * Whether the rewrite a quote prices may go ahead now (in base-input tokens of the session's model), and
    * the guard's line when it may not (undefined when it was already said in this warm stretch).
    */
-  allows(q: RewriteQuote, model: string): { ok: boolean; line?: string } {
+  allows(q: RewriteQuote): { ok: boolean; line?: string } {
     // A rewrite that costs nothing extra over reading the prefix risks nothing.
     if (q.rewriteCost <= 0) return { ok: true };
-    const perToken = modelPrice(model).input / 1_000_000;
+    const perToken = modelPrice(this.model()).input / 1_000_000;
     const cost = q.rewriteCost * perToken;
     const saved = this.none - this.paid;
     const slack = LOSS_TOLERANCE * this.none;
@@ -147,10 +154,12 @@ export class SavingsGuard {
     if (this.said) return { ok: false };
     this.said = true;
     const why = unsure
-      ? `the quote's margin (${Math.round(margin)} base-input tokens) is within its uncertainty (${Math.round(uncertainty)}: ` +
+      ? `the quote's margin (${Math.round(margin)} base-input tokens) is within its uncertainty ` +
+        `(${Math.round(uncertainty)}: ` +
         `${QUOTE_UNCERTAINTY * 100}% of the expected saving)`
       : `the rewrite would cost $${cost.toFixed(4)} and the session has saved $${saved.toFixed(4)} vs none so far ` +
-        `(paid $${this.paid.toFixed(4)}, none $${this.none.toFixed(4)}, tolerance ${(LOSS_TOLERANCE * 100).toFixed(1)}% ` +
+        `(paid $${this.paid.toFixed(4)}, none $${this.none.toFixed(4)}, ` +
+        `tolerance ${(LOSS_TOLERANCE * 100).toFixed(1)}% ` +
         `of none): if it never paid back, the session would cost more than none`;
     return { ok: false, line: `guard: no rewrite of the cached prefix until the next free moment: ${why}` };
   }

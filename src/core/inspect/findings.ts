@@ -210,7 +210,10 @@ function cacheInvalidations(c: FindingContext): Finding[] {
       f: {
         id: `invalidation:${d.call}`,
         severity: 'warning',
-        message: `Call ${d.call} broke the cached prefix at ${d.cacheBreakAt}: re-writing ${fmtTokens(d.invalidatedTokens)} tokens cost ${fmtUsd(cost)} more than reading them, the edit saved ${fmtUsd(saved)} over the ${calls - d.call} call${calls - d.call === 1 ? '' : 's'} since.`,
+        message:
+          `Call ${d.call} broke the cached prefix at ${d.cacheBreakAt}: re-writing ${fmtTokens(d.invalidatedTokens)} ` +
+          `tokens cost ${fmtUsd(cost)} more than reading them, the edit saved ${fmtUsd(saved)} ` +
+          `over the ${calls - d.call} call${calls - d.call === 1 ? '' : 's'} since.`,
         blockIds: [],
         tokens: d.invalidatedTokens,
         call: d.call,

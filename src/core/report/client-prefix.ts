@@ -7,7 +7,7 @@ import type { ImportedSession } from '../session/types';
 import { sizeSession } from './sizing';
 import type { InferredPrefix } from './bill-types';
 
-/** The engine's view of an inferred prefix: all of it in front of the messages; the shared part when the first call read it. */
+/** The engine's view of an inferred prefix: all of it in front of the messages; shared when the first call read it. */
 export function clientPrefixOf(p: InferredPrefix): ClientPrefix {
   return { tokens: p.shared + p.session, shared: p.sharedWarm ? p.shared : 0 };
 }

@@ -79,7 +79,9 @@ function lastMessageBreakpoint(bps: readonly Breakpoint[]): { messageIndex: numb
   let out: { messageIndex: number; blockIndex: number } | undefined;
   for (const b of bps) {
     if (b.messageIndex === undefined || b.blockIndex === undefined) continue;
-    if (!out || b.messageIndex > out.messageIndex || (b.messageIndex === out.messageIndex && b.blockIndex > out.blockIndex)) out = { messageIndex: b.messageIndex, blockIndex: b.blockIndex };
+    const sameMessage = out !== undefined && b.messageIndex === out.messageIndex;
+    const later = !out || b.messageIndex > out.messageIndex || (sameMessage && b.blockIndex > out.blockIndex);
+    if (later) out = { messageIndex: b.messageIndex, blockIndex: b.blockIndex };
   }
   return out;
 }
@@ -177,7 +179,9 @@ export function priceStrategy(imp: ImportedSession, model: string, fit: FitResul
     // The message breakpoint the proxy would send: the engine's tail (before messages it held out of the write).
     const tail = lastMessageBreakpoint(step.prepared.breakpoints);
     const breakpointAt = (tail && sent[tail.messageIndex]?.blocks[tail.blockIndex]?.id) ?? fit.placement[i];
-    const req: BillRequest = { now: fit.timings[i].now, ttl: fit.timings[i].ttl, systemTtl: ctx.systemTtl, prefixKey: ctx.prefixKey, messages: sent, breakpointAt, epoch: fit.epochs[i] };
+    const { now, ttl } = fit.timings[i];
+    const { systemTtl, prefixKey } = ctx;
+    const req: BillRequest = { now, ttl, systemTtl, prefixKey, messages: sent, breakpointAt, epoch: fit.epochs[i] };
     // A side request of its own (fit.foreign) costs what it cost, whatever the strategy.
     const s = foreign.has(i) ? fit.steps[i] : bill.step(ctx.model, req);
     if (plain) {

@@ -267,8 +267,8 @@ export class RequestBuilder {
           return memo.block(typeof c === 'string' ? { type: 'text', text: c } : c[b]);
         },
         tokensKey: memo,
-        toolsTokens: opts.headTokens !== undefined ? 0 : tools ? memo.keyed(tools, () => JSON.stringify(tools)) + TOOL_SYSTEM_TOKENS : 0,
-        systemTokens: opts.headTokens ?? (system === undefined ? 0 : typeof system === 'string' ? memo.text(system) : memo.keyed(system, () => systemText(system))),
+        toolsTokens: opts.headTokens !== undefined || !tools ? 0 : toolsTokens(tools, memo),
+        systemTokens: opts.headTokens ?? systemTokens(system, memo),
       });
       body = plan.body;
       breakpoints = plan.breakpoints;
@@ -319,6 +319,15 @@ class TokenMemo {
     if (this.lastText?.text !== text) this.lastText = { text, tokens: this.count(text) };
     return this.lastText.tokens;
   }
+}
+
+function toolsTokens(tools: Anthropic.ToolUnion[], memo: TokenMemo): number {
+  return memo.keyed(tools, () => JSON.stringify(tools)) + TOOL_SYSTEM_TOKENS;
+}
+
+function systemTokens(system: string | TextBlockParam[] | undefined, memo: TokenMemo): number {
+  if (system === undefined) return 0;
+  return typeof system === 'string' ? memo.text(system) : memo.keyed(system, () => systemText(system));
 }
 
 function systemText(system: string | TextBlockParam[]): string {

@@ -35,7 +35,12 @@ export interface CacheAwareOptions extends WarmCallOptions {
   guard: boolean;
 }
 
-export const CACHE_AWARE_DEFAULTS: CacheAwareOptions = { enabled: true, adaptiveTtl: true, guard: true, ...WARM_CALL_DEFAULTS };
+export const CACHE_AWARE_DEFAULTS: CacheAwareOptions = {
+  enabled: true,
+  adaptiveTtl: true,
+  guard: true,
+  ...WARM_CALL_DEFAULTS,
+};
 
 export interface CacheState {
   /** Messages [0, cachedUpTo) were in the previous request (its cached prefix). */
@@ -48,7 +53,7 @@ export interface CacheState {
   coldFrom?: { position: number; why: string };
   /** Log positions where alive cache writes end: a rewrite starts at the latest one before its first edit. */
   writeEnds?: readonly number[];
-  /** Never dearer than `none`: asked before a rewrite of the cached prefix at a warm moment (engine/savings-guard.ts). */
+  /** Never dearer than `none`: asked before a rewrite of the cached prefix when warm (engine/savings-guard.ts). */
   guard?: RewriteGuard;
 }
 
@@ -235,7 +240,10 @@ export class CacheAwareApplier {
     }
     const verdict = this.o.guard ? cache.guard?.allows(best.q) : undefined;
     if (verdict && !verdict.ok) {
-      if (verdict.line) ctx.decisions.add({ callIndex: ctx.callIndex, by: 'cache-aware', action: 'defer', targets: costly.map(keyOf), reason: `${verdict.line}; best batch ${describeQuote(best.q)}`, tokensSaved: 0 });
+      const reason = `${verdict.line}; best batch ${describeQuote(best.q)}`;
+      const targets = costly.map(keyOf);
+      const held = { callIndex: ctx.callIndex, by: 'cache-aware', action: 'defer' as const, targets, reason };
+      if (verdict.line) ctx.decisions.add({ ...held, tokensSaved: 0 });
       return 0;
     }
     let applied = 0;

@@ -44,7 +44,8 @@ export class ReplayInspector {
 
   /** Replay every recorded call through the current strategy, then re-apply the user's actions. */
   private load(): void {
-    const it = replay(this.imp, { strategy: this.strategy, config: this.o.config, clientPrefix: inferClientPrefix(this.imp) });
+    const clientPrefix = inferClientPrefix(this.imp);
+    const it = replay(this.imp, { strategy: this.strategy, config: this.o.config, clientPrefix });
     let history: CallHistory | undefined;
     let last = 0;
     for (;;) {
