@@ -4,6 +4,7 @@ import { importTranscript } from '../core/import';
 import { journalImporter } from '../core/import/journal';
 import type { ImportedSession } from '../core/session/types';
 import { CostLedger, replay, totals, viewRows, type ContextEngine, type ReplayStep } from '../core/engine';
+import { inferClientPrefix } from '../core/report';
 import type { PipelineConfig } from '../core/trimming';
 import { serveTranscript } from '../host/standalone';
 import { jsonTerminalSafe, terminalSafe, terminalSafeLine as line } from '../protocol/safe-text';
@@ -33,7 +34,8 @@ function importJournalOrTranscript(file: string): ImportedSession {
 /** Replay every recorded call, then prepare the request that would come next. */
 export function inspectTranscript(file: string, o: InspectOptions) {
   const imp = importJournalOrTranscript(file);
-  const it = replay(imp, { strategy: o.strategy, config: o.config });
+  const clientPrefix = inferClientPrefix(imp);
+  const it = replay(imp, { strategy: o.strategy, config: o.config, clientPrefix });
   let engine: ContextEngine | undefined;
   let ledger: CostLedger | undefined;
   let last: ReplayStep | undefined;
@@ -43,7 +45,7 @@ export function inspectTranscript(file: string, o: InspectOptions) {
       engine = r.value;
       break;
     }
-    ledger ??= new CostLedger(r.value.prepared.body.model, r.value.engine.tokens);
+    ledger ??= new CostLedger(r.value.prepared.body.model, r.value.engine.tokens, '5m', clientPrefix);
     ledger.step(r.value.prepared.body, r.value.now);
     last = r.value;
   }
@@ -51,7 +53,7 @@ export function inspectTranscript(file: string, o: InspectOptions) {
   const epochStart = imp.calls.at(-1)?.epochStart ?? 0;
   const cachedUpTo = last?.call.at ?? 0;
   const next = engine.prepare({ callIndex: imp.calls.length, upTo: engine.session.messages.length, epochStart, now });
-  ledger ??= new CostLedger(next.body.model, engine.tokens);
+  ledger ??= new CostLedger(next.body.model, engine.tokens, '5m', clientPrefix);
   const nextCost = ledger.step(next.body, now);
   const rows = viewRows(engine, next, epochStart, cachedUpTo);
   // The report's bill of the same session: its `none` and the system prompt and tools the transcript lacks.

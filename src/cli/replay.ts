@@ -2,6 +2,7 @@
 import { Writable } from 'node:stream';
 import { importTranscript } from '../core/import';
 import { CostLedger, replay } from '../core/engine';
+import { inferClientPrefix } from '../core/report';
 import { jsonTerminalSafe } from '../protocol/safe-text';
 import type { PipelineConfig } from '../core/trimming';
 
@@ -15,8 +16,10 @@ export async function runReplay(file: string, o: ReplayCliOptions, out: Writable
   const imp = importTranscript(file);
   let ledger: CostLedger | undefined;
   let n = 0;
-  for (const step of replay(imp, { strategy: o.strategy, config: o.config })) {
-    ledger ??= new CostLedger(step.prepared.body.model, step.engine.tokens);
+  // Decided as the proxy would: with the client's system prompt and tools, sized from the usage, in front.
+  const clientPrefix = inferClientPrefix(imp);
+  for (const step of replay(imp, { strategy: o.strategy, config: o.config, clientPrefix })) {
+    ledger ??= new CostLedger(step.prepared.body.model, step.engine.tokens, '5m', clientPrefix);
     const sim = ledger.step(step.prepared.body, step.now);
     const line = jsonTerminalSafe(JSON.stringify({
       call: step.call.index,

@@ -13,6 +13,7 @@
  * a path, a query, an id or a command get the matching value; a required
  * property it cannot fill makes it skip that tool.
  */
+import { TRIM_MARKER } from '../core/trimming/summary-text';
 import type { MessagesBody, ScriptedBlock, ScriptedTurn, WireBlock, WireTool } from './types';
 
 /** More assistant rounds than this after one prompt and the policy answers regardless. */
@@ -206,11 +207,14 @@ function summary(prompt: string, calls: ReadonlyMap<string, Call>, toolCount: nu
     } else if (c.name === 'list_files') {
       const entries = r.text.split('\n').filter((l) => l.trim() !== '');
       lines.push(`- The workspace listing has ${entries.length} entries (for example ${entries.slice(0, 3).map((e) => `\`${e.trim()}\``).join(', ')}).`);
+    } else if (r.text.startsWith(TRIM_MARKER)) {
+      // A placeholder is not the tool's output: quoting it as file content would be a made-up fact.
+      lines.push(`- \`${target}\` (${c.name}) was trimmed from my context after I used it; I do not quote it again.`);
     } else if (c.name === 'read_file') {
       read.push(target);
       lines.push(`- \`${target}\` has ${r.text.split('\n').length} lines and begins with: "${preview(r.text)}".`);
     } else if (c.name === 'search') {
-      const hits = r.text.split('\n').filter((l) => l.trim() !== '');
+      const hits = r.text.startsWith('No matches') ? [] : r.text.split('\n').filter((l) => l.trim() !== '');
       lines.push(hits.length === 0 ? `- Searching for "${target}" found nothing.` : `- Searching for "${target}" found ${hits.length} matching lines, first: "${preview(hits[0])}".`);
     } else {
       lines.push(`- \`${c.name}\` done: ${preview(r.text)}`);

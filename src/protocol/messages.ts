@@ -115,6 +115,11 @@ export interface InspectorSnapshot {
     nextTokens: { input: number; cacheWrite: number; cacheRead: number };
     /** False when the model's prices are a guess (show costs as approximate). */
     exactPrices: boolean;
+    /**
+     * Saved so far vs `none` on this session (USD, input side, the engine's guard account: engine/savings-guard.ts),
+     * what `none` would have cost, and how many rewrites of the cached prefix the guard held. Absent before a call.
+     */
+    vsNone?: { saved: number; none: number; held: number };
   };
   calls: CallPoint[];
   composition: CompositionEntry[];

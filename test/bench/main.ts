@@ -4,7 +4,8 @@
  * parameter choice), token calibration accuracy, and request-build speed. Results go
  * to bench-results/ (JSON + Markdown).
  *
- * Sections: --section=engine,check,loso,loops,cline,tokens,speed,deltas,proxy,stall,soak,cli,report,timings (default: all but deltas, which speed includes; cli needs CLAUDE_BIN). Positional
+ * Sections: --section=engine,check,loso,loops,cline,tokens,speed,deltas,proxy,stall,soak,cli,report,timings,truth (default: all but deltas,
+ * which speed includes, and truth, which replays the shared sets through the proxy: minutes; cli needs CLAUDE_BIN). Positional
  * arguments restrict the contenders by name or spec; --spec=a,b [--config=file.json]
  * adds an ad-hoc one for tuning.
  */
@@ -20,6 +21,7 @@ import { benchRequestBuild, formatRequestBuild } from './request-build';
 import { inspectorDeltasSection } from './inspector-deltas';
 import { inspectorPageSection } from './inspector-page';
 import { proxySection } from './proxy-bench';
+import { groundTruthSection } from './ground-truth';
 import { reportRunChild, reportSpeedSection } from './report-speed';
 import { formatSoak, runSoak } from './soak';
 import { formatStall, runStall } from './proxy-stall';
@@ -175,6 +177,11 @@ async function main(): Promise<void> {
   if (want.has('proxy')) md.push(await proxySection());
   if (want.has('stall')) {
     const section = formatStall(await runStall(log));
+    md.push(...section);
+    process.stdout.write(`${section.join('\n')}\n`);
+  }
+  if (want.has('truth')) {
+    const section = await groundTruthSection();
     md.push(...section);
     process.stdout.write(`${section.join('\n')}\n`);
   }

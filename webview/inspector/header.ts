@@ -82,10 +82,15 @@ export class Header {
     setText(this.cache.value, `${fmtPct(c.hitRatio)} hits`);
     setText(this.cache.sub, `next: ${fmtTokens(c.nextCachedTokens)} read${c.cachedUpToRef ? ` (prefix ends at ${c.cachedUpToRef})` : ' (prefix broken)'} · ${c.breakpoints} breakpoint${c.breakpoints === 1 ? '' : 's'}`);
     setText(this.session.value, fmtUsd(s.cost.session));
+    const v = s.cost.vsNone;
+    const share = v && v.none > 0 ? v.saved / v.none : 0;
+    const saved = v ? `${v.saved < 0 ? '−' : ''}${fmtUsd(Math.abs(v.saved))}` : '';
+    const vsNone = v ? ` · saved ${saved} vs none (${fmtPct(share, 0)})` : '';
+    const held = v?.held ? ` · guard held ${v.held}` : '';
     const inferred = s.totals.inferredTokens ? ' as `trimline report` prices it, system and tools inferred' : '';
     const prices = s.cost.exactPrices ? '' : ' · list prices assumed';
-    const simulated = s.live ? '' : ', simulated';
-    setText(this.session.sub, `${s.calls.length} calls · input side${simulated}${inferred}${prices}`);
+    const mode = s.live ? '' : ', simulated';
+    setText(this.session.sub, `${s.calls.length} calls · input side${mode}${inferred}${vsNone}${held}${prices}`);
     this.updateNext(s);
     this.updateComposition(s);
   }

@@ -8,11 +8,14 @@ import { RequestBuilder, type BlockMap } from '../request/build';
 import type { Breakpoint, CacheTtl, Repair, RequestBody } from '../api/wire';
 import type { Session } from '../session/session';
 import { lastBelow } from '../session/sorted';
+import type { TextBlockParam } from '../session/types';
 import { totalInput, type CallUsage, type ContentBlockParam, type MessageParam } from '../session/types';
 import { describeHoldBack, type HoldBackQuote } from '../cache/hold-back';
 import { describeLongTtl, quoteLongTtl } from '../cache/long-ttl';
 import { TTL_1H_MS, ttlMsOf } from '../api/cache-rules';
 import { TokenEstimator } from '../tokens';
+import { placeholderSystem, type ClientPrefix } from './client-prefix';
+import { SavingsGuard, type SavingsSnapshot } from './savings-guard';
 import type { TokenQuality } from '../tokens/types';
 import { DecisionLog, MessageIndex, createPipeline, type CacheState, type Pipeline, type PipelineConfig, type PipelineRunResult } from '../trimming';
 
@@ -34,6 +37,8 @@ export interface EngineOptions {
   config?: PipelineConfig;
   ttl?: CacheTtl;
   estimator?: TokenEstimator;
+  /** The client's system prompt and tools when the session does not hold them (a replayed transcript). */
+  clientPrefix?: ClientPrefix;
 }
 
 export interface CallStats {
@@ -90,6 +95,8 @@ export class ContextEngine {
   model: string;
   maxTokens: number;
   ttl: CacheTtl;
+  /** The engine may write messages for 1 hour (false when a 5-minute marker of the client's comes before them). */
+  longTtlAllowed = true;
   private cache: Pick<CacheState, 'cachedUpTo' | 'lastCallAt'> = { cachedUpTo: 0 };
   /** Model and epoch of the previous call: a switch of either is a free moment for the cache. */
   private lastModel?: string;
@@ -122,6 +129,10 @@ export class ContextEngine {
   private readonly loggedRepairs = new Set<string>();
   /** Repair objects already counted (those of rendered messages recur as the same objects). */
   private readonly seenRepairs = new WeakSet<Repair>();
+  /** Saved so far vs `none`, and the guard against rewrites that do not pay back. */
+  private readonly guard = new SavingsGuard(() => this.model);
+  /** The client's prefix this replay decides with, and the placeholder system block standing for it. */
+  private readonly inferred?: { readonly prefix: ClientPrefix; readonly system: TextBlockParam[] };
 
   constructor(
     readonly session: Session,
@@ -134,6 +145,10 @@ export class ContextEngine {
     this.index = new MessageIndex(session, this.tokens);
     // The TTL is read per call (this.ttl may follow the client's breakpoints), not fixed here.
     this.pipeline = createPipeline(opts.strategy ?? 'default', opts.config ?? {});
+    const prefix = opts.clientPrefix;
+    const holdsHead = session.system !== undefined || Boolean(session.tools?.length);
+    if (prefix && prefix.tokens > 0 && !holdsHead) this.inferred = { prefix, system: placeholderSystem(prefix) };
+    this.sharedHead = this.inferred?.prefix.shared ?? 0;
     session.on((e) => {
       if (e.type !== 'message') this.overlaysChanged = true;
     });
@@ -188,6 +203,11 @@ export class ContextEngine {
       this.loggedRepairs.add(key);
       this.decisions.add({ callIndex: input.callIndex, by: 'request-builder', action: 'repair', targets: [...r.blockIds], reason: `${r.rule}: ${r.description}`, tokensSaved: 0 });
     }
+    const planned = prepared.breakpoints.find((b) => b.messageIndex === undefined)?.prefixTokens ?? this.headTokens;
+    const sizes = { head: this.inferred?.prefix.tokens ?? planned, sharedHead: this.sharedHead };
+    const { index, model, ttl: noneTtl } = this;
+    const { firstApplied } = run;
+    this.guard.account({ index, cache, firstApplied, epochStart, upTo, now, ttl, noneTtl, model, ...sizes });
     this.opensLoop = run.evidence.currentLoopCalls <= 1;
     this.editedInside = prepared.firstChanged !== undefined && this.previousMessages !== undefined && prepared.firstChanged < this.previousMessages.length;
     this.previousBreakpoints = prepared.breakpoints;
@@ -214,15 +234,23 @@ export class ContextEngine {
     // The cache's TTL is the longest of the writes still alive (a pause under it finds the cache warm), else the previous call's.
     const hour = this.recentWrites.some((w) => w.ttl === '1h' && now - w.at < TTL_1H_MS);
     // Written out, not spread: V8's spread-then-add is a slow path, and this runs every call.
-    return { cachedUpTo: this.cache.cachedUpTo, lastCallAt: this.cache.lastCallAt, ttl: hour ? '1h' : (this.lastTtl ?? this.ttl), coldFrom, writeEnds: this.writeEnds(now) };
+    const { cachedUpTo, lastCallAt } = this.cache;
+    const ttl = hour ? '1h' : (this.lastTtl ?? this.ttl);
+    return { cachedUpTo, lastCallAt, ttl, coldFrom, writeEnds: this.writeEnds(now), guard: this.guard };
   }
+
+  /** Saved so far vs `none` on this session (the guard's shadow cache). */
+  savings(): SavingsSnapshot {
+    return this.guard.snapshot();
+  }
+
 
   /**
    * This call's TTL: the session's (the client's, behind the proxy), or the 1-hour one when the
    * cache-aware applier's long-TTL choice says the pause likely to follow pays for it (cache/long-ttl.ts).
    */
   private callTtl(run: PipelineRunResult, epochStart: number, upTo: number, callIndex: number, cache: CacheState, now: number): CacheTtl {
-    if (this.ttl === '1h' || !this.pipeline.applier.adaptiveTtl) return this.ttl;
+    if (this.ttl === '1h' || !this.pipeline.applier.adaptiveTtl || !this.longTtlAllowed) return this.ttl;
     const { loop } = this.pipeline.applier.expectedCalls(run.evidence, this.ttl);
     // Written this call: what is new since the cached end, from this call's first applied edit on, and from where
     // the cache is cold this call (a model switch, a new epoch: its start; idle past the TTL: everything, head included).
@@ -312,6 +340,8 @@ export class ContextEngine {
       previousBreakpoints: previous,
       previousMessages,
       holdBackFrom,
+      system: this.inferred?.system,
+      headTokens: this.inferred?.prefix.tokens,
     });
     const breakpoints = [...built.breakpoints];
     const stats: CallStats = {

@@ -8,6 +8,7 @@ import { CacheSimulator, type CacheUsage, type SimBlock } from '../cache/simulat
 import type { CacheTtl, RequestBody } from '../api/wire';
 import type { ContentBlockParam } from '../session/types';
 import type { TokenAccountant } from '../tokens/types';
+import { placeholderSystem, type ClientPrefix } from './client-prefix';
 
 export interface LedgerEntry {
   usage: CacheUsage;
@@ -32,10 +33,14 @@ export class CostLedger {
     private readonly model: string,
     private readonly tokens: TokenAccountant,
     private readonly ttl: CacheTtl = '5m',
+    /** The inferred client prefix the requests carry as a placeholder system block: counted at its size. */
+    private readonly clientPrefix?: ClientPrefix,
   ) {}
 
   private tokensOf = (block: SimBlock): number => {
     const t = block.type;
+    const p = this.clientPrefix;
+    if (p && t === 'text' && (block as { text?: unknown }).text === placeholderSystem(p)[0].text) return p.tokens;
     if (t === 'text' || t === 'tool_use' || t === 'tool_result' || t === 'thinking' || t === 'redacted_thinking' || t === 'image' || t === 'document') {
       return this.tokens.block(block as ContentBlockParam).tokens;
     }

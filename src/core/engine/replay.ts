@@ -38,6 +38,8 @@ export function recordedTtl(call: CallRecord): CacheTtl | undefined {
 export function* replay(imp: ImportedSession, opts: ReplayOptions = {}): Generator<ReplayStep, ContextEngine> {
   const session = emptySessionFor(imp);
   const engine = new ContextEngine(session, { model: imp.model ?? imp.calls.find((c) => c.model)?.model, ...opts });
+  // The client's system breakpoint carries the client's TTL: a 1-hour message marker after a 5-minute one is refused.
+  if (opts.clientPrefix) engine.longTtlAllowed = false;
   let appended = 0;
   let now = 0;
   for (const call of imp.calls) {

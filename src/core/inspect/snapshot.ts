@@ -115,6 +115,7 @@ export function buildSnapshot(engine: ContextEngine, prepared: PreparedCall, o: 
   // The inferred system prompt and tools come first in every request: the next one (inside the TTL) reads them.
   const prefixRead = inferred > 0 ? inputSidePrice({ read: inferred }, modelPrice(engine.model), engine.ttl) : 0;
   const nextDiff = history.length ? history.diffNext(prepared.body, prepared.blockMap) : undefined;
+  const account = engine.savings();
   const snapshot: InspectorSnapshot = {
     sessionId: o.sessionId,
     title: o.title,
@@ -150,6 +151,7 @@ export function buildSnapshot(engine: ContextEngine, prepared: PreparedCall, o: 
         cacheRead: u.cache_read_input_tokens + inferred,
       },
       exactPrices: priced.cost.exactPrices,
+      ...(account.none > 0 ? { vsNone: { saved: account.saved, none: account.none, held: account.held } } : {}),
     },
     calls: [...history.points],
     composition: withInferred(composition(session, history.tokensOf, priced.flat), inferred),

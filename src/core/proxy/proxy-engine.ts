@@ -27,7 +27,7 @@ import { SessionJournals, type OpenedJournal } from './session-journals';
 import { titleOf } from './session-list';
 import { sessionKeyOf, type Headers } from './session-key';
 import type { ResponseFacts } from './sse-usage';
-import { clientTtl, upstreamBody } from './upstream';
+import { clientTtl, headAllowsLongTtl, upstreamBody } from './upstream';
 import { ProxyVerdicts } from './verdicts';
 
 /**
@@ -213,6 +213,7 @@ export class ProxyEngine {
       st.prepared = undefined;
       // The engine follows the client: its breakpoints' TTL and its model.
       st.engine.ttl = clientTtl(body);
+      st.engine.longTtlAllowed = headAllowsLongTtl(body);
       st.engine.model = body.model;
       for (const done of st.inspector.applyDeferredIfCold(now)) this.o.log?.(`session ${m.entry.id}: deferred action applied on a cold cache: ${done}`);
       // Observe only: the client's bytes, unless the user pinned, trimmed or restored something here.

@@ -35,6 +35,13 @@ export function clientTtl(body: RequestBody): CacheTtl {
   return head.length > 0 && head.every((c) => c.ttl === '1h') ? '1h' : '5m';
 }
 
+/** Whether messages may carry 1-hour markers after the client's head (none of its head markers is a 5-minute one). */
+export function headAllowsLongTtl(body: RequestBody): boolean {
+  const head = [...(body.tools ?? []), ...(Array.isArray(body.system) ? body.system : [])];
+  const marks = head.map((x) => cacheControlOf(x)).filter((c) => c !== undefined);
+  return marks.every((c) => c.ttl === '1h') && (!body.cache_control || body.cache_control.ttl === '1h');
+}
+
 /** Messages with at most `budget` breakpoints, keeping the latest ones (copies only where a marker goes). */
 export function fitBreakpoints(messages: Messages, budget: number): Messages {
   const marks: [number, number][] = [];

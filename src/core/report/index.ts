@@ -16,3 +16,4 @@ export { fitNone, MIN_CALLS_FOR_FIT } from './fit';
 export * from '../../protocol/report';
 export { defaultCacheFile, ReportCache, REPORT_CACHE_VERSION } from './cache';
 export { INFERRED_NOTE, inferredHeadRows, transcriptBill, type TranscriptBill } from './transcript-bill';
+export { clientPrefixOf, inferClientPrefix } from './client-prefix';

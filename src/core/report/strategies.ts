@@ -12,11 +12,13 @@ import { hashString } from '../cache/simulator';
 import { replay } from '../engine';
 import type { ContentBlockParam, ImportedSession, LogBlock } from '../session/types';
 import type { PipelineConfig } from '../trimming';
+import type { Breakpoint } from '../api/wire';
 import type { BillBlock, BillMessage, BillRequest } from './bill-model';
 import { SessionBill, withCleared } from './session-bill';
 import type { FitResult } from './fit';
 import { blockChars, CHARS_PER_TOKEN } from './sizing';
 import { UsageSizedTokens } from './usage-tokens';
+import { clientPrefixOf } from './client-prefix';
 
 export interface StrategyCost {
   /** Input-side cost over the billed calls, USD. */
@@ -72,6 +74,18 @@ function sameBillMessage(a: BillMessage, b: BillMessage): boolean {
   return true;
 }
 
+/** The last message breakpoint of a plan (the tail), with its request position. */
+function lastMessageBreakpoint(bps: readonly Breakpoint[]): { messageIndex: number; blockIndex: number } | undefined {
+  let out: { messageIndex: number; blockIndex: number } | undefined;
+  for (const b of bps) {
+    if (b.messageIndex === undefined || b.blockIndex === undefined) continue;
+    const sameMessage = out !== undefined && b.messageIndex === out.messageIndex;
+    const later = !out || b.messageIndex > out.messageIndex || (sameMessage && b.blockIndex > out.blockIndex);
+    if (later) out = { messageIndex: b.messageIndex, blockIndex: b.blockIndex };
+  }
+  return out;
+}
+
 /** Price a strategy on a session already fitted with {@link fitNone}. */
 export function priceStrategy(imp: ImportedSession, model: string, fit: FitResult, strategy: string, config: PipelineConfig, opts: PriceOptions = {}): StrategyCost {
   const sized = new Map<string, BillBlock>();
@@ -125,7 +139,9 @@ export function priceStrategy(imp: ImportedSession, model: string, fit: FitResul
   // Sizes from the fit, never a tokenizer (see usage-tokens.ts); no calibration: the sizes are the usage's.
   const estimator = new UsageSizedTokens(imp, fit.messages, imp.model ?? imp.calls.find((c) => c.model)?.model);
   let prev: { readonly sent: readonly unknown[]; readonly rows: readonly (readonly string[])[]; readonly billed: readonly BillMessage[] } | undefined;
-  for (const step of replay(imp, { strategy, config, estimator, calibrate: false })) {
+  // Decided as the proxy would: with the client's system prompt and tools in front of the messages.
+  const clientPrefix = clientPrefixOf(fit.prefix);
+  for (const step of replay(imp, { strategy, config, estimator, calibrate: false, clientPrefix })) {
     const i = step.call.index;
     const body = step.prepared.body;
     // The previous call's bill messages, as far as this request sends the same message objects with the same ids.
@@ -160,7 +176,12 @@ export function priceStrategy(imp: ImportedSession, model: string, fit: FitResul
     const ctx = fit.contexts[i];
     // Results the client cleared itself (microcompact) are placeholders in every strategy's request too.
     const sent = withCleared(messages, ctx.cleared, clearedMemo);
-    const req: BillRequest = { now: fit.timings[i].now, refresh: fit.timings[i].refresh, ttl: fit.timings[i].ttl, systemTtl: ctx.systemTtl, prefixKey: ctx.prefixKey, messages: sent, breakpointAt: fit.placement[i], epoch: fit.epochs[i], sessionEpoch: fit.sessionEpochs[i] };
+    // The message breakpoint the proxy would send: the engine's tail (before messages it held out of the write).
+    const tail = lastMessageBreakpoint(step.prepared.breakpoints);
+    const breakpointAt = (tail && sent[tail.messageIndex]?.blocks[tail.blockIndex]?.id) ?? fit.placement[i];
+    const { now, refresh, ttl } = fit.timings[i];
+    const { systemTtl, prefixKey } = ctx;
+    const req: BillRequest = { now, refresh, ttl, systemTtl, prefixKey, messages: sent, breakpointAt, epoch: fit.epochs[i], sessionEpoch: fit.sessionEpochs[i] };
     // A side request of its own (fit.foreign) costs what it cost, whatever the strategy.
     const s = foreign.has(i) ? fit.steps[i] : bill.step(ctx.model, req);
     if (plain) {

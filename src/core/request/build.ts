@@ -39,6 +39,12 @@ export interface BuildOptions {
   readonly system?: string | TextBlockParam[];
   /** Default: session.tools. */
   readonly tools?: readonly Anthropic.ToolUnion[];
+  /**
+   * Tokens of the client's tools + system prompt in front of the messages, when the session does not
+   * hold them (a replayed transcript: inferred from the recorded usage). The planner counts them
+   * instead of the system and tools it is given; the minimum cacheable prefix is on the whole prefix.
+   */
+  readonly headTokens?: number;
   /** When set, cache breakpoints are planned with this TTL. */
   readonly cacheTtl?: CacheTtl;
   /** Token counts for the planner; default a rough chars/4 estimate. */
@@ -261,8 +267,8 @@ export class RequestBuilder {
           return memo.block(typeof c === 'string' ? { type: 'text', text: c } : c[b]);
         },
         tokensKey: memo,
-        toolsTokens: tools ? memo.keyed(tools, () => JSON.stringify(tools)) + TOOL_SYSTEM_TOKENS : 0,
-        systemTokens: system === undefined ? 0 : typeof system === 'string' ? memo.text(system) : memo.keyed(system, () => systemText(system)),
+        toolsTokens: opts.headTokens !== undefined || !tools ? 0 : toolsTokens(tools, memo),
+        systemTokens: opts.headTokens ?? systemTokens(system, memo),
       });
       body = plan.body;
       breakpoints = plan.breakpoints;
@@ -313,6 +319,15 @@ class TokenMemo {
     if (this.lastText?.text !== text) this.lastText = { text, tokens: this.count(text) };
     return this.lastText.tokens;
   }
+}
+
+function toolsTokens(tools: Anthropic.ToolUnion[], memo: TokenMemo): number {
+  return memo.keyed(tools, () => JSON.stringify(tools)) + TOOL_SYSTEM_TOKENS;
+}
+
+function systemTokens(system: string | TextBlockParam[] | undefined, memo: TokenMemo): number {
+  if (system === undefined) return 0;
+  return typeof system === 'string' ? memo.text(system) : memo.keyed(system, () => systemText(system));
 }
 
 function systemText(system: string | TextBlockParam[]): string {

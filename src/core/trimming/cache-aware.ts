@@ -31,9 +31,16 @@ export interface CacheAwareOptions extends WarmCallOptions {
   enabled: boolean;
   /** Write with the 1-hour TTL on calls where the pause likely to follow pays for it (cache/long-ttl.ts). */
   adaptiveTtl: boolean;
+  /** Ask the session's guard before a rewrite of the cached prefix at a warm moment (engine/savings-guard.ts). */
+  guard: boolean;
 }
 
-export const CACHE_AWARE_DEFAULTS: CacheAwareOptions = { enabled: true, adaptiveTtl: true, ...WARM_CALL_DEFAULTS };
+export const CACHE_AWARE_DEFAULTS: CacheAwareOptions = {
+  enabled: true,
+  adaptiveTtl: true,
+  guard: true,
+  ...WARM_CALL_DEFAULTS,
+};
 
 export interface CacheState {
   /** Messages [0, cachedUpTo) were in the previous request (its cached prefix). */
@@ -46,6 +53,16 @@ export interface CacheState {
   coldFrom?: { position: number; why: string };
   /** Log positions where alive cache writes end: a rewrite starts at the latest one before its first edit. */
   writeEnds?: readonly number[];
+  /** Never dearer than `none`: asked before a rewrite of the cached prefix when warm (engine/savings-guard.ts). */
+  guard?: RewriteGuard;
+}
+
+/** The session's guard against rewrites that do not pay back. */
+export interface RewriteGuard {
+  /** Whether the rewrite the quote prices may go ahead now; `line` says why not (once per warm stretch). */
+  allows(q: RewriteQuote): { ok: boolean; line?: string };
+  /** The cache is cold anyway this call: edits are free, and the guard speaks again when it next holds. */
+  freeMoment(): void;
 }
 
 export interface ApplyContext {
@@ -143,6 +160,7 @@ export class CacheAwareApplier {
         : cache.lastCallAt === undefined
           ? 'free moment: nothing cached yet'
           : `free moment: cache expired (${Math.round(idle / 1000)} s idle ≥ the ${ttl} TTL), rewriting costs nothing extra`;
+      cache.guard?.freeMoment();
       for (const p of all) applied += this.apply(ctx, p, why);
       return applied;
     }
@@ -153,6 +171,7 @@ export class CacheAwareApplier {
     if (cache.coldFrom && cache.coldFrom.position < breakAt) {
       breakAt = cache.coldFrom.position;
       breakWhy = `free moment: ${cache.coldFrom.why}`;
+      cache.guard?.freeMoment();
     }
     for (const p of all) {
       if (p.urgent && p.position < breakAt) {
@@ -217,6 +236,14 @@ export class CacheAwareApplier {
         this.deferLogged.add(p);
         ctx.decisions.add({ callIndex: ctx.callIndex, by: 'cache-aware', action: 'defer', targets: [keyOf(p)], get reason() { return reason(); }, tokensSaved: 0 });
       }
+      return 0;
+    }
+    const verdict = this.o.guard ? cache.guard?.allows(best.q) : undefined;
+    if (verdict && !verdict.ok) {
+      const reason = `${verdict.line}; best batch ${describeQuote(best.q)}`;
+      const targets = costly.map(keyOf);
+      const held = { callIndex: ctx.callIndex, by: 'cache-aware', action: 'defer' as const, targets, reason };
+      if (verdict.line) ctx.decisions.add({ ...held, tokensSaved: 0 });
       return 0;
     }
     let applied = 0;

@@ -23,6 +23,8 @@ export const DEMO_PROMPTS: readonly string[] = [
   'How does the cart compute its total? Look at src/cart.js and src/pricing.js.',
   'Where are bulk discounts applied? Check src/pricing.js and test/cart.test.js.',
   'What does logs/build.log say about failures?',
+  // The build log's 10k tokens leave the next turn's requests: the trim pays back over its calls.
+  'Which test covers the EU tax rate? Check test/cart.test.js and src/pricing.js.',
 ];
 
 /** Lines of each answer echoed to the terminal (the inspector has the rest). */

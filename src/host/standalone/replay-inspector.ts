@@ -7,6 +7,7 @@
  */
 import { basename } from 'node:path';
 import { replay, type ContextEngine, type PreparedCall } from '../../core/engine';
+import { inferClientPrefix } from '../../core/report';
 import { answerInspectorRequest, applyUserAction, buildSnapshot, CallHistory, InspectorActionError, isInspectorRequest, type UserAction } from '../../core/inspect';
 import { INFERRED_NOTE, inferredHeadRows, transcriptBill, type TranscriptBill } from '../../core/report';
 import type { ImportedSession } from '../../core/session/types';
@@ -47,7 +48,8 @@ export class ReplayInspector {
 
   /** Replay every recorded call through the current strategy, then re-apply the user's actions. */
   private load(): void {
-    const it = replay(this.imp, { strategy: this.strategy, config: this.o.config });
+    const clientPrefix = inferClientPrefix(this.imp);
+    const it = replay(this.imp, { strategy: this.strategy, config: this.o.config, clientPrefix });
     this.bill = transcriptBill(this.imp, this.strategy, this.o.config ?? {});
     let history: CallHistory | undefined;
     let last = 0;

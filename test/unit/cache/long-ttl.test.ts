@@ -38,9 +38,10 @@ describe('long-TTL quote', () => {
 });
 
 /** Turns of a few tool rounds each, a user pause of `pauseMs` before every prompt; every call prepared and priced. */
-function run(strategy: string, pauseMs: number, config?: PipelineConfig): { ttls: string[]; cost: number } {
+function run(strategy: string, pauseMs: number, config?: PipelineConfig, longTtlAllowed = true): { ttls: string[]; cost: number } {
   const s = new Session({ model: 'claude-sonnet-4-5', system: [{ type: 'text', text: 'system '.repeat(3000) }] });
   const engine = new ContextEngine(s, { strategy, config });
+  engine.longTtlAllowed = longTtlAllowed;
   const sim = new CacheSimulator();
   const tokensOf = (b: SimBlock): number => Math.ceil(blockText(b as ContentBlockParam).length / 4);
   const ttls: string[] = [];
@@ -73,6 +74,11 @@ describe('engine: the TTL per call', () => {
     expect(adaptive.ttls).toContain('1h');
     expect(fixed.ttls).not.toContain('1h');
     expect(adaptive.cost).toBeLessThan(fixed.cost);
+  });
+
+  it('behind a client whose system breakpoint is a 5-minute one (the proxy), never writes for an hour', () => {
+    // A 1-hour marker after a 5-minute one is refused by the API: the request would go untouched.
+    expect(run('default', 20 * MIN, undefined, false).ttls).not.toContain('1h');
   });
   it('short pauses make it choose the hour less often; none never changes the client\'s TTL', () => {
     const hours = (ttls: string[]): number => ttls.filter((t) => t === '1h').length;

@@ -33,7 +33,7 @@ function quotedRewrites(engine: ContextEngine, call: number): number[] {
 
 function run(lostAt?: number): ContextEngine {
   const s = new Session({ model: 'claude-sonnet-4-5' });
-  const engine = new ContextEngine(s, { strategy: 'summarize-tool-results', config: { cacheAware: { adaptiveTtl: false } } });
+  const engine = new ContextEngine(s, { strategy: 'summarize-tool-results', config: { cacheAware: { adaptiveTtl: false, guard: false } } });
   s.append('user', `task ${'context '.repeat(3000)}`);
   let now = 0;
   for (let call = 0; call < 12; call++) {

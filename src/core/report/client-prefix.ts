@@ -1,0 +1,28 @@
+/**
+ * The client's system prompt and tools of a recorded session, sized from its usage (sizing.ts), for
+ * the replay paths that decide as the proxy would (`trimline replay`, `inspect`, the report).
+ */
+import type { ClientPrefix } from '../engine/client-prefix';
+import type { ImportedSession } from '../session/types';
+import { sizeSession } from './sizing';
+import type { InferredPrefix } from './bill-types';
+
+/** The engine's view of an inferred prefix: all of it in front of the messages; shared when the first call read it. */
+export function clientPrefixOf(p: InferredPrefix): ClientPrefix {
+  // Whole tokens: the sizes are spread from usage and may carry fractions; a request counts whole tokens.
+  return { tokens: Math.round(p.shared + p.session), shared: p.sharedWarm ? Math.round(p.shared) : 0 };
+}
+
+/** The prefix in front of a transcript's messages when the transcript does not hold it; undefined without usage. */
+export function inferClientPrefix(imp: ImportedSession): ClientPrefix | undefined {
+  if (imp.system || imp.tools?.length) return undefined;
+  const model = imp.model ?? imp.calls.find((c) => c.model)?.model;
+  if (!model || !imp.calls.some((c) => c.usage)) return undefined;
+  try {
+    const p = clientPrefixOf(sizeSession(imp, model).prefix);
+    return p.tokens > 0 ? p : undefined;
+  } catch {
+    // A session the sizing cannot read is replayed on its messages alone.
+    return undefined;
+  }
+}
