@@ -6,9 +6,8 @@
  * (upstream.ts). `none` is observe-only: the upstream bytes are the client's bytes, until the
  * user trims or pins something in the inspector (then the engine builds the messages).
  *
- * Fail open: if anything here throws or the result would be refused, the client's original
- * bytes go upstream and the reason is kept for the inspector. Auth never reaches this module
- * (the host passes only the session headers it needs).
+ * Fail open: if anything here throws or the result would be refused, the client's original bytes go
+ * upstream and the reason is kept for the inspector. Auth never reaches this module.
  */
 import { ContextEngine, type PreparedCall } from '../engine/context-engine';
 import { LiveInspector } from '../inspect/live';
