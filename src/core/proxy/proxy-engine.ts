@@ -23,7 +23,7 @@ import { classifyClient } from './client-kind';
 import { ProxyFaults } from './faults';
 import { ProxySessions, type ProxiedSession } from './registry';
 import { SessionJournals, type OpenedJournal } from './session-journals';
-import { titleOf } from './session-list';
+import { titleOf } from './title';
 import { sessionKeyOf, type Headers } from './session-key';
 import type { ResponseFacts } from './sse-usage';
 import { clientTtl, headAllowsLongTtl, upstreamBody } from './upstream';

@@ -10,7 +10,7 @@ import type { StatusFacts } from '../../protocol/status';
 import { statusFromCalls } from '../status';
 import { CLIENT_LABELS } from './client-kind';
 import type { ProxyEngine, SessionState } from './proxy-engine';
-import type { ProxiedSession } from './registry';
+import { titleOf } from './title';
 
 export class SessionFollower {
   /** The session the user picked; undefined: follow the most recently active. */
@@ -60,17 +60,4 @@ export function sessionStatus(engine: ProxyEngine, key: string): StatusFacts | u
     .sort((a, b) => Number(a.parent !== undefined) - Number(b.parent !== undefined) || b.lastSeen - a.lastSeen)[0];
   const st = picked && engine.state(picked.id);
   return st ? statusFromCalls(st.inspector.calls(), st.engine.model) : undefined;
-}
-
-/** First words of the first user text, for the inspector's title. */
-export function titleOf(entry: ProxiedSession): string {
-  for (const m of entry.session.messages) {
-    if (m.role !== 'user') continue;
-    for (const b of m.blocks) {
-      if (b.param.type !== 'text' || b.param.text.startsWith('<system-reminder>')) continue;
-      const t = b.param.text.replace(/\s+/g, ' ').trim();
-      if (t) return `Proxied: ${t.slice(0, 60)}`;
-    }
-  }
-  return `Proxied session ${entry.id}`;
 }
