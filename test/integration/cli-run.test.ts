@@ -50,7 +50,7 @@ describe('trimline run', () => {
       [['x', '--resume', 'missing-session', '--workspace', workspace], /no session "missing-session"/],
       [['x', '--workspace', path.join(workspace, 'no-such-dir')], /is not a directory/],
       [['--workspace', workspace], /missing "<prompt>"/],
-      [['x', '--bogus', '--workspace', workspace], /Unknown option '--bogus'/],
+      [['x', '--bogus', '--workspace', workspace], /unknown option --bogus; see `trimline run --help`/],
       [['x', '--session', '../escape', '--workspace', workspace], /invalid session id/],
     ] as const) {
       const r = await runWithEnv([...args], env);
