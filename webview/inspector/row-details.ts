@@ -9,6 +9,7 @@ import { buildDetail, type DetailState, type Originals } from './detail';
 import type { GridModel } from './grid-model';
 import type { VirtualGrid } from './grid';
 import type { StatusLine } from './status-line';
+import { checkedPrice } from './price-confirm';
 
 /** States whose overlay replaced something the user can look at (`originals`). */
 const RESTORABLE: ReadonlySet<string> = new Set(['trimmed', 'summarized', 'pruned']);
@@ -69,6 +70,7 @@ export class RowDetails {
       loadOriginals: (r) => this.loadOriginals(r),
       submitTrim: (r, text) => void this.submitTrim(r, text),
       cancelTrim: (r) => this.closeEditor(r),
+      quoteTrim: (r, text) => this.transport.request({ op: 'price', action: { op: 'trim', blockId: r.blockId, ...(text ? { text } : {}) } }).then(checkedPrice),
     });
   }
 
