@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemo, type Demo } from '../../src/host/standalone/demo';
 import { fmtUsd } from '../../src/protocol/format';
 import { isActionPrice } from '../../src/protocol/prices';
-import { launchBrowser, openInspector, revealRow, ROW } from './helpers';
+import { launchBrowser, openInspector, revealRow, ROW, statusMatching } from './helpers';
 
 describe('trim editor: the live quote', () => {
   let browser: Browser;
@@ -62,6 +62,18 @@ describe('trim editor: the live quote', () => {
     const dir = resolve(process.cwd(), 'docs/screenshots');
     mkdirSync(dir, { recursive: true });
     await page.locator(`${ROW(target.blockId)}`).screenshot({ path: resolve(dir, 'trim-editor.png') });
+    // Trim (a trim that will not pay back asks first: apply it), then Restore: a restore is not asked
+    // whether it "pays back"; it applies and states what it adds per call and what the rewrite costs.
+    await page.click(`${ROW(target.blockId)} .trim-apply`);
+    const asked = await page.waitForSelector('.price-confirm:not([hidden]) .price-apply', { timeout: 3_000 }).catch(() => undefined);
+    if (asked) await asked.click();
+    await statusMatching(page, /^Trimmed/);
+    await page.waitForSelector(`${ROW(target.blockId)} .row-btn.restore`);
+    await page.click(`${ROW(target.blockId)} .row-btn.restore`);
+    const restored = await statusMatching(page, /^Restored/);
+    expect(restored).toMatch(/Adds [\d.]+k? tokens \(\$[\d.]+\) to every later call, and rewrites .*; about \d+ more calls? (is|are) expected\./);
+    expect(await page.isVisible('.price-confirm')).toBe(false);
+    expect(demo.inspector.snapshot()!.rows.find((r) => r.blockId === target.blockId)?.state).toBe('verbatim');
     expect(w.errors).toEqual([]);
     await page.close();
   });

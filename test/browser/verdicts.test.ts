@@ -85,7 +85,7 @@ describe('inspector: cache verdicts of a proxied session', () => {
     };
     await trim();
     const text = (await page.textContent('.price-confirm .price-text')) ?? '';
-    expect(text).toMatch(/Rewrites [\d.]+k? cached tokens now \(\$[\d.]+\)/);
+    expect(text).toMatch(/Rewrites [\d.]+k? cached tokens on the next call \(\$[\d.]+ extra\)/);
     expect(text).toContain('will not pay back');
     // Keyboard: focus is on "Wait for the next cold cache"; Enter chooses it.
     expect(await page.evaluate(() => document.activeElement?.className)).toBe('price-defer');

@@ -24,7 +24,7 @@ export class StatusLine {
   readonly status = h('div', { class: 'status', role: 'status', 'aria-live': 'polite' });
   readonly alert = h('div', { class: 'alert', role: 'alert' });
   readonly confirm = new PriceConfirm();
-  private note?: { before: number; message?: string; after?: number; timer: number };
+  private note?: { before: number; cost?: string; message?: string; after?: number; timer: number };
 
   constructor(
     private readonly transport: Transport,
@@ -49,7 +49,8 @@ export class StatusLine {
       }
       if (choice === 'defer') return this.defer(req);
     }
-    return this.send(req, price ? `${pending.replace(/…$/, ':')} ${price.summary}.` : pending);
+    const cost = price && addsTokens(req.op, price) ? price.summary : undefined;
+    return this.send(req, price ? `${pending.replace(/…$/, ':')} ${price.summary}.` : pending, cost);
   }
 
   private async defer(req: Extract<WebviewRequest, { op: ActionOp }>): Promise<boolean> {
@@ -63,11 +64,12 @@ export class StatusLine {
     }
   }
 
-  private async send(req: Extract<WebviewRequest, { op: ActionOp }>, pending: string): Promise<boolean> {
+  /** `cost`: the price a restore states with its result (what it adds per call, what the rewrite costs). */
+  private async send(req: Extract<WebviewRequest, { op: ActionOp }>, pending: string, cost?: string): Promise<boolean> {
     setText(this.status, pending);
     setText(this.alert, '');
     if (this.note) clearTimeout(this.note.timer);
-    this.note = { before: this.nextCost(), timer: window.setTimeout(() => this.flushNote(true), NOTE_WAIT_MS) };
+    this.note = { before: this.nextCost(), cost, timer: window.setTimeout(() => this.flushNote(true), NOTE_WAIT_MS) };
     try {
       const result = (await this.transport.request(req)) as RequestResults[ActionOp];
       if (this.note) {
@@ -119,6 +121,6 @@ export class StatusLine {
     clearTimeout(n.timer);
     this.note = undefined;
     const cost = n.after !== undefined && Math.abs(n.after - n.before) >= 0.00005 ? ` Next request ${fmtUsd(n.before)} → ${fmtUsd(n.after)}.` : '';
-    setText(this.status, `${n.message}.${cost}`);
+    setText(this.status, `${n.message}.${n.cost ? ` ${n.cost}.` : ''}${cost}`);
   }
 }
