@@ -35,14 +35,14 @@ export function answerInspectorRequest(t: InspectorTarget, req: InspectorRequest
     case 'originals':
       return originalsOf(t.engine, req.overlayId);
     case 'diff': {
-      const call = req.call ?? t.history.length;
-      if (call === t.history.length) {
+      const call = req.call ?? t.history.nextCall;
+      if (call === t.history.nextCall) {
         const next = t.next();
         if (typeof next === 'string') throw new InspectorActionError(next);
         return t.history.diffNext(next.body, next.blockMap);
       }
-      const d = t.history.diffs[call];
-      if (!d) throw new InspectorActionError(`no call ${call} (this session has ${t.history.length} calls)`);
+      const d = t.history.diffOf(call);
+      if (!d) throw new InspectorActionError(`no call ${call} in this session (its ${t.history.length} calls end at ${t.history.nextCall - 1})`);
       return d;
     }
     default: {

@@ -24,6 +24,7 @@ import { TokenEstimator, type DeferPolicy } from '../tokens';
 import type { PipelineConfig } from '../trimming';
 import { strategyNames } from '../trimming';
 import { ProxySessions, type ProxiedSession } from './registry';
+import { titleOf } from './title';
 import { sessionKeyOf, type Headers } from './session-key';
 import type { ResponseFacts } from './sse-usage';
 import { clientTtl, upstreamBody } from './upstream';
@@ -80,6 +81,8 @@ export interface SessionState {
   prepared?: PreparedCall;
   /** Stop following the session's overlay events. */
   readonly unsubscribe: () => void;
+  /** Each call of the log (by its index) numbered as the journal and the verdicts number it (its lineage's). */
+  readonly callNumbers: Map<number, number>;
 }
 
 export class ProxyEngine {
@@ -91,6 +94,8 @@ export class ProxyEngine {
   private readonly withOverlays = new Set<string>();
   /** The journal batch of the request being handled (its new messages and call record: one fsync). */
   private releaseBatch?: () => void;
+  /** Call numbers of sessions restored from their journal, until their inspector is made. */
+  private readonly restoredNumbers = new Map<string, Map<number, number>>();
 
   constructor(private readonly o: ProxyEngineOptions) {
     this.sessions = new ProxySessions({
@@ -131,6 +136,8 @@ export class ProxyEngine {
       for (const u of loaded.usage) loaded.session.completeCall(u.callIndex, { usage: u.usage });
       // Its verdicts' numbering goes on where the journal left it.
       for (const v of loaded.verdicts) this.verdicts.seed(v.lineage, v.verdict.call + 1);
+      // Its calls keep their numbers in the inspector.
+      this.restoredNumbers.set(id, new Map(loaded.verdicts.map((v) => [v.verdict.sessionCall, v.verdict.call])));
       // Its next call is compared with the request sent before the restart (when the journal has it).
       if (loaded.lastSent) this.verdicts.restore(id, loaded.lastSent);
       this.o.log?.(`session ${id}: continued from its journal (${loaded.session.messages.length} messages, ${loaded.session.overlayCount} overlays)`);
@@ -208,6 +215,10 @@ export class ProxyEngine {
       st.journal?.recordCall(call);
       callIndex = call.index;
       const verdict = this.verdicts.onRequest({ sessionId: m.entry.id, key: m.entry.key, sessionCall: callIndex, body, digests: m.entry.digests, now, clientAsked: 'diagnostics' in body });
+      // One numbering everywhere: the inspector shows the call as the journal and the verdicts number it.
+      st.callNumbers.set(callIndex, verdict.call);
+      const earlier = verdict.previousSession === undefined ? undefined : this.states.get(verdict.previousSession);
+      if (earlier) st.inspector.continues(earlier.inspector);
       // What the inspector shows for this call is this call's request, never an earlier one's.
       st.prepared = undefined;
       // The engine follows the client: its breakpoints' TTL and its model.
@@ -305,7 +316,7 @@ export class ProxyEngine {
     const judged = this.verdicts.onResponse(sessionId, callIndex, facts);
     if (judged) {
       st.journal?.recordVerdict(judged.lineage, judged.verdict, { print: judged.print, responseId: facts.id });
-      st.inspector.setVerdict(callIndex, judged.verdict);
+      st.inspector.setVerdict(judged.verdict);
     }
     if (this.o.strategy === 'none' || !st.entry.session.overlayCount) st.engine.observeUsage(facts.usage, call?.at ?? s.messages.length, 0, true);
     st.inspector.onUsage(callIndex, facts.usage);
@@ -359,7 +370,11 @@ export class ProxyEngine {
       const why = this.states.get(entry.id)?.journalError;
       return why ? [{ id: 'journal-error', severity: 'warning', message: `Journal: ${why}`, blockIds: [] }] : [];
     };
-    const inspector = new LiveInspector(engine, { sessionId: entry.id, title: () => titleOf(entry), strategy: this.o.strategy, strategies: ['none', 'default', ...strategyNames()], findings, externalVerdicts: true });
+    const callNumbers = this.restoredNumbers.get(entry.id) ?? new Map<number, number>();
+    this.restoredNumbers.delete(entry.id);
+    const strategies = ['none', 'default', ...strategyNames()];
+    const meta = { sessionId: entry.id, title: () => titleOf(entry), strategy: this.o.strategy, strategies, findings };
+    const inspector = new LiveInspector(engine, { ...meta, externalVerdicts: true, callNumber: (i) => callNumbers.get(i) });
     const s = entry.session;
     const overlays = (): void => {
       if (s.overlayCount > 0) this.withOverlays.add(entry.id);
@@ -369,7 +384,7 @@ export class ProxyEngine {
     const unsubscribe = s.on((e) => {
       if (e.type !== 'message') overlays();
     });
-    st = { entry, engine, inspector, journal, journalError: notJournaled, unsubscribe };
+    st = { entry, engine, inspector, journal, journalError: notJournaled, unsubscribe, callNumbers };
     this.states.set(entry.id, st);
     this.o.log?.(`session ${entry.id}: new (${entry.key ? `client session ${entry.key}` : 'matched by message prefix'}${entry.epoch > 1 ? `, epoch ${entry.epoch}: the client rewrote its history` : ''})`);
     return st;
@@ -379,17 +394,4 @@ export class ProxyEngine {
 /** Journal ids are file names: `proxy-` plus the session id. */
 function journalId(id: string): string {
   return `proxy-${id}`;
-}
-
-/** First words of the first user text, for the inspector's title. */
-export function titleOf(entry: ProxiedSession): string {
-  for (const m of entry.session.messages) {
-    if (m.role !== 'user') continue;
-    for (const b of m.blocks) {
-      if (b.param.type !== 'text' || b.param.text.startsWith('<system-reminder>')) continue;
-      const t = b.param.text.replace(/\s+/g, ' ').trim();
-      if (t) return `Proxied: ${t.slice(0, 60)}`;
-    }
-  }
-  return `Proxied session ${entry.id}`;
 }

@@ -6,7 +6,8 @@
  * rewrote its history, its system and tools as before) is listed on its own.
  */
 import type { SessionEntry, SessionsResult } from '../../protocol/sessions';
-import { titleOf, type ProxyEngine, type SessionState } from './proxy-engine';
+import type { ProxyEngine, SessionState } from './proxy-engine';
+import { titleOf } from './title';
 
 export class SessionFollower {
   /** The session the user picked; undefined: follow the most recently active. */
