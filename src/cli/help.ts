@@ -16,7 +16,8 @@ or ANTHROPIC_BASE_URL for an Anthropic-compatible endpoint. Journals go to
   trimline inspect <file> [--strategy S] [--config F] [--json]
   trimline inspect <file> --serve [--port N] [--strategy S] [--config F]
 
-What a transcript's requests hold and what strategy S (default: default) would trim, as text,
+What a transcript's requests hold and what strategy S (default: default; for a Trimline journal: none,
+what was sent) would trim, as text,
 JSON, or served in the inspector on 127.0.0.1. <file>: a Claude Code session (.jsonl), a Cline
 api_conversation_history.json, OpenAI-style chat messages (SWE-agent .traj, mini-swe-agent), OpenHands events, or
 Anthropic Messages JSON.`,

@@ -76,11 +76,11 @@ async function main(argv: string[]): Promise<number> {
       const file = positionals[0];
       if (!file) throw new UsageError('inspect: missing <file> (a transcript to inspect)');
       if (values.serve) {
-        await serveInspect(file, { strategy: values.strategy ?? 'default', config, json: false, port: parsePort(values.port) }, process.stdout);
+        await serveInspect(file, { strategy: values.strategy, config, json: false, port: parsePort(values.port) }, process.stdout);
         return 0;
       }
       if (values.port !== undefined) throw new UsageError('inspect: --port needs --serve');
-      process.stdout.write(runInspect(file, { strategy: values.strategy ?? 'default', config, json: !!values.json }) + '\n');
+      process.stdout.write(runInspect(file, { strategy: values.strategy, config, json: !!values.json }) + '\n');
       return 0;
     }
     case 'replay': {
