@@ -8,6 +8,7 @@ import type { PipelineConfig } from '../core/trimming';
 import { serveTranscript } from '../host/standalone';
 import { jsonTerminalSafe, terminalSafe, terminalSafeLine as line } from '../protocol/safe-text';
 import { lineageCalls } from '../core/store/verdicts';
+import { loadJournal } from '../core/store/load';
 import { INFERRED_NOTE, inferredHeadRows, transcriptBill } from '../core/report';
 import { pad, padStart, usd, UsageError } from './common';
 import { verdictLines } from './verdict-lines';
@@ -45,6 +46,11 @@ function importJournalOrTranscript(file: string): ImportedSession {
   }
   const input = text === undefined ? undefined : { file, text, json: { ok: false as const, error: 'not parsed' } };
   return input && journalImporter.detect(input) ? journalImporter.parse(input) : importTranscript(file);
+}
+
+/** A journal's calls (by their index in its log) numbered as its verdicts number them: across the session's epochs. */
+export function journalCallNumbers(file: string): Map<number, number> {
+  return new Map(loadJournal(file).verdicts.map((v) => [v.verdict.sessionCall, v.verdict.call]));
 }
 
 /** Replay every recorded call, then prepare the request that would come next. */
@@ -173,7 +179,10 @@ export function parsePort(v: string | undefined): number {
 /** `trimline inspect <file> --serve`: serve the inspector on 127.0.0.1 until interrupted. */
 export async function serveInspect(file: string, o: InspectOptions & { port: number }, out: NodeJS.WritableStream): Promise<void> {
   const strategy = strategyFor(file, o.strategy);
-  const { server, inspector } = await serveTranscript(file, { strategy, config: o.config, port: o.port });
+  const imported = importJournalOrTranscript(file);
+  const numbers = imported.format === 'trimline-journal' ? journalCallNumbers(file) : undefined;
+  const callNumber = numbers && ((i: number): number | undefined => numbers.get(i));
+  const { server, inspector } = await serveTranscript(file, { strategy, config: o.config, port: o.port, imported, callNumber });
   const snap = inspector.snapshot();
   out.write(`${line(file)}: ${snap.rows.length} blocks, ${snap.calls.length} calls replayed with strategy ${line(strategy)}\n`);
   out.write(`Trimline inspector: ${server.pageUrl}  (127.0.0.1 only; Ctrl+C to stop)\n`);

@@ -18,6 +18,8 @@ export interface ReplayInspectorOptions {
   strategy: string;
   config?: PipelineConfig;
   title?: string;
+  /** The number a recorded call is shown with (a journal's, across a proxied session's epochs); default its index. */
+  callNumber?: (callIndex: number) => number | undefined;
 }
 
 /** Gap between the last recorded call and the next request (inside the cache TTL). */
@@ -48,7 +50,8 @@ export class ReplayInspector {
   /** Replay every recorded call through the current strategy, then re-apply the user's actions. */
   private load(): void {
     const it = replay(this.imp, { strategy: this.strategy, config: this.o.config });
-    this.bill = transcriptBill(this.imp, this.strategy, this.o.config ?? {});
+    // A Trimline journal holds its system prompt and tools: nothing to infer.
+    this.bill = this.imp.format === 'trimline-journal' ? undefined : transcriptBill(this.imp, this.strategy, this.o.config ?? {});
     let history: CallHistory | undefined;
     let last = 0;
     for (;;) {
@@ -58,7 +61,7 @@ export class ReplayInspector {
         break;
       }
       history ??= new CallHistory(r.value.engine.session, r.value.prepared.body.model, r.value.engine.tokens, r.value.engine.ttl);
-      history.record(r.value.prepared, r.value.now);
+      history.record(r.value.prepared, r.value.now, undefined, this.o.callNumber?.(r.value.call.index));
       last = r.value.now;
     }
     this.history = history ?? new CallHistory(this.engine.session, this.engine.model, this.engine.tokens, this.engine.ttl);

@@ -10,7 +10,9 @@ import fs from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runInspect } from '../../../src/cli/inspect';
+import { journalCallNumbers, runInspect } from '../../../src/cli/inspect';
+import { ReplayInspector } from '../../../src/host/standalone/replay-inspector';
+import { journalImporter } from '../../../src/core/import/journal';
 import { ProxyEngine } from '../../../src/core/proxy/proxy-engine';
 import type { MessageParam } from '../../../src/core/session/types';
 import { journalPath, loadJournal } from '../../../src/core/store';
@@ -27,6 +29,10 @@ const key = { 'x-claude-code-session-id': 'K' };
 const usage = (read: number, written: number) => ({ input_tokens: 3, output_tokens: 5, cache_read_input_tokens: read, cache_creation_input_tokens: written });
 const user = (t: string): MessageParam => ({ role: 'user', content: [{ type: 'text', text: t }] });
 const asst = (t: string): MessageParam => ({ role: 'assistant', content: [{ type: 'text', text: t }] });
+
+function loadJournalSession(file: string) {
+  return journalImporter.parse({ file, text: fs.readFileSync(file, 'utf8'), json: { ok: false, error: 'not parsed' } });
+}
 
 function send(engine: ProxyEngine, messages: MessageParam[], now: number, id: string, u = usage(0, 0)): { sessionId: string; callIndex: number } {
   const f = engine.onRequest(Buffer.from(JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 100, system: SYSTEM, tools: TOOLS, messages })), key, now);
@@ -90,5 +96,11 @@ describe('a proxied session across an edit of its history', () => {
     expect(text).toContain('cache verdicts: 6 calls');
     expect(text).not.toMatch(/ summarized /);
     expect(JSON.parse(runInspect(file, { strategy: 'default', config: {}, json: true })).strategy).toBe('default');
+    // `inspect <journal> --serve`: the replayed calls keep the journal's numbers too.
+    const numbers = journalCallNumbers(file);
+    const served = new ReplayInspector(loadJournalSession(file), { strategy: 'none', callNumber: (i) => numbers.get(i) });
+    expect(served.snapshot().calls.map((p) => p.call)).toEqual([4, 5]);
+    expect(served.snapshot().callIndex).toBe(6);
+    expect(served.handle({ op: 'diff', call: 5 })).toMatchObject({ call: 5, previous: 4, changed: [], removed: [] });
   });
 });
