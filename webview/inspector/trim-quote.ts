@@ -63,7 +63,7 @@ export class TrimQuote {
 
   private show(p: ActionPrice | undefined): void {
     if (!p) {
-      setText(this.el, 'No price: this view cannot price a trim.');
+      setText(this.el, 'Not priced here: a replayed transcript has no live cache to rewrite.');
       return;
     }
     const q = trimQuoteParts(p);
