@@ -182,9 +182,11 @@ export async function serveInspect(file: string, o: InspectOptions & { port: num
   const imported = importJournalOrTranscript(file);
   const numbers = imported.format === 'trimline-journal' ? journalCallNumbers(file) : undefined;
   const callNumber = numbers && ((i: number): number | undefined => numbers.get(i));
-  const { server, inspector } = await serveTranscript(file, { strategy, config: o.config, port: o.port, imported, callNumber });
+  const served = { strategy, config: o.config, port: o.port, imported, callNumber };
+  const { server, inspector } = await serveTranscript(file, served);
   const snap = inspector.snapshot();
-  out.write(`${line(file)}: ${snap.rows.length} blocks, ${snap.calls.length} calls replayed with strategy ${line(strategy)}\n`);
+  const replayed = `${snap.calls.length} calls replayed with strategy ${line(strategy)}`;
+  out.write(`${line(file)}: ${snap.rows.length} blocks, ${replayed}\n`);
   out.write(`Trimline inspector: ${server.pageUrl}  (127.0.0.1 only; Ctrl+C to stop)\n`);
   await new Promise<void>((done) => {
     const stop = (): void => {

@@ -76,7 +76,8 @@ async function main(argv: string[]): Promise<number> {
       const file = positionals[0];
       if (!file) throw new UsageError('inspect: missing <file> (a transcript to inspect)');
       if (values.serve) {
-        await serveInspect(file, { strategy: values.strategy, config, json: false, port: parsePort(values.port) }, process.stdout);
+        const port = parsePort(values.port);
+        await serveInspect(file, { strategy: values.strategy, config, json: false, port }, process.stdout);
         return 0;
       }
       if (values.port !== undefined) throw new UsageError('inspect: --port needs --serve');

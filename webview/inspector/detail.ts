@@ -83,7 +83,8 @@ function trimEditor(row: InspectorRow, handlers: DetailHandlers): HTMLElement {
   apply.addEventListener('click', submit);
   const cancel = h('vscode-button', { class: 'trim-cancel', appearance: 'secondary' }, 'Cancel');
   cancel.addEventListener('click', () => handlers.cancelTrim(row));
-  const actions = h('div', { class: 'trim-actions' }, apply, cancel, h('span', { class: 'hint' }, 'Ctrl+Enter trims · Esc cancels'));
+  const hint = h('span', { class: 'hint' }, 'Ctrl+Enter trims · Esc cancels');
+  const actions = h('div', { class: 'trim-actions' }, apply, cancel, hint);
   return h('div', { class: 'trim-editor', role: 'group', 'aria-label': `Trim ${row.ref}` }, area, quote.el, actions);
 }
 

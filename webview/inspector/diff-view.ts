@@ -35,7 +35,12 @@ export class DiffView {
    * Offer the next request and the recorded calls (by their numbers, as the journal and the
    * verdicts number them; the latest first); calls that missed the cache say why.
    */
-  setCalls(next: number, calls: readonly number[], selected: number, verdictOf: (call: number) => CallVerdict | undefined = () => undefined): void {
+  setCalls(
+    next: number,
+    calls: readonly number[],
+    selected: number,
+    verdictOf: (call: number) => CallVerdict | undefined = () => undefined,
+  ): void {
     const listed = [...calls].reverse();
     const labels = listed.map((c) => {
       const v = verdictOf(c);
@@ -62,9 +67,14 @@ export class DiffView {
   }
 
   show(d: RequestDiff, rows: ReadonlyMap<string, InspectorRow>, verdict?: CallVerdict): void {
-    const vs = d.previous === undefined ? 'the first request (everything is new)' : `call ${d.previous}${d.acrossEpochs ? ' (before the client rewrote its history; blocks matched by content)' : ''}`;
+    const epoch = d.acrossEpochs ? ' (before the client rewrote its history; blocks matched by content)' : '';
+    const vs = d.previous === undefined ? 'the first request (everything is new)' : `call ${d.previous}${epoch}`;
     const unchanged = d.unchanged === undefined ? '' : `${d.unchanged} unchanged, `;
-    setText(this.summary, `#${d.call} vs ${vs}: ${unchanged}${d.added.length} added (${fmtTokens(d.addedTokens)} tokens), ${d.removed.length} removed, ${d.changed.length} changed (${fmtTokens(d.removedTokens)} tokens out) · ${d.commonPrefix} blocks identical at the start`);
+    const counts =
+      `${unchanged}${d.added.length} added (${fmtTokens(d.addedTokens)} tokens), ${d.removed.length} removed, ` +
+      `${d.changed.length} changed (${fmtTokens(d.removedTokens)} tokens out) · ` +
+      `${d.commonPrefix} blocks identical at the start`;
+    setText(this.summary, `#${d.call} vs ${vs}: ${counts}`);
     clear(this.body);
     const cache = d.cacheBreakAt
       ? h('div', { class: 'cache-break warn' }, h('strong', {}, `Cached prefix breaks at ${d.cacheBreakAt}`), ` — ${fmtTokens(d.invalidatedTokens)} tokens that were cached are written again; the request is ${fmtTokens(Math.max(0, d.savedTokens))} tokens smaller for it.`)
@@ -101,7 +111,13 @@ function editsSection(edits: readonly BlockEdit[]): HTMLElement {
         'li',
         { class: 'edit', 'data-ref': e.ref },
         h('div', { class: 'edit-head' }, head),
-        h('pre', { class: 'edit-text' }, h('span', { class: 'muted' }, e.context ? `…${e.context}` : ''), h('del', {}, e.before), h('ins', {}, e.after)),
+        h(
+          'pre',
+          { class: 'edit-text' },
+          h('span', { class: 'muted' }, e.context ? `…${e.context}` : ''),
+          h('del', {}, e.before),
+          h('ins', {}, e.after),
+        ),
       ),
     );
   }

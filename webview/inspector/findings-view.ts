@@ -65,5 +65,6 @@ function priceNote(f: Finding): HTMLElement | string {
   const p = checkedPrice(f.price);
   // A restore (more tokens per call) is no saving: it is not asked about.
   const asks = p && !p.paysBack && p.tokensPerCall >= 0;
-  return p ? h('span', { class: 'finding-price' }, `${p.summary}.${asks ? ' It will not pay back, so it asks first.' : ''}`) : '';
+  const note = asks ? ' It will not pay back, so it asks first.' : '';
+  return p ? h('span', { class: 'finding-price' }, `${p.summary}.${note}`) : '';
 }

@@ -70,7 +70,10 @@ export class RowDetails {
       loadOriginals: (r) => this.loadOriginals(r),
       submitTrim: (r, text) => void this.submitTrim(r, text),
       cancelTrim: (r) => this.closeEditor(r),
-      quoteTrim: (r, text) => this.transport.request({ op: 'price', action: { op: 'trim', blockId: r.blockId, ...(text ? { text } : {}) } }).then(checkedPrice),
+      quoteTrim: (r, text) => {
+        const action = { op: 'trim' as const, blockId: r.blockId, ...(text ? { text } : {}) };
+        return this.transport.request({ op: 'price', action }).then(checkedPrice);
+      },
     });
   }
 

@@ -20,7 +20,7 @@ export function trimQuoteParts(p: ActionPrice): { rewrite: string; saving: strin
       ? 'Rewrite now: $0 (nothing cached is written again)'
       : p.rewriteCost > 0
         ? `Rewrite now: ${fmtUsd(p.rewriteCost)} extra (${fmtTokens(p.rewriteTokens)} cached tokens written again)`
-        : `Rewrite now: $0 extra (writing what is left costs less than reading ${fmtTokens(p.rewriteTokens)} cached tokens)`;
+        : `Rewrite now: $0 extra (writing what is left costs less than reading ${fmtTokens(p.rewriteTokens)} cached)`;
   const saving =
     p.tokensPerCall > 0
       ? `Saves ${fmtUsd(p.savingPerCall)} per call (${fmtTokens(p.tokensPerCall)} tokens)`

@@ -60,7 +60,17 @@ export function priceAction(i: ActionPriceInput): ActionPrice {
     expectedCalls,
     savingUnknown: i.savingUnknown,
   });
-  return { rewriteCost, rewriteTokens, savingPerCall, tokensPerCall, breakEvenCalls, expectedCalls, paysBack, cold, summary };
+  return {
+    rewriteCost,
+    rewriteTokens,
+    savingPerCall,
+    tokensPerCall,
+    breakEvenCalls,
+    expectedCalls,
+    paysBack,
+    cold,
+    summary,
+  };
 }
 
 interface SentenceFacts {
@@ -87,11 +97,14 @@ export function priceSentence(f: SentenceFacts): string {
       ? 'rewrites nothing cached'
       : f.rewriteCost > 0
         ? `rewrites ${fmtK(f.rewriteTokens)} cached tokens on the next call (${fmtUsd(f.rewriteCost)} extra)`
-        : `rewrites ${fmtK(f.rewriteTokens)} cached tokens on the next call at no extra cost (what is left costs less to write than all of it to read)`;
+        : `rewrites ${fmtK(f.rewriteTokens)} cached tokens on the next call at no extra cost ` +
+          '(what is left costs less to write than all of it to read)';
   let perCall: string;
   if (f.savingUnknown) perCall = 'the saving per call shows once it runs';
-  else if (f.tokensPerCall > 0) perCall = `saves ${fmtK(f.tokensPerCall)} tokens (${fmtUsd(f.savingPerCall)}) on every later call`;
-  else if (f.tokensPerCall < 0) perCall = `adds ${fmtK(-f.tokensPerCall)} tokens (${fmtUsd(-f.savingPerCall)}) to every later call`;
+  else if (f.tokensPerCall > 0)
+    perCall = `saves ${fmtK(f.tokensPerCall)} tokens (${fmtUsd(f.savingPerCall)}) on every later call`;
+  else if (f.tokensPerCall < 0)
+    perCall = `adds ${fmtK(-f.tokensPerCall)} tokens (${fmtUsd(-f.savingPerCall)}) to every later call`;
   else perCall = 'saves nothing per call';
   const payback =
     f.savingUnknown || f.tokensPerCall < 0 || f.rewriteCost <= 0
@@ -99,7 +112,8 @@ export function priceSentence(f: SentenceFacts): string {
       : f.breakEvenCalls === null
         ? ', so it never pays back'
         : `, so it pays back after ${f.breakEvenCalls} ${f.breakEvenCalls === 1 ? 'call' : 'calls'}`;
-  const body = f.tokensPerCall < 0 && !f.savingUnknown ? `${perCall}, and ${rewrite}` : `${rewrite}, and ${perCall}${payback}`;
+  const adds = f.tokensPerCall < 0 && !f.savingUnknown;
+  const body = adds ? `${perCall}, and ${rewrite}` : `${rewrite}, and ${perCall}${payback}`;
   const expected = `about ${f.expectedCalls} more ${f.expectedCalls === 1 ? 'call is' : 'calls are'} expected`;
   return `${body[0].toUpperCase()}${body.slice(1)}; ${expected}`;
 }

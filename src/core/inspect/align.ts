@@ -28,7 +28,11 @@ export interface Alignment {
  * Align `prev` and `next` by the content key of each block (`keyOf`): each next block takes
  * the earliest unmatched previous block with its key at or after the last match.
  */
-export function alignByIdentity(prev: readonly FlatBlock[], next: readonly FlatBlock[], keyOf: (b: FlatBlock) => string): Alignment {
+export function alignByIdentity(
+  prev: readonly FlatBlock[],
+  next: readonly FlatBlock[],
+  keyOf: (b: FlatBlock) => string,
+): Alignment {
   const at = new Map<string, number[]>();
   prev.forEach((b, i) => {
     const k = keyOf(b);
@@ -71,7 +75,8 @@ export function alignByIdentity(prev: readonly FlatBlock[], next: readonly FlatB
 /** Text of a flat block as the user reads it (content blocks by their text, tools and others as JSON). */
 function textOf(b: FlatBlock): string {
   const t = (b.param as { type?: unknown }).type;
-  return b.section === 'messages' && typeof t === 'string' ? blockText(b.param as ContentBlockParam) : JSON.stringify(b.param);
+  const content = b.section === 'messages' && typeof t === 'string';
+  return content ? blockText(b.param as ContentBlockParam) : JSON.stringify(b.param);
 }
 
 /** Where the text of a changed block first differs, with a little context and each side's changed part. */

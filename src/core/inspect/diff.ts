@@ -58,7 +58,8 @@ export function diffFlat(prev: readonly FlatBlock[], next: readonly FlatBlock[],
   const ref = o.refOf ?? ((id: string) => id);
   const refPrev = o.acrossEpochs?.refOfPrevious ?? ref;
   const tok = o.tokensOf ?? (() => 0);
-  const a = o.acrossEpochs ? alignByIdentity(prev, next, (b) => `${b.section}\u0000${keyOf(b.param)}`) : alignById(prev, next);
+  const byContent = (b: FlatBlock): string => `${b.section}\u0000${keyOf(b.param)}`;
+  const a = o.acrossEpochs ? alignByIdentity(prev, next, byContent) : alignById(prev, next);
   // Blocks after the last one the previous request had are appended (a new turn), not replacements.
   let lastKnown = -1;
   for (const [, j] of [...a.same, ...a.changed]) lastKnown = Math.max(lastKnown, j);

@@ -33,7 +33,10 @@ export interface PricedRequest {
   readPosition: number;
 }
 
-/** The last request of an earlier epoch of the same client session (another log): the first call here is compared with it. */
+/**
+ * The last request of an earlier epoch of the same client session (another log): the first
+ * call here is compared with it.
+ */
 export interface Predecessor {
   readonly call: number;
   readonly flat: readonly FlatBlock[];

@@ -112,7 +112,8 @@ export class LiveInspector {
 
   /** The API's usage for the call in flight: it is charted and the next request is priced after it. */
   onUsage(callIndex: number, usage: CallUsage): void {
-    if (this.sending?.callIndex === callIndex) this.history.record(this.sending.prepared, this.sending.at, usage, this.numberOf(callIndex));
+    const s = this.sending;
+    if (s?.callIndex === callIndex) this.history.record(s.prepared, s.at, usage, this.numberOf(callIndex));
     this.sending = undefined;
     const verdict = this.own?.onUsage(callIndex, usage);
     if (verdict) {

@@ -42,7 +42,8 @@ export function answerInspectorRequest(t: InspectorTarget, req: InspectorRequest
         return t.history.diffNext(next.body, next.blockMap);
       }
       const d = t.history.diffOf(call);
-      if (!d) throw new InspectorActionError(`no call ${call} in this session (its ${t.history.length} calls end at ${t.history.nextCall - 1})`);
+      const h = t.history;
+      if (!d) throw new InspectorActionError(`no call ${call} here (its ${h.length} calls end at ${h.nextCall - 1})`);
       return d;
     }
     default: {

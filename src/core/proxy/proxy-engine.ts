@@ -374,7 +374,8 @@ export class ProxyEngine {
     this.restoredNumbers.delete(entry.id);
     const strategies = ['none', 'default', ...strategyNames()];
     const meta = { sessionId: entry.id, title: () => titleOf(entry), strategy: this.o.strategy, strategies, findings };
-    const inspector = new LiveInspector(engine, { ...meta, externalVerdicts: true, callNumber: (i) => callNumbers.get(i) });
+    const callNumber = (i: number): number | undefined => callNumbers.get(i);
+    const inspector = new LiveInspector(engine, { ...meta, externalVerdicts: true, callNumber });
     const s = entry.session;
     const overlays = (): void => {
       if (s.overlayCount > 0) this.withOverlays.add(entry.id);

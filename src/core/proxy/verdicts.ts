@@ -103,7 +103,9 @@ export class ProxyVerdicts {
     lineage.lastSession = r.sessionId;
     this.lineages.delete(lineage.id);
     this.lineages.set(lineage.id, lineage);
-    this.pending.set(pendingKey(r.sessionId, r.sessionCall), { lineage, call, sessionCall: r.sessionCall, current, previous, previousSession, clientAsked: r.clientAsked ?? false });
+    const clientAsked = r.clientAsked ?? false;
+    const pending = { lineage, call, sessionCall: r.sessionCall, current, previous, previousSession, clientAsked };
+    this.pending.set(pendingKey(r.sessionId, r.sessionCall), pending);
     this.trim();
     const headChanged = previous !== undefined && !sameHead(previous.print, current.print);
     const other = previousSession !== undefined && previousSession !== r.sessionId ? { previousSession } : {};

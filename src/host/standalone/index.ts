@@ -20,7 +20,8 @@ export interface ServeOptions {
 
 /** Replay a transcript and serve its inspector on 127.0.0.1. */
 export async function serveTranscript(file: string, o: ServeOptions): Promise<{ server: InspectorServer; inspector: ReplayInspector }> {
-  const inspector = new ReplayInspector(o.imported ?? importTranscript(file), { strategy: o.strategy, config: o.config, callNumber: o.callNumber });
+  const imp = o.imported ?? importTranscript(file);
+  const inspector = new ReplayInspector(imp, { strategy: o.strategy, config: o.config, callNumber: o.callNumber });
   const server = await startInspectorServer(inspector, { port: o.port, root: o.root, mutates: (r) => ReplayInspector.mutates(r) });
   return { server, inspector };
 }

@@ -51,7 +51,8 @@ export class ReplayInspector {
   private load(): void {
     const it = replay(this.imp, { strategy: this.strategy, config: this.o.config });
     // A Trimline journal holds its system prompt and tools: nothing to infer.
-    this.bill = this.imp.format === 'trimline-journal' ? undefined : transcriptBill(this.imp, this.strategy, this.o.config ?? {});
+    const journal = this.imp.format === 'trimline-journal';
+    this.bill = journal ? undefined : transcriptBill(this.imp, this.strategy, this.o.config ?? {});
     let history: CallHistory | undefined;
     let last = 0;
     for (;;) {

@@ -17,7 +17,7 @@ describe('trimQuoteParts', () => {
 
   it('a rewrite cheaper than the reads it replaces, a cold cache, and no saving', () => {
     expect(trimQuoteParts(priceAction({ ...base, rewriteTokens: 2_000, tokensPerCall: 1_900 }))).toMatchObject({
-      rewrite: 'Rewrite now: $0 extra (writing what is left costs less than reading 2k cached tokens)',
+      rewrite: 'Rewrite now: $0 extra (writing what is left costs less than reading 2k cached)',
       breakEven: 'Breaks even at once (about 12 more expected)',
     });
     expect(trimQuoteParts(priceAction({ ...base, idleMs: 6 * 60_000, rewriteTokens: 2_000, tokensPerCall: 500 })).rewrite).toBe('Rewrite now: $0 (the cache is cold)');
