@@ -89,7 +89,8 @@ describe('inspector actions through the UI', () => {
     await page.click('#tab-diff');
     await page.waitForSelector('.diff-cols');
     const next = s.inspector.snapshot().callIndex;
-    expect(await page.textContent('.diff-summary')).toMatch(new RegExp(`^#${next} vs call ${next - 1}: \\d+ unchanged, \\d+ added`));
+    const summary = new RegExp(`^#${next} vs call ${next - 1}: \\d+ unchanged, \\d+ added`);
+    expect(await page.textContent('.diff-summary')).toMatch(summary);
     // Each changed block says where its text changed.
     const d = s.inspector.handle({ op: 'diff' }) as RequestDiff;
     expect(await page.locator('.diff-edits .edit').count()).toBe(d.edits?.length ?? 0);

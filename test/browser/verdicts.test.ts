@@ -55,7 +55,9 @@ describe('inspector: cache verdicts of a proxied session', () => {
     // content: the one edited message shows as changed, with where it changed; the rest is not "added".
     expect(misses[0].call).toBe(6);
     await page.click('.chart-svg .miss-mark >> nth=0');
-    await page.waitForFunction(() => /^#6 vs call 5 \(before the client rewrote its history/.test(document.querySelector('.diff-summary')?.textContent ?? ''));
+    await page.waitForFunction(() =>
+      /^#6 vs call 5 \(before the client rewrote/.test(document.querySelector('.diff-summary')?.textContent ?? ''),
+    );
     expect(await page.textContent('.diff-col.col-changed h4')).toBe('Changed (1)');
     expect(await page.textContent('.diff-col.col-added h4')).toBe('Added (2)');
     expect(await page.textContent('.diff-edits .edit-head')).toMatch(/^0\.0: differs from character 8 /);

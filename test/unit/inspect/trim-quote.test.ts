@@ -1,4 +1,4 @@
-/** The trim editor's live quote in words (issue 29): the rewrite now, the saving per call, the break-even, in dollars. */
+/** The trim editor's live quote in words (issue 29): the rewrite now, the saving per call, the break-even. */
 import { describe, expect, it } from 'vitest';
 import { priceAction } from '../../../src/core/cache/action-price';
 import { trimQuoteParts } from '../../../webview/inspector/trim-quote';
@@ -20,7 +20,10 @@ describe('trimQuoteParts', () => {
       rewrite: 'Rewrite now: $0 extra (writing what is left costs less than reading 2k cached)',
       breakEven: 'Breaks even at once (about 12 more expected)',
     });
-    expect(trimQuoteParts(priceAction({ ...base, idleMs: 6 * 60_000, rewriteTokens: 2_000, tokensPerCall: 500 })).rewrite).toBe('Rewrite now: $0 (the cache is cold)');
-    expect(trimQuoteParts(priceAction({ ...base, rewriteTokens: 2_000, tokensPerCall: 0 }))).toMatchObject({ saving: 'Saves nothing per call', breakEven: 'Never breaks even (about 12 more expected)' });
+    const cold = trimQuoteParts(priceAction({ ...base, idleMs: 6 * 60_000, rewriteTokens: 2_000, tokensPerCall: 500 }));
+    expect(cold.rewrite).toBe('Rewrite now: $0 (the cache is cold)');
+    const none = trimQuoteParts(priceAction({ ...base, rewriteTokens: 2_000, tokensPerCall: 0 }));
+    expect(none.saving).toBe('Saves nothing per call');
+    expect(none.breakEven).toBe('Never breaks even (about 12 more expected)');
   });
 });

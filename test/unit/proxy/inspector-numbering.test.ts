@@ -24,9 +24,15 @@ afterEach(() => {
 });
 
 const SYSTEM = [{ type: 'text', text: 'You are a careful coding assistant.', cache_control: { type: 'ephemeral' } }];
-const TOOLS = [{ name: 'Read', description: 'Read a file', input_schema: { type: 'object', properties: { path: { type: 'string' } } } }];
+const READ_SCHEMA = { type: 'object', properties: { path: { type: 'string' } } };
+const TOOLS = [{ name: 'Read', description: 'Read a file', input_schema: READ_SCHEMA }];
 const key = { 'x-claude-code-session-id': 'K' };
-const usage = (read: number, written: number) => ({ input_tokens: 3, output_tokens: 5, cache_read_input_tokens: read, cache_creation_input_tokens: written });
+const usage = (read: number, written: number) => ({
+  input_tokens: 3,
+  output_tokens: 5,
+  cache_read_input_tokens: read,
+  cache_creation_input_tokens: written,
+});
 const user = (t: string): MessageParam => ({ role: 'user', content: [{ type: 'text', text: t }] });
 const asst = (t: string): MessageParam => ({ role: 'assistant', content: [{ type: 'text', text: t }] });
 
@@ -34,15 +40,16 @@ function loadJournalSession(file: string) {
   return journalImporter.parse({ file, text: fs.readFileSync(file, 'utf8'), json: { ok: false, error: 'not parsed' } });
 }
 
-function send(engine: ProxyEngine, messages: MessageParam[], now: number, id: string, u = usage(0, 0)): { sessionId: string; callIndex: number } {
-  const f = engine.onRequest(Buffer.from(JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 100, system: SYSTEM, tools: TOOLS, messages })), key, now);
+function send(engine: ProxyEngine, messages: MessageParam[], now: number, id: string, u = usage(0, 0)) {
+  const body = { model: 'claude-sonnet-4-5', max_tokens: 100, system: SYSTEM, tools: TOOLS, messages };
+  const f = engine.onRequest(Buffer.from(JSON.stringify(body)), key, now);
   engine.afterForward(f);
   engine.onResponse(f.sessionId!, f.callIndex!, { id, usage: u });
   return { sessionId: f.sessionId!, callIndex: f.callIndex! };
 }
 
 describe('a proxied session across an edit of its history', () => {
-  it('numbers each call the same in the inspector, `inspect --json` and the journal; the edit\u2019s diff shows the changed block', () => {
+  it('numbers calls the same in the inspector, `inspect --json` and the journal; the edit\u2019s diff shows it', () => {
     const dir = fs.mkdtempSync(join(tmpdir(), 'trimline-numbering-'));
     dirs.push(dir);
     const engine = new ProxyEngine({ strategy: 'none', journalDir: dir });
@@ -66,7 +73,8 @@ describe('a proxied session across an edit of its history', () => {
     const snap = st.inspector.snapshot()!;
     expect(snap.calls.map((p) => p.call)).toEqual([4, 5]);
     expect(snap.calls.map((p) => p.verdict?.call)).toEqual([4, 5]);
-    expect(snap.calls[0].verdict?.miss).toMatchObject({ reason: 'messages_changed', where: expect.stringContaining('message 2') });
+    const where = expect.stringContaining('message 2') as unknown;
+    expect(snap.calls[0].verdict?.miss).toMatchObject({ reason: 'messages_changed', where });
     expect(snap.callIndex).toBe(6);
     // The edit's diff: compared with call 3 (the earlier epoch's last request), by content.
     const d = st.inspector.handle({ op: 'diff', call: 4 }) as RequestDiff;
@@ -76,18 +84,25 @@ describe('a proxied session across an edit of its history', () => {
     expect(d.added).toEqual(['9.0', '10.0']);
     expect(d.unchanged).toBe(10);
     expect(d.cacheBreakAt).toBe('2.0');
-    expect(d.edits).toEqual([{ ref: '2.0', at: 'and src/b.ts, '.length, context: 'and src/b.ts, ', before: 'please', after: 'quickly', beforeLength: 'and src/b.ts, please'.length, afterLength: 'and src/b.ts, quickly'.length }]);
+    const [from, to] = ['and src/b.ts, please', 'and src/b.ts, quickly'];
+    const at = 'and src/b.ts, '.length;
+    const edit = { ref: '2.0', at, context: 'and src/b.ts, ', before: 'please', after: 'quickly' };
+    expect(d.edits).toEqual([{ ...edit, beforeLength: from.length, afterLength: to.length }]);
     // Within an epoch, ids still align: call 5 only appends.
-    expect(st.inspector.handle({ op: 'diff', call: 5 })).toMatchObject({ call: 5, previous: 4, added: ['11.0', '12.0'], changed: [], removed: [] });
+    const five = { call: 5, previous: 4, added: ['11.0', '12.0'], changed: [], removed: [] };
+    expect(st.inspector.handle({ op: 'diff', call: 5 })).toMatchObject(five);
     expect(() => st.inspector.handle({ op: 'diff', call: 0 })).toThrow(/no call 0/);
     engine.close();
 
     // The journal and `inspect --json` use the same numbers.
     const file = journalPath(dir, 'proxy-K.e2');
     expect(loadJournal(file).verdicts.map((v) => v.verdict.call)).toEqual([4, 5]);
-    const json = JSON.parse(runInspect(file, { config: {}, json: true })) as { strategy: string; calls: number; fileCalls: number; perCall: { call: number; session: string; sessionCall: number }[] };
+    type PerCall = { call: number; session: string; sessionCall: number };
+    type Json = { strategy: string; calls: number; fileCalls: number; perCall: PerCall[] };
+    const json = JSON.parse(runInspect(file, { config: {}, json: true })) as Json;
     expect(json.perCall.map((c) => c.call)).toEqual([0, 1, 2, 3, 4, 5]);
-    expect(json.perCall.filter((c) => c.session === 'proxy-K.e2').map((c) => c.call)).toEqual(snap.calls.map((p) => p.call));
+    const inThisEpoch = json.perCall.filter((c) => c.session === 'proxy-K.e2').map((c) => c.call);
+    expect(inThisEpoch).toEqual(snap.calls.map((p) => p.call));
     // Shown as sent unless a strategy is asked for; the header counts the calls as the verdict list does.
     expect(json).toMatchObject({ strategy: 'none', calls: 6, fileCalls: 2 });
     const text = runInspect(file, { config: {}, json: false });
@@ -98,7 +113,8 @@ describe('a proxied session across an edit of its history', () => {
     expect(JSON.parse(runInspect(file, { strategy: 'default', config: {}, json: true })).strategy).toBe('default');
     // `inspect <journal> --serve`: the replayed calls keep the journal's numbers too.
     const numbers = journalCallNumbers(file);
-    const served = new ReplayInspector(loadJournalSession(file), { strategy: 'none', callNumber: (i) => numbers.get(i) });
+    const callNumber = (i: number): number | undefined => numbers.get(i);
+    const served = new ReplayInspector(loadJournalSession(file), { strategy: 'none', callNumber });
     expect(served.snapshot().calls.map((p) => p.call)).toEqual([4, 5]);
     expect(served.snapshot().callIndex).toBe(6);
     expect(served.handle({ op: 'diff', call: 5 })).toMatchObject({ call: 5, previous: 4, changed: [], removed: [] });
