@@ -52,7 +52,7 @@ the inspector on 127.0.0.1.
 ${FILE_FORMATS}`,
   positionals: true,
   options: {
-    strategy: { ...STRATEGY, help: 'replay through strategy S (default: default)' },
+    strategy: { ...STRATEGY, help: 'replay through strategy S (default: default for a transcript; a Trimline\njournal shows what was sent unless S is given)' },
     config: CONFIG,
     json: flag('the view as JSON (rows, totals, breakpoints, decisions)'),
     serve: flag('serve the inspector on 127.0.0.1 until Ctrl+C'),

@@ -9,14 +9,32 @@ import type { PipelineConfig } from '../core/trimming';
 import { serveTranscript } from '../host/standalone';
 import { jsonTerminalSafe, terminalSafe, terminalSafeLine as line } from '../protocol/safe-text';
 import { lineageCalls } from '../core/store/verdicts';
+import { loadJournal } from '../core/store/load';
 import { INFERRED_NOTE, inferredHeadRows, transcriptBill } from '../core/report';
 import { pad, padStart, usd, UsageError } from './common';
 import { verdictLines } from './verdict-lines';
 
 export interface InspectOptions {
-  strategy: string;
+  /** Undefined: not asked for (a journal shows what was sent, `none`; a transcript replays with `default`). */
+  strategy?: string;
   config: PipelineConfig;
   json: boolean;
+}
+
+/**
+ * The strategy a file is shown with: the one asked for; else a Trimline journal shows what was
+ * sent (`none`: the client's messages with the overlays the journal holds), and a transcript is
+ * replayed with `default`.
+ */
+export function strategyFor(file: string, asked: string | undefined): string {
+  if (asked !== undefined) return asked;
+  let text: string | undefined;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch {
+    return 'default';
+  }
+  return journalImporter.detect({ file, text, json: { ok: false as const, error: 'not parsed' } }) ? 'none' : 'default';
 }
 
 /** A Trimline journal (a proxied or agent session) or any transcript format. */
@@ -31,8 +49,13 @@ function importJournalOrTranscript(file: string): ImportedSession {
   return input && journalImporter.detect(input) ? journalImporter.parse(input) : importTranscript(file);
 }
 
+/** A journal's calls (by their index in its log) numbered as its verdicts number them: across the session's epochs. */
+export function journalCallNumbers(file: string): Map<number, number> {
+  return new Map(loadJournal(file).verdicts.map((v) => [v.verdict.sessionCall, v.verdict.call]));
+}
+
 /** Replay every recorded call, then prepare the request that would come next. */
-export function inspectTranscript(file: string, o: InspectOptions) {
+export function inspectTranscript(file: string, o: InspectOptions & { strategy: string }) {
   const imp = importJournalOrTranscript(file);
   const clientPrefix = inferClientPrefix(imp);
   const it = replay(imp, { strategy: o.strategy, config: o.config, clientPrefix });
@@ -63,10 +86,14 @@ export function inspectTranscript(file: string, o: InspectOptions) {
 }
 
 /** The inspect output, text or JSON, safe to print to a terminal (see protocol/safe-text.ts). */
-export function runInspect(file: string, o: InspectOptions): string {
+export function runInspect(file: string, opts: InspectOptions): string {
+  const o = { ...opts, strategy: strategyFor(file, opts.strategy) };
   const r = inspectTranscript(file, o);
   // A proxied session's journal: every call's cache verdict, across the client session's epochs.
   const perCall = r.imp.format === 'trimline-journal' ? lineageCalls(file) : undefined;
+  // One count everywhere: a proxied session's calls across its epochs, as its verdict list counts them.
+  const calls = perCall?.length ?? r.imp.calls.length;
+  const inFile = calls === r.imp.calls.length ? '' : ` (${r.imp.calls.length} in this epoch's journal)`;
   if (o.json) {
     return jsonTerminalSafe(JSON.stringify(
       {
@@ -74,7 +101,8 @@ export function runInspect(file: string, o: InspectOptions): string {
         format: r.imp.format,
         model: r.next.body.model,
         strategy: o.strategy,
-        calls: r.imp.calls.length,
+        calls,
+        fileCalls: r.imp.calls.length,
         issues: r.imp.issues,
         rows: r.rows,
         totals: r.totals,
@@ -95,7 +123,8 @@ export function runInspect(file: string, o: InspectOptions): string {
     ));
   }
   const out: string[] = [];
-  out.push(`${line(file)}  (${r.imp.format}, ${r.imp.messages.length} messages, ${r.imp.calls.length} calls, model ${line(r.next.body.model)}, strategy ${line(o.strategy)})`);
+  const head = `${r.imp.format}, ${r.imp.messages.length} messages, ${calls} calls${inFile}`;
+  out.push(`${line(file)}  (${head}, model ${line(r.next.body.model)}, strategy ${line(o.strategy)})`);
   for (const i of r.imp.issues.slice(0, 5)) out.push(`  note: ${i.line ? `line ${i.line}: ` : ''}${line(i.message)}`);
   if (r.imp.issues.length > 5) out.push(`  note: … ${r.imp.issues.length - 5} more import notes (--json lists all)`);
   out.push('');
@@ -151,9 +180,15 @@ export function parsePort(v: string | undefined): number {
 
 /** `trimline inspect <file> --serve`: serve the inspector on 127.0.0.1 until interrupted. */
 export async function serveInspect(file: string, o: InspectOptions & { port: number }, out: NodeJS.WritableStream): Promise<void> {
-  const { server, inspector } = await serveTranscript(file, { strategy: o.strategy, config: o.config, port: o.port });
+  const strategy = strategyFor(file, o.strategy);
+  const imported = importJournalOrTranscript(file);
+  const numbers = imported.format === 'trimline-journal' ? journalCallNumbers(file) : undefined;
+  const callNumber = numbers && ((i: number): number | undefined => numbers.get(i));
+  const served = { strategy, config: o.config, port: o.port, imported, callNumber };
+  const { server, inspector } = await serveTranscript(file, served);
   const snap = inspector.snapshot();
-  out.write(`${line(file)}: ${snap.rows.length} blocks, ${snap.calls.length} calls replayed with strategy ${line(o.strategy)}\n`);
+  const replayed = `${snap.calls.length} calls replayed with strategy ${line(strategy)}`;
+  out.write(`${line(file)}: ${snap.rows.length} blocks, ${replayed}\n`);
   out.write(`Trimline inspector: ${server.pageUrl}  (127.0.0.1 only; Ctrl+C to stop)\n`);
   await new Promise<void>((done) => {
     const stop = (): void => {

@@ -58,13 +58,13 @@ async function main(argv: string[]): Promise<number> {
       if (!file) {
         throw new UsageError('inspect: missing <file> (a transcript to inspect); see `trimline inspect --help`');
       }
-      const strategy = values.strategy ?? 'default';
       if (values.serve) {
-        await serveInspect(file, { strategy, config, json: false, port: parsePort(values.port) }, process.stdout);
+        const port = parsePort(values.port);
+        await serveInspect(file, { strategy: values.strategy, config, json: false, port }, process.stdout);
         return 0;
       }
       if (values.port !== undefined) throw new UsageError('inspect: --port needs --serve');
-      process.stdout.write(runInspect(file, { strategy, config, json: !!values.json }) + '\n');
+      process.stdout.write(runInspect(file, { strategy: values.strategy, config, json: !!values.json }) + '\n');
       return 0;
     }
     case 'replay': {

@@ -147,6 +147,26 @@ export interface RequestDiff {
   invalidatedTokens: number;
   /** How much smaller the request got, not counting blocks appended at the end (new turns). */
   savedTokens: number;
+  /** Blocks sent the same in both requests (wherever they sit). */
+  unchanged?: number;
+  /** Where each changed block's text first differs (issue 29). */
+  edits?: BlockEdit[];
+  /** The previous request is another epoch's (the client rewrote its history): blocks were matched by content. */
+  acrossEpochs?: boolean;
+}
+
+/** A changed block: the first differing character of its text, with context and each side's changed part. */
+export interface BlockEdit {
+  ref: string;
+  /** Offset (characters) of the first difference. */
+  at: number;
+  /** Up to 40 characters before it, the same on both sides. */
+  context: string;
+  /** The differing part, before and after (each cut at 160 characters). */
+  before: string;
+  after: string;
+  beforeLength: number;
+  afterLength: number;
 }
 
 /** One original block behind an overlay (`originals` request). */

@@ -2,7 +2,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolResultText } from '../../src/core/session';
-import type { InspectorRow } from '../../src/protocol';
+import type { InspectorRow, RequestDiff } from '../../src/protocol';
 import { sentToolResult } from '../unit/inspect/helpers';
 import { launchBrowser, openInspector, revealRow, ROW, screenshot, serve, statusMatching, type Served } from './helpers';
 
@@ -89,7 +89,11 @@ describe('inspector actions through the UI', () => {
     await page.click('#tab-diff');
     await page.waitForSelector('.diff-cols');
     const next = s.inspector.snapshot().callIndex;
-    expect(await page.textContent('.diff-summary')).toMatch(new RegExp(`^#${next} vs call ${next - 1}: \\d+ added`));
+    const summary = new RegExp(`^#${next} vs call ${next - 1}: \\d+ unchanged, \\d+ added`);
+    expect(await page.textContent('.diff-summary')).toMatch(summary);
+    // Each changed block says where its text changed.
+    const d = s.inspector.handle({ op: 'diff' }) as RequestDiff;
+    expect(await page.locator('.diff-edits .edit').count()).toBe(d.edits?.length ?? 0);
     await page.click('vscode-dropdown.diff-call');
     await page.click('vscode-dropdown.diff-call vscode-option[value="16"]');
     await page.waitForFunction(() => /^#16 vs call 15/.test(document.querySelector('.diff-summary')?.textContent ?? ''));

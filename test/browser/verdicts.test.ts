@@ -51,6 +51,18 @@ describe('inspector: cache verdicts of a proxied session', () => {
     const options = await page.locator('.diff-call vscode-option').allTextContents();
     expect(options).toContain(`Call ${misses[0].call} — missed: an earlier message changed (message 0 (user), by the client)`);
     await screenshot(page, 'call-detail-verdict');
+    // The edit's diff (the first call of the new epoch) is against the earlier epoch's last request, by
+    // content: the one edited message shows as changed, with where it changed; the rest is not "added".
+    expect(misses[0].call).toBe(6);
+    await page.click('.chart-svg .miss-mark >> nth=0');
+    await page.waitForFunction(() =>
+      /^#6 vs call 5 \(before the client rewrote/.test(document.querySelector('.diff-summary')?.textContent ?? ''),
+    );
+    expect(await page.textContent('.diff-col.col-changed h4')).toBe('Changed (1)');
+    expect(await page.textContent('.diff-col.col-added h4')).toBe('Added (2)');
+    expect(await page.textContent('.diff-edits .edit-head')).toMatch(/^0\.0: differs from character 8 /);
+    expect(await page.textContent('.diff-edits ins')).toContain('reworded: look at the build.');
+    await screenshot(page, 'diff-across-epochs');
     expect(w.errors).toEqual([]);
     expect(w.cspViolations).toEqual([]);
     await page.close();
@@ -85,7 +97,7 @@ describe('inspector: cache verdicts of a proxied session', () => {
     };
     await trim();
     const text = (await page.textContent('.price-confirm .price-text')) ?? '';
-    expect(text).toMatch(/Rewrites [\d.]+k? cached tokens now \(\$[\d.]+\)/);
+    expect(text).toMatch(/Rewrites [\d.]+k? cached tokens on the next call \(\$[\d.]+ extra\)/);
     expect(text).toContain('will not pay back');
     // Keyboard: focus is on "Wait for the next cold cache"; Enter chooses it.
     expect(await page.evaluate(() => document.activeElement?.className)).toBe('price-defer');

@@ -194,8 +194,9 @@ describe('Trimline in VS Code (code-server)', () => {
     await applyPriced(inspector, 'the read_file result to be trimmed', async () => (await row('read_file').first().getAttribute('class'))?.includes('state-trimmed') ?? false);
     await row('search').first().locator('.row-btn.restore').click();
     const asked = await applyPriced(inspector, 'the search result to be restored', async () => (await row('search').first().getAttribute('class'))?.includes('state-verbatim') ?? false);
-    // A restore adds tokens to every later call: it never pays back, so it was asked, with its price.
-    expect(asked).toMatch(/adds [\d.,]+k? tokens .* per later call/);
+    // A restore is no saving: it is not asked whether it "pays back"; the status line states what it adds.
+    expect(asked).toBeUndefined();
+    expect(await inspector.locator('.status').innerText()).toMatch(/Adds [\d.,]+k? tokens .* to every later call/);
     await shot(page, '07-inspector-trim-restore');
 
     const chat = await webviewFrame(page, '#prompt');

@@ -330,7 +330,7 @@ export class InspectorApp {
     if (!s) return;
     this.diffCall = call === s.callIndex ? undefined : call;
     const verdict = (c: number): CallVerdict | undefined => verdictOf(this.snapshot?.calls.find((p) => p.call === c));
-    this.diff.setCalls(s.callIndex, call ?? s.callIndex, verdict);
+    this.diff.setCalls(s.callIndex, s.calls.map((p) => p.call), call ?? s.callIndex, verdict);
     this.diff.showLoading();
     this.transport.request({ op: 'diff', call }).then(
       (d) => this.diff.show(d, this.rowsByRef(), verdict(d.call)),

@@ -98,8 +98,11 @@ export class CallChart {
       this.plot.append(svg('circle', { cx: x(i), cy: y(this.next.sent), r: 4, class: 'series-next' }));
     }
     this.missMarks(x);
-    this.plot.append(svg('text', { x: PAD.left, y: HEIGHT - 4, class: 'axis' }, 'call 0'));
-    this.plot.append(svg('text', { x: this.width - PAD.right, y: HEIGHT - 4, class: 'axis', 'text-anchor': 'end' }, this.next ? `next (${this.next.call})` : `call ${pts.length - 1}`));
+    // Calls by their numbers (a later epoch of a proxied session starts where the one before it ended).
+    this.plot.append(svg('text', { x: PAD.left, y: HEIGHT - 4, class: 'axis' }, `call ${pts[0]?.call ?? 0}`));
+    const end = this.next ? `next (${this.next.call})` : `call ${pts.at(-1)?.call ?? 0}`;
+    const at = { x: this.width - PAD.right, y: HEIGHT - 4, class: 'axis', 'text-anchor': 'end' };
+    this.plot.append(svg('text', at, end));
   }
 
   /** A mark above every call that missed the cache: its reason as the title, focusable, opens the call's diff. */

@@ -4,10 +4,12 @@
  * All content is set as text.
  */
 import type { InspectorRow, OriginalBlock, OriginalsResult } from '../../src/protocol';
+import type { ActionPrice } from '../../src/protocol/prices';
 import { button, h } from '../shared/dom';
 import { fmtTokens } from '../shared/format';
 import { PREVIEW_LIMIT } from './labels';
 import { whyText } from './row';
+import { TrimQuote } from './trim-quote';
 
 export type Originals = OriginalsResult | 'loading' | { error: string };
 
@@ -20,6 +22,8 @@ export interface DetailHandlers {
   loadOriginals(row: InspectorRow): void;
   submitTrim(row: InspectorRow, text: string): void;
   cancelTrim(row: InspectorRow): void;
+  /** The price of trimming the row to this text (undefined: the host cannot price). */
+  quoteTrim(row: InspectorRow, text: string): Promise<ActionPrice | undefined>;
 }
 
 /** A value-carrying toolkit control (vscode-text-area), typed by what is used here. */
@@ -62,6 +66,10 @@ function trimEditor(row: InspectorRow, handlers: DetailHandlers): HTMLElement {
   const area = h('vscode-text-area', { class: 'trim-text', rows: 3, resize: 'vertical', placeholder: 'What the model still needs from this result (leave empty for an automatic summary)', 'aria-label': `Your summary for ${row.ref}` }) as ValueElement;
   area.textContent = 'Summary (optional)';
   const submit = (): void => handlers.submitTrim(row, area.value ?? '');
+  // The price before the click: quoted as the user types (debounced), on the host's one pricer.
+  const quote = new TrimQuote((text) => handlers.quoteTrim(row, text.trim()));
+  area.addEventListener('input', () => quote.update(area.value ?? ''));
+  quote.now('');
   area.addEventListener('keydown', (e: KeyboardEvent) => {
     if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
       e.preventDefault();
@@ -75,7 +83,9 @@ function trimEditor(row: InspectorRow, handlers: DetailHandlers): HTMLElement {
   apply.addEventListener('click', submit);
   const cancel = h('vscode-button', { class: 'trim-cancel', appearance: 'secondary' }, 'Cancel');
   cancel.addEventListener('click', () => handlers.cancelTrim(row));
-  return h('div', { class: 'trim-editor', role: 'group', 'aria-label': `Trim ${row.ref}` }, area, h('div', { class: 'trim-actions' }, apply, cancel, h('span', { class: 'hint' }, 'Ctrl+Enter trims · Esc cancels')));
+  const hint = h('span', { class: 'hint' }, 'Ctrl+Enter trims · Esc cancels');
+  const actions = h('div', { class: 'trim-actions' }, apply, cancel, hint);
+  return h('div', { class: 'trim-editor', role: 'group', 'aria-label': `Trim ${row.ref}` }, area, quote.el, actions);
 }
 
 /** The expanded content of a row. */

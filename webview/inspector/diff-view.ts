@@ -1,5 +1,5 @@
 /** The Diff tab: what a request added, removed or changed versus the one before, and where the cache broke. */
-import type { InspectorRow, RequestDiff } from '../../src/protocol';
+import type { BlockEdit, InspectorRow, RequestDiff } from '../../src/protocol';
 import { clear, h, setText } from '../shared/dom';
 import { fmtTokens } from '../shared/format';
 import type { CallVerdict } from '../../src/protocol/verdicts';
@@ -31,19 +31,27 @@ export class DiffView {
     this.el = h('div', { class: 'diff-view' }, h('label', { class: 'diff-picker' }, h('span', {}, 'Compare'), this.picker, h('span', { class: 'muted' }, 'with the request before it')), this.summary, this.body);
   }
 
-  /** Offer calls 0…next (the next request first); calls that missed the cache say why. */
-  setCalls(next: number, selected: number, verdictOf: (call: number) => CallVerdict | undefined = () => undefined): void {
-    const labels: string[] = [];
-    for (let c = next - 1; c >= 0; c--) {
+  /**
+   * Offer the next request and the recorded calls (by their numbers, as the journal and the
+   * verdicts number them; the latest first); calls that missed the cache say why.
+   */
+  setCalls(
+    next: number,
+    calls: readonly number[],
+    selected: number,
+    verdictOf: (call: number) => CallVerdict | undefined = () => undefined,
+  ): void {
+    const listed = [...calls].reverse();
+    const labels = listed.map((c) => {
       const v = verdictOf(c);
-      labels.push(isRealMiss(v) ? `Call ${c} — missed: ${missText(v.miss)}` : `Call ${c}`);
-    }
-    const key = `${next}\n${labels.join('\n')}`;
+      return isRealMiss(v) ? `Call ${c} — missed: ${missText(v.miss)}` : `Call ${c}`;
+    });
+    const key = `${next}\n${listed.join(',')}\n${labels.join('\n')}`;
     if (key !== this.options) {
       this.options = key;
       clear(this.picker);
       this.picker.append(h('vscode-option', { value: String(next) }, `Next request (#${next})`));
-      labels.forEach((label, i) => this.picker.append(h('vscode-option', { value: String(next - 1 - i) }, label)));
+      labels.forEach((label, i) => this.picker.append(h('vscode-option', { value: String(listed[i]) }, label)));
     }
     if (this.picker.value !== String(selected)) this.picker.value = String(selected);
   }
@@ -59,8 +67,14 @@ export class DiffView {
   }
 
   show(d: RequestDiff, rows: ReadonlyMap<string, InspectorRow>, verdict?: CallVerdict): void {
-    const vs = d.previous === undefined ? 'the first request (everything is new)' : `call ${d.previous}`;
-    setText(this.summary, `#${d.call} vs ${vs}: ${d.added.length} added (${fmtTokens(d.addedTokens)} tokens), ${d.removed.length} removed, ${d.changed.length} changed (${fmtTokens(d.removedTokens)} tokens out) · ${d.commonPrefix} blocks identical at the start`);
+    const epoch = d.acrossEpochs ? ' (before the client rewrote its history; blocks matched by content)' : '';
+    const vs = d.previous === undefined ? 'the first request (everything is new)' : `call ${d.previous}${epoch}`;
+    const unchanged = d.unchanged === undefined ? '' : `${d.unchanged} unchanged, `;
+    const counts =
+      `${unchanged}${d.added.length} added (${fmtTokens(d.addedTokens)} tokens), ${d.removed.length} removed, ` +
+      `${d.changed.length} changed (${fmtTokens(d.removedTokens)} tokens out) · ` +
+      `${d.commonPrefix} blocks identical at the start`;
+    setText(this.summary, `#${d.call} vs ${vs}: ${counts}`);
     clear(this.body);
     const cache = d.cacheBreakAt
       ? h('div', { class: 'cache-break warn' }, h('strong', {}, `Cached prefix breaks at ${d.cacheBreakAt}`), ` — ${fmtTokens(d.invalidatedTokens)} tokens that were cached are written again; the request is ${fmtTokens(Math.max(0, d.savedTokens))} tokens smaller for it.`)
@@ -68,6 +82,7 @@ export class DiffView {
     if (verdict) this.body.append(verdictSection(verdict));
     // The verdict knows better than the block diff when the cache broke for a reason blocks don't show (model, TTL).
     if (!(isRealMiss(verdict) && !d.cacheBreakAt)) this.body.append(cache);
+    if (d.edits?.length) this.body.append(editsSection(d.edits));
     this.body.append(h('div', { class: 'diff-cols' }, this.column('Added', d.added, rows), this.column('Removed', d.removed, rows), this.column('Changed', d.changed, rows)));
   }
 
@@ -84,4 +99,27 @@ export class DiffView {
     if (!refs.length) list.append(h('li', { class: 'muted' }, 'none'));
     return h('section', { class: `diff-col col-${title.toLowerCase()}` }, h('h4', {}, `${title} (${refs.length})`), list);
   }
+}
+
+/** Each changed block: where its text first differs, the text before it, what was there and what is there now. */
+function editsSection(edits: readonly BlockEdit[]): HTMLElement {
+  const list = h('ul', { class: 'edit-list' });
+  for (const e of edits) {
+    const head = `${e.ref}: differs from character ${e.at} (${e.beforeLength} → ${e.afterLength} characters)`;
+    list.append(
+      h(
+        'li',
+        { class: 'edit', 'data-ref': e.ref },
+        h('div', { class: 'edit-head' }, head),
+        h(
+          'pre',
+          { class: 'edit-text' },
+          h('span', { class: 'muted' }, e.context ? `…${e.context}` : ''),
+          h('del', {}, e.before),
+          h('ins', {}, e.after),
+        ),
+      ),
+    );
+  }
+  return h('section', { class: 'diff-edits' }, h('h4', {}, `What changed (${edits.length})`), list);
 }

@@ -63,5 +63,8 @@ export class FindingsView {
 /** The finding's action priced against the cache (checked: the snapshot is checked only shallowly). */
 function priceNote(f: Finding): HTMLElement | string {
   const p = checkedPrice(f.price);
-  return p ? h('span', { class: 'finding-price' }, `${p.summary}${p.paysBack ? '' : ' — will not pay back: it asks first'}`) : '';
+  // A restore (more tokens per call) is no saving: it is not asked about.
+  const asks = p && !p.paysBack && p.tokensPerCall >= 0;
+  const note = asks ? ' It will not pay back, so it asks first.' : '';
+  return p ? h('span', { class: 'finding-price' }, `${p.summary}.${note}`) : '';
 }

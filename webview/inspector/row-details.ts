@@ -9,6 +9,7 @@ import { buildDetail, type DetailState, type Originals } from './detail';
 import type { GridModel } from './grid-model';
 import type { VirtualGrid } from './grid';
 import type { StatusLine } from './status-line';
+import { checkedPrice } from './price-confirm';
 
 /** States whose overlay replaced something the user can look at (`originals`). */
 const RESTORABLE: ReadonlySet<string> = new Set(['trimmed', 'summarized', 'pruned']);
@@ -69,6 +70,10 @@ export class RowDetails {
       loadOriginals: (r) => this.loadOriginals(r),
       submitTrim: (r, text) => void this.submitTrim(r, text),
       cancelTrim: (r) => this.closeEditor(r),
+      quoteTrim: (r, text) => {
+        const action = { op: 'trim' as const, blockId: r.blockId, ...(text ? { text } : {}) };
+        return this.transport.request({ op: 'price', action }).then(checkedPrice);
+      },
     });
   }
 

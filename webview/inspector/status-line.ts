@@ -4,6 +4,7 @@
  * failure goes to the alert beside it.
  */
 import type { InspectorAction, RequestResults, WebviewRequest } from '../../src/protocol';
+import type { ActionPrice } from '../../src/protocol/prices';
 import { h, setText } from '../shared/dom';
 import { fmtUsd } from '../shared/format';
 import type { Transport } from '../shared/transport';
@@ -14,11 +15,16 @@ export type ActionOp = 'pin' | 'unpin' | 'trim' | 'restore' | 'compact' | 'setSt
 /** A status note waits this long for the snapshot that shows the action's effect. */
 const NOTE_WAIT_MS = 1500;
 
+/** A restore, or a pin that sends a trimmed block whole again: it adds tokens, so it never "pays back". */
+export function addsTokens(op: ActionOp, price: ActionPrice): boolean {
+  return op === 'restore' || price.tokensPerCall < 0;
+}
+
 export class StatusLine {
   readonly status = h('div', { class: 'status', role: 'status', 'aria-live': 'polite' });
   readonly alert = h('div', { class: 'alert', role: 'alert' });
   readonly confirm = new PriceConfirm();
-  private note?: { before: number; message?: string; after?: number; timer: number };
+  private note?: { before: number; cost?: string; message?: string; after?: number; timer: number };
 
   constructor(
     private readonly transport: Transport,
@@ -27,14 +33,15 @@ export class StatusLine {
   ) {}
 
   /**
-   * Send an action after pricing it: the price goes to the status line; one that will not
-   * pay back asks first (apply, wait for the next cold cache, or cancel). A host that cannot
-   * price (a replay) runs it at once.
+   * Send an action after pricing it: the price goes to the status line; a saving that will
+   * not pay back asks first (apply, wait for the next cold cache, or cancel). A restore (an
+   * action that adds tokens) is no saving: its price is stated and it applies. A host that
+   * cannot price (a replay) runs it at once.
    */
   async run(req: Extract<WebviewRequest, { op: ActionOp }>, pending: string): Promise<boolean> {
     setText(this.alert, '');
     const price = await this.transport.request({ op: 'price', action: req }).then(checkedPrice, () => undefined);
-    if (price && !price.paysBack) {
+    if (price && !price.paysBack && !addsTokens(req.op, price)) {
       const choice = await this.confirm.ask(pending.replace(/…$/, ''), price, req.op !== 'setStrategy');
       if (choice === 'cancel') {
         setText(this.status, 'Cancelled: nothing changed.');
@@ -42,7 +49,8 @@ export class StatusLine {
       }
       if (choice === 'defer') return this.defer(req);
     }
-    return this.send(req, price ? `${pending} ${price.summary}.` : pending);
+    const cost = price && addsTokens(req.op, price) ? price.summary : undefined;
+    return this.send(req, price ? `${pending.replace(/…$/, ':')} ${price.summary}.` : pending, cost);
   }
 
   private async defer(req: Extract<WebviewRequest, { op: ActionOp }>): Promise<boolean> {
@@ -56,11 +64,12 @@ export class StatusLine {
     }
   }
 
-  private async send(req: Extract<WebviewRequest, { op: ActionOp }>, pending: string): Promise<boolean> {
+  /** `cost`: the price a restore states with its result (what it adds per call, what the rewrite costs). */
+  private async send(req: Extract<WebviewRequest, { op: ActionOp }>, pending: string, cost?: string): Promise<boolean> {
     setText(this.status, pending);
     setText(this.alert, '');
     if (this.note) clearTimeout(this.note.timer);
-    this.note = { before: this.nextCost(), timer: window.setTimeout(() => this.flushNote(true), NOTE_WAIT_MS) };
+    this.note = { before: this.nextCost(), cost, timer: window.setTimeout(() => this.flushNote(true), NOTE_WAIT_MS) };
     try {
       const result = (await this.transport.request(req)) as RequestResults[ActionOp];
       if (this.note) {
@@ -112,6 +121,6 @@ export class StatusLine {
     clearTimeout(n.timer);
     this.note = undefined;
     const cost = n.after !== undefined && Math.abs(n.after - n.before) >= 0.00005 ? ` Next request ${fmtUsd(n.before)} → ${fmtUsd(n.after)}.` : '';
-    setText(this.status, `${n.message}.${cost}`);
+    setText(this.status, `${n.message}.${n.cost ? ` ${n.cost}.` : ''}${cost}`);
   }
 }

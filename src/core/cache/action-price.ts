@@ -49,15 +49,71 @@ export function priceAction(i: ActionPriceInput): ActionPrice {
   const savingPerCall = q.savingPerCall;
   const breakEvenCalls = rewriteCost === 0 ? 0 : savingPerCall > 0 ? Math.ceil(rewriteCost / savingPerCall) : null;
   const paysBack = i.savingUnknown ? true : savingPerCall * expectedCalls - rewriteCost >= 0;
-  const parts: string[] = [];
-  if (cold) parts.push(`the cache is cold (idle ${Math.round((i.idleMs ?? 0) / 60_000)} min): nothing to rewrite`);
-  else if (rewriteTokens > 0) parts.push(`rewrites ${fmtK(rewriteTokens)} cached tokens now (${fmtUsd(rewriteCost)})`);
-  else parts.push('rewrites nothing cached');
-  if (i.savingUnknown) parts.push('the saving shows once it runs');
-  else if (tokensPerCall > 0) parts.push(`saves ${fmtK(tokensPerCall)} tokens (${fmtUsd(savingPerCall)}) per later call`);
-  else if (tokensPerCall < 0) parts.push(`adds ${fmtK(-tokensPerCall)} tokens (${fmtUsd(-savingPerCall)}) per later call`);
-  if (!i.savingUnknown && rewriteCost > 0) parts.push(breakEvenCalls === null ? 'never pays back' : `pays back after ${breakEvenCalls} calls`);
-  parts.push(`about ${expectedCalls} more calls expected`);
-  const summary = parts.join('; ');
-  return { rewriteCost, rewriteTokens, savingPerCall, tokensPerCall, breakEvenCalls, expectedCalls, paysBack, cold, summary: summary[0].toUpperCase() + summary.slice(1) };
+  const summary = priceSentence({
+    cold,
+    idleMs: i.idleMs,
+    rewriteTokens,
+    rewriteCost,
+    tokensPerCall,
+    savingPerCall,
+    breakEvenCalls,
+    expectedCalls,
+    savingUnknown: i.savingUnknown,
+  });
+  return {
+    rewriteCost,
+    rewriteTokens,
+    savingPerCall,
+    tokensPerCall,
+    breakEvenCalls,
+    expectedCalls,
+    paysBack,
+    cold,
+    summary,
+  };
+}
+
+interface SentenceFacts {
+  readonly cold: boolean;
+  readonly idleMs: number | undefined;
+  readonly rewriteTokens: number;
+  readonly rewriteCost: number;
+  readonly tokensPerCall: number;
+  readonly savingPerCall: number;
+  readonly breakEvenCalls: number | null;
+  readonly expectedCalls: number;
+  readonly savingUnknown?: boolean;
+}
+
+/**
+ * The price as one complete sentence: what the next call rewrites, what every later call
+ * saves or adds, whether a saving pays the rewrite back, and the calls expected. A change
+ * that adds tokens (a restore) says what it adds first: it is a cost, not a saving.
+ */
+export function priceSentence(f: SentenceFacts): string {
+  const rewrite = f.cold
+    ? `the cache is cold (idle ${Math.round((f.idleMs ?? 0) / 60_000)} min), so nothing cached is rewritten`
+    : f.rewriteTokens <= 0
+      ? 'rewrites nothing cached'
+      : f.rewriteCost > 0
+        ? `rewrites ${fmtK(f.rewriteTokens)} cached tokens on the next call (${fmtUsd(f.rewriteCost)} extra)`
+        : `rewrites ${fmtK(f.rewriteTokens)} cached tokens on the next call at no extra cost ` +
+          '(what is left costs less to write than all of it to read)';
+  let perCall: string;
+  if (f.savingUnknown) perCall = 'the saving per call shows once it runs';
+  else if (f.tokensPerCall > 0)
+    perCall = `saves ${fmtK(f.tokensPerCall)} tokens (${fmtUsd(f.savingPerCall)}) on every later call`;
+  else if (f.tokensPerCall < 0)
+    perCall = `adds ${fmtK(-f.tokensPerCall)} tokens (${fmtUsd(-f.savingPerCall)}) to every later call`;
+  else perCall = 'saves nothing per call';
+  const payback =
+    f.savingUnknown || f.tokensPerCall < 0 || f.rewriteCost <= 0
+      ? ''
+      : f.breakEvenCalls === null
+        ? ', so it never pays back'
+        : `, so it pays back after ${f.breakEvenCalls} ${f.breakEvenCalls === 1 ? 'call' : 'calls'}`;
+  const adds = f.tokensPerCall < 0 && !f.savingUnknown;
+  const body = adds ? `${perCall}, and ${rewrite}` : `${rewrite}, and ${perCall}${payback}`;
+  const expected = `about ${f.expectedCalls} more ${f.expectedCalls === 1 ? 'call is' : 'calls are'} expected`;
+  return `${body[0].toUpperCase()}${body.slice(1)}; ${expected}`;
 }

@@ -4,7 +4,8 @@
  * (any edit invalidates everything after it), so the break is the first position at
  * which the two requests differ, ignoring where `cache_control` markers sit.
  */
-import type { RequestDiff } from '../../protocol';
+import type { BlockEdit, RequestDiff } from '../../protocol';
+import { alignByIdentity, blockEdit, type Alignment } from './align';
 import { blockIdentityJson } from '../api/cache-rules';
 import type { BlockMap } from '../request/build';
 import type { RequestBody } from '../api/wire';
@@ -18,6 +19,11 @@ export interface DiffOptions {
   refOf?: (id: string) => string;
   /** Tokens of a block (default 0: counts only). */
   tokensOf?: (param: object) => number;
+  /**
+   * `prev` is another epoch's request (another log, so its block ids mean nothing here):
+   * blocks are matched by content (align.ts) and named by this (the previous log's refs).
+   */
+  acrossEpochs?: { refOfPrevious: (id: string) => string };
 }
 
 /** Comparison key of a block: its content identity (cache/rules.ts), memoized per object. */
@@ -36,63 +42,101 @@ export function sameContent(a: object, b: object): boolean {
   return a === b || keyOf(a) === keyOf(b);
 }
 
-/** Index of the first position at which the two flat requests differ (= the length of the shared prefix). */
-export function commonPrefixLength(prev: readonly FlatBlock[], next: readonly FlatBlock[]): number {
+/**
+ * Index of the first position at which the two flat requests differ (= the length of the shared
+ * prefix); `byContent`: block ids are not compared (the requests come from different logs).
+ */
+export function commonPrefixLength(prev: readonly FlatBlock[], next: readonly FlatBlock[], byContent = false): number {
   const n = Math.min(prev.length, next.length);
   let i = 0;
-  while (i < n && prev[i].id === next[i].id && sameContent(prev[i].param, next[i].param)) i++;
+  while (i < n && (byContent || prev[i].id === next[i].id) && sameContent(prev[i].param, next[i].param)) i++;
   return i;
 }
 
 /** Diff of two flat requests (see {@link diffRequests}). */
 export function diffFlat(prev: readonly FlatBlock[], next: readonly FlatBlock[], o: DiffOptions = {}): RequestDiff {
   const ref = o.refOf ?? ((id: string) => id);
+  const refPrev = o.acrossEpochs?.refOfPrevious ?? ref;
   const tok = o.tokensOf ?? (() => 0);
-  const before = new Map<string, object>();
-  for (const b of prev) before.set(b.id, b.param);
-  const seen = new Set<string>();
-  const added: string[] = [];
-  const changed: string[] = [];
-  let addedTokens = 0;
-  let removedTokens = 0;
+  const byContent = (b: FlatBlock): string => `${b.section}\u0000${keyOf(b.param)}`;
+  const a = o.acrossEpochs ? alignByIdentity(prev, next, byContent) : alignById(prev, next);
   // Blocks after the last one the previous request had are appended (a new turn), not replacements.
   let lastKnown = -1;
-  next.forEach((b, i) => {
-    if (before.has(b.id)) lastKnown = i;
-  });
+  for (const [, j] of [...a.same, ...a.changed]) lastKnown = Math.max(lastKnown, j);
+  let addedTokens = 0;
+  let removedTokens = 0;
   let replacementTokens = 0;
-  next.forEach((b, i) => {
-    seen.add(b.id);
-    const old = before.get(b.id);
-    if (old === undefined) {
-      const t = tok(b.param);
-      added.push(ref(b.id));
-      addedTokens += t;
-      if (i < lastKnown) replacementTokens += t;
-    } else if (!sameContent(old, b.param)) {
-      const t = tok(b.param);
-      changed.push(ref(b.id));
-      addedTokens += t;
-      replacementTokens += t;
-      removedTokens += tok(old);
-    }
-  });
-  const removed: string[] = [];
-  for (const b of prev) {
-    if (seen.has(b.id)) continue;
-    removed.push(ref(b.id));
-    removedTokens += tok(b.param);
+  const added: string[] = [];
+  for (const j of a.added) {
+    const t = tok(next[j].param);
+    added.push(ref(next[j].id));
+    addedTokens += t;
+    if (j < lastKnown) replacementTokens += t;
   }
-  const common = commonPrefixLength(prev, next);
+  const changed: string[] = [];
+  const edits: BlockEdit[] = [];
+  for (const [i, j] of a.changed) {
+    const t = tok(next[j].param);
+    const name = ref(next[j].id);
+    changed.push(name);
+    if (edits.length < MAX_EDITS) edits.push(blockEdit(name, prev[i], next[j]));
+    addedTokens += t;
+    replacementTokens += t;
+    removedTokens += tok(prev[i].param);
+  }
+  const removed: string[] = [];
+  for (const i of a.removed) {
+    removed.push(refPrev(prev[i].id));
+    removedTokens += tok(prev[i].param);
+  }
+  const common = commonPrefixLength(prev, next, o.acrossEpochs !== undefined);
   const broke = common < prev.length;
   let invalidatedTokens = 0;
   if (broke) for (let i = common; i < prev.length; i++) invalidatedTokens += tok(prev[i].param);
   const call = o.call ?? 0;
-  const diff: RequestDiff = { call, added, removed: dedupe(removed), changed: dedupe(changed), commonPrefix: common, addedTokens, removedTokens, invalidatedTokens, savedTokens: removedTokens - replacementTokens };
+  const diff: RequestDiff = {
+    call,
+    added,
+    removed: dedupe(removed),
+    changed: dedupe(changed),
+    commonPrefix: common,
+    addedTokens,
+    removedTokens,
+    invalidatedTokens,
+    savedTokens: removedTokens - replacementTokens,
+    unchanged: a.same.length,
+  };
+  if (edits.length) diff.edits = edits;
+  if (o.acrossEpochs) diff.acrossEpochs = true;
   const previous = o.previous ?? (call > 0 ? call - 1 : undefined);
   if (previous !== undefined) diff.previous = previous;
-  if (broke) diff.cacheBreakAt = ref((next[common] ?? prev[common]).id);
+  if (broke) diff.cacheBreakAt = next[common] ? ref(next[common].id) : refPrev(prev[common].id);
   return diff;
+}
+
+/** Edits listed per diff (the Changed column names every changed block). */
+const MAX_EDITS = 20;
+
+/** Alignment of two requests of the same log: by block id (an overlay keeps its block's id). */
+function alignById(prev: readonly FlatBlock[], next: readonly FlatBlock[]): Alignment {
+  const before = new Map<string, number>();
+  prev.forEach((b, i) => before.set(b.id, i));
+  const seen = new Set<string>();
+  const same: [number, number][] = [];
+  const changed: [number, number][] = [];
+  const added: number[] = [];
+  next.forEach((b, j) => {
+    seen.add(b.id);
+    const i = before.get(b.id);
+    if (i === undefined) added.push(j);
+    else if (sameContent(prev[i].param, b.param)) same.push([i, j]);
+    else changed.push([i, j]);
+  });
+  const removed: number[] = [];
+  prev.forEach((b, i) => {
+    if (!seen.has(b.id)) removed.push(i);
+  });
+  return { same, changed, added, removed };
 }
 
 /** `tools` / `system` refs repeat once per tool or system block: list them once. */

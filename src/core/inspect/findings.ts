@@ -212,11 +212,12 @@ function cacheInvalidations(c: FindingContext): Finding[] {
   const ttl = c.ttl ?? '5m';
   const calls = c.diffs.length;
   const out: { f: Finding; loss: number }[] = [];
-  for (const d of c.diffs) {
-    if (!d.cacheBreakAt || d.invalidatedTokens < MIN_INVALIDATED_TOKENS) continue;
-    const later = Math.max(0, calls - 1 - d.call);
+  c.diffs.forEach((d, i) => {
+    if (!d.cacheBreakAt || d.invalidatedTokens < MIN_INVALIDATED_TOKENS) return;
+    // Calls recorded after this one (call numbers may not start at 0: a later epoch of a proxied session).
+    const later = Math.max(0, calls - 1 - i);
     const { cost, saved } = invalidationQuote(d, later, c.model, ttl);
-    if (cost <= saved) continue;
+    if (cost <= saved) return;
     const since = `${later} later call${later === 1 ? '' : 's'}`;
     out.push({
       loss: cost - saved,
@@ -231,7 +232,7 @@ function cacheInvalidations(c: FindingContext): Finding[] {
         call: d.call,
       },
     });
-  }
+  });
   const listed = out.sort((a, b) => b.loss - a.loss).slice(0, MAX_INVALIDATIONS).map((x) => x.f);
   const n = c.nextDiff;
   if (n?.cacheBreakAt && n.invalidatedTokens >= MIN_INVALIDATED_TOKENS) {

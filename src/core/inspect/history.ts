@@ -33,6 +33,17 @@ export interface PricedRequest {
   readPosition: number;
 }
 
+/**
+ * The last request of an earlier epoch of the same client session (another log): the first
+ * call here is compared with it.
+ */
+export interface Predecessor {
+  readonly call: number;
+  readonly flat: readonly FlatBlock[];
+  /** Names of its block ids (in its own log). */
+  readonly refOf: (id: string) => string;
+}
+
 interface Recorded {
   readonly call: number;
   readonly body: RequestBody;
@@ -44,8 +55,10 @@ export class CallHistory {
   /** Simulated cost of every recorded request (cache reads and writes as the API would bill them). */
   readonly ledger: CostLedger;
   readonly points: CallPoint[] = [];
-  /** diffs[i]: call i versus call i − 1. */
+  /** diffs[i]: the i-th recorded call versus the one before it (see {@link diffOf} by call number). */
   readonly diffs: RequestDiff[] = [];
+  /** The earlier epoch's last request, until this history records its own. */
+  private predecessor?: Predecessor;
   private readonly recent: Recorded[] = [];
   private totals = { input: 0, cacheRead: 0, cost: 0 };
   private memo?: { body: RequestBody; now: number; priced: PricedRequest };
@@ -72,6 +85,32 @@ export class CallHistory {
   get length(): number {
     return this.points.length;
   }
+
+  /**
+   * The number the next call gets: calls are numbered as the journal and the verdicts number
+   * them (a proxied client session's lineage, across its epochs), one after the last recorded.
+   */
+  get nextCall(): number {
+    const last = this.points.at(-1)?.call ?? this.predecessor?.call;
+    return last === undefined ? 0 : last + 1;
+  }
+
+  /** The diff of the recorded call with this number. */
+  diffOf(call: number): RequestDiff | undefined {
+    for (let i = this.diffs.length - 1; i >= 0; i--) if (this.diffs[i].call === call) return this.diffs[i];
+    return undefined;
+  }
+
+  /** This session continues an earlier epoch: its first call is compared with that epoch's last request. */
+  continues(p: Predecessor | undefined): void {
+    if (p && this.points.length === 0) this.predecessor = p;
+  }
+
+  /** The last recorded request, for the epoch after this one. */
+  lastRequest(): Predecessor | undefined {
+    const last = this.recent.at(-1);
+    return last && { call: last.call, flat: last.flat, refOf: (id) => refOf(this.session, id) };
+  }
   /** Session input cost (USD) and share of input read from the cache. */
   get sessionCost(): number {
     return this.totals.cost;
@@ -84,8 +123,7 @@ export class CallHistory {
    * Record a request that was sent. `usage` is the API's real usage when known (live
    * sessions); otherwise the simulated usage is charted.
    */
-  record(prepared: PreparedCall, now: number, usage?: CallUsage): CallPoint {
-    const call = this.points.length;
+  record(prepared: PreparedCall, now: number, usage?: CallUsage, call = this.nextCall): CallPoint {
     const entry = this.ledger.step(prepared.body, now);
     const real = usage ? { input: totalInput(usage), cacheRead: usage.cache_read_input_tokens ?? 0, cost: costOf({ ...usage, output_tokens: 0 }, this.model, this.ttl).total } : undefined;
     const sent = real?.input ?? entry.totalInput;
@@ -107,12 +145,15 @@ export class CallHistory {
   diffAgainstLast(flat: readonly FlatBlock[], call: number): RequestDiff {
     const last = this.recent.at(-1);
     const o = { call, refOf: (id: string) => refOf(this.session, id), tokensOf: this.tokensOf };
-    return last ? diffFlat(last.flat, flat, { ...o, previous: last.call }) : diffFlat([], flat, o);
+    if (last) return diffFlat(last.flat, flat, { ...o, previous: last.call });
+    const p = this.predecessor;
+    if (p) return diffFlat(p.flat, flat, { ...o, previous: p.call, acrossEpochs: { refOfPrevious: p.refOf } });
+    return diffFlat([], flat, o);
   }
 
   /** Diff of the next request (not recorded) against the last recorded one. */
   diffNext(body: RequestBody, blockMap: BlockMap): RequestDiff {
-    return this.diffAgainstLast(flattenRequest(body, blockMap), this.points.length);
+    return this.diffAgainstLast(flattenRequest(body, blockMap), this.nextCall);
   }
 
   /** What the next request would cost if sent at `now`, without recording it. */

@@ -30,6 +30,11 @@ export interface LiveMeta {
   externalVerdicts?: boolean;
   /** A verdict computed here (the host journals it). */
   onVerdict?: (verdict: CallVerdict) => void;
+  /**
+   * The number a call of this log is shown with, as the journal and the verdicts number it (a
+   * proxied client session's calls across its epochs); default the log's own call index.
+   */
+  callNumber?: (callIndex: number) => number | undefined;
 }
 
 export class LiveInspector {
@@ -67,7 +72,7 @@ export class LiveInspector {
       previous = built.prepared.breakpoints;
       this.breakpoints.set(call.index, previous);
       const at = call.timestamp ? Date.parse(call.timestamp) : Number.NaN;
-      this.history.record(built.prepared, Number.isFinite(at) ? at : Date.now(), call.usage);
+      this.history.record(built.prepared, Number.isFinite(at) ? at : Date.now(), call.usage, this.numberOf(call.index));
     }
   }
 
@@ -107,11 +112,12 @@ export class LiveInspector {
 
   /** The API's usage for the call in flight: it is charted and the next request is priced after it. */
   onUsage(callIndex: number, usage: CallUsage): void {
-    if (this.sending?.callIndex === callIndex) this.history.record(this.sending.prepared, this.sending.at, usage);
+    const s = this.sending;
+    if (s?.callIndex === callIndex) this.history.record(s.prepared, s.at, usage, this.numberOf(callIndex));
     this.sending = undefined;
     const verdict = this.own?.onUsage(callIndex, usage);
     if (verdict) {
-      this.verdicts.set(callIndex, verdict);
+      this.verdicts.set(verdict.call, verdict);
       this.meta.onVerdict?.(verdict);
     }
     this.invalidate();
@@ -131,9 +137,23 @@ export class LiveInspector {
     return done;
   }
 
-  /** A call's cache verdict (it arrives with the response's usage). */
-  setVerdict(callIndex: number, verdict: CallVerdict): void {
-    this.verdicts.set(callIndex, verdict);
+  /** A call's cache verdict (it arrives with the response's usage); charted at the call's number. */
+  setVerdict(verdict: CallVerdict): void {
+    this.verdicts.set(verdict.call, verdict);
+    this.invalidate();
+  }
+
+  /** The number a call of the log is shown with (see LiveMeta.callNumber). */
+  private numberOf(callIndex: number): number {
+    return this.meta.callNumber?.(callIndex) ?? callIndex;
+  }
+
+  /**
+   * This log continues an earlier epoch of the same client session (the client rewrote its
+   * history): its first call is compared with that epoch's last request, block by content.
+   */
+  continues(earlier: LiveInspector): void {
+    this.history.continues(earlier.history.lastRequest());
     this.invalidate();
   }
 

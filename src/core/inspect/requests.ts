@@ -35,14 +35,15 @@ export function answerInspectorRequest(t: InspectorTarget, req: InspectorRequest
     case 'originals':
       return originalsOf(t.engine, req.overlayId);
     case 'diff': {
-      const call = req.call ?? t.history.length;
-      if (call === t.history.length) {
+      const call = req.call ?? t.history.nextCall;
+      if (call === t.history.nextCall) {
         const next = t.next();
         if (typeof next === 'string') throw new InspectorActionError(next);
         return t.history.diffNext(next.body, next.blockMap);
       }
-      const d = t.history.diffs[call];
-      if (!d) throw new InspectorActionError(`no call ${call} (this session has ${t.history.length} calls)`);
+      const d = t.history.diffOf(call);
+      const h = t.history;
+      if (!d) throw new InspectorActionError(`no call ${call} here (its ${h.length} calls end at ${h.nextCall - 1})`);
       return d;
     }
     default: {

@@ -122,7 +122,7 @@ export function buildSnapshot(engine: ContextEngine, prepared: PreparedCall, o: 
     model: engine.model,
     strategy: o.strategy,
     contextWindow: engine.contextWindow,
-    callIndex: history.length,
+    callIndex: history.nextCall,
     quality: tokens.quality(),
     rows,
     totals: {

@@ -22,7 +22,8 @@ import { strategyNames, type PipelineConfig } from '../trimming';
 import { classifyClient } from './client-kind';
 import { ProxyFaults } from './faults';
 import { ProxySessions, type ProxiedSession } from './registry';
-import { SessionJournals, type OpenedJournal } from './session-journals';
+import { SessionJournals } from './session-journals';
+import { restoreSession } from './restore';
 import { titleOf } from './title';
 import { sessionKeyOf, type Headers } from './session-key';
 import type { ResponseFacts } from './sse-usage';
@@ -81,6 +82,8 @@ export interface SessionState {
   prepared?: PreparedCall;
   /** Stop following the session's overlay events. */
   readonly unsubscribe: () => void;
+  /** Each call of the log (by its index) numbered as the journal and the verdicts number it (its lineage's). */
+  readonly callNumbers: Map<number, number>;
 }
 
 export class ProxyEngine {
@@ -95,6 +98,8 @@ export class ProxyEngine {
   private readonly withOverlays = new Set<string>();
   /** The journal batch of the request being handled (its new messages and call record: one fsync). */
   private releaseBatch?: () => void;
+  /** Call numbers of sessions restored from their journal, until their inspector is made. */
+  private readonly restoredNumbers = new Map<string, Map<number, number>>();
 
   constructor(private readonly o: ProxyEngineOptions) {
     const warn = (line: string): void => (o.warn ?? o.log)?.(line);
@@ -122,25 +127,14 @@ export class ProxyEngine {
     this.withOverlays.delete(id);
     this.faults.forget(id);
     st.unsubscribe();
-    try {
-      st.journal?.close();
-    } catch (e) {
-      this.o.log?.(`session ${id}: journal not closed cleanly: ${e instanceof Error ? e.message : String(e)}`);
-    }
+    this.journals.close(id, st.journal);
   }
 
-  /** A session journaled by an earlier run (the proxy was restarted), with its overlays. */
+  /** A session journaled by an earlier run (the proxy was restarted), with its overlays and call numbers. */
   private restore(id: string): Session | undefined {
-    const loaded = this.journals.load(id);
-    if (!loaded) return undefined;
-    for (const u of loaded.usage) loaded.session.completeCall(u.callIndex, { usage: u.usage });
-    // Its verdicts' numbering goes on where the journal left it.
-    for (const v of loaded.verdicts) this.verdicts.seed(v.lineage, v.verdict.call + 1);
-    // Its next call is compared with the request sent before the restart (when the journal has it).
-    if (loaded.lastSent) this.verdicts.restore(id, loaded.lastSent);
-    const { messages, overlayCount } = loaded.session;
-    this.o.log?.(`session ${id}: continued from its journal (${messages.length} messages, ${overlayCount} overlays)`);
-    return loaded.session;
+    const r = restoreSession(this.journals, this.verdicts, id, this.o.log);
+    if (r) this.restoredNumbers.set(id, r.callNumbers);
+    return r?.session;
   }
 
   get strategy(): string {
@@ -208,6 +202,10 @@ export class ProxyEngine {
       st.journal?.recordCall(call);
       callIndex = call.index;
       const verdict = this.verdicts.onRequest({ sessionId: m.entry.id, key: m.entry.key, sessionCall: callIndex, body, digests: m.entry.digests, now, clientAsked: 'diagnostics' in body });
+      // One numbering everywhere: the inspector shows the call as the journal and the verdicts number it.
+      st.callNumbers.set(callIndex, verdict.call);
+      const earlier = verdict.previousSession === undefined ? undefined : this.states.get(verdict.previousSession);
+      if (earlier) st.inspector.continues(earlier.inspector);
       // What the inspector shows for this call is this call's request, never an earlier one's.
       st.prepared = undefined;
       // The engine follows the client: its breakpoints' TTL and its model.
@@ -319,7 +317,7 @@ export class ProxyEngine {
     const judged = this.verdicts.onResponse(sessionId, callIndex, facts);
     if (judged) {
       st.journal?.recordVerdict(judged.lineage, judged.verdict, { print: judged.print, responseId: facts.id });
-      st.inspector.setVerdict(callIndex, judged.verdict);
+      st.inspector.setVerdict(judged.verdict);
     }
     if (this.o.strategy === 'none' || !st.entry.session.overlayCount) st.engine.observeUsage(facts.usage, call?.at ?? s.messages.length, 0, true);
     st.inspector.onUsage(callIndex, facts.usage);
@@ -360,13 +358,9 @@ export class ProxyEngine {
     return { body: raw, transformed: false, failOpen: why, sessionId: st.entry.id, callIndex };
   }
 
-  private openSessionJournal(entry: ProxiedSession, before?: string): OpenedJournal {
-    return this.journals.open(entry, { onError: (e) => this.journalFailed(entry.id, e) }, before);
-  }
-
   /** A session whose journal could not be opened: try again (the disk may have space now). */
   private reopenJournal(st: SessionState): void {
-    const { journal, error } = this.openSessionJournal(st.entry, st.journalError);
+    const { journal, error } = this.journals.open(st.entry, { onError: (e) => this.journalFailed(st.entry.id, e) }, st.journalError);
     if (!journal) return void (st.journalError = error);
     st.journal = journal;
     // A catch-up that could not be written keeps the write's error (journalFailed) until a retry writes it.
@@ -380,9 +374,13 @@ export class ProxyEngine {
     if (st) return st;
     const estimator = new TokenEstimator({ defer: this.o.defer === false ? undefined : (this.o.defer ?? PROXY_DEFER) });
     const engine = new ContextEngine(entry.session, { strategy: this.o.strategy, config: this.o.config, model: entry.session.model, estimator });
-    const { journal, error: notJournaled } = this.openSessionJournal(entry);
+    const { journal, error: notJournaled } = this.journals.open(entry, { onError: (e) => this.journalFailed(entry.id, e) });
     const findings = (): Finding[] => this.faults.findings(entry.id, this.states.get(entry.id)?.journalError);
-    const inspector = new LiveInspector(engine, { sessionId: entry.id, title: () => titleOf(entry), strategy: this.o.strategy, strategies: ['none', 'default', ...strategyNames()], findings, externalVerdicts: true });
+    const callNumbers = this.restoredNumbers.get(entry.id) ?? new Map<number, number>();
+    this.restoredNumbers.delete(entry.id);
+    const meta = { sessionId: entry.id, title: () => titleOf(entry), strategy: this.o.strategy, findings };
+    const strategies = ['none', 'default', ...strategyNames()];
+    const inspector = new LiveInspector(engine, { ...meta, strategies, externalVerdicts: true, callNumber: (i) => callNumbers.get(i) });
     const s = entry.session;
     const overlays = (): void => {
       if (s.overlayCount > 0) this.withOverlays.add(entry.id);
@@ -392,7 +390,7 @@ export class ProxyEngine {
     const unsubscribe = s.on((e) => {
       if (e.type !== 'message') overlays();
     });
-    st = { entry, engine, inspector, journal, journalError: notJournaled, unsubscribe };
+    st = { entry, engine, inspector, journal, journalError: notJournaled, unsubscribe, callNumbers };
     this.states.set(entry.id, st);
     this.o.log?.(`session ${entry.id}: new (${entry.key ? `client session ${entry.key}` : 'matched by message prefix'}${entry.epoch > 1 ? `, epoch ${entry.epoch}: the client rewrote its history` : ''})`);
     return st;

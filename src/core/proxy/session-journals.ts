@@ -64,4 +64,13 @@ export class SessionJournals {
       return { error };
     }
   }
+
+  /** Close a session's journal (its descriptor and lock); a failure is logged, never thrown. */
+  close(id: string, journal: Journal | undefined): void {
+    try {
+      journal?.close();
+    } catch (e) {
+      this.log(`session ${id}: journal not closed cleanly: ${e instanceof Error ? e.message : String(e)}`);
+    }
+  }
 }

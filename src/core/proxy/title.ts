@@ -1,3 +1,4 @@
+/** The inspector's title of a proxied session. */
 import type { ProxiedSession } from './registry';
 
 /** First words of the first user text, for the inspector's title. */

@@ -28,6 +28,8 @@ interface Lineage {
   last?: Sent;
   /** Digest of the first message of its latest request (keyless lineages are matched by it). */
   first?: string;
+  /** The proxied session (epoch) that sent its latest request. */
+  lastSession?: string;
 }
 
 interface Pending {
@@ -36,6 +38,7 @@ interface Pending {
   readonly sessionCall: number;
   readonly current: Sent;
   readonly previous?: Sent;
+  readonly previousSession?: string;
   readonly clientAsked: boolean;
 }
 
@@ -73,6 +76,8 @@ export interface VerdictCall {
   readonly previousMessageId: string | null;
   /** The client changed its tools or system prompt since its previous call: its cached prefix is gone. */
   readonly headChanged: boolean;
+  /** The proxied session that sent the lineage's previous call, when it is another one (an earlier epoch). */
+  readonly previousSession?: string;
 }
 
 
@@ -91,14 +96,20 @@ export class ProxyVerdicts {
     const current: Sent = { print: fingerprintRequest(r.body, r.now, { clientDigests: r.digests, memo: this.memo }) };
     const lineage = this.lineageOf(r, current.print);
     const previous = lineage.last;
+    const previousSession = lineage.lastSession;
     const call = lineage.count++;
     lineage.last = current;
     lineage.first = r.digests[0];
+    lineage.lastSession = r.sessionId;
     this.lineages.delete(lineage.id);
     this.lineages.set(lineage.id, lineage);
-    this.pending.set(pendingKey(r.sessionId, r.sessionCall), { lineage, call, sessionCall: r.sessionCall, current, previous, clientAsked: r.clientAsked ?? false });
+    const clientAsked = r.clientAsked ?? false;
+    const pending = { lineage, call, sessionCall: r.sessionCall, current, previous, previousSession, clientAsked };
+    this.pending.set(pendingKey(r.sessionId, r.sessionCall), pending);
     this.trim();
-    return { lineage: lineage.id, call, previousMessageId: previous?.responseId ?? null, headChanged: previous !== undefined && !sameHead(previous.print, current.print) };
+    const headChanged = previous !== undefined && !sameHead(previous.print, current.print);
+    const other = previousSession !== undefined && previousSession !== r.sessionId ? { previousSession } : {};
+    return { lineage: lineage.id, call, previousMessageId: previous?.responseId ?? null, headChanged, ...other };
   }
 
   /**
@@ -157,7 +168,10 @@ export class ProxyVerdicts {
     if (!p) return;
     this.pending.delete(key);
     const l = p.lineage;
-    if (l.last === p.current) l.last = p.previous;
+    if (l.last === p.current) {
+      l.last = p.previous;
+      l.lastSession = p.previousSession;
+    }
     if (l.count === p.call + 1) l.count = p.call;
   }
 

@@ -19,6 +19,8 @@ export interface ReplayInspectorOptions {
   strategy: string;
   config?: PipelineConfig;
   title?: string;
+  /** The number a recorded call is shown with (a journal's, across a proxied session's epochs); default its index. */
+  callNumber?: (callIndex: number) => number | undefined;
 }
 
 /** Gap between the last recorded call and the next request (inside the cache TTL). */
@@ -48,9 +50,11 @@ export class ReplayInspector {
 
   /** Replay every recorded call through the current strategy, then re-apply the user's actions. */
   private load(): void {
-    const clientPrefix = inferClientPrefix(this.imp);
+    // A Trimline journal holds its system prompt and tools: nothing to infer.
+    const journal = this.imp.format === 'trimline-journal';
+    const clientPrefix = journal ? undefined : inferClientPrefix(this.imp);
     const it = replay(this.imp, { strategy: this.strategy, config: this.o.config, clientPrefix });
-    this.bill = transcriptBill(this.imp, this.strategy, this.o.config ?? {});
+    this.bill = journal ? undefined : transcriptBill(this.imp, this.strategy, this.o.config ?? {});
     let history: CallHistory | undefined;
     let last = 0;
     for (;;) {
@@ -60,7 +64,7 @@ export class ReplayInspector {
         break;
       }
       history ??= new CallHistory(r.value.engine.session, r.value.prepared.body.model, r.value.engine.tokens, r.value.engine.ttl);
-      history.record(r.value.prepared, r.value.now);
+      history.record(r.value.prepared, r.value.now, undefined, this.o.callNumber?.(r.value.call.index));
       last = r.value.now;
     }
     this.history = history ?? new CallHistory(this.engine.session, this.engine.model, this.engine.tokens, this.engine.ttl);

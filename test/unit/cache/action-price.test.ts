@@ -8,6 +8,8 @@ import { modelPrice } from '../../../src/core/models';
 
 const MODEL = 'claude-sonnet-4-6';
 const base = { model: MODEL, ttl: '5m' as const, callsSoFar: 10, idleMs: 30_000 };
+/** A whole sentence from regex parts. */
+const sentence = (...parts: string[]): RegExp => new RegExp(`^${parts.join('')}$`);
 
 describe('priceAction', () => {
   it('prices with the one pricer: rewrite = (B − S)·write − B·read, saving = S·read, break-even between', () => {
@@ -43,6 +45,36 @@ describe('priceAction', () => {
     expect(restore.savingPerCall).toBeLessThan(0);
     expect(restore.breakEvenCalls).toBeNull();
     expect(restore.paysBack).toBe(false);
-    expect(restore.summary).toContain('adds 3.0k tokens');
+    expect(restore.summary).toContain('Adds 3.0k tokens');
+  });
+
+  it('says each price in one complete sentence: rewrite, per call, pay-back, calls expected (issue 29)', () => {
+    const never = priceAction({ ...base, rewriteTokens: 5_900, tokensPerCall: 0, expectedCalls: 12 });
+    expect(never.summary).toMatch(
+      sentence(String.raw`Rewrites 5\.9k cached tokens on the next call \(\$[\d.]+ extra\), `,
+        'and saves nothing per call, ',
+        'so it never pays back; about 12 more calls are expected'),
+    );
+    const trim = priceAction({ ...base, rewriteTokens: 20_000, tokensPerCall: 2_000, expectedCalls: 10 });
+    expect(trim.summary).toMatch(
+      sentence(String.raw`Rewrites 20\.0k cached tokens on the next call \(\$[\d.]+ extra\), `,
+        String.raw`and saves 2\.0k tokens \(\$[\d.]+\) on every later call, `,
+        'so it pays back after 103 calls; about 10 more calls are expected'),
+    );
+    const cheap = priceAction({ ...base, rewriteTokens: 2_000, tokensPerCall: 1_900, expectedCalls: 3 });
+    expect(cheap.summary).toMatch(
+      sentence(String.raw`Rewrites 2\.0k cached tokens on the next call at no extra cost .*, `,
+        String.raw`and saves 1\.9k tokens .* on every later call; about 3 more calls are expected`),
+    );
+    // A restore is a cost, not a saving: what it adds per call first, then the rewrite, and no pay-back.
+    const restore = priceAction({ ...base, rewriteTokens: 5_000, tokensPerCall: -3_000, expectedCalls: 8 });
+    expect(restore.summary).toMatch(
+      sentence(String.raw`Adds 3\.0k tokens \(\$[\d.]+\) to every later call, `,
+        String.raw`and rewrites 5\.0k cached tokens on the next call \(\$[\d.]+ extra\); `,
+        'about 8 more calls are expected'),
+    );
+    expect(restore.summary).not.toMatch(/pays back/);
+    const cold = priceAction({ ...base, idleMs: 7 * 60_000, rewriteTokens: 5_000, tokensPerCall: 1_000 });
+    expect(cold.summary).toMatch(/^The cache is cold \(idle 7 min\), so nothing cached is rewritten, and saves 1\.0k /);
   });
 });

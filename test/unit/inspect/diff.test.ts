@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { applyUserAction, diffRequests } from '../../../src/core/inspect';
+import { diffFlat } from '../../../src/core/inspect/diff';
+import type { FlatBlock } from '../../../src/core/inspect/flat';
 import { BlockMap } from '../../../src/core/request/build';
 import type { RequestBody } from '../../../src/core/api/wire';
 import { replayFile, SAMPLES } from './helpers';
@@ -42,6 +44,40 @@ describe('diffRequests', () => {
     expect(d.added).toEqual(['summary:x']);
     expect(d.cacheBreakAt).toBe('summary:x');
     expect(d.savedTokens).toBe(10);
+  });
+});
+
+describe('diffFlat across epochs (block ids of another log: matched by content)', () => {
+  const flat = (...texts: string[]): FlatBlock[] =>
+    texts.map((t, i) => ({ id: `x${i}`, section: 'messages', param: text(t) }));
+  const across = { acrossEpochs: { refOfPrevious: (id: string) => `old-${id}` } };
+
+  it('an edited block is a change at its place, with where its text differs; the rest is unchanged', () => {
+    const prev = flat('a', 'b', 'the build failed at step 3', 'c');
+    const next = flat('a', 'b', 'the build passed at step 3', 'c', 'd');
+    next[2] = { ...next[2], param: { ...text('the build passed at step 3'), cache_control: { type: 'ephemeral' } } };
+    const d = diffFlat(prev, next, { call: 7, previous: 6, ...across });
+    expect(d).toMatchObject({ changed: ['x2'], added: ['x4'], removed: [], unchanged: 3, commonPrefix: 2 });
+    expect(d.cacheBreakAt).toBe('x2');
+    expect(d.acrossEpochs).toBe(true);
+    const edit = { ref: 'x2', at: 10, context: 'the build ', before: 'fail', after: 'pass' };
+    expect(d.edits).toEqual([{ ...edit, beforeLength: 26, afterLength: 26 }]);
+  });
+
+  it('a dropped block is removed (named in the earlier log); a cache_control move alone changes nothing', () => {
+    const prev = flat('a', 'b', 'c');
+    const next = flat('a', 'c');
+    next[1] = { ...next[1], param: { ...text('c'), cache_control: { type: 'ephemeral' } } };
+    const d = diffFlat(prev, next, across);
+    expect(d).toMatchObject({ changed: [], added: [], removed: ['old-x1'], unchanged: 2, commonPrefix: 1 });
+    expect(d.edits).toBeUndefined();
+  });
+
+  it('without the option, blocks of another log would all look new: ids do not match', () => {
+    const d = diffFlat(flat('a', 'b'), flat('a', 'b').map((b) => ({ ...b, id: `y-${b.id}` })));
+    expect(d.added).toHaveLength(2);
+    const other = flat('a', 'b').map((b) => ({ ...b, id: `y-${b.id}` }));
+    expect(diffFlat(flat('a', 'b'), other, across)).toMatchObject({ added: [], unchanged: 2 });
   });
 });
 

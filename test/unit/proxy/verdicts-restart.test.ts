@@ -42,9 +42,9 @@ function proxied(engine: ProxyEngine, messages: MessageParam[], now: number, rep
   let verdict: CallVerdict | undefined;
   const st = engine.state(f.sessionId!)!;
   const setVerdict = st.inspector.setVerdict.bind(st.inspector);
-  st.inspector.setVerdict = (i: number, v: CallVerdict) => {
+  st.inspector.setVerdict = (v: CallVerdict) => {
     verdict = v;
-    setVerdict(i, v);
+    setVerdict(v);
   };
   engine.onResponse(f.sessionId!, f.callIndex!, reply);
   return { sessionId: f.sessionId!, previousId, verdict: verdict! };
