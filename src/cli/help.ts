@@ -32,7 +32,10 @@ Lists the trimming strategies and their options (for --strategy and config files
 Prices recorded sessions against their real bill and shows what each strategy would have cost.
 PATH: directories or files (default: ~/.claude/projects, or $CLAUDE_CONFIG_DIR/projects).
   --strategy S   price strategy S too (repeatable; none and default always)
-  --since DATE   only files written since DATE (e.g. 2026-01-31)
+  --since DATE   only sessions with a call on or after DATE (e.g. 2026-01-31 or 20260131)
+  --until DATE   only sessions with a call on or before DATE; both are local dates
+  --by P         totals per day, week (from Monday) or month: sessions, calls, tokens, cost, savings
+  --timezone TZ  the zone for dates and periods (IANA, e.g. Europe/Paris; default: the system's)
   --json         the report as JSON (the output contract)    --html FILE  also write an HTML page
   --config F     strategy options                            --cache FILE | --no-cache  per-file cache
   --workers N    worker threads (0: this thread; default: by the input's size)

@@ -6,6 +6,8 @@
 import { bidiVisible } from '../protocol/safe-text';
 import { byCost, sessionName, dollars, percent, fitCell } from './report-text';
 import { dearerLines, headlineLines, nextStepLines, oneLine, skippedSummary } from './report-summary';
+import { dateFormat, localTimeZone, periodCells } from './report-periods';
+import { foldTrivial, GLOSSARY, MISSES_LEAD, missTotals, projectOf, rowDate, spendOf, TRIVIAL_CALLS } from './report-rows';
 import type { Report, SessionReport } from '../protocol/report-types';
 
 /** Sessions charted (the costliest); the table lists them all. */
@@ -91,25 +93,32 @@ export function chartGroups(rep: Report): { sessions: ChartGroup[]; weeks: Chart
 const CSS = `body{font:14px system-ui,sans-serif;margin:24px;color:#222;max-width:1100px}
 table{border-collapse:collapse;margin:12px 0}td,th{padding:3px 8px;border-bottom:1px solid #ddd;text-align:right}
 td:first-child,th:first-child,td.l,th.l{text-align:left}tr.total td{font-weight:600;border-top:2px solid #999}td.loose{color:#b00}svg text{font:11px system-ui,sans-serif;fill:#222}svg text.v{fill:#555}
-figure{margin:16px 0}figcaption{font-weight:600;margin-bottom:4px}.note{color:#555;max-width:900px}`;
+span.id{color:#777;font-size:12px}tr.folded td{color:#555;font-style:italic}details{margin:8px 0}figure{margin:16px 0}figcaption{font-weight:600;margin-bottom:4px}.note{color:#555;max-width:900px}`;
 
 /** Saving of a strategy against `none` (positive: cheaper). */
 function savingCell(v: { inputCost: number } | undefined, none: { inputCost: number } | undefined): string {
   return v && none && none.inputCost ? percent(1 - v.inputCost / none.inputCost, false) : '—';
 }
 
-function sessionRows(rep: Report): string {
-  const others = rep.strategies.filter((s) => s !== 'none');
-  const head = `<tr><th>session</th><th class="l">model</th><th>calls</th><th>recorded input</th><th>output</th><th>none</th><th>fit</th>${others.map((s) => `<th>${escapeHtml(s)}</th><th>saving</th><th>kept</th>`).join('')}</tr>`;
-  const rows = byCost(rep.sessions).map((r) => {
-    const none = r.strategies.none;
-    const cells = others.map((s) => {
-      const v = r.strategies[s];
-      return `<td>${v ? dollars(v.inputCost) : '—'}</td><td>${savingCell(v, none)}</td><td>${v ? percent(v.retention, false) : '—'}</td>`;
-    });
-    const fitClass = r.fit.status === 'anchored' ? '' : ' class="loose"';
-    return `<tr><td>${escapeHtml(sessionName(r))}</td><td class="l">${escapeHtml([r.model, ...(r.otherModels ?? [])].join(', '))}</td><td>${r.calls}</td><td>${dollars(r.recorded.inputCost)}</td><td>${dollars(r.recorded.outputCost)}</td><td>${none ? dollars(none.inputCost) : '—'}</td><td${fitClass}>${escapeHtml(fitCell(r))}</td>${cells.join('')}</tr>`;
+/** One session's cells: full id and models (never cut here), local date, project, spend and each strategy. */
+function sessionRow(r: SessionReport, others: readonly string[], fmt: Intl.DateTimeFormat): string {
+  const none = r.strategies.none;
+  const cells = others.map((s) => {
+    const v = r.strategies[s];
+    return `<td>${v ? dollars(v.inputCost) : '—'}</td><td>${savingCell(v, none)}</td><td>${v ? percent(v.retention, false) : '—'}</td>`;
   });
+  const fitClass = r.fit.status === 'anchored' ? '' : ' class="loose"';
+  const id = r.sessionId && r.sessionId !== sessionName(r) ? ` <span class="id">${escapeHtml(r.sessionId)}</span>` : '';
+  return `<tr><td class="l">${escapeHtml(rowDate(r, fmt))}</td><td class="l">${escapeHtml(projectOf(r))}</td><td class="l">${escapeHtml(sessionName(r))}${id}</td><td class="l">${escapeHtml([r.model, ...(r.otherModels ?? [])].join(', '))}</td><td>${r.calls}</td><td>${dollars(spendOf(r))}</td><td>${none ? dollars(none.inputCost) : '—'}</td><td${fitClass}>${escapeHtml(fitCell(r))}</td>${cells.join('')}</tr>`;
+}
+
+function sessionRows(rep: Report, tz: string): string {
+  const others = rep.strategies.filter((s) => s !== 'none');
+  const fmt = dateFormat(tz);
+  const strategyHead = others.map((s) => `<th>${escapeHtml(s)}</th><th>saving</th><th>kept</th>`).join('');
+  const head = `<tr><th class="l">date</th><th class="l">project</th><th class="l">session</th><th class="l">model</th><th>calls</th><th>spend</th><th>none</th><th>fit</th>${strategyHead}</tr>`;
+  const { shown, folded } = foldTrivial(byCost(rep.sessions));
+  const rows = shown.map((r) => sessionRow(r, others, fmt));
   const t = rep.totals;
   const tn = t.strategies.none;
   const totalCells = others.map((s) => {
@@ -117,8 +126,34 @@ function sessionRows(rep: Report): string {
     return `<td>${v ? dollars(v.inputCost) : '—'}</td><td>${savingCell(v, tn)}</td><td>${v ? percent(v.retention, false) : '—'}</td>`;
   });
   const fit = tn && t.recorded.inputCost ? percent(tn.inputCost / t.recorded.inputCost - 1) : '—';
-  const total = `<tr class="total"><td>TOTAL</td><td class="l"></td><td>${t.calls}</td><td>${dollars(t.recorded.inputCost)}</td><td>${dollars(t.recorded.outputCost)}</td><td>${tn ? dollars(tn.inputCost) : '—'}</td><td>${fit}</td>${totalCells.join('')}</tr>`;
-  return `<table>${head}${rows.join('')}${total}</table>`;
+  const total = `<tr class="total"><td>TOTAL</td><td></td><td></td><td class="l"></td><td>${t.calls}</td><td>${dollars(t.recorded.inputCost + t.recorded.outputCost)}</td><td>${tn ? dollars(tn.inputCost) : '—'}</td><td>${fit}</td>${totalCells.join('')}</tr>`;
+  const trivial = rep.sessions.filter((r) => r.calls < TRIVIAL_CALLS);
+  const foldedRow = folded.sessions
+    ? `<tr class="folded"><td colspan="4" class="l">+ ${folded.sessions} session(s) with fewer than ${TRIVIAL_CALLS} calls (listed below)</td><td>${folded.calls}</td><td>${dollars(folded.spend)}</td></tr>`
+    : '';
+  const foldedList = trivial.length
+    ? `<details><summary>${trivial.length} session(s) with fewer than ${TRIVIAL_CALLS} calls</summary><table>${head}${trivial.map((r) => sessionRow(r, others, fmt)).join('')}</table></details>`
+    : '';
+  return `<table>${head}${rows.join('')}${foldedRow}${total}</table>${foldedList}`;
+}
+
+/** `--by`: the period table. */
+function periodTable(rep: Report): string {
+  if (!rep.periods) return '';
+  const [head, ...rows] = periodCells(rep.periods, rep.strategies);
+  const tr = (cells: readonly string[], tag: 'td' | 'th', cls = ''): string => `<tr${cls}>${cells.map((c, i) => `<${tag}${i === 0 ? ' class="l"' : ''}>${escapeHtml(c)}</${tag}>`).join('')}</tr>`;
+  const last = rows.length - 1;
+  const body = rows.map((r, i) => tr(r, 'td', i === last ? ' class="total"' : '')).join('');
+  const p = rep.periods;
+  return `<h2>Per ${escapeHtml(p.by)} (${escapeHtml(p.timezone)})</h2><p class="note">A strategy's cost is spread over its session's ${escapeHtml(p.by)}s by their recorded input-side cost.</p><table>${tr(head, 'th')}${body}</table>`;
+}
+
+/** "Why your cache missed": each cause with its dollars. */
+function missTable(rep: Report): string {
+  const misses = missTotals(rep.sessions);
+  if (!misses.length) return '';
+  const rows = misses.map((m) => `<tr><td>${dollars(m.dollars)}</td><td class="l">${escapeHtml(m.cause)}</td><td>${m.calls}</td><td>${m.tokens.toLocaleString('en-US')}</td></tr>`);
+  return `<h2>Why your cache missed</h2><p class="note">${escapeHtml(MISSES_LEAD.replace(/^Why your cache missed \((.*)\):$/, '$1'))}.</p><table><tr><th>dollars</th><th class="l">cause</th><th>calls</th><th>tokens</th></tr>${rows.join('')}</table>`;
 }
 
 function offenderRows(rep: Report): string {
@@ -140,8 +175,9 @@ function skippedList(rep: Report): string {
   return `<h2>Skipped</h2>${s.counted ? `<p>${escapeHtml(s.counted)}</p>` : ''}${items.length ? `<ul>${items.join('')}</ul>` : ''}`;
 }
 
-/** The whole report page. */
-export function reportHtml(rep: Report): string {
+/** The whole report page; dates in `o.timezone` (else the periods' zone, else the system's). */
+export function reportHtml(rep: Report, o: { timezone?: string } = {}): string {
+  const tz = o.timezone ?? rep.periods?.timezone ?? localTimeZone();
   const g = chartGroups(rep);
   const t = rep.totals;
   const summary = `${t.sessions} session(s), ${t.calls} billed call(s); recorded spend ${dollars(t.recorded.inputCost + t.recorded.outputCost)} (input side ${dollars(t.recorded.inputCost)}).`;
@@ -153,6 +189,7 @@ ${headlineLines(rep).map((l) => `<p>${escapeHtml(l.trim())}</p>`).join('')}
 <p><strong>${escapeHtml(nextStepLines(rep).join(' '))}</strong></p><p class="note">${escapeHtml(rep.note)}</p>
 ${barChart('Input-side cost per session: recorded vs each strategy', g.series, g.sessions)}
 ${barChart('Input-side cost per week', g.series, g.weeks)}
-<h2>Sessions</h2>${sessionRows(rep)}${offenderRows(rep)}${fitNoteList(rep)}${skippedList(rep)}
+<h2>Sessions</h2><p class="note">${escapeHtml(GLOSSARY)} Dates in ${escapeHtml(tz)}.</p>${sessionRows(rep, tz)}
+${periodTable(rep)}${missTable(rep)}${offenderRows(rep)}${fitNoteList(rep)}${skippedList(rep)}
 </body></html>\n`;
 }

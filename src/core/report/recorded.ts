@@ -73,6 +73,8 @@ export interface RecordedConversation {
   /** Client versions and microcompact boundaries of its lines (Claude Code). */
   events?: ClientEvents;
   firstTimestamp?: string;
+  /** The working directory its lines record (`cwd`), the last one. */
+  cwd?: string;
 }
 
 export interface RecordedFile {
@@ -199,6 +201,7 @@ export function readRecorded(text: string, counted: Set<string>): RecordedFile {
     if (!c.firstTimestamp && typeof rec.timestamp === 'string') c.firstTimestamp = rec.timestamp;
     // The session's own id is on its newest lines (a resumed file starts with its parent's lines and id).
     if (typeof rec.sessionId === 'string') c.sessionId = rec.sessionId;
+    if (typeof rec.cwd === 'string' && rec.cwd) c.cwd = rec.cwd;
     return c;
   };
   for (const l of jsonLines(text)) {

@@ -15,6 +15,8 @@ import { clineRecorded } from './cline-usage';
 import { OffenderTally } from './offenders';
 import { callCost, iterationsCost, readRecorded, totalsOf, type RecordedCall, type RecordedConversation } from './recorded';
 import { priceStrategy } from './strategies';
+import { missCauses } from './miss-causes';
+import { usageSlots } from './usage-slots';
 import { NOTHING_BILLED } from '../../views/report-summary';
 import { ANCHOR_TOLERANCE, type SessionFit, type SessionReport, type Skipped, type StrategyResult } from '../../protocol/report-types';
 
@@ -72,6 +74,8 @@ function conversationRow(file: string, text: string, conv: RecordedConversation,
   const base = {
     file,
     sessionId: conv.sessionId,
+    ...(conv.cwd ? { cwd: conv.cwd } : {}),
+    slots: usageSlots(conv.calls),
     sidechain: conv.sidechain,
     agentId: conv.agentId,
     calls: conv.calls.length,
@@ -143,7 +147,8 @@ function conversationRow(file: string, text: string, conv: RecordedConversation,
     notes: anchored ? explained.notes : [looseNote(error ?? 0, largestDifferences(fit, byId, imp.calls)), ...explained.notes],
   };
   const otherModels = [...new Set(conv.calls.map((c) => c.model).filter((m) => m !== model))];
-  return { ...base, model, ...(otherModels.length ? { otherModels } : {}), fit: sessionFit, strategies, offenders: tally.top(file) };
+  const misses = missCauses(fit, byId, imp.calls);
+  return { ...base, model, ...(otherModels.length ? { otherModels } : {}), misses, fit: sessionFit, strategies, offenders: tally.top(file) };
 }
 
 /**
