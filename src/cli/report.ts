@@ -4,13 +4,14 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { buildReport, buildReportParallel, DEFAULT_REPORT_STRATEGIES, type Report, type ReportOptions, defaultCacheFile, defaultProjectsDir, formatReport, ReportCache, reportHtml } from '../core/report';
 import { discover } from '../core/report/discover';
-import { totalsOf } from '../core/report/report';
-import { dateFormat, isTimeZone, localDate, localTimeZone, PERIOD_KINDS, type PeriodKind, withPeriods } from '../views/report-periods';
+import { DAY_MS, inRange, localDay, parseBy, parseTimeZone } from './report-range';
 import { explainFile, formatExplained } from '../core/report/explain';
 import { jsonTerminalSafe, terminalSafe, terminalSafeLine } from '../protocol/safe-text';
 import { loadConfig, UsageError } from './common';
 
-export const REPORT_USAGE = 'trimline report [PATH…] [--strategy S…] [--since DATE] [--until DATE] [--by day|week|month] [--timezone TZ] [--json] [--html FILE] [--config F] [--cache FILE | --no-cache] [--workers N] [--explain SESSION]';
+export const REPORT_USAGE =
+  'trimline report [PATH…] [--strategy S…] [--since DATE] [--until DATE] [--by day|week|month] [--timezone TZ] ' +
+  '[--json] [--html FILE] [--config F] [--cache FILE | --no-cache] [--workers N] [--explain SESSION]';
 
 /** `--since` as ms since epoch: an ISO date or date-time (or YYYYMMDD, as ccusage takes it). */
 export function parseSince(v: string | undefined): number | undefined {
@@ -18,29 +19,6 @@ export function parseSince(v: string | undefined): number | undefined {
   const t = Date.parse(/^\d{8}$/.test(v) ? `${v.slice(0, 4)}-${v.slice(4, 6)}-${v.slice(6)}` : v);
   if (!Number.isFinite(t)) throw new UsageError(`report: --since must be a date like 2026-01-31 (got "${v}")`);
   return t;
-}
-
-/** A `--since`/`--until` date as the local date `YYYY-MM-DD` it names (YYYYMMDD accepted); date-times keep their day. */
-export function localDay(flag: string, v: string | undefined): string | undefined {
-  if (v === undefined) return undefined;
-  const m = /^(\d{4})-?(\d{2})-?(\d{2})(?:$|T)/.exec(v);
-  if (!m || !Number.isFinite(Date.parse(`${m[1]}-${m[2]}-${m[3]}`))) throw new UsageError(`report: --${flag} must be a date like 2026-01-31 (got "${v}")`);
-  return `${m[1]}-${m[2]}-${m[3]}`;
-}
-
-/** `--by`: day, week or month. */
-export function parseBy(v: string | undefined): PeriodKind | undefined {
-  if (v === undefined) return undefined;
-  const k = PERIOD_KINDS.find((p) => p === v);
-  if (!k) throw new UsageError(`report: --by must be day, week or month (got "${v}")`);
-  return k;
-}
-
-/** `--timezone`: an IANA zone Intl knows (e.g. Europe/Paris, UTC); the system's when not given. */
-export function parseTimeZone(v: string | undefined): string {
-  if (v === undefined) return localTimeZone();
-  if (!isTimeZone(v)) throw new UsageError(`report: --timezone must be an IANA time zone like Europe/Paris or UTC (got "${v}")`);
-  return v;
 }
 
 /** Strategies from repeated or comma-free `--strategy` values; `none` and `default` when none named. */
@@ -67,22 +45,6 @@ export function parseWorkers(v: string | undefined): number | undefined {
 /** The report in worker threads when there is a worker script (see buildReportParallel for when it uses them); else in this thread. */
 export async function reportWithWorkers(o: ReportOptions, workers: number | undefined, script = reportWorkerScript()): Promise<Report> {
   return script ? buildReportParallel({ ...o, workerScript: script, workers }) : buildReport(o);
-}
-
-const DAY_MS = 86_400_000;
-
-/** The rows with a call between `since` and `until` (local dates, inclusive), their totals, and the periods `--by` asks for. */
-export function inRange(rep: Report, o: { by?: PeriodKind; timezone: string; since?: string; until?: string }): Report {
-  const fmt = dateFormat(o.timezone);
-  const within = (r: Report['sessions'][number]): boolean => {
-    if (!o.since && !o.until) return true;
-    const days = (r.slots ?? []).map((s) => localDate(Date.parse(s.start), fmt));
-    if (!days.length) return !o.until && r.firstTimestamp === undefined;
-    return days.some((d) => (!o.since || d >= o.since) && (!o.until || d <= o.until));
-  };
-  const sessions = rep.sessions.filter(within);
-  const kept = sessions.length === rep.sessions.length ? rep : { ...rep, sessions, totals: totalsOf(sessions, rep.strategies, rep.totals.badLines) };
-  return o.by ? withPeriods(kept, { by: o.by, timezone: o.timezone, since: o.since, until: o.until }) : kept;
 }
 
 /** `trimline report`'s command line parsed (usage errors thrown as {@link UsageError}). */
@@ -112,10 +74,11 @@ export function parseReportArgs(argv: readonly string[]) {
     cache: values['no-cache'] ? undefined : new ReportCache(values.cache ?? defaultCacheFile()),
     strategies: reportStrategies(values.strategy),
     config: loadConfig(values.config),
-    // Files are picked by when they were written, a day early: the rows are then kept by the local date of their calls.
+    // Files picked by when they were written, a day early; rows are then kept by the local dates of their calls.
     sinceMs: since === undefined ? undefined : since - DAY_MS,
   };
-  const range = { by: parseBy(values.by), timezone: parseTimeZone(values.timezone), since: localDay('since', values.since), until: localDay('until', values.until) };
+  const dates = { since: localDay('since', values.since), until: localDay('until', values.until) };
+  const range = { by: parseBy(values.by), timezone: parseTimeZone(values.timezone), ...dates };
   return { values, options, range, workers: parseWorkers(values.workers) };
 }
 
@@ -135,7 +98,8 @@ export async function runReportCli(argv: string[], out: NodeJS.WritableStream = 
     if (!values.json) err.write(`trimline report: wrote ${terminalSafeLine(values.html)}\n`);
   }
   // Paths, models and tool names come from the transcripts: printed through the sanitizer.
-  out.write((values.json ? jsonTerminalSafe(JSON.stringify(report, null, 2)) : terminalSafe(formatReport(report, existsSync, { timezone: range.timezone }))) + '\n');
+  const text = (): string => terminalSafe(formatReport(report, existsSync, { timezone: range.timezone }));
+  out.write((values.json ? jsonTerminalSafe(JSON.stringify(report, null, 2)) : text()) + '\n');
   return 0;
 }
 

@@ -90,70 +90,95 @@ export function chartGroups(rep: Report): { sessions: ChartGroup[]; weeks: Chart
   return { sessions, weeks: [...weeks.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([label, values]) => ({ label: `week of ${label}`, values })), series };
 }
 
-const CSS = `body{font:14px system-ui,sans-serif;margin:24px;color:#222;max-width:1100px}
+const CSS = `body{font:14px system-ui,sans-serif;margin:24px;color:#222;max-width:1300px}
 table{border-collapse:collapse;margin:12px 0}td,th{padding:3px 8px;border-bottom:1px solid #ddd;text-align:right}
 td:first-child,th:first-child,td.l,th.l{text-align:left}tr.total td{font-weight:600;border-top:2px solid #999}td.loose{color:#b00}svg text{font:11px system-ui,sans-serif;fill:#222}svg text.v{fill:#555}
-span.id{color:#777;font-size:12px}tr.folded td{color:#555;font-style:italic}details{margin:8px 0}figure{margin:16px 0}figcaption{font-weight:600;margin-bottom:4px}.note{color:#555;max-width:900px}`;
+table.sessions td{white-space:nowrap}span.id{display:block;color:#777;font-size:11px}
+tr.folded td{color:#555;font-style:italic}details{margin:8px 0}
+figure{margin:16px 0}figcaption{font-weight:600;margin-bottom:4px}.note{color:#555;max-width:900px}`;
 
 /** Saving of a strategy against `none` (positive: cheaper). */
 function savingCell(v: { inputCost: number } | undefined, none: { inputCost: number } | undefined): string {
   return v && none && none.inputCost ? percent(1 - v.inputCost / none.inputCost, false) : '—';
 }
 
+function td(html: string, cls = ''): string {
+  return `<td${cls ? ` class="${cls}"` : ''}>${html}</td>`;
+}
+
+/** Header cells, the first `left` of them left-aligned. */
+function ths(names: readonly string[], left: number): string {
+  return `<tr>${names.map((n, i) => `<th${i < left ? ' class="l"' : ''}>${escapeHtml(n)}</th>`).join('')}</tr>`;
+}
+
+/** A strategy's cells beside `none`: its input-side cost, its saving, the tokens it kept. */
+type Priced = { inputCost: number; retention: number } | undefined;
+
+function strategyTds(v: Priced, none: { inputCost: number } | undefined): string {
+  return td(v ? dollars(v.inputCost) : '—') + td(savingCell(v, none)) + td(v ? percent(v.retention, false) : '—');
+}
+
 /** One session's cells: full id and models (never cut here), local date, project, spend and each strategy. */
 function sessionRow(r: SessionReport, others: readonly string[], fmt: Intl.DateTimeFormat): string {
   const none = r.strategies.none;
-  const cells = others.map((s) => {
-    const v = r.strategies[s];
-    return `<td>${v ? dollars(v.inputCost) : '—'}</td><td>${savingCell(v, none)}</td><td>${v ? percent(v.retention, false) : '—'}</td>`;
-  });
-  const fitClass = r.fit.status === 'anchored' ? '' : ' class="loose"';
   const id = r.sessionId && r.sessionId !== sessionName(r) ? ` <span class="id">${escapeHtml(r.sessionId)}</span>` : '';
-  return `<tr><td class="l">${escapeHtml(rowDate(r, fmt))}</td><td class="l">${escapeHtml(projectOf(r))}</td><td class="l">${escapeHtml(sessionName(r))}${id}</td><td class="l">${escapeHtml([r.model, ...(r.otherModels ?? [])].join(', '))}</td><td>${r.calls}</td><td>${dollars(spendOf(r))}</td><td>${none ? dollars(none.inputCost) : '—'}</td><td${fitClass}>${escapeHtml(fitCell(r))}</td>${cells.join('')}</tr>`;
+  const models = [r.model, ...(r.otherModels ?? [])].join(', ');
+  const named = td(escapeHtml(rowDate(r, fmt)), 'l') + td(escapeHtml(projectOf(r)), 'l');
+  const session = td(escapeHtml(sessionName(r)) + id, 'l') + td(escapeHtml(models), 'l');
+  const priced = td(String(r.calls)) + td(dollars(spendOf(r))) + td(none ? dollars(none.inputCost) : '—');
+  const fit = td(escapeHtml(fitCell(r)), r.fit.status === 'anchored' ? '' : 'loose');
+  return `<tr>${named}${session}${priced}${fit}${others.map((s) => strategyTds(r.strategies[s], none)).join('')}</tr>`;
 }
 
 function sessionRows(rep: Report, tz: string): string {
   const others = rep.strategies.filter((s) => s !== 'none');
   const fmt = dateFormat(tz);
-  const strategyHead = others.map((s) => `<th>${escapeHtml(s)}</th><th>saving</th><th>kept</th>`).join('');
-  const head = `<tr><th class="l">date</th><th class="l">project</th><th class="l">session</th><th class="l">model</th><th>calls</th><th>spend</th><th>none</th><th>fit</th>${strategyHead}</tr>`;
+  const columns = ['date', 'project', 'session', 'model', 'calls', 'spend', 'none', 'fit'];
+  const head = ths([...columns, ...others.flatMap((s) => [s, 'saving', 'kept'])], 4);
   const { shown, folded } = foldTrivial(byCost(rep.sessions));
   const rows = shown.map((r) => sessionRow(r, others, fmt));
   const t = rep.totals;
   const tn = t.strategies.none;
-  const totalCells = others.map((s) => {
-    const v = t.strategies[s];
-    return `<td>${v ? dollars(v.inputCost) : '—'}</td><td>${savingCell(v, tn)}</td><td>${v ? percent(v.retention, false) : '—'}</td>`;
-  });
   const fit = tn && t.recorded.inputCost ? percent(tn.inputCost / t.recorded.inputCost - 1) : '—';
-  const total = `<tr class="total"><td>TOTAL</td><td></td><td></td><td class="l"></td><td>${t.calls}</td><td>${dollars(t.recorded.inputCost + t.recorded.outputCost)}</td><td>${tn ? dollars(tn.inputCost) : '—'}</td><td>${fit}</td>${totalCells.join('')}</tr>`;
-  const trivial = rep.sessions.filter((r) => r.calls < TRIVIAL_CALLS);
+  const spend = dollars(t.recorded.inputCost + t.recorded.outputCost);
+  const priced = td(String(t.calls)) + td(spend) + td(tn ? dollars(tn.inputCost) : '—') + td(fit);
+  const strategies = others.map((s) => strategyTds(t.strategies[s], tn)).join('');
+  const total = `<tr class="total">${td('TOTAL')}${td('')}${td('')}${td('', 'l')}${priced}${strategies}</tr>`;
+  const few = `${folded.sessions} session(s) with fewer than ${TRIVIAL_CALLS} calls`;
   const foldedRow = folded.sessions
-    ? `<tr class="folded"><td colspan="4" class="l">+ ${folded.sessions} session(s) with fewer than ${TRIVIAL_CALLS} calls (listed below)</td><td>${folded.calls}</td><td>${dollars(folded.spend)}</td></tr>`
+    ? `<tr class="folded"><td colspan="4" class="l">+ ${few} (listed below)</td>${td(String(folded.calls))}` +
+      `${td(dollars(folded.spend))}</tr>`
     : '';
-  const foldedList = trivial.length
-    ? `<details><summary>${trivial.length} session(s) with fewer than ${TRIVIAL_CALLS} calls</summary><table>${head}${trivial.map((r) => sessionRow(r, others, fmt)).join('')}</table></details>`
-    : '';
-  return `<table>${head}${rows.join('')}${foldedRow}${total}</table>${foldedList}`;
+  const trivial = rep.sessions.filter((r) => r.calls < TRIVIAL_CALLS).map((r) => sessionRow(r, others, fmt));
+  const list = `<table class="sessions">${head}${trivial.join('')}</table>`;
+  const foldedList = trivial.length ? `<details><summary>${few}</summary>${list}</details>` : '';
+  return `<table class="sessions">${head}${rows.join('')}${foldedRow}${total}</table>${foldedList}`;
 }
 
 /** `--by`: the period table. */
 function periodTable(rep: Report): string {
   if (!rep.periods) return '';
   const [head, ...rows] = periodCells(rep.periods, rep.strategies);
-  const tr = (cells: readonly string[], tag: 'td' | 'th', cls = ''): string => `<tr${cls}>${cells.map((c, i) => `<${tag}${i === 0 ? ' class="l"' : ''}>${escapeHtml(c)}</${tag}>`).join('')}</tr>`;
   const last = rows.length - 1;
-  const body = rows.map((r, i) => tr(r, 'td', i === last ? ' class="total"' : '')).join('');
-  const p = rep.periods;
-  return `<h2>Per ${escapeHtml(p.by)} (${escapeHtml(p.timezone)})</h2><p class="note">A strategy's cost is spread over its session's ${escapeHtml(p.by)}s by their recorded input-side cost.</p><table>${tr(head, 'th')}${body}</table>`;
+  const cells = (r: readonly string[]): string => r.map((c, j) => td(escapeHtml(c), j ? '' : 'l')).join('');
+  const body = rows.map((r, i) => `<tr${i === last ? ' class="total"' : ''}>${cells(r)}</tr>`);
+  const by = escapeHtml(rep.periods.by);
+  const spread = `${by}s by their recorded input-side cost`;
+  const note = `<p class="note">A strategy's cost is spread over its session's ${spread}.</p>`;
+  const title = `<h2>Per ${by} (${escapeHtml(rep.periods.timezone)})</h2>`;
+  return `${title}${note}<table>${ths(head, 1)}${body.join('')}</table>`;
 }
 
 /** "Why your cache missed": each cause with its dollars. */
 function missTable(rep: Report): string {
   const misses = missTotals(rep.sessions);
   if (!misses.length) return '';
-  const rows = misses.map((m) => `<tr><td>${dollars(m.dollars)}</td><td class="l">${escapeHtml(m.cause)}</td><td>${m.calls}</td><td>${m.tokens.toLocaleString('en-US')}</td></tr>`);
-  return `<h2>Why your cache missed</h2><p class="note">${escapeHtml(MISSES_LEAD.replace(/^Why your cache missed \((.*)\):$/, '$1'))}.</p><table><tr><th>dollars</th><th class="l">cause</th><th>calls</th><th>tokens</th></tr>${rows.join('')}</table>`;
+  const row = (m: (typeof misses)[number]): string =>
+    td(dollars(m.dollars)) + td(escapeHtml(m.cause), 'l') + td(String(m.calls)) + td(m.tokens.toLocaleString('en-US'));
+  const rows = misses.map((m) => `<tr>${row(m)}</tr>`);
+  const lead = MISSES_LEAD.replace(/^Why your cache missed \(a (.*)\):$/, 'A $1.');
+  const head = '<tr><th>dollars</th><th class="l">cause</th><th>calls</th><th>tokens</th></tr>';
+  return `<h2>Why your cache missed</h2><p class="note">${escapeHtml(lead)}</p><table>${head}${rows.join('')}</table>`;
 }
 
 function offenderRows(rep: Report): string {

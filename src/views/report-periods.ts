@@ -45,7 +45,8 @@ export function periodOf(date: string, by: PeriodKind): string {
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 function emptyPeriod(period: string): Mutable<PeriodTotals> & { strategies: Record<string, number> } {
-  return { period, sessions: 0, calls: 0, inputTokens: 0, outputTokens: 0, cacheCreationTokens: 0, cacheReadTokens: 0, totalTokens: 0, totalCost: 0, inputCost: 0, strategies: {} };
+  const tokens = { inputTokens: 0, outputTokens: 0, cacheCreationTokens: 0, cacheReadTokens: 0, totalTokens: 0 };
+  return { period, sessions: 0, calls: 0, ...tokens, totalCost: 0, inputCost: 0, strategies: {} };
 }
 
 export interface PeriodOptions {
@@ -58,7 +59,11 @@ export interface PeriodOptions {
 }
 
 /** The periods of a report's rows, oldest first. */
-export function periodTotals(sessions: readonly SessionReport[], strategies: readonly string[], o: PeriodOptions): PeriodReport {
+export function periodTotals(
+  sessions: readonly SessionReport[],
+  strategies: readonly string[],
+  o: PeriodOptions,
+): PeriodReport {
   const timezone = o.timezone ?? localTimeZone();
   const fmt = dateFormat(timezone);
   const out = new Map<string, ReturnType<typeof emptyPeriod>>();
@@ -80,7 +85,7 @@ export function periodTotals(sessions: readonly SessionReport[], strategies: rea
       p.totalTokens += s.inputTokens + s.outputTokens + s.cacheWriteTokens + s.cacheReadTokens;
       p.totalCost += s.inputCost + s.outputCost;
       p.inputCost += s.inputCost;
-      // A strategy is priced per session: its cost is spread over the session's slots by their recorded input-side cost.
+      // A strategy is priced per session: spread over the session's slots by their recorded input-side cost.
       const share = r.recorded.inputCost > 0 ? s.inputCost / r.recorded.inputCost : 0;
       for (const name of strategies) {
         const v = r.strategies[name];
@@ -114,7 +119,9 @@ export function periodCells(p: PeriodReport, strategies: readonly string[]): str
   for (const s of others) head.push(s, 'saving');
   const row = (label: string, r: Omit<PeriodTotals, 'period'>): string[] => {
     const none = r.strategies.none;
-    const cells = [label, String(r.sessions), String(r.calls), tokens(r.inputTokens), tokens(r.outputTokens), tokens(r.cacheCreationTokens), tokens(r.cacheReadTokens), usd(r.totalCost), none !== undefined ? usd(none) : '—'];
+    const counts = [r.inputTokens, r.outputTokens, r.cacheCreationTokens, r.cacheReadTokens].map(tokens);
+    const noneCell = none !== undefined ? usd(none) : '—';
+    const cells = [label, String(r.sessions), String(r.calls), ...counts, usd(r.totalCost), noneCell];
     for (const s of others) {
       const v = r.strategies[s];
       cells.push(v !== undefined ? usd(v) : '—', v !== undefined && none ? usd(none - v) : '—');
@@ -123,7 +130,8 @@ export function periodCells(p: PeriodReport, strategies: readonly string[]): str
   };
   const total = emptyPeriod('TOTAL');
   for (const r of p.rows) {
-    for (const k of ['calls', 'inputTokens', 'outputTokens', 'cacheCreationTokens', 'cacheReadTokens', 'totalTokens', 'totalCost', 'inputCost'] as const) total[k] += r[k];
+    const summed = ['calls', 'inputTokens', 'outputTokens', 'cacheCreationTokens', 'cacheReadTokens'] as const;
+    for (const k of [...summed, 'totalTokens', 'totalCost', 'inputCost'] as const) total[k] += r[k];
     for (const [s, v] of Object.entries(r.strategies)) total.strategies[s] = (total.strategies[s] ?? 0) + v;
   }
   total.sessions = NaN;

@@ -11,7 +11,8 @@ export const TRIVIAL_CALLS = 3;
 export const GLOSSARY =
   'Terms: "spend" = recorded cost (input side + output); "none" = the recorded requests replayed untrimmed; ' +
   '"fit" = simulated none / recorded input side − 1: "anchored" within ±5% (its savings count in the headline), ' +
-  '"loose" beyond (left out); "saving" = a strategy\'s input-side cost below none\'s; "kept" = tokens it sent / none\'s.';
+  '"loose" beyond (left out); "saving" = a strategy\'s input-side cost below none\'s; ' +
+  '"kept" = tokens it sent / none\'s.';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -31,7 +32,10 @@ export function projectOf(r: SessionReport): string {
  * Short names for rows named by a UUID: the shortest prefix of 8 or more characters no other row's id shares;
  * `name` gives each row's full name.
  */
-export function shortNames(rows: readonly SessionReport[], name: (r: SessionReport) => string): Map<SessionReport, string> {
+export function shortNames(
+  rows: readonly SessionReport[],
+  name: (r: SessionReport) => string,
+): Map<SessionReport, string> {
   const ids = [...new Set(rows.map(name).filter((n) => UUID.test(n)))].sort();
   const len = new Map<string, number>();
   ids.forEach((id, i) => {
@@ -57,8 +61,13 @@ export function rowDate(r: SessionReport, fmt: Intl.DateTimeFormat): string {
   return Number.isFinite(t) ? fmt.format(new Date(t)) : 'undated';
 }
 
-/** Rows worth a line, and the folded rest (fewer than {@link TRIVIAL_CALLS} calls) with their count, calls and spend. */
-export function foldTrivial(rows: readonly SessionReport[]): { shown: SessionReport[]; folded: { sessions: number; calls: number; spend: number } } {
+export interface Folded {
+  readonly shown: SessionReport[];
+  readonly folded: { sessions: number; calls: number; spend: number };
+}
+
+/** Rows worth a line, and the folded rest (fewer than {@link TRIVIAL_CALLS} calls): their count, calls and spend. */
+export function foldTrivial(rows: readonly SessionReport[]): Folded {
   const shown: SessionReport[] = [];
   const folded = { sessions: 0, calls: 0, spend: 0 };
   for (const r of rows) {
@@ -95,5 +104,5 @@ export function missTotals(rows: readonly SessionReport[]): MissCause[] {
 
 /** The section's lead sentence: what a miss is and what it is priced at. */
 export const MISSES_LEAD =
-  'Why your cache missed (a miss: a call re-wrote what the previous call on its model had cached; ' +
+  'Why your cache missed (a miss: a call re-wrote what the call before it had cached; ' +
   'priced as billed over the cache-read price):';

@@ -1,7 +1,9 @@
 /** The report as a terminal table: per session, totals, top offenders, fit notes, skipped files. */
 import { dearerLines, headlineLines, nextStepLines, nothingFoundLines, oneLine, skippedSummary } from './report-summary';
 import { dateFormat, localTimeZone, periodCells } from './report-periods';
-import { foldTrivial, GLOSSARY, MISSES_LEAD, missTotals, projectOf, rowDate, shortNames, spendOf, TRIVIAL_CALLS } from './report-rows';
+import {
+  foldTrivial, GLOSSARY, MISSES_LEAD, missTotals, projectOf, rowDate, shortNames, spendOf, TRIVIAL_CALLS,
+} from './report-rows';
 import type { Report, SessionReport } from '../protocol/report-types';
 
 /** The last path segment (pure: this file is also bundled into the report webview). */
@@ -22,6 +24,8 @@ function parentName(path: string): string {
 const NOTES_SHOWN = 6;
 /** Columns of the project name; longer names are cut in the middle. */
 const PROJECT_WIDTH = 20;
+/** Columns of the report's prose lines (the note and the glossary). */
+const PROSE_WIDTH = 118;
 
 export function dollars(n: number): string {
   if (n === 0) return '$0';
@@ -76,7 +80,24 @@ export function byCost(rows: readonly SessionReport[]): SessionReport[] {
 export function alignRows(rows: readonly (readonly string[])[], left: ReadonlySet<number> = new Set([0])): string[] {
   const widths: number[] = [];
   for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, [...c].length)));
-  return rows.map((r) => r.map((c, i) => (left.has(i) ? c.padEnd(widths[i] + c.length - [...c].length) : c.padStart(widths[i] + c.length - [...c].length))).join('  ').trimEnd());
+  const cell = (c: string, i: number): string => {
+    const n = widths[i] + c.length - [...c].length;
+    return left.has(i) ? c.padEnd(n) : c.padStart(n);
+  };
+  return rows.map((r) => r.map(cell).join('  ').trimEnd());
+}
+
+/** Prose wrapped at word boundaries to `width` columns. */
+export function wrap(text: string, width = PROSE_WIDTH): string[] {
+  const out: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) {
+      out.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return line ? [...out, line] : out;
 }
 
 /** A name cut in the middle to `n` columns (the start and the end stay readable). */
@@ -91,6 +112,11 @@ export interface TextOptions {
   readonly timezone?: string;
 }
 
+/** Cells of a strategy beside `none`: its input-side cost, its saving, the tokens it kept. */
+function strategyCells(v: { inputCost: number; retention: number } | undefined, none: { inputCost: number } | undefined): string[] {
+  return [v ? dollars(v.inputCost) : '—', saving(v, none), v ? percent(v.retention, false) : '—'];
+}
+
 /** The session table: per row its date, project, short id, model, calls, spend, fit and each strategy; trivial rows folded. */
 export function sessionTableLines(rep: Report, tz: string): string[] {
   const others = rep.strategies.filter((s) => s !== 'none');
@@ -102,23 +128,20 @@ export function sessionTableLines(rep: Report, tz: string): string[] {
   const rows: string[][] = [head];
   for (const r of shown) {
     const none = r.strategies.none;
-    const row = [rowDate(r, fmt), middleCut(projectOf(r), PROJECT_WIDTH), names.get(r) ?? sessionName(r), modelCell(r), String(r.calls), dollars(spendOf(r)), none ? dollars(none.inputCost) : '—', fitCell(r)];
-    for (const s of others) {
-      const v = r.strategies[s];
-      row.push(v ? dollars(v.inputCost) : '—', saving(v, none), v ? percent(v.retention, false) : '—');
-    }
-    rows.push(row);
+    const named = [rowDate(r, fmt), middleCut(projectOf(r), PROJECT_WIDTH), names.get(r) ?? sessionName(r), modelCell(r)];
+    const priced = [String(r.calls), dollars(spendOf(r)), none ? dollars(none.inputCost) : '—', fitCell(r)];
+    rows.push([...named, ...priced, ...others.flatMap((s) => strategyCells(r.strategies[s], none))]);
   }
   const t = rep.totals;
   const tn = t.strategies.none;
-  const total = ['TOTAL', '', '', '', String(t.calls), dollars(t.recorded.inputCost + t.recorded.outputCost), tn ? dollars(tn.inputCost) : '—', t.recorded.inputCost && tn ? percent(tn.inputCost / t.recorded.inputCost - 1) : '—'];
-  for (const s of others) {
-    const v = t.strategies[s];
-    total.push(v ? dollars(v.inputCost) : '—', saving(v, tn), v ? percent(v.retention, false) : '—');
-  }
+  const fit = t.recorded.inputCost && tn ? percent(tn.inputCost / t.recorded.inputCost - 1) : '—';
+  const spend = dollars(t.recorded.inputCost + t.recorded.outputCost);
+  const total = ['TOTAL', '', '', '', String(t.calls), spend, tn ? dollars(tn.inputCost) : '—', fit];
+  total.push(...others.flatMap((s) => strategyCells(t.strategies[s], tn)));
   const lines = alignRows([...rows, total], new Set([0, 1, 2, 3]));
   if (folded.sessions) {
-    lines.splice(lines.length - 1, 0, `+ ${folded.sessions} session(s) with fewer than ${TRIVIAL_CALLS} calls: ${folded.calls} call(s), ${dollars(folded.spend)} spend (in the JSON and the HTML)`);
+    const few = `+ ${folded.sessions} session(s) with fewer than ${TRIVIAL_CALLS} calls`;
+    lines.splice(lines.length - 1, 0, `${few}: ${folded.calls} call(s), ${dollars(folded.spend)} spend (in the JSON and the HTML)`);
   }
   return lines;
 }
@@ -127,7 +150,8 @@ export function sessionTableLines(rep: Report, tz: string): string[] {
 export function missLines(rep: Report): string[] {
   const misses = missTotals(rep.sessions);
   if (!misses.length) return [];
-  const rows = misses.map((m) => [dollars(m.dollars), m.cause, `${m.calls} call(s)`, `${m.tokens.toLocaleString('en-US')} tok`]);
+  const tok = (n: number): string => `${n.toLocaleString('en-US')} tok`;
+  const rows = misses.map((m) => [dollars(m.dollars), m.cause, `${m.calls} call(s)`, tok(m.tokens)]);
   return [MISSES_LEAD, ...alignRows(rows, new Set([1])).map((l) => `  ${l}`)];
 }
 
@@ -135,7 +159,8 @@ export function missLines(rep: Report): string[] {
 export function periodLines(rep: Report): string[] {
   if (!rep.periods) return [];
   const p = rep.periods;
-  const note = `Per ${p.by} in ${p.timezone} (a strategy's cost is spread over its session's ${p.by}s by their recorded input-side cost):`;
+  const spread = `a strategy's cost is spread over its session's ${p.by}s by their recorded input-side cost`;
+  const note = `Per ${p.by} in ${p.timezone} (${spread}):`;
   return [note, ...alignRows(periodCells(p, rep.strategies)).map((l) => `  ${l}`)];
 }
 
@@ -148,22 +173,27 @@ export function formatReport(rep: Report, exists?: (path: string) => boolean, o:
   }
   const tz = o.timezone ?? rep.periods?.timezone ?? localTimeZone();
   const lines: string[] = [];
-  lines.push(`trimline report: ${rep.totals.sessions} session(s), ${rep.totals.calls} billed call(s); dates in ${tz}`);
-  lines.push(rep.note);
-  lines.push(GLOSSARY);
+  const t = rep.totals;
+  lines.push(`trimline report: ${t.sessions} session(s), ${t.calls} billed call(s); dates in ${tz}`);
+  lines.push(...wrap(rep.note), ...wrap(GLOSSARY));
   lines.push('');
   lines.push(...sessionTableLines(rep, tz));
-  const t = rep.totals;
   lines.push(`Recorded spend: ${dollars(t.recorded.inputCost + t.recorded.outputCost)} (input side ${dollars(t.recorded.inputCost)}, output ${dollars(t.recorded.outputCost)}; ${t.recorded.cacheWrite1hTokens.toLocaleString('en-US')} of ${t.recorded.cacheWriteTokens.toLocaleString('en-US')} cache-write tokens were 1-hour writes).`);
   const periods = periodLines(rep);
   if (periods.length) lines.push('', ...periods);
   const misses = missLines(rep);
   if (misses.length) lines.push('', ...misses);
 
+  const names = shortNames(rep.sessions, sessionName);
+  const offenderSession = (file: string): string => {
+    const r = rep.sessions.find((x) => x.file === file && !x.sidechain);
+    if (r) return names.get(r) ?? sessionName(r);
+    return basename(file) === CLINE_HISTORY ? `cline ${parentName(file)}` : basename(file);
+  };
   if (t.offenders.length) {
     lines.push('', 'Top offenders (tool results that cost the most over all the calls that re-sent them, in `none`):');
     for (const o of t.offenders) {
-      lines.push(`  ${pad(dollars(o.dollars), 9, true)}  ${pad(o.tool, 10)} ${pad(oneLine(o.target) || '—', 60)} ${o.tokens.toLocaleString('en-US')} tok × ${o.timesResent} re-sent  (${basename(o.file) === CLINE_HISTORY ? `cline ${parentName(o.file)}` : basename(o.file).slice(0, 8)})`);
+      lines.push(`  ${pad(dollars(o.dollars), 9, true)}  ${pad(o.tool, 10)} ${pad(oneLine(o.target) || '—', 60)} ${o.tokens.toLocaleString('en-US')} tok × ${o.timesResent} re-sent  (${offenderSession(o.file)})`);
     }
   }
   const noted = rep.sessions.filter((r) => r.fit.notes.length);

@@ -38,15 +38,22 @@ function missCost(call: RecordedCall, lost: number): { tokens: number; dollars: 
   const u = call.usage;
   const writes = Math.min(lost, u.cache_creation_input_tokens);
   const input = Math.min(lost - writes, u.input_tokens);
-  const share1h = u.cache_creation_input_tokens ? u.cache_creation.ephemeral_1h_input_tokens / u.cache_creation_input_tokens : 0;
+  const allWrites = u.cache_creation_input_tokens;
+  const share1h = allWrites ? u.cache_creation.ephemeral_1h_input_tokens / allWrites : 0;
   const w1h = Math.round(writes * share1h);
-  const billed = costOf({ input_tokens: input, output_tokens: 0, cache_creation_input_tokens: writes, cache_creation: { ephemeral_5m_input_tokens: writes - w1h, ephemeral_1h_input_tokens: w1h } }, call.model);
+  const split = { ephemeral_5m_input_tokens: writes - w1h, ephemeral_1h_input_tokens: w1h };
+  const asBilled = { input_tokens: input, output_tokens: 0, cache_creation_input_tokens: writes, cache_creation: split };
+  const billed = costOf(asBilled, call.model);
   const asRead = costOf({ input_tokens: 0, output_tokens: 0, cache_read_input_tokens: writes + input }, call.model);
   return { tokens: writes + input, dollars: Math.max(0, billed.total - asRead.total) };
 }
 
 /** A row's misses by cause, costliest first. `calls`: the imported calls, in the fit's order. */
-export function missCauses(fit: FitResult, byId: ReadonlyMap<string, RecordedCall>, calls: readonly { apiMessageId?: string }[]): MissCause[] {
+export function missCauses(
+  fit: FitResult,
+  byId: ReadonlyMap<string, RecordedCall>,
+  calls: readonly { apiMessageId?: string }[],
+): MissCause[] {
   const out = new Map<string, { calls: number; tokens: number; dollars: number }>();
   /** What the previous billed call had in cache after it (reads + writes). */
   let cached: number | undefined;

@@ -148,7 +148,8 @@ function conversationRow(file: string, text: string, conv: RecordedConversation,
   };
   const otherModels = [...new Set(conv.calls.map((c) => c.model).filter((m) => m !== model))];
   const misses = missCauses(fit, byId, imp.calls);
-  return { ...base, model, ...(otherModels.length ? { otherModels } : {}), misses, fit: sessionFit, strategies, offenders: tally.top(file) };
+  const others = otherModels.length ? { otherModels } : {};
+  return { ...base, model, ...others, misses, fit: sessionFit, strategies, offenders: tally.top(file) };
 }
 
 /**

@@ -16,7 +16,9 @@ export function usageSlots(calls: readonly RecordedCall[]): UsageSlot[] {
     const at = Math.floor(t / SLOT_MS) * SLOT_MS;
     let s = slots.get(at);
     if (!s) {
-      s = { start: new Date(at).toISOString(), calls: 0, inputTokens: 0, outputTokens: 0, cacheWriteTokens: 0, cacheReadTokens: 0, inputCost: 0, outputCost: 0 };
+      const start = new Date(at).toISOString();
+      const tokens = { inputTokens: 0, outputTokens: 0, cacheWriteTokens: 0, cacheReadTokens: 0 };
+      s = { start, calls: 0, ...tokens, inputCost: 0, outputCost: 0 };
       slots.set(at, s);
     }
     const cost = callCost(c.model, c.usage);

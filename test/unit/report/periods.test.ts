@@ -6,7 +6,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { inRange, localDay, parseTimeZone } from '../../../src/cli/report';
+import { inRange, localDay, parseTimeZone } from '../../../src/cli/report-range';
 import { buildReport } from '../../../src/core/report';
 import { periodOf, periodTotals } from '../../../src/views/report-periods';
 
