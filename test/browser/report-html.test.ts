@@ -35,7 +35,8 @@ describe('report HTML in Chromium', () => {
     // Header, the sessions of 3 calls or more, one line for the others when there are any, TOTAL.
     const shown = rep.sessions.filter((r) => r.calls >= 3).length;
     const folded = shown < rep.sessions.length ? 1 : 0;
-    expect(await page.locator('table').first().locator(':scope > tbody > tr, :scope > tr').count()).toBe(shown + folded + 2);
+    const sessionRows = page.locator('table').first().locator(':scope > tbody > tr, :scope > tr');
+    expect(await sessionRows.count()).toBe(shown + folded + 2);
     expect(await page.locator('tr.folded').count()).toBe(folded);
     expect(await page.locator('tr.total').count()).toBe(1);
     await expect.poll(() => page.locator('h2', { hasText: 'Top offenders' }).count()).toBe(1);

@@ -6,8 +6,11 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { Writable } from 'node:stream';
+import { runReportCli } from '../../../src/cli/report';
 import { inRange, localDay, parseTimeZone } from '../../../src/cli/report-range';
 import { buildReport } from '../../../src/core/report';
+import type { PeriodReport, PeriodTotals } from '../../../src/protocol/report-types';
 import { periodOf, periodTotals } from '../../../src/views/report-periods';
 
 const SESSION = '0f6c2a8e-1111-4222-8333-944445555666';
@@ -27,25 +30,36 @@ interface Call {
 const CALLS: readonly Call[] = [
   { at: '2026-02-10T18:20:00.000Z', input: 10, write: 1000, read: 0, output: 50 }, // 23:50 Kolkata
   { at: '2026-02-10T18:40:00.000Z', input: 20, write: 200, read: 1000, output: 60 }, // 00:10 Kolkata, next day
-  { at: '2026-02-11T04:59:50.000Z', input: 30, write: 300, read: 1200, output: 70, repeatAfterMs: 20_000 }, // 23:59:50 New York
+  // 23:59:50 in New York, its second line after midnight.
+  { at: '2026-02-11T04:59:50.000Z', input: 30, write: 300, read: 1200, output: 70, repeatAfterMs: 20_000 },
   { at: '2026-02-11T05:00:30.000Z', input: 40, write: 400, read: 1500, output: 80 }, // 00:00:30 New York, next day
-  { at: '2026-02-16T04:30:00.000Z', input: 50, write: 500, read: 1900, output: 90 }, // Sunday 23:30 New York, Monday UTC
+  // Sunday 23:30 in New York, Monday in UTC.
+  { at: '2026-02-16T04:30:00.000Z', input: 50, write: 500, read: 1900, output: 90 },
 ];
 
 function lines(): string {
   const out: string[] = [];
   let parent: string | null = null;
   CALLS.forEach((c, i) => {
-    const base = { sessionId: SESSION, cwd: '/home/ada/work/trimline', version: '2.1.6', isSidechain: false, userType: 'external' };
+    const base = { sessionId: SESSION, cwd: '/home/ada/work/trimline', version: '2.1.6', isSidechain: false };
     const userAt = new Date(Date.parse(c.at) - 2000).toISOString();
-    out.push(JSON.stringify({ ...base, type: 'user', uuid: `u${i}`, parentUuid: parent, timestamp: userAt, message: { role: 'user', content: `question ${i}` } }));
-    const usage = { input_tokens: c.input, cache_creation_input_tokens: c.write, cache_read_input_tokens: c.read, output_tokens: c.output };
-    const message = { id: `msg_${i}`, model: MODEL, type: 'message', role: 'assistant', content: [{ type: 'text', text: `answer ${i}` }], usage };
-    out.push(JSON.stringify({ ...base, type: 'assistant', uuid: `a${i}`, parentUuid: `u${i}`, requestId: `req_${i}`, timestamp: c.at, message }));
+    const asked = { role: 'user', content: `question ${i}` };
+    const user = { ...base, type: 'user', uuid: `u${i}`, parentUuid: parent, timestamp: userAt, message: asked };
+    out.push(JSON.stringify(user));
+    const usage = {
+      input_tokens: c.input,
+      cache_creation_input_tokens: c.write,
+      cache_read_input_tokens: c.read,
+      output_tokens: c.output,
+    };
+    const content = [{ type: 'text', text: `answer ${i}` }];
+    const message = { id: `msg_${i}`, model: MODEL, type: 'message', role: 'assistant', content, usage };
+    const response = { ...base, type: 'assistant', requestId: `req_${i}`, message };
+    out.push(JSON.stringify({ ...response, uuid: `a${i}`, parentUuid: `u${i}`, timestamp: c.at }));
     parent = `a${i}`;
     if (c.repeatAfterMs) {
       const at = new Date(Date.parse(c.at) + c.repeatAfterMs).toISOString();
-      out.push(JSON.stringify({ ...base, type: 'assistant', uuid: `a${i}b`, parentUuid: `a${i}`, requestId: `req_${i}`, timestamp: at, message }));
+      out.push(JSON.stringify({ ...response, uuid: `a${i}b`, parentUuid: `a${i}`, timestamp: at }));
       parent = `a${i}b`;
     }
   });
@@ -74,13 +88,20 @@ describe('per-period totals', () => {
 
   it.each(['America/New_York', 'Asia/Kolkata', 'UTC'])('per day in %s equals the reference grouping', (tz) => {
     const p = inRange(rep, { by: 'day', timezone: tz }).periods;
-    const got = Object.fromEntries((p?.rows ?? []).map((r) => [r.period, { input: r.inputTokens, output: r.outputTokens, write: r.cacheCreationTokens, read: r.cacheReadTokens }]));
+    const tokens = (r: PeriodTotals) => ({
+      input: r.inputTokens,
+      output: r.outputTokens,
+      write: r.cacheCreationTokens,
+      read: r.cacheReadTokens,
+    });
+    const got = Object.fromEntries((p?.rows ?? []).map((r) => [r.period, tokens(r)]));
     expect(got).toEqual(referenceDaily(tz));
     expect(p?.timezone).toBe(tz);
   });
 
   it('splits the calls around midnight by the zone', () => {
-    const days = (tz: string) => inRange(rep, { by: 'day', timezone: tz }).periods?.rows.map((r) => [r.period, r.calls]);
+    const days = (tz: string) =>
+      inRange(rep, { by: 'day', timezone: tz }).periods?.rows.map((r) => [r.period, r.calls]);
     expect(days('America/New_York')).toEqual([['2026-02-10', 3], ['2026-02-11', 1], ['2026-02-15', 1]]);
     expect(days('Asia/Kolkata')).toEqual([['2026-02-10', 1], ['2026-02-11', 3], ['2026-02-16', 1]]);
   });
@@ -106,7 +127,8 @@ describe('per-period totals', () => {
   });
 
   it('--since and --until keep the local dates between them, inclusive', () => {
-    const p = inRange(rep, { by: 'day', timezone: 'America/New_York', since: '2026-02-11', until: '2026-02-11' }).periods;
+    const day = '2026-02-11';
+    const p = inRange(rep, { by: 'day', timezone: 'America/New_York', since: day, until: day }).periods;
     expect(p?.rows.map((r) => [r.period, r.calls])).toEqual([['2026-02-11', 1]]);
     expect(inRange(rep, { timezone: 'UTC', until: '2026-02-09' }).sessions).toHaveLength(0);
   });
@@ -117,5 +139,17 @@ describe('per-period totals', () => {
     expect(() => localDay('until', 'yesterday')).toThrow(/--until must be a date/);
     expect(parseTimeZone('Asia/Kolkata')).toBe('Asia/Kolkata');
     expect(() => parseTimeZone('Mars/Olympus')).toThrow(/IANA time zone/);
+  });
+
+  it('`report --by day --json --timezone` carries the periods in its output', async () => {
+    const chunks: string[] = [];
+    const out = new Writable({ write: (c, _e, cb) => (chunks.push(String(c)), cb()) });
+    const args = [dir, '--no-cache', '--by', 'day', '--json', '--timezone', 'Asia/Kolkata', '--workers', '0'];
+    const code = await runReportCli(args, out);
+    expect(code).toBe(0);
+    const json = JSON.parse(chunks.join('')) as { periods: PeriodReport };
+    expect([json.periods.by, json.periods.timezone]).toEqual(['day', 'Asia/Kolkata']);
+    const days = json.periods.rows.map((r) => [r.period, r.calls]);
+    expect(days).toEqual([['2026-02-10', 1], ['2026-02-11', 3], ['2026-02-16', 1]]);
   });
 });

@@ -1,4 +1,4 @@
-/** The report's text and HTML: dates, projects, unambiguous short ids, folded trivial sessions, the glossary and the misses. */
+/** The report's text and HTML: dates, projects, short ids, folded trivial sessions, the glossary and the misses. */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -6,16 +6,30 @@ import { formatReport, reportHtml } from '../../../src/core/report';
 import { totalsOf } from '../../../src/core/report/report';
 import { reportFile } from '../../../src/core/report/session-report';
 import { CAUSE_LABELS } from '../../../src/core/report/miss-causes';
-import { COUNTERFACTUAL_NOTE, type MissCause, type Report, type SessionReport } from '../../../src/protocol/report-types';
+import { COUNTERFACTUAL_NOTE } from '../../../src/protocol/report-types';
+import type { MissCause, Report, SessionReport } from '../../../src/protocol/report-types';
 import { withPeriods } from '../../../src/views/report-periods';
 import { GLOSSARY, missTotals, shortNames } from '../../../src/views/report-rows';
 import { sessionName } from '../../../src/views/report-text';
 
 const CAUSES = resolve('test/fixtures/report-causes');
 
-function row(id: string, calls: number, o: { at?: string; cwd?: string; model?: string; misses?: MissCause[] } = {}): SessionReport {
+interface RowOptions {
+  readonly at?: string;
+  readonly cwd?: string;
+  readonly model?: string;
+  readonly misses?: MissCause[];
+}
+
+function row(id: string, calls: number, o: RowOptions = {}): SessionReport {
   const cost = calls * 0.1;
-  const recorded = { inputCost: cost, outputCost: cost / 10, inputTokens: 10 * calls, cacheWriteTokens: 100 * calls, cacheWrite1hTokens: 0, cacheReadTokens: 1000 * calls, outputTokens: 5 * calls, iterationCost: 0 };
+  const tokens = {
+    inputTokens: 10 * calls,
+    cacheWriteTokens: 100 * calls,
+    cacheReadTokens: 1000 * calls,
+    outputTokens: 5 * calls,
+  };
+  const recorded = { inputCost: cost, outputCost: cost / 10, ...tokens, cacheWrite1hTokens: 0, iterationCost: 0 };
   const at = o.at ?? '2026-02-10T12:00:00.000Z';
   return {
     file: `/home/ada/.claude/projects/-home-ada-work-${o.cwd ?? 'x'}/${id}.jsonl`,
@@ -25,11 +39,22 @@ function row(id: string, calls: number, o: { at?: string; cwd?: string; model?: 
     model: o.model ?? 'claude-sonnet-4-5-20250929',
     calls,
     firstTimestamp: at,
-    slots: [{ start: at, calls, inputTokens: recorded.inputTokens, outputTokens: recorded.outputTokens, cacheWriteTokens: recorded.cacheWriteTokens, cacheReadTokens: recorded.cacheReadTokens, inputCost: cost, outputCost: cost / 10 }],
+    slots: [{ start: at, calls, ...tokens, inputCost: cost, outputCost: cost / 10 }],
     misses: o.misses ?? [],
-    fit: { status: 'anchored', error: 0.01, medianCallTotalError: 0, medianCallCostError: 0, unexplainedShare: 0, unanchoredError: 0.01, notes: [] },
+    fit: {
+      status: 'anchored',
+      error: 0.01,
+      medianCallTotalError: 0,
+      medianCallCostError: 0,
+      unexplainedShare: 0,
+      unanchoredError: 0.01,
+      notes: [],
+    },
     recorded,
-    strategies: { none: { inputCost: cost * 1.01, tokensSent: 1000, retention: 1 }, default: { inputCost: cost * 0.7, tokensSent: 600, retention: 0.6 } },
+    strategies: {
+      none: { inputCost: cost * 1.01, tokensSent: 1000, retention: 1 },
+      default: { inputCost: cost * 0.7, tokensSent: 600, retention: 0.6 },
+    },
     offenders: [],
     duplicates: 0,
   };
@@ -47,7 +72,12 @@ const TTL = { cause: CAUSE_LABELS.ttl, calls: 2, tokens: 30_000, dollars: 0.5 };
 const SWITCH = { cause: CAUSE_LABELS['model-switch'], calls: 1, tokens: 10_000, dollars: 0.2 };
 const rows = [
   row(A, 12, { cwd: 'trimline', misses: [TTL] }),
-  row(B, 8, { cwd: 'ledger', at: '2026-02-11T04:59:00.000Z', model: 'claude-opus-4-5-20251101', misses: [{ ...TTL, dollars: 0.25 }, SWITCH] }),
+  row(B, 8, {
+    cwd: 'ledger',
+    at: '2026-02-11T04:59:00.000Z',
+    model: 'claude-opus-4-5-20251101',
+    misses: [{ ...TTL, dollars: 0.25 }, SWITCH],
+  }),
   row(C, 1, { cwd: 'trimline' }),
   row('4d0e1a22-0000-4000-8000-000000000004', 2),
 ];
@@ -117,7 +147,10 @@ describe('the HTML report', () => {
 });
 
 describe('misses by cause, from the rules --explain names', () => {
-  const misses = (name: string) => reportFile(name, readFileSync(`${CAUSES}/${name}`, 'utf8'), new Set(), { strategies: [], config: {} }).rows[0].misses;
+  const misses = (name: string) => {
+    const text = readFileSync(`${CAUSES}/${name}`, 'utf8');
+    return reportFile(name, text, new Set(), { strategies: [], config: {} }).rows[0].misses;
+  };
 
   it.each([
     ['model-switch.jsonl', CAUSE_LABELS['model-switch']],
