@@ -6,7 +6,7 @@
 import { bidiVisible } from '../protocol/safe-text';
 import { byCost, sessionName, dollars, percent, fitCell } from './report-text';
 import { dearerLines, headlineLines, nextStepLines, oneLine, skippedSummary } from './report-summary';
-import { dateFormat, localTimeZone, periodCells } from './report-periods';
+import { dateFormat, localDate, localTimeZone, periodCells, periodOf } from './report-periods';
 import { foldTrivial, GLOSSARY, MISSES_LEAD, missTotals, projectOf, rowDate, spendOf, TRIVIAL_CALLS } from './report-rows';
 import type { Report, SessionReport } from '../protocol/report-types';
 
@@ -24,14 +24,10 @@ export function escapeHtml(s: string): string {
   return bidiVisible(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
 }
 
-/** Monday of the ISO week of a timestamp, as YYYY-MM-DD. */
-export function weekOf(ts: string | undefined): string {
+/** Monday of the week of a timestamp in a time zone (UTC when none is named), as YYYY-MM-DD. */
+export function weekOf(ts: string | undefined, tz = 'UTC'): string {
   const t = ts ? Date.parse(ts) : NaN;
-  if (!Number.isFinite(t)) return 'undated';
-  const d = new Date(t);
-  const day = (d.getUTCDay() + 6) % 7;
-  d.setUTCDate(d.getUTCDate() - day);
-  return d.toISOString().slice(0, 10);
+  return Number.isFinite(t) ? periodOf(localDate(t, dateFormat(tz)), 'week') : 'undated';
 }
 
 /** A UUID-named session by its first 8 characters (as Claude Code's resume list shows them); other names up to 30. */
@@ -71,7 +67,7 @@ export function barChart(title: string, series: readonly string[], groups: reado
 }
 
 /** Chart groups per session (costliest first) and per week. */
-export function chartGroups(rep: Report): { sessions: ChartGroup[]; weeks: ChartGroup[]; series: string[] } {
+export function chartGroups(rep: Report, tz?: string): { sessions: ChartGroup[]; weeks: ChartGroup[]; series: string[] } {
   const strategies = rep.strategies;
   const series = ['recorded', ...strategies];
   const valuesOf = (r: SessionReport): number[] => [r.recorded.inputCost, ...strategies.map((s) => r.strategies[s]?.inputCost ?? 0)];
@@ -82,7 +78,7 @@ export function chartGroups(rep: Report): { sessions: ChartGroup[]; weeks: Chart
     .map((r) => ({ label: shortName(r), values: valuesOf(r) }));
   const weeks = new Map<string, number[]>();
   for (const r of anchored) {
-    const w = weekOf(r.firstTimestamp);
+    const w = weekOf(r.firstTimestamp, tz);
     const acc = weeks.get(w) ?? series.map(() => 0);
     valuesOf(r).forEach((v, i) => (acc[i] += v));
     weeks.set(w, acc);
@@ -203,7 +199,7 @@ function skippedList(rep: Report): string {
 /** The whole report page; dates in `o.timezone` (else the periods' zone, else the system's). */
 export function reportHtml(rep: Report, o: { timezone?: string } = {}): string {
   const tz = o.timezone ?? rep.periods?.timezone ?? localTimeZone();
-  const g = chartGroups(rep);
+  const g = chartGroups(rep, tz);
   const t = rep.totals;
   const summary = `${t.sessions} session(s), ${t.calls} billed call(s); recorded spend ${dollars(t.recorded.inputCost + t.recorded.outputCost)} (input side ${dollars(t.recorded.inputCost)}).`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">

@@ -121,7 +121,7 @@ function offendersTable(rep: Report): HTMLElement | undefined {
 
 function render(rep: Report): void {
   const t = rep.totals;
-  const g = chartGroups(rep);
+  const g = chartGroups(rep, localTimeZone());
   if (!rep.strategies.includes(strategy)) strategy = rep.strategies.find((s) => s !== 'none') ?? rep.strategies[0] ?? 'none';
   const pick = h('select', { id: 'strategy', 'aria-label': 'Strategy to open sessions with' }, ...rep.strategies.map((s) => h('option', { value: s, selected: s === strategy }, s)));
   pick.addEventListener('change', () => (strategy = (pick as HTMLSelectElement).value));
