@@ -206,11 +206,12 @@ export function reportHtml(rep: Report, o: { timezone?: string } = {}): string {
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <title>Trimline report</title><style>${CSS}</style></head><body>
 <h1>What would trimming have saved?</h1><p>${escapeHtml(summary)}</p>
+<p class="note">${escapeHtml(GLOSSARY)} Dates in ${escapeHtml(tz)}.</p>
 ${headlineLines(rep).map((l) => `<p>${escapeHtml(l.trim())}</p>`).join('')}
 <p><strong>${escapeHtml(nextStepLines(rep).join(' '))}</strong></p><p class="note">${escapeHtml(rep.note)}</p>
 ${barChart('Input-side cost per session: recorded vs each strategy', g.series, g.sessions)}
 ${barChart('Input-side cost per week', g.series, g.weeks)}
-<h2>Sessions</h2><p class="note">${escapeHtml(GLOSSARY)} Dates in ${escapeHtml(tz)}.</p>${sessionRows(rep, tz)}
+<h2>Sessions</h2>${sessionRows(rep, tz)}
 ${periodTable(rep)}${missTable(rep)}${offenderRows(rep)}${fitNoteList(rep)}${skippedList(rep)}
 </body></html>\n`;
 }

@@ -175,7 +175,8 @@ export function formatReport(rep: Report, exists?: (path: string) => boolean, o:
   const lines: string[] = [];
   const t = rep.totals;
   lines.push(`trimline report: ${t.sessions} session(s), ${t.calls} billed call(s); dates in ${tz}`);
-  lines.push(...wrap(rep.note), ...wrap(GLOSSARY));
+  // The glossary first: the note and every section after it use its terms.
+  lines.push(...wrap(GLOSSARY), ...wrap(rep.note));
   lines.push('');
   lines.push(...sessionTableLines(rep, tz));
   lines.push(`Recorded spend: ${dollars(t.recorded.inputCost + t.recorded.outputCost)} (input side ${dollars(t.recorded.inputCost)}, output ${dollars(t.recorded.outputCost)}; ${t.recorded.cacheWrite1hTokens.toLocaleString('en-US')} of ${t.recorded.cacheWriteTokens.toLocaleString('en-US')} cache-write tokens were 1-hour writes).`);
