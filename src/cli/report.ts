@@ -15,16 +15,17 @@ import {
   reportHtml,
 } from '../core/report';
 import { discover } from '../core/report/discover';
+import { DAY_MS, inRange, localDay, parseBy, parseTimeZone } from './report-range';
 import { explainFile, formatExplained } from '../core/report/explain';
 import { jsonTerminalSafe, terminalSafe, terminalSafeLine } from '../protocol/safe-text';
 import { errCode, loadConfig, UsageError } from './common';
 import { parseCommand } from './args';
 import { REPORT_COMMAND } from './commands';
 
-/** `--since` as ms since epoch: an ISO date or date-time. */
+/** `--since` as ms since epoch: an ISO date or date-time (or YYYYMMDD, as ccusage takes it). */
 export function parseSince(v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
-  const t = Date.parse(v);
+  const t = Date.parse(/^\d{8}$/.test(v) ? `${v.slice(0, 4)}-${v.slice(4, 6)}-${v.slice(6)}` : v);
   if (!Number.isFinite(t)) throw new UsageError(`report: --since must be a date like 2026-01-31 (got "${v}")`);
   return t;
 }
@@ -89,7 +90,9 @@ export function checkWritable(file: string, option: string): void {
 export function parseReportArgs(argv: readonly string[]) {
   const { values, positionals } = parseCommand(REPORT_COMMAND, argv);
   const paths = positionals.length ? positionals : [defaultProjectsDir()];
-  const sinceMs = parseSince(values.since);
+  const since = parseSince(values.since);
+  // Files picked by when they were written, a day early; rows are then kept by the local dates of their calls.
+  const sinceMs = since === undefined ? undefined : since - DAY_MS;
   const workers = parseWorkers(values.workers);
   const config = loadConfig(values.config);
   if (values.html !== undefined) checkWritable(values.html, '--html');
@@ -101,29 +104,33 @@ export function parseReportArgs(argv: readonly string[]) {
     config,
     sinceMs,
   };
-  return { values, options, workers };
+  const dates = { since: localDay('since', values.since), until: localDay('until', values.until) };
+  const range = { by: parseBy(values.by), timezone: parseTimeZone(values.timezone), ...dates };
+  return { values, options, range, workers };
 }
 
 export async function runReportCli(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
-  const { values, options, workers } = parseReportArgs(argv);
+  const { values, options, range, workers } = parseReportArgs(argv);
   if (values.explain !== undefined) return explainCli(values.explain, options.paths, out, err);
   const interactive = !values.json && !values.quiet && (err as { isTTY?: boolean }).isTTY === true;
   const cache = options.cache;
-  const report = await reportWithWorkers(
+  const built = await reportWithWorkers(
     { ...options, onFile: interactive ? (done, total) => void err.write(`\rtrimline report: ${done}/${total} files`) : undefined },
     workers,
   );
+  const report = inRange(built, range);
   if (interactive) err.write(`\n${cache?.hits ? `trimline report: ${cache.hits} unchanged file(s) from the cache\n` : ''}`);
   if (values.html) {
     try {
-      writeFileSync(values.html, reportHtml(report));
+      writeFileSync(values.html, reportHtml(report, { timezone: range.timezone }));
     } catch (e) {
       throw new UsageError(`report: --html ${values.html}: cannot write: ${errCode(e)}`);
     }
     if (!values.json) err.write(`trimline report: wrote ${terminalSafeLine(values.html)}\n`);
   }
   // Paths, models and tool names come from the transcripts: printed through the sanitizer.
-  out.write((values.json ? jsonTerminalSafe(JSON.stringify(report, null, 2)) : terminalSafe(formatReport(report, existsSync))) + '\n');
+  const text = (): string => terminalSafe(formatReport(report, existsSync, { timezone: range.timezone }));
+  out.write((values.json ? jsonTerminalSafe(JSON.stringify(report, null, 2)) : text()) + '\n');
   return 0;
 }
 

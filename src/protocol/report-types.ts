@@ -72,9 +72,42 @@ export interface StrategyResult {
   readonly retention: number;
 }
 
+/**
+ * Recorded usage of the calls in one 15-minute UTC slot (every time zone's offset is a multiple of 15 minutes,
+ * so slots group exactly into local days, weeks and months; src/views/report-periods.ts).
+ * Tokens are the top-level usage counts (ccusage's); a call is placed by its response's first line.
+ */
+export interface UsageSlot {
+  /** Start of the slot, ISO 8601 UTC. */
+  readonly start: string;
+  readonly calls: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheWriteTokens: number;
+  readonly cacheReadTokens: number;
+  readonly inputCost: number;
+  readonly outputCost: number;
+}
+
+/** One cause of cache misses (the rule `report --explain` names per call) and what the misses it caused cost. */
+export interface MissCause {
+  readonly cause: string;
+  /** Calls where it re-wrote what the previous call on the same model had cached. */
+  readonly calls: number;
+  /** Tokens re-written, and their cost as writes (or uncached input) over their cost as cache reads, USD. */
+  readonly tokens: number;
+  readonly dollars: number;
+}
+
 export interface SessionReport {
   readonly file: string;
   readonly sessionId?: string;
+  /** The working directory the transcript records (Claude Code's `cwd`). */
+  readonly cwd?: string;
+  /** Recorded usage by time (for `--by day|week|month`). */
+  readonly slots?: readonly UsageSlot[];
+  /** Cache misses by cause (rows without a fit have none). */
+  readonly misses?: readonly MissCause[];
   readonly sidechain: boolean;
   readonly agentId?: string;
   /** The model most calls went to. */
@@ -120,8 +153,39 @@ export interface ReportTotals {
   readonly badLines: number;
 }
 
+/** Totals of one day, week (starting Monday) or month in a time zone. */
+export interface PeriodTotals {
+  /** `YYYY-MM-DD` (day; the Monday of a week) or `YYYY-MM` (month). */
+  readonly period: string;
+  /** Sessions with a call in the period. */
+  readonly sessions: number;
+  readonly calls: number;
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly cacheCreationTokens: number;
+  readonly cacheReadTokens: number;
+  readonly totalTokens: number;
+  /** Recorded cost (input side + output), USD. */
+  readonly totalCost: number;
+  readonly inputCost: number;
+  /**
+   * Per strategy, its input-side cost: each session's simulated cost spread over the periods of its calls in
+   * proportion to their recorded input-side cost (a strategy is priced per session, not per call).
+   */
+  readonly strategies: Readonly<Record<string, number>>;
+}
+
+export interface PeriodReport {
+  readonly by: 'day' | 'week' | 'month';
+  /** IANA time zone the periods are in. */
+  readonly timezone: string;
+  readonly rows: readonly PeriodTotals[];
+}
+
 export interface Report {
   readonly sessions: SessionReport[];
+  /** Present when `--by` asked for it. */
+  readonly periods?: PeriodReport;
   readonly totals: ReportTotals;
   readonly skipped: Skipped[];
   readonly strategies: readonly string[];

@@ -1,5 +1,9 @@
 /** The report as a terminal table: per session, totals, top offenders, fit notes, skipped files. */
 import { dearerLines, headlineLines, nextStepLines, nothingFoundLines, oneLine, skippedSummary } from './report-summary';
+import { dateFormat, localTimeZone, periodCells } from './report-periods';
+import {
+  foldTrivial, GLOSSARY, MISSES_LEAD, missTotals, projectOf, rowDate, shortNames, spendOf, TRIVIAL_CALLS,
+} from './report-rows';
 import type { Report, SessionReport } from '../protocol/report-types';
 
 /** The last path segment (pure: this file is also bundled into the report webview). */
@@ -16,10 +20,12 @@ function parentName(path: string): string {
   return basename(dir);
 }
 
-/** Columns of the session name; longer names are cut. */
-const NAME_WIDTH = 26;
 /** Fit notes printed per session (the JSON has them all). */
 const NOTES_SHOWN = 6;
+/** Columns of the project name; longer names are cut in the middle. */
+const PROJECT_WIDTH = 20;
+/** Columns of the report's prose lines (the note and the glossary). */
+const PROSE_WIDTH = 118;
 
 export function dollars(n: number): string {
   if (n === 0) return '$0';
@@ -30,12 +36,6 @@ export function percent(x: number | null | undefined, signed = true): string {
   if (x === null || x === undefined || !Number.isFinite(x)) return '—';
   const v = (x * 100).toFixed(1);
   return signed && x >= 0 ? `+${v}%` : `${v}%`;
-}
-
-/** Left-aligned, cut from the middle so a suffix (` +1`) stays visible. */
-function padEnd(s: string, n: number): string {
-  const m = / \+\d+$/.exec(s)?.[0] ?? '';
-  return m && s.length > n ? pad(s.slice(0, s.length - m.length), n - m.length) + m : pad(s, n);
 }
 
 function pad(s: string, n: number, right = false): string {
@@ -65,9 +65,6 @@ export function fitCell(r: SessionReport): string {
   return percent(r.fit.error);
 }
 
-/** Width of the fit column (`loose +12.3%`). */
-const FIT_WIDTH = 13;
-
 /** Saving of a strategy against `none` (positive = cheaper). */
 function saving(r: { inputCost: number } | undefined, none: { inputCost: number } | undefined): string {
   if (!r || !none || none.inputCost === 0) return '—';
@@ -79,45 +76,125 @@ export function byCost(rows: readonly SessionReport[]): SessionReport[] {
   return [...rows].sort((a, b) => b.recorded.inputCost - a.recorded.inputCost);
 }
 
+/** Rows of cells as aligned text: the first column and those in `left` left-aligned, the others right-aligned. */
+export function alignRows(rows: readonly (readonly string[])[], left: ReadonlySet<number> = new Set([0])): string[] {
+  const widths: number[] = [];
+  for (const r of rows) r.forEach((c, i) => (widths[i] = Math.max(widths[i] ?? 0, [...c].length)));
+  const cell = (c: string, i: number): string => {
+    const n = widths[i] + c.length - [...c].length;
+    return left.has(i) ? c.padEnd(n) : c.padStart(n);
+  };
+  return rows.map((r) => r.map(cell).join('  ').trimEnd());
+}
+
+/** Prose wrapped at word boundaries to `width` columns. */
+export function wrap(text: string, width = PROSE_WIDTH): string[] {
+  const out: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > width) {
+      out.push(line);
+      line = word;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  return line ? [...out, line] : out;
+}
+
+/** A name cut in the middle to `n` columns (the start and the end stay readable). */
+function middleCut(s: string, n: number): string {
+  if (s.length <= n) return s;
+  const head = Math.ceil((n - 1) / 2);
+  return `${s.slice(0, head)}…${s.slice(s.length - (n - 1 - head))}`;
+}
+
+export interface TextOptions {
+  /** IANA zone for the dates; the periods' zone, else the system's. */
+  readonly timezone?: string;
+}
+
+/** Cells of a strategy beside `none`: its input-side cost, its saving, the tokens it kept. */
+function strategyCells(v: { inputCost: number; retention: number } | undefined, none: { inputCost: number } | undefined): string[] {
+  return [v ? dollars(v.inputCost) : '—', saving(v, none), v ? percent(v.retention, false) : '—'];
+}
+
+/** The session table: per row its date, project, short id, model, calls, spend, fit and each strategy; trivial rows folded. */
+export function sessionTableLines(rep: Report, tz: string): string[] {
+  const others = rep.strategies.filter((s) => s !== 'none');
+  const fmt = dateFormat(tz);
+  const { shown, folded } = foldTrivial(byCost(rep.sessions));
+  const names = shortNames(rep.sessions, sessionName);
+  const head = ['date', 'project', 'session', 'model', 'calls', 'spend', 'none', 'fit'];
+  for (const s of others) head.push(s, 'saving', 'kept');
+  const rows: string[][] = [head];
+  for (const r of shown) {
+    const none = r.strategies.none;
+    const named = [rowDate(r, fmt), middleCut(projectOf(r), PROJECT_WIDTH), names.get(r) ?? sessionName(r), modelCell(r)];
+    const priced = [String(r.calls), dollars(spendOf(r)), none ? dollars(none.inputCost) : '—', fitCell(r)];
+    rows.push([...named, ...priced, ...others.flatMap((s) => strategyCells(r.strategies[s], none))]);
+  }
+  const t = rep.totals;
+  const tn = t.strategies.none;
+  const fit = t.recorded.inputCost && tn ? percent(tn.inputCost / t.recorded.inputCost - 1) : '—';
+  const spend = dollars(t.recorded.inputCost + t.recorded.outputCost);
+  const total = ['TOTAL', '', '', '', String(t.calls), spend, tn ? dollars(tn.inputCost) : '—', fit];
+  total.push(...others.flatMap((s) => strategyCells(t.strategies[s], tn)));
+  const lines = alignRows([...rows, total], new Set([0, 1, 2, 3]));
+  if (folded.sessions) {
+    const few = `+ ${folded.sessions} session(s) with fewer than ${TRIVIAL_CALLS} calls`;
+    lines.splice(lines.length - 1, 0, `${few}: ${folded.calls} call(s), ${dollars(folded.spend)} spend (in the JSON and the HTML)`);
+  }
+  return lines;
+}
+
+/** "Why your cache missed": each cause with its dollars, over all sessions. */
+export function missLines(rep: Report): string[] {
+  const misses = missTotals(rep.sessions);
+  if (!misses.length) return [];
+  const tok = (n: number): string => `${n.toLocaleString('en-US')} tok`;
+  const rows = misses.map((m) => [dollars(m.dollars), m.cause, `${m.calls} call(s)`, tok(m.tokens)]);
+  return [MISSES_LEAD, ...alignRows(rows, new Set([1])).map((l) => `  ${l}`)];
+}
+
+/** `--by`: one line per period (totals and each strategy's saving against none). */
+export function periodLines(rep: Report): string[] {
+  if (!rep.periods) return [];
+  const p = rep.periods;
+  const spread = `a strategy's cost is spread over its session's ${p.by}s by their recorded input-side cost`;
+  const note = `Per ${p.by} in ${p.timezone} (${spread}):`;
+  return [note, ...alignRows(periodCells(p, rep.strategies)).map((l) => `  ${l}`)];
+}
+
 /** The report as terminal text; `exists` tells a missing searched path from an empty one. */
-export function formatReport(rep: Report, exists?: (path: string) => boolean): string {
+export function formatReport(rep: Report, exists?: (path: string) => boolean, o: TextOptions = {}): string {
   if (!rep.sessions.length) {
     const skipped = skippedSummary(rep.skipped);
     const extra = [skipped.counted, ...skipped.listed.map((s) => `  ${oneLine(s.file)}: ${oneLine(s.reason)}`)].filter((x): x is string => !!x);
     return [...nothingFoundLines(rep, exists), ...(extra.length ? ['', ...extra] : [])].join('\n');
   }
-  const others = rep.strategies.filter((s) => s !== 'none');
-  const head = [pad('session', NAME_WIDTH), pad('model', 18), pad('calls', 6, true), pad('recorded in', 12, true), pad('out', 9, true), pad('none', 10, true), pad('fit', FIT_WIDTH, true)];
-  for (const s of others) head.push(pad(s, 10, true), pad('saving', 7, true), pad('kept', 6, true));
+  const tz = o.timezone ?? rep.periods?.timezone ?? localTimeZone();
   const lines: string[] = [];
-  lines.push(`trimline report: ${rep.totals.sessions} session(s), ${rep.totals.calls} billed call(s)`);
-  lines.push(rep.note);
-  lines.push('"recorded in" = input-side cost from the transcript\'s usage (uncached + cache writes 5m/1h + reads); "fit" = simulated none / recorded − 1 (anchored within ±5%, else "loose"); "saving" = against simulated none; "kept" = tokens sent / none\'s.');
-  lines.push('');
-  lines.push(head.join(' '));
-  for (const r of byCost(rep.sessions)) {
-    const none = r.strategies.none;
-    const row = [pad(sessionName(r), NAME_WIDTH), padEnd(modelCell(r), 18), pad(String(r.calls), 6, true), pad(dollars(r.recorded.inputCost), 12, true), pad(dollars(r.recorded.outputCost), 9, true), pad(none ? dollars(none.inputCost) : '—', 10, true), pad(fitCell(r), FIT_WIDTH, true)];
-    for (const s of others) {
-      const v = r.strategies[s];
-      row.push(pad(v ? dollars(v.inputCost) : '—', 10, true), pad(saving(v, none), 7, true), pad(v ? percent(v.retention, false) : '—', 6, true));
-    }
-    lines.push(row.join(' '));
-  }
   const t = rep.totals;
-  const tn = t.strategies.none;
-  const total = [pad('TOTAL', NAME_WIDTH), pad('', 18), pad(String(t.calls), 6, true), pad(dollars(t.recorded.inputCost), 12, true), pad(dollars(t.recorded.outputCost), 9, true), pad(tn ? dollars(tn.inputCost) : '—', 10, true), pad(t.recorded.inputCost && tn ? percent(tn.inputCost / t.recorded.inputCost - 1) : '—', FIT_WIDTH, true)];
-  for (const s of others) {
-    const v = t.strategies[s];
-    total.push(pad(v ? dollars(v.inputCost) : '—', 10, true), pad(saving(v, tn), 7, true), pad(v ? percent(v.retention, false) : '—', 6, true));
-  }
-  lines.push(total.join(' '));
+  lines.push(`trimline report: ${t.sessions} session(s), ${t.calls} billed call(s); dates in ${tz}`);
+  // The glossary first: the note and every section after it use its terms.
+  lines.push(...wrap(GLOSSARY), ...wrap(rep.note));
+  lines.push('');
+  lines.push(...sessionTableLines(rep, tz));
   lines.push(`Recorded spend: ${dollars(t.recorded.inputCost + t.recorded.outputCost)} (input side ${dollars(t.recorded.inputCost)}, output ${dollars(t.recorded.outputCost)}; ${t.recorded.cacheWrite1hTokens.toLocaleString('en-US')} of ${t.recorded.cacheWriteTokens.toLocaleString('en-US')} cache-write tokens were 1-hour writes).`);
+  const periods = periodLines(rep);
+  if (periods.length) lines.push('', ...periods);
+  const misses = missLines(rep);
+  if (misses.length) lines.push('', ...misses);
 
+  const names = shortNames(rep.sessions, sessionName);
+  const offenderSession = (file: string): string => {
+    const r = rep.sessions.find((x) => x.file === file && !x.sidechain);
+    if (r) return names.get(r) ?? sessionName(r);
+    return basename(file) === CLINE_HISTORY ? `cline ${parentName(file)}` : basename(file);
+  };
   if (t.offenders.length) {
     lines.push('', 'Top offenders (tool results that cost the most over all the calls that re-sent them, in `none`):');
     for (const o of t.offenders) {
-      lines.push(`  ${pad(dollars(o.dollars), 9, true)}  ${pad(o.tool, 10)} ${pad(oneLine(o.target) || '—', 60)} ${o.tokens.toLocaleString('en-US')} tok × ${o.timesResent} re-sent  (${basename(o.file) === CLINE_HISTORY ? `cline ${parentName(o.file)}` : basename(o.file).slice(0, 8)})`);
+      lines.push(`  ${pad(dollars(o.dollars), 9, true)}  ${pad(o.tool, 10)} ${pad(oneLine(o.target) || '—', 60)} ${o.tokens.toLocaleString('en-US')} tok × ${o.timesResent} re-sent  (${offenderSession(o.file)})`);
     }
   }
   const noted = rep.sessions.filter((r) => r.fit.notes.length);

@@ -32,7 +32,12 @@ describe('report HTML in Chromium', () => {
     // One bar per series (recorded, none, default) for each charted session.
     const bars = await page.locator('figure').first().locator('rect[height="8"]').count();
     expect(bars).toBe(3 * Math.min(20, rep.sessions.filter((r) => r.fit.status === 'anchored').length));
-    expect(await page.locator('table').first().locator('tr').count()).toBe(rep.sessions.length + 2); // header, sessions, TOTAL
+    // Header, the sessions of 3 calls or more, one line for the others when there are any, TOTAL.
+    const shown = rep.sessions.filter((r) => r.calls >= 3).length;
+    const folded = shown < rep.sessions.length ? 1 : 0;
+    const sessionRows = page.locator('table').first().locator(':scope > tbody > tr, :scope > tr');
+    expect(await sessionRows.count()).toBe(shown + folded + 2);
+    expect(await page.locator('tr.folded').count()).toBe(folded);
     expect(await page.locator('tr.total').count()).toBe(1);
     await expect.poll(() => page.locator('h2', { hasText: 'Top offenders' }).count()).toBe(1);
     expect(requests.filter((u) => !u.startsWith('file:'))).toEqual([]);

@@ -1,8 +1,8 @@
 /**
  * The report view: totals, recorded spend against each strategy per session
- * and per week, the sessions (click one to open it in the inspector) and the
- * top offenders. Content is set through the DOM only (no markup), charts are
- * SVG elements; the one message in is a typed `report` snapshot. A session
+ * and per week, the sessions with their date and project (click one to open it
+ * in the inspector), the cache misses by cause and the top offenders. Content is
+ * set through the DOM only (no markup), charts are SVG elements; the one message in is a typed `report` snapshot. A session
  * opens in the inspector with the selector's strategy (its name) or with the
  * strategy whose cost cell was clicked.
  */
@@ -11,6 +11,8 @@ import type { Report, SessionReport } from '../../src/protocol/report-types';
 import { chartGroups, shortName, type ChartGroup } from '../../src/views/report-html';
 import { byCost, dollars, fitCell, percent, sessionName } from '../../src/views/report-text';
 import { headlineLines, nextStepLines, oneLine, skippedSummary } from '../../src/views/report-summary';
+import { dateFormat, localTimeZone } from '../../src/views/report-periods';
+import { GLOSSARY, MISSES_LEAD, missTotals, projectOf, rowDate } from '../../src/views/report-rows';
 import { h, replaceChildren, svg } from '../shared/dom';
 
 interface VsCodeApi {
@@ -67,7 +69,9 @@ function strategyCell(r: SessionReport, s: string): HTMLElement {
 
 function sessionsTable(rep: Report): HTMLElement {
   const others = rep.strategies.filter((s) => s !== 'none');
-  const head = h('tr', {}, h('th', {}, 'session'), h('th', { class: 'l' }, 'model'), h('th', {}, 'calls'), h('th', {}, 'recorded input'), h('th', {}, 'output'), h('th', {}, 'none'), h('th', {}, 'fit'), ...others.flatMap((s) => [h('th', {}, s), h('th', {}, 'saving')]));
+  const fmt = dateFormat(localTimeZone());
+  const named = [h('th', { class: 'l' }, 'date'), h('th', { class: 'l' }, 'project')];
+  const head = h('tr', {}, ...named, h('th', {}, 'session'), h('th', { class: 'l' }, 'model'), h('th', {}, 'calls'), h('th', {}, 'recorded input'), h('th', {}, 'output'), h('th', {}, 'none'), h('th', {}, 'fit'), ...others.flatMap((s) => [h('th', {}, s), h('th', {}, 'saving')]));
   const rows = byCost(rep.sessions).map((r) => {
     const none = r.strategies.none;
     const open = h('button', { class: 'link', title: `Open ${r.file} in the inspector with the strategy chosen above` }, sessionName(r));
@@ -75,6 +79,8 @@ function sessionsTable(rep: Report): HTMLElement {
     return h(
       'tr',
       {},
+      h('td', { class: 'l' }, rowDate(r, fmt)),
+      h('td', { class: 'l' }, projectOf(r)),
       h('td', { class: 'l' }, open),
       h('td', { class: 'l' }, r.model),
       h('td', {}, String(r.calls)),
@@ -91,6 +97,21 @@ function sessionsTable(rep: Report): HTMLElement {
   return h('table', { class: 'sessions' }, head, ...rows);
 }
 
+/** "Why your cache missed": each cause with its dollars, over all sessions. */
+function missesTable(rep: Report): HTMLElement | undefined {
+  const misses = missTotals(rep.sessions);
+  if (!misses.length) return undefined;
+  const head = h('tr', {}, h('th', {}, 'dollars'), h('th', { class: 'l' }, 'cause'), 
+    h('th', {}, 'calls'), h('th', {}, 'tokens'));
+  const row = (m: (typeof misses)[number]): HTMLElement => {
+    const counts = [h('td', {}, String(m.calls)), h('td', {}, m.tokens.toLocaleString('en-US'))];
+    return h('tr', {}, h('td', {}, dollars(m.dollars)), h('td', { class: 'l' }, m.cause), ...counts);
+  };
+  const lead = MISSES_LEAD.replace(/^Why your cache missed \(a (.*)\):$/, 'A $1.');
+  const table = h('table', { class: 'misses' }, head, ...misses.map(row));
+  return h('section', {}, h('h2', {}, 'Why your cache missed'), h('p', { class: 'note' }, lead), table);
+}
+
 function offendersTable(rep: Report): HTMLElement | undefined {
   if (!rep.totals.offenders.length) return undefined;
   const head = h('tr', {}, h('th', {}, 'dollars'), h('th', { class: 'l' }, 'tool'), h('th', { class: 'l' }, 'path or command'), h('th', {}, 'tokens'), h('th', {}, 'times re-sent'), h('th', { class: 'l' }, 'session'));
@@ -100,7 +121,7 @@ function offendersTable(rep: Report): HTMLElement | undefined {
 
 function render(rep: Report): void {
   const t = rep.totals;
-  const g = chartGroups(rep);
+  const g = chartGroups(rep, localTimeZone());
   if (!rep.strategies.includes(strategy)) strategy = rep.strategies.find((s) => s !== 'none') ?? rep.strategies[0] ?? 'none';
   const pick = h('select', { id: 'strategy', 'aria-label': 'Strategy to open sessions with' }, ...rep.strategies.map((s) => h('option', { value: s, selected: s === strategy }, s)));
   pick.addEventListener('change', () => (strategy = (pick as HTMLSelectElement).value));
@@ -109,6 +130,7 @@ function render(rep: Report): void {
     app!,
     h('h1', {}, 'What would trimming have saved?'),
     h('p', { class: 'summary' }, `${t.sessions} session(s), ${t.calls} billed call(s); recorded spend ${dollars(t.recorded.inputCost + t.recorded.outputCost)} (input side ${dollars(t.recorded.inputCost)}).`),
+    h('p', { class: 'note' }, GLOSSARY),
     ...headlineLines(rep).map((l) => h('p', { class: 'summary' }, l.trim())),
     h('p', {}, h('strong', {}, nextStepLines(rep).join(' '))),
     h('p', { class: 'note' }, rep.note),
@@ -117,6 +139,7 @@ function render(rep: Report): void {
     h('h2', {}, 'Sessions'),
     h('p', { class: 'note' }, 'Click a session to open it in the inspector with ', h('label', { for: 'strategy' }, 'strategy'), ' ', pick, ', or click a strategy\'s cost to open the session with that strategy.'),
     sessionsTable(rep),
+    missesTable(rep),
     offendersTable(rep),
     skipped.counted || skipped.listed.length
       ? h('section', {}, h('h2', {}, 'Skipped'), skipped.counted ? h('p', { class: 'note' }, skipped.counted) : undefined, h('ul', {}, ...skipped.listed.map((s) => h('li', {}, `${oneLine(s.file)}: ${oneLine(s.reason)}`))))

@@ -80,6 +80,7 @@ export function readRecorded(text: string, counted: Set<string>): RecordedFile {
       convs.set(id, c);
     }
     if (!c.firstTimestamp && typeof rec.timestamp === 'string') c.firstTimestamp = rec.timestamp;
+    if (typeof rec.cwd === 'string' && rec.cwd) c.cwd = rec.cwd;
     // The session's own id is on its newest lines (a resumed file starts with its parent's lines and id).
     if (typeof rec.sessionId === 'string') c.sessionId = rec.sessionId;
     return c;

@@ -54,6 +54,8 @@ export interface RecordedConversation {
   /** Client versions and microcompact boundaries of its lines (Claude Code). */
   events?: ClientEvents;
   firstTimestamp?: string;
+  /** The working directory its lines record (`cwd`), the last one. */
+  cwd?: string;
 }
 
 /** A recorded conversation as the report consumes it: its bill, its replayable import and what to tell the reader. */

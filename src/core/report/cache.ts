@@ -10,8 +10,8 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Skipped, SessionReport } from '../../protocol/report-types';
 
-/** Bumped whenever the report's numbers or shapes change: older entries are ignored (2: client invalidations followed, usage-based sizes, Cline usage; 3: per-call model, TTL per breakpoint, client version, microcompact, iterations, loose status; 4: the fit notes price client-caused misses; 5: partial compactions send their kept messages after the summary, microcompact-cleared attachments followed; 6: OpenAI-style chat transcripts imported, whole-JSON files have no corrupt lines; 7: "summarize from here" compactions send their kept messages before the summary, and kept copies share the cache identity and size of the blocks they copy; 8: a client rewrite shrinks only the calls from it on, the TTL counts from the end of the response). */
-export const REPORT_CACHE_VERSION = 8;
+/** Bumped whenever the report's numbers or shapes change: older entries are ignored (2: client invalidations followed, usage-based sizes, Cline usage; 3: per-call model, TTL per breakpoint, client version, microcompact, iterations, loose status; 4: the fit notes price client-caused misses; 5: partial compactions send their kept messages after the summary, microcompact-cleared attachments followed; 6: OpenAI-style chat transcripts imported, whole-JSON files have no corrupt lines; 7: "summarize from here" compactions send their kept messages before the summary, and kept copies share the cache identity and size of the blocks they copy; 8: a client rewrite shrinks only the calls from it on, the TTL counts from the end of the response; 9: rows carry cwd, usage per 15-minute slot and misses by cause). */
+export const REPORT_CACHE_VERSION = 9;
 
 export interface CachedFile {
   readonly size: number;

@@ -36,25 +36,48 @@ export function gapOf(fit: FitResult, i: number): number | undefined {
   return i > 0 ? fit.timings[i].now + TTL_SLACK_MS - fit.timings[i - 1].refresh : undefined;
 }
 
+/** Kinds of cause a call's rule names (the keys of the report's "Why your cache missed"). */
+export type CauseKind =
+  | 'cold'
+  | 'model-switch'
+  | 'version'
+  | 'microcompact'
+  | 'rewrite'
+  | 'session-prompt'
+  | 'unexplained'
+  | 'invalidation'
+  | 'ttl';
+
+/** The causes that decided call i's simulated usage, in the order its rule names them. */
+export function causesOf(fit: FitResult, i: number, gapMs = gapOf(fit, i)): { kind: CauseKind; text: string }[] {
+  const ctx = fit.contexts[i];
+  const prev = fit.contexts[i - 1];
+  const why: { kind: CauseKind; text: string }[] = [];
+  const add = (kind: CauseKind, text: string): number => why.push({ kind, text });
+  const seen = fit.contexts.slice(0, i).some((c) => c.model === ctx.model);
+  if (i === 0 || !seen) add('cold', `first call on ${ctx.model}: cold cache`);
+  else if (prev && prev.model !== ctx.model) add('model-switch', `model switch back to ${ctx.model}`);
+  const v = fit.versionChanges.find((x) => x.call === i);
+  if (v) add('version', `client ${v.from} → ${v.to}: new system prompt`);
+  const cleared = fit.microcompacts.some((m) => m.call === i);
+  if (cleared) add('microcompact', 'microcompact: cleared results rewrite the history');
+  const rw = fit.rewrites.find((r) => r.call === i);
+  if (rw) add('rewrite', `client sent ${rw.tokens} tokens less than the transcript (rescaled)`);
+  if (i > 0 && fit.sessionEpochs[i] > fit.sessionEpochs[i - 1]) {
+    add('session-prompt', 'the session part of the system prompt rewritten (the shared part read alone)');
+  }
+  if (fit.unexplained.includes(i)) add('unexplained', 'client invalidation the transcript does not explain (followed)');
+  else if (fit.invalidations.includes(i)) add('invalidation', 'client invalidation (followed)');
+  const ttlMs = fit.timings[i].ttl === '1h' ? TTL_1H_MS : TTL_5M_MS;
+  if (gapMs !== undefined && gapMs > ttlMs + TTL_SLACK_MS) add('ttl', `gap past the ${fit.timings[i].ttl} TTL`);
+  return why;
+}
+
 /** The rule that decided call i's simulated usage, and whether the recording agrees. */
 export function ruleOf(fit: FitResult, i: number, rec: UsageRow | undefined, sim: UsageRow, gapMs = gapOf(fit, i)): string {
   if (fit.foreign.includes(i)) return 'side request on another model: priced as recorded';
   if (!rec) return 'not billed in this row (counted in another file)';
-  const ctx = fit.contexts[i];
-  const prev = fit.contexts[i - 1];
-  const why: string[] = [];
-  if (i === 0 || !fit.contexts.slice(0, i).some((c) => c.model === ctx.model)) why.push(`first call on ${ctx.model}: cold cache`);
-  else if (prev && prev.model !== ctx.model) why.push(`model switch back to ${ctx.model}`);
-  const v = fit.versionChanges.find((x) => x.call === i);
-  if (v) why.push(`client ${v.from} → ${v.to}: new system prompt`);
-  if (fit.microcompacts.some((m) => m.call === i)) why.push('microcompact: cleared results rewrite the history');
-  const rw = fit.rewrites.find((r) => r.call === i);
-  if (rw) why.push(`client sent ${rw.tokens} tokens less than the transcript (rescaled)`);
-  if (i > 0 && fit.sessionEpochs[i] > fit.sessionEpochs[i - 1]) why.push('the session part of the system prompt rewritten (the shared part read alone)');
-  if (fit.unexplained.includes(i)) why.push('client invalidation the transcript does not explain (followed)');
-  else if (fit.invalidations.includes(i)) why.push('client invalidation (followed)');
-  const ttlMs = fit.timings[i].ttl === '1h' ? TTL_1H_MS : TTL_5M_MS;
-  if (gapMs !== undefined && gapMs > ttlMs + TTL_SLACK_MS) why.push(`gap past the ${fit.timings[i].ttl} TTL`);
+  const why = causesOf(fit, i, gapMs).map((c) => c.text);
   const recTotal = rec.input + rec.write5m + rec.write1h + rec.read;
   const simTotal = sim.input + sim.write5m + sim.write1h + sim.read;
   const off = Math.abs(sim.cost - rec.cost) > MATCH_TOLERANCE * Math.max(rec.cost, 1e-9);

@@ -15,6 +15,8 @@ import { dearerBecause, fitNotes, looseNote } from './fit-notes';
 import { OffenderTally } from './offenders';
 import { callCost, iterationsCost, totalsOf } from './recorded';
 import { priceStrategy } from './strategies';
+import { missCauses } from './miss-causes';
+import { usageSlots } from './usage-slots';
 import { NOTHING_BILLED } from '../../views/report-summary';
 import { ANCHOR_TOLERANCE, type SessionFit, type SessionReport, type Skipped, type StrategyResult } from '../../protocol/report-types';
 
@@ -70,6 +72,8 @@ function fittedRow(file: string, conv: RecordedSession, opts: FileReportOptions)
   const base = {
     file,
     sessionId: conv.sessionId,
+    ...(conv.cwd ? { cwd: conv.cwd } : {}),
+    slots: usageSlots(conv.calls),
     sidechain: conv.sidechain,
     agentId: conv.agentId,
     calls: conv.calls.length,
@@ -141,7 +145,9 @@ function fittedRow(file: string, conv: RecordedSession, opts: FileReportOptions)
     notes: anchored ? explained.notes : [looseNote(error ?? 0, largestDifferences(fit, byId, imp.calls)), ...explained.notes],
   };
   const otherModels = [...new Set(conv.calls.map((c) => c.model).filter((m) => m !== model))];
-  return { ...base, model, ...(otherModels.length ? { otherModels } : {}), fit: sessionFit, strategies, offenders: tally.top(file) };
+  const misses = missCauses(fit, byId, imp.calls);
+  const others = otherModels.length ? { otherModels } : {};
+  return { ...base, model, ...others, misses, fit: sessionFit, strategies, offenders: tally.top(file) };
 }
 
 /**
