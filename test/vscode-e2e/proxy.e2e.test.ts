@@ -111,18 +111,13 @@ describe('terminal agents routed through Trimline', () => {
     await page.waitForTimeout(500);
     await shot(page, '21-proxy-after-trim');
 
-    // Restoring puts the tokens back on every later call: it never pays back, so the
-    // inspector asks first, with the price, and Cancel leaves the trim in place.
+    // A restore is no saving: it is not asked whether it "pays back"; it applies, and the status line
+    // states what it adds to every later call.
     await row.locator('.row-btn.restore').click();
-    await confirm.waitFor({ timeout: 30_000 });
-    const ask = await confirm.innerText();
-    expect(ask).toMatch(/Restor/i);
-    expect(ask).toMatch(/adds [\d.,]+k? tokens/);
-    expect(ask).toMatch(/will not pay back/);
-    await shot(page, '22-proxy-restore-confirm');
-    await confirm.locator('.price-cancel').click();
-    await until('the confirmation to close', async () => ((await confirm.count()) === 0 ? true : undefined));
-    expect(await row.getAttribute('class')).toContain('state-trimmed');
+    await until('the Read result to be restored', async () => ((await row.getAttribute('class'))?.includes('state-verbatim') ? true : undefined));
+    expect(await confirm.count()).toBe(0);
+    expect(await status.innerText()).toMatch(/Adds [\d.,]+k? tokens .* to every later call/);
+    await shot(page, '22-proxy-restore');
 
     await runCommand(page, 'Trimline: Stop Routing Terminal Agents');
     await until('the routing status item to go', async () => ((await page.locator('.statusbar-item', { hasText: 'Trimline :' }).count()) === 0 ? true : undefined));

@@ -75,10 +75,12 @@ describe('Trimline report in VS Code (code-server)', () => {
     const rows = await view.$$eval('table.sessions tr', (trs) => trs.slice(1).map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
     // The fixture project's main conversation, its two subagents, and the real session.
     expect(rows).toHaveLength(4);
-    const real = rows.find((r) => r[0].startsWith('343e3472'))!;
-    expect(real[2]).toBe('20');
-    expect(real[6]).toMatch(/^[+-]\d+\.\d%$/);
-    expect(Math.abs(parseFloat(real[6]))).toBeLessThan(5);
+    // Columns: date, project, session, model, calls, recorded input, output, none, fit, then each strategy.
+    const real = rows.find((r) => r[2].startsWith('343e3472'))!;
+    expect(real[0]).toMatch(/^\d{4}-\d{2}-\d{2}$/);
+    expect(real[4]).toBe('20');
+    expect(real[8]).toMatch(/^[+-]\d+\.\d%$/);
+    expect(Math.abs(parseFloat(real[8]))).toBeLessThan(5);
     expect(await view.$$eval('svg', (s) => s.length)).toBe(2);
     await shot(page, 'report-01-view');
 
