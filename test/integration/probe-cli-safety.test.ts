@@ -245,8 +245,9 @@ describe('report: an unfinished last line', () => {
     const fresh = path.join(projects, '-work-app', 'fresh-session.jsonl');
     fs.writeFileSync(old, body + partial);
     fs.writeFileSync(fresh, body + partial);
-    const hourAgo = new Date(Date.now() - 3_600_000);
-    fs.utimesSync(old, hourAgo, hourAgo);
+    // An hour older than the file just written (from its own mtime, not the clock).
+    const hourBefore = new Date(fs.statSync(fresh).mtimeMs - 3_600_000);
+    fs.utimesSync(old, hourBefore, hourBefore);
     const lines = body.split('\n').length;
     for (const workers of ['0', '2']) {
       const r = await cli(['report', projects, '--no-cache', '--workers', workers], dir);

@@ -4,7 +4,7 @@
  * where a resumed session copied its parent's lines, and the per-file cache
  * shared between the two.
  */
-import { cpSync, mkdtempSync, utimesSync } from 'node:fs';
+import { cpSync, mkdtempSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { build } from 'esbuild';
@@ -61,7 +61,8 @@ describe('buildReportParallel', () => {
     expect(third.hits).toBe(seq.hits);
     expect(json(third.rep)).toBe(json(first.rep));
     const changed = first.rep.sessions[0].file;
-    utimesSync(changed, new Date(), new Date(Date.now() + 60_000));
+    const later = new Date(statSync(changed).mtimeMs + 60_000);
+    utimesSync(changed, later, later);
     const fourth = await par();
     expect(fourth.hits).toBe(third.hits - 1);
     expect(json(fourth.rep)).toBe(json(buildReport({ paths, strategies: ['none'], config: {} })));
