@@ -89,8 +89,9 @@ export interface Run {
   requests: SentRequest[];
 }
 
+/** The shared set the engine sections read: m-claude, or another one named by TRIMLINE_BENCH_SET (e.g. entire-dev). */
 export function transcriptsDir(): string {
-  return join(process.cwd(), '..', 'shared', 'data', 'transcripts', 'm-claude');
+  return join(process.cwd(), '..', 'shared', 'data', 'transcripts', process.env.TRIMLINE_BENCH_SET ?? 'm-claude');
 }
 
 export function benchTranscripts(dir = transcriptsDir()): ImportedSession[] {

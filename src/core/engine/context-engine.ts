@@ -8,8 +8,7 @@ import { RequestBuilder, type BlockMap } from '../request/build';
 import type { Breakpoint, CacheTtl, Repair, RequestBody } from '../api/wire';
 import type { Session } from '../session/session';
 import { lastBelow } from '../session/sorted';
-import type { TextBlockParam } from '../session/types';
-import { totalInput, type CallUsage, type ContentBlockParam, type MessageParam } from '../session/types';
+import { totalInput, type CallUsage, type ContentBlockParam, type MessageParam, type TextBlockParam } from '../session/types';
 import { describeHoldBack, type HoldBackQuote } from '../cache/hold-back';
 import { describeLongTtl, quoteLongTtl } from '../cache/long-ttl';
 import { TTL_1H_MS, ttlMsOf } from '../api/cache-rules';
@@ -243,7 +242,6 @@ export class ContextEngine {
   savings(): SavingsSnapshot {
     return this.guard.snapshot();
   }
-
 
   /**
    * This call's TTL: the session's (the client's, behind the proxy), or the 1-hour one when the

@@ -10,10 +10,11 @@
  * left, read while within its TTL, on the same model and history epoch): `none` sends every
  * message untrimmed and keeps its whole previous request cached; the engine's request reads up
  * to where its first edit of this call (or the latest alive write before it) starts, and writes
- * the rest. Prices are the cache rules' (read 0.1×, write 1.25× or 2×) at the model's input price.
+ * the rest. Both are priced by the one pricer (cache/cost.ts inputSidePrice) at the model's prices.
  */
-import type { RewriteQuote } from '../cache/break-even';
-import { CACHE_READ_MULTIPLIER, ttlMsOf, writeMultiplier } from '../api/cache-rules';
+import { quoteDollars, type RewriteQuote } from '../cache/break-even';
+import { inputSidePrice } from '../cache/cost';
+import { ttlMsOf } from '../api/cache-rules';
 import { modelPrice } from '../models';
 import type { CacheTtl } from '../api/wire';
 import type { CacheState, MessageIndex, RewriteGuard } from '../trimming';
@@ -97,9 +98,8 @@ export class SavingsGuard implements RewriteGuard {
 
   /** Price one prepared call on the shadow cache, both ways (`none` at the client's TTL). */
   record(c: ShadowCall): void {
-    const perToken = modelPrice(c.model).input / 1_000_000;
-    const price = (read: number, total: number, ttl: CacheTtl): number =>
-      (read * CACHE_READ_MULTIPLIER + (total - read) * writeMultiplier(ttl)) * perToken;
+    const p = modelPrice(c.model);
+    const price = (read: number, total: number, ttl: CacheTtl): number => inputSidePrice({ read, written: total - read }, p, ttl);
     const cold = Math.min(c.sharedHead, c.head);
     const noneWarm = this.warm(c, this.last?.noneTtl ?? c.noneTtl);
     const warm = this.warm(c, this.last?.ttl ?? c.ttl);
@@ -142,8 +142,7 @@ export class SavingsGuard implements RewriteGuard {
   allows(q: RewriteQuote): { ok: boolean; line?: string } {
     // A rewrite that costs nothing extra over reading the prefix risks nothing.
     if (q.rewriteCost <= 0) return { ok: true };
-    const perToken = modelPrice(this.model()).input / 1_000_000;
-    const cost = q.rewriteCost * perToken;
+    const cost = quoteDollars(q, this.model()).rewriteCost;
     const saved = this.none - this.paid;
     const slack = LOSS_TOLERANCE * this.none;
     const margin = q.net;

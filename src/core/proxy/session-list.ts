@@ -59,5 +59,5 @@ export function sessionStatus(engine: ProxyEngine, key: string): StatusFacts | u
     .filter((s) => s.id === key || engine.state(s.id)?.entry.key === key)
     .sort((a, b) => Number(a.parent !== undefined) - Number(b.parent !== undefined) || b.lastSeen - a.lastSeen)[0];
   const st = picked && engine.state(picked.id);
-  return st ? statusFromCalls(st.inspector.calls(), st.engine.model) : undefined;
+  return st ? statusFromCalls(st.inspector.calls(), st.engine.model, st.engine.savings().saved) : undefined;
 }

@@ -4,23 +4,20 @@
  */
 import type { CallPoint } from '../../protocol';
 import type { StatusFacts } from '../../protocol/status';
-import { contextWindow, modelPrice, type PriceOverrides } from '../models';
-
-const PER_MILLION = 1_000_000;
+import { contextWindow } from '../models';
 
 /**
- * The facts of a session whose calls are `calls`. The saving against `none` counts, per call,
- * the tokens the strategy kept out of the request (untrimmed − sent) at the cache-read price:
- * what `none` would have paid at least to send them again, read from the cache.
+ * The facts of a session whose calls are `calls`. `savedVsNone` is the engine's own account of the
+ * session (engine/savings-guard.ts: what it paid against what `none` would have, by the one pricer),
+ * the same figure the inspector's header shows.
  */
-export function statusFromCalls(calls: readonly CallPoint[], model: string, overrides?: PriceOverrides): StatusFacts {
+export function statusFromCalls(calls: readonly CallPoint[], model: string, savedVsNone: number): StatusFacts {
   const last = calls.at(-1);
   let lastMiss: StatusFacts['lastMiss'];
   for (let i = calls.length - 1; i >= 0 && !lastMiss; i--) {
     const miss = calls[i].verdict?.miss;
     if (miss && miss.reason !== 'first_call') lastMiss = { call: calls[i].call, miss };
   }
-  const keptOut = calls.reduce((a, c) => a + Math.max(0, c.untrimmed - c.sent), 0);
   return {
     source: 'proxy',
     model,
@@ -30,6 +27,6 @@ export function statusFromCalls(calls: readonly CallPoint[], model: string, over
     cacheReadShare: last && last.sent > 0 ? last.cached / last.sent : undefined,
     ...(lastMiss ? { lastMiss } : {}),
     cost: calls.reduce((a, c) => a + c.cost, 0),
-    savingVsNone: (keptOut * modelPrice(model, overrides).cacheRead) / PER_MILLION,
+    savingVsNone: savedVsNone,
   };
 }
