@@ -7,7 +7,19 @@ import tseslint from 'typescript-eslint';
 import house from './eslint-rules/layers.mjs';
 
 export default tseslint.config(
-  { ignores: ['dist/**', 'node_modules/**', '.vscode-test/**', 'bench-results/**', 'out/**', 'test/fixtures/**', 'test-results/**', 'tmp/**', '.scratch-agent/**'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      '.vscode-test/**',
+      'bench-results/**',
+      'out/**',
+      'test/fixtures/**',
+      'test-results/**',
+      'tmp/**',
+      '.scratch-agent/**',
+    ],
+  },
   ...tseslint.configs.recommended,
   {
     files: ['**/*.ts'],

@@ -21,10 +21,40 @@ export default defineConfig({
   test: {
     maxWorkers: Math.max(2, availableParallelism() - 1),
     projects: [
-      { extends: true, test: { name: 'unit', include: ['test/unit/**/*.test.ts'], globalSetup: [TMP], testTimeout: 10_000, hookTimeout: 20_000 } },
-      { extends: true, test: { name: 'property', include: ['test/property/**/*.test.ts'], globalSetup: [TMP], testTimeout: 300_000 } },
-      { extends: true, test: { name: 'integration', include: ['test/integration/**/*.test.ts'], globalSetup: [TMP, BUILD], testTimeout: 120_000, hookTimeout: 120_000 } },
-      { extends: true, test: { name: 'browser', include: ['test/browser/**/*.test.ts'], globalSetup: [TMP, BUILD, 'test/setup/m-claude-report.ts'], testTimeout: 60_000, hookTimeout: 60_000 } },
+      {
+        extends: true,
+        test: {
+          name: 'unit',
+          include: ['test/unit/**/*.test.ts'],
+          globalSetup: [TMP],
+          testTimeout: 10_000,
+          hookTimeout: 20_000,
+        },
+      },
+      {
+        extends: true,
+        test: { name: 'property', include: ['test/property/**/*.test.ts'], globalSetup: [TMP], testTimeout: 300_000 },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'integration',
+          include: ['test/integration/**/*.test.ts'],
+          globalSetup: [TMP, BUILD],
+          testTimeout: 120_000,
+          hookTimeout: 120_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'browser',
+          include: ['test/browser/**/*.test.ts'],
+          globalSetup: [TMP, BUILD, 'test/setup/m-claude-report.ts'],
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
     ],
   },
 });

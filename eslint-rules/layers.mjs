@@ -35,7 +35,8 @@ export const LAYERS = ['protocol', 'views', 'core', 'dev', 'host', 'cli'];
  * report  what each strategy would have cost on recorded sessions
  * agent   the agent loop and its tools
  * inspect the inspector's rows, findings, diffs
- * status  the facts of Claude Code's status line (context, cache read share, last miss, cost) from calls or a transcript tail
+ * status  the facts of Claude Code's status line (context, cache read share, last miss, cost) from calls or a
+ * transcript tail
  * proxy   proxied sessions: matching, upstream shaping, verdicts
  * mcp     MCP servers as a tool source for the agent
  * route   which agents can be routed through the proxy, and the edits of their settings
@@ -77,7 +78,9 @@ export function placeOf(file) {
 /** Why `from` may not import `to` (both places), or undefined when it may. */
 export function forbidden(from, to) {
   if (from.layer === 'webview') {
-    return ['protocol', 'views', 'webview'].includes(to.layer) ? undefined : 'webviews import only src/protocol, src/views and their own modules';
+    return ['protocol', 'views', 'webview'].includes(to.layer)
+      ? undefined
+      : 'webviews import only src/protocol, src/views and their own modules';
   }
   if (to.layer === 'webview') return 'only webviews import webview code';
   const a = LAYERS.indexOf(from.layer);
@@ -91,7 +94,11 @@ export function forbidden(from, to) {
 
 /** The ESLint rule: static imports, `export … from`, dynamic `import()` and `require()` alike. */
 export const layersRule = {
-  meta: { type: 'problem', docs: { description: 'imports point down the floor plan (docs/ARCHITECTURE.md)' }, schema: [] },
+  meta: {
+    type: 'problem',
+    docs: { description: 'imports point down the floor plan (docs/ARCHITECTURE.md)' },
+    schema: [],
+  },
   create(context) {
     const file = context.filename;
     const here = placeOf(file);
@@ -99,13 +106,20 @@ export const layersRule = {
     const check = (node, spec) => {
       if (typeof spec !== 'string') return;
       if (spec === 'vscode' || spec.startsWith('vscode/')) {
-        if (!here.vscodeAllowed) context.report({ node, message: 'Only src/host/vscode may import vscode (docs/ARCHITECTURE.md).' });
+        if (!here.vscodeAllowed)
+          context.report({ node, message: 'Only src/host/vscode may import vscode (docs/ARCHITECTURE.md).' });
         return;
       }
-      if ((here.layer === 'protocol' || here.layer === 'views') && (spec.startsWith('node:') || spec.startsWith('..'))) {
+      if (
+        (here.layer === 'protocol' || here.layer === 'views') &&
+        (spec.startsWith('node:') || spec.startsWith('..'))
+      ) {
         const to = spec.startsWith('..') ? placeOf(resolve(dirname(file), spec)) : undefined;
         if (!to || !LAYERS.slice(0, LAYERS.indexOf(here.layer) + 1).includes(to.layer)) {
-          context.report({ node, message: `src/${here.layer} imports nothing but the layers below it, and no Node module (it runs in the webviews too).` });
+          context.report({
+            node,
+            message: `src/${here.layer} imports nothing but the layers below it, and no Node module (it runs in the webviews too).`,
+          });
           return;
         }
       }
@@ -119,11 +133,20 @@ export const layersRule = {
       const why = forbidden(here, to);
       if (why) context.report({ node, message: `${why}.` });
     };
-    const literal = (n) => (n && n.type === 'Literal' ? n.value : n && n.type === 'TemplateLiteral' && n.expressions.length === 0 ? n.quasis[0].value.cooked : undefined);
+    const literal = (n) =>
+      n && n.type === 'Literal'
+        ? n.value
+        : n && n.type === 'TemplateLiteral' && n.expressions.length === 0
+          ? n.quasis[0].value.cooked
+          : undefined;
     return {
       Program(node) {
         if (here.layer === 'unplaced' || here.floor === 'unplaced') {
-          context.report({ node, message: 'This file belongs to no layer: place its folder in eslint-rules/layers.mjs (docs/ARCHITECTURE.md).' });
+          context.report({
+            node,
+            message:
+              'This file belongs to no layer: place its folder in eslint-rules/layers.mjs (docs/ARCHITECTURE.md).',
+          });
         }
       },
       ImportDeclaration: (n) => check(n, n.source.value),
@@ -131,12 +154,17 @@ export const layersRule = {
       ExportAllDeclaration: (n) => check(n, n.source.value),
       ImportExpression: (n) => {
         const spec = literal(n.source);
-        if (spec === undefined && here.layer === 'core') context.report({ node: n, message: 'A dynamic import in src/core names its module literally, so the floor plan can check it.' });
+        if (spec === undefined && here.layer === 'core')
+          context.report({
+            node: n,
+            message: 'A dynamic import in src/core names its module literally, so the floor plan can check it.',
+          });
         else check(n, spec);
       },
       TSImportType: (n) => check(n, literal(n.argument?.literal ?? n.argument)),
       CallExpression: (n) => {
-        if (n.callee.type === 'Identifier' && n.callee.name === 'require' && n.arguments.length > 0) check(n, literal(n.arguments[0]));
+        if (n.callee.type === 'Identifier' && n.callee.name === 'require' && n.arguments.length > 0)
+          check(n, literal(n.arguments[0]));
       },
     };
   },

@@ -29,7 +29,7 @@ or ANTHROPIC_BASE_URL for an Anthropic-compatible endpoint.`,
     resume: str('ID', 'continue an existing session (refused when there is none)'),
     strategy: { ...STRATEGY, help: 'trimming strategy (default: default); none | default | a comma list' },
     model: str('M', 'model id sent to the API (default: claude-sonnet-4-6)', 'm'),
-    'approve-commands': flag('run the agent\'s shell commands without asking'),
+    'approve-commands': flag("run the agent's shell commands without asking"),
     'mcp-config': {
       ...str('F', 'MCP servers (VS Code `servers` or Claude Code `mcpServers` JSON); repeatable'),
       multiple: true,
@@ -52,7 +52,10 @@ the inspector on 127.0.0.1.
 ${FILE_FORMATS}`,
   positionals: true,
   options: {
-    strategy: { ...STRATEGY, help: 'replay through strategy S (default: default for a transcript; a Trimline\njournal shows what was sent unless S is given)' },
+    strategy: {
+      ...STRATEGY,
+      help: 'replay through strategy S (default: default for a transcript; a Trimline\njournal shows what was sent unless S is given)',
+    },
     config: CONFIG,
     json: flag('the view as JSON (rows, totals, breakpoints, decisions)'),
     serve: flag('serve the inspector on 127.0.0.1 until Ctrl+C'),
@@ -94,24 +97,24 @@ count in the headline saving.`,
     since: str('DATE', 'only sessions with a call on or after DATE (e.g. 2026-01-31 or 20260131)'),
     until: str('DATE', 'only sessions with a call on or before DATE; both are local dates'),
     by: str('P', 'totals per day, week (from Monday) or month: sessions, calls, tokens, cost, savings'),
-    timezone: str('TZ', 'the zone for dates and periods (IANA, e.g. Europe/Paris; default: the system\'s)'),
+    timezone: str('TZ', "the zone for dates and periods (IANA, e.g. Europe/Paris; default: the system's)"),
     json: flag('the report as JSON (the output contract)'),
     html: str('FILE', 'also write the report as a self-contained HTML page'),
     config: CONFIG,
     quiet: flag('no progress lines on stderr', 'q'),
     cache: str('FILE', 'per-file result cache (default: in the user data directory)'),
     'no-cache': flag('read every file again, keep no cache'),
-    workers: str('N', 'worker threads (0: this thread; default: by the input\'s size)'),
-    explain: str('S', 'per call of session S (id or file name): recorded usage, simulated none,\nand the rule deciding each difference'),
+    workers: str('N', "worker threads (0: this thread; default: by the input's size)"),
+    explain: str(
+      'S',
+      'per call of session S (id or file name): recorded usage, simulated none,\nand the rule deciding each difference',
+    ),
   },
 } as const satisfies CommandSpec;
 
 export const ROUTE_COMMAND = {
   name: 'route',
-  usage: [
-    'trimline route --agent NAME [--agent NAME…] [options]',
-    'trimline route --list | --stop',
-  ],
+  usage: ['trimline route --agent NAME [--agent NAME…] [options]', 'trimline route --list | --stop'],
   about: `Points the agents' own settings at a Trimline proxy this command runs, until Ctrl+C restores
 every file byte for byte. Agents: claude-code (env.ANTHROPIC_BASE_URL in ~/.claude/settings.json,
 or .claude/settings.local.json with --scope workspace), roo and kilo (a "Trimline proxy" profile
@@ -119,12 +122,18 @@ imported through their autoImportSettingsPath setting), continue (apiBase of the
 in ~/.continue/config.yaml), copilot (a Custom Endpoint group in chatLanguageModels.json), cline
 (by hand: the steps and the URL are printed). Keys are never written.`,
   options: {
-    agent: { ...str('NAME', 'route this agent (repeatable); nothing is routed that is not named', 'a'), multiple: true },
+    agent: {
+      ...str('NAME', 'route this agent (repeatable); nothing is routed that is not named', 'a'),
+      multiple: true,
+    },
     scope: str('S', 'user (default) or workspace: which settings file is changed'),
-    port: { ...PORT, help: 'the proxy\'s port (default: the one routed agents already point at, else a free one)' },
-    upstream: str('URL', 'where the proxy forwards: --upstream, else $TRIMLINE_UPSTREAM, else https://api.anthropic.com'),
-    strategy: { ...STRATEGY, help: 'the proxy\'s strategy (default: none, observe only)' },
-    'user-dir': str('DIR', 'VS Code\'s user settings folder (default: Code/User of this platform)'),
+    port: { ...PORT, help: "the proxy's port (default: the one routed agents already point at, else a free one)" },
+    upstream: str(
+      'URL',
+      'where the proxy forwards: --upstream, else $TRIMLINE_UPSTREAM, else https://api.anthropic.com',
+    ),
+    strategy: { ...STRATEGY, help: "the proxy's strategy (default: none, observe only)" },
+    'user-dir': str('DIR', "VS Code's user settings folder (default: Code/User of this platform)"),
     list: flag('the agents found here and what routing each would change (also with no --agent)'),
     stop: flag('restore what a killed or crashed route left (the undo record is written first)'),
   },
@@ -137,7 +146,7 @@ export const DEMO_COMMAND = {
 ANTHROPIC_BASE_URL is set), shown in the inspector on 127.0.0.1. \`npm start\` runs it.`,
   options: {
     port: { ...PORT, help: 'port on 127.0.0.1 (default: $PORT, else a free port)' },
-    strategy: { ...STRATEGY, help: 'the agent\'s trimming strategy (default: default)' },
+    strategy: { ...STRATEGY, help: "the agent's trimming strategy (default: default)" },
   },
 } as const satisfies CommandSpec;
 
@@ -164,7 +173,7 @@ Code or any Anthropic SDK client at it (ANTHROPIC_BASE_URL=<printed URL>). Runs 
     'no-journal': flag('keep sessions in memory only'),
     'cache-diagnostics': flag(
       'ask the API why calls miss the prompt cache (adds its beta header and\n' +
-        'diagnostics.previous_message_id); off: the client\'s bytes go as sent',
+        "diagnostics.previous_message_id); off: the client's bytes go as sent",
     ),
     verbose: flag(
       'session events on stderr: new sessions, journals continued, requests\n' +
@@ -176,7 +185,7 @@ Code or any Anthropic SDK client at it (ANTHROPIC_BASE_URL=<printed URL>). Runs 
 
 export const STATUSLINE_COMMAND = {
   name: 'statusline',
-  usage: ['trimline statusline  (Claude Code\'s status-line JSON on stdin)'],
+  usage: ["trimline statusline  (Claude Code's status-line JSON on stdin)"],
   about: `One line for Claude Code's status line: context used, the last call's cache read share, the last
 cache miss's reason, the session's cost and its saving against none. From the running proxy
 when it proxies the session, else from the tail of the session's transcript. In Claude Code's

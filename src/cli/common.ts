@@ -22,7 +22,8 @@ export function loadConfig(file: string | undefined): PipelineConfig {
   }
   try {
     const parsed = JSON.parse(text) as unknown;
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new Error('expected a JSON object {"strategies": {...}, "cacheAware": {...}}');
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+      throw new Error('expected a JSON object {"strategies": {...}, "cacheAware": {...}}');
     return parsed as PipelineConfig;
   } catch (e) {
     throw new UsageError(`${file}: invalid config: ${(e as Error).message}`);

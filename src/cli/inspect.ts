@@ -95,32 +95,34 @@ export function runInspect(file: string, opts: InspectOptions): string {
   const calls = perCall?.length ?? r.imp.calls.length;
   const inFile = calls === r.imp.calls.length ? '' : ` (${r.imp.calls.length} in this epoch's journal)`;
   if (o.json) {
-    return jsonTerminalSafe(JSON.stringify(
-      {
-        file,
-        format: r.imp.format,
-        model: r.next.body.model,
-        strategy: o.strategy,
-        calls,
-        fileCalls: r.imp.calls.length,
-        issues: r.imp.issues,
-        rows: r.rows,
-        totals: r.totals,
-        breakpoints: r.next.breakpoints,
-        ...(r.bill ? { bill: r.bill, inferred: { rows: r.inferred, note: INFERRED_NOTE } } : {}),
-        // The engine's own replay of the messages alone (no system prompt or tools): what inspect showed before.
-        replay: {
-          calls: r.ledger.totals.calls,
-          messagesOnlyInputCost: r.ledger.totals.inputCost,
-          hitRatio: r.ledger.hitRatio(),
+    return jsonTerminalSafe(
+      JSON.stringify(
+        {
+          file,
+          format: r.imp.format,
+          model: r.next.body.model,
+          strategy: o.strategy,
+          calls,
+          fileCalls: r.imp.calls.length,
+          issues: r.imp.issues,
+          rows: r.rows,
+          totals: r.totals,
+          breakpoints: r.next.breakpoints,
+          ...(r.bill ? { bill: r.bill, inferred: { rows: r.inferred, note: INFERRED_NOTE } } : {}),
+          // The engine's own replay of the messages alone (no system prompt or tools): what inspect showed before.
+          replay: {
+            calls: r.ledger.totals.calls,
+            messagesOnlyInputCost: r.ledger.totals.inputCost,
+            hitRatio: r.ledger.hitRatio(),
+          },
+          next: { usage: r.nextCost.usage, cost: r.nextCost.cost },
+          decisions: r.engine.decisions.all(),
+          ...(perCall ? { perCall } : {}),
         },
-        next: { usage: r.nextCost.usage, cost: r.nextCost.cost },
-        decisions: r.engine.decisions.all(),
-        ...(perCall ? { perCall } : {}),
-      },
-      null,
-      2,
-    ));
+        null,
+        2,
+      ),
+    );
   }
   const out: string[] = [];
   const head = `${r.imp.format}, ${r.imp.messages.length} messages, ${calls} calls${inFile}`;
@@ -128,7 +130,9 @@ export function runInspect(file: string, opts: InspectOptions): string {
   for (const i of r.imp.issues.slice(0, 5)) out.push(`  note: ${i.line ? `line ${i.line}: ` : ''}${line(i.message)}`);
   if (r.imp.issues.length > 5) out.push(`  note: … ${r.imp.issues.length - 5} more import notes (--json lists all)`);
   out.push('');
-  out.push(`${pad('#', 8)} ${pad('role', 9)} ${pad('kind', 12)} ${pad('tool', 14)} ${padStart('tokens', 8)} ${pad('q', 2)} ${pad('state', 10)} why`);
+  out.push(
+    `${pad('#', 8)} ${pad('role', 9)} ${pad('kind', 12)} ${pad('tool', 14)} ${padStart('tokens', 8)} ${pad('q', 2)} ${pad('state', 10)} why`,
+  );
   for (const h of r.inferred) {
     const why = `${h.what}; ${INFERRED_NOTE}`;
     const tokens = padStart(String(Math.round(h.tokens)), 8);
@@ -143,14 +147,24 @@ export function runInspect(file: string, opts: InspectOptions): string {
     }
     const tokens = row.sent ? String(row.tokens) : `(${row.originalTokens})`;
     const mark = row.breakpoint ? ' ◆cache' : '';
-    out.push(`${pad(line(row.ref), 8)} ${pad(line(row.role), 9)} ${pad(line(row.kind), 12)} ${pad(line(row.tool ?? ''), 14)} ${padStart(tokens, 8)} ${pad(row.quality[0], 2)} ${pad(line(row.state), 10)} ${line(row.why ?? '')}${mark}`);
+    out.push(
+      `${pad(line(row.ref), 8)} ${pad(line(row.role), 9)} ${pad(line(row.kind), 12)} ${pad(line(row.tool ?? ''), 14)} ${padStart(tokens, 8)} ${pad(row.quality[0], 2)} ${pad(line(row.state), 10)} ${line(row.why ?? '')}${mark}`,
+    );
   }
   const t = r.totals;
   const c = r.nextCost;
   out.push('');
-  out.push(`blocks: ${Object.entries(t.byState).map(([k, v]) => `${v} ${k}`).join(', ')}`);
-  out.push(`messages sent: ~${t.sentTokens} tokens (untrimmed ${t.untrimmedTokens}, ${t.untrimmedTokens ? Math.round((100 * t.sentTokens) / t.untrimmedTokens) : 100}%), quality ${r.rows[0]?.quality ?? 'estimated'}; breakpoints ${r.next.breakpoints.length}; repairs ${r.next.repairs.length}`);
-  out.push(`next request: input ${c.usage.input_tokens}, cache write ${c.usage.cache_creation_input_tokens}, cache read ${c.usage.cache_read_input_tokens} tokens → ${usd(c.cost.total)} input cost`);
+  out.push(
+    `blocks: ${Object.entries(t.byState)
+      .map(([k, v]) => `${v} ${k}`)
+      .join(', ')}`,
+  );
+  out.push(
+    `messages sent: ~${t.sentTokens} tokens (untrimmed ${t.untrimmedTokens}, ${t.untrimmedTokens ? Math.round((100 * t.sentTokens) / t.untrimmedTokens) : 100}%), quality ${r.rows[0]?.quality ?? 'estimated'}; breakpoints ${r.next.breakpoints.length}; repairs ${r.next.repairs.length}`,
+  );
+  out.push(
+    `next request: input ${c.usage.input_tokens}, cache write ${c.usage.cache_creation_input_tokens}, cache read ${c.usage.cache_read_input_tokens} tokens → ${usd(c.cost.total)} input cost`,
+  );
   const b = r.bill;
   const hits = `cache hit ratio ${(100 * r.ledger.hitRatio()).toFixed(1)}%`;
   if (b) {
@@ -179,7 +193,11 @@ export function parsePort(v: string | undefined): number {
 }
 
 /** `trimline inspect <file> --serve`: serve the inspector on 127.0.0.1 until interrupted. */
-export async function serveInspect(file: string, o: InspectOptions & { port: number }, out: NodeJS.WritableStream): Promise<void> {
+export async function serveInspect(
+  file: string,
+  o: InspectOptions & { port: number },
+  out: NodeJS.WritableStream,
+): Promise<void> {
   const strategy = strategyFor(file, o.strategy);
   const imported = importJournalOrTranscript(file);
   const numbers = imported.format === 'trimline-journal' ? journalCallNumbers(file) : undefined;

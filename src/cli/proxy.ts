@@ -18,7 +18,6 @@ import { userDataDir, writeProxyState } from './proxy-state';
 
 export { userDataDir };
 
-
 function upstreamOf(v: string | undefined): string | undefined {
   if (v === undefined) return undefined;
   try {
@@ -76,16 +75,20 @@ export async function runProxy(args: string[]): Promise<number> {
   });
   // The proxy's /api paths want the per-launch token: statusline reads it from the state file (0600).
   const token = proxy.token;
-  const removeState = writeProxyState(userDataDir(), {
-    pid: process.pid,
-    url: proxy.url,
-    port: proxy.port,
-    strategy,
-    upstream,
-    journalDir,
-    ...(typeof token === 'string' ? { token } : {}),
-    startedAt: new Date().toISOString(),
-  }, (line) => process.stderr.write(`${terminalSafe(line)}\n`));
+  const removeState = writeProxyState(
+    userDataDir(),
+    {
+      pid: process.pid,
+      url: proxy.url,
+      port: proxy.port,
+      strategy,
+      upstream,
+      journalDir,
+      ...(typeof token === 'string' ? { token } : {}),
+      startedAt: new Date().toISOString(),
+    },
+    (line) => process.stderr.write(`${terminalSafe(line)}\n`),
+  );
   process.stdout.write(
     `Trimline proxy: ${proxy.url}\nTrimline inspector: ${proxy.inspectorUrl}\n` +
       terminalSafe(

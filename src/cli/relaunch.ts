@@ -29,10 +29,19 @@ export interface RelaunchContext {
   readonly workerScript: string | undefined;
 }
 
-const here = (): RelaunchContext => ({ env: process.env, execArgv: process.execArgv, script: process.argv[1] ?? '', workerScript: reportWorkerScript() });
+const here = (): RelaunchContext => ({
+  env: process.env,
+  execArgv: process.execArgv,
+  script: process.argv[1] ?? '',
+  workerScript: reportWorkerScript(),
+});
 
 /** The node arguments to run `trimline report <argv>` again with the flags, or undefined to run it here. */
-export function reportRelaunchArgs(argv: readonly string[], ctx: RelaunchContext = here(), flags: readonly string[] = REPORT_V8_FLAGS): string[] | undefined {
+export function reportRelaunchArgs(
+  argv: readonly string[],
+  ctx: RelaunchContext = here(),
+  flags: readonly string[] = REPORT_V8_FLAGS,
+): string[] | undefined {
   if (ctx.env[RELAUNCHED_ENV] || !ctx.workerScript || !ctx.script) return undefined;
   if (flags.every((f) => ctx.execArgv.includes(f))) return undefined;
   // Under a debugger the report stays in the process being debugged (a child would also take its port).
@@ -50,8 +59,15 @@ export function reportRelaunchArgs(argv: readonly string[], ctx: RelaunchContext
   return [...flags, ...ctx.execArgv, ctx.script, 'report', ...argv];
 }
 
-/** Run the report in a relaunched process when {@link reportRelaunchArgs} says so: its exit code; undefined to run it here. */
-export function relaunchReport(argv: readonly string[], ctx: RelaunchContext = here(), flags: readonly string[] = REPORT_V8_FLAGS): number | undefined {
+/**
+ * Run the report in a relaunched process when {@link reportRelaunchArgs} says so: its exit code; undefined to run it
+ * here.
+ */
+export function relaunchReport(
+  argv: readonly string[],
+  ctx: RelaunchContext = here(),
+  flags: readonly string[] = REPORT_V8_FLAGS,
+): number | undefined {
   const args = reportRelaunchArgs(argv, ctx, flags);
   if (!args) return undefined;
   const r = spawnSync(process.execPath, args, { stdio: 'inherit', env: { ...ctx.env, [RELAUNCHED_ENV]: '1' } });

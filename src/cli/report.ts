@@ -51,8 +51,15 @@ export function parseWorkers(v: string | undefined): number | undefined {
   return n;
 }
 
-/** The report in worker threads when there is a worker script (see buildReportParallel for when it uses them); else in this thread. */
-export async function reportWithWorkers(o: ReportOptions, workers: number | undefined, script = reportWorkerScript()): Promise<Report> {
+/**
+ * The report in worker threads when there is a worker script (see buildReportParallel for when it uses them); else in
+ * this thread.
+ */
+export async function reportWithWorkers(
+  o: ReportOptions,
+  workers: number | undefined,
+  script = reportWorkerScript(),
+): Promise<Report> {
   return script ? buildReportParallel({ ...o, workerScript: script, workers }) : buildReport(o);
 }
 
@@ -60,7 +67,7 @@ export async function reportWithWorkers(o: ReportOptions, workers: number | unde
 export function checkReportPaths(paths: readonly string[], named: boolean): void {
   for (const p of paths) {
     if (!existsSync(p)) {
-      const hint = named ? '' : ' (the default: Claude Code\'s sessions; name a PATH to report on)';
+      const hint = named ? '' : " (the default: Claude Code's sessions; name a PATH to report on)";
       throw new UsageError(`report: ${p}: no such file or directory${hint}`);
     }
   }
@@ -109,17 +116,25 @@ export function parseReportArgs(argv: readonly string[]) {
   return { values, options, range, workers };
 }
 
-export async function runReportCli(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
+export async function runReportCli(
+  argv: string[],
+  out: NodeJS.WritableStream = process.stdout,
+  err: NodeJS.WritableStream = process.stderr,
+): Promise<number> {
   const { values, options, range, workers } = parseReportArgs(argv);
   if (values.explain !== undefined) return explainCli(values.explain, options.paths, out, err);
   const interactive = !values.json && !values.quiet && (err as { isTTY?: boolean }).isTTY === true;
   const cache = options.cache;
   const built = await reportWithWorkers(
-    { ...options, onFile: interactive ? (done, total) => void err.write(`\rtrimline report: ${done}/${total} files`) : undefined },
+    {
+      ...options,
+      onFile: interactive ? (done, total) => void err.write(`\rtrimline report: ${done}/${total} files`) : undefined,
+    },
     workers,
   );
   const report = inRange(built, range);
-  if (interactive) err.write(`\n${cache?.hits ? `trimline report: ${cache.hits} unchanged file(s) from the cache\n` : ''}`);
+  if (interactive)
+    err.write(`\n${cache?.hits ? `trimline report: ${cache.hits} unchanged file(s) from the cache\n` : ''}`);
   if (values.html) {
     try {
       writeFileSync(values.html, reportHtml(report, { timezone: range.timezone }));
@@ -134,8 +149,16 @@ export async function runReportCli(argv: string[], out: NodeJS.WritableStream = 
   return 0;
 }
 
-/** `--explain SESSION`: the calls of the sessions whose id (or file name) starts with SESSION, recorded against simulated. */
-function explainCli(session: string, paths: readonly string[], out: NodeJS.WritableStream, err: NodeJS.WritableStream): number {
+/**
+ * `--explain SESSION`: the calls of the sessions whose id (or file name) starts with SESSION, recorded against
+ * simulated.
+ */
+function explainCli(
+  session: string,
+  paths: readonly string[],
+  out: NodeJS.WritableStream,
+  err: NodeJS.WritableStream,
+): number {
   if (!session.trim()) throw new UsageError('report: --explain needs a session id or a file name');
   const found = discover(paths).files;
   const shown = found.flatMap((f) => {
@@ -143,7 +166,9 @@ function explainCli(session: string, paths: readonly string[], out: NodeJS.Writa
     return f.path.includes(session) || text.includes(session) ? explainFile(f.path, text, session) : [];
   });
   if (!shown.length) {
-    err.write(`trimline report: no session matching "${terminalSafeLine(session)}" under ${terminalSafeLine(paths.join(', '))}\n`);
+    err.write(
+      `trimline report: no session matching "${terminalSafeLine(session)}" under ${terminalSafeLine(paths.join(', '))}\n`,
+    );
     return 1;
   }
   out.write(terminalSafe(shown.map(formatExplained).join('\n\n')) + '\n');

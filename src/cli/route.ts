@@ -125,8 +125,18 @@ export async function runRoute(args: string[]): Promise<number> {
     await proxy.close();
     return 2;
   }
-  const ok = planAgents(wanted.map((agent) => ({ agent: agent as AgentId, scope })), proxy.url, paths, readText);
-  applyRoute(dir, proxy.url, scope, ok.flatMap((p) => p.changes));
+  const ok = planAgents(
+    wanted.map((agent) => ({ agent: agent as AgentId, scope })),
+    proxy.url,
+    paths,
+    readText,
+  );
+  applyRoute(
+    dir,
+    proxy.url,
+    scope,
+    ok.flatMap((p) => p.changes),
+  );
   line(`Trimline proxy: ${proxy.url}`);
   line('Routed (Ctrl+C restores every file):');
   describePlans(ok);

@@ -111,13 +111,17 @@ export class RunPrinter {
     loop.on('call-start', () => (this.streamedThisCall = false));
     loop.on('text-delta', (e) => this.text(e.text));
     loop.on('tool-start', (e) => this.line(`→ ${e.name} ${oneLine(summarizeInput(e.name, e.input))}`));
-    loop.on('tool-result', (e) => this.line(`  ${e.result.is_error ? '✗' : '✓'} ${oneLine(e.result.content) || '(no output)'}`));
+    loop.on('tool-result', (e) =>
+      this.line(`  ${e.result.is_error ? '✗' : '✓'} ${oneLine(e.result.content) || '(no output)'}`),
+    );
     loop.on('retry', (e) => {
       const discarded = this.streamedThisCall ? ' (the partial response above is discarded)' : '';
       this.note(`retry ${e.attempt}/${e.maxRetries} in ${(e.delayMs / 1000).toFixed(1)}s: ${e.reason}${discarded}`);
     });
     loop.on('context-recovery', (e) =>
-      this.note(`prompt too long (${e.tokens} tokens > ${e.maximum} maximum): trimmed the history to ~${e.budget} tokens (${e.overlaysAdded} overlays), trying once more`),
+      this.note(
+        `prompt too long (${e.tokens} tokens > ${e.maximum} maximum): trimmed the history to ~${e.budget} tokens (${e.overlaysAdded} overlays), trying once more`,
+      ),
     );
     loop.on('error', (e) => this.note(`error: ${e.error.message}`));
     loop.on('turn-end', (e) => {
@@ -145,15 +149,21 @@ interface RunArgs {
 
 function parseRunArgs(argv: string[]): RunArgs {
   const { values, positionals } = parseCommand(RUN_COMMAND, argv);
-  if (values.session && values.resume) throw new UsageError('run: --session and --resume are exclusive (--session names a new or existing session, --resume needs an existing one)');
+  if (values.session && values.resume)
+    throw new UsageError(
+      'run: --session and --resume are exclusive (--session names a new or existing session, --resume needs an existing one)',
+    );
   const prompt = positionals.join(' ').trim() || undefined;
-  if (!prompt && !values.resume && !values.session) throw new UsageError('run: missing "<prompt>"; see `trimline run --help`');
+  if (!prompt && !values.resume && !values.session)
+    throw new UsageError('run: missing "<prompt>"; see `trimline run --help`');
   const workspace = path.resolve(values.workspace ?? '.');
-  if (!fs.existsSync(workspace) || !fs.statSync(workspace).isDirectory()) throw new UsageError(`run: workspace ${workspace} is not a directory`);
+  if (!fs.existsSync(workspace) || !fs.statSync(workspace).isDirectory())
+    throw new UsageError(`run: workspace ${workspace} is not a directory`);
   let maxTokens: number | undefined;
   if (values['max-tokens'] !== undefined) {
     maxTokens = Number(values['max-tokens']);
-    if (!Number.isInteger(maxTokens) || maxTokens < 1) throw new UsageError('run: --max-tokens must be a positive integer');
+    if (!Number.isInteger(maxTokens) || maxTokens < 1)
+      throw new UsageError('run: --max-tokens must be a positive integer');
   }
   return {
     prompt,
@@ -202,18 +212,22 @@ function approver(auto: boolean, printer: RunPrinter): (r: ApprovalRequest) => P
 function protectedWriteApprover(printer: RunPrinter): (w: ProtectedWrite) => Promise<boolean> {
   if (!process.stdin.isTTY) {
     return async (w) => {
-      printer.note(`write to ${w.path} refused: it is inside ${w.area} (${w.why}); such writes need approval and there is no terminal to ask`);
+      printer.note(
+        `write to ${w.path} refused: it is inside ${w.area} (${w.why}); such writes need approval and there is no terminal to ask`,
+      );
       return false;
     };
   }
-  return (w) => askYesNo(printer, `Allow the agent to write ${terminalSafeLine(w.path)}?\n  It is inside ${w.area}: ${w.why}.`);
+  return (w) =>
+    askYesNo(printer, `Allow the agent to write ${terminalSafeLine(w.path)}?\n  It is inside ${w.area}: ${w.why}.`);
 }
 
 function openSession(a: RunArgs, model: string): AgentSessionHandle {
   try {
     return openAgentSession({ dir: a.sessionsDir, sessionId: a.sessionId, mustExist: a.mustExist, model });
   } catch (e) {
-    if (e instanceof SessionNotFoundError) throw new UsageError(`run: ${e.message}; list the directory or start a new session without --resume`);
+    if (e instanceof SessionNotFoundError)
+      throw new UsageError(`run: ${e.message}; list the directory or start a new session without --resume`);
     if (e instanceof Error && /invalid session id/.test(e.message)) throw new UsageError(`run: ${e.message}`);
     throw e;
   }
@@ -268,8 +282,11 @@ export async function runAgentCli(argv: string[]): Promise<number> {
   });
   printer.attach(loop);
   const state = handle.resumed ? `resumed, ${handle.session.messages.length} messages` : 'new';
-  printer.note(`session ${handle.sessionId} (${state}) · model ${config.model} · strategy ${config.strategy} · journal ${handle.file}`);
-  for (const issue of handle.issues) printer.note(`journal: ${issue.line ? `line ${issue.line}: ` : ''}${issue.message}`);
+  printer.note(
+    `session ${handle.sessionId} (${state}) · model ${config.model} · strategy ${config.strategy} · journal ${handle.file}`,
+  );
+  for (const issue of handle.issues)
+    printer.note(`journal: ${issue.line ? `line ${issue.line}: ` : ''}${issue.message}`);
   let interrupts = 0;
   const onSigint = (): void => {
     interrupts++;
@@ -281,10 +298,14 @@ export async function runAgentCli(argv: string[]): Promise<number> {
   try {
     const result = await loop.run(a.prompt);
     printer.breakLine();
-    if (result.reason === 'idle') printer.note('nothing to continue: the last turn is complete (give a prompt to go on)');
-    if (result.reason === 'call-limit') printer.note(`stopped after ${result.calls} model calls in one turn (limit ${config.maxCallsPerTurn})`);
+    if (result.reason === 'idle')
+      printer.note('nothing to continue: the last turn is complete (give a prompt to go on)');
+    if (result.reason === 'call-limit')
+      printer.note(`stopped after ${result.calls} model calls in one turn (limit ${config.maxCallsPerTurn})`);
     printer.line(costLine(loop.ledger.run, loop.ledger.session));
-    printer.note(`resume with: trimline run --resume ${handle.sessionId} --workspace ${a.workspace}${a.sessionsDir === path.join(a.workspace, DEFAULT_SESSIONS_SUBDIR) ? '' : ` --sessions-dir ${a.sessionsDir}`} ["<prompt>"]`);
+    printer.note(
+      `resume with: trimline run --resume ${handle.sessionId} --workspace ${a.workspace}${a.sessionsDir === path.join(a.workspace, DEFAULT_SESSIONS_SUBDIR) ? '' : ` --sessions-dir ${a.sessionsDir}`} ["<prompt>"]`,
+    );
     return exitCode(result);
   } finally {
     process.off('SIGINT', onSigint);

@@ -143,7 +143,7 @@ export async function runStatusline(
 ): Promise<number> {
   parseCommand(STATUSLINE_COMMAND, args);
   if (stdin.isTTY) {
-    throw new UsageError('statusline: reads Claude Code\'s status-line JSON on stdin (see --help)');
+    throw new UsageError("statusline: reads Claude Code's status-line JSON on stdin (see --help)");
   }
   let input: StatusInput;
   try {
@@ -152,7 +152,7 @@ export async function runStatusline(
     input = v as StatusInput;
   } catch (e) {
     if (e instanceof UsageError) throw e;
-    throw new UsageError('statusline: stdin is not Claude Code\'s status-line JSON (an object with session_id…)');
+    throw new UsageError("statusline: stdin is not Claude Code's status-line JSON (an object with session_id…)");
   }
   const facts = await statusFacts(input);
   // Model names and miss descriptions come from files and the network: one safe line.

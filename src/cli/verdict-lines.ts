@@ -18,7 +18,8 @@ export function verdictLines(calls: readonly PerCall[]): string[] {
   const out = [`cache verdicts: ${calls.length} calls, ${misses.length} missed the cache (${usd(cost)} lost)`];
   for (const c of calls) {
     if (!c.miss) continue;
-    const tokens = c.miss.reason === 'first_call' ? '' : ` — ${c.miss.missedTokens} tokens not read, ${usd(c.missCost)}`;
+    const tokens =
+      c.miss.reason === 'first_call' ? '' : ` — ${c.miss.missedTokens} tokens not read, ${usd(c.missCost)}`;
     out.push(`  call ${c.call}: ${missText(c.miss)}${tokens}${c.beyondRules ? ' (more than the rules predict)' : ''}`);
     if (c.disagreement) out.push(`    API vs local: ${c.disagreement}`);
   }

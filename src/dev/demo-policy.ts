@@ -24,7 +24,9 @@ const FILES_TO_READ = 2;
 const TRIM_MIN_CHARS = 6000;
 const PREVIEW_CHARS = 100;
 const STOPWORDS = new Set(
-  'what which where when this that there these those with from into about does have please could would should explain tell show give find look their them your code file files the and for are how why'.split(' '),
+  'what which where when this that there these those with from into about does have please could would should explain tell show give find look their them your code file files the and for are how why'.split(
+    ' ',
+  ),
 );
 const SKIP_EXT = /\.(png|jpe?g|gif|ico|svg|woff2?|ttf|zip|gz|tgz|lock|map|min\.js|pdf|bin|exe)$/i;
 const FILE_RE = /[A-Za-z0-9_./-]*[A-Za-z0-9_-]\.[A-Za-z0-9]{1,10}\b/g;
@@ -47,7 +49,9 @@ function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
   return content
-    .map((b: unknown) => (b && typeof b === 'object' && (b as WireBlock).type === 'text' ? String((b as WireBlock).text) : ''))
+    .map((b: unknown) =>
+      b && typeof b === 'object' && (b as WireBlock).type === 'text' ? String((b as WireBlock).text) : '',
+    )
     .join('\n');
 }
 
@@ -93,7 +97,8 @@ function keyword(prompt: string): string {
 function candidates(prompt: string, listing: string): string[] {
   const promptWords = new Set((prompt.toLowerCase().match(/[a-z0-9]{3,}/g) ?? []).filter((w) => !STOPWORDS.has(w)));
   const found = new Set<string>();
-  for (const source of [prompt, listing]) for (const m of source.match(FILE_RE) ?? []) found.add(m.replace(/^\.\//, ''));
+  for (const source of [prompt, listing])
+    for (const m of source.match(FILE_RE) ?? []) found.add(m.replace(/^\.\//, ''));
   const score = (p: string): number => {
     const base = p.split('/').pop()!.toLowerCase();
     let s = 0;
@@ -111,7 +116,11 @@ function candidates(prompt: string, listing: string): string[] {
 }
 
 function preview(text: string): string {
-  const line = text.split('\n').find((l) => l.trim() !== '')?.trim() ?? '';
+  const line =
+    text
+      .split('\n')
+      .find((l) => l.trim() !== '')
+      ?.trim() ?? '';
   return line.length > PREVIEW_CHARS ? `${line.slice(0, PREVIEW_CHARS)}…` : line;
 }
 
@@ -133,7 +142,12 @@ export function demoTurn(body: MessagesBody): ScriptedTurn {
   for (const m of messages.slice(promptIndex + 1)) {
     if (m.role === 'assistant') rounds++;
     for (const b of blocks(m.content)) {
-      if (b.type === 'tool_use') calls.set(String(b.id), { id: String(b.id), name: String(b.name), input: (b.input ?? {}) as Record<string, unknown> });
+      if (b.type === 'tool_use')
+        calls.set(String(b.id), {
+          id: String(b.id),
+          name: String(b.name),
+          input: (b.input ?? {}) as Record<string, unknown>,
+        });
       if (b.type === 'tool_result') {
         const call = calls.get(String(b.tool_use_id));
         if (call) call.result = { text: textOf(b.content), isError: b.is_error === true };
@@ -150,33 +164,56 @@ export function demoTurn(body: MessagesBody): ScriptedTurn {
     if (tools.has('list_files') && called('list_files').length === 0) {
       const input = fillInput(tools.get('list_files'), { path: '.' });
       if (input) {
-        return { content: [...think('First I will see which files exist.'), { type: 'text', text: 'Let me look at the files in the workspace first.' }, toolUse('list_files', input)] };
+        return {
+          content: [
+            ...think('First I will see which files exist.'),
+            { type: 'text', text: 'Let me look at the files in the workspace first.' },
+            toolUse('list_files', input),
+          ],
+        };
       }
     }
     if (tools.has('read_file') && called('read_file').length === 0) {
-      const listing = called('list_files').map((c) => (c.result && !c.result.isError ? c.result.text : '')).join('\n');
+      const listing = called('list_files')
+        .map((c) => (c.result && !c.result.isError ? c.result.text : ''))
+        .join('\n');
       const files = candidates(prompt, listing);
       const reads = files.flatMap((path) => {
         const input = fillInput(tools.get('read_file'), { path });
         return input ? [toolUse('read_file', input)] : [];
       });
       if (reads.length > 0) {
-        return { content: [...think(`The most relevant files look like ${files.join(' and ')}.`), { type: 'text', text: `I'll read ${files.map((f) => `\`${f}\``).join(' and ')}.` }, ...reads] };
+        return {
+          content: [
+            ...think(`The most relevant files look like ${files.join(' and ')}.`),
+            { type: 'text', text: `I'll read ${files.map((f) => `\`${f}\``).join(' and ')}.` },
+            ...reads,
+          ],
+        };
       }
     }
     if (tools.has('search') && called('search').length === 0) {
       const kw = keyword(prompt);
       const search = fillInput(tools.get('search'), { query: kw, path: '.' });
-      const big = [...calls.values()].find((c) => c.result && !c.result.isError && c.result.text.length >= TRIM_MIN_CHARS);
-      const trim = big && tools.has('trim_tool_result') ? fillInput(tools.get('trim_tool_result'), { id: big.id }) : undefined;
+      const big = [...calls.values()].find(
+        (c) => c.result && !c.result.isError && c.result.text.length >= TRIM_MIN_CHARS,
+      );
+      const trim =
+        big && tools.has('trim_tool_result') ? fillInput(tools.get('trim_tool_result'), { id: big.id }) : undefined;
       if (search) {
-        const content: ScriptedBlock[] = [...think(`Searching for "${kw}" should show where it is used.`), { type: 'text', text: `Now I'll search the workspace for "${kw}".` }, toolUse('search', search)];
+        const content: ScriptedBlock[] = [
+          ...think(`Searching for "${kw}" should show where it is used.`),
+          { type: 'text', text: `Now I'll search the workspace for "${kw}".` },
+          toolUse('search', search),
+        ];
         if (trim) content.push(toolUse('trim_tool_result', trim));
         return { content };
       }
     }
   }
-  return { content: [...think('I have enough to answer.'), { type: 'text', text: summary(prompt, calls, tools.size) }] };
+  return {
+    content: [...think('I have enough to answer.'), { type: 'text', text: summary(prompt, calls, tools.size) }],
+  };
 }
 
 /** What a call was about: the query of a search, else the path, else its first argument. */
@@ -206,7 +243,12 @@ function summary(prompt: string, calls: ReadonlyMap<string, Call>, toolCount: nu
       lines.push(`- \`${c.name}\` failed for \`${target}\`: ${preview(r.text) || 'unknown error'}.`);
     } else if (c.name === 'list_files') {
       const entries = r.text.split('\n').filter((l) => l.trim() !== '');
-      lines.push(`- The workspace listing has ${entries.length} entries (for example ${entries.slice(0, 3).map((e) => `\`${e.trim()}\``).join(', ')}).`);
+      lines.push(
+        `- The workspace listing has ${entries.length} entries (for example ${entries
+          .slice(0, 3)
+          .map((e) => `\`${e.trim()}\``)
+          .join(', ')}).`,
+      );
     } else if (r.text.startsWith(TRIM_MARKER)) {
       // A placeholder is not the tool's output: quoting it as file content would be a made-up fact.
       lines.push(`- \`${target}\` (${c.name}) was trimmed from my context after I used it; I do not quote it again.`);
@@ -215,7 +257,11 @@ function summary(prompt: string, calls: ReadonlyMap<string, Call>, toolCount: nu
       lines.push(`- \`${target}\` has ${r.text.split('\n').length} lines and begins with: "${preview(r.text)}".`);
     } else if (c.name === 'search') {
       const hits = r.text.startsWith('No matches') ? [] : r.text.split('\n').filter((l) => l.trim() !== '');
-      lines.push(hits.length === 0 ? `- Searching for "${target}" found nothing.` : `- Searching for "${target}" found ${hits.length} matching lines, first: "${preview(hits[0])}".`);
+      lines.push(
+        hits.length === 0
+          ? `- Searching for "${target}" found nothing.`
+          : `- Searching for "${target}" found ${hits.length} matching lines, first: "${preview(hits[0])}".`,
+      );
     } else {
       lines.push(`- \`${c.name}\` done: ${preview(r.text)}`);
     }

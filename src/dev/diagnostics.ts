@@ -22,7 +22,13 @@ export const CACHE_DIAGNOSIS_BETA = 'cache-diagnosis-2026-04-07';
 const MAX_FINGERPRINTS = 2_000;
 
 export interface MissReason {
-  readonly type: 'model_changed' | 'system_changed' | 'tools_changed' | 'messages_changed' | 'previous_message_not_found' | 'unavailable';
+  readonly type:
+    | 'model_changed'
+    | 'system_changed'
+    | 'tools_changed'
+    | 'messages_changed'
+    | 'previous_message_not_found'
+    | 'unavailable';
   readonly cache_missed_input_tokens: number;
 }
 
@@ -39,21 +45,32 @@ interface Fingerprint {
 }
 
 /** What a request asked of the beta: nothing, a comparison, or a refusal (the 400's message). */
-export type DiagnosticsAsk = { readonly asked: false } | { readonly asked: true; readonly previous: string | null } | { readonly error: string };
+export type DiagnosticsAsk =
+  { readonly asked: false } | { readonly asked: true; readonly previous: string | null } | { readonly error: string };
 
 function betas(header: string | string[] | undefined): string[] {
   const v = Array.isArray(header) ? header.join(',') : (header ?? '');
-  return v.split(',').map((s) => s.trim()).filter(Boolean);
+  return v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 }
 
 /** Whether and how a request uses the beta (`enabled` false: an upstream without it). */
-export function diagnosticsAsk(body: MessagesBody, betaHeader: string | string[] | undefined, enabled: boolean): DiagnosticsAsk {
+export function diagnosticsAsk(
+  body: MessagesBody,
+  betaHeader: string | string[] | undefined,
+  enabled: boolean,
+): DiagnosticsAsk {
   if (!('diagnostics' in body)) return { asked: false };
-  if (!enabled || !betas(betaHeader).includes(CACHE_DIAGNOSIS_BETA)) return { error: 'diagnostics: Extra inputs are not permitted' };
+  if (!enabled || !betas(betaHeader).includes(CACHE_DIAGNOSIS_BETA))
+    return { error: 'diagnostics: Extra inputs are not permitted' };
   const d = body.diagnostics;
-  if (typeof d !== 'object' || d === null || Array.isArray(d)) return { error: 'diagnostics: Input should be a valid dictionary' };
+  if (typeof d !== 'object' || d === null || Array.isArray(d))
+    return { error: 'diagnostics: Input should be a valid dictionary' };
   const id = (d as { previous_message_id?: unknown }).previous_message_id;
-  if (id !== null && typeof id !== 'string') return { error: 'diagnostics.previous_message_id: Input should be a valid string' };
+  if (id !== null && typeof id !== 'string')
+    return { error: 'diagnostics.previous_message_id: Input should be a valid string' };
   return { asked: true, previous: id };
 }
 
@@ -63,12 +80,17 @@ function part(v: unknown): Part {
 }
 
 function fingerprint(body: MessagesBody): Fingerprint {
-  const system = typeof body.system === 'string' ? [part({ type: 'text', text: body.system })] : (body.system ?? []).map(part);
-  const blocks = (content: string | readonly WireBlock[]): readonly unknown[] => (typeof content === 'string' ? [{ type: 'text', text: content }] : content);
+  const system =
+    typeof body.system === 'string' ? [part({ type: 'text', text: body.system })] : (body.system ?? []).map(part);
+  const blocks = (content: string | readonly WireBlock[]): readonly unknown[] =>
+    typeof content === 'string' ? [{ type: 'text', text: content }] : content;
   // A string is one text block, as the API reads it.
   const messages = body.messages.map((m) => {
     const content = blocks(m.content);
-    return { hash: part({ role: m.role, content }).hash, tokens: content.reduce<number>((a, b) => a + blockTokens(b as object), 0) };
+    return {
+      hash: part({ role: m.role, content }).hash,
+      tokens: content.reduce<number>((a, b) => a + blockTokens(b as object), 0),
+    };
   });
   return { model: body.model, tools: (body.tools ?? []).map(part), system, messages };
 }
@@ -89,7 +111,8 @@ function compare(prev: Fingerprint, next: Fingerprint): MissReason | null {
   if (s >= 0) return { type: 'system_changed', cache_missed_input_tokens: sum(prev.system, s) + sum(prev.messages) };
   // The new request continues the old one: only its first prev.messages.length messages must match.
   for (let i = 0; i < prev.messages.length; i++) {
-    if (i >= next.messages.length || prev.messages[i].hash !== next.messages[i].hash) return { type: 'messages_changed', cache_missed_input_tokens: sum(prev.messages, i) };
+    if (i >= next.messages.length || prev.messages[i].hash !== next.messages[i].hash)
+      return { type: 'messages_changed', cache_missed_input_tokens: sum(prev.messages, i) };
   }
   return null;
 }

@@ -78,7 +78,11 @@ export const faults = {
   serverError(): Fault {
     return { kind: 'http', status: 500, errorType: 'api_error', message: 'Internal server error' };
   },
-  http(status: number, message: string, extra: { retryAfterSec?: number; retryAfterMs?: number; shouldRetry?: boolean } = {}): Fault {
+  http(
+    status: number,
+    message: string,
+    extra: { retryAfterSec?: number; retryAfterMs?: number; shouldRetry?: boolean } = {},
+  ): Fault {
     return { kind: 'http', status, errorType: errorTypeFor(status), message, ...extra };
   },
   /** Destroy the connection after `afterEvents` SSE events (0: right after the 200 headers). */

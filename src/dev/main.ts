@@ -11,7 +11,9 @@ import { startTestServer, type TestServerOptions } from './server';
 const DEFAULT_PORT = 8787;
 
 function parseArgs(argv: readonly string[]): TestServerOptions & { help?: boolean } {
-  const out: { -readonly [K in keyof TestServerOptions]: TestServerOptions[K] } & { help?: boolean } = { port: DEFAULT_PORT };
+  const out: { -readonly [K in keyof TestServerOptions]: TestServerOptions[K] } & { help?: boolean } = {
+    port: DEFAULT_PORT,
+  };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     const value = (): string => {
@@ -74,7 +76,9 @@ async function main(): Promise<void> {
       const r = server.requests[logged];
       const res = r.response;
       if (!res) break;
-      const usage = res.usage ? ` in=${res.usage.input_tokens} write=${res.usage.cache_creation_input_tokens} read=${res.usage.cache_read_input_tokens} out=${res.usage.output_tokens}` : '';
+      const usage = res.usage
+        ? ` in=${res.usage.input_tokens} write=${res.usage.cache_creation_input_tokens} read=${res.usage.cache_read_input_tokens} out=${res.usage.output_tokens}`
+        : '';
       const why = r.validation.ok ? '' : ` ${r.validation.message ?? ''}`;
       process.stdout.write(`#${r.seq} ${r.method} ${r.path} -> ${res.status}${usage}${why}\n`);
     }

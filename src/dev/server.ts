@@ -20,7 +20,15 @@ import { demoTurn } from './demo-policy';
 import { DiagnosticsMemory, diagnosticsAsk, type DiagnosticsAsk } from './diagnostics';
 import { errorBody, randomId, seededId, statusForErrorType } from './errors';
 import { modelInfo, modelTable, type ModelSpec } from './models';
-import { encodeEvent, errorEvent, materialize, messageJson, streamEvents, verifyThinking, type OutMessage } from './sse';
+import {
+  encodeEvent,
+  errorEvent,
+  materialize,
+  messageJson,
+  streamEvents,
+  verifyThinking,
+  type OutMessage,
+} from './sse';
 import { blockTokens, outputTokens } from './tokens';
 import type {
   Fault,
@@ -97,12 +105,25 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   let predicate: FaultPredicate | undefined;
   let seq = 0;
 
-  const send = (res: ServerResponse, status: number, rid: string, body: unknown, headers: Record<string, string> = {}): void => {
+  const send = (
+    res: ServerResponse,
+    status: number,
+    rid: string,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ): void => {
     const text = JSON.stringify(body);
     res.writeHead(status, { 'content-type': 'application/json', 'request-id': rid, ...headers });
     res.end(text);
   };
-  const reject = (rec: RecordedRequest, res: ServerResponse, rid: string, status: number, type: string, message: string): void => {
+  const reject = (
+    rec: RecordedRequest,
+    res: ServerResponse,
+    rid: string,
+    status: number,
+    type: string,
+    message: string,
+  ): void => {
     rec.validation = { ...rec.validation, ok: false, status, errorType: type, message };
     rec.response = { status, requestId: rid, kind: 'error' };
     // The API marks validation failures as not worth retrying.
@@ -151,7 +172,8 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       const key = req.headers['x-api-key'];
       const bearer = /^Bearer (.+)$/i.exec(req.headers.authorization ?? '')?.[1];
       const given = typeof key === 'string' ? key : bearer;
-      if (given === undefined) return reject(rec, res, rid, 401, 'authentication_error', 'x-api-key header is required');
+      if (given === undefined)
+        return reject(rec, res, rid, 401, 'authentication_error', 'x-api-key header is required');
       if (given !== opts.apiKey) return reject(rec, res, rid, 401, 'authentication_error', 'invalid x-api-key');
     }
     if (bytes > maxBytes) {
@@ -161,7 +183,12 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     if (route === 'GET /v1/models') {
       const data = [...models.values()].map(modelInfo);
       rec.response = { status: 200, requestId: rid, kind: 'json' };
-      return send(res, 200, rid, { data, has_more: false, first_id: data[0]?.id ?? null, last_id: data[data.length - 1]?.id ?? null });
+      return send(res, 200, rid, {
+        data,
+        has_more: false,
+        first_id: data[0]?.id ?? null,
+        last_id: data[data.length - 1]?.id ?? null,
+      });
     }
     if (rec.method === 'GET' && path.startsWith('/v1/models/')) {
       const m = models.get(decodeURIComponent(path.slice('/v1/models/'.length)));
@@ -173,12 +200,27 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       return reject(rec, res, rid, 404, 'not_found_error', 'Not Found');
     }
     const version = req.headers['anthropic-version'];
-    if (version === undefined) return reject(rec, res, rid, 400, 'invalid_request_error', 'anthropic-version: header is required');
+    if (version === undefined)
+      return reject(rec, res, rid, 400, 'invalid_request_error', 'anthropic-version: header is required');
     if (!versions.has(String(version))) {
-      return reject(rec, res, rid, 400, 'invalid_request_error', `anthropic-version: "${String(version)}" is not a valid version`);
+      return reject(
+        rec,
+        res,
+        rid,
+        400,
+        'invalid_request_error',
+        `anthropic-version: "${String(version)}" is not a valid version`,
+      );
     }
     if (!parsed) {
-      return reject(rec, res, rid, 400, 'invalid_request_error', 'There was an error parsing the body of your request: the body is not valid JSON.');
+      return reject(
+        rec,
+        res,
+        rid,
+        400,
+        'invalid_request_error',
+        'There was an error parsing the body of your request: the body is not valid JSON.',
+      );
     }
     const countOnly = path === '/v1/messages/count_tokens';
     const fault = countOnly ? undefined : (faultQueue.shift() ?? predicate?.({ seq: rec.seq, path, body }));
@@ -208,11 +250,19 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       verifySignature: verifyThinking,
     });
     if (!check.ok) {
-      rec.validation = { ok: false, status: check.rejection.status, errorType: check.rejection.type, message: check.rejection.message, warnings: check.warnings };
+      rec.validation = {
+        ok: false,
+        status: check.rejection.status,
+        errorType: check.rejection.type,
+        message: check.rejection.message,
+        warnings: check.warnings,
+      };
       return reject(rec, res, rid, check.rejection.status, check.rejection.type, check.rejection.message);
     }
     rec.validation = { ok: true, status: 200, warnings: check.warnings };
-    const ask = countOnly ? ({ asked: false } as const) : diagnosticsAsk(check.body, req.headers['anthropic-beta'], opts.cacheDiagnostics ?? true);
+    const ask = countOnly
+      ? ({ asked: false } as const)
+      : diagnosticsAsk(check.body, req.headers['anthropic-beta'], opts.cacheDiagnostics ?? true);
     if ('error' in ask) return reject(rec, res, rid, 400, 'invalid_request_error', ask.error);
     if (countOnly) {
       rec.response = { status: 200, requestId: rid, kind: 'json' };
@@ -221,7 +271,14 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     return respond(rec, res, rid, check.body, fault, ask);
   }
 
-  async function respond(rec: RecordedRequest, res: ServerResponse, rid: string, body: MessagesBody, fault: Fault | undefined, ask: DiagnosticsAsk): Promise<void> {
+  async function respond(
+    rec: RecordedRequest,
+    res: ServerResponse,
+    rid: string,
+    body: MessagesBody,
+    fault: Fault | undefined,
+    ask: DiagnosticsAsk,
+  ): Promise<void> {
     const entry = queue.shift();
     let turn: ScriptedTurn;
     const call: IncomingCall = { seq: rec.seq, body, headers: rec.headers };
@@ -381,7 +438,10 @@ function echoTurn(body: MessagesBody): ScriptedTurn {
   let text = '';
   if (last) {
     if (typeof last.content === 'string') text = last.content;
-    else text = last.content.map((b) => (b.type === 'text' && typeof b.text === 'string' ? b.text : `[${b.type}]`)).join(' ');
+    else
+      text = last.content
+        .map((b) => (b.type === 'text' && typeof b.text === 'string' ? b.text : `[${b.type}]`))
+        .join(' ');
   }
   return { content: [{ type: 'text', text: `echo: ${text || '(nothing)'}` }] };
 }

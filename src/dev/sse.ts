@@ -63,7 +63,8 @@ export function verifyThinking(thinking: string, signature: string): boolean | u
   } catch {
     return undefined;
   }
-  if (typeof decoded !== 'object' || decoded === null || (decoded as { v?: unknown }).v !== SIGNATURE_TAG) return undefined;
+  if (typeof decoded !== 'object' || decoded === null || (decoded as { v?: unknown }).v !== SIGNATURE_TAG)
+    return undefined;
   return signThinking(thinking) === signature;
 }
 
@@ -74,7 +75,12 @@ export function materialize(turn: ScriptedTurn, idSeed: number): { content: OutB
       case 'text':
         return { type: 'text', text: b.text };
       case 'tool_use':
-        return { type: 'tool_use', id: b.id ?? seededId('toolu_', idSeed * 31 + ++toolIndex), name: b.name, input: b.input ?? {} };
+        return {
+          type: 'tool_use',
+          id: b.id ?? seededId('toolu_', idSeed * 31 + ++toolIndex),
+          name: b.name,
+          input: b.input ?? {},
+        };
       case 'thinking':
         return { type: 'thinking', thinking: b.thinking, signature: b.signature ?? signThinking(b.thinking) };
       case 'redacted_thinking':

@@ -7,13 +7,7 @@
 import type { CacheTrace } from '../core/cache/simulator';
 
 export type StopReason =
-  | 'end_turn'
-  | 'max_tokens'
-  | 'stop_sequence'
-  | 'tool_use'
-  | 'pause_turn'
-  | 'refusal'
-  | 'model_context_window_exceeded';
+  'end_turn' | 'max_tokens' | 'stop_sequence' | 'tool_use' | 'pause_turn' | 'refusal' | 'model_context_window_exceeded';
 
 /** One content block of a scripted assistant turn. */
 export type ScriptedBlock =
@@ -93,7 +87,11 @@ export type Fault =
   /** Wait `ms` before answering at all (client timeouts). */
   | { readonly kind: 'stall'; readonly ms: number };
 
-export type FaultPredicate = (call: { readonly seq: number; readonly path: string; readonly body: unknown }) => Fault | undefined;
+export type FaultPredicate = (call: {
+  readonly seq: number;
+  readonly path: string;
+  readonly body: unknown;
+}) => Fault | undefined;
 
 export interface ValidationResult {
   readonly ok: boolean;

@@ -83,7 +83,8 @@ function checkShape(raw: unknown, opts: CheckOptions): MessagesBody {
   if (typeof raw.model !== 'string') bad('model: Input should be a valid string');
   if (opts.endpoint === 'messages') {
     if (raw.max_tokens === undefined) bad('max_tokens: Field required');
-    if (typeof raw.max_tokens !== 'number' || !Number.isInteger(raw.max_tokens)) bad('max_tokens: Input should be a valid integer');
+    if (typeof raw.max_tokens !== 'number' || !Number.isInteger(raw.max_tokens))
+      bad('max_tokens: Input should be a valid integer');
     if (raw.max_tokens < 1) bad('max_tokens: Input should be greater than or equal to 1');
   }
   if (raw.messages === undefined) bad('messages: Field required');
@@ -96,10 +97,12 @@ function checkShape(raw: unknown, opts: CheckOptions): MessagesBody {
     if (m.role !== 'user' && m.role !== 'assistant' && m.role !== 'system') {
       bad(`messages.${i}.role: Input should be 'user', 'assistant' or 'system'`);
     }
-    if (typeof m.content !== 'string' && !Array.isArray(m.content)) bad(`messages.${i}.content: Input should be a valid string or list`);
+    if (typeof m.content !== 'string' && !Array.isArray(m.content))
+      bad(`messages.${i}.content: Input should be a valid string or list`);
     if (Array.isArray(m.content)) {
       m.content.forEach((b: unknown, j: number) => {
-        if (!isObject(b) || typeof b.type !== 'string') bad(`messages.${i}.content.${j}: Input tag not found; expected a \`type\` field`);
+        if (!isObject(b) || typeof b.type !== 'string')
+          bad(`messages.${i}.content.${j}: Input tag not found; expected a \`type\` field`);
       });
     }
   });
@@ -128,7 +131,8 @@ function checkSystem(body: MessagesBody): void {
   if (sys === undefined || typeof sys === 'string') return;
   if (!Array.isArray(sys)) bad('system: Input should be a valid string or list');
   sys.forEach((b: unknown, i: number) => {
-    if (!isObject(b) || b.type !== 'text' || typeof b.text !== 'string') bad(`system.${i}: Input should be a valid text block`);
+    if (!isObject(b) || b.type !== 'text' || typeof b.text !== 'string')
+      bad(`system.${i}: Input should be a valid text block`);
     if (b.text === '') bad('system: text content blocks must be non-empty');
   });
 }
@@ -202,12 +206,16 @@ function checkPairing(messages: readonly WireMessage[]): void {
   turns.forEach((turn, t) => {
     if (turn.role === 'user') {
       const prev = turns[t - 1];
-      const allowed = new Set(prev ? prev.blocks.filter((b) => b.block.type === 'tool_use').map((b) => String(b.block.id)) : []);
+      const allowed = new Set(
+        prev ? prev.blocks.filter((b) => b.block.type === 'tool_use').map((b) => String(b.block.id)) : [],
+      );
       for (const { block, messageIndex, blockIndex } of turn.blocks) {
         if (block.type !== 'tool_result') continue;
         const id = String(block.tool_use_id);
         if (!allowed.has(id)) {
-          bad(`messages.${messageIndex}.content.${blockIndex}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. ${RESULT_PAIR_HINT}`);
+          bad(
+            `messages.${messageIndex}.content.${blockIndex}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. ${RESULT_PAIR_HINT}`,
+          );
         }
       }
       return;
@@ -215,21 +223,27 @@ function checkPairing(messages: readonly WireMessage[]): void {
     const uses = turn.blocks.filter((b) => b.block.type === 'tool_use');
     if (uses.length === 0) return;
     const next = turns[t + 1];
-    const answered = new Set(next ? next.blocks.filter((b) => b.block.type === 'tool_result').map((b) => String(b.block.tool_use_id)) : []);
+    const answered = new Set(
+      next ? next.blocks.filter((b) => b.block.type === 'tool_result').map((b) => String(b.block.tool_use_id)) : [],
+    );
     if (next) {
       // Unexpected ids are reported before missing ones (checked on the user turn itself).
       for (const { block, messageIndex, blockIndex } of next.blocks) {
         if (block.type !== 'tool_result') continue;
         const id = String(block.tool_use_id);
         if (!uses.some((u) => String(u.block.id) === id)) {
-          bad(`messages.${messageIndex}.content.${blockIndex}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. ${RESULT_PAIR_HINT}`);
+          bad(
+            `messages.${messageIndex}.content.${blockIndex}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. ${RESULT_PAIR_HINT}`,
+          );
         }
       }
     }
     const missing = uses.filter((u) => !answered.has(String(u.block.id)));
     if (missing.length > 0) {
       const ids = missing.map((u) => String(u.block.id)).join(', ');
-      bad(`messages.${missing[0].messageIndex}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${ids}. ${TOOL_PAIR_HINT}`);
+      bad(
+        `messages.${missing[0].messageIndex}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${ids}. ${TOOL_PAIR_HINT}`,
+      );
     }
     if (next) {
       const firstOther = next.blocks.findIndex((b) => b.block.type !== 'tool_result');
@@ -268,13 +282,15 @@ function checkCacheControl(body: MessagesBody): void {
     }
     for (const b of m.content) {
       if (hasCc(b)) found++;
-      if (b.type === 'tool_result' && Array.isArray(b.content)) for (const inner of b.content) if (hasCc(inner)) found++;
+      if (b.type === 'tool_result' && Array.isArray(b.content))
+        for (const inner of b.content) if (hasCc(inner)) found++;
       if (b.type !== 'thinking' && b.type !== 'redacted_thinking') lastBlock = b;
     }
   }
   // Automatic caching adds a breakpoint on the last cacheable block unless it already has one.
   if (body.cache_control != null && !hasCc(lastBlock)) found++;
-  if (found > MAX_CACHE_BREAKPOINTS) bad(`A maximum of ${MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found ${found}.`);
+  if (found > MAX_CACHE_BREAKPOINTS)
+    bad(`A maximum of ${MAX_CACHE_BREAKPOINTS} blocks with cache_control may be provided. Found ${found}.`);
 }
 
 function checkEnding(body: MessagesBody, model: ModelSpec | undefined): void {
@@ -305,10 +321,16 @@ function checkThinkingRules(body: MessagesBody): void {
   if (!last) return;
   if (last.role === 'assistant') {
     const tail = last.blocks[last.blocks.length - 1];
-    if (tail && THINKING_TYPES.has(tail.block.type)) bad(`messages.${tail.messageIndex}: The final block in an assistant message cannot be \`thinking\`.`);
-    if (on) bad(`messages.${body.messages.length - 1}: When \`thinking\` is enabled, the conversation must end with a \`user\` message.`);
+    if (tail && THINKING_TYPES.has(tail.block.type))
+      bad(`messages.${tail.messageIndex}: The final block in an assistant message cannot be \`thinking\`.`);
+    if (on)
+      bad(
+        `messages.${body.messages.length - 1}: When \`thinking\` is enabled, the conversation must end with a \`user\` message.`,
+      );
     if (last.blocks.some((b) => THINKING_TYPES.has(b.block.type))) {
-      bad(`messages.${last.firstMessage}.content.0: When thinking is disabled, an \`assistant\` message in the final position cannot contain \`thinking\`. To use thinking blocks, enable \`thinking\` in your request.`);
+      bad(
+        `messages.${last.firstMessage}.content.0: When thinking is disabled, an \`assistant\` message in the final position cannot contain \`thinking\`. To use thinking blocks, enable \`thinking\` in your request.`,
+      );
     }
     return;
   }

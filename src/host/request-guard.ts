@@ -20,7 +20,10 @@ export interface Refusal {
 }
 
 /** The refusal of a target that is not origin-form. */
-export const NOT_ORIGIN_FORM: Refusal = { status: 400, message: 'the request target must be a path that starts with a single "/" (no absolute URL, no "//host")' };
+export const NOT_ORIGIN_FORM: Refusal = {
+  status: 400,
+  message: 'the request target must be a path that starts with a single "/" (no absolute URL, no "//host")',
+};
 
 /** What {@link refusal} looks at. */
 export interface RequestHead {
@@ -74,9 +77,17 @@ export function ownOrigins(port: number): string[] {
  * undefined when it may go on ({@link refusal} checks the target first).
  */
 function siteRefusal(head: Omit<RequestHead, 'url'>, port: number): Refusal | undefined {
-  if (!isLoopbackHost(head.host, port)) return { status: 403, message: 'this server only answers to a loopback Host (127.0.0.1, localhost, [::1]) with its port' };
+  if (!isLoopbackHost(head.host, port))
+    return {
+      status: 403,
+      message: 'this server only answers to a loopback Host (127.0.0.1, localhost, [::1]) with its port',
+    };
   if (head.origin !== undefined && !ownOrigins(port).includes(head.origin.toLowerCase())) {
-    return { status: 403, message: 'requests from web pages (an Origin other than the inspector\'s own) are refused; API clients send no Origin' };
+    return {
+      status: 403,
+      message:
+        "requests from web pages (an Origin other than the inspector's own) are refused; API clients send no Origin",
+    };
   }
   if (head.secFetchSite !== undefined && head.secFetchSite !== 'same-origin' && head.secFetchSite !== 'none') {
     return { status: 403, message: 'requests from other web sites are refused' };
@@ -84,7 +95,10 @@ function siteRefusal(head: Omit<RequestHead, 'url'>, port: number): Refusal | un
   return undefined;
 }
 
-/** Why a local server (the proxy, the inspector) on `port` refuses this request before reading it; undefined when it may go on. */
+/**
+ * Why a local server (the proxy, the inspector) on `port` refuses this request before reading it; undefined when it may
+ * go on.
+ */
 export function refusal(head: RequestHead, port: number): Refusal | undefined {
   if (originFormPath(head.url) === undefined) return NOT_ORIGIN_FORM;
   return siteRefusal(head, port);

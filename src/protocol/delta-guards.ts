@@ -7,7 +7,21 @@ import { isCallVerdict } from './verdicts';
 import type { CallPoint, Finding, FindingsEdit, InspectorRow, SnapshotDelta, SnapshotHead } from './messages';
 
 /** The head parts a delta may carry (every top-level field but rows, calls and findings). */
-export const SNAPSHOT_HEAD_KEYS = ['sessionId', 'title', 'model', 'strategy', 'contextWindow', 'callIndex', 'quality', 'totals', 'cache', 'cost', 'composition', 'strategies', 'live'] as const satisfies readonly (keyof SnapshotHead)[];
+export const SNAPSHOT_HEAD_KEYS = [
+  'sessionId',
+  'title',
+  'model',
+  'strategy',
+  'contextWindow',
+  'callIndex',
+  'quality',
+  'totals',
+  'cache',
+  'cost',
+  'composition',
+  'strategies',
+  'live',
+] as const satisfies readonly (keyof SnapshotHead)[];
 
 function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -63,27 +77,61 @@ export function isInspectorRow(v: unknown): v is InspectorRow {
 }
 
 function isCallPoint(v: unknown): v is CallPoint {
-  return isObj(v) && num(v.call) && num(v.sent) && num(v.cached) && num(v.untrimmed) && num(v.cost) && (v.verdict === undefined || isCallVerdict(v.verdict));
+  return (
+    isObj(v) &&
+    num(v.call) &&
+    num(v.sent) &&
+    num(v.cached) &&
+    num(v.untrimmed) &&
+    num(v.cost) &&
+    (v.verdict === undefined || isCallVerdict(v.verdict))
+  );
 }
 
 /** The head parts the webview dereferences, checked like a snapshot's. */
 function isHead(v: unknown): v is Partial<SnapshotHead> {
   if (!isObj(v) || !Object.keys(v).every((k) => (SNAPSHOT_HEAD_KEYS as readonly string[]).includes(k))) return false;
-  return (v.composition === undefined || Array.isArray(v.composition)) && (v.strategies === undefined || Array.isArray(v.strategies)) && [v.totals, v.cost, v.cache].every((p) => p === undefined || isObj(p));
+  return (
+    (v.composition === undefined || Array.isArray(v.composition)) &&
+    (v.strategies === undefined || Array.isArray(v.strategies)) &&
+    [v.totals, v.cost, v.cache].every((p) => p === undefined || isObj(p))
+  );
 }
 
 function isFinding(v: unknown): v is Finding {
-  return isObj(v) && str(v.id) && (v.severity === 'info' || v.severity === 'warning') && typeof v.message === 'string' && Array.isArray(v.blockIds) && v.blockIds.every((id) => typeof id === 'string') && (v.action === undefined || isObj(v.action)) && optNum(v.tokens) && optNum(v.call);
+  return (
+    isObj(v) &&
+    str(v.id) &&
+    (v.severity === 'info' || v.severity === 'warning') &&
+    typeof v.message === 'string' &&
+    Array.isArray(v.blockIds) &&
+    v.blockIds.every((id) => typeof id === 'string') &&
+    (v.action === undefined || isObj(v.action)) &&
+    optNum(v.tokens) &&
+    optNum(v.call)
+  );
 }
 
 function isFindingsEdit(v: unknown): v is FindingsEdit {
   const count = (n: unknown): boolean => typeof n === 'number' && Number.isSafeInteger(n) && n > 0;
-  return Array.isArray(v) && v.every((op) => isObj(op) && (count(op.keep) || count(op.skip) || (Array.isArray(op.add) && op.add.every(isFinding))) && Object.keys(op).length === 1);
+  return (
+    Array.isArray(v) &&
+    v.every(
+      (op) =>
+        isObj(op) &&
+        (count(op.keep) || count(op.skip) || (Array.isArray(op.add) && op.add.every(isFinding))) &&
+        Object.keys(op).length === 1,
+    )
+  );
 }
 
 /** An array of safe integers in tuples of `size` (the first of each, a count of rows skipped, not negative). */
 function ints(v: unknown, size: number): v is number[] {
-  return Array.isArray(v) && v.length % size === 0 && v.every((n, i) => typeof n === 'number' && Number.isSafeInteger(n) && (i % size !== 0 || n >= 0));
+  return (
+    Array.isArray(v) &&
+    v.length % size === 0 &&
+    v.every((n, i) => typeof n === 'number' && Number.isSafeInteger(n) && (i % size !== 0 || n >= 0))
+  );
 }
 
 /** Envelope and every row of a delta; whether it fits a snapshot is decided when applying it. */
@@ -101,7 +149,10 @@ export function isSnapshotDelta(v: unknown): v is SnapshotDelta {
     ints(v.counts, 3) &&
     (v.quality === undefined || (typeof v.quality === 'string' && QUALITIES.has(v.quality))) &&
     Array.isArray(v.added) &&
-    v.added.every((r) => isObj(r) && (r.after === undefined || str(r.after)) && Array.isArray(r.rows) && r.rows.every(isInspectorRow)) &&
+    v.added.every(
+      (r) =>
+        isObj(r) && (r.after === undefined || str(r.after)) && Array.isArray(r.rows) && r.rows.every(isInspectorRow),
+    ) &&
     isHead(v.head) &&
     (v.findings === undefined || isFindingsEdit(v.findings)) &&
     isRevision(v.callsFrom) &&

@@ -11,11 +11,39 @@
  * when the estimator recalibrates, which travel as small numeric tuples instead of
  * whole rows. Both hosts and the webview use this one module (no imports but types).
  */
-import type { CallPoint, Finding, FindingsEdit, HostMessage, InspectorRow, InspectorSnapshot, RowRun, SnapshotDelta, SnapshotHead, TokenQuality } from './messages';
+import type {
+  CallPoint,
+  Finding,
+  FindingsEdit,
+  HostMessage,
+  InspectorRow,
+  InspectorSnapshot,
+  RowRun,
+  SnapshotDelta,
+  SnapshotHead,
+  TokenQuality,
+} from './messages';
 import { SNAPSHOT_HEAD_KEYS } from './delta-guards';
 
 /** Row fields other than the token counts and their quality, each compared in sameFields. */
-type RowField = 'ref' | 'blockId' | 'messageId' | 'position' | 'role' | 'kind' | 'tool' | 'state' | 'why' | 'by' | 'overlayId' | 'breakpoint' | 'cached' | 'sent' | 'preview' | 'call' | 'saved';
+type RowField =
+  | 'ref'
+  | 'blockId'
+  | 'messageId'
+  | 'position'
+  | 'role'
+  | 'kind'
+  | 'tool'
+  | 'state'
+  | 'why'
+  | 'by'
+  | 'overlayId'
+  | 'breakpoint'
+  | 'cached'
+  | 'sent'
+  | 'preview'
+  | 'call'
+  | 'saved';
 type Compared = RowField | 'tokens' | 'originalTokens' | 'quality';
 /** Compile-time check that sameFields (plus the counts) covers every field of a row: a new field fails here. */
 const _everyField: Exclude<keyof InspectorRow, Compared> extends never ? true : never = true;
@@ -67,7 +95,14 @@ function samePart(a: unknown, b: unknown): boolean {
 }
 
 function sameCall(a: CallPoint, b: CallPoint): boolean {
-  return a.call === b.call && a.sent === b.sent && a.cached === b.cached && a.untrimmed === b.untrimmed && a.cost === b.cost && JSON.stringify(a.verdict) === JSON.stringify(b.verdict);
+  return (
+    a.call === b.call &&
+    a.sent === b.sent &&
+    a.cached === b.cached &&
+    a.untrimmed === b.untrimmed &&
+    a.cost === b.cost &&
+    JSON.stringify(a.verdict) === JSON.stringify(b.verdict)
+  );
 }
 
 /**
@@ -124,7 +159,13 @@ export function applyFindings(old: readonly Finding[], edit: FindingsEdit): Find
  * `revision`), or undefined when a whole snapshot should be sent instead: another
  * session, rows that moved relative to each other, or most rows new or changed.
  */
-export function diffSnapshots(base: InspectorSnapshot, next: InspectorSnapshot, baseRevision: number, revision: number, maxRowShare = MAX_DELTA_ROW_SHARE): SnapshotDelta | undefined {
+export function diffSnapshots(
+  base: InspectorSnapshot,
+  next: InspectorSnapshot,
+  baseRevision: number,
+  revision: number,
+  maxRowShare = MAX_DELTA_ROW_SHARE,
+): SnapshotDelta | undefined {
   if (base.sessionId !== next.sessionId) return undefined;
   const b = base.rows;
   const n = next.rows;
@@ -141,7 +182,9 @@ export function diffSnapshots(base: InspectorSnapshot, next: InspectorSnapshot, 
   for (let i = same; i < b.length; i++) if (!nextIds.has(b[i].blockId)) removed.push(b[i].blockId);
   const q = commonQuality(n);
   let requality: TokenQuality | undefined;
-  if (q !== undefined) for (let i = 0; i < b.length && !requality; i++) if (b[i].quality !== q && (i < same || nextIds.has(b[i].blockId))) requality = q;
+  if (q !== undefined)
+    for (let i = 0; i < b.length && !requality; i++)
+      if (b[i].quality !== q && (i < same || nextIds.has(b[i].blockId))) requality = q;
   const changed: InspectorRow[] = [];
   const shifts: number[] = [];
   const counts: number[] = [];
@@ -184,8 +227,24 @@ export function diffSnapshots(base: InspectorSnapshot, next: InspectorSnapshot, 
   const head: Partial<SnapshotHead> = {};
   for (const k of SNAPSHOT_HEAD_KEYS) if (!samePart(base[k], next[k])) (head as Record<string, unknown>)[k] = next[k];
   let callsFrom = 0;
-  while (callsFrom < base.calls.length && callsFrom < next.calls.length && sameCall(base.calls[callsFrom], next.calls[callsFrom])) callsFrom++;
-  const delta: SnapshotDelta = { base: baseRevision, revision, removed, changed, shifts, counts, added, head, callsFrom, calls: next.calls.slice(callsFrom) };
+  while (
+    callsFrom < base.calls.length &&
+    callsFrom < next.calls.length &&
+    sameCall(base.calls[callsFrom], next.calls[callsFrom])
+  )
+    callsFrom++;
+  const delta: SnapshotDelta = {
+    base: baseRevision,
+    revision,
+    removed,
+    changed,
+    shifts,
+    counts,
+    added,
+    head,
+    callsFrom,
+    calls: next.calls.slice(callsFrom),
+  };
   if (requality) delta.quality = requality;
   const findings = base.findings === next.findings ? undefined : diffFindings(base.findings, next.findings);
   if (findings) delta.findings = findings;
@@ -247,7 +306,13 @@ const RECOUNTED = 2;
  * gets at most one recount, never on top of a whole new row. A row whose quality
  * changes too is copied once.
  */
-function recount(kept: InspectorRow[], flags: Uint8Array, list: readonly number[], size: 2 | 3, q: TokenQuality | undefined): boolean {
+function recount(
+  kept: InspectorRow[],
+  flags: Uint8Array,
+  list: readonly number[],
+  size: 2 | 3,
+  q: TokenQuality | undefined,
+): boolean {
   for (let c = 0, k = 0; c < list.length; c += size, k++) {
     k += list[c];
     const row = kept[k];
@@ -256,14 +321,16 @@ function recount(kept: InspectorRow[], flags: Uint8Array, list: readonly number[
     const dOriginal = list[c + 1];
     const originalTokens = row.originalTokens + dOriginal;
     const tokens = row.tokens + (size === 2 ? dOriginal : list[c + 2]);
-    kept[k] = q && row.quality !== q ? { ...row, originalTokens, tokens, quality: q } : { ...row, originalTokens, tokens };
+    kept[k] =
+      q && row.quality !== q ? { ...row, originalTokens, tokens, quality: q } : { ...row, originalTokens, tokens };
   }
   return true;
 }
 
 /** The rows not recounted get quality `q` (recounted ones have it). */
 function requalify(kept: InspectorRow[], flags: Uint8Array, q: TokenQuality): void {
-  for (let k = 0; k < kept.length; k++) if (flags[k] !== RECOUNTED && kept[k].quality !== q) kept[k] = { ...kept[k], quality: q };
+  for (let k = 0; k < kept.length; k++)
+    if (flags[k] !== RECOUNTED && kept[k].quality !== q) kept[k] = { ...kept[k], quality: q };
 }
 
 /**
@@ -305,7 +372,12 @@ export function applyDelta(base: InspectorSnapshot, delta: SnapshotDelta): Inspe
       runs.push(m.run);
     }
   }
-  if (removedSeen !== delta.removed.length || changedSeen !== delta.changed.length || runs.length + (ids.head ? 1 : 0) !== delta.added.length) return undefined;
+  if (
+    removedSeen !== delta.removed.length ||
+    changedSeen !== delta.changed.length ||
+    runs.length + (ids.head ? 1 : 0) !== delta.added.length
+  )
+    return undefined;
   const q = delta.quality;
   if (!recount(kept, flags, delta.shifts, 2, q) || !recount(kept, flags, delta.counts, 3, q)) return undefined;
   if (q) requalify(kept, flags, q);
@@ -323,7 +395,10 @@ export function applyDelta(base: InspectorSnapshot, delta: SnapshotDelta): Inspe
     for (let k = from; k < kept.length; k++) rows.push(kept[k]);
   }
   if (delta.callsFrom > base.calls.length) return undefined;
-  const calls = delta.callsFrom === base.calls.length && delta.calls.length === 0 ? base.calls : [...base.calls.slice(0, delta.callsFrom), ...delta.calls];
+  const calls =
+    delta.callsFrom === base.calls.length && delta.calls.length === 0
+      ? base.calls
+      : [...base.calls.slice(0, delta.callsFrom), ...delta.calls];
   const findings = delta.findings ? applyFindings(base.findings, delta.findings) : base.findings;
   if (!findings) return undefined;
   return { ...base, ...delta.head, rows, calls, findings };

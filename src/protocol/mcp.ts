@@ -1,5 +1,8 @@
 /** The protocol's MCP part (issue 11): approvals of MCP tool calls, the inspector's Tools tab and its switches. */
-/** An approval card for an MCP tool call: `detail` is the call's input as JSON; "always" approves the server for the session. */
+/**
+ * An approval card for an MCP tool call: `detail` is the call's input as JSON; "always" approves the server for the
+ * session.
+ */
 export interface McpApprovalInfo {
   server: string;
   tool: string;
@@ -36,5 +39,9 @@ export interface McpInspectorInfo {
   applyNow?: { rewriteUsd: number; savedPerCallUsd: number; breakEvenCalls: number | null };
 }
 
-/** Switch a server (no tool) or a tool; `now`: rewrite the cache at once, else at its expiry. `mcpApply`: apply pending switches now. */
-export type McpRequest = { op: 'mcpSwitch'; server: string; tool?: string; enabled: boolean; now: boolean } | { op: 'mcpApply' };
+/**
+ * Switch a server (no tool) or a tool; `now`: rewrite the cache at once, else at its expiry. `mcpApply`: apply pending
+ * switches now.
+ */
+export type McpRequest =
+  { op: 'mcpSwitch'; server: string; tool?: string; enabled: boolean; now: boolean } | { op: 'mcpApply' };

@@ -54,7 +54,8 @@ export interface CallPoint {
 }
 
 /** What a slice of the next request is made of (the composition bar colours by group). */
-export type CompositionGroup = 'system' | 'tools' | 'user' | 'assistant' | 'tool-calls' | 'tool-results' | 'thinking' | 'summaries' | 'other';
+export type CompositionGroup =
+  'system' | 'tools' | 'user' | 'assistant' | 'tool-calls' | 'tool-results' | 'thinking' | 'summaries' | 'other';
 
 export interface CompositionEntry {
   label: string;
@@ -104,7 +105,13 @@ export interface InspectorSnapshot {
    * block of the next request's prefix that is read from the cache ('tools' / 'system'
    * when it ends there; absent when nothing is). breakpointRefs: where cache_control sits.
    */
-  cache: { hitRatio: number; cachedUpToRef?: string; breakpoints: number; breakpointRefs: string[]; nextCachedTokens: number };
+  cache: {
+    hitRatio: number;
+    cachedUpToRef?: string;
+    breakpoints: number;
+    breakpointRefs: string[];
+    nextCachedTokens: number;
+  };
   cost: {
     session: number;
     nextRequest: number;

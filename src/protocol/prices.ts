@@ -52,12 +52,15 @@ export function parsePricedAction(v: unknown): PricedAction | undefined {
     case 'restore':
       return id(v.blockId) ? { op: v.op, blockId: v.blockId } : undefined;
     case 'trim':
-      if (!id(v.blockId) || (v.text !== undefined && (typeof v.text !== 'string' || v.text.length > 200_000))) return undefined;
+      if (!id(v.blockId) || (v.text !== undefined && (typeof v.text !== 'string' || v.text.length > 200_000)))
+        return undefined;
       return { op: 'trim', blockId: v.blockId, ...(typeof v.text === 'string' && v.text ? { text: v.text } : {}) };
     case 'compact':
       return { op: 'compact' };
     case 'setStrategy':
-      return typeof v.spec === 'string' && v.spec.length > 0 && v.spec.length <= 1000 ? { op: 'setStrategy', spec: v.spec } : undefined;
+      return typeof v.spec === 'string' && v.spec.length > 0 && v.spec.length <= 1000
+        ? { op: 'setStrategy', spec: v.spec }
+        : undefined;
     default:
       return undefined;
   }

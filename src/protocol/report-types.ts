@@ -26,7 +26,10 @@ export interface SessionFit {
   readonly status: 'anchored' | 'loose' | 'no-usage' | 'not-replayable';
   /** Simulated `none` input-side cost / recorded input-side cost − 1. */
   readonly error: number | null;
-  /** Median over calls of |simulated − recorded| / recorded total input (sizes are read off the usage, so near 0 unless the history did not fit). */
+  /**
+   * Median over calls of |simulated − recorded| / recorded total input (sizes are read off the usage, so near 0 unless
+   * the history did not fit).
+   */
   readonly medianCallTotalError: number | null;
   /** Median over calls of |simulated − recorded| / recorded input-side cost. */
   readonly medianCallCostError: number | null;
@@ -36,7 +39,10 @@ export interface SessionFit {
    * prompt where the documented rules keep the messages cached); 0 when none.
    */
   readonly unexplainedShare: number | null;
-  /** The fit with the documented cache rules alone (not following the recording's own invalidations); equals `error` when there were none. */
+  /**
+   * The fit with the documented cache rules alone (not following the recording's own invalidations); equals `error`
+   * when there were none.
+   */
   readonly unanchoredError: number | null;
   /** What the model could not follow (client rewrites, cache misses the transcript does not explain). */
   readonly notes: readonly string[];
@@ -50,7 +56,10 @@ export interface RecordedSpend {
   readonly cacheWrite1hTokens: number;
   readonly cacheReadTokens: number;
   readonly outputTokens: number;
-  /** Steps billed apart inside calls (compaction iterations, `usage.iterations`), USD; included in inputCost/outputCost, not in the token counts. */
+  /**
+   * Steps billed apart inside calls (compaction iterations, `usage.iterations`), USD; included in inputCost/outputCost,
+   * not in the token counts.
+   */
   readonly iterationCost: number;
 }
 

@@ -20,7 +20,8 @@ function isObj(v: unknown): v is Record<string, unknown> {
 export function parseReportWebviewMessage(raw: unknown): ReportWebviewMessage | undefined {
   if (!isObj(raw)) return undefined;
   if (raw.type === 'ready') return { type: 'ready' };
-  if (raw.type === 'openSession' && typeof raw.file === 'string' && typeof raw.strategy === 'string') return { type: 'openSession', file: raw.file, strategy: raw.strategy };
+  if (raw.type === 'openSession' && typeof raw.file === 'string' && typeof raw.strategy === 'string')
+    return { type: 'openSession', file: raw.file, strategy: raw.strategy };
   return undefined;
 }
 

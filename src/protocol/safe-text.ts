@@ -56,7 +56,9 @@ export function terminalSafeLine(text: string): string {
   return text.replace(LINE_UNSAFE, visibleEscape);
 }
 
-/** JSON text (from JSON.stringify) for a terminal: DEL, C1 and bidi as `\uXXXX` escapes; it parses to the same value. */
+/**
+ * JSON text (from JSON.stringify) for a terminal: DEL, C1 and bidi as `\uXXXX` escapes; it parses to the same value.
+ */
 export function jsonTerminalSafe(json: string): string {
   return json.replace(JSON_UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}`);
 }

@@ -41,10 +41,24 @@ export function parseSessionsRequest(r: Record<string, unknown>): SessionsReques
 }
 
 function isEntry(v: unknown): v is SessionEntry {
-  return isObj(v) && id(v.id) && typeof v.title === 'string' && (v.parent === undefined || id(v.parent)) && (v.client === undefined || (typeof v.client === 'string' && v.client.length <= 40)) && typeof v.calls === 'number' && typeof v.lastSeen === 'number';
+  return (
+    isObj(v) &&
+    id(v.id) &&
+    typeof v.title === 'string' &&
+    (v.parent === undefined || id(v.parent)) &&
+    (v.client === undefined || (typeof v.client === 'string' && v.client.length <= 40)) &&
+    typeof v.calls === 'number' &&
+    typeof v.lastSeen === 'number'
+  );
 }
 
 /** Checks a session list from the host (the webview's side). */
 export function isSessionsResult(v: unknown): v is SessionsResult {
-  return isObj(v) && Array.isArray(v.sessions) && v.sessions.every(isEntry) && (v.followed === undefined || id(v.followed)) && (v.shown === undefined || id(v.shown));
+  return (
+    isObj(v) &&
+    Array.isArray(v.sessions) &&
+    v.sessions.every(isEntry) &&
+    (v.followed === undefined || id(v.followed)) &&
+    (v.shown === undefined || id(v.shown))
+  );
 }

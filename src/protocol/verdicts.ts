@@ -37,7 +37,9 @@ export interface CacheMiss {
   reason: MissReason;
   /** `local`: the proxy's diff of consecutive requests; `api`: the API's cache_miss_reason. */
   source: 'local' | 'api';
-  /** Tokens the previous call left cached that this call did not read (the API's cache_missed_input_tokens for `api`). */
+  /**
+   * Tokens the previous call left cached that this call did not read (the API's cache_missed_input_tokens for `api`).
+   */
   missedTokens: number;
   /** messages_changed: who changed them. */
   changeSource?: ChangeSource;
@@ -101,6 +103,7 @@ const missOrNull = (v: unknown): boolean => v === null || isCacheMiss(v);
 export function isCallVerdict(v: unknown): v is CallVerdict {
   if (!isObj(v) || !num(v.call) || !num(v.sessionCall) || !missOrNull(v.miss) || !missOrNull(v.local)) return false;
   if (v.api !== undefined && !missOrNull(v.api)) return false;
-  if (v.usage !== undefined && !(isObj(v.usage) && num(v.usage.read) && num(v.usage.written) && num(v.usage.uncached))) return false;
+  if (v.usage !== undefined && !(isObj(v.usage) && num(v.usage.read) && num(v.usage.written) && num(v.usage.uncached)))
+    return false;
   return typeof v.beyondRules === 'boolean' && num(v.missCost) && optStr(v.disagreement);
 }

@@ -7,7 +7,16 @@ import { bidiVisible } from '../protocol/safe-text';
 import { byCost, sessionName, dollars, percent, fitCell } from './report-text';
 import { dearerLines, headlineLines, nextStepLines, oneLine, skippedSummary } from './report-summary';
 import { dateFormat, localDate, localTimeZone, periodCells, periodOf } from './report-periods';
-import { foldTrivial, GLOSSARY, MISSES_LEAD, missTotals, projectOf, rowDate, spendOf, TRIVIAL_CALLS } from './report-rows';
+import {
+  foldTrivial,
+  GLOSSARY,
+  MISSES_LEAD,
+  missTotals,
+  projectOf,
+  rowDate,
+  spendOf,
+  TRIVIAL_CALLS,
+} from './report-rows';
 import type { Report, SessionReport } from '../protocol/report-types';
 
 /** Sessions charted (the costliest); the table lists them all. */
@@ -19,9 +28,14 @@ const CHART_WIDTH = 760;
 /** Series colors: recorded first, then strategies in order (colorblind-safe Okabe–Ito palette). */
 const COLORS: readonly string[] = ['#555555', '#0072B2', '#E69F00', '#009E73', '#CC79A7', '#56B4E9', '#D55E00'];
 
-/** Text for the page: markup escaped, and bidi controls shown as `\u{202e}` rather than obeyed (protocol/safe-text.ts). */
+/**
+ * Text for the page: markup escaped, and bidi controls shown as `\u{202e}` rather than obeyed (protocol/safe-text.ts).
+ */
 export function escapeHtml(s: string): string {
-  return bidiVisible(s).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c);
+  return bidiVisible(s).replace(
+    /[&<>"']/g,
+    (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c] ?? c,
+  );
 }
 
 /** Monday of the week of a timestamp in a time zone (UTC when none is named), as YYYY-MM-DD. */
@@ -51,26 +65,40 @@ export function barChart(title: string, series: readonly string[], groups: reado
   const scale = (CHART_WIDTH - LABEL_WIDTH - 80) / max;
   const parts: string[] = [];
   series.forEach((s, i) => {
-    parts.push(`<rect x="${LABEL_WIDTH + i * 120}" y="6" width="10" height="10" fill="${COLORS[i % COLORS.length]}"/><text x="${LABEL_WIDTH + i * 120 + 14}" y="15">${escapeHtml(s)}</text>`);
+    parts.push(
+      `<rect x="${LABEL_WIDTH + i * 120}" y="6" width="10" height="10" fill="${COLORS[i % COLORS.length]}"/><text x="${LABEL_WIDTH + i * 120 + 14}" y="15">${escapeHtml(s)}</text>`,
+    );
   });
   groups.forEach((g, gi) => {
     const y0 = legendH + gi * groupH;
-    parts.push(`<text x="${LABEL_WIDTH - 6}" y="${y0 + (series.length * BAR_HEIGHT) / 2 + 4}" text-anchor="end">${escapeHtml(g.label)}</text>`);
+    parts.push(
+      `<text x="${LABEL_WIDTH - 6}" y="${y0 + (series.length * BAR_HEIGHT) / 2 + 4}" text-anchor="end">${escapeHtml(g.label)}</text>`,
+    );
     g.values.forEach((v, i) => {
       const w = Math.max(0.5, v * scale);
       const y = y0 + i * BAR_HEIGHT;
-      parts.push(`<rect x="${LABEL_WIDTH}" y="${y}" width="${w.toFixed(1)}" height="${BAR_HEIGHT - 1}" fill="${COLORS[i % COLORS.length]}"><title>${escapeHtml(`${g.label} · ${series[i]}: ${dollars(v)}`)}</title></rect>`);
-      parts.push(`<text x="${(LABEL_WIDTH + w + 4).toFixed(1)}" y="${y + BAR_HEIGHT - 1}" class="v">${dollars(v)}</text>`);
+      parts.push(
+        `<rect x="${LABEL_WIDTH}" y="${y}" width="${w.toFixed(1)}" height="${BAR_HEIGHT - 1}" fill="${COLORS[i % COLORS.length]}"><title>${escapeHtml(`${g.label} · ${series[i]}: ${dollars(v)}`)}</title></rect>`,
+      );
+      parts.push(
+        `<text x="${(LABEL_WIDTH + w + 4).toFixed(1)}" y="${y + BAR_HEIGHT - 1}" class="v">${dollars(v)}</text>`,
+      );
     });
   });
   return `<figure><figcaption>${escapeHtml(title)}</figcaption><svg role="img" aria-label="${escapeHtml(title)}" width="${CHART_WIDTH}" height="${height}" viewBox="0 0 ${CHART_WIDTH} ${height}">${parts.join('')}</svg></figure>`;
 }
 
 /** Chart groups per session (costliest first) and per week. */
-export function chartGroups(rep: Report, tz?: string): { sessions: ChartGroup[]; weeks: ChartGroup[]; series: string[] } {
+export function chartGroups(
+  rep: Report,
+  tz?: string,
+): { sessions: ChartGroup[]; weeks: ChartGroup[]; series: string[] } {
   const strategies = rep.strategies;
   const series = ['recorded', ...strategies];
-  const valuesOf = (r: SessionReport): number[] => [r.recorded.inputCost, ...strategies.map((s) => r.strategies[s]?.inputCost ?? 0)];
+  const valuesOf = (r: SessionReport): number[] => [
+    r.recorded.inputCost,
+    ...strategies.map((s) => r.strategies[s]?.inputCost ?? 0),
+  ];
   const anchored = rep.sessions.filter((r) => r.fit.status === 'anchored');
   const sessions = [...anchored]
     .sort((a, b) => b.recorded.inputCost - a.recorded.inputCost)
@@ -83,7 +111,13 @@ export function chartGroups(rep: Report, tz?: string): { sessions: ChartGroup[];
     valuesOf(r).forEach((v, i) => (acc[i] += v));
     weeks.set(w, acc);
   }
-  return { sessions, weeks: [...weeks.entries()].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([label, values]) => ({ label: `week of ${label}`, values })), series };
+  return {
+    sessions,
+    weeks: [...weeks.entries()]
+      .sort((a, b) => (a[0] < b[0] ? -1 : 1))
+      .map(([label, values]) => ({ label: `week of ${label}`, values })),
+    series,
+  };
 }
 
 const CSS = `body{font:14px system-ui,sans-serif;margin:24px;color:#222;max-width:1300px}
@@ -179,14 +213,24 @@ function missTable(rep: Report): string {
 
 function offenderRows(rep: Report): string {
   if (!rep.totals.offenders.length) return '';
-  const rows = rep.totals.offenders.map((o) => `<tr><td>${dollars(o.dollars)}</td><td class="l">${escapeHtml(o.tool)}</td><td class="l">${escapeHtml(oneLine(o.target))}</td><td>${o.tokens.toLocaleString('en-US')}</td><td>${o.timesResent}</td></tr>`);
+  const rows = rep.totals.offenders.map(
+    (o) =>
+      `<tr><td>${dollars(o.dollars)}</td><td class="l">${escapeHtml(o.tool)}</td><td class="l">${escapeHtml(oneLine(o.target))}</td><td>${o.tokens.toLocaleString('en-US')}</td><td>${o.timesResent}</td></tr>`,
+  );
   return `<h2>Top offenders</h2><table><tr><th>dollars</th><th class="l">tool</th><th class="l">path or command</th><th>tokens</th><th>times re-sent</th></tr>${rows.join('')}</table>`;
 }
 
 function fitNoteList(rep: Report): string {
-  const items = rep.sessions.flatMap((r) => r.fit.notes.map((n) => `<li>${escapeHtml(sessionName(r))}: ${escapeHtml(oneLine(n))}</li>`));
-  const dearer = dearerLines(rep, sessionName).slice(1).map((l) => `<li>${escapeHtml(l.trim())}</li>`);
-  return (items.length ? `<h2>Fit notes</h2><ul>${items.join('')}</ul>` : '') + (dearer.length ? `<h2>Costs more than none</h2><ul>${dearer.join('')}</ul>` : '');
+  const items = rep.sessions.flatMap((r) =>
+    r.fit.notes.map((n) => `<li>${escapeHtml(sessionName(r))}: ${escapeHtml(oneLine(n))}</li>`),
+  );
+  const dearer = dearerLines(rep, sessionName)
+    .slice(1)
+    .map((l) => `<li>${escapeHtml(l.trim())}</li>`);
+  return (
+    (items.length ? `<h2>Fit notes</h2><ul>${items.join('')}</ul>` : '') +
+    (dearer.length ? `<h2>Costs more than none</h2><ul>${dearer.join('')}</ul>` : '')
+  );
 }
 
 function skippedList(rep: Report): string {
@@ -207,7 +251,9 @@ export function reportHtml(rep: Report, o: { timezone?: string } = {}): string {
 <title>Trimline report</title><style>${CSS}</style></head><body>
 <h1>What would trimming have saved?</h1><p>${escapeHtml(summary)}</p>
 <p class="note">${escapeHtml(GLOSSARY)} Dates in ${escapeHtml(tz)}.</p>
-${headlineLines(rep).map((l) => `<p>${escapeHtml(l.trim())}</p>`).join('')}
+${headlineLines(rep)
+  .map((l) => `<p>${escapeHtml(l.trim())}</p>`)
+  .join('')}
 <p><strong>${escapeHtml(nextStepLines(rep).join(' '))}</strong></p><p class="note">${escapeHtml(rep.note)}</p>
 ${barChart('Input-side cost per session: recorded vs each strategy', g.series, g.sessions)}
 ${barChart('Input-side cost per week', g.series, g.weeks)}

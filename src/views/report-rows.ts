@@ -48,11 +48,13 @@ export function shortNames(
     }
     len.set(id, Math.min(n, id.length));
   });
-  return new Map(rows.map((r) => {
-    const full = name(r);
-    const n = len.get(full);
-    return [r, n ? full.slice(0, n) : full];
-  }));
+  return new Map(
+    rows.map((r) => {
+      const full = name(r);
+      const n = len.get(full);
+      return [r, n ? full.slice(0, n) : full];
+    }),
+  );
 }
 
 /** `YYYY-MM-DD` of a row's first call in a time zone. */

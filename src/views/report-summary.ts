@@ -34,7 +34,10 @@ export interface HeadlineSaving {
   /** Saving against the recorded bill, and against simulated `none` (positive: cheaper). */
   readonly vsBill: number;
   readonly vsNone: number;
-  /** Against the bill with the documented cache rules alone; undefined when no anchored session followed unexplained misses. */
+  /**
+   * Against the bill with the documented cache rules alone; undefined when no anchored session followed unexplained
+   * misses.
+   */
   readonly documentedVsNone?: number;
 }
 
@@ -47,14 +50,17 @@ export function headlineSavings(rep: Report): HeadlineSaving[] {
   for (const s of rep.strategies) {
     const v = a.strategies[s];
     if (s === 'none' || !v || recorded <= 0 || !none) continue;
-    const differs = Math.abs(v.documentedInputCost - v.inputCost) > 1e-9 || Math.abs(none.documentedInputCost - none.inputCost) > 1e-9;
+    const differs =
+      Math.abs(v.documentedInputCost - v.inputCost) > 1e-9 ||
+      Math.abs(none.documentedInputCost - none.inputCost) > 1e-9;
     out.push({
       strategy: s,
       recorded,
       cost: v.inputCost,
       vsBill: 1 - v.inputCost / recorded,
       vsNone: none.inputCost > 0 ? 1 - v.inputCost / none.inputCost : 0,
-      documentedVsNone: differs && none.documentedInputCost > 0 ? 1 - v.documentedInputCost / none.documentedInputCost : undefined,
+      documentedVsNone:
+        differs && none.documentedInputCost > 0 ? 1 - v.documentedInputCost / none.documentedInputCost : undefined,
     });
   }
   return out;
@@ -71,12 +77,20 @@ export function headlineLines(rep: Report): string[] {
   const saves = headlineSavings(rep);
   if (!saves.length) lines.push('  no anchored session: no saving can be stated (see the fit notes).');
   for (const h of saves) {
-    const documented = h.documentedVsNone !== undefined ? `; with the documented cache rules alone ${pct(h.documentedVsNone)} of none` : '';
-    const saves = h.vsBill > -0.0005 ? `saves ${pct(h.vsBill)} of the bill` : `costs ${pct(-h.vsBill)} more than the bill`;
-    lines.push(`  ${h.strategy}: ${usd(h.cost)} instead of ${usd(h.recorded)} recorded: ${saves}, ${pct(h.vsNone)} of simulated none${documented}.`);
+    const documented =
+      h.documentedVsNone !== undefined
+        ? `; with the documented cache rules alone ${pct(h.documentedVsNone)} of none`
+        : '';
+    const saves =
+      h.vsBill > -0.0005 ? `saves ${pct(h.vsBill)} of the bill` : `costs ${pct(-h.vsBill)} more than the bill`;
+    lines.push(
+      `  ${h.strategy}: ${usd(h.cost)} instead of ${usd(h.recorded)} recorded: ${saves}, ${pct(h.vsNone)} of simulated none${documented}.`,
+    );
   }
   if (t.loose.sessions) {
-    lines.push(`  Left out: ${t.loose.sessions} session(s) with a loose fit (simulated none beyond ±5% of the bill; ${usd(t.loose.recordedInputCost)} recorded input side); their notes say what the model could not follow.`);
+    lines.push(
+      `  Left out: ${t.loose.sessions} session(s) with a loose fit (simulated none beyond ±5% of the bill; ${usd(t.loose.recordedInputCost)} recorded input side); their notes say what the model could not follow.`,
+    );
   }
   return lines;
 }
@@ -84,7 +98,9 @@ export function headlineLines(rep: Report): string[] {
 /** Sessions where a strategy costs more than `none`, with the reason. */
 export function dearerLines(rep: Report, name: (r: SessionReport) => string): string[] {
   const out: string[] = [];
-  for (const r of rep.sessions) for (const s of rep.strategies) if (r.strategies[s]?.dearerBecause) out.push(`  ${name(r)}: ${r.strategies[s].dearerBecause}`);
+  for (const r of rep.sessions)
+    for (const s of rep.strategies)
+      if (r.strategies[s]?.dearerBecause) out.push(`  ${name(r)}: ${r.strategies[s].dearerBecause}`);
   return out.length ? ['Costs more than none:', ...out] : [];
 }
 
@@ -92,7 +108,9 @@ export function dearerLines(rep: Report, name: (r: SessionReport) => string): st
 export function skippedSummary(skipped: readonly Skipped[]): { counted: string | undefined; listed: Skipped[] } {
   const nothing = skipped.filter((s) => s.reason === NOTHING_BILLED).length;
   return {
-    counted: nothing ? `${nothing} file(s) with no model call recorded (nothing billed) were not counted as sessions.` : undefined,
+    counted: nothing
+      ? `${nothing} file(s) with no model call recorded (nothing billed) were not counted as sessions.`
+      : undefined,
     listed: skipped.filter((s) => s.reason !== NOTHING_BILLED),
   };
 }
@@ -101,7 +119,9 @@ export function skippedSummary(skipped: readonly Skipped[]): { counted: string |
 export function nextStepLines(rep: Report): string[] {
   const best = headlineSavings(rep).sort((a, b) => b.vsBill - a.vsBill)[0];
   if (!best || best.vsBill <= 0) {
-    return ['Next: no strategy saved on the anchored sessions; keep `trimline proxy` (strategy none) to observe, or try others with `trimline report --strategy S`.'];
+    return [
+      'Next: no strategy saved on the anchored sessions; keep `trimline proxy` (strategy none) to observe, or try others with `trimline report --strategy S`.',
+    ];
   }
   return [
     `Next: run Claude Code through Trimline with \`trimline proxy --strategy ${best.strategy}\` and set ANTHROPIC_BASE_URL to the URL it prints`,
@@ -116,7 +136,10 @@ export function nextStepLines(rep: Report): string[] {
 export function nothingFoundLines(rep: Report, exists: (path: string) => boolean = () => true): string[] {
   const where = rep.searched?.length ? rep.searched : ['(no path given)'];
   const lines = ['trimline report: no recorded session found.'];
-  for (const p of where) lines.push(`  looked in ${oneLine(p)}: ${exists(p) ? 'no Claude Code session or Cline task with billed usage there' : 'it does not exist'}`);
+  for (const p of where)
+    lines.push(
+      `  looked in ${oneLine(p)}: ${exists(p) ? 'no Claude Code session or Cline task with billed usage there' : 'it does not exist'}`,
+    );
   lines.push(
     'Claude Code keeps its sessions in ~/.claude/projects ($CLAUDE_CONFIG_DIR/projects when that is set).',
     'Point the report elsewhere: `trimline report <directory or file>…` (e.g. a copied projects folder, a single .jsonl, or a Cline task folder), or set CLAUDE_CONFIG_DIR.',

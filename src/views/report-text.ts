@@ -1,8 +1,23 @@
 /** The report as a terminal table: per session, totals, top offenders, fit notes, skipped files. */
-import { dearerLines, headlineLines, nextStepLines, nothingFoundLines, oneLine, skippedSummary } from './report-summary';
+import {
+  dearerLines,
+  headlineLines,
+  nextStepLines,
+  nothingFoundLines,
+  oneLine,
+  skippedSummary,
+} from './report-summary';
 import { dateFormat, localTimeZone, periodCells } from './report-periods';
 import {
-  foldTrivial, GLOSSARY, MISSES_LEAD, missTotals, projectOf, rowDate, shortNames, spendOf, TRIVIAL_CALLS,
+  foldTrivial,
+  GLOSSARY,
+  MISSES_LEAD,
+  missTotals,
+  projectOf,
+  rowDate,
+  shortNames,
+  spendOf,
+  TRIVIAL_CALLS,
 } from './report-rows';
 import type { Report, SessionReport } from '../protocol/report-types';
 
@@ -11,7 +26,9 @@ export function basename(path: string): string {
   return path.slice(Math.max(path.lastIndexOf('/'), path.lastIndexOf('\\')) + 1);
 }
 
-/** Cline's history file name (CLINE_FILE_NAME in import/cline.ts; not imported: this file is bundled into the webview). */
+/**
+ * Cline's history file name (CLINE_FILE_NAME in import/cline.ts; not imported: this file is bundled into the webview).
+ */
 const CLINE_HISTORY = 'api_conversation_history.json';
 
 /** The path without its last segment. */
@@ -43,7 +60,10 @@ function pad(s: string, n: number, right = false): string {
   return right ? s.padStart(n) : s.padEnd(n);
 }
 
-/** A short name: the file's base name (the session id for Claude Code), `↳ agent <id>` for a subagent in its parent's file. */
+/**
+ * A short name: the file's base name (the session id for Claude Code), `↳ agent <id>` for a subagent in its parent's
+ * file.
+ */
 export function sessionName(r: SessionReport): string {
   // A Cline task is named by its folder (every task's history has the same file name).
   if (basename(r.file) === CLINE_HISTORY) return `cline ${parentName(r.file)}`;
@@ -113,11 +133,17 @@ export interface TextOptions {
 }
 
 /** Cells of a strategy beside `none`: its input-side cost, its saving, the tokens it kept. */
-function strategyCells(v: { inputCost: number; retention: number } | undefined, none: { inputCost: number } | undefined): string[] {
+function strategyCells(
+  v: { inputCost: number; retention: number } | undefined,
+  none: { inputCost: number } | undefined,
+): string[] {
   return [v ? dollars(v.inputCost) : '—', saving(v, none), v ? percent(v.retention, false) : '—'];
 }
 
-/** The session table: per row its date, project, short id, model, calls, spend, fit and each strategy; trivial rows folded. */
+/**
+ * The session table: per row its date, project, short id, model, calls, spend, fit and each strategy; trivial rows
+ * folded.
+ */
 export function sessionTableLines(rep: Report, tz: string): string[] {
   const others = rep.strategies.filter((s) => s !== 'none');
   const fmt = dateFormat(tz);
@@ -128,7 +154,12 @@ export function sessionTableLines(rep: Report, tz: string): string[] {
   const rows: string[][] = [head];
   for (const r of shown) {
     const none = r.strategies.none;
-    const named = [rowDate(r, fmt), middleCut(projectOf(r), PROJECT_WIDTH), names.get(r) ?? sessionName(r), modelCell(r)];
+    const named = [
+      rowDate(r, fmt),
+      middleCut(projectOf(r), PROJECT_WIDTH),
+      names.get(r) ?? sessionName(r),
+      modelCell(r),
+    ];
     const priced = [String(r.calls), dollars(spendOf(r)), none ? dollars(none.inputCost) : '—', fitCell(r)];
     rows.push([...named, ...priced, ...others.flatMap((s) => strategyCells(r.strategies[s], none))]);
   }
@@ -141,7 +172,11 @@ export function sessionTableLines(rep: Report, tz: string): string[] {
   const lines = alignRows([...rows, total], new Set([0, 1, 2, 3]));
   if (folded.sessions) {
     const few = `+ ${folded.sessions} session(s) with fewer than ${TRIVIAL_CALLS} calls`;
-    lines.splice(lines.length - 1, 0, `${few}: ${folded.calls} call(s), ${dollars(folded.spend)} spend (in the JSON and the HTML)`);
+    lines.splice(
+      lines.length - 1,
+      0,
+      `${few}: ${folded.calls} call(s), ${dollars(folded.spend)} spend (in the JSON and the HTML)`,
+    );
   }
   return lines;
 }
@@ -168,7 +203,9 @@ export function periodLines(rep: Report): string[] {
 export function formatReport(rep: Report, exists?: (path: string) => boolean, o: TextOptions = {}): string {
   if (!rep.sessions.length) {
     const skipped = skippedSummary(rep.skipped);
-    const extra = [skipped.counted, ...skipped.listed.map((s) => `  ${oneLine(s.file)}: ${oneLine(s.reason)}`)].filter((x): x is string => !!x);
+    const extra = [skipped.counted, ...skipped.listed.map((s) => `  ${oneLine(s.file)}: ${oneLine(s.reason)}`)].filter(
+      (x): x is string => !!x,
+    );
     return [...nothingFoundLines(rep, exists), ...(extra.length ? ['', ...extra] : [])].join('\n');
   }
   const tz = o.timezone ?? rep.periods?.timezone ?? localTimeZone();
@@ -179,7 +216,9 @@ export function formatReport(rep: Report, exists?: (path: string) => boolean, o:
   lines.push(...wrap(GLOSSARY), ...wrap(rep.note));
   lines.push('');
   lines.push(...sessionTableLines(rep, tz));
-  lines.push(`Recorded spend: ${dollars(t.recorded.inputCost + t.recorded.outputCost)} (input side ${dollars(t.recorded.inputCost)}, output ${dollars(t.recorded.outputCost)}; ${t.recorded.cacheWrite1hTokens.toLocaleString('en-US')} of ${t.recorded.cacheWriteTokens.toLocaleString('en-US')} cache-write tokens were 1-hour writes).`);
+  lines.push(
+    `Recorded spend: ${dollars(t.recorded.inputCost + t.recorded.outputCost)} (input side ${dollars(t.recorded.inputCost)}, output ${dollars(t.recorded.outputCost)}; ${t.recorded.cacheWrite1hTokens.toLocaleString('en-US')} of ${t.recorded.cacheWriteTokens.toLocaleString('en-US')} cache-write tokens were 1-hour writes).`,
+  );
   const periods = periodLines(rep);
   if (periods.length) lines.push('', ...periods);
   const misses = missLines(rep);
@@ -194,13 +233,16 @@ export function formatReport(rep: Report, exists?: (path: string) => boolean, o:
   if (t.offenders.length) {
     lines.push('', 'Top offenders (tool results that cost the most over all the calls that re-sent them, in `none`):');
     for (const o of t.offenders) {
-      lines.push(`  ${pad(dollars(o.dollars), 9, true)}  ${pad(o.tool, 10)} ${pad(oneLine(o.target) || '—', 60)} ${o.tokens.toLocaleString('en-US')} tok × ${o.timesResent} re-sent  (${offenderSession(o.file)})`);
+      lines.push(
+        `  ${pad(dollars(o.dollars), 9, true)}  ${pad(o.tool, 10)} ${pad(oneLine(o.target) || '—', 60)} ${o.tokens.toLocaleString('en-US')} tok × ${o.timesResent} re-sent  (${offenderSession(o.file)})`,
+      );
     }
   }
   const noted = rep.sessions.filter((r) => r.fit.notes.length);
   if (noted.length) {
     lines.push('', 'Fit notes (what the bill model followed, and what it could not):');
-    for (const r of noted) for (const n of r.fit.notes.slice(0, NOTES_SHOWN)) lines.push(`  ${sessionName(r)}: ${oneLine(n)}`);
+    for (const r of noted)
+      for (const n of r.fit.notes.slice(0, NOTES_SHOWN)) lines.push(`  ${sessionName(r)}: ${oneLine(n)}`);
   }
   const dearer = dearerLines(rep, sessionName);
   if (dearer.length) lines.push('', ...dearer);

@@ -45,9 +45,18 @@ function thinkingOf(blocks: readonly ContentBlockParam[]): ContentBlockParam[] {
  */
 export function loopThinkingChanged(imp: ImportedSession, from: number, at: number, body: RequestBody): boolean {
   let start = from;
-  for (let p = at - 1; p >= from; p--) if (isPrompt(imp.messages[p])) { start = p; break; }
-  const recorded = imp.messages.slice(start, at).filter((m) => m.role === 'assistant').map((m) => thinkingOf(m.blocks.map((b) => b.param)));
-  const sent = body.messages.filter((m) => m.role === 'assistant').map((m) => (typeof m.content === 'string' ? [] : thinkingOf(m.content)));
+  for (let p = at - 1; p >= from; p--)
+    if (isPrompt(imp.messages[p])) {
+      start = p;
+      break;
+    }
+  const recorded = imp.messages
+    .slice(start, at)
+    .filter((m) => m.role === 'assistant')
+    .map((m) => thinkingOf(m.blocks.map((b) => b.param)));
+  const sent = body.messages
+    .filter((m) => m.role === 'assistant')
+    .map((m) => (typeof m.content === 'string' ? [] : thinkingOf(m.content)));
   for (let k = 1; k <= recorded.length; k++) {
     const want = recorded[recorded.length - k];
     const got = sent[sent.length - k] ?? [];
@@ -56,7 +65,10 @@ export function loopThinkingChanged(imp: ImportedSession, from: number, at: numb
   return false;
 }
 
-export function clineTasksSection(log: (s: string) => void, dir = process.env.TRIMLINE_CLINE_DIR ?? DIR): { md: string[]; rows: Row[] } {
+export function clineTasksSection(
+  log: (s: string) => void,
+  dir = process.env.TRIMLINE_CLINE_DIR ?? DIR,
+): { md: string[]; rows: Row[] } {
   const rows: Row[] = [];
   const loopChanged = new Map<string, number>();
   const contenders = CONTENDERS.filter((c) => NAMES.includes(c.name));
@@ -72,7 +84,9 @@ export function clineTasksSection(log: (s: string) => void, dir = process.env.TR
         if (loopThinkingChanged(s.imp, step.call.epochStart, step.call.at, step.prepared.body)) changed++;
       }
       loopChanged.set(`${s.name}|${c.name}`, changed);
-      log(`cline ${s.name} ${c.name}: cost ${r.inputCost.toFixed(4)}, invalid ${r.invalid}, loop thinking changed ${changed}`);
+      log(
+        `cline ${s.name} ${c.name}: cost ${r.inputCost.toFixed(4)}, invalid ${r.invalid}, loop thinking changed ${changed}`,
+      );
     }
   }
   const lines = [
@@ -86,9 +100,14 @@ export function clineTasksSection(log: (s: string) => void, dir = process.env.TR
   for (const r of rows) {
     const none = rows.find((x) => x.transcript === r.transcript && x.contender === 'none')!;
     const kept = r.userTextNeeded ? r.userTextKept / r.userTextNeeded : 1;
-    lines.push(`| ${r.transcript} | ${r.calls} | ${r.contender} | ${pct(r.inputCost / none.inputCost)} | ${pct(r.retention)} (${r.needed}) | ${pct(kept)} | ${r.callsLosingUserText} | ${r.invalid} | ${loopChanged.get(`${r.transcript}|${r.contender}`) ?? 0} |`);
+    lines.push(
+      `| ${r.transcript} | ${r.calls} | ${r.contender} | ${pct(r.inputCost / none.inputCost)} | ${pct(r.retention)} (${r.needed}) | ${pct(kept)} | ${r.callsLosingUserText} | ${r.invalid} | ${loopChanged.get(`${r.transcript}|${r.contender}`) ?? 0} |`,
+    );
   }
-  for (const a of aggregate(rows)) lines.push(`| all | ${a.calls} | ${a.contender} | ${pct(a.costVsNone)} | ${pct(a.retention)} | ${pct(a.userText)} | ${a.callsLosingUserText} | ${a.invalid} | |`);
+  for (const a of aggregate(rows))
+    lines.push(
+      `| all | ${a.calls} | ${a.contender} | ${pct(a.costVsNone)} | ${pct(a.retention)} | ${pct(a.userText)} | ${a.callsLosingUserText} | ${a.invalid} | |`,
+    );
   lines.push('');
   return { md: lines, rows };
 }

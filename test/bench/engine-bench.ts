@@ -10,7 +10,12 @@
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { costOf } from '../../src/core/cache/cost';
-import { CacheSimulator, type CacheSimulatorOptions, type CacheUsage, type SimRequest } from '../../src/core/cache/simulator';
+import {
+  CacheSimulator,
+  type CacheSimulatorOptions,
+  type CacheUsage,
+  type SimRequest,
+} from '../../src/core/cache/simulator';
 import { replay } from '../../src/core/engine';
 import { importTranscript } from '../../src/core/import';
 import { RequestRefusedError } from '../../src/core/request/build';
@@ -39,7 +44,11 @@ export const CONTENDERS: readonly Contender[] = [
   { name: 'supersede-stale-reads', spec: 'supersede-stale-reads' },
   { name: 'summarize-tool-results', spec: 'summarize-tool-results' },
   { name: 'tool-pruning', spec: 'tool-pruning' },
-  { name: 'atomic-window (100k)', spec: 'atomic-window', config: { strategies: { 'atomic-window': { maxTokens: 100_000 } } } },
+  {
+    name: 'atomic-window (100k)',
+    spec: 'atomic-window',
+    config: { strategies: { 'atomic-window': { maxTokens: 100_000 } } },
+  },
   { name: 'anchor: anthropic clear_tool_uses', spec: 'anthropic-clear-tool-uses' },
   { name: 'anchor: opencode prune', spec: 'opencode-prune' },
   { name: 'anchor: openai ToolOutputTrimmer', spec: 'openai-tool-output-trimmer' },
@@ -96,7 +105,9 @@ export function transcriptsDir(): string {
 
 export function benchTranscripts(dir = transcriptsDir()): ImportedSession[] {
   const out: ImportedSession[] = [];
-  for (const f of readdirSync(dir).filter((x) => x.endsWith('.jsonl')).sort()) {
+  for (const f of readdirSync(dir)
+    .filter((x) => x.endsWith('.jsonl'))
+    .sort()) {
     try {
       const imp = importTranscript(join(dir, f));
       if (imp.calls.length >= MIN_CALLS) out.push(imp);
@@ -107,7 +118,10 @@ export function benchTranscripts(dir = transcriptsDir()): ImportedSession[] {
   return out;
 }
 
-/** Thinking of the last assistant message recorded before `at` (undefined when it was interrupted: then it is not sent whole). */
+/**
+ * Thinking of the last assistant message recorded before `at` (undefined when it was interrupted: then it is not sent
+ * whole).
+ */
 export function latestThinking(imp: ImportedSession, from: number, at: number): ContentBlockParam[] | undefined {
   for (let p = at - 1; p >= from; p--) {
     const m = imp.messages[p];
@@ -141,9 +155,14 @@ export function runOne(s: BenchSession, c: Contender, opts: RunOptions = {}): Ru
       const body = step.prepared.body;
       requests.push({ body, at: s.requestTimes[step.call.index], replayNow: step.now, call: step.call.index });
       opts.onStep?.(body, step.engine.tokens, step.now);
-      // Every rule, the user-text one included (the protected blocks the replayed session says this request must carry).
+      // Every rule, the user-text one included (the protected blocks the replayed session says this request must
+      // carry).
       const userText = userTextRequired(step.engine.session, step.call.epochStart, step.call.at);
-      const v = validateRequest(body, { model: body.model, latestAssistantThinking: latestThinking(imp, step.call.epochStart, step.call.at), userText });
+      const v = validateRequest(body, {
+        model: body.model,
+        latestAssistantThinking: latestThinking(imp, step.call.epochStart, step.call.at),
+        userText,
+      });
       if (v.length) {
         invalid++;
         for (const x of v) invalidList.push({ call: step.call.index, rule: x.rule, message: x.message });
@@ -158,10 +177,12 @@ export function runOne(s: BenchSession, c: Contender, opts: RunOptions = {}): Ru
     if (!(e instanceof RequestRefusedError)) throw e;
     // The engine refused to build a request: every call from here on is counted invalid.
     invalid += imp.calls.length - requests.length;
-    for (const x of e.violations) invalidList.push({ call: requests.length, rule: x.rule, message: `refused: ${x.message}` });
+    for (const x of e.violations)
+      invalidList.push({ call: requests.length, rule: x.rule, message: `refused: ${x.message}` });
   }
   const priced = opts.simulate === false ? undefined : priceRequests(s, requests);
-  const unanchored = opts.simulate === false ? undefined : priceRequests(s, requests, { withoutClientInvalidations: true });
+  const unanchored =
+    opts.simulate === false ? undefined : priceRequests(s, requests, { withoutClientInvalidations: true });
   const row: Row = {
     transcript: s.name,
     contender: c.name,
@@ -203,7 +224,9 @@ export interface PriceOptions {
   /** Drop the client prefix from the bodies (what the benchmark did before it was measured). */
   withoutClientPrefix?: boolean;
   tokensOf?: (block: object) => number;
-  /** Ignore the calls where the recording shows the client changed its messages unseen (what the benchmark did before). */
+  /**
+   * Ignore the calls where the recording shows the client changed its messages unseen (what the benchmark did before).
+   */
   withoutClientInvalidations?: boolean;
 }
 

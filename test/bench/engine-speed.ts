@@ -27,8 +27,14 @@ function median(xs: number[]): number {
 let n = 0;
 function addRound(s: Session, i: number): void {
   const id = `toolu_${(n++).toString(36).padStart(8, '0')}`;
-  s.append('assistant', [{ type: 'text', text: `Step ${i}: reading the next file.` }, { type: 'tool_use', id, name: 'Read', input: { file_path: `src/module${i % 300}/file${i}.ts` } }]);
-  const body = Array.from({ length: 40 }, (_, k) => `${String(k + 1).padStart(5)}\texport const value${i}_${k} = compute(${k}, "${i}");`).join('\n');
+  s.append('assistant', [
+    { type: 'text', text: `Step ${i}: reading the next file.` },
+    { type: 'tool_use', id, name: 'Read', input: { file_path: `src/module${i % 300}/file${i}.ts` } },
+  ]);
+  const body = Array.from(
+    { length: 40 },
+    (_, k) => `${String(k + 1).padStart(5)}\texport const value${i}_${k} = compute(${k}, "${i}");`,
+  ).join('\n');
   s.append('user', [{ type: 'tool_result', tool_use_id: id, content: body }]);
 }
 
@@ -63,7 +69,15 @@ export function benchEngineSpeed(spec = 'default'): SpeedRow[] {
         new ContextEngine(s, { strategy: spec, model: 'claude-sonnet-4-5' }).prepare({ callIndex: 0, now });
         cold.push(performance.now() - t);
       }
-      if (r === REPEATS - 1) rows.push({ messages: s.messages.length, bodyMB: json.length / 1e6, incrementalMs: 0, coldMs: 0, stringifyMs: 0, incrementalRatio: 0 });
+      if (r === REPEATS - 1)
+        rows.push({
+          messages: s.messages.length,
+          bodyMB: json.length / 1e6,
+          incrementalMs: 0,
+          coldMs: 0,
+          stringifyMs: 0,
+          incrementalRatio: 0,
+        });
     }
     const row = rows[rows.length - 1];
     row.incrementalMs = median(inc);
@@ -78,6 +92,9 @@ export function formatSpeed(rows: readonly SpeedRow[]): string {
   return [
     '| messages | request MB | incremental ms | cold ms | JSON.stringify ms | incremental / stringify |',
     '|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.messages} | ${r.bodyMB.toFixed(2)} | ${r.incrementalMs.toFixed(2)} | ${r.coldMs.toFixed(1)} | ${r.stringifyMs.toFixed(2)} | ${r.incrementalRatio.toFixed(2)}× |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.messages} | ${r.bodyMB.toFixed(2)} | ${r.incrementalMs.toFixed(2)} | ${r.coldMs.toFixed(1)} | ${r.stringifyMs.toFixed(2)} | ${r.incrementalRatio.toFixed(2)}× |`,
+    ),
   ].join('\n');
 }

@@ -51,7 +51,9 @@ function cacheable(b: ContentBlockParam): boolean {
   return b.type !== 'thinking' && b.type !== 'redacted_thinking' && !(b.type === 'text' && !b.text.trim());
 }
 
-/** Claude Code's system prompt: the part shared with its other sessions, then this session's, each with a breakpoint. */
+/**
+ * Claude Code's system prompt: the part shared with its other sessions, then this session's, each with a breakpoint.
+ */
 interface ClientSystem {
   readonly shared: string;
   readonly session: string;
@@ -73,18 +75,34 @@ function clientBody(imp: ImportedSession, i: number, sys: ClientSystem, model: s
   for (let k = messages.length - 1; k >= 0; k--) {
     const at = messages[k].content.map(cacheable).lastIndexOf(true);
     if (at < 0) continue;
-    messages[k] = { ...messages[k], content: messages[k].content.map((b, j) => (j === at ? { ...b, cache_control: cc } : b)) as ContentBlockParam[] };
+    messages[k] = {
+      ...messages[k],
+      content: messages[k].content.map((b, j) => (j === at ? { ...b, cache_control: cc } : b)) as ContentBlockParam[],
+    };
     break;
   }
-  const system = [sys.shared, sys.session].filter((t) => t.length > 0).map((text) => ({ type: 'text', text, cache_control: cc }));
+  const system = [sys.shared, sys.session]
+    .filter((t) => t.length > 0)
+    .map((text) => ({ type: 'text', text, cache_control: cc }));
   return { model: call.model ?? model, max_tokens: 1024, system, messages };
 }
 
 /** One session through the proxy with one strategy: USD by the server's usage, and refusals. */
-async function drive(imp: ImportedSession, strategy: string, system: ClientSystem, model: string, sessionId: string): Promise<{ usd: number; refused: number }> {
+async function drive(
+  imp: ImportedSession,
+  strategy: string,
+  system: ClientSystem,
+  model: string,
+  sessionId: string,
+): Promise<{ usd: number; refused: number }> {
   let clock = 0;
   const server = await startTestServer({ now: () => clock, fallback: 'echo' });
-  const proxy = await startProxy({ upstream: server.url, strategy, now: () => clock, log: process.env.TRUTH_LOG ? (l) => process.stderr.write(`${l}\n`) : undefined });
+  const proxy = await startProxy({
+    upstream: server.url,
+    strategy,
+    now: () => clock,
+    log: process.env.TRUTH_LOG ? (l) => process.stderr.write(`${l}\n`) : undefined,
+  });
   let usd = 0;
   let refused = 0;
   try {
@@ -97,20 +115,45 @@ async function drive(imp: ImportedSession, strategy: string, system: ClientSyste
       last = clock;
       const body = clientBody(imp, i, system, model);
       // Another session of the client reads the shared part just before: it stays warm, as in the recording.
-      if (system.sharedWarm && system.shared) server.cache.stepSystem(String(body.model), [(body.system as object[])[0]], blockTokens, clock);
+      if (system.sharedWarm && system.shared)
+        server.cache.stepSystem(String(body.model), [(body.system as object[])[0]], blockTokens, clock);
       const res = await fetch(`${proxy.url}/v1/messages`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-api-key': 'test', 'anthropic-version': '2023-06-01', [SESSION_HEADER]: sessionId },
+        headers: {
+          'content-type': 'application/json',
+          'x-api-key': 'test',
+          'anthropic-version': '2023-06-01',
+          [SESSION_HEADER]: sessionId,
+        },
         body: JSON.stringify(body),
       });
-      const json = (await res.json()) as { usage?: { input_tokens: number; cache_creation_input_tokens?: number; cache_read_input_tokens?: number; cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number } } };
+      const json = (await res.json()) as {
+        usage?: {
+          input_tokens: number;
+          cache_creation_input_tokens?: number;
+          cache_read_input_tokens?: number;
+          cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number };
+        };
+      };
       if (res.status !== 200 || !json.usage) {
-        if (!refused && process.env.TRUTH_LOG) process.stderr.write(`${sessionId} call ${i} (${strategy}): ${res.status} ${JSON.stringify(json).slice(0, 300)}\n`);
+        if (!refused && process.env.TRUTH_LOG)
+          process.stderr.write(
+            `${sessionId} call ${i} (${strategy}): ${res.status} ${JSON.stringify(json).slice(0, 300)}\n`,
+          );
         refused++;
         continue;
       }
       const u = json.usage;
-      const c = inputSideCost({ input_tokens: u.input_tokens, cache_creation_input_tokens: u.cache_creation_input_tokens ?? 0, cache_read_input_tokens: u.cache_read_input_tokens ?? 0, cache_creation: u.cache_creation }, modelPrice(String(body.model)), recordedTtl(call) ?? '5m');
+      const c = inputSideCost(
+        {
+          input_tokens: u.input_tokens,
+          cache_creation_input_tokens: u.cache_creation_input_tokens ?? 0,
+          cache_read_input_tokens: u.cache_read_input_tokens ?? 0,
+          cache_creation: u.cache_creation,
+        },
+        modelPrice(String(body.model)),
+        recordedTtl(call) ?? '5m',
+      );
       usd += c.input + c.cacheWrite + c.cacheRead;
     }
   } finally {
@@ -143,24 +186,43 @@ export async function groundTruth(files: readonly string[], minCalls = 10): Prom
     const model = imp.model ?? imp.calls.find((c) => c.model)?.model ?? 'claude-sonnet-4-5';
     const prefix = inferClientPrefix(imp);
     const shared = prefix?.shared ?? 0;
-    const system: ClientSystem = { shared: systemText(shared), session: systemText((prefix?.tokens ?? 0) - shared), sharedWarm: shared > 0 };
-    const id = basename(file).replace(/[^A-Za-z0-9._-]/g, '').slice(0, 60) || 'session';
+    const system: ClientSystem = {
+      shared: systemText(shared),
+      session: systemText((prefix?.tokens ?? 0) - shared),
+      sharedWarm: shared > 0,
+    };
+    const id =
+      basename(file)
+        .replace(/[^A-Za-z0-9._-]/g, '')
+        .slice(0, 60) || 'session';
     const none = await drive(imp, 'none', system, model, id);
     const def = await drive(imp, 'default', system, model, id);
-    rows.push({ session: basename(file).slice(0, 8), calls: imp.calls.length, none: none.usd, default: def.usd, reportRatio: reportRatio(file, text), refused: { none: none.refused, default: def.refused } });
+    rows.push({
+      session: basename(file).slice(0, 8),
+      calls: imp.calls.length,
+      none: none.usd,
+      default: def.usd,
+      reportRatio: reportRatio(file, text),
+      refused: { none: none.refused, default: def.refused },
+    });
   }
   return rows;
 }
 
 export function formatTruth(rows: readonly TruthRow[]): string[] {
   const pct = (x: number): string => `${(100 * x).toFixed(1)}%`;
-  const out = ['| session | calls | none $ | default $ | default/none | report default/none | difference | refused (none/default) |', '|---|---|---|---|---|---|---|---|'];
+  const out = [
+    '| session | calls | none $ | default $ | default/none | report default/none | difference | refused (none/default) |',
+    '|---|---|---|---|---|---|---|---|',
+  ];
   let n = 0;
   let d = 0;
   for (const r of rows) {
     const ratio = r.none > 0 ? r.default / r.none : NaN;
     const diff = r.reportRatio !== undefined ? `${((ratio - r.reportRatio) * 100).toFixed(1)} pts` : '—';
-    out.push(`| ${r.session} | ${r.calls} | ${r.none.toFixed(3)} | ${r.default.toFixed(3)} | ${pct(ratio)} | ${r.reportRatio !== undefined ? pct(r.reportRatio) : '—'} | ${diff} | ${r.refused.none}/${r.refused.default} |`);
+    out.push(
+      `| ${r.session} | ${r.calls} | ${r.none.toFixed(3)} | ${r.default.toFixed(3)} | ${pct(ratio)} | ${r.reportRatio !== undefined ? pct(r.reportRatio) : '—'} | ${diff} | ${r.refused.none}/${r.refused.default} |`,
+    );
     n += r.none;
     d += r.default;
   }
@@ -172,11 +234,18 @@ export function formatTruth(rows: readonly TruthRow[]): string[] {
 export async function groundTruthSection(): Promise<string[]> {
   const base = process.env.TRUTH_TRANSCRIPTS ?? join(process.cwd(), '..', 'shared', 'data', 'transcripts');
   const sets = (process.env.TRUTH_SETS ?? 'm-claude,entire-dev').split(',');
-  const out = ['## Ground truth: recorded sessions through the proxy, on the recorded clock', '', 'test/bench/ground-truth.ts: `none` then `default` through `startProxy` to the local server (documented cache rules), requests shaped like Claude Code\'s; default/none compared with the report\'s per session.', ''];
+  const out = [
+    '## Ground truth: recorded sessions through the proxy, on the recorded clock',
+    '',
+    "test/bench/ground-truth.ts: `none` then `default` through `startProxy` to the local server (documented cache rules), requests shaped like Claude Code's; default/none compared with the report's per session.",
+    '',
+  ];
   for (const set of sets) {
     const dir = join(base, set);
     if (!existsSync(dir)) continue;
-    const files = readdirSync(dir).filter((f) => f.endsWith('.jsonl')).map((f) => join(dir, f));
+    const files = readdirSync(dir)
+      .filter((f) => f.endsWith('.jsonl'))
+      .map((f) => join(dir, f));
     out.push(`### ${set}`, '', ...formatTruth(await groundTruth(files)), '');
   }
   return out;

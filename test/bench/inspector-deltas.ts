@@ -69,7 +69,15 @@ function measure(blocks: number, update: string, prev: InspectorSnapshot, next: 
     },
   );
   if (!applied || applied.rows.length !== next.rows.length) throw new Error(`${update}: the delta did not apply`);
-  return { blocks, update, fullBytes: Buffer.byteLength(full), fullApplyMs, deltaBytes: Buffer.byteLength(wire), deltaApplyMs, diffMs };
+  return {
+    blocks,
+    update,
+    fullBytes: Buffer.byteLength(full),
+    fullApplyMs,
+    deltaBytes: Buffer.byteLength(wire),
+    deltaApplyMs,
+    diffMs,
+  };
 }
 
 export function benchInspectorDeltas(): DeltaBenchRow[] {
@@ -88,7 +96,12 @@ export function benchInspectorDeltas(): DeltaBenchRow[] {
     const pinned = live.inspector.snapshot()!;
     rows.push(measure(blocks, 'pin', prev, pinned));
     live.engine.close();
-    process.stderr.write(`inspector deltas at ${blocks} blocks: ${rows.filter((r) => r.blocks === blocks).map((r) => `${r.update} ${(r.deltaBytes / 1024).toFixed(1)} KB`).join(', ')}\n`);
+    process.stderr.write(
+      `inspector deltas at ${blocks} blocks: ${rows
+        .filter((r) => r.blocks === blocks)
+        .map((r) => `${r.update} ${(r.deltaBytes / 1024).toFixed(1)} KB`)
+        .join(', ')}\n`,
+    );
   }
   return rows;
 }
@@ -99,7 +112,10 @@ export function formatInspectorDeltas(rows: readonly DeltaBenchRow[]): string {
   return [
     '| blocks | update | before: whole snapshot | parse + validate | after: delta | parse + validate + apply | host diff |',
     '|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.blocks.toLocaleString('en-US')} | ${r.update} | ${kb(r.fullBytes)} | ${r.fullApplyMs.toFixed(1)} ms | ${kb(r.deltaBytes)} | ${r.deltaApplyMs.toFixed(1)} ms | ${r.diffMs.toFixed(1)} ms |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.blocks.toLocaleString('en-US')} | ${r.update} | ${kb(r.fullBytes)} | ${r.fullApplyMs.toFixed(1)} ms | ${kb(r.deltaBytes)} | ${r.deltaApplyMs.toFixed(1)} ms | ${r.diffMs.toFixed(1)} ms |`,
+    ),
   ].join('\n');
 }
 
@@ -107,5 +123,12 @@ export function formatInspectorDeltas(rows: readonly DeltaBenchRow[]): string {
 export function inspectorDeltasSection(): string[] {
   const table = formatInspectorDeltas(benchInspectorDeltas());
   process.stdout.write(`${table}\n`);
-  return ['## Live inspector updates', '', 'A proxied session (test/browser/live-session.ts): six agent calls (three blocks each, usage that recalibrates the token counts), then a pin. Before: every update was the whole snapshot; after: a snapshot delta against the previous one. Times are the fastest of five runs: the webview\'s work before rendering (in Node), and the host\'s delta computation.', '', table, ''];
+  return [
+    '## Live inspector updates',
+    '',
+    "A proxied session (test/browser/live-session.ts): six agent calls (three blocks each, usage that recalibrates the token counts), then a pin. Before: every update was the whole snapshot; after: a snapshot delta against the previous one. Times are the fastest of five runs: the webview's work before rendering (in Node), and the host's delta computation.",
+    '',
+    table,
+    '',
+  ];
 }

@@ -52,11 +52,18 @@ async function run(browser: Browser): Promise<PageUpdate[]> {
   const served = await serveLive(BLOCKS);
   const { live, server } = served;
   try {
-    const w = await openInspector(browser, server.pageUrl, { height: 900, beforeLoad: async (page) => { await page.addInitScript(timeMessages); } });
+    const w = await openInspector(browser, server.pageUrl, {
+      height: 900,
+      beforeLoad: async (page) => {
+        await page.addInitScript(timeMessages);
+      },
+    });
     const { page } = w;
     const deltas = (): Promise<number> => page.evaluate(() => performance.getEntriesByName('trimline:delta').length);
     const settle = async (n: number): Promise<void> => {
-      await page.waitForFunction((k) => performance.getEntriesByName('trimline:delta').length >= k, n, { timeout: 60_000 });
+      await page.waitForFunction((k) => performance.getEntriesByName('trimline:delta').length >= k, n, {
+        timeout: 60_000,
+      });
       // A frame between updates, as live updates arrive (seconds apart).
       await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 50))));
     };
@@ -68,7 +75,10 @@ async function run(browser: Browser): Promise<PageUpdate[]> {
       await settle(before + 1);
       names.push(`call ${i}`);
     }
-    const target = live.inspector.snapshot()!.rows.filter((r) => r.kind === 'tool_result').at(-2)!;
+    const target = live.inspector
+      .snapshot()!
+      .rows.filter((r) => r.kind === 'tool_result')
+      .at(-2)!;
     const before = await deltas();
     live.inspector.handle({ op: 'pin', blockId: target.blockId });
     server.broadcast();
@@ -81,9 +91,18 @@ async function run(browser: Browser): Promise<PageUpdate[]> {
       tasks: (window as unknown as { benchTasks: { bytes: number; ms: number }[] }).benchTasks.slice(1),
     }));
     if (w.errors.length) throw new Error(`page errors: ${w.errors.join('; ')}`);
-    if (m.delta.length !== names.length || m.tasks.length !== names.length) throw new Error(`expected ${names.length} deltas, the page measured ${m.delta.length} (${m.tasks.length} messages)`);
+    if (m.delta.length !== names.length || m.tasks.length !== names.length)
+      throw new Error(
+        `expected ${names.length} deltas, the page measured ${m.delta.length} (${m.tasks.length} messages)`,
+      );
     await page.close();
-    return names.map((update, i) => ({ update, bytes: m.tasks[i].bytes, applyMs: m.apply[i], applyRenderMs: m.delta[i], taskMs: m.tasks[i].ms }));
+    return names.map((update, i) => ({
+      update,
+      bytes: m.tasks[i].bytes,
+      applyMs: m.apply[i],
+      applyRenderMs: m.delta[i],
+      taskMs: m.tasks[i].ms,
+    }));
   } finally {
     await served.close();
   }
@@ -114,11 +133,15 @@ export function formatInspectorPage(runs: readonly PageUpdate[][]): string {
   const median = (xs: readonly number[]): number => quantile(xs, 0.5);
   const first = runs.map((r) => r[0]);
   const steady = runs.flatMap((r) => r.slice(1));
-  const summary = (label: string, xs: readonly PageUpdate[]): string => `| **${label}** (p50 / max of ${xs.length}) | | ${MEASURES.map((k) => `${ms(median(xs.map((r) => r[k])))} / ${ms(Math.max(...xs.map((r) => r[k])))}`).join(' | ')} |`;
+  const summary = (label: string, xs: readonly PageUpdate[]): string =>
+    `| **${label}** (p50 / max of ${xs.length}) | | ${MEASURES.map((k) => `${ms(median(xs.map((r) => r[k])))} / ${ms(Math.max(...xs.map((r) => r[k])))}`).join(' | ')} |`;
   return [
     `| update (median of ${runs.length} runs) | message | applyDelta | apply + render | whole task (parse, apply, render, style + layout) |`,
     '|---|---|---|---|---|',
-    ...runs[0].map((r, i) => `| ${r.update} | ${(r.bytes / 1024).toFixed(1)} KB | ${MEASURES.map((k) => ms(median(runs.map((run) => run[i][k])))).join(' | ')} |`),
+    ...runs[0].map(
+      (r, i) =>
+        `| ${r.update} | ${(r.bytes / 1024).toFixed(1)} KB | ${MEASURES.map((k) => ms(median(runs.map((run) => run[i][k])))).join(' | ')} |`,
+    ),
     summary('first update', first),
     summary('steady updates', steady),
   ].join('\n');

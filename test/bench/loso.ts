@@ -15,7 +15,10 @@ import { TOOL_PRUNING_DEFAULTS } from '../../src/core/trimming/tool-pruning';
 import { runOne, type Row } from './engine-bench';
 import type { BenchSession } from './session-setup';
 
-/** A choice must keep at least this share of the identifiers the model later used (pooled over the training sessions; the aim). */
+/**
+ * A choice must keep at least this share of the identifiers the model later used (pooled over the training sessions;
+ * the issue's aim).
+ */
 export const RETENTION_FLOOR = 0.97;
 
 export interface Params {
@@ -56,12 +59,17 @@ export function currentParams(): Params {
 }
 
 export function gridIndex(p: Params): number {
-  return GRID.findIndex((g) => g.keepRecentTurns === p.keepRecentTurns && g.digestRefs === p.digestRefs && g.priorWeight === p.priorWeight);
+  return GRID.findIndex(
+    (g) => g.keepRecentTurns === p.keepRecentTurns && g.digestRefs === p.digestRefs && g.priorWeight === p.priorWeight,
+  );
 }
 
 export function configOf(p: Params): PipelineConfig {
   return {
-    strategies: { 'summarize-tool-results': { keepTurns: p.keepRecentTurns }, 'tool-pruning': { digest: true, digestRefs: p.digestRefs } },
+    strategies: {
+      'summarize-tool-results': { keepTurns: p.keepRecentTurns },
+      'tool-pruning': { digest: true, digestRefs: p.digestRefs },
+    },
     cacheAware: { priorWeight: p.priorWeight },
   };
 }
@@ -120,7 +128,11 @@ function pick(cells: Cell[][], none: number[], use: (k: number) => boolean): num
   return best;
 }
 
-export function runLoso(sessions: readonly BenchSession[], noneRows: readonly Row[], onProgress?: (msg: string) => void): LosoResult {
+export function runLoso(
+  sessions: readonly BenchSession[],
+  noneRows: readonly Row[],
+  onProgress?: (msg: string) => void,
+): LosoResult {
   const t0 = performance.now();
   const none = sessions.map((s) => noneRows.find((r) => r.transcript === s.name)!.inputCost);
   const cells: Cell[][] = GRID.map((p, g) => {
@@ -135,14 +147,21 @@ export function runLoso(sessions: readonly BenchSession[], noneRows: readonly Ro
   const folds: Fold[] = sessions.map((s, k) => {
     const chosen = pick(cells, none, (j) => j !== k);
     const c = cells[chosen][k];
-    return { heldOut: s.name, chosen, heldOutRatio: c.cost / none[k], inSampleRatio: cells[inSample][k].cost / none[k], heldOutRetention: c.needed ? c.retained / c.needed : 1 };
+    return {
+      heldOut: s.name,
+      chosen,
+      heldOutRatio: c.cost / none[k],
+      inSampleRatio: cells[inSample][k].cost / none[k],
+      heldOutRetention: c.needed ? c.retained / c.needed : 1,
+    };
   });
   const noneTotal = none.reduce((a, b) => a + b, 0);
   const counts = new Map<number, number>();
   for (const f of folds) counts.set(f.chosen, (counts.get(f.chosen) ?? 0) + 1);
   let stable = inSample;
   let stableFolds = 0;
-  for (const [g, n] of counts) if (n > stableFolds || (n === stableFolds && g === inSample)) [stable, stableFolds] = [g, n];
+  for (const [g, n] of counts)
+    if (n > stableFolds || (n === stableFolds && g === inSample)) [stable, stableFolds] = [g, n];
   return {
     grid: GRID,
     folds,

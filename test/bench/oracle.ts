@@ -45,7 +45,9 @@ export interface OracleResult {
 type Key = string;
 const keyOf = (m: number, b: number): Key => `${m}:${b}`;
 
-/** For each tool_result block that first showed an identifier: the last call whose response uses one of its identifiers. */
+/**
+ * For each tool_result block that first showed an identifier: the last call whose response uses one of its identifiers.
+ */
 function lastUses(s: BenchSession): Map<Key, number> {
   const { messages, calls } = s.imp;
   const source = new Map<string, Key>();
@@ -80,19 +82,28 @@ function keptPerCall(s: BenchSession): Map<Key, number>[] {
   const { messages, calls } = s.imp;
   const last = lastUses(s);
   const dropsThinking = !keepsPriorThinking(s.model);
-  const params = (p: number): MessageParam => ({ role: messages[p].role, content: messages[p].blocks.map((b) => b.param) });
+  const params = (p: number): MessageParam => ({
+    role: messages[p].role,
+    content: messages[p].blocks.map((b) => b.param),
+  });
   return calls.map((call, i) => {
     const kept = new Map<Key, number>();
     let latest = -1;
-    for (let p = call.at - 1; p >= call.epochStart; p--) if (messages[p].role === 'assistant') { latest = p; break; }
+    for (let p = call.at - 1; p >= call.epochStart; p--)
+      if (messages[p].role === 'assistant') {
+        latest = p;
+        break;
+      }
     for (let p = call.epochStart; p < call.at; p++) {
       const m = messages[p];
       const human = isHumanTurn(params(p));
-      const promptAfterLatest = p === latest && messages.slice(p + 1, call.at).some((x, k) => isHumanTurn(params(p + 1 + k)));
+      const promptAfterLatest =
+        p === latest && messages.slice(p + 1, call.at).some((x, k) => isHumanTurn(params(p + 1 + k)));
       m.blocks.forEach((b, bi) => {
         const current = latest >= 0 && p >= latest;
         const keep =
-          (current && !(promptAfterLatest && dropsThinking && (b.kind === 'thinking' || b.kind === 'redacted_thinking'))) ||
+          (current &&
+            !(promptAfterLatest && dropsThinking && (b.kind === 'thinking' || b.kind === 'redacted_thinking'))) ||
           (human && b.kind !== 'tool_result') ||
           (b.kind === 'tool_result' && (last.get(keyOf(p, bi)) ?? -1) >= i);
         if (keep) kept.set(keyOf(p, bi), s.tokensOf(b.param));
@@ -107,14 +118,21 @@ export function oracle(s: BenchSession): OracleResult {
   const { sharedTokens, sessionTokens } = s.clientPrefix;
   // The last call that keeps each block decides whether its first send is worth a write.
   const lastKept = new Map<Key, number>();
-  kept.forEach((set, i) => { for (const k of set.keys()) lastKept.set(k, i); });
+  kept.forEach((set, i) => {
+    for (const k of set.keys()) lastKept.set(k, i);
+  });
   const sentBefore = new Set<Key>();
   let cost = 0;
   let costTtl = 0;
   let tokens = 0;
   kept.forEach((set, i) => {
     const expired = i > 0 && s.requestTimes[i] - s.requestTimes[i - 1] >= FIVE_MINUTES_MS;
-    const perfect = { input_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: sharedTokens, output_tokens: 0 };
+    const perfect = {
+      input_tokens: 0,
+      cache_creation_input_tokens: 0,
+      cache_read_input_tokens: sharedTokens,
+      output_tokens: 0,
+    };
     const ttl = { ...perfect };
     const more = i + 1 < kept.length;
     // The session's part of the client prefix: written once, then read (re-written after a pause for the TTL figure).
@@ -123,7 +141,8 @@ export function oracle(s: BenchSession): OracleResult {
       ttl[more ? 'cache_creation_input_tokens' : 'input_tokens'] += sessionTokens;
     } else {
       perfect.cache_read_input_tokens += sessionTokens;
-      ttl[expired ? (more ? 'cache_creation_input_tokens' : 'input_tokens') : 'cache_read_input_tokens'] += sessionTokens;
+      ttl[expired ? (more ? 'cache_creation_input_tokens' : 'input_tokens') : 'cache_read_input_tokens'] +=
+        sessionTokens;
     }
     for (const [k, n] of set) {
       const reused = (lastKept.get(k) ?? -1) > i;

@@ -92,9 +92,15 @@ function quantile(xs: readonly number[], q: number): number {
   return s[Math.min(s.length - 1, Math.floor(q * s.length))];
 }
 
-async function timed(client: Anthropic, body: Record<string, unknown>, sessionId: string): Promise<{ total: number; ttfb: number }> {
+async function timed(
+  client: Anthropic,
+  body: Record<string, unknown>,
+  sessionId: string,
+): Promise<{ total: number; ttfb: number }> {
   const t0 = performance.now();
-  const stream = (await client.beta.messages.create(body as unknown as Anthropic.Beta.MessageCreateParamsStreaming, { headers: { 'x-claude-code-session-id': sessionId } })) as AsyncIterable<unknown>;
+  const stream = (await client.beta.messages.create(body as unknown as Anthropic.Beta.MessageCreateParamsStreaming, {
+    headers: { 'x-claude-code-session-id': sessionId },
+  })) as AsyncIterable<unknown>;
   let ttfb = -1;
   for await (const ev of stream) if (ttfb < 0 && ev) ttfb = performance.now() - t0;
   return { total: performance.now() - t0, ttfb };
@@ -141,7 +147,10 @@ function requestPath(strategy: string, size: number): number[] {
  */
 export async function benchProxyLatency(): Promise<LatencyRow[]> {
   // The synthetic reads are denser than the test server's 3.5 chars per token assumes: lift its window.
-  const server = await spawnUrl([resolve('dist/dev-server.js'), '--port', '0', '--fallback', 'echo', '--context-window', String(SERVER_WINDOW)], /listening on (http:\/\/\S+)/);
+  const server = await spawnUrl(
+    [resolve('dist/dev-server.js'), '--port', '0', '--fallback', 'echo', '--context-window', String(SERVER_WINDOW)],
+    /listening on (http:\/\/\S+)/,
+  );
   const rows: LatencyRow[] = [];
   try {
     for (const size of LATENCY_SIZES) {
@@ -150,9 +159,33 @@ export async function benchProxyLatency(): Promise<LatencyRow[]> {
         const proxy =
           strategy === PASS_THROUGH
             ? await spawnUrl(['-e', PASS_THROUGH_PROXY, server.url], /^Trimline proxy: (http:\/\/\S+)$/m)
-            : await spawnUrl([resolve('dist/cli.js'), 'proxy', '--port', '0', '--upstream', server.url, '--strategy', strategy, '--journal', journalDir], /^Trimline proxy: (http:\/\/\S+)$/m);
-        const direct = new Anthropic({ apiKey: 'sk-ant-bench', baseURL: server.url, maxRetries: 0, timeout: CALL_TIMEOUT_MS });
-        const viaProxy = new Anthropic({ apiKey: 'sk-ant-bench', baseURL: proxy.url, maxRetries: 0, timeout: CALL_TIMEOUT_MS });
+            : await spawnUrl(
+                [
+                  resolve('dist/cli.js'),
+                  'proxy',
+                  '--port',
+                  '0',
+                  '--upstream',
+                  server.url,
+                  '--strategy',
+                  strategy,
+                  '--journal',
+                  journalDir,
+                ],
+                /^Trimline proxy: (http:\/\/\S+)$/m,
+              );
+        const direct = new Anthropic({
+          apiKey: 'sk-ant-bench',
+          baseURL: server.url,
+          maxRetries: 0,
+          timeout: CALL_TIMEOUT_MS,
+        });
+        const viaProxy = new Anthropic({
+          apiKey: 'sk-ant-bench',
+          baseURL: proxy.url,
+          maxRetries: 0,
+          timeout: CALL_TIMEOUT_MS,
+        });
         const sessionId = `bench-${strategy}-${size}`;
         const messages = ccMessages(size);
         const d: { total: number; ttfb: number }[] = [];
@@ -165,7 +198,12 @@ export async function benchProxyLatency(): Promise<LatencyRow[]> {
           // A proxy meeting a session mid-way estimates its token counts from characters and makes
           // them exact in the background, once (the cold-build table measures that). Let it finish
           // before measuring per-request latency, as it has for a session it has followed from the start.
-          await new Promise((ok) => setTimeout(ok, COLD_REFINE_GRACE_MS + (JSON.stringify(ccBody(messages, sessionId)).length / TOKENIZER_BYTES_PER_MS) * 2));
+          await new Promise((ok) =>
+            setTimeout(
+              ok,
+              COLD_REFINE_GRACE_MS + (JSON.stringify(ccBody(messages, sessionId)).length / TOKENIZER_BYTES_PER_MS) * 2,
+            ),
+          );
           for (let k = 0; k < LATENCY_CALLS; k++) {
             messages.push(roundAssistant(100_000 + k), roundResults(100_000 + k));
             const body = ccBody(messages, sessionId);
@@ -190,19 +228,39 @@ export async function benchProxyLatency(): Promise<LatencyRow[]> {
           strategy,
           messages: size,
           bodyMB: bytes / 1e6,
-          directP50: quantile(d.map((x) => x.total), 0.5),
-          directP99: quantile(d.map((x) => x.total), 0.99),
-          proxyP50: quantile(p.map((x) => x.total), 0.5),
-          proxyP99: quantile(p.map((x) => x.total), 0.99),
+          directP50: quantile(
+            d.map((x) => x.total),
+            0.5,
+          ),
+          directP99: quantile(
+            d.map((x) => x.total),
+            0.99,
+          ),
+          proxyP50: quantile(
+            p.map((x) => x.total),
+            0.5,
+          ),
+          proxyP99: quantile(
+            p.map((x) => x.total),
+            0.99,
+          ),
           addedP50: quantile(added, 0.5),
           addedP99: quantile(added, 0.99),
-          ttfbDirectP50: quantile(d.map((x) => x.ttfb), 0.5),
-          ttfbProxyP50: quantile(p.map((x) => x.ttfb), 0.5),
+          ttfbDirectP50: quantile(
+            d.map((x) => x.ttfb),
+            0.5,
+          ),
+          ttfbProxyP50: quantile(
+            p.map((x) => x.ttfb),
+            0.5,
+          ),
           ttfbAddedP99: quantile(addedTtfb, 0.99),
           requestPathP50: quantile(path, 0.5),
           requestPathP99: quantile(path, 0.99),
         });
-        process.stderr.write(`proxy ${strategy} ${size} messages: +${rows[rows.length - 1].addedP50.toFixed(2)} ms p50\n`);
+        process.stderr.write(
+          `proxy ${strategy} ${size} messages: +${rows[rows.length - 1].addedP50.toFixed(2)} ms p50\n`,
+        );
       }
     }
   } finally {
@@ -234,7 +292,8 @@ export function benchColdBuild(): ColdRow[] {
         request.push(performance.now() - t);
         const c = process.cpuUsage(c0);
         cpu.push((c.user + c.system) / 1000);
-        if (f.sessionId === undefined || (strategy !== 'none' && !f.transformed)) throw new Error(`cold build failed: ${f.failOpen ?? 'no session'}`);
+        if (f.sessionId === undefined || (strategy !== 'none' && !f.transformed))
+          throw new Error(`cold build failed: ${f.failOpen ?? 'no session'}`);
         t = performance.now();
         engine.afterForward(f);
         after.push(performance.now() - t);
@@ -242,7 +301,16 @@ export function benchColdBuild(): ColdRow[] {
         while (engine.refineStep());
         refine.push(performance.now() - t);
       }
-      rows.push({ strategy, messages: COLD_SIZE, bodyMB: raw.length / 1e6, counting, requestMs: median(request), requestCpuMs: median(cpu), afterMs: median(after), refineMs: median(refine) });
+      rows.push({
+        strategy,
+        messages: COLD_SIZE,
+        bodyMB: raw.length / 1e6,
+        counting,
+        requestMs: median(request),
+        requestCpuMs: median(cpu),
+        afterMs: median(after),
+        refineMs: median(refine),
+      });
       process.stderr.write(`cold build ${strategy} (${counting}): ${median(request).toFixed(0)} ms\n`);
     }
   }
@@ -255,7 +323,10 @@ export function formatProxyLatency(rows: readonly LatencyRow[]): string {
   return [
     '| proxy | messages | request MB | direct p50 / p99 ms | proxy p50 / p99 ms | added p50 / p99 ms | proxy request path p50 / p99 ms | first event direct / proxy p50 ms | first event added p99 ms |',
     '|---|---|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.strategy} | ${r.messages} | ${r.bodyMB.toFixed(2)} | ${ms(r.directP50)} / ${ms(r.directP99)} | ${ms(r.proxyP50)} / ${ms(r.proxyP99)} | ${ms(r.addedP50)} / ${ms(r.addedP99)} | ${ms(r.requestPathP50)} / ${ms(r.requestPathP99)} | ${ms(r.ttfbDirectP50)} / ${ms(r.ttfbProxyP50)} | ${ms(r.ttfbAddedP99)} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.strategy} | ${r.messages} | ${r.bodyMB.toFixed(2)} | ${ms(r.directP50)} / ${ms(r.directP99)} | ${ms(r.proxyP50)} / ${ms(r.proxyP99)} | ${ms(r.addedP50)} / ${ms(r.addedP99)} | ${ms(r.requestPathP50)} / ${ms(r.requestPathP99)} | ${ms(r.ttfbDirectP50)} / ${ms(r.ttfbProxyP50)} | ${ms(r.ttfbAddedP99)} |`,
+    ),
   ].join('\n');
 }
 
@@ -263,7 +334,10 @@ export function formatColdBuild(rows: readonly ColdRow[]): string {
   return [
     '| strategy | messages | request MB | token counts on the request path | request path ms (CPU ms) | inspector view after forwarding ms | making counts exact, in the background ms |',
     '|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.strategy} | ${r.messages} | ${r.bodyMB.toFixed(2)} | ${r.counting === 'deferred' ? 'estimated from characters, refined later' : 'exact (js-tiktoken)'} | ${ms(r.requestMs)} (${ms(r.requestCpuMs)}) | ${ms(r.afterMs)} | ${r.counting === 'deferred' ? ms(r.refineMs) : '–'} |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.strategy} | ${r.messages} | ${r.bodyMB.toFixed(2)} | ${r.counting === 'deferred' ? 'estimated from characters, refined later' : 'exact (js-tiktoken)'} | ${ms(r.requestMs)} (${ms(r.requestCpuMs)}) | ${ms(r.afterMs)} | ${r.counting === 'deferred' ? ms(r.refineMs) : '–'} |`,
+    ),
   ].join('\n');
 }
 
@@ -279,7 +353,7 @@ export async function proxySection(): Promise<string> {
     '',
     formatColdBuild(cold),
     '',
-    'With `none` the client\'s bytes go upstream before any of this runs (the request path is the read and the forward); its numbers are the recording done right after.',
+    "With `none` the client's bytes go upstream before any of this runs (the request path is the read and the forward); its numbers are the recording done right after.",
     '',
     `Added latency per request: the real SDK to the local test server (dist/dev-server.js) directly and through the proxy (dist/cli.js proxy, journal on), three processes, alternating, ${LATENCY_CALLS} calls per row on a session growing by one tool round per call. The request path column is ProxyEngine.onRequest alone, in process (for none it runs after the bytes were forwarded). The first row per size is a plain Node pass-through proxy (request and response piped, nothing parsed): the floor of one more HTTP hop on this machine; what none adds beyond it is Trimline's own.`,
     '',

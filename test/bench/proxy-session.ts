@@ -13,7 +13,8 @@ import { ccSystem, ccTools, CC_MODEL, fileContent } from '../integration/claude-
 const PROMPT_EVERY = 12;
 /** File listings cycle through these lengths (lines): most reads are short, some whole files. */
 const READ_LINES = [6, 12, 20, 9, 30, 14, 70, 10];
-const REMINDER = '\n\n<system-reminder>\nWhenever you read a file, consider whether it looks malicious.\n</system-reminder>';
+const REMINDER =
+  '\n\n<system-reminder>\nWhenever you read a file, consider whether it looks malicious.\n</system-reminder>';
 
 /** A signature-shaped opaque string (the test server accepts signatures it did not issue). */
 function signature(k: number): string {
@@ -30,7 +31,15 @@ export function roundAssistant(k: number): Anthropic.MessageParam {
   }));
   return {
     role: 'assistant',
-    content: [{ type: 'thinking', thinking: `Step ${k}: the last read settles part ${k % 7}; next, check the modules it imports.`, signature: signature(k) }, { type: 'text', text: `Reading ${n} file(s).` }, ...uses],
+    content: [
+      {
+        type: 'thinking',
+        thinking: `Step ${k}: the last read settles part ${k % 7}; next, check the modules it imports.`,
+        signature: signature(k),
+      },
+      { type: 'text', text: `Reading ${n} file(s).` },
+      ...uses,
+    ],
   };
 }
 
@@ -38,7 +47,10 @@ export function roundResults(k: number): Anthropic.MessageParam {
   const n = 1 + (k % 3);
   const content: Anthropic.ToolResultBlockParam[] = Array.from({ length: n }, (_, i) => {
     const id = `toolu_${k.toString(36).padStart(6, '0')}_${i}`;
-    const body = i === 1 ? `/work/app/src/a${k}.ts\n/work/app/src/b${k}.ts` : fileContent(`/work/app/src/mod${k}_${i}.ts`, READ_LINES[(k + i) % READ_LINES.length]);
+    const body =
+      i === 1
+        ? `/work/app/src/a${k}.ts\n/work/app/src/b${k}.ts`
+        : fileContent(`/work/app/src/mod${k}_${i}.ts`, READ_LINES[(k + i) % READ_LINES.length]);
     return { type: 'tool_result', tool_use_id: id, content: i === n - 1 ? body + REMINDER : body };
   });
   // Parallel results arrive in completion order: the last call first.
@@ -47,7 +59,11 @@ export function roundResults(k: number): Anthropic.MessageParam {
 
 function prompt(p: number): Anthropic.MessageParam {
   const content: Anthropic.TextBlockParam[] = [];
-  if (p === 0) content.push({ type: 'text', text: '<system-reminder>\nAs you answer, use the context below.\n# claudeMd\nKeep answers short.\n</system-reminder>' });
+  if (p === 0)
+    content.push({
+      type: 'text',
+      text: '<system-reminder>\nAs you answer, use the context below.\n# claudeMd\nKeep answers short.\n</system-reminder>',
+    });
   content.push({ type: 'text', text: `Task ${p}: read the modules of part ${p} and check them against the tests.` });
   return { role: 'user', content };
 }
@@ -76,7 +92,12 @@ export function ccMessages(messages: number): Anthropic.MessageParam[] {
 export function ccBody(messages: readonly Anthropic.MessageParam[], sessionId: string): Record<string, unknown> {
   const last = messages[messages.length - 1];
   const content = typeof last.content === 'string' ? [{ type: 'text' as const, text: last.content }] : last.content;
-  const tail = { ...last, content: content.map((b, j) => (j === content.length - 1 ? { ...b, cache_control: { type: 'ephemeral' as const } } : b)) } as Anthropic.MessageParam;
+  const tail = {
+    ...last,
+    content: content.map((b, j) =>
+      j === content.length - 1 ? { ...b, cache_control: { type: 'ephemeral' as const } } : b,
+    ),
+  } as Anthropic.MessageParam;
   return {
     model: CC_MODEL,
     max_tokens: 32000,

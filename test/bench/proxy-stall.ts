@@ -118,7 +118,7 @@ export function formatStall(rows: readonly StallRow[]): string[] {
     '',
     `A bystander session (${BYSTANDER_MESSAGES} messages, one tool round per call) calls the local test server ` +
       'directly and through `trimline proxy --strategy default` (its own process, journal on), both at the same ' +
-      'moment; the added latency is proxy minus direct per pair. While another client\'s big request is in flight ' +
+      "moment; the added latency is proxy minus direct per pair. While another client's big request is in flight " +
       `and for ${AFTER_MS / 1000} s after its answer (its token counts are made exact in the background meanwhile). ` +
       'A paired call that meets the test server while it reads the big request waits for the upstream too; the ' +
       "proxy's own share is the longest block of its event loop (perf_hooks, bench-only preload: proxy-probe.ts):",
@@ -126,11 +126,22 @@ export function formatStall(rows: readonly StallRow[]): string[] {
     '| while | big body MB | big call ms | paired calls | added p50 ms | added p99 ms | added max ms ' +
       '| proxy loop blocked max ms | loop delay p99 ms | proxy alive |',
     '|---|---|---|---|---|---|---|---|---|---|',
-    ...rows.map((r) =>
-      [r.label, f1(r.bigMB), f1(r.bigCallMs), r.calls, f1(r.addedP50), f1(r.addedP99), f1(r.addedMax), f1(r.loopMaxMs)]
-        .concat([f1(r.loopP99Ms), r.alive ? 'yes' : 'no'])
-        .join(' | '),
-    ).map((row) => `| ${row} |`),
+    ...rows
+      .map((r) =>
+        [
+          r.label,
+          f1(r.bigMB),
+          f1(r.bigCallMs),
+          r.calls,
+          f1(r.addedP50),
+          f1(r.addedP99),
+          f1(r.addedMax),
+          f1(r.loopMaxMs),
+        ]
+          .concat([f1(r.loopP99Ms), r.alive ? 'yes' : 'no'])
+          .join(' | '),
+      )
+      .map((row) => `| ${row} |`),
     '',
   ];
 }

@@ -45,7 +45,10 @@ export const REF_WRITE_5M = 1.25;
 export const REF_WRITE_1H = 2;
 export const REF_READ = 0.1;
 
-/** Reference "Models and prices": base input, USD per million tokens. Opus 4.5 is not in the table: $5 as its successors (public list price). */
+/**
+ * Reference "Models and prices": base input, USD per million tokens. Opus 4.5 is not in the table: $5 as its successors
+ * (public list price).
+ */
 const INPUT_PRICE: readonly (readonly [RegExp, number])[] = [
   [/sonnet-5/, 2],
   [/sonnet-4/, 3],
@@ -146,7 +149,9 @@ function canHoldBreakpoint(block: Obj): boolean {
 }
 
 function ttlOf(cc: Json | undefined): number {
-  return cc !== null && typeof cc === 'object' && !Array.isArray(cc) && (cc as Obj).ttl === '1h' ? REF_TTL_1H_MS : REF_TTL_5M_MS;
+  return cc !== null && typeof cc === 'object' && !Array.isArray(cc) && (cc as Obj).ttl === '1h'
+    ? REF_TTL_1H_MS
+    : REF_TTL_5M_MS;
 }
 
 /** A user message that is not only tool results starts a human turn. */
@@ -192,7 +197,17 @@ export class ReferenceCache {
     const uncached = total - readTokens - write5m - write1h;
     const price = refInputPrice(this.o.priceAs ?? body.model) / 1e6;
     const cost = price * (uncached + REF_WRITE_5M * write5m + REF_WRITE_1H * write1h + REF_READ * readTokens);
-    return { uncached, write5m, write1h, read: readTokens, total, cost, positions: positions.length, readAt: read, writtenAt };
+    return {
+      uncached,
+      write5m,
+      write1h,
+      read: readTokens,
+      total,
+      cost,
+      positions: positions.length,
+      readAt: read,
+      writtenAt,
+    };
   }
 
   /** Longest live prefix reachable from any breakpoint; refreshes every entry it hits. */
@@ -225,18 +240,29 @@ export class ReferenceCache {
     const add = (block: Obj, tag: string): void => {
       node = this.child(node, `${tag}|${this.id(block)}`);
       tokens += this.o.tokensOf(block);
-      const breakpointTtl = block.cache_control != null && canHoldBreakpoint(block) ? ttlOf(block.cache_control) : undefined;
+      const breakpointTtl =
+        block.cache_control != null && canHoldBreakpoint(block) ? ttlOf(block.cache_control) : undefined;
       out.push({ node, block, tokensThrough: tokens, breakpointTtl });
     };
     for (const t of body.tools ?? []) add(t, 'tool');
-    const system = typeof body.system === 'string' ? (body.system ? [{ type: 'text', text: body.system }] : []) : (body.system ?? []);
+    const system =
+      typeof body.system === 'string'
+        ? body.system
+          ? [{ type: 'text', text: body.system }]
+          : []
+        : (body.system ?? []);
     for (const s of system) add(s, 'system');
     // tool_choice and the presence of images are part of the messages' identity.
-    const hasImage = body.messages.some((m) => typeof m.content !== 'string' && m.content.some((b) => b.type === 'image'));
+    const hasImage = body.messages.some(
+      (m) => typeof m.content !== 'string' && m.content.some((b) => b.type === 'image'),
+    );
     node = this.child(node, `messages|${JSON.stringify(body.tool_choice ?? null)}|${hasImage}|${this.messageEpoch}`);
     let lastHuman = -1;
     const drops = (this.o.dropsEarlierThinking ?? refDropsEarlierThinking)(body.model);
-    if (drops) body.messages.forEach((m, i) => { if (isHumanPrompt(m)) lastHuman = i; });
+    if (drops)
+      body.messages.forEach((m, i) => {
+        if (isHumanPrompt(m)) lastHuman = i;
+      });
     body.messages.forEach((m, i) => {
       const blocks = typeof m.content === 'string' ? (m.content ? [{ type: 'text', text: m.content }] : []) : m.content;
       let first = true;

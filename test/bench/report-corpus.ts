@@ -40,7 +40,8 @@ function freshContent(value: unknown, copy: number): unknown {
   if (Array.isArray(value)) return value.map((v) => freshContent(v, copy));
   if (typeof value === 'object' && value !== null) {
     const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[k] = k === 'id' || k === 'tool_use_id' || k === 'signature' ? v : freshContent(v, copy);
+    for (const [k, v] of Object.entries(value))
+      out[k] = k === 'id' || k === 'tool_use_id' || k === 'signature' ? v : freshContent(v, copy);
     return out;
   }
   return value;
@@ -93,7 +94,10 @@ export function reportCorpus(minBytes: number, root = join(tmpdir(), 'trimline-r
     return { dir: root, ...s, copies: readdirSync(root).filter((d) => d.startsWith('copy-')).length };
   }
   rmSync(root, { recursive: true, force: true });
-  const sources = SOURCES.map((d) => resolve(d)).map((dir) => ({ dir, names: readdirSync(dir).filter((n) => !n.endsWith('.md')) }));
+  const sources = SOURCES.map((d) => resolve(d)).map((dir) => ({
+    dir,
+    names: readdirSync(dir).filter((n) => !n.endsWith('.md')),
+  }));
   let bytes = 0;
   let files = 0;
   let copy = 0;

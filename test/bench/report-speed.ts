@@ -41,24 +41,50 @@ export async function reportRunChild(argv: readonly string[]): Promise<boolean> 
   const spec = JSON.parse(arg.slice(RUN_FLAG.length)) as RunSpec;
   const t0 = performance.now();
   const cpu0 = process.cpuUsage();
-  const rep = await buildReportParallel({ paths: [spec.dir], strategies: spec.strategies, config: {}, workerScript: join(__dirname, 'report-worker.js'), workers: spec.workers });
+  const rep = await buildReportParallel({
+    paths: [spec.dir],
+    strategies: spec.strategies,
+    config: {},
+    workerScript: join(__dirname, 'report-worker.js'),
+    workers: spec.workers,
+  });
   const ms = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
-  process.stdout.write(JSON.stringify({ ms, cpuMs: (cpu.user + cpu.system) / 1000, peakRssMb: process.resourceUsage().maxRSS / 1024, sessions: rep.sessions.length, calls: rep.totals.calls }));
+  process.stdout.write(
+    JSON.stringify({
+      ms,
+      cpuMs: (cpu.user + cpu.system) / 1000,
+      peakRssMb: process.resourceUsage().maxRSS / 1024,
+      sessions: rep.sessions.length,
+      calls: rep.totals.calls,
+    }),
+  );
   return true;
 }
 
 function run(label: string, spec: RunSpec, bytes: number): RunResult {
   // Worker runs start node with the flags `trimline report` relaunches itself with (src/cli/relaunch.ts).
   const flags = spec.workers === 0 ? [] : REPORT_V8_FLAGS;
-  const out = execFileSync(process.execPath, [...flags, join(__dirname, 'bench.js'), `${RUN_FLAG}${JSON.stringify(spec)}`], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 });
+  const out = execFileSync(
+    process.execPath,
+    [...flags, join(__dirname, 'bench.js'), `${RUN_FLAG}${JSON.stringify(spec)}`],
+    { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 },
+  );
   const r = JSON.parse(out) as { ms: number; cpuMs: number; peakRssMb: number; sessions: number; calls: number };
-  return { label, strategies: spec.strategies, workers: spec.workers === 0 ? 'in process' : 'one per core', ...r, mbPerS: bytes / 1e6 / (r.ms / 1000) };
+  return {
+    label,
+    strategies: spec.strategies,
+    workers: spec.workers === 0 ? 'in process' : 'one per core',
+    ...r,
+    mbPerS: bytes / 1e6 / (r.ms / 1000),
+  };
 }
 
 export function reportSpeedSection(log: (s: string) => void): { md: string[]; json: unknown } {
   const corpus = reportCorpus(CORPUS_MIN_BYTES);
-  log(`report corpus: ${(corpus.bytes / 1e6).toFixed(0)} MB, ${corpus.files} files (${corpus.copies} copies of the fixtures) in ${corpus.dir}`);
+  log(
+    `report corpus: ${(corpus.bytes / 1e6).toFixed(0)} MB, ${corpus.files} files (${corpus.copies} copies of the fixtures) in ${corpus.dir}`,
+  );
   const specs: [string, RunSpec][] = [
     ['none, one thread', { dir: corpus.dir, strategies: ['none'], workers: 0 }],
     ['none + default, one thread', { dir: corpus.dir, strategies: [...DEFAULT_REPORT_STRATEGIES], workers: 0 }],
@@ -80,8 +106,14 @@ export function reportSpeedSection(log: (s: string) => void): { md: string[]; js
     '',
     '| strategies | threads | MB/s | wall | CPU | MB per CPU-second | peak RSS |',
     '|---|---|---|---|---|---|---|',
-    ...rows.map((r) => `| ${r.strategies.join(' + ')} | ${r.workers} | ${r.mbPerS.toFixed(1)} | ${(r.ms / 1000).toFixed(1)} s | ${(r.cpuMs / 1000).toFixed(1)} s | ${(corpus.bytes / 1e6 / (r.cpuMs / 1000)).toFixed(1)} | ${r.peakRssMb.toFixed(0)} MB |`),
+    ...rows.map(
+      (r) =>
+        `| ${r.strategies.join(' + ')} | ${r.workers} | ${r.mbPerS.toFixed(1)} | ${(r.ms / 1000).toFixed(1)} s | ${(r.cpuMs / 1000).toFixed(1)} s | ${(corpus.bytes / 1e6 / (r.cpuMs / 1000)).toFixed(1)} | ${r.peakRssMb.toFixed(0)} MB |`,
+    ),
     '',
   ];
-  return { md, json: { corpusBytes: corpus.bytes, files: corpus.files, cores: cpus().length, loadAverage: load, runs: rows } };
+  return {
+    md,
+    json: { corpusBytes: corpus.bytes, files: corpus.files, cores: cpus().length, loadAverage: load, runs: rows },
+  };
 }

@@ -18,11 +18,15 @@ export function costTable(agg: readonly Aggregate[], rows: readonly Row[], oracl
   const noneTokens = rows.filter((r) => r.contender === 'none').reduce((s, r) => s + r.tokensSent, 0);
   const floor = oracles.reduce((s, o) => s + o.cost, 0);
   const floorTtl = oracles.reduce((s, o) => s + o.costTtl, 0);
-  const costOf = (name: string): number => rows.filter((r) => r.contender === name).reduce((s, r) => s + r.inputCost, 0);
+  const costOf = (name: string): number =>
+    rows.filter((r) => r.contender === name).reduce((s, r) => s + r.inputCost, 0);
   return [
     '| strategy | cost vs none | cost vs none, documented rules alone | cost vs floor | tokens vs none | retention | user text kept | calls losing user text | invalid requests | cache hit ratio | worst cost vs none | worst retention |',
     '|---|---|---|---|---|---|---|---|---|---|---|---|',
-    ...agg.map((a) => `| ${a.contender} | ${pct(a.costVsNone)} | ${pct(a.costVsNoneUnanchored)} | ${pct(costOf(a.contender) / floor)} | ${pct(a.tokensVsNone)} | ${pct(a.retention)} | ${pct(a.userText)} | ${a.callsLosingUserText} of ${a.calls} | ${a.invalid} | ${pct(a.hitRatio)} | ${pct(a.worstCostVsNone)} | ${pct(a.worstRetention)} |`),
+    ...agg.map(
+      (a) =>
+        `| ${a.contender} | ${pct(a.costVsNone)} | ${pct(a.costVsNoneUnanchored)} | ${pct(costOf(a.contender) / floor)} | ${pct(a.tokensVsNone)} | ${pct(a.retention)} | ${pct(a.userText)} | ${a.callsLosingUserText} of ${a.calls} | ${a.invalid} | ${pct(a.hitRatio)} | ${pct(a.worstCostVsNone)} | ${pct(a.worstRetention)} |`,
+    ),
     `| ${ORACLE_NAME} | ${pct(floor / noneCost)} | | 100.0% | ${pct(oracles.reduce((s, o) => s + o.tokens, 0) / noneTokens)} | 100.0% (by construction) | | | – | – | – | – |`,
     `| oracle, 5-minute TTL kept | ${pct(floorTtl / noneCost)} | | ${pct(floorTtl / floor)} | | | | | | | | |`,
   ].join('\n');
@@ -47,8 +51,14 @@ export function perTranscript(rows: readonly Row[], oracles: readonly OracleResu
 
 export function rulesSection(rules: Readonly<Record<string, string>>, rows: readonly Row[]): string {
   const ids = Object.values(rules);
-  const bad = rows.flatMap((r) => r.invalidList.map((x) => `- ${r.transcript} / ${r.contender}, call ${x.call}: \`${x.rule}\` ${x.message.slice(0, 200)}`));
-  const perStrategy = [...new Set(rows.map((r) => r.contender))].map((c) => `${c}: ${rows.filter((r) => r.contender === c).reduce((s, r) => s + r.invalid, 0)}`);
+  const bad = rows.flatMap((r) =>
+    r.invalidList.map(
+      (x) => `- ${r.transcript} / ${r.contender}, call ${x.call}: \`${x.rule}\` ${x.message.slice(0, 200)}`,
+    ),
+  );
+  const perStrategy = [...new Set(rows.map((r) => r.contender))].map(
+    (c) => `${c}: ${rows.filter((r) => r.contender === c).reduce((s, r) => s + r.invalid, 0)}`,
+  );
   return [
     `Every request was checked with \`validateRequest\` (src/core/request/validate.ts) against the ${ids.length} rules of its \`RULE\` table at run time: ${ids.map((x) => `\`${x}\``).join(', ')}. The latest assistant message's thinking is compared with the recorded response's.`,
     '',
@@ -75,11 +85,14 @@ function recordedTable(d: CheckData): string {
   return [
     '### Does `none` reproduce the recordings?',
     '',
-    '`none` sends what the client sent (with the engine\'s breakpoints instead of the client\'s), so its simulated cost should match the recorded usage.',
+    "`none` sends what the client sent (with the engine's breakpoints instead of the client's), so its simulated cost should match the recorded usage.",
     '',
     '| transcript | recorded cost | simulated none | tokens: simulated / recorded | recorded hit ratio | simulated hit ratio |',
     '|---|---|---|---|---|---|',
-    ...d.sessions.map((x) => `| ${x.s.name} | $${x.recorded.cost.toFixed(3)} | $${x.none.inputCost.toFixed(3)} (${pct(x.none.inputCost / x.recorded.cost)}) | ${pct(x.none.tokensSent / x.recorded.tokens)} | ${pct(x.recorded.read / x.recorded.tokens)} | ${pct(x.none.hitRatio)} |`),
+    ...d.sessions.map(
+      (x) =>
+        `| ${x.s.name} | $${x.recorded.cost.toFixed(3)} | $${x.none.inputCost.toFixed(3)} (${pct(x.none.inputCost / x.recorded.cost)}) | ${pct(x.none.tokensSent / x.recorded.tokens)} | ${pct(x.recorded.read / x.recorded.tokens)} | ${pct(x.none.hitRatio)} |`,
+    ),
     `| all | ${usd(rec)} | ${usd(none)} (${pct(none / rec)}) | ${pct(sum((x) => x.none.tokensSent) / sum((x) => x.recorded.tokens))} | ${pct(sum((x) => x.recorded.read) / sum((x) => x.recorded.tokens))} | ${pct(sum((x) => x.none.hitRatio * x.none.tokensSent) / sum((x) => x.none.tokensSent))} |`,
     '',
     `Against the recorded cost instead of the simulated none, default is ${pct(def / rec)}. Where the simulation is dearer than the recording, the recording read more from the cache than the requests alone explain (the client makes calls the transcript does not hold, which warm the cache).`,
@@ -113,7 +126,10 @@ export function checkSection(d: CheckData, after: readonly Aggregate[], oracleCo
     '| step | none | default | default vs none (engine sim) | (reference sim) | calls that differ |',
     '|---|---|---|---|---|---|',
     `| 0. as it was | ${usd(legacyNone)} | ${usd(d.legacy.find((l) => l.contender === 'default')?.cost ?? 0)} | ${pct((d.legacy.find((l) => l.contender === 'default')?.cost ?? 0) / legacyNone)} | – | – |`,
-    ...d.ladder.map((l) => `| ${l.step} | ${usd(sumCost(l.none))} | ${usd(sumCost(l.def))} | ${pct(sumCost(l.def) / sumCost(l.none))} | ${pct(sumRef(l.def) / sumRef(l.none))} | ${sumMm(l.none) + sumMm(l.def)} |`),
+    ...d.ladder.map(
+      (l) =>
+        `| ${l.step} | ${usd(sumCost(l.none))} | ${usd(sumCost(l.def))} | ${pct(sumCost(l.def) / sumCost(l.none))} | ${pct(sumRef(l.def) / sumRef(l.none))} | ${sumMm(l.none) + sumMm(l.def)} |`,
+    ),
     '',
     recordedTable(d),
     '',
@@ -121,7 +137,10 @@ export function checkSection(d: CheckData, after: readonly Aggregate[], oracleCo
     '',
     '| transcript | model | client prefix: shared + session tokens | calls | pauses ≥ 5 min (request / response clock) | clocks disagree |',
     '|---|---|---|---|---|---|',
-    ...d.sessions.map(({ s, timing: t }) => `| ${s.name} | ${s.model} | ${s.clientPrefix.sharedTokens} + ${s.clientPrefix.sessionTokens} | ${t.calls} | ${t.expiredByRequest} / ${t.expiredByResponse} | ${t.flips} |`),
+    ...d.sessions.map(
+      ({ s, timing: t }) =>
+        `| ${s.name} | ${s.model} | ${s.clientPrefix.sharedTokens} + ${s.clientPrefix.sessionTokens} | ${t.calls} | ${t.expiredByRequest} / ${t.expiredByResponse} | ${t.flips} |`,
+    ),
     '',
   ];
   const step = (k: number) => d.ladder[k];
@@ -138,13 +157,19 @@ export function checkSection(d: CheckData, after: readonly Aggregate[], oracleCo
 }
 
 export function losoSection(l: LosoResult, currentIndex: number): string {
-  const byPooled = l.pooled.map((r, g) => ({ r, g })).sort((a, b) => a.r - b.r).slice(0, 5);
+  const byPooled = l.pooled
+    .map((r, g) => ({ r, g }))
+    .sort((a, b) => a.r - b.r)
+    .slice(0, 5);
   return [
     `Grid: ${l.grid.length} points (keepRecentTurns × digest refs × warm-call prior weight), each run once on every session (${(l.ms / 1000).toFixed(0)} s). Per fold, the point with the lowest pooled cost vs none on the other sessions, among those keeping ≥ ${pct(RETENTION_FLOOR)} of the used identifiers there.`,
     '',
     '| held-out session | chosen on the others | its cost vs none (LOSO) | with the in-sample choice | retention |',
     '|---|---|---|---|---|',
-    ...l.folds.map((f) => `| ${f.heldOut} | ${label(l.grid[f.chosen])} | ${pct(f.heldOutRatio)} | ${pct(f.inSampleRatio)} | ${pct(f.heldOutRetention)} |`),
+    ...l.folds.map(
+      (f) =>
+        `| ${f.heldOut} | ${label(l.grid[f.chosen])} | ${pct(f.heldOutRatio)} | ${pct(f.inSampleRatio)} | ${pct(f.heldOutRetention)} |`,
+    ),
     '',
     `- LOSO aggregate (each session under its own fold's choice): **${pct(l.losoRatio)}** of none.`,
     `- In-sample (one choice on all sessions: ${label(l.grid[l.inSample])}): ${pct(l.inSampleRatio)}.`,

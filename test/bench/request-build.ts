@@ -45,8 +45,13 @@ function round(i: number): [ContentBlockParam[], ContentBlockParam[]] {
   const id = `toolu_${i.toString(36).padStart(6, '0')}`;
   const a: ContentBlockParam[] = [];
   if (i % 5 === 0) a.push({ type: 'thinking', thinking: `thinking about step ${i}`, signature: `sig${i}` });
-  a.push({ type: 'text', text: `Step ${i}: reading the next file.` }, { type: 'tool_use', id, name: 'read_file', input: { path: `src/f${i}.ts` } });
-  const u: ContentBlockParam[] = [{ type: 'tool_result', tool_use_id: id, content: `// file ${i}\n${'x'.repeat(RESULT_CHARS)}` }];
+  a.push(
+    { type: 'text', text: `Step ${i}: reading the next file.` },
+    { type: 'tool_use', id, name: 'read_file', input: { path: `src/f${i}.ts` } },
+  );
+  const u: ContentBlockParam[] = [
+    { type: 'tool_result', tool_use_id: id, content: `// file ${i}\n${'x'.repeat(RESULT_CHARS)}` },
+  ];
   if (i % 7 === 0) u.push({ type: 'text', text: 'Keep going.' });
   return [a, u];
 }
@@ -98,9 +103,11 @@ export function benchRequestBuild(opts: RequestBuildBenchOptions = {}): RequestB
     for (let r = 0; r < reps; r++) {
       appendRound(session, k++);
       incremental.push(time(() => builder.build(session, base)));
-      incrementalPlanned.push(time(() => {
-        previous = plannedBuilder.build(session, { ...planned, previousBreakpoints: previous }).breakpoints;
-      }));
+      incrementalPlanned.push(
+        time(() => {
+          previous = plannedBuilder.build(session, { ...planned, previousBreakpoints: previous }).breakpoints;
+        }),
+      );
     }
     const body = builder.build(session, base).body;
     const stringify: number[] = [];

@@ -87,7 +87,8 @@ export class RetentionTracker {
     const out = messages[at];
     if (!out || out.role !== 'assistant') return;
     const used = new Set<string>();
-    for (const b of out.blocks) if (b.kind === 'tool_use' || b.kind === 'text') for (const id of identifiers(visibleText(b.param))) used.add(id);
+    for (const b of out.blocks)
+      if (b.kind === 'tool_use' || b.kind === 'text') for (const id of identifiers(visibleText(b.param))) used.add(id);
     const needed = [...used].filter((id) => this.firstSeenInToolResult.has(id));
     if (!needed.length) return;
     const hay = requestText(body);

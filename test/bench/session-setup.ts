@@ -65,8 +65,18 @@ export interface BenchSession {
   readonly sharedPrefixRequest?: { model: string; system: TextBlockParam[]; messages: MessageParam[] };
 }
 
-/** Block types the estimator counts as content blocks (anything else, e.g. a tool definition, is counted as JSON text). */
-const CONTENT_BLOCK_TYPES = new Set(['text', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'image', 'document']);
+/**
+ * Block types the estimator counts as content blocks (anything else, e.g. a tool definition, is counted as JSON text).
+ */
+const CONTENT_BLOCK_TYPES = new Set([
+  'text',
+  'tool_use',
+  'tool_result',
+  'thinking',
+  'redacted_thinking',
+  'image',
+  'document',
+]);
 
 export function isContentBlock(block: object): block is ContentBlockParam {
   const t = (block as { type?: unknown }).type;
@@ -75,7 +85,10 @@ export function isContentBlock(block: object): block is ContentBlockParam {
 
 function placeholder(kind: string, tokens: number): TextBlockParam {
   const head = `[${kind} of the recording client, not in the transcript: ${tokens} tokens] `;
-  return { type: 'text', text: head + 'lorem ipsum dolor sit amet '.repeat(Math.ceil((PLACEHOLDER_CHARS - head.length) / 27)) };
+  return {
+    type: 'text',
+    text: head + 'lorem ipsum dolor sit amet '.repeat(Math.ceil((PLACEHOLDER_CHARS - head.length) / 27)),
+  };
 }
 
 function parseTime(s: string | undefined): number {
@@ -105,7 +118,13 @@ function requestTimes(imp: ImportedSession): { request: number[]; response: numb
 function meterFor(imp: ImportedSession): TokenEstimator {
   const meter = new TokenEstimator().forModel(imp.model);
   for (const s of deltaSamples({ file: imp.file, messages: imp.messages, calls: imp.calls })) {
-    meter.observe({ model: s.model, addedBlocks: s.added, addedMessages: s.addedMessages, removedBlocks: s.removed, trueDelta: s.trueDelta });
+    meter.observe({
+      model: s.model,
+      addedBlocks: s.added,
+      addedMessages: s.addedMessages,
+      removedBlocks: s.removed,
+      trueDelta: s.trueDelta,
+    });
   }
   return meter;
 }
@@ -119,7 +138,9 @@ export function setupSession(raw: ImportedSession, opts: SetupOptions = {}): Ben
   const model = raw.model ?? raw.calls.find((c) => c.model)?.model ?? 'claude-sonnet-4-5';
   const meter = meterFor(raw);
   const first = raw.calls[0];
-  const recorded = raw.messages.slice(first.epochStart, first.at).map((m) => ({ role: m.role, content: m.blocks.map((b) => b.param) }));
+  const recorded = raw.messages
+    .slice(first.epochStart, first.at)
+    .map((m) => ({ role: m.role, content: m.blocks.map((b) => b.param) }));
   const hidden = first.usage ? Math.max(0, totalInput(first.usage) - meter.messages(recorded).tokens) : 0;
   const shared = Math.min(hidden, first.usage?.cache_read_input_tokens ?? 0);
   const clientPrefix: ClientPrefix = { sharedTokens: shared, sessionTokens: hidden - shared };
@@ -127,9 +148,11 @@ export function setupSession(raw: ImportedSession, opts: SetupOptions = {}): Ben
   const system: TextBlockParam[] = [];
   const sharedBlock = shared > 0 ? placeholder('shared system prompt and tools', shared) : undefined;
   if (sharedBlock) system.push(sharedBlock);
-  if (clientPrefix.sessionTokens > 0) system.push(placeholder('session system prompt and reminders', clientPrefix.sessionTokens));
+  if (clientPrefix.sessionTokens > 0)
+    system.push(placeholder('session system prompt and reminders', clientPrefix.sessionTokens));
   if (sharedBlock) known.set(sharedBlock.text, shared);
-  if (system.length && clientPrefix.sessionTokens > 0) known.set(system[system.length - 1].text, clientPrefix.sessionTokens);
+  if (system.length && clientPrefix.sessionTokens > 0)
+    known.set(system[system.length - 1].text, clientPrefix.sessionTokens);
 
   const memo = new WeakMap<object, number>();
   const tokensOf = (block: object): number => {
@@ -145,7 +168,8 @@ export function setupSession(raw: ImportedSession, opts: SetupOptions = {}): Ben
   const times = requestTimes(raw);
   // A read of the system prompt alone after a pause past the recording's TTL is the TTL's doing, not a
   // client change: following it would charge a strategy that writes with a longer TTL for a miss it does not have.
-  const pastTtl = (i: number): boolean => i > 0 && times.request[i] - times.request[i - 1] >= ttlMsOf(recordedTtl(raw.calls[i - 1]) ?? '5m');
+  const pastTtl = (i: number): boolean =>
+    i > 0 && times.request[i] - times.request[i - 1] >= ttlMsOf(recordedTtl(raw.calls[i - 1]) ?? '5m');
   return {
     name: raw.file.split('/').pop()!.slice(0, 8),
     model,
@@ -155,6 +179,9 @@ export function setupSession(raw: ImportedSession, opts: SetupOptions = {}): Ben
     responseTimes: times.response,
     tokensOf,
     clientInvalidations: new Set(clientInvalidations(raw.calls, hidden, pastTtl)),
-    sharedPrefixRequest: withPrefix && sharedBlock ? { model, system: [{ ...sharedBlock, cache_control: { type: 'ephemeral' } }], messages: [] } : undefined,
+    sharedPrefixRequest:
+      withPrefix && sharedBlock
+        ? { model, system: [{ ...sharedBlock, cache_control: { type: 'ephemeral' } }], messages: [] }
+        : undefined,
   };
 }

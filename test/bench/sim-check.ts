@@ -33,13 +33,58 @@ export interface Step {
 }
 
 export const LADDER: readonly Step[] = [
-  { label: '1. frozen token meter (was: the engine\'s online estimator)', lookback: LEGACY_LOOKBACK, dropThinking: false, requestTimes: false, clientPrefix: false },
-  { label: '2. + request times (was: response timestamps)', lookback: LEGACY_LOOKBACK, dropThinking: false, requestTimes: true, clientPrefix: false },
-  { label: '3. + the client\'s unrecorded prefix', lookback: LEGACY_LOOKBACK, dropThinking: false, requestTimes: true, clientPrefix: true },
-  { label: '4. + lookback of 20 positions (was 21)', lookback: 20, dropThinking: false, requestTimes: true, clientPrefix: true },
-  { label: '5. + earlier turns\' thinking dropped, thinking removed for caching (Sonnet 4.5)', lookback: 20, dropThinking: true, requestTimes: true, clientPrefix: true },
-  { label: '6. + the recording\'s own message invalidations (reads of the system prompt alone) = the bench now', lookback: 20, dropThinking: true, requestTimes: true, clientPrefix: true, clientInvalidations: true },
-  { label: '7. every session at Sonnet prices (the skeptic\'s pricing)', lookback: 20, dropThinking: true, requestTimes: true, clientPrefix: true, clientInvalidations: true, priceAs: SONNET },
+  {
+    label: "1. frozen token meter (was: the engine's online estimator)",
+    lookback: LEGACY_LOOKBACK,
+    dropThinking: false,
+    requestTimes: false,
+    clientPrefix: false,
+  },
+  {
+    label: '2. + request times (was: response timestamps)',
+    lookback: LEGACY_LOOKBACK,
+    dropThinking: false,
+    requestTimes: true,
+    clientPrefix: false,
+  },
+  {
+    label: "3. + the client's unrecorded prefix",
+    lookback: LEGACY_LOOKBACK,
+    dropThinking: false,
+    requestTimes: true,
+    clientPrefix: true,
+  },
+  {
+    label: '4. + lookback of 20 positions (was 21)',
+    lookback: 20,
+    dropThinking: false,
+    requestTimes: true,
+    clientPrefix: true,
+  },
+  {
+    label: "5. + earlier turns' thinking dropped, thinking removed for caching (Sonnet 4.5)",
+    lookback: 20,
+    dropThinking: true,
+    requestTimes: true,
+    clientPrefix: true,
+  },
+  {
+    label: "6. + the recording's own message invalidations (reads of the system prompt alone) = the bench now",
+    lookback: 20,
+    dropThinking: true,
+    requestTimes: true,
+    clientPrefix: true,
+    clientInvalidations: true,
+  },
+  {
+    label: "7. every session at Sonnet prices (the skeptic's pricing)",
+    lookback: 20,
+    dropThinking: true,
+    requestTimes: true,
+    clientPrefix: true,
+    clientInvalidations: true,
+    priceAs: SONNET,
+  },
 ];
 
 export interface StepResult {
@@ -58,7 +103,13 @@ function simOptions(st: Step): CacheSimulatorOptions {
 /** Price the requests under one ladder step with both simulators, call by call. */
 export function checkStep(s: BenchSession, requests: readonly SentRequest[], st: Step): StepResult {
   const timeOf = (r: SentRequest): number => (st.requestTimes ? r.at : r.replayNow);
-  const bench = priceRequests(s, requests, { sim: simOptions(st), priceAs: st.priceAs, timeOf, withoutClientPrefix: !st.clientPrefix, withoutClientInvalidations: !st.clientInvalidations });
+  const bench = priceRequests(s, requests, {
+    sim: simOptions(st),
+    priceAs: st.priceAs,
+    timeOf,
+    withoutClientPrefix: !st.clientPrefix,
+    withoutClientInvalidations: !st.clientInvalidations,
+  });
   const ref = new ReferenceCache({
     tokensOf: s.tokensOf,
     priceAs: st.priceAs,
@@ -78,7 +129,10 @@ export function checkStep(s: BenchSession, requests: readonly SentRequest[], st:
     refCost += u.cost;
     refTokens += u.total;
     const b = bench.perCall[i];
-    const same = b.cache_read_input_tokens === u.read && b.cache_creation_input_tokens === u.write5m + u.write1h && b.input_tokens === u.uncached;
+    const same =
+      b.cache_read_input_tokens === u.read &&
+      b.cache_creation_input_tokens === u.write5m + u.write1h &&
+      b.input_tokens === u.uncached;
     if (!same) {
       mismatches++;
       firstMismatch ??= `call ${i}: engine sim read ${b.cache_read_input_tokens} write ${b.cache_creation_input_tokens} input ${b.input_tokens}; reference read ${u.read} write ${u.write5m + u.write1h} input ${u.uncached}`;
@@ -92,7 +146,8 @@ export function legacyPricer(model: string): { step(body: RequestBody, tokens: T
   const sim = new CacheSimulator({ lookbackBlocks: LEGACY_LOOKBACK, dropsEarlierThinking: () => false });
   return {
     step(body, tokens, at) {
-      const tokensOf = (block: object): number => (isContentBlock(block) ? tokens.block(block).tokens : tokens.text(JSON.stringify(block)).tokens);
+      const tokensOf = (block: object): number =>
+        isContentBlock(block) ? tokens.block(block).tokens : tokens.text(JSON.stringify(block)).tokens;
       const u = sim.step({ ...body, system: undefined }, tokensOf, at);
       return costOf({ ...u, output_tokens: 0 }, model).total;
     },

@@ -25,7 +25,9 @@ function asClaude(imp: ImportedSession): ImportedSession {
 export function singleTaskSection(log: (s: string) => void): { md: string[]; rows: Row[] } {
   const rows: Row[] = [];
   const contenders = CONTENDERS.filter((c) => c.name === 'none' || c.name === 'default');
-  const files = readdirSync(DIR).filter((f) => !f.endsWith('.md')).sort();
+  const files = readdirSync(DIR)
+    .filter((f) => !f.endsWith('.md'))
+    .sort();
   for (const f of files) {
     const imp = asClaude(importTranscript(join(DIR, f)));
     if (!imp.calls.length) continue;
@@ -50,10 +52,15 @@ export function singleTaskSection(log: (s: string) => void): { md: string[]; row
     const none = rows.find((r) => r.transcript === name && r.contender === 'none')!;
     const def = rows.find((r) => r.transcript === name && r.contender === 'default')!;
     const kept = def.userTextNeeded ? def.userTextKept / def.userTextNeeded : 1;
-    lines.push(`| ${name} | ${def.calls} | ${pct(def.inputCost / none.inputCost)} | ${pct(def.tokensSent / none.tokensSent)} | ${pct(kept)} | ${none.invalid + def.invalid} |`);
+    lines.push(
+      `| ${name} | ${def.calls} | ${pct(def.inputCost / none.inputCost)} | ${pct(def.tokensSent / none.tokensSent)} | ${pct(kept)} | ${none.invalid + def.invalid} |`,
+    );
   }
   const agg = aggregate(rows).find((a) => a.contender === 'default');
-  if (agg) lines.push(`| all | ${agg.calls} | ${pct(agg.costVsNone)} | ${pct(agg.tokensVsNone)} | ${pct(agg.userText)} | ${rows.reduce((n, r) => n + r.invalid, 0)} |`);
+  if (agg)
+    lines.push(
+      `| all | ${agg.calls} | ${pct(agg.costVsNone)} | ${pct(agg.tokensVsNone)} | ${pct(agg.userText)} | ${rows.reduce((n, r) => n + r.invalid, 0)} |`,
+    );
   lines.push('');
   return { md: lines, rows };
 }

@@ -101,7 +101,10 @@ export function quantile(xs: readonly number[], q: number): number {
 /** Turn `t` of a session: string content and block content alternate, as clients send both. */
 function turn(id: number, t: number): { role: 'user' | 'assistant'; content: unknown }[] {
   const words = `session ${id} turn ${t}: ${'the quick brown fox jumps over the lazy dog '.repeat(4)}`;
-  const user = t % 2 ? { role: 'user' as const, content: [{ type: 'text', text: `asks ${words}` }] } : { role: 'user' as const, content: `asks ${words}` };
+  const user =
+    t % 2
+      ? { role: 'user' as const, content: [{ type: 'text', text: `asks ${words}` }] }
+      : { role: 'user' as const, content: `asks ${words}` };
   return t === 0 ? [user] : [{ role: 'assistant', content: [{ type: 'text', text: `answers ${words}` }] }, user];
 }
 
@@ -123,16 +126,26 @@ function engineHeap(started: number, log: (s: string) => void): HeapSample[] {
         for (let j = 0; j < COHORT; j++) {
           const id = c * COHORT + j;
           histories[j].push(...turn(id, t));
-          const raw = Buffer.from(JSON.stringify({ model: MODEL, max_tokens: 64, system: 'You are a soak test.', messages: histories[j] }));
+          const raw = Buffer.from(
+            JSON.stringify({ model: MODEL, max_tokens: 64, system: 'You are a soak test.', messages: histories[j] }),
+          );
           const f = engine.onRequest(raw, { 'x-claude-code-session-id': `heap-${id}` }, ++calls);
           engine.afterForward(f);
-          if (f.sessionId !== undefined && f.callIndex !== undefined) engine.onResponse(f.sessionId, f.callIndex, { usage: { input_tokens: 100, output_tokens: 10 } });
+          if (f.sessionId !== undefined && f.callIndex !== undefined)
+            engine.onResponse(f.sessionId, f.callIndex, { usage: { input_tokens: 100, output_tokens: 10 } });
           while (engine.refineStep());
         }
       }
       gc();
-      out.push({ sessions: (c + 1) * COHORT, calls, liveSessions: engine.liveSessions, heapMB: process.memoryUsage().heapUsed / 1e6 });
-      log(`soak (engine heap): ${calls} calls, ${(c + 1) * COHORT} sessions: ${out[out.length - 1].heapMB.toFixed(1)} MB`);
+      out.push({
+        sessions: (c + 1) * COHORT,
+        calls,
+        liveSessions: engine.liveSessions,
+        heapMB: process.memoryUsage().heapUsed / 1e6,
+      });
+      log(
+        `soak (engine heap): ${calls} calls, ${(c + 1) * COHORT} sessions: ${out[out.length - 1].heapMB.toFixed(1)} MB`,
+      );
     }
   } finally {
     engine.close();
@@ -143,16 +156,26 @@ function engineHeap(started: number, log: (s: string) => void): HeapSample[] {
 
 export async function runSoak(log: (s: string) => void): Promise<SoakResult> {
   const started = Date.now();
-  const server = await spawnUrl([resolve('dist/dev-server.js'), '--port', '0', '--fallback', 'echo', '--context-window', String(SERVER_WINDOW)], /listening on (http:\/\/\S+)/);
+  const server = await spawnUrl(
+    [resolve('dist/dev-server.js'), '--port', '0', '--fallback', 'echo', '--context-window', String(SERVER_WINDOW)],
+    /listening on (http:\/\/\S+)/,
+  );
   const journalDir = mkdtempSync(join(tmpdir(), 'trimline-bench-soak-'));
   const probed = await startProbedProxy(['--upstream', server.url, '--strategy', STRATEGY, '--journal', journalDir]);
   const { proxy, alive } = probed;
-  const poison = JSON.stringify({ model: MODEL, max_tokens: 64, messages: [{ role: 'user', content: 'B'.repeat(6_000_000) }] });
+  const poison = JSON.stringify({
+    model: MODEL,
+    max_tokens: 64,
+    messages: [{ role: 'user', content: 'B'.repeat(6_000_000) }],
+  });
   const bigText = bigLog(5);
   let hostile = 0;
   let hostileFailures = 0;
   const hostileCalls = async (n: number): Promise<void> => {
-    for (const [key, body] of [[`soak-poison-${n}`, poison], [`soak-big-${n}`, bigBody(bigText, `soak-big-${n}`)]]) {
+    for (const [key, body] of [
+      [`soak-poison-${n}`, poison],
+      [`soak-big-${n}`, bigBody(bigText, `soak-big-${n}`)],
+    ]) {
       hostile++;
       const r = await postMessages(proxy.url, key, body, CALL_TIMEOUT_MS).catch(() => ({ status: 0 }));
       if (r.status !== 200) hostileFailures++;
@@ -168,9 +191,22 @@ export async function runSoak(log: (s: string) => void): Promise<SoakResult> {
     const rss = alive() ? rssMB(proxy.pid) : Number.NaN;
     const fds = alive() ? fdCount(proxy.pid) : Number.NaN;
     const { rssAfterGcMB, heapAfterGcMB } = await probed.probe();
-    samples.push({ calls, sessions, rssMB: rss, rssAfterGcMB, heapAfterGcMB, alive: alive(), fds, locks: files.filter((f) => f.endsWith('.lock')).length, journals: files.filter((f) => f.endsWith('.jsonl')).length, elapsedS: (Date.now() - started) / 1000 });
+    samples.push({
+      calls,
+      sessions,
+      rssMB: rss,
+      rssAfterGcMB,
+      heapAfterGcMB,
+      alive: alive(),
+      fds,
+      locks: files.filter((f) => f.endsWith('.lock')).length,
+      journals: files.filter((f) => f.endsWith('.jsonl')).length,
+      elapsedS: (Date.now() - started) / 1000,
+    });
     const s = samples[samples.length - 1];
-    log(`soak: ${s.calls} calls, ${s.sessions} sessions: ${s.alive ? 'alive' : 'GONE'}, RSS ${s.rssMB.toFixed(0)} MB (${s.rssAfterGcMB.toFixed(0)} after GC, heap ${s.heapAfterGcMB.toFixed(0)}), ${s.fds} fds, ${s.locks} locks`);
+    log(
+      `soak: ${s.calls} calls, ${s.sessions} sessions: ${s.alive ? 'alive' : 'GONE'}, RSS ${s.rssMB.toFixed(0)} MB (${s.rssAfterGcMB.toFixed(0)} after GC, heap ${s.heapAfterGcMB.toFixed(0)}), ${s.fds} fds, ${s.locks} locks`,
+    );
   };
   const call = async (url: string, key: string, body: string): Promise<number> => {
     const t = performance.now();
@@ -194,7 +230,13 @@ export async function runSoak(log: (s: string) => void): Promise<SoakResult> {
           }
           const id = c * COHORT + j;
           histories[j].push(...turn(id, t));
-          const body = JSON.stringify({ model: MODEL, max_tokens: 64, stream: true, system: 'You are a soak test.', messages: histories[j] });
+          const body = JSON.stringify({
+            model: MODEL,
+            max_tokens: 64,
+            stream: true,
+            system: 'You are a soak test.',
+            messages: histories[j],
+          });
           const key = `soak-${id}`;
           if (measured && t >= PAIRED_FROM_TURN) {
             // Alternate which path meets the server first.
@@ -214,7 +256,14 @@ export async function runSoak(log: (s: string) => void): Promise<SoakResult> {
       }
       if (measured && direct.length) {
         const added = viaProxy.map((p, i) => p - direct[i]);
-        windows.push({ label: c === 0 ? 'start (first cohort)' : 'end (last cohort)', calls: added.length, directP50: quantile(direct, 0.5), proxyP50: quantile(viaProxy, 0.5), addedP50: quantile(added, 0.5), addedP99: quantile(added, 0.99) });
+        windows.push({
+          label: c === 0 ? 'start (first cohort)' : 'end (last cohort)',
+          calls: added.length,
+          directP50: quantile(direct, 0.5),
+          proxyP50: quantile(viaProxy, 0.5),
+          addedP50: quantile(added, 0.5),
+          addedP99: quantile(added, 0.99),
+        });
       }
       await sample((c + 1) * COHORT);
       if (!completed) break;
@@ -225,7 +274,19 @@ export async function runSoak(log: (s: string) => void): Promise<SoakResult> {
     rmSync(journalDir, { recursive: true, force: true });
   }
   const heap = engineHeap(started, log);
-  return { strategy: STRATEGY, calls, sessions: SESSIONS, completed, failures, hostile, hostileFailures, samples, windows, heap, seconds: (Date.now() - started) / 1000 };
+  return {
+    strategy: STRATEGY,
+    calls,
+    sessions: SESSIONS,
+    completed,
+    failures,
+    hostile,
+    hostileFailures,
+    samples,
+    windows,
+    heap,
+    seconds: (Date.now() - started) / 1000,
+  };
 }
 
 const f1 = (x: number): string => x.toFixed(1);
@@ -241,7 +302,10 @@ export function formatSoak(r: SoakResult): string[] {
     '',
     '| after calls | sessions met | proxy alive | RSS MB | RSS after GC MB | heap after GC MB | open fds | lock files | journals |',
     '|---|---|---|---|---|---|---|---|---|',
-    ...r.samples.map((s) => `| ${s.calls} | ${s.sessions} | ${s.alive ? 'yes' : 'no'} | ${f1(s.rssMB)} | ${f1(s.rssAfterGcMB)} | ${f1(s.heapAfterGcMB)} | ${s.fds} | ${s.locks} | ${s.journals} |`),
+    ...r.samples.map(
+      (s) =>
+        `| ${s.calls} | ${s.sessions} | ${s.alive ? 'yes' : 'no'} | ${f1(s.rssMB)} | ${f1(s.rssAfterGcMB)} | ${f1(s.heapAfterGcMB)} | ${s.fds} | ${s.locks} | ${s.journals} |`,
+    ),
     '',
     `Start → end: RSS ${f1(first.rssMB)} → ${f1(last.rssMB)} MB (after GC ${f1(first.rssAfterGcMB)} → ${f1(last.rssAfterGcMB)}, heap ${f1(first.heapAfterGcMB)} → ${f1(last.heapAfterGcMB)}), descriptors ${first.fds} → ${last.fds}, lock files ${first.locks} → ${last.locks}.`,
     '',
@@ -249,7 +313,10 @@ export function formatSoak(r: SoakResult): string[] {
     '',
     '| window | paired calls | direct p50 ms | proxy p50 ms | added p50 ms | added p99 ms |',
     '|---|---|---|---|---|---|',
-    ...r.windows.map((w) => `| ${w.label} | ${w.calls} | ${f2(w.directP50)} | ${f2(w.proxyP50)} | ${f2(w.addedP50)} | ${f2(w.addedP99)} |`),
+    ...r.windows.map(
+      (w) =>
+        `| ${w.label} | ${w.calls} | ${f2(w.directP50)} | ${f2(w.proxyP50)} | ${f2(w.addedP50)} | ${f2(w.addedP99)} |`,
+    ),
     '',
     ...(r.heap.length
       ? [

@@ -31,10 +31,29 @@ function bigTranscript(file: string, bytes: number): void {
   let lines: string[] = [];
   for (let i = 0; statSyncSize(file) < bytes; i++) {
     const at = new Date(Date.UTC(2026, 10, 28, 10, 0, i)).toISOString();
-    const usage = { input_tokens: 5, output_tokens: 80, cache_read_input_tokens: 20_000 + (i % 80) * 2_000, cache_creation_input_tokens: 2_000 };
+    const usage = {
+      input_tokens: 5,
+      output_tokens: 80,
+      cache_read_input_tokens: 20_000 + (i % 80) * 2_000,
+      cache_creation_input_tokens: 2_000,
+    };
     lines.push(
-      JSON.stringify({ type: 'assistant', timestamp: at, message: { id: `msg_${i}`, model: 'claude-sonnet-4-6', role: 'assistant', content: [{ type: 'tool_use', id: `toolu_${i}`, name: 'Read', input: {} }], usage } }),
-      JSON.stringify({ type: 'user', timestamp: at, message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${i}`, content: result }] } }),
+      JSON.stringify({
+        type: 'assistant',
+        timestamp: at,
+        message: {
+          id: `msg_${i}`,
+          model: 'claude-sonnet-4-6',
+          role: 'assistant',
+          content: [{ type: 'tool_use', id: `toolu_${i}`, name: 'Read', input: {} }],
+          usage,
+        },
+      }),
+      JSON.stringify({
+        type: 'user',
+        timestamp: at,
+        message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${i}`, content: result }] },
+      }),
     );
     if (lines.length >= 200) {
       appendFileSync(file, `${lines.join('\n')}\n`);
@@ -60,7 +79,9 @@ function simulatorMs(): number {
   return timed(() => {
     for (let call = 0; call < 300; call++) {
       log.push(text(`new${call}`, 40));
-      const blocks = log.map((b, i) => (i === log.length - 1 ? ({ ...b, cache_control: { type: 'ephemeral' } } as SimBlock) : b));
+      const blocks = log.map((b, i) =>
+        i === log.length - 1 ? ({ ...b, cache_control: { type: 'ephemeral' } } as SimBlock) : b,
+      );
       const body: SimRequest = { model: 'claude-sonnet-4-6', system, messages: [{ role: 'user', content: blocks }] };
       sim.step(body, tokensOf, 1_700_000_000_000 + call * 10_000);
     }
@@ -72,7 +93,12 @@ export function timingsSection(log: (s: string) => void): { md: string[]; json: 
   try {
     const file = join(dir, 'session.jsonl');
     bigTranscript(file, BIG_TRANSCRIPT_BYTES);
-    const input = JSON.stringify({ session_id: 'bench', transcript_path: file, model: { id: 'claude-sonnet-4-6', display_name: 'Sonnet 4.6' }, cost: { total_cost_usd: 12.5 } });
+    const input = JSON.stringify({
+      session_id: 'bench',
+      transcript_path: file,
+      model: { id: 'claude-sonnet-4-6', display_name: 'Sonnet 4.6' },
+      cost: { total_cost_usd: 12.5 },
+    });
     const env = { ...process.env, TRIMLINE_DATA_DIR: dir };
     // Beside this bundle (dist/bench.js): runs from any directory.
     const cli = join(__dirname, 'cli.js');
@@ -81,7 +107,12 @@ export function timingsSection(log: (s: string) => void): { md: string[]; json: 
     let line = '';
     for (let r = 0; r < RUNS; r++) {
       node.push(timed(() => spawnSync(process.execPath, ['-e', '0'], { env })));
-      status.push(timed(() => (line = spawnSync(process.execPath, [cli, 'statusline'], { input, env, encoding: 'utf8' }).stdout.trim())));
+      status.push(
+        timed(
+          () =>
+            (line = spawnSync(process.execPath, [cli, 'statusline'], { input, env, encoding: 'utf8' }).stdout.trim()),
+        ),
+      );
     }
     const tail = Array.from({ length: RUNS }, () => timed(() => statusFromTranscript(file)));
     const sim = Array.from({ length: 3 }, simulatorMs);

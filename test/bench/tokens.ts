@@ -16,13 +16,21 @@
  * - Every content class costs ≈ 1.13 Claude tokens per cl100k token; the
  *   apparent ratio ≈ 1.5 comes from ≈ 44 tokens per tool_use/tool_result block.
  *
- * Run: npx esbuild test/bench/tokens.ts --bundle --platform=node --outfile=dist/tokens-bench.cjs && node dist/tokens-bench.cjs
+ * Run: npx esbuild test/bench/tokens.ts --bundle --platform=node --outfile=dist/tokens-bench.cjs && node
+ * dist/tokens-bench.cjs
  */
 import { readdirSync } from 'node:fs';
 import { basename, join, resolve } from 'node:path';
 import { ImportError, importTranscript } from '../../src/core/import';
 import type { CallRecord, ContentBlockParam, LogMessage, MessageParam } from '../../src/core/session';
-import { Calibrator, FeatureExtractor, MIN_CALIBRATION_SAMPLES, uncountedThinking, usageDelta, type CalibrationPrior } from '../../src/core/tokens';
+import {
+  Calibrator,
+  FeatureExtractor,
+  MIN_CALIBRATION_SAMPLES,
+  uncountedThinking,
+  usageDelta,
+  type CalibrationPrior,
+} from '../../src/core/tokens';
 
 export interface Transcript {
   file: string;
@@ -41,8 +49,11 @@ export function loadTranscript(file: string): Transcript | undefined {
   }
 }
 
-/** The real Claude Code transcripts (copies in test/fixtures, see NOTICE.md there; override with TRIMLINE_TRANSCRIPTS). */
-export const TRANSCRIPT_DIR = process.env.TRIMLINE_TRANSCRIPTS ?? resolve(process.cwd(), 'test/fixtures/transcripts/m-claude');
+/**
+ * The real Claude Code transcripts (copies in test/fixtures, see NOTICE.md there; override with TRIMLINE_TRANSCRIPTS).
+ */
+export const TRANSCRIPT_DIR =
+  process.env.TRIMLINE_TRANSCRIPTS ?? resolve(process.cwd(), 'test/fixtures/transcripts/m-claude');
 
 export function transcriptFiles(dir = TRANSCRIPT_DIR): string[] {
   return readdirSync(dir)
@@ -80,7 +91,8 @@ export function deltaSamples(t: Transcript): DeltaSample[] {
     const after = uncountedThinking(view.slice(cur.epochStart, cur.at), cur.model);
     const window = t.messages.slice(prev.at, cur.at).flatMap((m) => m.blocks.map((b) => b.param));
     const windowBlocks = new Set(window);
-    // Dropped thinking of the window itself (the previous response's, at a new turn) was never counted: neither added nor removed.
+    // Dropped thinking of the window itself (the previous response's, at a new turn) was never counted: neither added
+    // nor removed.
     const removed = [...after].filter((b) => !before.has(b) && !windowBlocks.has(b));
     out.push({
       file: basename(t.file),
@@ -132,7 +144,10 @@ export function errorStats(errors: number[]): ErrorStats {
   };
 }
 
-/** A prior that knows only the reference's per-message ratio (≈ 1.5) and nothing about structure: shows convergence from scratch. */
+/**
+ * A prior that knows only the reference's per-message ratio (≈ 1.5) and nothing about structure: shows convergence from
+ * scratch.
+ */
 export const NAIVE_PRIOR: CalibrationPrior = {
   ratio: 1.5,
   perMessage: 0,
@@ -181,7 +196,13 @@ function predictDelta(c: Calibrator, s: DeltaSample): number {
 }
 
 function observe(c: Calibrator, s: DeltaSample): void {
-  c.observe({ model: s.model, addedBlocks: s.added, addedMessages: s.addedMessages, removedBlocks: s.removed, trueDelta: s.trueDelta });
+  c.observe({
+    model: s.model,
+    addedBlocks: s.added,
+    addedMessages: s.addedMessages,
+    removedBlocks: s.removed,
+    trueDelta: s.trueDelta,
+  });
 }
 
 /**
@@ -194,10 +215,12 @@ function observe(c: Calibrator, s: DeltaSample): void {
 export function measureCalibration(files: readonly string[]): Report {
   const t0 = performance.now();
   const extractor = new FeatureExtractor();
-  const all = files.map((f) => {
-    const t = loadTranscript(f);
-    return t ? deltaSamples(t) : [];
-  }).filter((s) => s.length > 0);
+  const all = files
+    .map((f) => {
+      const t = loadTranscript(f);
+      return t ? deltaSamples(t) : [];
+    })
+    .filter((s) => s.length > 0);
   const transcripts: TranscriptReport[] = [];
   const overall = emptyErrors();
   const cold = emptyErrors();
@@ -241,17 +264,35 @@ export function measureCalibration(files: readonly string[]): Report {
     coldStart[m] = errorStats(cold[m]);
   }
   const { hits, misses } = extractor.raw.stats();
-  return { transcripts, overall: stats, coldStart, samples: all.reduce((a, s) => a + s.length, 0), rawCache: { hits, misses }, ms: performance.now() - t0 };
+  return {
+    transcripts,
+    overall: stats,
+    coldStart,
+    samples: all.reduce((a, s) => a + s.length, 0),
+    rawCache: { hits, misses },
+    ms: performance.now() - t0,
+  };
 }
 
 const pct = (v: number): string => `${v >= 0 ? '+' : ''}${(100 * v).toFixed(1)}%`;
-const cell = (s: ErrorStats): string => `${(100 * s.medianAbs).toFixed(1)}% [${pct(s.p10)}, ${pct(s.p90)}] b${pct(s.bias)}`;
+const cell = (s: ErrorStats): string =>
+  `${(100 * s.medianAbs).toFixed(1)}% [${pct(s.p10)}, ${pct(s.p90)}] b${pct(s.bias)}`;
 
 export function formatReport(r: Report): string {
   const head = ['transcript', 'model', 'n', ...METHODS.map((m) => METHOD_LABELS[m])];
-  const rows = r.transcripts.map((t) => [t.file.slice(0, 8), (t.model ?? '?').replace(/^claude-|-\d{8}$/g, ''), String(t.stats.raw.n), ...METHODS.map((m) => cell(t.stats[m]))]);
+  const rows = r.transcripts.map((t) => [
+    t.file.slice(0, 8),
+    (t.model ?? '?').replace(/^claude-|-\d{8}$/g, ''),
+    String(t.stats.raw.n),
+    ...METHODS.map((m) => cell(t.stats[m])),
+  ]);
   rows.push(['overall', '', String(r.overall.raw.n), ...METHODS.map((m) => cell(r.overall[m]))]);
-  rows.push(['cold start', `first ${MIN_CALIBRATION_SAMPLES}`, String(r.coldStart.raw.n), ...METHODS.map((m) => cell(r.coldStart[m]))]);
+  rows.push([
+    'cold start',
+    `first ${MIN_CALIBRATION_SAMPLES}`,
+    String(r.coldStart.raw.n),
+    ...METHODS.map((m) => cell(r.coldStart[m])),
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((row) => row[i].length)));
   const line = (row: string[]): string => row.map((c, i) => c.padEnd(widths[i])).join(' | ');
   return [

@@ -4,7 +4,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolResultText } from '../../src/core/session';
 import type { InspectorRow, RequestDiff } from '../../src/protocol';
 import { sentToolResult } from '../unit/inspect/helpers';
-import { launchBrowser, openInspector, revealRow, ROW, screenshot, serve, statusMatching, type Served } from './helpers';
+import {
+  launchBrowser,
+  openInspector,
+  revealRow,
+  ROW,
+  screenshot,
+  serve,
+  statusMatching,
+  type Served,
+} from './helpers';
 
 describe('inspector actions through the UI', () => {
   let browser: Browser;
@@ -13,7 +22,8 @@ describe('inspector actions through the UI', () => {
   const rowOf = (blockId: string): InspectorRow => s.inspector.snapshot().rows.find((r) => r.blockId === blockId)!;
   const indexOf = (blockId: string): number => s.inspector.snapshot().rows.findIndex((r) => r.blockId === blockId);
   const original = (blockId: string): string => toolResultText(s.inspector.snapshot() && rowParam(blockId));
-  const rowParam = (blockId: string) => s.inspector.imp.messages.flatMap((m) => m.blocks).find((b) => b.id === blockId)!.param;
+  const rowParam = (blockId: string) =>
+    s.inspector.imp.messages.flatMap((m) => m.blocks).find((b) => b.id === blockId)!.param;
   const toolUseId = (blockId: string): string => {
     const p = rowParam(blockId);
     return p.type === 'tool_result' ? p.tool_use_id : '';
@@ -31,7 +41,10 @@ describe('inspector actions through the UI', () => {
   });
 
   it('Trim with an own summary, then Restore', async () => {
-    const target = s.inspector.snapshot().rows.filter((r) => r.kind === 'tool_result' && r.state === 'verbatim' && r.sent).sort((a, b) => b.tokens - a.tokens)[0];
+    const target = s.inspector
+      .snapshot()
+      .rows.filter((r) => r.kind === 'tool_result' && r.state === 'verbatim' && r.sent)
+      .sort((a, b) => b.tokens - a.tokens)[0];
     const before = s.inspector.snapshot().cost.nextRequest;
     const nextCard = await page.textContent('.cards .card:nth-child(4) .card-value');
     await revealRow(page, target.blockId, indexOf(target.blockId));
@@ -43,14 +56,18 @@ describe('inspector actions through the UI', () => {
     await page.click(`${ROW(target.blockId)} .trim-apply`);
     expect(await statusMatching(page, /^Trimmed/)).toMatch(/Next request \$[\d.]+ → \$[\d.]+\./);
     // The host's next request carries the user's summary; the UI shows the new state and price.
-    expect(sentToolResult(s.inspector.nextRequest, toolUseId(target.blockId))).toContain('UI summary: exit code 0, the timeout is set');
+    expect(sentToolResult(s.inspector.nextRequest, toolUseId(target.blockId))).toContain(
+      'UI summary: exit code 0, the timeout is set',
+    );
     expect(rowOf(target.blockId)).toMatchObject({ state: 'trimmed', by: 'user' });
     expect(await stateShown(target.blockId)).toBe('trimmed');
     expect(s.inspector.snapshot().cost.nextRequest).not.toBe(before);
     expect(await page.textContent('.cards .card:nth-child(4) .card-value')).not.toBe(nextCard);
     // Expanding shows the original (loaded with the `originals` request).
     await page.waitForSelector(`${ROW(target.blockId)} .original-text`);
-    expect(await page.textContent(`${ROW(target.blockId)} .original-text`)).toContain(original(target.blockId).slice(0, 40));
+    expect(await page.textContent(`${ROW(target.blockId)} .original-text`)).toContain(
+      original(target.blockId).slice(0, 40),
+    );
     await screenshot(page, 'actions-trimmed');
     await page.click(`${ROW(target.blockId)} .row-btn.restore`);
     await statusMatching(page, /^Restored/);
@@ -59,7 +76,9 @@ describe('inspector actions through the UI', () => {
   });
 
   it('Pin brings back a result the strategy summarized; Unpin hands it back', async () => {
-    const target = s.inspector.snapshot().rows.find((r) => r.kind === 'tool_result' && r.state !== 'verbatim' && r.by?.startsWith('strategy:'))!;
+    const target = s.inspector
+      .snapshot()
+      .rows.find((r) => r.kind === 'tool_result' && r.state !== 'verbatim' && r.by?.startsWith('strategy:'))!;
     expect(sentToolResult(s.inspector.nextRequest, toolUseId(target.blockId))).not.toBe(original(target.blockId));
     await revealRow(page, target.blockId, indexOf(target.blockId));
     await page.click(`${ROW(target.blockId)} .row-btn.pin`);
@@ -96,7 +115,9 @@ describe('inspector actions through the UI', () => {
     expect(await page.locator('.diff-edits .edit').count()).toBe(d.edits?.length ?? 0);
     await page.click('vscode-dropdown.diff-call');
     await page.click('vscode-dropdown.diff-call vscode-option[value="16"]');
-    await page.waitForFunction(() => /^#16 vs call 15/.test(document.querySelector('.diff-summary')?.textContent ?? ''));
+    await page.waitForFunction(() =>
+      /^#16 vs call 15/.test(document.querySelector('.diff-summary')?.textContent ?? ''),
+    );
     await screenshot(page, 'actions-diff');
     const link = page.locator('.ref-link:not([disabled])').first();
     const ref = (await link.textContent())!.split(' · ')[0];
@@ -106,7 +127,7 @@ describe('inspector actions through the UI', () => {
     expect(focusedRef).toBe(ref);
   });
 
-  it('runs a finding\'s one-click action', async () => {
+  it("runs a finding's one-click action", async () => {
     // Make a large result stand out (strategy "none" keeps everything), then trim it from the findings.
     await page.click('vscode-dropdown.strategy');
     await page.click('vscode-dropdown.strategy vscode-option[value="none"]');

@@ -17,8 +17,18 @@ function transcript(): string {
     system: 'You are a helpful agent.',
     messages: [
       { role: 'user', content: `read the file ${rlo}gnp.exe` },
-      { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_01', name: `read${rlo}_file`, input: { path: `src/${rlo}\u2066txt.ts` } }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_01', content: `const ok = true; // ${rlo}} if (admin) {\u2069` }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'tool_use', id: 'toolu_01', name: `read${rlo}_file`, input: { path: `src/${rlo}\u2066txt.ts` } },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'toolu_01', content: `const ok = true; // ${rlo}} if (admin) {\u2069` },
+        ],
+      },
       { role: 'assistant', content: [{ type: 'text', text: `Done ${rlo}reversed` }] },
     ],
   });
@@ -48,7 +58,11 @@ describe('inspector: bidi controls', () => {
     expect(text).toContain('read\\u{202e}_file');
     expect(BIDI.exec(text)?.[0].codePointAt(0)?.toString(16)).toBeUndefined();
     // Tooltips and accessible names are shown text too.
-    const attrs = await page.evaluate(() => [...document.querySelectorAll('[title], [aria-label]')].map((e) => `${e.getAttribute('title') ?? ''} ${e.getAttribute('aria-label') ?? ''}`).join('\n'));
+    const attrs = await page.evaluate(() =>
+      [...document.querySelectorAll('[title], [aria-label]')]
+        .map((e) => `${e.getAttribute('title') ?? ''} ${e.getAttribute('aria-label') ?? ''}`)
+        .join('\n'),
+    );
     expect(BIDI.exec(attrs)?.[0].codePointAt(0)?.toString(16)).toBeUndefined();
   });
 });

@@ -31,7 +31,9 @@ describe('demo: another prompt from the inspector', () => {
     const before = demo.loop.session.calls.length;
     const snap = demo.inspector.snapshot()!;
     const rows = snap.rows;
-    const target = rows.filter((r) => r.kind === 'tool_result' && r.sent && r.cached).sort((a, b) => b.tokens - a.tokens)[0];
+    const target = rows
+      .filter((r) => r.kind === 'tool_result' && r.sent && r.cached)
+      .sort((a, b) => b.tokens - a.tokens)[0];
     await revealRow(page, target.blockId, rows.indexOf(target));
     await page.click(`${ROW(target.blockId)} .row-btn.trim`);
     await page.waitForSelector(`${ROW(target.blockId)} .trim-text`);
@@ -39,7 +41,9 @@ describe('demo: another prompt from the inspector', () => {
     await page.keyboard.type('Trimmed in the demo: the file defines the cart total.');
     await page.click(`${ROW(target.blockId)} .trim-apply`);
     // The trim may not pay back this late in the demo: then it asks, and we apply it anyway.
-    const asked = await page.waitForSelector('.price-confirm:not([hidden]) .price-apply', { timeout: 3_000 }).catch(() => undefined);
+    const asked = await page
+      .waitForSelector('.price-confirm:not([hidden]) .price-apply', { timeout: 3_000 })
+      .catch(() => undefined);
     if (asked) await asked.click();
     await statusMatching(page, /^Trimmed/);
     await page.fill('.prompt-input', 'Summarize what you found in one line.');
@@ -60,7 +64,10 @@ describe('demo: another prompt from the inspector', () => {
     expect(existsSync(workspace)).toBe(true);
     // The journal keeps every call's verdict: `inspect --json` lists them as perCall.
     const dir = join(workspace, '.trimline', 'sessions');
-    const journal = join(dir, readdirSync(dir).find((f) => f.endsWith('.jsonl'))!);
+    const journal = join(
+      dir,
+      readdirSync(dir).find((f) => f.endsWith('.jsonl'))!,
+    );
     const perCall = lineageCalls(journal)!;
     expect(perCall.map((c) => c.call)).toEqual(demo.loop.session.calls.map((c) => c.index));
     expect(perCall[before].miss).toMatchObject({ reason: 'messages_changed', changeSource: 'trimline_edit' });

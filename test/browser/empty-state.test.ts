@@ -8,14 +8,21 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { importTranscript } from '../../src/core/import';
 import { ReplayInspector, startInspectorServer, type InspectorServer } from '../../src/host/standalone';
-import { parseWebviewMessage, type HostMessage, type InspectorAction, type InspectorSnapshot } from '../../src/protocol';
+import {
+  parseWebviewMessage,
+  type HostMessage,
+  type InspectorAction,
+  type InspectorSnapshot,
+} from '../../src/protocol';
 import { RecordingHost } from '../unit/inspect/helpers';
 import { focused, launchBrowser, openInspector, screenshot, TRANSCRIPTS, vscodeApi, type Watched } from './helpers';
 
 const BOTH: InspectorAction[] = ['startChat', 'importTranscript'];
 
 function sessionSnapshot(): InspectorSnapshot {
-  return new ReplayInspector(importTranscript(`${TRANSCRIPTS}/343e3472-b9b6-4561-ade0-21d1a4730c11.jsonl`), { strategy: 'default' }).snapshot();
+  return new ReplayInspector(importTranscript(`${TRANSCRIPTS}/343e3472-b9b6-4561-ade0-21d1a4730c11.jsonl`), {
+    strategy: 'default',
+  }).snapshot();
 }
 
 /** What the empty state shows: its buttons (action, label, appearance, description) and texts. */
@@ -29,7 +36,14 @@ function emptyView(page: Page) {
       detail: document.getElementById(b.getAttribute('aria-describedby') ?? '')?.textContent ?? '',
     }));
     const hidden = (sel: string) => (document.querySelector(sel) as HTMLElement).hidden;
-    return { visible: !root.hidden, mainHidden: hidden('.inspector-main'), loadingHidden: hidden('.loading'), title: root.querySelector('h1')?.textContent, text: root.textContent ?? '', buttons };
+    return {
+      visible: !root.hidden,
+      mainHidden: hidden('.inspector-main'),
+      loadingHidden: hidden('.loading'),
+      title: root.querySelector('h1')?.textContent,
+      text: root.textContent ?? '',
+      buttons,
+    };
   });
 }
 
@@ -48,13 +62,19 @@ describe('empty state in a VS Code webview', () => {
   let w: Watched;
   let page: Page;
   const posted = (): Promise<unknown[]> => page.evaluate(() => (window as unknown as { __posted: unknown[] }).__posted);
-  const hostSends = (m: HostMessage | Record<string, unknown>): Promise<void> => page.evaluate((msg) => window.postMessage(msg, '*'), m);
+  const hostSends = (m: HostMessage | Record<string, unknown>): Promise<void> =>
+    page.evaluate((msg) => window.postMessage(msg, '*'), m);
 
   beforeAll(async () => {
     browser = await launchBrowser();
     // The server only serves the document and bundles here: messages go through acquireVsCodeApi.
     server = await startInspectorServer(new RecordingHost(), { root: process.cwd() });
-    w = await openInspector(browser, server.pageUrl, { beforeLoad: vscodeApi, waitFor: 'p.loading', width: 1000, height: 700 });
+    w = await openInspector(browser, server.pageUrl, {
+      beforeLoad: vscodeApi,
+      waitFor: 'p.loading',
+      width: 1000,
+      height: 700,
+    });
     page = w.page;
   });
   afterAll(async () => {
@@ -68,7 +88,12 @@ describe('empty state in a VS Code webview', () => {
     await hostSends({ type: 'empty', actions: BOTH });
     await page.waitForSelector('.empty-state vscode-button');
     const v = await emptyView(page);
-    expect(v).toMatchObject({ visible: true, mainHidden: true, loadingHidden: true, title: 'No session to inspect yet' });
+    expect(v).toMatchObject({
+      visible: true,
+      mainHidden: true,
+      loadingHidden: true,
+      title: 'No session to inspect yet',
+    });
     expect(v.text).toContain('Start a chat or import a transcript');
     expect(v.buttons.map((b) => [b.action, b.label, b.appearance])).toEqual([
       ['startChat', 'Start a Chat', 'primary'],
@@ -87,7 +112,9 @@ describe('empty state in a VS Code webview', () => {
     await page.keyboard.press('Enter');
     // A second press while the host has not answered is dropped (no second dialog).
     await page.keyboard.press('Enter');
-    expect((await posted()).slice(1)).toEqual([{ type: 'request', id: 1, request: { op: 'runAction', action: 'startChat' } }]);
+    expect((await posted()).slice(1)).toEqual([
+      { type: 'request', id: 1, request: { op: 'runAction', action: 'startChat' } },
+    ]);
     await hostSends({ type: 'response', id: 1, ok: true });
     await page.keyboard.press('Tab');
     expect(await focusedAction(page)).toEqual({ action: 'importTranscript', ring: 'solid' });
@@ -150,18 +177,33 @@ describe('empty state from the standalone server', () => {
     const host = new RecordingHost();
     const server = await startInspectorServer(host, { root: process.cwd() });
     try {
-      const w = await openInspector(browser, server.pageUrl, { theme: 'light', waitFor: '.empty-state', width: 1000, height: 700 });
+      const w = await openInspector(browser, server.pageUrl, {
+        theme: 'light',
+        waitFor: '.empty-state',
+        width: 1000,
+        height: 700,
+      });
       const v = await emptyView(w.page);
       expect(v.buttons).toEqual([]);
       expect(v.text).toContain('as soon as it makes its first request');
       await screenshot(w.page, 'empty-state-standalone-light');
       const post = (request: unknown) =>
         w.page.evaluate(async (r) => {
-          const headers = { 'Content-Type': 'application/json', 'X-Trimline-Token': new URLSearchParams(location.search).get('token') ?? '' };
-          const res = await fetch('api/request', { method: 'POST', headers, body: JSON.stringify({ type: 'request', id: 7, request: r }) });
+          const headers = {
+            'Content-Type': 'application/json',
+            'X-Trimline-Token': new URLSearchParams(location.search).get('token') ?? '',
+          };
+          const res = await fetch('api/request', {
+            method: 'POST',
+            headers,
+            body: JSON.stringify({ type: 'request', id: 7, request: r }),
+          });
           return { status: res.status, body: res.ok ? ((await res.json()) as unknown) : await res.text() };
         }, request);
-      expect(await post({ op: 'runAction', action: 'startChat' })).toEqual({ status: 200, body: [{ type: 'response', id: 7, ok: false, error: '"startChat" is not offered by this inspector' }] });
+      expect(await post({ op: 'runAction', action: 'startChat' })).toEqual({
+        status: 200,
+        body: [{ type: 'response', id: 7, ok: false, error: '"startChat" is not offered by this inspector' }],
+      });
       expect((await post({ op: 'runAction', action: 'openTerminal' })).status).toBe(400);
       expect(host.received).toEqual([]);
       host.session = sessionSnapshot();
@@ -180,7 +222,12 @@ describe('empty state from the standalone server', () => {
     const server = await startInspectorServer(host, { root: process.cwd() });
     try {
       for (const theme of ['dark', 'high-contrast']) {
-        const w = await openInspector(browser, server.pageUrl, { theme, waitFor: '.empty-state vscode-button', width: 1000, height: 700 });
+        const w = await openInspector(browser, server.pageUrl, {
+          theme,
+          waitFor: '.empty-state vscode-button',
+          width: 1000,
+          height: 700,
+        });
         await w.page.keyboard.press('Tab');
         await w.page.keyboard.press('Enter');
         await w.page.keyboard.press('Tab');

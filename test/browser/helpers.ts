@@ -17,7 +17,14 @@ export const SCREENSHOTS = resolve(process.cwd(), 'test-results/screenshots');
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 }
 
@@ -31,7 +38,10 @@ export interface Served {
 export async function serve(source: string | ImportedSession, strategy = 'default'): Promise<Served> {
   const imp = typeof source === 'string' ? importTranscript(resolve(TRANSCRIPTS, source)) : source;
   const inspector = new ReplayInspector(imp, { strategy });
-  const server = await startInspectorServer(inspector, { root: process.cwd(), mutates: (r) => ReplayInspector.mutates(r) });
+  const server = await startInspectorServer(inspector, {
+    root: process.cwd(),
+    mutates: (r) => ReplayInspector.mutates(r),
+  });
   return { server, inspector, url: server.pageUrl };
 }
 
@@ -43,8 +53,21 @@ export interface Watched {
   cspViolations: string[];
 }
 
-/** Open the inspector at `url` (the address its server printed, with its token) and wait for the first snapshot to be rendered (or for `waitFor`). */
-export async function openInspector(browser: Browser, url: string, opts: { theme?: string; width?: number; height?: number; waitFor?: string; beforeLoad?: (page: Page) => Promise<void> } = {}): Promise<Watched> {
+/**
+ * Open the inspector at `url` (the address its server printed, with its token) and wait for the first snapshot to be
+ * rendered (or for `waitFor`).
+ */
+export async function openInspector(
+  browser: Browser,
+  url: string,
+  opts: {
+    theme?: string;
+    width?: number;
+    height?: number;
+    waitFor?: string;
+    beforeLoad?: (page: Page) => Promise<void>;
+  } = {},
+): Promise<Watched> {
   const page = await browser.newPage({ viewport: { width: opts.width ?? 1400, height: opts.height ?? 900 } });
   const w: Watched = { page, console: [], errors: [], dialogs: [], cspViolations: [] };
   page.on('console', (m) => {
@@ -57,7 +80,9 @@ export async function openInspector(browser: Browser, url: string, opts: { theme
     void d.dismiss();
   });
   await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (e) => console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`));
+    document.addEventListener('securitypolicyviolation', (e) =>
+      console.error(`CSP violation: ${e.violatedDirective} ${e.blockedURI}`),
+    );
   });
   await opts.beforeLoad?.(page);
   const address = new URL(url);
@@ -76,7 +101,11 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 
 /** The status line's text once it matches `re` (actions announce their effect there). */
 export async function statusMatching(page: Page, re: RegExp): Promise<string> {
-  await page.waitForFunction((src) => new RegExp(src).test(document.querySelector('.status')?.textContent ?? ''), re.source, { timeout: 15_000 });
+  await page.waitForFunction(
+    (src) => new RegExp(src).test(document.querySelector('.status')?.textContent ?? ''),
+    re.source,
+    { timeout: 15_000 },
+  );
   return (await page.textContent('.status')) ?? '';
 }
 
@@ -84,24 +113,38 @@ export const ROW = (blockId: string): string => `.grid-spacer .grid-row[data-blo
 
 /** Scroll the grid until the row of `blockId` is rendered (rows outside the viewport are not in the DOM). */
 export async function revealRow(page: Page, blockId: string, index: number, rowHeight = 30): Promise<void> {
-  await page.evaluate((y) => {
-    const el = document.querySelector('.grid-scroll');
-    if (el) el.scrollTop = y;
-  }, Math.max(0, index * rowHeight - 120));
+  await page.evaluate(
+    (y) => {
+      const el = document.querySelector('.grid-scroll');
+      if (el) el.scrollTop = y;
+    },
+    Math.max(0, index * rowHeight - 120),
+  );
   await page.waitForSelector(ROW(blockId), { timeout: 10_000 });
 }
 
 /** The focused element's block id and class (what keyboard focus is on). */
-export function focused(page: Page): Promise<{ block?: string; cls: string; tag: string; rowIndex?: string; expanded?: string }> {
+export function focused(
+  page: Page,
+): Promise<{ block?: string; cls: string; tag: string; rowIndex?: string; expanded?: string }> {
   return page.evaluate(() => {
     const a = document.activeElement as HTMLElement | null;
-    return { block: a?.dataset.block, cls: a?.className ?? '', tag: a?.tagName.toLowerCase() ?? '', rowIndex: a?.getAttribute('aria-rowindex') ?? undefined, expanded: a?.getAttribute('aria-expanded') ?? undefined };
+    return {
+      block: a?.dataset.block,
+      cls: a?.className ?? '',
+      tag: a?.tagName.toLowerCase() ?? '',
+      rowIndex: a?.getAttribute('aria-rowindex') ?? undefined,
+      expanded: a?.getAttribute('aria-expanded') ?? undefined,
+    };
   });
 }
 
 /** Row elements in the DOM and all elements in the document. */
 export function domSize(page: Page): Promise<{ rows: number; elements: number }> {
-  return page.evaluate(() => ({ rows: document.querySelectorAll('.grid-spacer .grid-row').length, elements: document.querySelectorAll('*').length }));
+  return page.evaluate(() => ({
+    rows: document.querySelectorAll('.grid-spacer .grid-row').length,
+    elements: document.querySelectorAll('*').length,
+  }));
 }
 
 /** VS Code's webview API, recording what the page posts; the page gets VS Code's theme variables. */

@@ -3,15 +3,25 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { toolResultText } from '../../src/core/session';
 import { sentToolResult } from '../unit/inspect/helpers';
-import { domSize, focused, launchBrowser, openInspector, screenshot, serve, statusMatching, type Served } from './helpers';
+import {
+  domSize,
+  focused,
+  launchBrowser,
+  openInspector,
+  screenshot,
+  serve,
+  statusMatching,
+  type Served,
+} from './helpers';
 
 describe('keyboard-only operation', () => {
   let browser: Browser;
   let s: Served;
   let page: Page;
-  const press = (key: string, times = 1) => (async () => {
-    for (let i = 0; i < times; i++) await page.keyboard.press(key);
-  })();
+  const press = (key: string, times = 1) =>
+    (async () => {
+      for (let i = 0; i < times; i++) await page.keyboard.press(key);
+    })();
 
   beforeAll(async () => {
     browser = await launchBrowser();
@@ -74,7 +84,8 @@ describe('keyboard-only operation', () => {
     const block = s.inspector.imp.messages.flatMap((m) => m.blocks).find((b) => b.id === target.blockId)!;
     const id = block.toolUseId!;
     await press('Home');
-    for (let i = 0; i < rows.length + 2 && (await focused(page)).block !== target.blockId; i++) await press('ArrowDown');
+    for (let i = 0; i < rows.length + 2 && (await focused(page)).block !== target.blockId; i++)
+      await press('ArrowDown');
     expect((await focused(page)).block).toBe(target.blockId);
     // Hints are visible on the buttons and in the toolbar.
     expect(await page.isVisible('.hints')).toBe(true);
@@ -85,7 +96,10 @@ describe('keyboard-only operation', () => {
     await page.keyboard.press('Control+Enter');
     await statusMatching(page, /^Trimmed/);
     expect(sentToolResult(s.inspector.nextRequest, id)).toContain('kbd summary');
-    await page.waitForFunction((b) => (document.activeElement as HTMLElement | null)?.dataset.block === b, target.blockId);
+    await page.waitForFunction(
+      (b) => (document.activeElement as HTMLElement | null)?.dataset.block === b,
+      target.blockId,
+    );
     await press('r');
     await statusMatching(page, /^Restored/);
     expect(sentToolResult(s.inspector.nextRequest, id)).toBe(toolResultText(block.param));
@@ -98,16 +112,27 @@ describe('keyboard-only operation', () => {
     await press('t');
     await page.waitForFunction(() => document.activeElement?.tagName.toLowerCase() === 'vscode-text-area');
     await press('Escape');
-    await page.waitForFunction((b) => (document.activeElement as HTMLElement | null)?.dataset.block === b, target.blockId);
+    await page.waitForFunction(
+      (b) => (document.activeElement as HTMLElement | null)?.dataset.block === b,
+      target.blockId,
+    );
     expect(s.inspector.snapshot().rows.find((r) => r.blockId === target.blockId)!.state).toBe('verbatim');
   });
 
   it('/ focuses the search; typing filters the rows; the tabs work with arrows', async () => {
     await press('/');
     await page.keyboard.type('powercfg');
-    const expected = s.inspector.snapshot().rows.filter((r) => `${r.preview} ${r.why ?? ''}`.toLowerCase().includes('powercfg')).length;
+    const expected = s.inspector
+      .snapshot()
+      .rows.filter((r) => `${r.preview} ${r.why ?? ''}`.toLowerCase().includes('powercfg')).length;
     // The filter follows each keystroke: wait for the count of the whole word (a first letter alone matches more rows).
-    await page.waitForFunction((n) => new RegExp(`^${n} of \\d+ blocks`).test(document.querySelector('.count')?.textContent ?? ''), expected, { timeout: 5000 }).catch(() => undefined);
+    await page
+      .waitForFunction(
+        (n) => new RegExp(`^${n} of \\d+ blocks`).test(document.querySelector('.count')?.textContent ?? ''),
+        expected,
+        { timeout: 5000 },
+      )
+      .catch(() => undefined);
     const shown = Number((await page.textContent('.count'))!.split(' ')[0]);
     expect(shown).toBe(expected);
     await page.keyboard.press('Control+A');

@@ -36,23 +36,35 @@ describe('live inspector deltas', () => {
       const before = stream.messages.length;
       server.broadcast();
       const snap = live.inspector.snapshot()!;
-      await page.waitForFunction((text) => document.querySelector('.count')?.textContent === text, count(snap.rows.length), { timeout: 30_000 });
+      await page.waitForFunction(
+        (text) => document.querySelector('.count')?.textContent === text,
+        count(snap.rows.length),
+        { timeout: 30_000 },
+      );
       await expect.poll(() => stream.messages.length, { timeout: 30_000 }).toBeGreaterThan(before);
       const m = stream.messages.at(-1)!;
       // The listener's first push is whole (it had nothing to build on); the page's was its `ready`.
       if (i > 0) sizes.push(m.bytes);
       if (i > 0) expect(m.msg.type).toBe('snapshotDelta');
-      if (m.msg.type === 'snapshotDelta') expect(m.msg.delta.added.flatMap((r) => r.rows.map((x) => x.blockId))).toEqual(snap.rows.slice(-3).map((r) => r.blockId));
+      if (m.msg.type === 'snapshotDelta')
+        expect(m.msg.delta.added.flatMap((r) => r.rows.map((x) => x.blockId))).toEqual(
+          snap.rows.slice(-3).map((r) => r.blockId),
+        );
     }
     // The newest block is at the bottom of the grid, with its preview.
     const last = live.inspector.snapshot()!.rows.at(-1)!;
     await page.focus('.grid-spacer .grid-row[tabindex="0"]');
     await page.keyboard.press('End');
     await page.waitForSelector(ROW(last.blockId));
-    expect(await page.textContent(`${ROW(last.blockId)} .preview`)).toBe(last.preview.replace(/\s+/g, ' ').trim().slice(0, 200));
+    expect(await page.textContent(`${ROW(last.blockId)} .preview`)).toBe(
+      last.preview.replace(/\s+/g, ' ').trim().slice(0, 200),
+    );
 
     // A pin from the page: the server pushes the change, the row says pinned.
-    const target = live.inspector.snapshot()!.rows.filter((r) => r.kind === 'tool_result').at(-2)!;
+    const target = live.inspector
+      .snapshot()!
+      .rows.filter((r) => r.kind === 'tool_result')
+      .at(-2)!;
     await page.keyboard.press('ArrowUp');
     await page.waitForSelector(ROW(target.blockId));
     const before = stream.messages.length;

@@ -33,8 +33,13 @@ function dumpGrid(page: Page): Promise<unknown> {
         expanded: el.getAttribute('aria-expanded'),
         tab: el.tabIndex,
         keys: el.getAttribute('aria-keyshortcuts'),
-        cells: [...el.querySelectorAll('.cells > .c')].map((c) => [c.textContent, ...[...c.querySelectorAll('[title]')].map((t) => t.getAttribute('title'))]),
-        buttons: [...el.querySelectorAll('.row-btn')].map((b) => `${(b as HTMLElement).hidden ? 'hidden' : 'shown'} ${b.getAttribute('aria-label')}`),
+        cells: [...el.querySelectorAll('.cells > .c')].map((c) => [
+          c.textContent,
+          ...[...c.querySelectorAll('[title]')].map((t) => t.getAttribute('title')),
+        ]),
+        buttons: [...el.querySelectorAll('.row-btn')].map(
+          (b) => `${(b as HTMLElement).hidden ? 'hidden' : 'shown'} ${b.getAttribute('aria-label')}`,
+        ),
         detail: el.querySelector('.detail:not([hidden])')?.textContent ?? null,
       })),
     };
@@ -44,10 +49,13 @@ function dumpGrid(page: Page): Promise<unknown> {
 /** Click a row (or a part of it) that is rendered, in view or in the overscan. */
 async function clickIn(page: Page, blockId: string, selector = ''): Promise<void> {
   await page.waitForSelector(ROW(blockId), { state: 'attached' });
-  await page.evaluate(([row, sel]) => {
-    const el = document.querySelector(row) as HTMLElement;
-    ((sel ? el.querySelector(sel) : el) as HTMLElement).dispatchEvent(new MouseEvent('click', { bubbles: true }));
-  }, [ROW(blockId), selector] as const);
+  await page.evaluate(
+    ([row, sel]) => {
+      const el = document.querySelector(row) as HTMLElement;
+      ((sel ? el.querySelector(sel) : el) as HTMLElement).dispatchEvent(new MouseEvent('click', { bubbles: true }));
+    },
+    [ROW(blockId), selector] as const,
+  );
 }
 
 async function scrollTo(page: Page, top: number): Promise<void> {
@@ -74,7 +82,9 @@ describe('live updates render what a whole snapshot renders', () => {
       const before = await deltas();
       change();
       server.broadcast();
-      await a.page.waitForFunction((n) => performance.getEntriesByName('trimline:delta').length > n, before, { timeout: 30_000 });
+      await a.page.waitForFunction((n) => performance.getEntriesByName('trimline:delta').length > n, before, {
+        timeout: 30_000,
+      });
     };
     // Near the bottom, where new rows arrive: one Bash result expanded, a row selected.
     const rows0 = live.inspector.snapshot()!.rows;
@@ -93,7 +103,10 @@ describe('live updates render what a whole snapshot renders', () => {
     for (let i = 0; i < 3; i++) await update(() => live.step());
     await search(a.page, 'Bash');
     for (let i = 0; i < 3; i++) await update(() => live.step());
-    const pinned = live.inspector.snapshot()!.rows.filter((r) => r.kind === 'tool_result' && r.tool === 'Bash').at(-3)!;
+    const pinned = live.inspector
+      .snapshot()!
+      .rows.filter((r) => r.kind === 'tool_result' && r.tool === 'Bash')
+      .at(-3)!;
     await update(() => live.inspector.handle({ op: 'pin', blockId: pinned.blockId }));
     for (let i = 0; i < 2; i++) await update(() => live.step());
     expect(await a.page.evaluate(() => performance.getEntriesByName('trimline:snapshot').length)).toBe(1);

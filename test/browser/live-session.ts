@@ -17,8 +17,17 @@ function round(i: number): object[] {
   const name = i % 3 ? 'Read' : 'Bash';
   const input = i % 3 ? { file_path: `src/file${i % 400}.ts` } : { command: `npm test -- ${i}` };
   return [
-    { role: 'assistant', content: [{ type: 'text', text: `Step ${i}` }, { type: 'tool_use', id, name, input }] },
-    { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content: `line of output ${i}\n`.repeat(8 + (i % 20)) }] },
+    {
+      role: 'assistant',
+      content: [
+        { type: 'text', text: `Step ${i}` },
+        { type: 'tool_use', id, name, input },
+      ],
+    },
+    {
+      role: 'user',
+      content: [{ type: 'tool_result', tool_use_id: id, content: `line of output ${i}\n`.repeat(8 + (i % 20)) }],
+    },
   ];
 }
 
@@ -58,7 +67,15 @@ export class LiveProxySession {
     const input = Math.round(raw.length / CHARS_PER_TOKEN);
     const cached = this.calls === 0 ? 0 : Math.round(input * 0.9);
     if (f.sessionId !== undefined && f.callIndex !== undefined) {
-      this.engine.onResponse(f.sessionId, f.callIndex, { id: `msg_${this.calls}`, usage: { input_tokens: input - cached, cache_read_input_tokens: cached, cache_creation_input_tokens: 0, output_tokens: 50 } });
+      this.engine.onResponse(f.sessionId, f.callIndex, {
+        id: `msg_${this.calls}`,
+        usage: {
+          input_tokens: input - cached,
+          cache_read_input_tokens: cached,
+          cache_creation_input_tokens: 0,
+          output_tokens: 50,
+        },
+      });
     }
     this.calls++;
   }
@@ -73,7 +90,10 @@ export interface ServedLive {
 
 export async function serveLive(blocks: number): Promise<ServedLive> {
   const live = new LiveProxySession(blocks);
-  const server = await startInspectorServer({ snapshot: () => live.inspector.snapshot(), handle: (r) => live.inspector.handle(r) }, { root: process.cwd() });
+  const server = await startInspectorServer(
+    { snapshot: () => live.inspector.snapshot(), handle: (r) => live.inspector.handle(r) },
+    { root: process.cwd() },
+  );
   return {
     live,
     server,

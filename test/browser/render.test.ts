@@ -23,13 +23,19 @@ describe('inspector in a browser: a real transcript', () => {
     const snap = s.inspector.snapshot();
     expect(await page.textContent('.title')).toBe(FILE);
     expect(await page.textContent('.count')).toBe(`${snap.rows.length} blocks`);
-    expect(await page.getAttribute('.grid', 'aria-rowcount')).toBe(String(snap.rows.length + 1 + (snap.rows.some((r) => r.cached) ? 1 : 0)));
+    expect(await page.getAttribute('.grid', 'aria-rowcount')).toBe(
+      String(snap.rows.length + 1 + (snap.rows.some((r) => r.cached) ? 1 : 0)),
+    );
     // The first rows show what the model sees, as text.
     const first = snap.rows[0];
-    expect(await page.textContent(`.grid-row[data-block="${first.blockId}"] .preview`)).toBe(first.preview.replace(/\s+/g, ' ').trim().slice(0, 200));
+    expect(await page.textContent(`.grid-row[data-block="${first.blockId}"] .preview`)).toBe(
+      first.preview.replace(/\s+/g, ' ').trim().slice(0, 200),
+    );
     expect(await page.textContent(`.grid-row[data-block="${first.blockId}"] .state`)).toBe(first.state);
     // Header numbers come from the snapshot.
-    expect(await page.textContent('.cards .card:nth-child(2) .card-value')).toBe(`${(snap.cache.hitRatio * 100).toFixed(1)}% hits`);
+    expect(await page.textContent('.cards .card:nth-child(2) .card-value')).toBe(
+      `${(snap.cache.hitRatio * 100).toFixed(1)}% hits`,
+    );
     expect(await page.getAttribute('.gauge', 'aria-valuenow')).toBe(String(snap.totals.sentTokens));
     expect(await page.locator('.comp-legend li').count()).toBe(snap.composition.length);
     expect(await page.locator('.chart-svg path.series-sent').count()).toBe(1);
@@ -55,7 +61,9 @@ describe('inspector in a browser: a real transcript', () => {
       const bg = await w.page.evaluate(() => getComputedStyle(document.body).backgroundColor);
       expect(bg).toBe(theme === 'dark' ? 'rgb(31, 31, 31)' : 'rgb(0, 0, 0)');
       // Toolkit controls picked up the theme (a dark dropdown, not the default colours of a light page).
-      const dd = await w.page.evaluate(() => getComputedStyle(document.querySelector('vscode-dropdown')!).getPropertyValue('--dropdown-background').trim());
+      const dd = await w.page.evaluate(() =>
+        getComputedStyle(document.querySelector('vscode-dropdown')!).getPropertyValue('--dropdown-background').trim(),
+      );
       expect(dd).toBe(theme === 'dark' ? '#313131' : '#000000');
       await screenshot(w.page, `render-${theme}`);
       expect(w.cspViolations).toEqual([]);
@@ -69,7 +77,9 @@ describe('inspector in a browser: a real transcript', () => {
     const res = await page.request.get(s.url);
     const csp = res.headers()['content-security-policy'];
     const nonce = /<script type="module" nonce="([^"]+)"/.exec(await res.text())![1];
-    expect(csp).toBe(`default-src 'none'; script-src 'nonce-${nonce}'; style-src 'self' 'nonce-${nonce}'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`);
+    expect(csp).toBe(
+      `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'self' 'nonce-${nonce}'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    );
     const meta = await page.getAttribute('meta[http-equiv="Content-Security-Policy"]', 'content');
     expect(meta).toContain("default-src 'none'");
     const outcome = await page.evaluate(async () => {
@@ -87,7 +97,8 @@ describe('inspector in a browser: a real transcript', () => {
       return { inline: win.__inline, handler: win.__handler };
     });
     expect(outcome).toEqual({ inline: undefined, handler: undefined });
-    // eval is refused by policy (no 'unsafe-eval'); the bundle never calls it (test tools' own evaluation bypasses CSP, so it is not probed here).
+    // eval is refused by policy (no 'unsafe-eval'); the bundle never calls it (test tools' own evaluation bypasses CSP,
+    // so it is not probed here).
     expect(csp).not.toMatch(/unsafe-eval|unsafe-inline/);
     expect(w.cspViolations.length).toBeGreaterThanOrEqual(2);
     await page.close();

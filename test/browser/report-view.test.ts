@@ -15,7 +15,9 @@ import { mClaudeReport } from './m-claude-report';
 
 const BUNDLE = resolve('dist/webview/report.js');
 
-/** The panel's document (same CSP shape as webview-html.ts: nonce for the one module script, styles from the extension). */
+/**
+ * The panel's document (same CSP shape as webview-html.ts: nonce for the one module script, styles from the extension).
+ */
 const CSP = "default-src 'none'; style-src 'self' 'nonce-n1'; script-src 'nonce-n1'; connect-src 'none'";
 const INDEX = `<!DOCTYPE html><html><head><meta http-equiv="Content-Security-Policy" content="${CSP}">
 <link rel="stylesheet" nonce="n1" href="/base.css"><link rel="stylesheet" nonce="n1" href="/report.css"></head>
@@ -83,7 +85,9 @@ describe('report view (webview)', () => {
     expect(sent[0]).toEqual({ type: 'ready' });
     expect(sent[sent.length - 1]).toEqual({ type: 'openSession', file: name.file, strategy: 'none' });
     // A strategy's cost cell opens the session with that strategy, from the keyboard too.
-    const cell = p.locator('table.sessions tr', { hasText: '343e3472' }).locator('button.strategy[data-strategy="default"]');
+    const cell = p
+      .locator('table.sessions tr', { hasText: '343e3472' })
+      .locator('button.strategy[data-strategy="default"]');
     await cell.focus();
     await cell.press('Enter');
     const after = await p.evaluate(() => (window as unknown as { __sent: unknown[] }).__sent);

@@ -49,7 +49,9 @@ describe('inspector: cache verdicts of a proxied session', () => {
     expect(text).toContain('API: the model changed');
     // The picker names the reason of each call that missed.
     const options = await page.locator('.diff-call vscode-option').allTextContents();
-    expect(options).toContain(`Call ${misses[0].call} — missed: an earlier message changed (message 0 (user), by the client)`);
+    expect(options).toContain(
+      `Call ${misses[0].call} — missed: an earlier message changed (message 0 (user), by the client)`,
+    );
     await screenshot(page, 'call-detail-verdict');
     // The edit's diff (the first call of the new epoch) is against the earlier epoch's last request, by
     // content: the one edited message shows as changed, with where it changed; the rest is not "added".
@@ -84,7 +86,10 @@ describe('inspector: cache verdicts of a proxied session', () => {
     const st = proxy.engine.active()!;
     expect(st.entry.id).toBe('sess-price-1');
     const target = st.inspector.snapshot()!.rows.find((r) => r.cached && r.sent && r.kind === 'tool_result')!;
-    const price = st.inspector.handle({ op: 'price', action: { op: 'trim', blockId: target.blockId, text: 'short' } }) as { paysBack: boolean; rewriteTokens: number };
+    const price = st.inspector.handle({
+      op: 'price',
+      action: { op: 'trim', blockId: target.blockId, text: 'short' },
+    }) as { paysBack: boolean; rewriteTokens: number };
     expect(price.paysBack).toBe(false);
     expect(price.rewriteTokens).toBeGreaterThan(0);
     const trim = async (): Promise<void> => {
@@ -130,9 +135,16 @@ describe('inspector: cache verdicts of a proxied session', () => {
     const child = proxy.engine.sessions.all().find((e) => e.key === 'sess-price-1' && e.epoch > 1)!;
     const w = await openInspector(browser, proxy.inspectorUrl);
     const { page } = w;
-    await page.waitForSelector('.session-label:not([hidden]) vscode-option[value="breaker-session-1"]', { state: 'attached' });
-    const options = await page.locator('vscode-dropdown.session-picker vscode-option').evaluateAll((els) => els.map((e) => [e.getAttribute('value'), e.textContent]));
-    expect(options[0]).toEqual(['', expect.stringContaining('Follow the active session (Proxied: Subagent: search the tests.)')]);
+    await page.waitForSelector('.session-label:not([hidden]) vscode-option[value="breaker-session-1"]', {
+      state: 'attached',
+    });
+    const options = await page
+      .locator('vscode-dropdown.session-picker vscode-option')
+      .evaluateAll((els) => els.map((e) => [e.getAttribute('value'), e.textContent]));
+    expect(options[0]).toEqual([
+      '',
+      expect.stringContaining('Follow the active session (Proxied: Subagent: search the tests.)'),
+    ]);
     const ids = options.map((o) => o[0]);
     // The subagent right under its session, marked as a child.
     expect(ids.indexOf(child.id)).toBe(ids.indexOf('sess-price-1') + 1);
@@ -150,7 +162,9 @@ describe('inspector: cache verdicts of a proxied session', () => {
     await page.waitForFunction(() => document.querySelector('.title')?.textContent === 'Proxied: Prompt 1: what next?');
     server.script(...Array.from({ length: 4 }, (_, k) => () => ccTurn(k, 4)));
     await ccClient(proxy.url, 'sess-price-2').prompt('Another session.');
-    await page.waitForSelector('vscode-dropdown.session-picker vscode-option[value="sess-price-2"]', { state: 'attached' });
+    await page.waitForSelector('vscode-dropdown.session-picker vscode-option[value="sess-price-2"]', {
+      state: 'attached',
+    });
     expect(await page.textContent('.title')).toBe('Proxied: Prompt 1: what next?');
     // Back to following: the most recently active session shows.
     await page.click('vscode-dropdown.session-picker');
@@ -181,7 +195,9 @@ describe('inspector: cache verdicts of a proxied session', () => {
     const used = await page.locator('.head-row.head-tools:not(.head-unused) .head-what').allTextContents();
     expect(used.sort()).toEqual(['tool Glob', 'tool Read']);
     expect(await page.locator('.head-row.head-unused').count()).toBe(12);
-    expect(await page.textContent('.head-row[data-ref="tools.0"] .head-use')).toMatch(/^never used — [\d.]+k? tokens on each of 4 calls \(\$[\d.]+ so far\)$/);
+    expect(await page.textContent('.head-row[data-ref="tools.0"] .head-use')).toMatch(
+      /^never used — [\d.]+k? tokens on each of 4 calls \(\$[\d.]+ so far\)$/,
+    );
     expect(await page.textContent('.head-summary-line')).toMatch(/12 never used/);
     // Everything in the head is read from the cache by the next request.
     expect(await page.locator('.head-cache.is-cached').count()).toBe(17);

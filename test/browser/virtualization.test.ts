@@ -1,4 +1,7 @@
-/** A synthetic 5,000-block session renders with a bounded DOM while scrolling (its speed is the bench's: test/bench/inspector-page.ts). */
+/**
+ * A synthetic 5,000-block session renders with a bounded DOM while scrolling (its speed is the bench's:
+ * test/bench/inspector-page.ts).
+ */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bigSession } from './fixtures';

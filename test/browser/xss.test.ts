@@ -1,4 +1,6 @@
-/** Transcript and tool content is only ever text: an XSS corpus inside a session never executes or renders as markup. */
+/**
+ * Transcript and tool content is only ever text: an XSS corpus inside a session never executes or renders as markup.
+ */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { xssSession, XSS_PAYLOADS } from './fixtures';
@@ -31,7 +33,8 @@ describe('XSS corpus inside tool results', () => {
     // Trim one payload result with a payload as the user's own summary, then look at its original.
     await page.keyboard.press('Home');
     const target = rows.find((r) => r.kind === 'tool_result')!;
-    for (let i = 0; i < rows.length && (await focused(page)).block !== target.blockId; i++) await page.keyboard.press('ArrowDown');
+    for (let i = 0; i < rows.length && (await focused(page)).block !== target.blockId; i++)
+      await page.keyboard.press('ArrowDown');
     await page.keyboard.press('t');
     await page.waitForFunction(() => document.activeElement?.tagName.toLowerCase() === 'vscode-text-area');
     await page.keyboard.type(XSS_PAYLOADS[1] + XSS_PAYLOADS[4]);
@@ -56,7 +59,9 @@ describe('XSS corpus inside tool results', () => {
     const probe = await page.evaluate(() => ({
       xss: (window as unknown as Record<string, unknown>).__xss,
       scripts: document.querySelectorAll('script').length,
-      injected: document.querySelectorAll('img, iframe, details, math, textarea, object, embed, a[href], #xss-link, #xss-style-attr, [onerror], [onload], [ontoggle], [onclick]').length,
+      injected: document.querySelectorAll(
+        'img, iframe, details, math, textarea, object, embed, a[href], #xss-link, #xss-style-attr, [onerror], [onload], [ontoggle], [onclick]',
+      ).length,
       styles: document.querySelectorAll('style, [style*="position:fixed"]').length,
       foreignSvg: [...document.querySelectorAll('svg')].filter((e) => !e.classList.contains('chart-svg')).length,
       bodyVisible: getComputedStyle(document.body).display !== 'none',

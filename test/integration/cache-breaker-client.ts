@@ -27,7 +27,10 @@ export const SCRIPT: readonly { readonly step: string; readonly expected: string
 
 /** A stable system block long enough to be cached by both models (Opus 4.6 needs 4,096 tokens). */
 function rules(): string {
-  return Array.from({ length: 420 }, (_, i) => `Rule ${i}: keep the change small, explain it, and run the tests before you answer.`).join('\n');
+  return Array.from(
+    { length: 420 },
+    (_, i) => `Rule ${i}: keep the change small, explain it, and run the tests before you answer.`,
+  ).join('\n');
 }
 
 function tools(): Anthropic.Tool[] {
@@ -58,7 +61,13 @@ export function breakerClient(baseURL: string): BreakerClient {
     headers.push(Object.fromEntries(new Headers(init?.headers).entries()));
     return fetch(input, init);
   };
-  const client = new Anthropic({ apiKey: 'sk-ant-test-secret', baseURL, maxRetries: 0, fetch: spy, defaultHeaders: { 'anthropic-beta': CLIENT_BETA } });
+  const client = new Anthropic({
+    apiKey: 'sk-ant-test-secret',
+    baseURL,
+    maxRetries: 0,
+    fetch: spy,
+    defaultHeaders: { 'anthropic-beta': CLIENT_BETA },
+  });
   let model = MODEL_A;
   let toolList = tools();
   const system: Anthropic.TextBlockParam[] = [
@@ -71,7 +80,9 @@ export function breakerClient(baseURL: string): BreakerClient {
   const withTail = (): Anthropic.MessageParam[] =>
     messages.map((m, i) => {
       if (i !== messages.length - 1 || typeof m.content === 'string') return m;
-      const content = m.content.map((b, j) => (j === m.content.length - 1 ? { ...b, cache_control: { type: 'ephemeral' as const } } : b));
+      const content = m.content.map((b, j) =>
+        j === m.content.length - 1 ? { ...b, cache_control: { type: 'ephemeral' as const } } : b,
+      );
       return { ...m, content } as Anthropic.MessageParam;
     });
   const user = (text: string): Anthropic.MessageParam => ({ role: 'user', content: [{ type: 'text', text }] });
@@ -86,9 +97,15 @@ export function breakerClient(baseURL: string): BreakerClient {
       metadata: { user_id: JSON.stringify({ device_id: 'dev-1', account_uuid: 'acc-1', session_id: BREAKER_SESSION }) },
     };
     // Streaming and non-streaming in turn: the verdict must come from both response shapes.
-    const reply = turn % 2 === 0 ? await client.messages.stream(body).finalMessage() : await client.messages.create(body);
+    const reply =
+      turn % 2 === 0 ? await client.messages.stream(body).finalMessage() : await client.messages.create(body);
     replyIds.push(reply.id);
-    messages.push({ role: 'assistant', content: reply.content.map((b) => (b.type === 'text' ? { type: 'text' as const, text: b.text } : b)) as Anthropic.ContentBlockParam[] });
+    messages.push({
+      role: 'assistant',
+      content: reply.content.map((b) =>
+        b.type === 'text' ? { type: 'text' as const, text: b.text } : b,
+      ) as Anthropic.ContentBlockParam[],
+    });
   };
 
   return {

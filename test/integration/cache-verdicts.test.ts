@@ -39,9 +39,17 @@ beforeAll(() => {
   cli = buildCli();
 });
 
-function startCliProxy(upstream: string, journal: string, extra: string[] = []): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
+function startCliProxy(
+  upstream: string,
+  journal: string,
+  extra: string[] = [],
+): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
   return new Promise((ok, fail) => {
-    const child = spawn(process.execPath, [cli, 'proxy', '--port', '0', '--upstream', upstream, '--strategy', 'none', '--journal', journal, ...extra], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(
+      process.execPath,
+      [cli, 'proxy', '--port', '0', '--upstream', upstream, '--strategy', 'none', '--journal', journal, ...extra],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    );
     let out = '';
     let err = '';
     child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
@@ -61,13 +69,19 @@ async function stop(child: ChildProcess): Promise<void> {
 }
 
 function inspectJson(file: string): { perCall?: PerCallJson[]; format: string } {
-  const r = spawnSync(process.execPath, [cli, 'inspect', file, '--json'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  const r = spawnSync(process.execPath, [cli, 'inspect', file, '--json'], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
   expect(r.status, r.stderr).toBe(0);
   return JSON.parse(r.stdout) as { perCall?: PerCallJson[]; format: string };
 }
 
 /** Run the script through a CLI proxy; returns the client, the upstream's requests and the journal's perCall. */
-async function scripted(server: TestServer, extra: string[] = []): Promise<{ client: BreakerClient; upstream: TestServer['requests']; perCall: PerCallJson[]; files: string[] }> {
+async function scripted(
+  server: TestServer,
+  extra: string[] = [],
+): Promise<{ client: BreakerClient; upstream: TestServer['requests']; perCall: PerCallJson[]; files: string[] }> {
   server.reset();
   const journal = mkdtempSync(join(tmpdir(), 'trimline-verdicts-'));
   const proxy = await startCliProxy(server.url, journal, extra);
@@ -80,7 +94,12 @@ async function scripted(server: TestServer, extra: string[] = []): Promise<{ cli
   const files = readdirSync(journal).filter((f) => f.endsWith('.jsonl'));
   const out = inspectJson(join(journal, `proxy-${BREAKER_SESSION}.jsonl`));
   expect(out.format).toBe('trimline-journal');
-  return { client, upstream: server.requests.filter((r) => r.path === '/v1/messages'), perCall: out.perCall ?? [], files: files.map((f) => join(journal, f)) };
+  return {
+    client,
+    upstream: server.requests.filter((r) => r.path === '/v1/messages'),
+    perCall: out.perCall ?? [],
+    files: files.map((f) => join(journal, f)),
+  };
 }
 
 describe('cache verdicts through `trimline proxy --strategy none`', () => {
@@ -97,7 +116,10 @@ describe('cache verdicts through `trimline proxy --strategy none`', () => {
     expect(upstream.map((r) => r.sha256)).toEqual(client.sent.map(sha));
     for (const r of upstream) expect(r.headers['anthropic-beta']).toBe(CLIENT_BETA);
     // The edit started a new epoch (its own journal); the verdicts still cover every call, numbered as sent.
-    expect(files.map((f) => basename(f)).sort()).toEqual([`proxy-${BREAKER_SESSION}.e2.jsonl`, `proxy-${BREAKER_SESSION}.jsonl`]);
+    expect(files.map((f) => basename(f)).sort()).toEqual([
+      `proxy-${BREAKER_SESSION}.e2.jsonl`,
+      `proxy-${BREAKER_SESSION}.jsonl`,
+    ]);
     expect(perCall.map((c) => c.call)).toEqual(SCRIPT.map((_, i) => i));
     expect(perCall.map((c) => c.miss?.reason ?? null)).toEqual(SCRIPT.map((s) => s.expected));
     for (const c of perCall) {
@@ -107,7 +129,11 @@ describe('cache verdicts through `trimline proxy --strategy none`', () => {
     // The usage in each verdict is the upstream's own.
     perCall.forEach((c, i) => {
       const u = upstream[i].response!.usage!;
-      expect(c.usage).toEqual({ read: u.cache_read_input_tokens, written: u.cache_creation_input_tokens, uncached: u.input_tokens });
+      expect(c.usage).toEqual({
+        read: u.cache_read_input_tokens,
+        written: u.cache_creation_input_tokens,
+        uncached: u.input_tokens,
+      });
     });
     // Broken calls lost what the call before them had cached, and that cost money; clean calls read it all.
     for (const i of [2, 4, 6, 8]) {
@@ -116,13 +142,24 @@ describe('cache verdicts through `trimline proxy --strategy none`', () => {
       expect(perCall[i].miss!.missedTokens).toBeGreaterThan(0);
       expect(perCall[i].missCost).toBeGreaterThan(0);
     }
-    for (const i of [1, 3, 5, 7, 9]) expect(perCall[i].usage!.read).toBe(perCall[i - 1].usage!.read + perCall[i - 1].usage!.written);
+    for (const i of [1, 3, 5, 7, 9])
+      expect(perCall[i].usage!.read).toBe(perCall[i - 1].usage!.read + perCall[i - 1].usage!.written);
     expect(perCall[6].miss!.changeSource).toBe('client');
     for (const c of perCall) expect(c.beyondRules).toBe(false);
     // The text report names the same calls.
-    const text = spawnSync(process.execPath, [cli, 'inspect', join(journalOf(files), `proxy-${BREAKER_SESSION}.jsonl`)], { encoding: 'utf8' }).stdout;
+    const text = spawnSync(
+      process.execPath,
+      [cli, 'inspect', join(journalOf(files), `proxy-${BREAKER_SESSION}.jsonl`)],
+      { encoding: 'utf8' },
+    ).stdout;
     expect(text).toContain('cache verdicts: 10 calls, 4 missed the cache');
-    for (const [i, reason] of [[2, 'tools changed'], [4, 'system changed'], [6, 'messages changed'], [8, 'model changed']] as const) expect(text).toMatch(new RegExp(`call ${i}: ${reason}`));
+    for (const [i, reason] of [
+      [2, 'tools changed'],
+      [4, 'system changed'],
+      [6, 'messages changed'],
+      [8, 'model changed'],
+    ] as const)
+      expect(text).toMatch(new RegExp(`call ${i}: ${reason}`));
     console.log(text.slice(text.indexOf('cache verdicts:')));
   }, 120_000);
 
@@ -136,7 +173,9 @@ describe('cache verdicts through `trimline proxy --strategy none`', () => {
       expect(r.validation.ok, r.validation.message).toBe(true);
     });
     // previous_message_id names the response before it (null on the first call).
-    const ids = upstream.map((r) => (r.body as { diagnostics: { previous_message_id: string | null } }).diagnostics.previous_message_id);
+    const ids = upstream.map(
+      (r) => (r.body as { diagnostics: { previous_message_id: string | null } }).diagnostics.previous_message_id,
+    );
     expect(ids).toEqual([null, ...client.replyIds.slice(0, -1)]);
     expect(perCall.map((c) => c.miss?.reason ?? null)).toEqual(SCRIPT.map((s) => s.expected));
     for (const i of [2, 4, 6, 8]) {
@@ -147,7 +186,15 @@ describe('cache verdicts through `trimline proxy --strategy none`', () => {
     for (const i of [1, 3, 5, 7, 9]) expect(upstream[i].response!.cacheMissReason).toBeNull();
     // Every loss is what its divergence explains (the API's estimate bounds it).
     for (const c of perCall) expect(c.beyondRules).toBe(false);
-    console.log(perCall.filter((c) => c.miss).map((c) => `call ${c.call}: ${c.miss!.reason} [${c.miss!.source}] ${c.miss!.missedTokens} tokens missed, ${c.usage ? c.usage.read : '?'} read; local: ${c.local?.reason ?? 'none'} ${c.local?.missedTokens ?? 0}`).join('\n'));
+    console.log(
+      perCall
+        .filter((c) => c.miss)
+        .map(
+          (c) =>
+            `call ${c.call}: ${c.miss!.reason} [${c.miss!.source}] ${c.miss!.missedTokens} tokens missed, ${c.usage ? c.usage.read : '?'} read; local: ${c.local?.reason ?? 'none'} ${c.local?.missedTokens ?? 0}`,
+        )
+        .join('\n'),
+    );
   }, 120_000);
 });
 
@@ -160,13 +207,23 @@ describe('cache diagnostics against an upstream without the beta', () => {
 
   it('retries without the parameter, says so once, and keeps the local verdicts', async () => {
     const notices: string[] = [];
-    const proxy = await startProxy({ upstream: server.url, strategy: 'none', cacheDiagnostics: true, notice: (l) => notices.push(l) });
+    const proxy = await startProxy({
+      upstream: server.url,
+      strategy: 'none',
+      cacheDiagnostics: true,
+      notice: (l) => notices.push(l),
+    });
     const client = breakerClient(proxy.url);
     let verdicts: (CallVerdict | undefined)[];
     try {
       await client.run();
       // Read while the proxy is up: closing it releases every session's state.
-      verdicts = proxy.engine.sessions.all().flatMap((e) => proxy.engine.state(e.id)!.inspector.snapshot()!.calls.map((p) => p.verdict));
+      verdicts = proxy.engine.sessions.all().flatMap((e) =>
+        proxy.engine
+          .state(e.id)!
+          .inspector.snapshot()!
+          .calls.map((p) => p.verdict),
+      );
     } finally {
       await proxy.close();
     }
@@ -196,7 +253,11 @@ describe('a Trimline edit breaks the cache too, and says so', () => {
       st.inspector.handle({ op: 'trim', blockId: target.blockId, text: 'trimmed by the test' });
       await client.prompt('Now the tests.');
       const calls = st.inspector.snapshot()!.calls;
-      expect(calls[4].verdict!.miss).toMatchObject({ reason: 'messages_changed', source: 'local', changeSource: 'trimline_edit' });
+      expect(calls[4].verdict!.miss).toMatchObject({
+        reason: 'messages_changed',
+        source: 'local',
+        changeSource: 'trimline_edit',
+      });
       expect(calls[4].verdict!.miss!.missedTokens).toBeGreaterThan(0);
       for (const i of [1, 2, 3, 5, 6, 7]) expect(calls[i].verdict!.miss).toBeNull();
     } finally {
@@ -215,8 +276,15 @@ describe('an idle client: the cache expires', () => {
     try {
       // Seven idle minutes before call 1 (a clean append), twenty seconds before the others.
       await breakerClient(proxy.url).run((i) => (clock += i === 1 ? 7 * 60_000 : 20_000));
-      const verdicts = proxy.engine.sessions.all().flatMap((e) => proxy.engine.state(e.id)!.inspector.snapshot()!.calls.map((p) => p.verdict!));
-      expect(verdicts.map((v) => v.miss?.reason ?? null)).toEqual(SCRIPT.map((s, i) => (i === 1 ? 'ttl_expired' : s.expected)));
+      const verdicts = proxy.engine.sessions.all().flatMap((e) =>
+        proxy.engine
+          .state(e.id)!
+          .inspector.snapshot()!
+          .calls.map((p) => p.verdict!),
+      );
+      expect(verdicts.map((v) => v.miss?.reason ?? null)).toEqual(
+        SCRIPT.map((s, i) => (i === 1 ? 'ttl_expired' : s.expected)),
+      );
       const idle = verdicts[1];
       expect(idle.miss).toMatchObject({ reason: 'ttl_expired', source: 'local', idleMinutes: 7 });
       expect(idle.miss!.missedTokens).toBeGreaterThan(0);

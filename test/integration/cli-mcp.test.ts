@@ -1,4 +1,7 @@
-/** `trimline run --mcp-config F --approve-mcp`, headless: the CLI as a child process, the workflow fixture as its stdio MCP server. */
+/**
+ * `trimline run --mcp-config F --approve-mcp`, headless: the CLI as a child process, the workflow fixture as its stdio
+ * MCP server.
+ */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -21,7 +24,18 @@ beforeAll(async () => {
   workspace = fs.mkdtempSync(path.join(os.tmpdir(), 'trimline-cli-mcp-'));
   configFile = path.join(workspace, 'mcp.json');
   // Claude Code's format; the secret comes from the CLI's environment through ${VAR}.
-  fs.writeFileSync(configFile, JSON.stringify({ mcpServers: { workflow: { command: process.execPath, args: [WORKFLOW_SERVER, '--faults'], env: { WORKFLOW_TOKEN: '${WF_TOKEN}' } } } }));
+  fs.writeFileSync(
+    configFile,
+    JSON.stringify({
+      mcpServers: {
+        workflow: {
+          command: process.execPath,
+          args: [WORKFLOW_SERVER, '--faults'],
+          env: { WORKFLOW_TOKEN: '${WF_TOKEN}' },
+        },
+      },
+    }),
+  );
 });
 
 afterAll(async () => {
@@ -34,10 +48,21 @@ function model(): (call: IncomingCall) => ScriptedTurn {
   let step = 0;
   return (call) => {
     const s = step++;
-    if (s === 0) return { content: [{ type: 'text', text: 'Searching.' }, { type: 'tool_use', name: 'mcp__workflow__search_records', input: { query: 'q' } }] };
+    if (s === 0)
+      return {
+        content: [
+          { type: 'text', text: 'Searching.' },
+          { type: 'tool_use', name: 'mcp__workflow__search_records', input: { query: 'q' } },
+        ],
+      };
     if (s === 1) {
       const ref = /ref_id: (WF-\S+)/.exec(JSON.stringify(call.body.messages))![1];
-      return { content: [{ type: 'text', text: 'Reading.' }, { type: 'tool_use', name: 'mcp__workflow__get_record', input: { ref_id: ref } }] };
+      return {
+        content: [
+          { type: 'text', text: 'Reading.' },
+          { type: 'tool_use', name: 'mcp__workflow__get_record', input: { ref_id: ref } },
+        ],
+      };
     }
     if (s === 2) return { content: [{ type: 'tool_use', name: 'mcp__workflow__show_env', input: {} }] };
     return { content: [{ type: 'text', text: 'All done.' }] };
@@ -55,7 +80,16 @@ async function run(args: string[]): Promise<{ code: number | null; stdout: strin
 
 describe('trimline run with MCP servers', () => {
   it('offers the servers tools, runs them with --approve-mcp, keeps secrets out of output and journal', async () => {
-    const r = await run(['review', '--workspace', workspace, '--session', 'mcp-cli', '--mcp-config', configFile, '--approve-mcp']);
+    const r = await run([
+      'review',
+      '--workspace',
+      workspace,
+      '--session',
+      'mcp-cli',
+      '--mcp-config',
+      configFile,
+      '--approve-mcp',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain('MCP server "workflow": 8 tools');
     expect(r.stdout).toContain('→ mcp__workflow__search_records {"query":"q"}');
@@ -74,7 +108,9 @@ describe('trimline run with MCP servers', () => {
     server.reset();
     const r = await run(['review', '--workspace', workspace, '--mcp-config', configFile]);
     expect(r.code).toBe(0);
-    expect(r.stderr).toContain('mcp__workflow__search_records denied (no terminal to ask; pass --approve-mcp to allow MCP tools)');
+    expect(r.stderr).toContain(
+      'mcp__workflow__search_records denied (no terminal to ask; pass --approve-mcp to allow MCP tools)',
+    );
     expect(r.stdout).toContain('✗ denied by user');
   });
 

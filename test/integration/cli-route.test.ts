@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../src/dev/server';
 import { buildCli } from './cli';
 
-const YAML = '# my models\nmodels:\n  - name: Sonnet\n    provider: anthropic\n    model: claude-sonnet-4-6\n  - name: Local\n    provider: ollama\n    model: qwen\n';
+const YAML =
+  '# my models\nmodels:\n  - name: Sonnet\n    provider: anthropic\n    model: claude-sonnet-4-6\n  - name: Local\n    provider: ollama\n    model: qwen\n';
 
 describe('trimline route', () => {
   let bundle: string;
@@ -30,7 +31,12 @@ describe('trimline route', () => {
     fs.writeFileSync(yamlFile(), YAML);
     fs.mkdirSync(path.join(home, '.claude'));
     fs.writeFileSync(path.join(home, '.claude', 'settings.json'), '{ "model": "opus" }\n');
-    env = { PATH: process.env.PATH, HOME: home, TRIMLINE_DATA_DIR: path.join(home, 'data'), TRIMLINE_UPSTREAM: server.url };
+    env = {
+      PATH: process.env.PATH,
+      HOME: home,
+      TRIMLINE_DATA_DIR: path.join(home, 'data'),
+      TRIMLINE_UPSTREAM: server.url,
+    };
   });
   afterAll(async () => {
     await server.close();
@@ -40,7 +46,11 @@ describe('trimline route', () => {
 
   const start = (args: string[]): Promise<{ child: ChildProcess; out: () => string }> =>
     new Promise((ok, fail) => {
-      const child = spawn(process.execPath, [bundle, 'route', ...args], { env, cwd: home, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [bundle, 'route', ...args], {
+        env,
+        cwd: home,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let out = '';
       child.stdout!.on('data', (b: Buffer) => {
         out += b.toString();
@@ -49,7 +59,8 @@ describe('trimline route', () => {
       child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
       child.once('exit', (code) => fail(new Error(`route exited (${code}):\n${out}`)));
     });
-  const exited = (c: ChildProcess): Promise<void> => new Promise((r) => (c.exitCode !== null || c.signalCode !== null ? r() : c.once('exit', () => r())));
+  const exited = (c: ChildProcess): Promise<void> =>
+    new Promise((r) => (c.exitCode !== null || c.signalCode !== null ? r() : c.once('exit', () => r())));
 
   it('--list names the agents found and what each would change, touching nothing', () => {
     const r = spawnSync(process.execPath, [bundle, 'route', '--list'], { env, cwd: home, encoding: 'utf8' });
@@ -63,12 +74,23 @@ describe('trimline route', () => {
     const run = await start(['--agent', 'continue']);
     const routed = fs.readFileSync(yamlFile(), 'utf8');
     const apiBase = /apiBase: (\S+)/.exec(routed)![1];
-    expect(routed).toBe(YAML.replace('    provider: anthropic\n', `    provider: anthropic\n    apiBase: ${apiBase}\n`));
+    expect(routed).toBe(
+      YAML.replace('    provider: anthropic\n', `    provider: anthropic\n    apiBase: ${apiBase}\n`),
+    );
     expect(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8')).toBe('{ "model": "opus" }\n');
-    // Continue posts to new URL("messages", apiBase) (core/llm/llms/Anthropic.ts); the SDK's baseURL is that minus /v1/.
+    // Continue posts to new URL("messages", apiBase) (core/llm/llms/Anthropic.ts); the SDK's baseURL is that minus
+    // /v1/.
     const before = server.requests.length;
-    const client = new Anthropic({ apiKey: 'sk-ant-cli-route', baseURL: new URL('..', apiBase).href.replace(/\/$/, ''), maxRetries: 0 });
-    await client.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] });
+    const client = new Anthropic({
+      apiKey: 'sk-ant-cli-route',
+      baseURL: new URL('..', apiBase).href.replace(/\/$/, ''),
+      maxRetries: 0,
+    });
+    await client.messages.create({
+      model: 'claude-sonnet-4-6',
+      max_tokens: 16,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
     expect(server.requests.length).toBe(before + 1);
     run.child.kill('SIGINT');
     await exited(run.child);
@@ -78,13 +100,17 @@ describe('trimline route', () => {
 
   it('after a SIGKILL, --stop restores from the journal written before the change', async () => {
     const run = await start(['--agent', 'claude-code', '--agent', 'continue']);
-    expect(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8')).toMatch(/"ANTHROPIC_BASE_URL": "http:\/\/127\.0\.0\.1:\d+"/);
+    expect(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8')).toMatch(
+      /"ANTHROPIC_BASE_URL": "http:\/\/127\.0\.0\.1:\d+"/,
+    );
     run.child.kill('SIGKILL');
     await exited(run.child);
     const stop = spawnSync(process.execPath, [bundle, 'route', '--stop'], { env, cwd: home, encoding: 'utf8' });
     expect(stop.status).toBe(0);
     expect(fs.readFileSync(yamlFile(), 'utf8')).toBe(YAML);
     expect(fs.readFileSync(path.join(home, '.claude', 'settings.json'), 'utf8')).toBe('{ "model": "opus" }\n');
-    expect(spawnSync(process.execPath, [bundle, 'route', '--stop'], { env, cwd: home, encoding: 'utf8' }).stdout).toMatch(/nothing is routed/);
+    expect(
+      spawnSync(process.execPath, [bundle, 'route', '--stop'], { env, cwd: home, encoding: 'utf8' }).stdout,
+    ).toMatch(/nothing is routed/);
   });
 });

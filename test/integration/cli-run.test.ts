@@ -24,9 +24,16 @@ afterAll(async () => {
 });
 
 /** Run with an explicit environment (no ANTHROPIC_* unless given). */
-function runWithEnv(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function runWithEnv(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [bundle, 'run', ...args], { cwd: workspace, env: { PATH: process.env.PATH ?? '', HOME: workspace, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [bundle, 'run', ...args], {
+      cwd: workspace,
+      env: { PATH: process.env.PATH ?? '', HOME: workspace, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (b: Buffer) => (stdout += b));
@@ -39,7 +46,9 @@ describe('trimline run', () => {
   it('exits 2 with one line when there is no way to reach a model', async () => {
     const r = await runWithEnv(['hello', '--workspace', workspace], {});
     expect(r.code).toBe(2);
-    expect(r.stderr.trim().split('\n')).toEqual([expect.stringMatching(/^trimline: run: no API key: set ANTHROPIC_API_KEY .* ANTHROPIC_BASE_URL/)]);
+    expect(r.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/^trimline: run: no API key: set ANTHROPIC_API_KEY .* ANTHROPIC_BASE_URL/),
+    ]);
   });
 
   it('exits 2 on usage errors, each in one line', async () => {
@@ -63,7 +72,10 @@ describe('trimline run', () => {
   it('exits 1 with "API key missing or invalid" on a 401', async () => {
     const strict = await startTestServer({ apiKey: 'right' });
     try {
-      const r = await runWithEnv(['hello', '--workspace', workspace], { ANTHROPIC_BASE_URL: strict.url, ANTHROPIC_API_KEY: 'wrong' });
+      const r = await runWithEnv(['hello', '--workspace', workspace], {
+        ANTHROPIC_BASE_URL: strict.url,
+        ANTHROPIC_API_KEY: 'wrong',
+      });
       expect(r.code).toBe(1);
       expect(r.stderr).toMatch(/error: API key missing or invalid \(invalid x-api-key\): set ANTHROPIC_API_KEY/);
     } finally {
@@ -73,15 +85,24 @@ describe('trimline run', () => {
 
   it('denies run_command without --approve-commands when stdin is not a terminal', async () => {
     server.script(
-      { content: [{ type: 'text', text: 'Running it.' }, { type: 'tool_use', name: 'run_command', input: { command: 'touch ran.txt' } }] },
+      {
+        content: [
+          { type: 'text', text: 'Running it.' },
+          { type: 'tool_use', name: 'run_command', input: { command: 'touch ran.txt' } },
+        ],
+      },
       { content: [{ type: 'text', text: 'It was denied.' }] },
     );
-    const r = await runWithEnv(['please run', '--workspace', workspace, '--session', 'deny'], { ANTHROPIC_BASE_URL: server.url });
+    const r = await runWithEnv(['please run', '--workspace', workspace, '--session', 'deny'], {
+      ANTHROPIC_BASE_URL: server.url,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/→ run_command \$ touch ran.txt\n {2}✗ denied by user/);
     expect(r.stderr).toMatch(/run_command denied \(no terminal to ask; pass --approve-commands/);
     expect(fs.existsSync(path.join(workspace, 'ran.txt'))).toBe(false);
-    expect(r.stdout).toMatch(/tokens: input \d+, cache write \d+, cache read \d+, output \d+ \(2 calls\) · cost \$[\d.]+ this run/);
+    expect(r.stdout).toMatch(
+      /tokens: input \d+, cache write \d+, cache read \d+, output \d+ \(2 calls\) · cost \$[\d.]+ this run/,
+    );
   });
 
   it('Ctrl-C cancels the turn: exit 130, the partial answer journaled as interrupted', async () => {

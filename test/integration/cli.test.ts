@@ -17,7 +17,16 @@ function cli(args: string[]) {
   return spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 });
 }
 
-async function replayLines(file: string, strategy: string): Promise<{ call: number; request: { model: string; system?: unknown; tools?: unknown; messages: { role: string; content: unknown }[] }; stats: Record<string, unknown> }[]> {
+async function replayLines(
+  file: string,
+  strategy: string,
+): Promise<
+  {
+    call: number;
+    request: { model: string; system?: unknown; tools?: unknown; messages: { role: string; content: unknown }[] };
+    stats: Record<string, unknown>;
+  }[]
+> {
   const chunks: string[] = [];
   const out = new Writable({
     write(c, _e, cb) {
@@ -26,7 +35,11 @@ async function replayLines(file: string, strategy: string): Promise<{ call: numb
     },
   });
   await runReplay(file, { strategy, config: {} }, out);
-  return chunks.join('').trim().split('\n').map((l) => JSON.parse(l));
+  return chunks
+    .join('')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l));
 }
 
 describe('trimline CLI', () => {
@@ -40,7 +53,10 @@ describe('trimline CLI', () => {
 
   it('inspect --json is machine-readable and rows carry state, tokens with quality, and why', () => {
     const r = cli(['inspect', FIXTURE, '--json']);
-    const j = JSON.parse(r.stdout) as { rows: { state: string; quality: string; tokens: number; why?: string }[]; calls: number };
+    const j = JSON.parse(r.stdout) as {
+      rows: { state: string; quality: string; tokens: number; why?: string }[];
+      calls: number;
+    };
     expect(j.calls).toBe(importTranscript(FIXTURE).calls.length);
     expect(j.rows.length).toBeGreaterThan(50);
     expect(j.rows.some((x) => x.state === 'trimmed' && x.why)).toBe(true);
@@ -71,7 +87,15 @@ describe('trimline CLI', () => {
   it('strategies lists names and options', () => {
     const r = cli(['strategies']);
     expect(r.status).toBe(0);
-    for (const n of ['summarize-tool-results', 'atomic-window', 'tool-pruning', 'supersede-stale-reads', 'keepTurns', 'minRecentKeep']) expect(r.stdout).toContain(n);
+    for (const n of [
+      'summarize-tool-results',
+      'atomic-window',
+      'tool-pruning',
+      'supersede-stale-reads',
+      'keepTurns',
+      'minRecentKeep',
+    ])
+      expect(r.stdout).toContain(n);
   });
 });
 
@@ -85,12 +109,16 @@ describe('trimline replay', () => {
       expect(validateRequest(l.request as never, { model: l.request.model })).toEqual([]);
       // Claude Code transcripts record neither system prompt nor tools: one placeholder block stands for them,
       // at the size the recorded usage implies (the engine plans with it, as the proxy would with the real one).
-      const placeholder = /^\[system prompt and tools of the recording client, not in the transcript: \d+ tokens inferred/;
-      expect(l.request.system).toEqual([expect.objectContaining({ type: 'text', text: expect.stringMatching(placeholder) })]);
+      const placeholder =
+        /^\[system prompt and tools of the recording client, not in the transcript: \d+ tokens inferred/;
+      expect(l.request.system).toEqual([
+        expect.objectContaining({ type: 'text', text: expect.stringMatching(placeholder) }),
+      ]);
       expect(l.request.tools).toBeUndefined();
     }
     // From the second call on, the request carries the prior conversation and grows.
-    for (let i = 1; i < lines.length; i++) expect(lines[i].request.messages.length).toBeGreaterThanOrEqual(lines[i - 1].request.messages.length);
+    for (let i = 1; i < lines.length; i++)
+      expect(lines[i].request.messages.length).toBeGreaterThanOrEqual(lines[i - 1].request.messages.length);
     expect(lines.at(-1)!.request.messages.length).toBeGreaterThan(10);
   });
 
@@ -107,17 +135,29 @@ describe('trimline replay', () => {
   it("carries the transcript's own system prompt and tools when it recorded them", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'tl-replay-'));
     const file = join(dir, 'session.json');
-    const tools = [{ name: 'read_file', description: 'Read a file', input_schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] } }];
-    writeFileSync(file, JSON.stringify({
-      system: 'You are a careful coding agent.',
-      tools,
-      messages: [
-        { role: 'user', content: 'read a.ts' },
-        { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'a.ts' } }] },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'export {}' }] },
-        { role: 'assistant', content: 'It is empty.' },
-      ],
-    }));
+    const tools = [
+      {
+        name: 'read_file',
+        description: 'Read a file',
+        input_schema: { type: 'object', properties: { path: { type: 'string' } }, required: ['path'] },
+      },
+    ];
+    writeFileSync(
+      file,
+      JSON.stringify({
+        system: 'You are a careful coding agent.',
+        tools,
+        messages: [
+          { role: 'user', content: 'read a.ts' },
+          {
+            role: 'assistant',
+            content: [{ type: 'tool_use', id: 'toolu_1', name: 'read_file', input: { path: 'a.ts' } }],
+          },
+          { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'export {}' }] },
+          { role: 'assistant', content: 'It is empty.' },
+        ],
+      }),
+    );
     const lines = await replayLines(file, 'none');
     expect(lines.map((l) => l.call)).toEqual([0, 1]);
     const sys = lines[1].request.system as { type: string; text: string }[] | string;

@@ -15,7 +15,15 @@ const REPO = path.resolve(__dirname, '../..');
 export function buildCli(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trimline-cli-'));
   const out = path.join(dir, 'cli.js');
-  buildSync({ entryPoints: [path.join(REPO, 'src/cli/main.ts')], bundle: true, platform: 'node', target: 'node20', format: 'cjs', outfile: out, logLevel: 'silent' });
+  buildSync({
+    entryPoints: [path.join(REPO, 'src/cli/main.ts')],
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    outfile: out,
+    logLevel: 'silent',
+  });
   return out;
 }
 
@@ -27,14 +35,22 @@ export interface CliRun {
   stderr(): string;
 }
 
-export function runCli(bundle: string, args: readonly string[], baseURL: string, cwd: string, extraEnv: Readonly<Record<string, string>> = {}): CliRun {
+export function runCli(
+  bundle: string,
+  args: readonly string[],
+  baseURL: string,
+  cwd: string,
+  extraEnv: Readonly<Record<string, string>> = {},
+): CliRun {
   const env: NodeJS.ProcessEnv = { PATH: process.env.PATH, HOME: cwd, ANTHROPIC_BASE_URL: baseURL, ...extraEnv };
   const child = spawn(process.execPath, [bundle, 'run', ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
   child.stdout!.on('data', (b: Buffer) => (out += b.toString('utf8')));
   child.stderr!.on('data', (b: Buffer) => (err += b.toString('utf8')));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('close', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal })),
+  );
   return { child, exited, stdout: () => out, stderr: () => err };
 }
 

@@ -62,11 +62,33 @@ function rng(seed: number): () => number {
 function plan(k: number): StepSpec[] {
   const d = `t${k}`;
   return [
-    { text: 'Writing the notes and the source.', tools: [use('write_file', { path: `${d}/notes.md`, content: `# Task ${k}\nstatus: draft\n` }), use('write_file', { path: `${d}/source.txt`, content: `source ${k}\n` })] },
-    { text: 'Reading back, in parallel.', tools: [use('read_file', { path: `${d}/notes.md` }), use('list_files', { path: d }), use('search', { query: 'status', path: d })] },
-    { text: 'Copying with a slow command.', tools: [use('run_command', { command: `sleep 0.4 && cp ${d}/source.txt ${d}/copy.txt` })] },
-    { text: 'Marking the notes final.', tools: [use('edit_file', { path: `${d}/notes.md`, old_text: 'status: draft', new_text: 'status: final' })] },
-    { text: 'Writing the data.', tools: [use('write_file', { path: `${d}/data.json`, content: JSON.stringify({ task: k }) })] },
+    {
+      text: 'Writing the notes and the source.',
+      tools: [
+        use('write_file', { path: `${d}/notes.md`, content: `# Task ${k}\nstatus: draft\n` }),
+        use('write_file', { path: `${d}/source.txt`, content: `source ${k}\n` }),
+      ],
+    },
+    {
+      text: 'Reading back, in parallel.',
+      tools: [
+        use('read_file', { path: `${d}/notes.md` }),
+        use('list_files', { path: d }),
+        use('search', { query: 'status', path: d }),
+      ],
+    },
+    {
+      text: 'Copying with a slow command.',
+      tools: [use('run_command', { command: `sleep 0.4 && cp ${d}/source.txt ${d}/copy.txt` })],
+    },
+    {
+      text: 'Marking the notes final.',
+      tools: [use('edit_file', { path: `${d}/notes.md`, old_text: 'status: draft', new_text: 'status: final' })],
+    },
+    {
+      text: 'Writing the data.',
+      tools: [use('write_file', { path: `${d}/data.json`, content: JSON.stringify({ task: k }) })],
+    },
     { text: 'A slow check.', tools: [use('run_command', { command: `sleep 0.4 && printf done > ${d}/done.txt` })] },
   ];
 }
@@ -163,12 +185,17 @@ class Lane {
 
   hasPrompt(task: number): boolean {
     if (!fs.existsSync(this.journalFile())) return false;
-    return loadJournal(this.journalFile()).session.messages.some((m) => m.role === 'user' && m.blocks.some((b) => b.param.type === 'text' && b.param.text.startsWith(`TASK ${task}:`)));
+    return loadJournal(this.journalFile()).session.messages.some(
+      (m) =>
+        m.role === 'user' && m.blocks.some((b) => b.param.type === 'text' && b.param.text.startsWith(`TASK ${task}:`)),
+    );
   }
 
   run(): CliRun {
     const common = ['--workspace', this.workspace, '--approve-commands'];
-    const args = this.hasPrompt(this.task) ? ['--resume', SESSION, ...common] : [`TASK ${this.task}: follow the plan for task ${this.task}.`, '--session', SESSION, ...common];
+    const args = this.hasPrompt(this.task)
+      ? ['--resume', SESSION, ...common]
+      : [`TASK ${this.task}: follow the plan for task ${this.task}.`, '--session', SESSION, ...common];
     return runCli(bundle, args, this.server.url, this.workspace);
   }
 
@@ -189,10 +216,15 @@ class Lane {
     const mode = random();
     const seqAtSpawn = this.lastSeq();
     if (mode < RANDOM_TIME_SHARE) {
-      return Promise.race([run.exited.then(() => false), sleep(KILL_MIN_MS + random() * KILL_SPREAD_MS).then(() => true)]);
+      return Promise.race([
+        run.exited.then(() => false),
+        sleep(KILL_MIN_MS + random() * KILL_SPREAD_MS).then(() => true),
+      ]);
     }
-    const streaming = (): boolean => this.server.requests.some((r) => r.path === '/v1/messages' && r.seq > seqAtSpawn && !r.response);
-    const aimed = mode < RANDOM_TIME_SHARE + AIM_AT_STREAM_SHARE ? streaming : (): boolean => toolsRunning(run.stdout());
+    const streaming = (): boolean =>
+      this.server.requests.some((r) => r.path === '/v1/messages' && r.seq > seqAtSpawn && !r.response);
+    const aimed =
+      mode < RANDOM_TIME_SHARE + AIM_AT_STREAM_SHARE ? streaming : (): boolean => toolsRunning(run.stdout());
     if (!(await until(run, aimed))) return false;
     const offset = random() * (aimed === streaming ? STREAM_OFFSET_MS : TOOL_OFFSET_MS);
     return Promise.race([run.exited.then(() => false), sleep(offset).then(() => true)]);
@@ -227,7 +259,12 @@ class Lane {
       const run = this.run();
       const { code } = await run.exited;
       expect(code, run.stderr()).toBe(0);
-      if (loadJournal(this.journalFile()).session.messages.at(-1)?.blocks.some((b) => b.param.type === 'text' && b.param.text.startsWith(`[task ${this.task} done]`))) break;
+      if (
+        loadJournal(this.journalFile())
+          .session.messages.at(-1)
+          ?.blocks.some((b) => b.param.type === 'text' && b.param.text.startsWith(`[task ${this.task} done]`))
+      )
+        break;
     }
     const { server } = this;
 
@@ -237,23 +274,30 @@ class Lane {
 
     const { session } = loadJournal(this.journalFile());
     // No duplicates: tool_use ids and API message ids are unique across the session.
-    const useIds = session.messages.flatMap((m) => m.blocks.filter((b) => b.kind === 'tool_use').map((b) => b.toolUseId));
+    const useIds = session.messages.flatMap((m) =>
+      m.blocks.filter((b) => b.kind === 'tool_use').map((b) => b.toolUseId),
+    );
     expect(new Set(useIds).size).toBe(useIds.length);
     const apiIds = session.messages.map((m) => m.meta.apiMessageId).filter(Boolean);
     expect(new Set(apiIds).size).toBe(apiIds.length);
     // No completed response lost, except one that had just finished streaming when a kill landed.
     const recorded = new Set(useIds);
-    const recordedTexts = new Set(session.messages.filter((m) => m.role === 'assistant').map((m) => JSON.stringify(m.blocks.map((b) => b.param))));
+    const recordedTexts = new Set(
+      session.messages.filter((m) => m.role === 'assistant').map((m) => JSON.stringify(m.blocks.map((b) => b.param))),
+    );
     const killSeqs = new Set(this.kills.map((k) => k.lastSeq));
     const lost = server.requests.filter((r) => {
       const res = r.response;
       if (r.path !== '/v1/messages' || res?.kind !== 'stream' || res.interrupted) return false;
       const content = (res.content ?? []) as { type: string; id?: string }[];
       const uses = content.filter((b) => b.type === 'tool_use');
-      const isRecorded = uses.length ? uses.every((b) => recorded.has(b.id)) : recordedTexts.has(JSON.stringify(content));
+      const isRecorded = uses.length
+        ? uses.every((b) => recorded.has(b.id))
+        : recordedTexts.has(JSON.stringify(content));
       return !isRecorded;
     });
-    for (const r of lost) expect(killSeqs.has(r.seq), `response #${r.seq} completed but is not in the journal`).toBe(true);
+    for (const r of lost)
+      expect(killSeqs.has(r.seq), `response #${r.seq} completed but is not in the journal`).toBe(true);
     // Costs: one call record per recorded assistant message.
     expect(session.calls.length).toBe(session.messages.filter((m) => m.role === 'assistant').length);
 
@@ -281,9 +325,13 @@ describe('crash and resume', () => {
     // (loaded) machine more kills land between calls, so keep going (up to MAX_KILLS) until both kinds are covered.
     const covered = (): boolean => by('stream') >= MIN_STREAM_KILLS && by('tool') >= MIN_TOOL_KILLS;
     const share = Math.ceil(TARGET_KILLS / LANES);
-    await Promise.all(lanes.map((lane) => lane.killUntil(() => lane.kills.length < share || (!covered() && total() < MAX_KILLS))));
+    await Promise.all(
+      lanes.map((lane) => lane.killUntil(() => lane.kills.length < share || (!covered() && total() < MAX_KILLS))),
+    );
     for (const lane of lanes) await lane.finishAndCheck();
-    console.log(`crash test: ${total()} kills in ${LANES} lanes (${by('stream')} mid-stream, ${by('tool')} mid-tool, ${by('other')} between), seed ${SEED}`);
+    console.log(
+      `crash test: ${total()} kills in ${LANES} lanes (${by('stream')} mid-stream, ${by('tool')} mid-tool, ${by('other')} between), seed ${SEED}`,
+    );
     expect(total()).toBeGreaterThanOrEqual(TARGET_KILLS);
     expect(by('stream')).toBeGreaterThanOrEqual(MIN_STREAM_KILLS);
     expect(by('tool')).toBeGreaterThanOrEqual(MIN_TOOL_KILLS);

@@ -39,7 +39,10 @@ async function freePort(): Promise<number> {
 /** server-everything as an HTTP server (`streamableHttp` or `sse`) on a free port; resolves when it listens. */
 async function httpEverything(mode: 'streamableHttp' | 'sse'): Promise<number> {
   const port = await freePort();
-  const child = spawn(process.execPath, [EVERYTHING_SERVER, mode], { env: { PATH: process.env.PATH, PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [EVERYTHING_SERVER, mode], {
+    env: { PATH: process.env.PATH, PORT: String(port) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   children.push(child);
   await new Promise<void>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`server-everything ${mode} did not start`)), LISTEN_TIMEOUT_MS);
@@ -54,7 +57,10 @@ async function httpEverything(mode: 'streamableHttp' | 'sse'): Promise<number> {
 }
 
 const call = (text: string, name: string, input: Record<string, unknown>): ScriptedTurn => ({
-  content: [{ type: 'text', text }, { type: 'tool_use', name: `mcp__everything__${name}`, input }],
+  content: [
+    { type: 'text', text },
+    { type: 'tool_use', name: `mcp__everything__${name}`, input },
+  ],
 });
 
 interface Outcome {
@@ -77,7 +83,10 @@ async function runThrough(transport: McpTransportConfig): Promise<Outcome> {
     { content: [{ type: 'text', text: 'Done.' }] },
   );
   const log: string[] = [];
-  const source = new McpToolSource([{ name: 'everything', transport, timeoutMs: 20_000, origin: 'test', secrets: [] }], { approve: async () => 'server', log: (l) => log.push(l) });
+  const source = new McpToolSource(
+    [{ name: 'everything', transport, timeoutMs: 20_000, origin: 'test', secrets: [] }],
+    { approve: async () => 'server', log: (l) => log.push(l) },
+  );
   const loop = new AgentLoop({
     session: new Session(),
     workspace: new NodeWorkspace(os.tmpdir()),
@@ -90,9 +99,19 @@ async function runThrough(transport: McpTransportConfig): Promise<Outcome> {
     const r = await loop.run('Show me what the everything server can do.');
     expect(r.reason).toBe('end_turn');
     const posts = api.requests.filter((q) => q.path === '/v1/messages');
-    const last = posts.at(-1)!.body as { tools: { name: string }[]; messages: { role: string; content: { type: string; content: unknown; is_error?: boolean }[] }[] };
-    const results = last.messages.flatMap((m) => (Array.isArray(m.content) ? m.content.filter((b) => b.type === 'tool_result') : []));
-    return { toolNames: last.tools.map((t) => t.name), results, invalid: posts.filter((q) => !q.validation.ok).length, log };
+    const last = posts.at(-1)!.body as {
+      tools: { name: string }[];
+      messages: { role: string; content: { type: string; content: unknown; is_error?: boolean }[] }[];
+    };
+    const results = last.messages.flatMap((m) =>
+      Array.isArray(m.content) ? m.content.filter((b) => b.type === 'tool_result') : [],
+    );
+    return {
+      toolNames: last.tools.map((t) => t.name),
+      results,
+      invalid: posts.filter((q) => !q.validation.ok).length,
+      log,
+    };
   } finally {
     loop.close();
     await source.close();
@@ -102,7 +121,14 @@ async function runThrough(transport: McpTransportConfig): Promise<Outcome> {
 
 function expectFaithful(o: Outcome): void {
   expect(o.invalid).toBe(0);
-  expect(o.toolNames).toEqual(expect.arrayContaining(['mcp__everything__echo', 'mcp__everything__get-tiny-image', 'mcp__everything__get-resource-links', 'mcp__everything__get-structured-content']));
+  expect(o.toolNames).toEqual(
+    expect.arrayContaining([
+      'mcp__everything__echo',
+      'mcp__everything__get-tiny-image',
+      'mcp__everything__get-resource-links',
+      'mcp__everything__get-structured-content',
+    ]),
+  );
   expect(o.results).toHaveLength(4);
   const [image, links, weather, echo] = o.results;
   // The image reaches the model as an image block of the tool_result, between its texts.
@@ -114,14 +140,20 @@ function expectFaithful(o: Outcome): void {
   // Resource links keep their URIs.
   expect(links.content).toMatch(/\[resource link\] .*: demo:\/\/resource\/dynamic\/(text|blob)\/1/);
   expect(links.content).toMatch(/\[resource link\] .*: demo:\/\/resource\/dynamic\/(text|blob)\/2/);
-  expect(JSON.parse(weather.content as string)).toEqual({ temperature: 36, conditions: 'Light rain / drizzle', humidity: 82 });
+  expect(JSON.parse(weather.content as string)).toEqual({
+    temperature: 36,
+    conditions: 'Light rain / drizzle',
+    humidity: 82,
+  });
   expect(echo.content).toBe('Echo: hello from Trimline');
   for (const r of o.results) expect(r.is_error).toBeUndefined();
 }
 
 describe('server-everything through the loop', () => {
   it('over stdio', async () => {
-    expectFaithful(await runThrough({ kind: 'stdio', command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'], env: {} }));
+    expectFaithful(
+      await runThrough({ kind: 'stdio', command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'], env: {} }),
+    );
   });
 
   it('over Streamable HTTP', async () => {

@@ -4,7 +4,8 @@
  * workflow fixture as a real stdio MCP server, and one trimming strategy.
  *
  * The scripted model reads the reference ids it passes back from the request
- * it answers, from tool results and Trimline's summaries only (not from its own earlier inputs): if trimming lost one, it is recorded as
+ * it answers, from tool results and Trimline's summaries only (not from its own earlier inputs): if trimming lost one,
+ * it is recorded as
  * missing (and the call goes out with a placeholder the server refuses).
  */
 import os from 'node:os';
@@ -38,7 +39,8 @@ interface WireMsg {
 }
 
 const pad = (n: number): string => String(n).padStart(4, '0');
-const blocks = (m: WireMsg | undefined): readonly WireBlock[] => (!m ? [] : typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content);
+const blocks = (m: WireMsg | undefined): readonly WireBlock[] =>
+  !m ? [] : typeof m.content === 'string' ? [{ type: 'text', text: m.content }] : m.content;
 
 /**
  * The text of the request's tool results and text blocks (which hold Trimline's
@@ -61,7 +63,10 @@ function resultsText(messages: readonly WireMsg[]): string {
 /** The step the conversation is at: 0 after the prompt, else the last assistant message's tag + 1. */
 function stepOf(messages: readonly WireMsg[]): number {
   const prev = messages[messages.length - 2];
-  const tag = blocks(prev).map((b) => b.text ?? '').join('\n').match(/\[wf step (\d+)\]/);
+  const tag = blocks(prev)
+    .map((b) => b.text ?? '')
+    .join('\n')
+    .match(/\[wf step (\d+)\]/);
   return tag ? Number(tag[1]) + 1 : 0;
 }
 
@@ -98,21 +103,36 @@ function workflowModel(missing: string[], used: { n: number }): (call: IncomingC
     };
     const ref = (n: number): string => find(new RegExp(`WF-${pad(n)}-[0-9a-f]{4}`), `ref ${n}`);
     const say = (text: string, name: string, input: Record<string, unknown>): ScriptedTurn => ({
-      content: [{ type: 'text', text: `[wf step ${step}] ${text}` }, { type: 'tool_use', name: `mcp__workflow__${name}`, input }],
+      content: [
+        { type: 'text', text: `[wf step ${step}] ${text}` },
+        { type: 'tool_use', name: `mcp__workflow__${name}`, input },
+      ],
     });
     if (step === 0) return say('Searching the disputes.', 'search_records', { query: 'invoice disputes' });
     let i = step - 1;
     if (i < RECORDS) return say(`Reading record ${i + 1}.`, 'get_record', { ref_id: ref(i + 1) });
     i -= RECORDS;
-    if (i < RECORDS) return say(`Reading the record linked from record ${i + 1}.`, 'get_record', { ref_id: ref(101 + i) });
+    if (i < RECORDS)
+      return say(`Reading the record linked from record ${i + 1}.`, 'get_record', { ref_id: ref(101 + i) });
     i -= RECORDS;
     if (i < RECORDS) {
       const uri = find(new RegExp(`workflow://records/WF-${pad(i + 1)}-[0-9a-f]{4}/attachment`), `attachment ${i + 1}`);
       return say(`Reading the attachment of record ${i + 1}.`, 'get_attachment', { uri });
     }
     i -= RECORDS;
-    if (i < UPDATES) return say(`Noting the outcome on record ${i + 1}.`, 'update_record', { ref_id: ref(i + 1), note: `reviewed in step ${step}` });
-    return { content: [{ type: 'text', text: `[wf step ${step}] Done: ${RECORDS} records, their links and attachments reviewed; ${UPDATES} updated.` }] };
+    if (i < UPDATES)
+      return say(`Noting the outcome on record ${i + 1}.`, 'update_record', {
+        ref_id: ref(i + 1),
+        note: `reviewed in step ${step}`,
+      });
+    return {
+      content: [
+        {
+          type: 'text',
+          text: `[wf step ${step}] Done: ${RECORDS} records, their links and attachments reviewed; ${UPDATES} updated.`,
+        },
+      ],
+    };
   };
 }
 
@@ -128,7 +148,10 @@ export async function runWorkflow(strategy: string, pipeline: PipelineConfig = {
   server.script(...Array.from({ length: WORKFLOW_TOOL_CALLS + 1 }, () => play));
   const source = new McpToolSource([workflowServer()], { approve: async () => 'server' });
   await source.start();
-  const config = resolveAgentConfig({ model: MODEL, strategy, pipeline, baseURL: server.url, apiKey: 'test', retry: { maxRetries: 0 } }, {});
+  const config = resolveAgentConfig(
+    { model: MODEL, strategy, pipeline, baseURL: server.url, apiKey: 'test', retry: { maxRetries: 0 } },
+    {},
+  );
   const loop = new AgentLoop({
     session: new Session(),
     workspace: new NodeWorkspace(os.tmpdir()),
@@ -138,7 +161,11 @@ export async function runWorkflow(strategy: string, pipeline: PipelineConfig = {
   });
   const decisions: string[] = [];
   let toolErrors = 0;
-  loop.on('decision', (e) => decisions.push(`call ${e.decision.callIndex}: ${e.decision.by} ${e.decision.action} (${e.decision.tokensSaved} saved): ${e.decision.reason}`));
+  loop.on('decision', (e) =>
+    decisions.push(
+      `call ${e.decision.callIndex}: ${e.decision.by} ${e.decision.action} (${e.decision.tokensSaved} saved): ${e.decision.reason}`,
+    ),
+  );
   loop.on('tool-result', (e) => (toolErrors += e.result.is_error ? 1 : 0));
   try {
     const result = await loop.run('Review the open invoice disputes in the workflow system.');

@@ -31,7 +31,9 @@ function newest(dir: string): number {
 const UNSAFE = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/u;
 function unsafeIn(s: string): string | undefined {
   const m = UNSAFE.exec(s);
-  return m ? `U+${m[0].codePointAt(0)!.toString(16)} at ${m.index}: ${JSON.stringify(s.slice(Math.max(0, m.index - 40), m.index + 20))}` : undefined;
+  return m
+    ? `U+${m[0].codePointAt(0)!.toString(16)} at ${m.index}: ${JSON.stringify(s.slice(Math.max(0, m.index - 40), m.index + 20))}`
+    : undefined;
 }
 
 const CLEAR = '\x1b[2J\x1b[H';
@@ -49,7 +51,11 @@ interface Run {
 
 function cli(args: readonly string[], cwd: string, env: Record<string, string> = {}): Promise<Run> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd,
+      env: { PATH: process.env.PATH ?? '', HOME: cwd, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (b: Buffer) => (stdout += b.toString('utf8')));
@@ -69,33 +75,74 @@ function hostileTranscript(): string {
   let parent: string | null = null;
   const line = (rec: Record<string, unknown>): string => {
     const uuid = `00000000-0000-4000-8000-${String(++n).padStart(12, '0')}`;
-    const out = { parentUuid: parent, isSidechain: false, userType: 'external', cwd: '/work/app', sessionId: 'b1d1e5c0-0000-4000-8000-000000000001', version: '2.1.6', type: 'user', ...rec, uuid, timestamp: `2026-01-13T16:00:0${n}.000Z` };
+    const out = {
+      parentUuid: parent,
+      isSidechain: false,
+      userType: 'external',
+      cwd: '/work/app',
+      sessionId: 'b1d1e5c0-0000-4000-8000-000000000001',
+      version: '2.1.6',
+      type: 'user',
+      ...rec,
+      uuid,
+      timestamp: `2026-01-13T16:00:0${n}.000Z`,
+    };
     parent = uuid;
     return JSON.stringify(out);
   };
   const model = `claude-sonnet-4-5${TITLE}${RLO}`;
   const usage = { input_tokens: 9, cache_creation_input_tokens: 1200, cache_read_input_tokens: 0, output_tokens: 40 };
   const assistant = (id: string, content: unknown[], stop: string): string =>
-    line({ type: 'assistant', requestId: `req_${id}`, message: { model, id, type: 'message', role: 'assistant', content, stop_reason: stop, stop_sequence: null, usage } });
-  return [
-    line({ message: { role: 'user', content: `look at the files ${HOSTILE}` } }),
-    assistant('msg_01', [
-      { type: 'tool_use', id: 'toolu_01', name: `Bash${CLEAR}`, input: { command: `cat notes.txt ${HOSTILE}` } },
-      { type: 'tool_use', id: 'toolu_02', name: `Read${TITLE}${CSI8}`, input: { file_path: `/work/app/${RLO}txt.exe${TITLE}` } },
-    ], 'tool_use'),
-    line({ message: { role: 'user', content: [
-      { type: 'tool_result', tool_use_id: 'toolu_01', content: `contents ${HOSTILE} end` },
-      { type: 'tool_result', tool_use_id: 'toolu_02', content: `more ${HOSTILE}` },
-    ] } }),
-    assistant('msg_02', [{ type: 'text', text: `All done ${HOSTILE}` }], 'end_turn'),
-  ].join('\n') + '\n';
+    line({
+      type: 'assistant',
+      requestId: `req_${id}`,
+      message: {
+        model,
+        id,
+        type: 'message',
+        role: 'assistant',
+        content,
+        stop_reason: stop,
+        stop_sequence: null,
+        usage,
+      },
+    });
+  return (
+    [
+      line({ message: { role: 'user', content: `look at the files ${HOSTILE}` } }),
+      assistant(
+        'msg_01',
+        [
+          { type: 'tool_use', id: 'toolu_01', name: `Bash${CLEAR}`, input: { command: `cat notes.txt ${HOSTILE}` } },
+          {
+            type: 'tool_use',
+            id: 'toolu_02',
+            name: `Read${TITLE}${CSI8}`,
+            input: { file_path: `/work/app/${RLO}txt.exe${TITLE}` },
+          },
+        ],
+        'tool_use',
+      ),
+      line({
+        message: {
+          role: 'user',
+          content: [
+            { type: 'tool_result', tool_use_id: 'toolu_01', content: `contents ${HOSTILE} end` },
+            { type: 'tool_result', tool_use_id: 'toolu_02', content: `more ${HOSTILE}` },
+          ],
+        },
+      }),
+      assistant('msg_02', [{ type: 'text', text: `All done ${HOSTILE}` }], 'end_turn'),
+    ].join('\n') + '\n'
+  );
 }
 
 let dir: string;
 let server: TestServer;
 
 beforeAll(async () => {
-  if (!fs.existsSync(CLI) || newest(path.join(REPO, 'src')) > fs.statSync(CLI).mtimeMs) execFileSync('npm', ['run', 'build', '--silent'], { cwd: REPO });
+  if (!fs.existsSync(CLI) || newest(path.join(REPO, 'src')) > fs.statSync(CLI).mtimeMs)
+    execFileSync('npm', ['run', 'build', '--silent'], { cwd: REPO });
   dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trimline-probe-'));
   server = await startTestServer({ fallback: 'fail' });
 });
@@ -115,15 +162,33 @@ describe('trimline run: .git writes need approval', () => {
       {
         content: [
           { type: 'text', text: 'Configuring git.' },
-          { type: 'tool_use', name: 'write_file', input: { path: '.git/config', content: '[core]\n\tfsmonitor = "touch pwned-fsmonitor"\n' } },
-          { type: 'tool_use', name: 'write_file', input: { path: '.git/hooks/pre-commit', content: '#!/bin/sh\ntouch pwned-hook\n' } },
-          { type: 'tool_use', name: 'edit_file', input: { path: '.GIT/../.git/config', old_text: 'bare = false', new_text: 'bare = false\n\tpager = touch pwned-pager' } },
+          {
+            type: 'tool_use',
+            name: 'write_file',
+            input: { path: '.git/config', content: '[core]\n\tfsmonitor = "touch pwned-fsmonitor"\n' },
+          },
+          {
+            type: 'tool_use',
+            name: 'write_file',
+            input: { path: '.git/hooks/pre-commit', content: '#!/bin/sh\ntouch pwned-hook\n' },
+          },
+          {
+            type: 'tool_use',
+            name: 'edit_file',
+            input: {
+              path: '.GIT/../.git/config',
+              old_text: 'bare = false',
+              new_text: 'bare = false\n\tpager = touch pwned-pager',
+            },
+          },
           { type: 'tool_use', name: 'write_file', input: { path: 'src/ok.ts', content: 'export const ok = 1;\n' } },
         ],
       },
       { content: [{ type: 'text', text: 'Done.' }] },
     );
-    const r = await cli(['run', 'set up git', '--workspace', ws, '--session', 'git'], ws, { ANTHROPIC_BASE_URL: server.url });
+    const r = await cli(['run', 'set up git', '--workspace', ws, '--session', 'git'], ws, {
+      ANTHROPIC_BASE_URL: server.url,
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(fs.readFileSync(path.join(ws, '.git', 'config'), 'utf8')).toBe(config);
     expect(fs.existsSync(path.join(ws, '.git', 'hooks', 'pre-commit'))).toBe(false);
@@ -143,7 +208,11 @@ describe('trimline run on a terminal: a .git write is asked', () => {
     server.script(
       {
         content: [
-          { type: 'tool_use', name: 'write_file', input: { path: '.git/config', content: '[core]\n\tfsmonitor = "touch pwned"\n' } },
+          {
+            type: 'tool_use',
+            name: 'write_file',
+            input: { path: '.git/config', content: '[core]\n\tfsmonitor = "touch pwned"\n' },
+          },
           { type: 'tool_use', name: 'write_file', input: { path: `.git/info/exclude${TITLE}`, content: 'tmp/\n' } },
         ],
       },
@@ -151,7 +220,11 @@ describe('trimline run on a terminal: a .git write is asked', () => {
     );
     // `script` gives the CLI a pseudo-terminal; what we write to its stdin is typed there.
     const command = [process.execPath, CLI, 'run', 'configure', '--workspace', ws, '--session', 'tty'].join(' ');
-    const child = spawn('script', ['-qfec', command, '/dev/null'], { cwd: ws, env: { PATH: process.env.PATH ?? '', HOME: ws, TERM: 'dumb', ANTHROPIC_BASE_URL: server.url }, stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn('script', ['-qfec', command, '/dev/null'], {
+      cwd: ws,
+      env: { PATH: process.env.PATH ?? '', HOME: ws, TERM: 'dumb', ANTHROPIC_BASE_URL: server.url },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (b: Buffer) => (out += b.toString('utf8')));
     const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
@@ -161,7 +234,9 @@ describe('trimline run on a terminal: a .git write is asked', () => {
     };
     await until(/Allow the agent to write \.git\/config\?[^]*\[y\/N\] $/);
     child.stdin.write('n\r');
-    await until(/Allow the agent to write \.git\/info\/exclude\\u\{1b\}\]0;pwned\\u\{7\}\?[^]*It is inside \.git: git's own configuration and hooks[^]*\[y\/N\] $/);
+    await until(
+      /Allow the agent to write \.git\/info\/exclude\\u\{1b\}\]0;pwned\\u\{7\}\?[^]*It is inside \.git: git's own configuration and hooks[^]*\[y\/N\] $/,
+    );
     child.stdin.write('y\r');
     await until(/Done\./);
     child.stdin.end();
@@ -225,12 +300,16 @@ describe('terminal controls from transcripts and files never reach the terminal 
       },
       { content: [{ type: 'text', text: `Done ${TITLE}${CSI8}\r\nreally` }] },
     );
-    const r = await cli(['run', 'read the notes', '--workspace', ws, '--session', 'esc'], ws, { ANTHROPIC_BASE_URL: server.url });
+    const r = await cli(['run', 'read the notes', '--workspace', ws, '--session', 'esc'], ws, {
+      ANTHROPIC_BASE_URL: server.url,
+    });
     expect(r.code, r.stderr).toBe(0);
     expectSafe(r, 'run');
     expect(r.stdout).toContain('Reading \\u{1b}[2J');
     expect(r.stdout).toContain(`→ read_file notes\\u{202e}txt.md`);
-    expect(r.stderr).toContain('run_command denied (no terminal to ask; pass --approve-commands to allow): echo hi \\u{1b}[2J');
+    expect(r.stderr).toContain(
+      'run_command denied (no terminal to ask; pass --approve-commands to allow): echo hi \\u{1b}[2J',
+    );
     expect(r.stdout).toContain('Done \\u{1b}]0;pwned\\u{7}\\u{9b}31m\nreally');
   });
 });
@@ -252,7 +331,9 @@ describe('report: an unfinished last line', () => {
     for (const workers of ['0', '2']) {
       const r = await cli(['report', projects, '--no-cache', '--workers', workers], dir);
       expect(r.code, r.stderr).toBe(0);
-      expect(r.stdout).toContain(`old-session.jsonl: line ${lines} (the last, ${partial.length} bytes) is unfinished (no final newline, not valid JSON): left out`);
+      expect(r.stdout).toContain(
+        `old-session.jsonl: line ${lines} (the last, ${partial.length} bytes) is unfinished (no final newline, not valid JSON): left out`,
+      );
       expect(r.stdout).not.toMatch(/fresh-session\.jsonl: .*unfinished/);
     }
   });

@@ -64,16 +64,32 @@ describe('probe: journals of the proxy CLI', () => {
     // Observe-only `none` (the CLI's default): the restored trim must apply to the first request after the restart.
     const first = await proxy(['--strategy', 'none', '--journal', dir]);
     expect((await postMessages(first.url, 'probe-str', request(history))).status).toBe(200);
-    const trim = await inspectorRequest(first, { type: 'request', id: 1, request: { op: 'trim', blockId: 'probe-str.m0.0', text: 'trimmed by the user' } });
-    const pin = await inspectorRequest(first, { type: 'request', id: 2, request: { op: 'pin', blockId: 'probe-str.m2.0' } });
-    expect([trim[0], pin[0]]).toMatchObject([{ type: 'response', ok: true }, { type: 'response', ok: true }]);
+    const trim = await inspectorRequest(first, {
+      type: 'request',
+      id: 1,
+      request: { op: 'trim', blockId: 'probe-str.m0.0', text: 'trimmed by the user' },
+    });
+    const pin = await inspectorRequest(first, {
+      type: 'request',
+      id: 2,
+      request: { op: 'pin', blockId: 'probe-str.m2.0' },
+    });
+    expect([trim[0], pin[0]]).toMatchObject([
+      { type: 'response', ok: true },
+      { type: 'response', ok: true },
+    ]);
     expect(fs.statSync(dir).mode & 0o777).toBe(0o700);
-    for (const f of ['proxy-probe-str.jsonl', 'proxy-probe-str.jsonl.lock']) expect(fs.statSync(path.join(dir, f)).mode & 0o777, f).toBe(0o600);
+    for (const f of ['proxy-probe-str.jsonl', 'proxy-probe-str.jsonl.lock'])
+      expect(fs.statSync(path.join(dir, f)).mode & 0o777, f).toBe(0o600);
     await first.stop('SIGKILL');
 
     const second = await proxy(['--strategy', 'none', '--journal', dir]);
     server.reset();
-    const r = await postMessages(second.url, 'probe-str', request([...history, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'again' }]));
+    const r = await postMessages(
+      second.url,
+      'probe-str',
+      request([...history, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'again' }]),
+    );
     expect(r.status).toBe(200);
     const sent = server.requests.filter((q) => q.path === '/v1/messages').at(-1)!.body as { messages: MessageParam[] };
     expect(JSON.stringify(sent.messages[0].content)).toContain('trimmed by the user');
@@ -82,7 +98,12 @@ describe('probe: journals of the proxy CLI', () => {
     expect(fs.readdirSync(dir).sort()).toEqual(['proxy-probe-str.jsonl']);
     const loaded = loadJournal(journalPath(dir, 'proxy-probe-str'));
     expect(loaded.session.messages).toHaveLength(5);
-    expect(loaded.session.allOverlays().map((o) => o.kind).sort()).toEqual(['pin', 'trim']);
+    expect(
+      loaded.session
+        .allOverlays()
+        .map((o) => o.kind)
+        .sort(),
+    ).toEqual(['pin', 'trim']);
   }, 60_000);
 
   it('a journal that cannot be written is reported and retried; the other sessions stay journaled', async () => {
@@ -90,8 +111,11 @@ describe('probe: journals of the proxy CLI', () => {
     const p = await proxy(['--strategy', 'default', '--journal', dir]);
     const victim: MessageParam[] = [{ role: 'user', content: 'victim starts' }];
     expect((await postMessages(p.url, 'victim', request(victim))).status).toBe(200);
-    const others = Array.from({ length: MAX_OPEN_JOURNALS + 6 }, (_, i): MessageParam[] => [{ role: 'user', content: `other ${i} starts` }]);
-    for (const [i, m] of others.entries()) expect((await postMessages(p.url, `other-${i}`, request(m))).status).toBe(200);
+    const others = Array.from({ length: MAX_OPEN_JOURNALS + 6 }, (_, i): MessageParam[] => [
+      { role: 'user', content: `other ${i} starts` },
+    ]);
+    for (const [i, m] of others.entries())
+      expect((await postMessages(p.url, `other-${i}`, request(m))).status).toBe(200);
     // The victim's journal went idle (descriptor and lock given back): its file is swapped for a directory.
     const file = journalPath(dir, 'proxy-victim');
     const links = fs.readdirSync(`/proc/${p.pid}/fd`).map((fd) => fs.readlinkSync(`/proc/${p.pid}/fd/${fd}`));
@@ -102,8 +126,14 @@ describe('probe: journals of the proxy CLI', () => {
 
     victim.push({ role: 'assistant', content: 'victim reply 1' }, { role: 'user', content: 'victim asks 1' });
     expect((await postMessages(p.url, 'victim', request(victim))).status).toBe(200);
-    await waitFor(() => /session victim: journal write failed .*EISDIR/.test(p.stderr()), 10_000, 'the journal error on stderr');
-    expect((await snapshot(p)).findings[0].message).toMatch(/^Journal: journal write failed \(records kept for a retry\).*EISDIR/);
+    await waitFor(
+      () => /session victim: journal write failed .*EISDIR/.test(p.stderr()),
+      10_000,
+      'the journal error on stderr',
+    );
+    expect((await snapshot(p)).findings[0].message).toMatch(
+      /^Journal: journal write failed \(records kept for a retry\).*EISDIR/,
+    );
     others[0].push({ role: 'assistant', content: 'other reply' }, { role: 'user', content: 'other 0 asks again' });
     expect((await postMessages(p.url, 'other-0', request(others[0]))).status).toBe(200);
     expect(fs.readFileSync(journalPath(dir, 'proxy-other-0'), 'utf8')).toContain('other 0 asks again');
@@ -116,7 +146,9 @@ describe('probe: journals of the proxy CLI', () => {
     await p.stop();
     const loaded = loadJournal(file);
     expect(loaded.issues).toEqual([]);
-    expect(loaded.session.messages.map((m) => m.blocks[0].param)).toEqual(victim.map((m) => ({ type: 'text', text: m.content })));
+    expect(loaded.session.messages.map((m) => m.blocks[0].param)).toEqual(
+      victim.map((m) => ({ type: 'text', text: m.content })),
+    );
     expect(loaded.session.calls).toHaveLength(3);
   }, 60_000);
 
@@ -139,7 +171,11 @@ describe('probe: journals of the proxy CLI', () => {
     await send(1, 40);
     const baseline = fdCount(p.pid);
     await send(40, 1000);
-    await waitFor(() => fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl')).length === 1000, 20_000, '1,000 journals');
+    await waitFor(
+      () => fs.readdirSync(dir).filter((f) => f.endsWith('.jsonl')).length === 1000,
+      20_000,
+      '1,000 journals',
+    );
     expect(fdCount(p.pid)).toBeLessThanOrEqual(baseline + MAX_OPEN_JOURNALS);
     const intoDir = fs.readdirSync(`/proc/${p.pid}/fd`).filter((fd) => {
       try {
@@ -152,7 +188,11 @@ describe('probe: journals of the proxy CLI', () => {
     expect(fs.readdirSync(dir).filter((f) => f.endsWith('.lock')).length).toBeLessThanOrEqual(MAX_OPEN_JOURNALS);
     first.push({ role: 'assistant', content: 'hello' }, { role: 'user', content: 'more' });
     expect((await postMessages(p.url, 'many-0', request(first))).status).toBe(200);
-    await waitFor(() => p.stderr().includes('session many-0: continued from its journal (1 messages'), 10_000, 'many-0 restored');
+    await waitFor(
+      () => p.stderr().includes('session many-0: continued from its journal (1 messages'),
+      10_000,
+      'many-0 restored',
+    );
     await p.stop();
     expect(fs.existsSync(journalPath(dir, 'proxy-many-0.e2'))).toBe(false);
     expect(loadJournal(journalPath(dir, 'proxy-many-0')).session.messages).toHaveLength(3);

@@ -24,10 +24,18 @@ export interface CliProxy {
   stop(signal?: NodeJS.Signals): Promise<void>;
 }
 
-/** Start the proxy of the built CLI at `cli` (default: this checkout's dist/cli.js) with `args` (and Node's `nodeArgs`). */
-export function startCliProxy(args: readonly string[], cli: string = CLI, nodeArgs: readonly string[] = []): Promise<CliProxy> {
+/**
+ * Start the proxy of the built CLI at `cli` (default: this checkout's dist/cli.js) with `args` (and Node's `nodeArgs`).
+ */
+export function startCliProxy(
+  args: readonly string[],
+  cli: string = CLI,
+  nodeArgs: readonly string[] = [],
+): Promise<CliProxy> {
   return new Promise((ok, fail) => {
-    const child = spawn(process.execPath, [...nodeArgs, cli, 'proxy', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [...nodeArgs, cli, 'proxy', '--port', '0', ...args], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     let err = '';
     child.stderr!.on('data', (c: Buffer) => (err += c.toString()));
@@ -65,10 +73,20 @@ export function rssMB(pid: number): number {
 }
 
 /** One `POST /v1/messages` with a session key; resolves with the status and the whole response text. */
-export async function postMessages(url: string, sessionKey: string, body: unknown, timeoutMs = 30_000): Promise<{ status: number; text: string }> {
+export async function postMessages(
+  url: string,
+  sessionKey: string,
+  body: unknown,
+  timeoutMs = 30_000,
+): Promise<{ status: number; text: string }> {
   const res = await fetch(`${url}/v1/messages`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', 'x-api-key': 'sk-ant-probe', 'anthropic-version': '2023-06-01', 'x-claude-code-session-id': sessionKey },
+    headers: {
+      'content-type': 'application/json',
+      'x-api-key': 'sk-ant-probe',
+      'anthropic-version': '2023-06-01',
+      'x-claude-code-session-id': sessionKey,
+    },
     body: typeof body === 'string' ? body : JSON.stringify(body),
     signal: AbortSignal.timeout(timeoutMs),
   });

@@ -22,15 +22,28 @@ describe('proxy: the agent of each session', () => {
   });
 
   const ask = async (system: string, prompt: string, headers: Record<string, string> = {}): Promise<void> => {
-    const client = new Anthropic({ apiKey: 'sk-ant-test-key', baseURL: proxy.url, defaultHeaders: headers, maxRetries: 0 });
-    await client.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 64, system, messages: [{ role: 'user', content: prompt }] });
+    const client = new Anthropic({
+      apiKey: 'sk-ant-test-key',
+      baseURL: proxy.url,
+      defaultHeaders: headers,
+      maxRetries: 0,
+    });
+    await client.messages.create({
+      model: 'claude-sonnet-4-6',
+      max_tokens: 64,
+      system,
+      messages: [{ role: 'user', content: prompt }],
+    });
   };
 
   it('SDK, Roo, Cline and Claude Code sessions are named as such', async () => {
     await ask('You are a helpful assistant.', 'plain sdk program');
     await ask('You are Roo, a highly skilled software engineer.', '<task>\nfix the bug\n</task>');
     await ask('You are Cline, a highly skilled software engineer.', '<task>\nadd a test\n</task>');
-    await ask('You are a helpful assistant.', 'from the claude cli', { 'user-agent': 'claude-cli/2.1.114 (external, cli)', 'x-app': 'cli' });
+    await ask('You are a helpful assistant.', 'from the claude cli', {
+      'user-agent': 'claude-cli/2.1.114 (external, cli)',
+      'x-app': 'cli',
+    });
     // Observe-only records each call after its bytes went upstream: wait for all four.
     for (let i = 0; i < 100 && proxy.engine.sessions.all().length < 4; i++) await new Promise((r) => setTimeout(r, 20));
     const list = new SessionFollower().list(proxy.engine).sessions;

@@ -19,8 +19,8 @@ import { ccClient, ccTurn, CC_MODEL } from './claude-code-client';
 
 const CALLS = 40;
 const REMINDERS = [
-  'As you answer the user\'s questions, you can use the following context:\n# claudeMd\nAlways run `npm test` before you say you are done.',
-  '# currentDate\nToday\'s date is 2026-11-26.',
+  "As you answer the user's questions, you can use the following context:\n# claudeMd\nAlways run `npm test` before you say you are done.",
+  "# currentDate\nToday's date is 2026-11-26.",
   'Working directory: /work/app. Is a git repository: true.',
   'The following skills are available: review, release.',
   'The following deferred tools are available: WebFetch, NotebookEdit.',
@@ -45,7 +45,11 @@ afterAll(() => server.close());
 async function run(strategy: string, id: string): Promise<Run> {
   server.reset();
   server.script(...Array.from({ length: CALLS }, (_, k) => () => ccTurn(k, CALLS)));
-  const proxy = await startProxy({ upstream: server.url, strategy, journalDir: mkdtempSync(join(tmpdir(), 'trimline-usertext-')) });
+  const proxy = await startProxy({
+    upstream: server.url,
+    strategy,
+    journalDir: mkdtempSync(join(tmpdir(), 'trimline-usertext-')),
+  });
   const client = ccClient(proxy.url, id, { firstReminders: REMINDERS, readLines: 400 });
   const calls = await client.prompt(PROMPT);
   expect(calls).toBe(CALLS);
@@ -62,8 +66,13 @@ function userTexts(messages: readonly Anthropic.MessageParam[]): string[] {
   return out;
 }
 
-const inputCost = (u: NonNullable<NonNullable<TestServer['requests'][number]['response']>['usage']>): number => costOf({ ...u, output_tokens: 0 }, CC_MODEL).total;
-const messageTokens = (u: { input_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number }): number => u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
+const inputCost = (u: NonNullable<NonNullable<TestServer['requests'][number]['response']>['usage']>): number =>
+  costOf({ ...u, output_tokens: 0 }, CC_MODEL).total;
+const messageTokens = (u: {
+  input_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+}): number => u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
 
 describe('proxy --strategy default keeps every user text block verbatim (Claude-Code-shaped 40-call loop)', () => {
   let none: Run;
@@ -80,7 +89,9 @@ describe('proxy --strategy default keeps every user text block verbatim (Claude-
   it('every user text block the client sent reaches upstream verbatim, on every call', () => {
     expect(trimmed.requests).toHaveLength(CALLS);
     for (const r of trimmed.requests) {
-      const sent = JSON.parse(trimmed.client.sent[r.seq - trimmed.requests[0].seq]) as { messages: Anthropic.MessageParam[] };
+      const sent = JSON.parse(trimmed.client.sent[r.seq - trimmed.requests[0].seq]) as {
+        messages: Anthropic.MessageParam[];
+      };
       const want = userTexts(sent.messages);
       const got = userTexts((r.body as RequestBody).messages);
       for (const t of REMINDERS) expect(want).toContain(t);
@@ -88,7 +99,10 @@ describe('proxy --strategy default keeps every user text block verbatim (Claude-
       // The first message leads with the eight reminders and the prompt, in order.
       const first = (r.body as RequestBody).messages[0];
       expect(first.role).toBe('user');
-      const firstTexts = typeof first.content === 'string' ? [first.content] : first.content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text);
+      const firstTexts =
+        typeof first.content === 'string'
+          ? [first.content]
+          : first.content.filter((b) => b.type === 'text').map((b) => (b as { text: string }).text);
       expect(firstTexts.slice(0, REMINDERS.length + 1)).toEqual([...REMINDERS, PROMPT]);
     }
   });
@@ -98,10 +112,15 @@ describe('proxy --strategy default keeps every user text block verbatim (Claude-
   });
 
   it('trimming pays: fewer message tokens and a smaller input-side bill than none', () => {
-    const sum = (rs: Run['requests'], f: (u: NonNullable<NonNullable<Run['requests'][number]['response']>['usage']>) => number): number => rs.reduce((a, r) => a + f(r.response!.usage!), 0);
+    const sum = (
+      rs: Run['requests'],
+      f: (u: NonNullable<NonNullable<Run['requests'][number]['response']>['usage']>) => number,
+    ): number => rs.reduce((a, r) => a + f(r.response!.usage!), 0);
     const tokens = sum(trimmed.requests, messageTokens) / sum(none.requests, messageTokens);
     const cost = sum(trimmed.requests, inputCost) / sum(none.requests, inputCost);
-    console.log(`proxy default vs none on a 40-call loop: tokens ${(tokens * 100).toFixed(1)}%, input-side cost ${(cost * 100).toFixed(1)}%`);
+    console.log(
+      `proxy default vs none on a 40-call loop: tokens ${(tokens * 100).toFixed(1)}%, input-side cost ${(cost * 100).toFixed(1)}%`,
+    );
     // The aims of the issue for a single-prompt session with large reads (not measured values).
     expect(tokens).toBeLessThanOrEqual(0.6);
     expect(cost).toBeLessThanOrEqual(0.85);

@@ -20,7 +20,11 @@ import { ccClient, ccTurn } from './claude-code-client';
 const PER_PROMPT = 8;
 const PROMPTS = ['Read the modules and check them.', 'Now the tests.', 'And the docs.', 'Finally the build scripts.'];
 const sha = (s: string): string => createHash('sha256').update(s).digest('hex');
-const totalInput = (u: { input_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number }): number => u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
+const totalInput = (u: {
+  input_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+}): number => u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
 
 let server: TestServer;
 beforeAll(async () => {
@@ -28,10 +32,22 @@ beforeAll(async () => {
 });
 afterAll(() => server.close());
 
-async function session(strategy: string, id: string): Promise<{ proxy: ProxyHandle; client: ReturnType<typeof ccClient>; calls: number; requests: TestServer['requests'] }> {
+async function session(
+  strategy: string,
+  id: string,
+): Promise<{
+  proxy: ProxyHandle;
+  client: ReturnType<typeof ccClient>;
+  calls: number;
+  requests: TestServer['requests'];
+}> {
   server.reset();
   server.script(...Array.from({ length: PROMPTS.length * PER_PROMPT }, (_, k) => () => ccTurn(k, PER_PROMPT)));
-  const proxy = await startProxy({ upstream: server.url, strategy, journalDir: mkdtempSync(join(tmpdir(), 'trimline-proxy-')) });
+  const proxy = await startProxy({
+    upstream: server.url,
+    strategy,
+    journalDir: mkdtempSync(join(tmpdir(), 'trimline-proxy-')),
+  });
   const client = ccClient(proxy.url, id);
   let calls = 0;
   for (const p of PROMPTS) calls += await client.prompt(p);
@@ -69,7 +85,8 @@ describe('proxy: a Claude-Code-shaped session through the real SDK', () => {
       const body = r.body as RequestBody;
       expect(validateRequest(body, { model: body.model, thinking: true })).toEqual([]);
       const client = JSON.parse(trimmed.client.sent[r.seq - trimmed.requests[0].seq]) as Record<string, unknown>;
-      for (const k of ['system', 'tools', 'thinking', 'context_management', 'metadata', 'max_tokens', 'model']) expect(body[k as keyof RequestBody]).toEqual(client[k]);
+      for (const k of ['system', 'tools', 'thinking', 'context_management', 'metadata', 'max_tokens', 'model'])
+        expect(body[k as keyof RequestBody]).toEqual(client[k]);
     }
     const inNone = none.requests.map((r) => totalInput(r.response!.usage!));
     const inDefault = trimmed.requests.map((r) => totalInput(r.response!.usage!));
@@ -86,14 +103,24 @@ describe('proxy: a Claude-Code-shaped session through the real SDK', () => {
     expect(page.status).toBe(200);
     expect(page.headers.get('content-security-policy')).toContain("script-src 'nonce-");
     const headers = { 'content-type': 'application/json', 'x-trimline-token': trimmed.proxy.token };
-    const res = await fetch(`${trimmed.proxy.url}/api/request`, { method: 'POST', headers, body: JSON.stringify({ type: 'ready' }) });
-    const [msg] = (await res.json()) as [{ type: string; snapshot?: { title: string; live: boolean; rows: unknown[]; calls: unknown[] } }];
+    const res = await fetch(`${trimmed.proxy.url}/api/request`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ type: 'ready' }),
+    });
+    const [msg] = (await res.json()) as [
+      { type: string; snapshot?: { title: string; live: boolean; rows: unknown[]; calls: unknown[] } },
+    ];
     expect(msg.type).toBe('snapshot');
     expect(msg.snapshot!.title).toBe('Proxied: Read the modules and check them.');
     expect(msg.snapshot!.live).toBe(true);
     expect(msg.snapshot!.rows.length).toBeGreaterThan(50);
     expect(msg.snapshot!.calls.length).toBe(trimmed.calls);
-    const forged = await fetch(`${trimmed.proxy.url}/api/request`, { method: 'POST', headers: { ...headers, origin: 'http://evil.example' }, body: JSON.stringify({ type: 'ready' }) });
+    const forged = await fetch(`${trimmed.proxy.url}/api/request`, {
+      method: 'POST',
+      headers: { ...headers, origin: 'http://evil.example' },
+      body: JSON.stringify({ type: 'ready' }),
+    });
     expect(forged.status).toBe(403);
   });
 
@@ -101,18 +128,27 @@ describe('proxy: a Claude-Code-shaped session through the real SDK', () => {
     const ready = JSON.stringify({ type: 'ready' });
     const wrong = `${trimmed.proxy.token.slice(0, -2)}xx`;
     for (const token of [undefined, wrong, '']) {
-      const headers: Record<string, string> = { 'content-type': 'application/json', ...(token === undefined ? {} : { 'x-trimline-token': token }) };
+      const headers: Record<string, string> = {
+        'content-type': 'application/json',
+        ...(token === undefined ? {} : { 'x-trimline-token': token }),
+      };
       const res = await fetch(`${trimmed.proxy.url}/api/request`, { method: 'POST', headers, body: ready });
       expect(res.status).toBe(403);
       expect(await res.text()).not.toContain('snapshot');
       expect((await fetch(`${trimmed.proxy.url}/api/events`, { headers })).status).toBe(403);
       expect((await fetch(`${trimmed.proxy.url}/`, { headers })).status).toBe(403);
     }
-    const ok = await fetch(`${trimmed.proxy.url}/api/request`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-trimline-token': trimmed.proxy.token }, body: ready });
+    const ok = await fetch(`${trimmed.proxy.url}/api/request`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-trimline-token': trimmed.proxy.token },
+      body: ready,
+    });
     expect(ok.status).toBe(200);
     expect(trimmed.proxy.inspectorUrl).toBe(`${trimmed.proxy.url}/?token=${trimmed.proxy.token}`);
     // The API paths stay as clients expect them: no token.
-    const models = await fetch(`${trimmed.proxy.url}/v1/models`, { headers: { 'x-api-key': 'k', 'anthropic-version': '2023-06-01' } });
+    const models = await fetch(`${trimmed.proxy.url}/v1/models`, {
+      headers: { 'x-api-key': 'k', 'anthropic-version': '2023-06-01' },
+    });
     expect(models.status).toBe(200);
   });
 
@@ -134,9 +170,17 @@ describe('proxy: pass-through that never breaks the client', () => {
   afterAll(() => proxy.close());
 
   it('a 429 with retry-after reaches the client unchanged', async () => {
-    server.fault({ kind: 'http', status: 429, errorType: 'rate_limit_error', message: 'Number of request tokens has exceeded your per-minute rate limit', retryAfterSec: 7 });
+    server.fault({
+      kind: 'http',
+      status: 429,
+      errorType: 'rate_limit_error',
+      message: 'Number of request tokens has exceeded your per-minute rate limit',
+      retryAfterSec: 7,
+    });
     const client = new Anthropic({ apiKey: 'k', baseURL: proxy.url, maxRetries: 0 });
-    const err = await client.messages.create({ model: 'claude-sonnet-4-6', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    const err = await client.messages
+      .create({ model: 'claude-sonnet-4-6', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Anthropic.RateLimitError);
     const e = err as InstanceType<typeof Anthropic.RateLimitError>;
     expect(e.status).toBe(429);
@@ -148,7 +192,10 @@ describe('proxy: pass-through that never breaks the client', () => {
     const client = new Anthropic({ apiKey: 'k', baseURL: proxy.url, maxRetries: 0 });
     const models = await client.models.list();
     expect(models.data.length).toBeGreaterThan(0);
-    const count = await client.messages.countTokens({ model: 'claude-sonnet-4-6', messages: [{ role: 'user', content: 'count me' }] });
+    const count = await client.messages.countTokens({
+      model: 'claude-sonnet-4-6',
+      messages: [{ role: 'user', content: 'count me' }],
+    });
     expect(count.input_tokens).toBeGreaterThan(0);
     const res = await fetch(`${proxy.url}/v1/nothing?x=1`, { method: 'DELETE' });
     expect(res.status).toBe(404);
@@ -160,10 +207,20 @@ describe('proxy: pass-through that never breaks the client', () => {
   it('an invalid client request goes upstream untouched and the API\u2019s 400 reaches the client', async () => {
     const client = new Anthropic({ apiKey: 'k', baseURL: proxy.url, maxRetries: 0 });
     const err = await client.messages
-      .create({ model: 'claude-sonnet-4-6', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }, { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_x', name: 'Read', input: {} }] }, { role: 'user', content: 'no result' }] })
+      .create({
+        model: 'claude-sonnet-4-6',
+        max_tokens: 10,
+        messages: [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_x', name: 'Read', input: {} }] },
+          { role: 'user', content: 'no result' },
+        ],
+      })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Anthropic.BadRequestError);
-    expect((err as Error).message).toContain('`tool_use` ids were found without `tool_result` blocks immediately after');
+    expect((err as Error).message).toContain(
+      '`tool_use` ids were found without `tool_result` blocks immediately after',
+    );
   });
 });
 
@@ -171,7 +228,11 @@ describe('proxy process: killed mid-session, restarted, the next call succeeds',
   const CLI = resolve('dist/cli.js');
   const start = (port: number, journal: string): Promise<{ child: ChildProcess; url: string }> =>
     new Promise((ok, fail) => {
-      const child = spawn(process.execPath, [CLI, 'proxy', '--port', String(port), '--upstream', server.url, '--strategy', 'default', '--journal', journal], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(
+        process.execPath,
+        [CLI, 'proxy', '--port', String(port), '--upstream', server.url, '--strategy', 'default', '--journal', journal],
+        { stdio: ['ignore', 'pipe', 'pipe'] },
+      );
       let out = '';
       child.stdout!.on('data', (c: Buffer) => {
         out += c.toString();

@@ -11,14 +11,26 @@ import { build } from 'esbuild';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { buildReport, buildReportParallel, ReportCache, type Report } from '../../src/core/report';
 
-const INPUTS = ['test/fixtures/transcripts/m-claude', 'test/fixtures/transcripts/mit-samples', 'test/fixtures/report'].map((p) => resolve(p));
+const INPUTS = [
+  'test/fixtures/transcripts/m-claude',
+  'test/fixtures/transcripts/mit-samples',
+  'test/fixtures/report',
+].map((p) => resolve(p));
 const STRATEGIES = ['none', 'default'];
 
 /** The worker script bundled from source, so the test does not depend on a prior build. */
 let script = '';
 beforeAll(async () => {
   script = join(mkdtempSync(join(tmpdir(), 'trimline-worker-')), 'report-worker.js');
-  await build({ entryPoints: [resolve('src/cli/report-worker.ts')], bundle: true, platform: 'node', target: 'node20', format: 'cjs', outfile: script, logLevel: 'warning' });
+  await build({
+    entryPoints: [resolve('src/cli/report-worker.ts')],
+    bundle: true,
+    platform: 'node',
+    target: 'node20',
+    format: 'cjs',
+    outfile: script,
+    logLevel: 'warning',
+  });
 });
 
 /** The report as `--json` writes it (key order, undefined fields left out). */
@@ -28,7 +40,13 @@ describe('buildReportParallel', () => {
   const inProcess = buildReport({ paths: INPUTS, strategies: STRATEGIES, config: {} });
 
   it('equals the in-process report on the fixtures (two workers)', async () => {
-    const par = await buildReportParallel({ paths: INPUTS, strategies: STRATEGIES, config: {}, workerScript: script, workers: 2 });
+    const par = await buildReportParallel({
+      paths: INPUTS,
+      strategies: STRATEGIES,
+      config: {},
+      workerScript: script,
+      workers: 2,
+    });
     expect(json(par)).toBe(json(inProcess));
     // The resumed copy counts only its own responses (its first pass counted its parent's too and was redone).
     const copy = par.sessions.find((r) => r.file.includes('ff33b5b0'))!;
@@ -36,9 +54,21 @@ describe('buildReportParallel', () => {
   });
 
   it('equals it with more workers than cores and with a worker script that cannot start (in process then)', async () => {
-    const many = await buildReportParallel({ paths: INPUTS, strategies: ['none'], config: {}, workerScript: script, workers: 5 });
+    const many = await buildReportParallel({
+      paths: INPUTS,
+      strategies: ['none'],
+      config: {},
+      workerScript: script,
+      workers: 5,
+    });
     expect(json(many)).toBe(json(buildReport({ paths: INPUTS, strategies: ['none'], config: {} })));
-    const broken = await buildReportParallel({ paths: INPUTS, strategies: STRATEGIES, config: {}, workerScript: join(tmpdir(), 'no-such-worker.js'), workers: 2 });
+    const broken = await buildReportParallel({
+      paths: INPUTS,
+      strategies: STRATEGIES,
+      config: {},
+      workerScript: join(tmpdir(), 'no-such-worker.js'),
+      workers: 2,
+    });
     expect(json(broken)).toBe(json(inProcess));
   });
 
@@ -49,7 +79,17 @@ describe('buildReportParallel', () => {
     const cacheFile = join(dir, 'cache.json');
     const par = async () => {
       const cache = new ReportCache(cacheFile);
-      return { rep: await buildReportParallel({ paths, strategies: ['none'], config: {}, cache, workerScript: script, workers: 2 }), hits: cache.hits };
+      return {
+        rep: await buildReportParallel({
+          paths,
+          strategies: ['none'],
+          config: {},
+          cache,
+          workerScript: script,
+          workers: 2,
+        }),
+        hits: cache.hits,
+      };
     };
     const first = await par();
     expect(first.hits).toBe(0);

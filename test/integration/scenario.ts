@@ -55,23 +55,42 @@ export function position(messages: readonly WireMsg[]): { task: number; step: nu
   const last = blocksOf(messages[messages.length - 1]);
   const prevMsg = messages[messages.length - 2];
   const results = last.filter((b) => b.type === 'tool_result');
-  const prompt = last.map((b) => (b.type === 'text' ? (b.text ?? '') : '')).join('\n').match(PROMPT);
+  const prompt = last
+    .map((b) => (b.type === 'text' ? (b.text ?? '') : ''))
+    .join('\n')
+    .match(PROMPT);
   if (prompt && !results.length) return { task: Number(prompt[1]), step: 0, prev: { toolUseIds: [] } };
   const prevBlocks = prevMsg?.role === 'assistant' ? blocksOf(prevMsg) : [];
-  const tag = prevBlocks.map((b) => b.text ?? '').join('\n').match(STEP_TAG);
-  if (!tag) throw new Error(`scenario: cannot tell the step from the request's last messages: ${JSON.stringify(messages.slice(-2)).slice(0, 500)}`);
+  const tag = prevBlocks
+    .map((b) => b.text ?? '')
+    .join('\n')
+    .match(STEP_TAG);
+  if (!tag)
+    throw new Error(
+      `scenario: cannot tell the step from the request's last messages: ${JSON.stringify(messages.slice(-2)).slice(0, 500)}`,
+    );
   const interrupted = results.some((r) => r.is_error && resultText(r).startsWith('interrupted'));
   const step = Number(tag[2]) + (interrupted ? 0 : 1);
-  return { task: Number(tag[1]), step, prev: { toolUseIds: prevBlocks.filter((b) => b.type === 'tool_use').map((b) => b.id ?? '') } };
+  return {
+    task: Number(tag[1]),
+    step,
+    prev: { toolUseIds: prevBlocks.filter((b) => b.type === 'tool_use').map((b) => b.id ?? '') },
+  };
 }
 
 /** A server script entry that plays `plans[task]` (the final step of a plan is its closing text). */
-export function policy(plans: (task: number) => readonly StepSpec[], padding = 0): (call: IncomingCall) => ScriptedTurn {
+export function policy(
+  plans: (task: number) => readonly StepSpec[],
+  padding = 0,
+): (call: IncomingCall) => ScriptedTurn {
   return (call) => {
     const { task, step, prev } = position(call.body.messages as readonly WireMsg[]);
     const plan = plans(task);
-    const pad = padding ? ` ${'Thinking out loud while working through the task. '.repeat(Math.ceil(padding / 50)).slice(0, padding)}` : '';
-    if (step >= plan.length) return { content: [{ type: 'text', text: `[task ${task} done] All steps of task ${task} are complete.${pad}` }] };
+    const pad = padding
+      ? ` ${'Thinking out loud while working through the task. '.repeat(Math.ceil(padding / 50)).slice(0, padding)}`
+      : '';
+    if (step >= plan.length)
+      return { content: [{ type: 'text', text: `[task ${task} done] All steps of task ${task} are complete.${pad}` }] };
     const spec = plan[step];
     const s = typeof spec === 'function' ? spec(prev) : spec;
     return { content: [{ type: 'text', text: `[task ${task} step ${step}] ${s.text}${pad}` }, ...s.tools] };

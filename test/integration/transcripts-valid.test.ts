@@ -29,11 +29,15 @@ const NO_CONVERSATION: Readonly<Record<string, RegExp>> = {
   'e6804af6-fe01-478c-9e10-75e94f3e93cb.jsonl': /no user or assistant messages \(1 parseable line: 1 summary\)/,
 };
 
-/** The transcripts with at least one call, and every file that did not import as expected (by name, with the reason). */
+/**
+ * The transcripts with at least one call, and every file that did not import as expected (by name, with the reason).
+ */
 function sessions(): { all: ImportedSession[]; failures: string[] } {
   const all: ImportedSession[] = [];
   const failures: string[] = [];
-  for (const f of readdirSync(DIR).filter((x) => x.endsWith('.jsonl')).sort()) {
+  for (const f of readdirSync(DIR)
+    .filter((x) => x.endsWith('.jsonl'))
+    .sort()) {
     let imp: ImportedSession;
     try {
       imp = importTranscript(join(DIR, f));
@@ -66,18 +70,33 @@ describe('every strategy on every real transcript', () => {
     for (const imp of all) {
       const byId = new Map(imp.messages.map((m) => [m.id, m]));
       // A response made with thinking, however the transcript split it over lines or messages.
-      const thoughtful = new Set(imp.messages.filter((m) => m.blocks.some((b) => b.kind === 'thinking' || b.kind === 'redacted_thinking')).map((m) => m.meta.apiMessageId ?? m.id));
+      const thoughtful = new Set(
+        imp.messages
+          .filter((m) => m.blocks.some((b) => b.kind === 'thinking' || b.kind === 'redacted_thinking'))
+          .map((m) => m.meta.apiMessageId ?? m.id),
+      );
       replayAll(imp, { strategy }, ({ call, prepared }) => {
         requests++;
         const { body, blockMap } = prepared;
         const latest = body.messages.map((m) => m.role).lastIndexOf('assistant');
         const source = latest >= 0 ? byId.get(blockMap.idAt(latest, 0)?.split('.')[0] ?? '') : undefined;
         const thinking = source !== undefined && thoughtful.has(source.meta.apiMessageId ?? source.id);
-        // The latest recorded response before this call: the request's latest assistant message must carry its thinking, unmodified.
+        // The latest recorded response before this call: the request's latest assistant message must carry its
+        // thinking, unmodified.
         const recorded = latestThinking(imp, call.epochStart, call.at);
-        for (const v of validateRequest(body, { model: body.model, thinking, latestAssistantThinking: recorded })) refused.push(`${imp.file} call ${call.index}: ${v.message}`);
-        const wire = { ...body, model: 'claude-sonnet-4-5', ...(thinking ? { thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 2048 } : {}) };
-        const dev = checkRequest(wire, { endpoint: 'messages', models: DEV_MODELS, contextWindow: Infinity, verifySignature: () => undefined });
+        for (const v of validateRequest(body, { model: body.model, thinking, latestAssistantThinking: recorded }))
+          refused.push(`${imp.file} call ${call.index}: ${v.message}`);
+        const wire = {
+          ...body,
+          model: 'claude-sonnet-4-5',
+          ...(thinking ? { thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 2048 } : {}),
+        };
+        const dev = checkRequest(wire, {
+          endpoint: 'messages',
+          models: DEV_MODELS,
+          contextWindow: Infinity,
+          verifySignature: () => undefined,
+        });
         if (!dev.ok) refused.push(`${imp.file} call ${call.index} (test server): ${dev.rejection.message}`);
       });
     }
@@ -87,6 +106,14 @@ describe('every strategy on every real transcript', () => {
   });
 
   it('judges by the whole rule list, thinking rules included', () => {
-    expect(Object.values(RULE)).toEqual(expect.arrayContaining(['thinking-loop-start', 'thinking-final-block', 'thinking-prefill', 'thinking-modified', 'thinking-first']));
+    expect(Object.values(RULE)).toEqual(
+      expect.arrayContaining([
+        'thinking-loop-start',
+        'thinking-final-block',
+        'thinking-prefill',
+        'thinking-modified',
+        'thinking-first',
+      ]),
+    );
   });
 });

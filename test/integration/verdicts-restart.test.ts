@@ -20,7 +20,11 @@ describe('cache verdicts across a proxy restart', () => {
     const server = await startTestServer({ fallback: 'fail', now: () => clock });
     const journalDir = mkdtempSync(join(tmpdir(), 'trimline-verdict-restart-'));
     server.script(...Array.from({ length: 8 }, (_, k) => () => ccTurn(k, 4)));
-    const verdictsOf = (proxy: Awaited<ReturnType<typeof startProxy>>): CallVerdict[] => proxy.engine.active()!.inspector.snapshot()!.calls.flatMap((c) => (c.verdict ? [c.verdict] : []));
+    const verdictsOf = (proxy: Awaited<ReturnType<typeof startProxy>>): CallVerdict[] =>
+      proxy.engine
+        .active()!
+        .inspector.snapshot()!
+        .calls.flatMap((c) => (c.verdict ? [c.verdict] : []));
     try {
       const one = await startProxy({ upstream: server.url, strategy: 'none', journalDir, cacheDiagnostics: true, now });
       const client = ccClient(one.url, 'sess-restart-1');
@@ -47,7 +51,9 @@ describe('cache verdicts across a proxy restart', () => {
       const upstream = server.requests.filter((r) => r.path === '/v1/messages');
       expect(upstream).toHaveLength(8);
       // The API was asked about the reply before the restart, and found nothing diverged.
-      expect((upstream[4].body as { diagnostics: { previous_message_id: string | null } }).diagnostics.previous_message_id).toMatch(/^msg_/);
+      expect(
+        (upstream[4].body as { diagnostics: { previous_message_id: string | null } }).diagnostics.previous_message_id,
+      ).toMatch(/^msg_/);
       expect(upstream[4].response!.cacheMissReason).toBeNull();
       // The continued session's calls go on from 4; the first is a clean append, not a first call.
       expect(after.map((v) => v.call)).toEqual([4, 5, 6, 7]);

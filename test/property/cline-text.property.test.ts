@@ -30,10 +30,18 @@ const RUNS = Math.max(40, Number(process.env.TRIMLINE_PROP_RUNS ?? 10_000) / 40)
 const DEV_MODELS = modelTable();
 const ANCHORS: ReadonlySet<string> = new Set(ANCHOR_STRATEGIES);
 
-const ENV = (n: number): string => `<environment_details>\n# VSCode Visible Files\nsrc/f${n % 3}.ts\n\n# Current Time\n1/14/2026, 5:${10 + (n % 50)} PM\n\n# Current Mode\nACT MODE\n</environment_details>`;
+const ENV = (n: number): string =>
+  `<environment_details>\n# VSCode Visible Files\nsrc/f${n % 3}.ts\n\n# Current Time\n1/14/2026, 5:${10 + (n % 50)} PM\n\n# Current Mode\nACT MODE\n</environment_details>`;
 
 const stepShape = fc.record({
-  tool: fc.constantFrom('read_file', 'execute_command', 'replace_in_file', 'search_files', 'ask_followup_question', 'attempt_completion'),
+  tool: fc.constantFrom(
+    'read_file',
+    'execute_command',
+    'replace_in_file',
+    'search_files',
+    'ask_followup_question',
+    'attempt_completion',
+  ),
   file: fc.nat({ max: 3 }),
   lines: fc.integer({ min: 1, max: 120 }),
   extra: fc.constantFrom('none', 'none', 'none', 'feedback', 'denied', 'error'),
@@ -56,21 +64,45 @@ interface Built {
 function build(t: Task): Built {
   const typed: { at: number; text: string }[] = [];
   const task = '<task>\nFix the refund totals and add tests.\n</task>';
-  const msgs: { role: string; content: ContentBlockParam[] }[] = [{ role: 'user', content: [{ type: 'text', text: task }, { type: 'text', text: ENV(0) }] }];
+  const msgs: { role: string; content: ContentBlockParam[] }[] = [
+    {
+      role: 'user',
+      content: [
+        { type: 'text', text: task },
+        { type: 'text', text: ENV(0) },
+      ],
+    },
+  ];
   typed.push({ at: 0, text: task });
   t.steps.forEach((s, i) => {
     const id = `toolu_${String(i).padStart(4, '0')}`;
     const path = `src/f${s.file}.ts`;
-    const arg = s.tool === 'attempt_completion' ? undefined : s.tool === 'execute_command' ? 'npm test' : s.tool === 'ask_followup_question' ? 'Which runner?' : path;
-    const a: ContentBlockParam[] = t.thinking ? [{ type: 'thinking', thinking: `step ${i}: about ${path}`, signature: `sig${i}` }] : [];
-    if (t.shape === 'cline-xml') a.push({ type: 'text', text: `Next.\n\n<${s.tool}>\n<path>${path}</path>\n</${s.tool}>` });
+    const arg =
+      s.tool === 'attempt_completion'
+        ? undefined
+        : s.tool === 'execute_command'
+          ? 'npm test'
+          : s.tool === 'ask_followup_question'
+            ? 'Which runner?'
+            : path;
+    const a: ContentBlockParam[] = t.thinking
+      ? [{ type: 'thinking', thinking: `step ${i}: about ${path}`, signature: `sig${i}` }]
+      : [];
+    if (t.shape === 'cline-xml')
+      a.push({ type: 'text', text: `Next.\n\n<${s.tool}>\n<path>${path}</path>\n</${s.tool}>` });
     else a.push({ type: 'text', text: 'Next.' }, { type: 'tool_use', id, name: s.tool, input: { path } });
     msgs.push({ role: 'assistant', content: a });
-    const said = `${'and keep src/legacy.ts as it is, ' .repeat(s.said)}(${i})`;
-    let out = s.tool === 'ask_followup_question' ? `<answer>\nvitest, please ${said}\n</answer>` : `${path} line\n`.repeat(s.lines);
-    if (s.extra === 'denied') out = `The user denied this operation and provided the following feedback:\n<feedback>\nnot ${path} ${said}\n</feedback>`;
-    if (s.extra === 'error') out = `The tool execution failed with the following error:\n<error>\nENOENT ${path}\n</error>`;
-    if (s.tool === 'attempt_completion') out = `The user has provided feedback on the results. Consider their input to continue the task, and then attempt completion again.\n<feedback>\nnow also ${path} ${said}\n</feedback>`;
+    const said = `${'and keep src/legacy.ts as it is, '.repeat(s.said)}(${i})`;
+    let out =
+      s.tool === 'ask_followup_question'
+        ? `<answer>\nvitest, please ${said}\n</answer>`
+        : `${path} line\n`.repeat(s.lines);
+    if (s.extra === 'denied')
+      out = `The user denied this operation and provided the following feedback:\n<feedback>\nnot ${path} ${said}\n</feedback>`;
+    if (s.extra === 'error')
+      out = `The tool execution failed with the following error:\n<error>\nENOENT ${path}\n</error>`;
+    if (s.tool === 'attempt_completion')
+      out = `The user has provided feedback on the results. Consider their input to continue the task, and then attempt completion again.\n<feedback>\nnow also ${path} ${said}\n</feedback>`;
     const header = `[${s.tool}${arg !== undefined ? ` for '${arg}'` : ''}] Result:`;
     const u: ContentBlockParam[] = [];
     if (t.shape === 'cline-native') u.push({ type: 'text', text: `${header}\n${out}` });
@@ -99,8 +131,10 @@ function userTexts(body: RequestBody): string[] {
   for (const m of body.messages) {
     if (m.role !== 'user') continue;
     if (typeof m.content === 'string') out.push(m.content);
-    else for (const b of m.content) if (b.type === 'text') out.push(b.text);
-    else if (b.type === 'tool_result' && typeof b.content === 'string') out.push(b.content);
+    else
+      for (const b of m.content)
+        if (b.type === 'text') out.push(b.text);
+        else if (b.type === 'tool_result' && typeof b.content === 'string') out.push(b.content);
   }
   return out;
 }
@@ -113,14 +147,27 @@ function check(t: Task, strategy: string, eager = false): void {
     const body = prepared.body;
     const where = `${t.shape} ${strategy}${eager ? ' (eager)' : ''} call ${call.index}`;
     const recorded = latestThinking(imp, call.epochStart, call.at);
-    expect(validateRequest(body, { model: body.model, thinking: t.thinking, latestAssistantThinking: recorded }), where).toEqual([]);
-    const wire = { ...body, model: 'claude-sonnet-4-5', ...(t.thinking ? { thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 2048 } : {}) };
+    expect(
+      validateRequest(body, { model: body.model, thinking: t.thinking, latestAssistantThinking: recorded }),
+      where,
+    ).toEqual([]);
+    const wire = {
+      ...body,
+      model: 'claude-sonnet-4-5',
+      ...(t.thinking ? { thinking: { type: 'enabled', budget_tokens: 1024 }, max_tokens: 2048 } : {}),
+    };
     const dev = checkRequest(wire, { endpoint: 'messages', models: DEV_MODELS, verifySignature: () => undefined });
     expect(dev.ok ? 'ok' : dev.rejection.message, `${where} (test server)`).toBe('ok');
     if (ANCHORS.has(strategy)) return;
     const texts = userTexts(body);
-    for (const x of typed) if (x.at < call.at) expect(texts.some((s) => s.includes(x.text)), `${where}: ${x.text.slice(0, 60)}`).toBe(true);
-    if (t.shape !== 'roo-native') expect(loopThinkingChanged(imp, call.epochStart, call.at, body), `${where}: loop thinking`).toBe(false);
+    for (const x of typed)
+      if (x.at < call.at)
+        expect(
+          texts.some((s) => s.includes(x.text)),
+          `${where}: ${x.text.slice(0, 60)}`,
+        ).toBe(true);
+    if (t.shape !== 'roo-native')
+      expect(loopThinkingChanged(imp, call.epochStart, call.at, body), `${where}: loop thinking`).toBe(false);
   });
 }
 
@@ -133,7 +180,11 @@ function checkTrimmed(t: Task): void {
   const { json } = build(t);
   const imp = parseTranscript(json, 'api_conversation_history.json');
   let last: RequestBody | undefined;
-  replayAll(imp, { strategy: 'summarize-tool-results', config: { cacheAware: { enabled: false } } }, ({ prepared }) => (last = prepared.body));
+  replayAll(
+    imp,
+    { strategy: 'summarize-tool-results', config: { cacheAware: { enabled: false } } },
+    ({ prepared }) => (last = prepared.body),
+  );
   if (!last) return;
   const sent = new Set(userTexts(last));
   const upTo = imp.calls.at(-1)!.at;
@@ -145,7 +196,12 @@ function checkTrimmed(t: Task): void {
       if (!b.observation || b.param.type !== 'text' || b.param.text.length < 1000) continue;
       // The same output read again later is rightly verbatim there.
       const text = b.param.text;
-      if (imp.messages.slice(p + 1, upTo).some((m) => m.blocks.some((x) => x.param.type === 'text' && x.param.text === text))) continue;
+      if (
+        imp.messages
+          .slice(p + 1, upTo)
+          .some((m) => m.blocks.some((x) => x.param.type === 'text' && x.param.text === text))
+      )
+        continue;
       expect(sent.has(b.param.text), `${t.shape}: ${b.param.text.slice(0, 50)} sent verbatim`).toBe(false);
     }
   }
@@ -153,13 +209,22 @@ function checkTrimmed(t: Task): void {
 
 describe("Cline and Roo histories: the user's words verbatim, every request valid", () => {
   it(`text-form tool output is trimmed like a tool result (${RUNS} tasks)`, () => {
-    fc.assert(fc.property(taskShape, (t) => checkTrimmed(t)), { numRuns: RUNS });
+    fc.assert(
+      fc.property(taskShape, (t) => checkTrimmed(t)),
+      { numRuns: RUNS },
+    );
   });
 
   it('the random tasks hold long text-form outputs to trim', () => {
-    const t: Task = { shape: 'cline-native', thinking: true, steps: [0, 1, 2, 3].map((file) => ({ tool: 'read_file', file, lines: 100, extra: 'none', said: 0 })) };
+    const t: Task = {
+      shape: 'cline-native',
+      thinking: true,
+      steps: [0, 1, 2, 3].map((file) => ({ tool: 'read_file', file, lines: 100, extra: 'none', said: 0 })),
+    };
     const imp = parseTranscript(build(t).json, 'api_conversation_history.json');
-    expect(imp.messages.filter((m) => m.blocks.some((b) => b.observation && blockLength(b.param) >= 1000))).toHaveLength(4);
+    expect(
+      imp.messages.filter((m) => m.blocks.some((b) => b.observation && blockLength(b.param) >= 1000)),
+    ).toHaveLength(4);
   });
 
   it(`every strategy on random tasks in the three shapes (${RUNS} tasks)`, () => {

@@ -17,13 +17,31 @@ const RUNS = Number(process.env.TRIMLINE_PROP_RUNS ?? 10_000);
 type Step =
   | { t: 'prompt'; text: string }
   | { t: 'text'; text: string; thinking: boolean }
-  | { t: 'tools'; calls: { name: string; path: string; result: string; isError: boolean | undefined }[]; thinking: boolean; text: string; reminder: string }
+  | {
+      t: 'tools';
+      calls: { name: string; path: string; result: string; isError: boolean | undefined }[];
+      thinking: boolean;
+      text: string;
+      reminder: string;
+    }
   | { t: 'op'; op: 'pin' | 'unpin' | 'trim' | 'restore'; pick: number; own: string }
   | { t: 'call'; gapMs: number }
-  // A thought-action loop's observation: the environment's answer to the assistant's text action (MessageMeta.observation).
+  // A thought-action loop's observation: the environment's answer to the assistant's text action
+  // (MessageMeta.observation).
   | { t: 'observe'; result: string };
 
-const word = fc.constantFrom('alpha', 'src/a.ts', 'deadbeef12', 'Error: boom', 'ok', ' ', '', 'lorem ipsum dolor', 'ref_id: R-9', '\n');
+const word = fc.constantFrom(
+  'alpha',
+  'src/a.ts',
+  'deadbeef12',
+  'Error: boom',
+  'ok',
+  ' ',
+  '',
+  'lorem ipsum dolor',
+  'ref_id: R-9',
+  '\n',
+);
 const text = fc.array(word, { minLength: 0, maxLength: 6 }).map((w) => w.join(' '));
 const result = fc.oneof(
   { weight: 5, arbitrary: text },
@@ -47,11 +65,27 @@ const step: fc.Arbitrary<Step> = fc.oneof(
       thinking: fc.boolean(),
       text,
       // The client's words beside the results (a <system-reminder>, hook output), or none.
-      reminder: fc.constantFrom('', '', '<system-reminder>\nTodo list changed.\n</system-reminder>', 'hook: tests passed'),
+      reminder: fc.constantFrom(
+        '',
+        '',
+        '<system-reminder>\nTodo list changed.\n</system-reminder>',
+        'hook: tests passed',
+      ),
     }),
   },
-  { weight: 2, arbitrary: fc.record({ t: fc.constant('op' as const), op: fc.constantFrom('pin', 'unpin', 'trim', 'restore'), pick: fc.nat(), own: text }) },
-  { weight: 3, arbitrary: fc.record({ t: fc.constant('call' as const), gapMs: fc.constantFrom(1_000, 30_000, 10 * 60_000) }) },
+  {
+    weight: 2,
+    arbitrary: fc.record({
+      t: fc.constant('op' as const),
+      op: fc.constantFrom('pin', 'unpin', 'trim', 'restore'),
+      pick: fc.nat(),
+      own: text,
+    }),
+  },
+  {
+    weight: 3,
+    arbitrary: fc.record({ t: fc.constant('call' as const), gapMs: fc.constantFrom(1_000, 30_000, 10 * 60_000) }),
+  },
   { weight: 2, arbitrary: fc.record({ t: fc.constant('observe' as const), result }) },
 );
 const specs = fc.constantFrom(
@@ -61,8 +95,16 @@ const specs = fc.constantFrom(
 );
 const config: fc.Arbitrary<PipelineConfig> = fc.record({
   strategies: fc.record({
-    'summarize-tool-results': fc.record({ keepTurns: fc.integer({ min: 0, max: 3 }), minChars: fc.constantFrom(0, 20, 150) }),
-    'atomic-window': fc.record({ maxTokens: fc.constantFrom(200, 2000, 20_000), maxMessages: fc.constantFrom(0, 3, 10), minRecentKeep: fc.integer({ min: 0, max: 4 }), digest: fc.boolean() }),
+    'summarize-tool-results': fc.record({
+      keepTurns: fc.integer({ min: 0, max: 3 }),
+      minChars: fc.constantFrom(0, 20, 150),
+    }),
+    'atomic-window': fc.record({
+      maxTokens: fc.constantFrom(200, 2000, 20_000),
+      maxMessages: fc.constantFrom(0, 3, 10),
+      minRecentKeep: fc.integer({ min: 0, max: 4 }),
+      digest: fc.boolean(),
+    }),
     'tool-pruning': fc.record({ digest: fc.boolean() }),
   }),
   cacheAware: fc.record({ enabled: fc.boolean() }),
@@ -70,7 +112,10 @@ const config: fc.Arbitrary<PipelineConfig> = fc.record({
 const model = fc.constantFrom('claude-sonnet-4-5', 'claude-sonnet-4-6', 'claude-opus-4-7');
 
 let seq = 0;
-/** `userText`: also check that every user text block reaches each request verbatim (the user never trims their own words here). */
+/**
+ * `userText`: also check that every user text block reaches each request verbatim (the user never trims their own words
+ * here).
+ */
 function play(steps: Step[], spec: string, cfg: PipelineConfig, modelId: string, userText = false): void {
   const s = new Session({ model: modelId });
   const engine = new ContextEngine(s, { strategy: spec, config: cfg, model: modelId });
@@ -117,9 +162,21 @@ function play(steps: Step[], spec: string, cfg: PipelineConfig, modelId: string,
         continue;
       }
       const ids = st.calls.map(() => `toolu_${seq++}`);
-      st.calls.forEach((c, i) => content.push({ type: 'tool_use', id: ids[i], name: c.name, input: { file_path: c.path, content: c.result.slice(0, 600) } }));
+      st.calls.forEach((c, i) =>
+        content.push({
+          type: 'tool_use',
+          id: ids[i],
+          name: c.name,
+          input: { file_path: c.path, content: c.result.slice(0, 600) },
+        }),
+      );
       append('assistant', content);
-      const results: ContentBlockParam[] = st.calls.map((c, i) => ({ type: 'tool_result', tool_use_id: ids[i], content: c.result, ...(c.isError === undefined ? {} : { is_error: c.isError }) }));
+      const results: ContentBlockParam[] = st.calls.map((c, i) => ({
+        type: 'tool_result',
+        tool_use_id: ids[i],
+        content: c.result,
+        ...(c.isError === undefined ? {} : { is_error: c.isError }),
+      }));
       if (st.reminder) results.push({ type: 'text', text: st.reminder });
       append('user', results);
     } else if (st.t === 'observe') {
@@ -134,7 +191,10 @@ function play(steps: Step[], spec: string, cfg: PipelineConfig, modelId: string,
         s.addOverlay({ ...base, kind: 'pin', blockId: b.id });
       } else if (st.op === 'unpin') {
         for (const o of s.overlaysOnBlock(b.id)) if (o.kind === 'pin') s.removeOverlay(o.id);
-      } else if (st.op === 'trim' && (b.kind === 'tool_result' || (b.kind === 'text' && !(userText && s.userText.reasonOf(b.id))))) {
+      } else if (
+        st.op === 'trim' &&
+        (b.kind === 'tool_result' || (b.kind === 'text' && !(userText && s.userText.reasonOf(b.id))))
+      ) {
         s.addOverlay({ ...base, kind: 'trim', blockId: b.id, text: st.own.trim() || '[trimmed by user]' });
       } else if (st.op === 'restore') {
         s.restore(b.id, 'user');
@@ -157,19 +217,25 @@ function play(steps: Step[], spec: string, cfg: PipelineConfig, modelId: string,
 describe('engine property: valid requests and byte-exact restore', () => {
   it(`holds for ${RUNS} random sessions, configs and user actions`, () => {
     fc.assert(
-      fc.property(fc.array(step, { minLength: 1, maxLength: 40 }), specs, config, model, (steps, spec, cfg, m) => play(steps, spec, cfg, m)),
+      fc.property(fc.array(step, { minLength: 1, maxLength: 40 }), specs, config, model, (steps, spec, cfg, m) =>
+        play(steps, spec, cfg, m),
+      ),
       { numRuns: RUNS },
     );
   });
 });
 
-describe('engine property: default never loses the user\'s words', () => {
+describe("engine property: default never loses the user's words", () => {
   const runs = Math.max(100, Math.round(RUNS / 10));
   it(`every user text block reaches every request verbatim, valid, for ${runs} random sessions under default`, () => {
     fc.assert(
       // The default configuration, and the same with a window small enough to cut.
-      fc.property(fc.array(step, { minLength: 1, maxLength: 60 }), model, fc.constantFrom(0, 300, 3000), (steps, m, budget) =>
-        play(steps, 'default', budget ? { strategies: { 'atomic-window': { maxTokens: budget } } } : {}, m, true),
+      fc.property(
+        fc.array(step, { minLength: 1, maxLength: 60 }),
+        model,
+        fc.constantFrom(0, 300, 3000),
+        (steps, m, budget) =>
+          play(steps, 'default', budget ? { strategies: { 'atomic-window': { maxTokens: budget } } } : {}, m, true),
       ),
       { numRuns: runs },
     );

@@ -46,11 +46,21 @@ export interface Quirks {
   readonly interleave: readonly number[];
 }
 
-export const NO_QUIRKS: Quirks = { lost: new Set(), doubledResponses: new Set(), doubledResults: new Set(), interleave: [] };
+export const NO_QUIRKS: Quirks = {
+  lost: new Set(),
+  doubledResponses: new Set(),
+  doubledResults: new Set(),
+  interleave: [],
+};
 
 export function resultOf(id: string): ContentBlockParam {
   const n = Number(id.replace(/\D/g, '')) || 0;
-  return { type: 'tool_result', tool_use_id: id, content: `output of ${id}\n${'line\n'.repeat(n % 7)}`, ...(n % 5 === 0 ? { is_error: true } : {}) };
+  return {
+    type: 'tool_result',
+    tool_use_id: id,
+    content: `output of ${id}\n${'line\n'.repeat(n % 7)}`,
+    ...(n % 5 === 0 ? { is_error: true } : {}),
+  };
 }
 
 /** The results message the client sent after a response with tool calls: results in completion order, then its text. */
@@ -90,13 +100,26 @@ export function recordJsonl(s: TrueSession, q: Quirks = NO_QUIRKS): string {
   const nextBit = (): number => q.interleave[bit++ % Math.max(1, q.interleave.length)] ?? 0;
   const line = (rec: Record<string, unknown>): string => {
     const id = `00000000-0000-4000-8000-${String(++uuid).padStart(12, '0')}`;
-    const out = { parentUuid: parent, isSidechain: false, userType: 'external', cwd: '/work/app', sessionId: SESSION, version: '2.1.6', gitBranch: 'main', ...rec, uuid: id, timestamp: new Date((clock += 1500)).toISOString() };
+    const out = {
+      parentUuid: parent,
+      isSidechain: false,
+      userType: 'external',
+      cwd: '/work/app',
+      sessionId: SESSION,
+      version: '2.1.6',
+      gitBranch: 'main',
+      ...rec,
+      uuid: id,
+      timestamp: new Date((clock += 1500)).toISOString(),
+    };
     parent = id;
     return JSON.stringify(out);
   };
-  const user = (content: ContentBlockParam[] | string, extra: Record<string, unknown> = {}): string => line({ type: 'user', message: { role: 'user', content }, ...extra });
+  const user = (content: ContentBlockParam[] | string, extra: Record<string, unknown> = {}): string =>
+    line({ type: 'user', message: { role: 'user', content }, ...extra });
   const resultLine = (id: string): string => {
-    if (q.lost.has(id)) return `{"type":"user","message":{"role":"user","content":[{"tool_use_id":"${id}","type":"tool_result","content":"C:\\Users\\bad escape`;
+    if (q.lost.has(id))
+      return `{"type":"user","message":{"role":"user","content":[{"tool_use_id":"${id}","type":"tool_result","content":"C:\\Users\\bad escape`;
     return user([resultOf(id)], { toolUseResult: { stdout: 'ok', stderr: '', interrupted: false } });
   };
   for (const turn of s.turns) {
@@ -106,10 +129,24 @@ export function recordJsonl(s: TrueSession, q: Quirks = NO_QUIRKS): string {
         const out: string[] = [];
         const pending = [...r.completion];
         const usable = new Set<string>();
-        const usage = { input_tokens: 9, cache_creation_input_tokens: 120, cache_read_input_tokens: 14000, output_tokens: 40 };
+        const usage = {
+          input_tokens: 9,
+          cache_creation_input_tokens: 120,
+          cache_read_input_tokens: 14000,
+          output_tokens: 40,
+        };
         r.blocks.forEach((b, k) => {
           const last = k === r.blocks.length - 1;
-          const message = { model: MODEL, id: r.id, type: 'message', role: 'assistant', content: [b], stop_reason: last ? (r.completion.length ? 'tool_use' : 'end_turn') : null, stop_sequence: null, usage: last ? usage : { ...usage, output_tokens: 1 } };
+          const message = {
+            model: MODEL,
+            id: r.id,
+            type: 'message',
+            role: 'assistant',
+            content: [b],
+            stop_reason: last ? (r.completion.length ? 'tool_use' : 'end_turn') : null,
+            stop_sequence: null,
+            usage: last ? usage : { ...usage, output_tokens: 1 },
+          };
           out.push(line({ message, requestId: `req_${r.id}`, type: 'assistant' }));
           if (b.type === 'tool_use') usable.add(b.id);
           // Tools that finished while the response was still streaming: their results land here.

@@ -20,10 +20,27 @@ type Op =
   | { t: 'invalidate' };
 
 type Kind = 'text' | 'thinking' | 'tool' | 'image';
-const block = fc.record({ kind: fc.constantFrom<Kind>('text', 'thinking', 'tool', 'text', 'image'), size: fc.integer({ min: 0, max: 3000 }) });
+const block = fc.record({
+  kind: fc.constantFrom<Kind>('text', 'thinking', 'tool', 'text', 'image'),
+  size: fc.integer({ min: 0, max: 3000 }),
+});
 const op: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ t: fc.constant('append' as const), role: fc.constantFrom('user' as const, 'assistant' as const), blocks: fc.array(block, { minLength: 0, maxLength: 3 }) }) },
-  { weight: 1, arbitrary: fc.record({ t: fc.constant('replace' as const), pick: fc.nat(), size: fc.integer({ min: 1, max: 2000 }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      t: fc.constant('append' as const),
+      role: fc.constantFrom('user' as const, 'assistant' as const),
+      blocks: fc.array(block, { minLength: 0, maxLength: 3 }),
+    }),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      t: fc.constant('replace' as const),
+      pick: fc.nat(),
+      size: fc.integer({ min: 1, max: 2000 }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ t: fc.constant('string' as const), size: fc.integer({ min: 0, max: 500 }) }) },
   {
     weight: 6,
@@ -67,7 +84,10 @@ describe('simulator: reusing unchanged messages changes no number', () => {
         const withCc = (b: SimBlock, ttl: '5m' | '1h'): SimBlock => {
           let m = marked.get(b);
           if (!m || (m.cache_control?.ttl ?? '5m') !== ttl) {
-            m = { ...b, cache_control: ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' } } as SimBlock;
+            m = {
+              ...b,
+              cache_control: ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' },
+            } as SimBlock;
             sizes.set(m, sizes.get(b) ?? 0);
             marked.set(b, m);
           }
@@ -81,7 +101,10 @@ describe('simulator: reusing unchanged messages changes no number', () => {
           else if (o.t === 'replace') {
             const i = o.pick % messages.length;
             const m = messages[i];
-            messages[i] = { role: m.role, content: [make('text', o.size), ...(typeof m.content === 'string' ? [] : m.content.slice(1))] };
+            messages[i] = {
+              role: m.role,
+              content: [make('text', o.size), ...(typeof m.content === 'string' ? [] : m.content.slice(1))],
+            };
           } else if (o.t === 'invalidate') {
             reuse.invalidateMessages();
             walk.invalidateMessages();
@@ -90,7 +113,11 @@ describe('simulator: reusing unchanged messages changes no number', () => {
             const sent = messages.slice();
             const at = o.mark === 'last' ? sent.length - 1 : o.mark === 'earlier' ? Math.floor(sent.length / 2) : -1;
             const m = sent[at];
-            if (m && typeof m.content !== 'string' && m.content.length) sent[at] = { role: m.role, content: [...m.content.slice(0, -1), withCc(m.content[m.content.length - 1], o.ttl)] };
+            if (m && typeof m.content !== 'string' && m.content.length)
+              sent[at] = {
+                role: m.role,
+                content: [...m.content.slice(0, -1), withCc(m.content[m.content.length - 1], o.ttl)],
+              };
             const body = { model: MODELS[o.model], system, messages: sent };
             const a = reuse.step(body, tokensOf, now);
             const b = walk.step(body, tokensOf, now);

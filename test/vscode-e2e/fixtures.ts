@@ -14,8 +14,14 @@ export function makeWorkspace(): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trimline-ws-'));
   fs.mkdirSync(path.join(dir, 'src'));
   fs.writeFileSync(path.join(dir, 'src', 'greet.ts'), GREET_BEFORE);
-  fs.writeFileSync(path.join(dir, 'src', 'main.ts'), `import { greet } from './greet';\n\nconsole.log(greet('world'));\n`);
-  const calls = Array.from({ length: 30 }, (_, i) => `export const greeting${i} = greet('user ${i}'); // greet call ${i}`).join('\n');
+  fs.writeFileSync(
+    path.join(dir, 'src', 'main.ts'),
+    `import { greet } from './greet';\n\nconsole.log(greet('world'));\n`,
+  );
+  const calls = Array.from(
+    { length: 30 },
+    (_, i) => `export const greeting${i} = greet('user ${i}'); // greet call ${i}`,
+  ).join('\n');
   fs.writeFileSync(path.join(dir, 'src', 'many.ts'), `import { greet } from './greet';\n\n${calls}\n`);
   fs.writeFileSync(path.join(dir, 'README.md'), '# Demo\n\nA tiny project for the Trimline end-to-end test.\n');
   return dir;
@@ -35,22 +41,64 @@ export const AGENT_SUMMARY = 'greet is defined in src/greet.ts and called in src
  */
 export function scriptedTurns(): ScriptedTurn[] {
   return [
-    { content: [{ type: 'text', text: 'Let me read `src/greet.ts` first.' }, { type: 'tool_use', id: 'toolu_read', name: 'read_file', input: { path: 'src/greet.ts' } }] },
-    { content: [{ type: 'text', text: 'Now where is it used?' }, { type: 'tool_use', id: 'toolu_search', name: 'search', input: { query: 'greet' } }] },
+    {
+      content: [
+        { type: 'text', text: 'Let me read `src/greet.ts` first.' },
+        { type: 'tool_use', id: 'toolu_read', name: 'read_file', input: { path: 'src/greet.ts' } },
+      ],
+    },
+    {
+      content: [
+        { type: 'text', text: 'Now where is it used?' },
+        { type: 'tool_use', id: 'toolu_search', name: 'search', input: { query: 'greet' } },
+      ],
+    },
     {
       content: [
         { type: 'text', text: 'That search result is long; I keep only what I need.' },
-        { type: 'tool_use', id: 'toolu_trim', name: 'trim_tool_result', input: { tool_use_id: 'toolu_search', summary: AGENT_SUMMARY } },
+        {
+          type: 'tool_use',
+          id: 'toolu_trim',
+          name: 'trim_tool_result',
+          input: { tool_use_id: 'toolu_search', summary: AGENT_SUMMARY },
+        },
       ],
     },
     {
       content: [
         { type: 'text', text: 'Editing the function.' },
-        { type: 'tool_use', id: 'toolu_edit', name: 'edit_file', input: { path: 'src/greet.ts', old_text: "  return 'Hello, ' + name;", new_text: '  return `Hello, ${name}!`;' } },
+        {
+          type: 'tool_use',
+          id: 'toolu_edit',
+          name: 'edit_file',
+          input: {
+            path: 'src/greet.ts',
+            old_text: "  return 'Hello, ' + name;",
+            new_text: '  return `Hello, ${name}!`;',
+          },
+        },
       ],
     },
-    { content: [{ type: 'tool_use', id: 'toolu_write', name: 'write_file', input: { path: 'docs/CHANGES.md', content: CHANGES } }] },
-    { content: [{ type: 'tool_use', id: 'toolu_cmd', name: 'run_command', input: { command: 'cat src/greet.ts docs/CHANGES.md' } }] },
+    {
+      content: [
+        {
+          type: 'tool_use',
+          id: 'toolu_write',
+          name: 'write_file',
+          input: { path: 'docs/CHANGES.md', content: CHANGES },
+        },
+      ],
+    },
+    {
+      content: [
+        {
+          type: 'tool_use',
+          id: 'toolu_cmd',
+          name: 'run_command',
+          input: { command: 'cat src/greet.ts docs/CHANGES.md' },
+        },
+      ],
+    },
     {
       content: [
         {
@@ -69,7 +117,16 @@ export function scriptedTurns(): ScriptedTurn[] {
 /** Restricted mode: the model tries to edit; the tool must refuse. */
 export function restrictedTurns(): ScriptedTurn[] {
   return [
-    { content: [{ type: 'tool_use', id: 'toolu_edit_r', name: 'edit_file', input: { path: 'src/greet.ts', old_text: "'Hello, '", new_text: "'Hi, '" } }] },
+    {
+      content: [
+        {
+          type: 'tool_use',
+          id: 'toolu_edit_r',
+          name: 'edit_file',
+          input: { path: 'src/greet.ts', old_text: "'Hello, '", new_text: "'Hi, '" },
+        },
+      ],
+    },
     { content: [{ type: 'text', text: 'I cannot edit files here: the workspace is in Restricted Mode.' }] },
   ];
 }

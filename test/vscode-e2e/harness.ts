@@ -50,7 +50,13 @@ export interface CodeServerOptions {
 function csEnv(dir: string, extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   // No inherited key: the test decides which credentials the extension sees.
   const { ANTHROPIC_API_KEY: _k, ANTHROPIC_BASE_URL: _u, ANTHROPIC_AUTH_TOKEN: _t, ...env } = process.env;
-  return { ...env, PATH: `${NODE24_BIN}:${process.env.PATH ?? ''}`, XDG_CONFIG_HOME: path.join(dir, 'xdg-config'), XDG_DATA_HOME: path.join(dir, 'xdg-data'), ...extra };
+  return {
+    ...env,
+    PATH: `${NODE24_BIN}:${process.env.PATH ?? ''}`,
+    XDG_CONFIG_HOME: path.join(dir, 'xdg-config'),
+    XDG_DATA_HOME: path.join(dir, 'xdg-data'),
+    ...extra,
+  };
 }
 
 /** Install the packaged .vsix into a fresh extensions dir and start code-server on a free port. */
@@ -64,19 +70,39 @@ export async function startCodeServer(o: CodeServerOptions): Promise<CodeServer>
   fs.writeFileSync(path.join(userDataDir, 'User', 'settings.json'), JSON.stringify(o.settings, null, 2));
   const config = path.join(dir, 'config.yaml');
   fs.writeFileSync(config, 'auth: none\ncert: false\n');
-  const install = spawnSync(CODE_SERVER, ['--config', config, '--extensions-dir', extensionsDir, '--user-data-dir', userDataDir, '--install-extension', VSIX, ...(o.extraVsix ?? []).flatMap((v) => ['--install-extension', v]), '--force'], {
-    env: csEnv(dir),
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
+  const install = spawnSync(
+    CODE_SERVER,
+    [
+      '--config',
+      config,
+      '--extensions-dir',
+      extensionsDir,
+      '--user-data-dir',
+      userDataDir,
+      '--install-extension',
+      VSIX,
+      ...(o.extraVsix ?? []).flatMap((v) => ['--install-extension', v]),
+      '--force',
+    ],
+    {
+      env: csEnv(dir),
+      encoding: 'utf8',
+      timeout: 120_000,
+    },
+  );
   if (install.status !== 0) throw new Error(`installing the .vsix failed:\n${install.stdout}\n${install.stderr}`);
   const port = await freePort();
   const args = [
-    '--config', config,
-    '--auth', 'none',
-    '--bind-addr', `127.0.0.1:${port}`,
-    '--user-data-dir', userDataDir,
-    '--extensions-dir', extensionsDir,
+    '--config',
+    config,
+    '--auth',
+    'none',
+    '--bind-addr',
+    `127.0.0.1:${port}`,
+    '--user-data-dir',
+    userDataDir,
+    '--extensions-dir',
+    extensionsDir,
     '--disable-telemetry',
     '--disable-update-check',
     '--disable-getting-started-override',
@@ -91,7 +117,10 @@ export async function startCodeServer(o: CodeServerOptions): Promise<CodeServer>
   const deadline = Date.now() + 60_000;
   for (;;) {
     if (child.exitCode !== null) throw new Error(`code-server exited (${child.exitCode}):\n${out}`);
-    const ok = await fetch(`${url}/healthz`).then((r) => r.ok, () => false);
+    const ok = await fetch(`${url}/healthz`).then(
+      (r) => r.ok,
+      () => false,
+    );
     if (ok) break;
     if (Date.now() > deadline) throw new Error(`code-server did not start:\n${out}`);
     await new Promise((r) => setTimeout(r, 250));
@@ -116,7 +145,14 @@ export async function startCodeServer(o: CodeServerOptions): Promise<CodeServer>
 export async function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+    ],
   });
 }
 
@@ -170,7 +206,11 @@ export async function shot(page: Page, name: string): Promise<string> {
 }
 
 /** Poll until `check` returns a value (not undefined), or fail with `what`. */
-export async function until<T>(what: string, check: () => T | undefined | Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+export async function until<T>(
+  what: string,
+  check: () => T | undefined | Promise<T | undefined>,
+  timeoutMs = 30_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const v = await check();
@@ -209,7 +249,8 @@ export function toolResult(body: unknown, id: string): WireToolResult | undefine
   const messages = (body as { messages?: { content: unknown }[] }).messages ?? [];
   for (const m of messages) {
     if (!Array.isArray(m.content)) continue;
-    for (const b of m.content as { type?: string; tool_use_id?: string }[]) if (b.type === 'tool_result' && b.tool_use_id === id) return b as WireToolResult;
+    for (const b of m.content as { type?: string; tool_use_id?: string }[])
+      if (b.type === 'tool_result' && b.tool_use_id === id) return b as WireToolResult;
   }
   return undefined;
 }
@@ -232,7 +273,11 @@ export async function sendPrompt(chat: Frame, prompt: string): Promise<void> {
 
 /** Wait until `turnEnds` turns have ended and the chat is idle. */
 export async function waitIdle(chat: Frame, turnEnds: number): Promise<void> {
-  await chat.waitForFunction((n) => document.querySelectorAll('.turn-end').length >= n && !!document.querySelector('#stop[hidden]'), turnEnds, { timeout: 60_000 });
+  await chat.waitForFunction(
+    (n) => document.querySelectorAll('.turn-end').length >= n && !!document.querySelector('#stop[hidden]'),
+    turnEnds,
+    { timeout: 60_000 },
+  );
 }
 
 /**
@@ -240,7 +285,11 @@ export async function waitIdle(chat: Frame, turnEnds: number): Promise<void> {
  * pay back over the calls expected, the inspector first asks with its price; then "Apply now"
  * is chosen. Returns the confirmation's text, or undefined when none was asked.
  */
-export async function applyPriced(frame: Frame, what: string, applied: () => Promise<boolean>): Promise<string | undefined> {
+export async function applyPriced(
+  frame: Frame,
+  what: string,
+  applied: () => Promise<boolean>,
+): Promise<string | undefined> {
   const confirm = frame.locator('.price-confirm:not([hidden])');
   let asked: string | undefined;
   await until(what, async () => {
@@ -253,4 +302,3 @@ export async function applyPriced(frame: Frame, what: string, applied: () => Pro
   });
   return asked;
 }
-

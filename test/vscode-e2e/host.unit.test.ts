@@ -18,14 +18,18 @@ const plain = (nodes: Inline[]): string =>
 
 describe('chat markdown', () => {
   it('parses blocks: paragraphs, fences (also unterminated while streaming), lists, headings, quotes', () => {
-    const blocks = parseMarkdown('# Title\n\nSome *text*\nnext line\n\n```ts\nconst a = 1;\n```\n- a\n- b\n\n1. one\n2. two\n\n> quote\n\n```\nopen');
+    const blocks = parseMarkdown(
+      '# Title\n\nSome *text*\nnext line\n\n```ts\nconst a = 1;\n```\n- a\n- b\n\n1. one\n2. two\n\n> quote\n\n```\nopen',
+    );
     expect(blocks.map((b) => b.t)).toEqual(['h', 'p', 'code', 'list', 'list', 'quote', 'code']);
     expect(blocks[2]).toEqual({ t: 'code', lang: 'ts', text: 'const a = 1;' });
     expect(blocks[6]).toEqual({ t: 'code', lang: '', text: 'open' });
   });
 
   it('keeps only http(s) links; everything else stays text', () => {
-    const nodes = parseInline('[ok](https://example.com/a) [js](javascript:alert(1)) [data](data:text/html,x) [rel](/etc/passwd)');
+    const nodes = parseInline(
+      '[ok](https://example.com/a) [js](javascript:alert(1)) [data](data:text/html,x) [rel](/etc/passwd)',
+    );
     const links = nodes.filter((n) => n.t === 'link');
     expect(links).toEqual([{ t: 'link', href: 'https://example.com/a', children: [{ t: 'text', text: 'ok' }] }]);
     expect(plain(nodes)).toContain('javascript:alert(1)');
@@ -50,8 +54,14 @@ describe('chat markdown', () => {
 describe('inspector empty state', () => {
   it('offers both actions, each running a command the extension contributes and activates on', () => {
     expect(LIVE_EMPTY_ACTIONS).toEqual(INSPECTOR_ACTIONS);
-    expect(INSPECTOR_ACTION_COMMANDS).toEqual({ startChat: 'trimline.newChat', importTranscript: 'trimline.importTranscript' });
-    const pkg = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8')) as { activationEvents: string[]; contributes: { commands: { command: string }[] } };
+    expect(INSPECTOR_ACTION_COMMANDS).toEqual({
+      startChat: 'trimline.newChat',
+      importTranscript: 'trimline.importTranscript',
+    });
+    const pkg = JSON.parse(fs.readFileSync(path.resolve(__dirname, '../../package.json'), 'utf8')) as {
+      activationEvents: string[];
+      contributes: { commands: { command: string }[] };
+    };
     for (const command of Object.values(INSPECTOR_ACTION_COMMANDS)) {
       expect(pkg.contributes.commands.map((c) => c.command)).toContain(command);
       expect(pkg.activationEvents).toContain(`onCommand:${command}`);
@@ -61,7 +71,17 @@ describe('inspector empty state', () => {
 
 describe('settings', () => {
   it('maps strategyOptions onto strategy options that the pipeline accepts', () => {
-    const cfg = pipelineConfigFrom({ keepRecentTurns: 3, summaryLength: 80, minResultChars: 500, windowBudget: 50_000, windowTrigger: 0.6, windowLowWater: 0.5, minRecentMessages: 6, cacheAware: false, strategies: { 'supersede-stale-reads': { minChars: 400 } } });
+    const cfg = pipelineConfigFrom({
+      keepRecentTurns: 3,
+      summaryLength: 80,
+      minResultChars: 500,
+      windowBudget: 50_000,
+      windowTrigger: 0.6,
+      windowLowWater: 0.5,
+      minRecentMessages: 6,
+      cacheAware: false,
+      strategies: { 'supersede-stale-reads': { minChars: 400 } },
+    });
     expect(cfg).toEqual({
       strategies: {
         'summarize-tool-results': { keepTurns: 3, previewChars: 80, minChars: 500 },
@@ -71,13 +91,29 @@ describe('settings', () => {
       cacheAware: { enabled: false },
     });
     expect(() => createPipeline('default', cfg)).not.toThrow();
-    expect(() => createPipeline('supersede-stale-reads,summarize-tool-results,tool-pruning,atomic-window', cfg)).not.toThrow();
+    expect(() =>
+      createPipeline('supersede-stale-reads,summarize-tool-results,tool-pruning,atomic-window', cfg),
+    ).not.toThrow();
   });
 
   it('ignores invalid values and fills defaults', () => {
     expect(pipelineConfigFrom({ keepRecentTurns: -1, windowTrigger: 2, summaryLength: 'x' })).toEqual({});
-    const s = readSettings((k) => ({ model: '  ', commandApproval: 'sometimes', cacheTtl: '1h', priceOverrides: { m: { input: 1, output: 'x' } } })[k]);
-    expect(s).toMatchObject({ model: 'claude-sonnet-4-6', approval: 'ask', ttl: '1h', strategy: 'default', prices: { m: { input: 1 } } });
+    const s = readSettings(
+      (k) =>
+        ({
+          model: '  ',
+          commandApproval: 'sometimes',
+          cacheTtl: '1h',
+          priceOverrides: { m: { input: 1, output: 'x' } },
+        })[k],
+    );
+    expect(s).toMatchObject({
+      model: 'claude-sonnet-4-6',
+      approval: 'ask',
+      ttl: '1h',
+      strategy: 'default',
+      prices: { m: { input: 1 } },
+    });
     expect(priceOverridesFrom([])).toBeUndefined();
   });
 

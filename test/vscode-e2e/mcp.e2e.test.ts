@@ -11,7 +11,21 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../src/dev/server';
 import { API_KEY, makeWorkspace } from './fixtures';
-import { extensionLog, launchBrowser, messageRequests, openWorkbench, runCommand, sendPrompt, shot, startCodeServer, text, toolResult, waitIdle, webviewFrame, type CodeServer } from './harness';
+import {
+  extensionLog,
+  launchBrowser,
+  messageRequests,
+  openWorkbench,
+  runCommand,
+  sendPrompt,
+  shot,
+  startCodeServer,
+  text,
+  toolResult,
+  waitIdle,
+  webviewFrame,
+  type CodeServer,
+} from './harness';
 
 const EVERYTHING = path.resolve(__dirname, '../../node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 
@@ -50,7 +64,8 @@ describe('MCP servers in VS Code (code-server)', () => {
   });
 
   afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail' && page) await shot(page, `mcp-failed-${ctx.task.name.replace(/\W+/g, '-').slice(0, 60)}`);
+    if (ctx.task.result?.state === 'fail' && page)
+      await shot(page, `mcp-failed-${ctx.task.name.replace(/\W+/g, '-').slice(0, 60)}`);
   });
 
   afterAll(async () => {
@@ -64,14 +79,26 @@ describe('MCP servers in VS Code (code-server)', () => {
     await runCommand(page, 'Trimline: New Chat');
     const chat = await webviewFrame(page, '#prompt');
     server.script(
-      { content: [{ type: 'text', text: 'Asking the everything server.' }, { type: 'tool_use', id: 'toolu_echo', name: 'mcp__everything__echo', input: { message: 'hello from VS Code' } }] },
+      {
+        content: [
+          { type: 'text', text: 'Asking the everything server.' },
+          {
+            type: 'tool_use',
+            id: 'toolu_echo',
+            name: 'mcp__everything__echo',
+            input: { message: 'hello from VS Code' },
+          },
+        ],
+      },
       { content: [{ type: 'tool_use', id: 'toolu_img', name: 'mcp__everything__get-tiny-image', input: {} }] },
       { content: [{ type: 'text', text: 'The server echoed it and sent an image.' }] },
     );
     await sendPrompt(chat, 'Try the everything server.');
     const card = await chat.waitForSelector('.approval [data-action="always"]', { timeout: 90_000 });
     expect(await card.textContent()).toBe('Always for everything');
-    expect(await chat.$eval('.approval .approval-what', (e) => e.textContent ?? '')).toContain('Call echo of MCP server everything');
+    expect(await chat.$eval('.approval .approval-what', (e) => e.textContent ?? '')).toContain(
+      'Call echo of MCP server everything',
+    );
     await shot(page, 'mcp-01-approval');
     await card.click();
     // "Always": the second call to the same server is not asked again.
@@ -83,25 +110,33 @@ describe('MCP servers in VS Code (code-server)', () => {
     expect(reqs).toHaveLength(3);
     expect(reqs.every((r) => r.validation.ok)).toBe(true);
     const tools = (reqs[0].body as { tools: { name: string }[] }).tools.map((t) => t.name);
-    expect(tools).toEqual(expect.arrayContaining(['read_file', 'mcp__everything__echo', 'mcp__everything__get-tiny-image']));
+    expect(tools).toEqual(
+      expect.arrayContaining(['read_file', 'mcp__everything__echo', 'mcp__everything__get-tiny-image']),
+    );
     expect(text(toolResult(reqs[2].body, 'toolu_echo')?.content)).toBe('Echo: hello from VS Code');
     expect(JSON.stringify(toolResult(reqs[2].body, 'toolu_img')?.content)).toContain('"type":"image"');
 
     await runCommand(page, 'Trimline: Open Context Inspector');
     const inspector = await webviewFrame(page, '#tab-tools', 30_000);
     await inspector.click('#tab-tools');
-    const echo = inspector.locator('.mcp-server[data-server="everything"] tr[data-tool="mcp__everything__echo"] td[data-tokens]');
+    const echo = inspector.locator(
+      '.mcp-server[data-server="everything"] tr[data-tool="mcp__everything__echo"] td[data-tokens]',
+    );
     await echo.waitFor({ timeout: 30_000 });
     expect(Number(await echo.getAttribute('data-tokens'))).toBeGreaterThan(10);
     const rows = await inspector.$$eval('.mcp-server[data-server="everything"] tr[data-tool]', (els) => els.length);
     expect(rows).toBeGreaterThanOrEqual(10);
-    expect(await inspector.textContent('.mcp-summary')).toMatch(/Tool definitions: .* tokens on every call, .* of them from 1 MCP server/);
+    expect(await inspector.textContent('.mcp-summary')).toMatch(
+      /Tool definitions: .* tokens on every call, .* of them from 1 MCP server/,
+    );
     await shot(page, 'mcp-03-inspector-tools');
 
     // Switching a tool off waits for the cache to expire, and says what applying it now would cost.
     await inspector.locator('tr[data-tool="mcp__everything__get-env"] input[type="checkbox"]').click();
     await inspector.waitForSelector('.mcp-pending [data-action="mcp-apply"]', { timeout: 30_000 });
-    expect(await inspector.textContent('.mcp-pending')).toMatch(/1 switch waits for the prompt cache to expire .*Apply now: \+\$/);
+    expect(await inspector.textContent('.mcp-pending')).toMatch(
+      /1 switch waits for the prompt cache to expire .*Apply now: \+\$/,
+    );
     await shot(page, 'mcp-04-switch-pending');
     const log = extensionLog(cs.userDataDir);
     expect(log).toContain('MCP server "everything" (.vscode/mcp.json): 13 tools');

@@ -11,8 +11,35 @@ import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../src/dev/server';
-import { AGENT_SUMMARY, API_KEY, CHANGES, FIRST_PROMPT, GREET_AFTER, GREET_BEFORE, makeWorkspace, restrictedTurns, scriptedTurns, SECOND_PROMPT } from './fixtures';
-import { applyPriced, extensionLog, launchBrowser, messageRequests, openWorkbench, runCommand, sendPrompt, shot, startCodeServer, text, toolResult, until, waitIdle, webviewFrame, type CodeServer } from './harness';
+import {
+  AGENT_SUMMARY,
+  API_KEY,
+  CHANGES,
+  FIRST_PROMPT,
+  GREET_AFTER,
+  GREET_BEFORE,
+  makeWorkspace,
+  restrictedTurns,
+  scriptedTurns,
+  SECOND_PROMPT,
+} from './fixtures';
+import {
+  applyPriced,
+  extensionLog,
+  launchBrowser,
+  messageRequests,
+  openWorkbench,
+  runCommand,
+  sendPrompt,
+  shot,
+  startCodeServer,
+  text,
+  toolResult,
+  until,
+  waitIdle,
+  webviewFrame,
+  type CodeServer,
+} from './harness';
 
 describe('Trimline in VS Code (code-server)', () => {
   let server: TestServer;
@@ -49,7 +76,8 @@ describe('Trimline in VS Code (code-server)', () => {
   });
 
   afterEach(async (ctx) => {
-    if (ctx.task.result?.state === 'fail' && page) await shot(page, `failed-${ctx.task.name.replace(/\W+/g, '-').slice(0, 60)}`);
+    if (ctx.task.result?.state === 'fail' && page)
+      await shot(page, `failed-${ctx.task.name.replace(/\W+/g, '-').slice(0, 60)}`);
   });
 
   afterAll(async () => {
@@ -60,15 +88,26 @@ describe('Trimline in VS Code (code-server)', () => {
   });
 
   it('inspector before any chat shows what to do; its buttons start a chat / open the import dialog', async () => {
-    const hasFrame = async (selector: string) => (await Promise.all(page.frames().map((f) => f.$(selector).catch(() => null)))).some(Boolean);
+    const hasFrame = async (selector: string) =>
+      (await Promise.all(page.frames().map((f) => f.$(selector).catch(() => null)))).some(Boolean);
     await runCommand(page, 'Trimline: Open Context Inspector');
     const inspector = await webviewFrame(page, '.empty-state vscode-button', 60_000);
     const view = await inspector.evaluate(() => ({
       title: document.querySelector('.empty-state h1')?.textContent,
-      buttons: [...document.querySelectorAll('.empty-state vscode-button')].map((b) => [(b as HTMLElement).dataset.action, b.textContent?.trim()]),
+      buttons: [...document.querySelectorAll('.empty-state vscode-button')].map((b) => [
+        (b as HTMLElement).dataset.action,
+        b.textContent?.trim(),
+      ]),
       inspectorHidden: (document.querySelector('.inspector-main') as HTMLElement).hidden,
     }));
-    expect(view).toEqual({ title: 'No session to inspect yet', buttons: [['startChat', 'Start a Chat'], ['importTranscript', 'Import Transcript…']], inspectorHidden: true });
+    expect(view).toEqual({
+      title: 'No session to inspect yet',
+      buttons: [
+        ['startChat', 'Start a Chat'],
+        ['importTranscript', 'Import Transcript…'],
+      ],
+      inspectorHidden: true,
+    });
     await shot(page, '00-inspector-empty');
 
     // Start a Chat (Enter): trimline.newChat reveals the chat view, which was not open before.
@@ -76,7 +115,11 @@ describe('Trimline in VS Code (code-server)', () => {
     await inspector.press('.empty-state vscode-button[data-action="startChat"]', 'Enter');
     const chat = await webviewFrame(page, '#prompt', 30_000);
     await chat.waitForSelector('.empty:not([hidden])');
-    await until('the host to log the action', () => (/inspector: startChat from the empty state/.test(extensionLog(cs.userDataDir)) ? true : undefined), 20_000);
+    await until(
+      'the host to log the action',
+      () => (/inspector: startChat from the empty state/.test(extensionLog(cs.userDataDir)) ? true : undefined),
+      20_000,
+    );
     // Still no session: the inspector keeps its empty state.
     expect(await inspector.isVisible('.empty-state')).toBe(true);
 
@@ -102,7 +145,9 @@ describe('Trimline in VS Code (code-server)', () => {
     await shot(page, '00-inspector-empty-imported');
     // The rest of the run starts from a clean editor area.
     await runCommand(page, 'View: Close All Editors');
-    await until('the inspector tab to close', async () => ((await page.locator('.tabs-container .tab').count()) === 0 ? true : undefined));
+    await until('the inspector tab to close', async () =>
+      (await page.locator('.tabs-container .tab').count()) === 0 ? true : undefined,
+    );
   });
 
   it('runs a scripted multi-tool session from the chat, with an approved edit', async () => {
@@ -142,8 +187,21 @@ describe('Trimline in VS Code (code-server)', () => {
     // Every request carries the key from the environment; none carries it in a setting.
     expect(reqs.every((r) => r.response?.status === 200)).toBe(true);
     // The tool cards: one per call, results present, none an error.
-    const cards = await chat.$$eval('.tool-card', (els) => els.map((e) => ({ tool: (e as HTMLElement).dataset.tool, error: e.classList.contains('error'), running: e.classList.contains('running') })));
-    expect(cards.map((c) => c.tool)).toEqual(['read_file', 'search', 'trim_tool_result', 'edit_file', 'write_file', 'run_command']);
+    const cards = await chat.$$eval('.tool-card', (els) =>
+      els.map((e) => ({
+        tool: (e as HTMLElement).dataset.tool,
+        error: e.classList.contains('error'),
+        running: e.classList.contains('running'),
+      })),
+    );
+    expect(cards.map((c) => c.tool)).toEqual([
+      'read_file',
+      'search',
+      'trim_tool_result',
+      'edit_file',
+      'write_file',
+      'run_command',
+    ]);
     expect(cards.some((c) => c.error || c.running)).toBe(false);
     // Markdown rendered as DOM, never as HTML from the model.
     const md = await chat.evaluate(() => {
@@ -152,7 +210,10 @@ describe('Trimline in VS Code (code-server)', () => {
         strong: last.querySelectorAll('strong').length,
         code: last.querySelectorAll('pre code').length,
         items: last.querySelectorAll('li').length,
-        links: [...last.querySelectorAll('a')].map((a) => ({ href: a.getAttribute('href'), rel: a.getAttribute('rel') })),
+        links: [...last.querySelectorAll('a')].map((a) => ({
+          href: a.getAttribute('href'),
+          rel: a.getAttribute('rel'),
+        })),
         imgs: document.querySelectorAll('.transcript img, .transcript script').length,
         xss: (window as unknown as { __xss?: number }).__xss,
         text: last.textContent ?? '',
@@ -178,7 +239,10 @@ describe('Trimline in VS Code (code-server)', () => {
 
     await runCommand(page, 'Trimline: Open Context Inspector');
     const inspector = await webviewFrame(page, '.grid-row', 30_000);
-    const row = (tool: string) => inspector.locator('.grid-row', { has: inspector.locator('.c-tool', { hasText: tool }) }).filter({ has: inspector.locator('.c-kind', { hasText: 'tool result' }) });
+    const row = (tool: string) =>
+      inspector
+        .locator('.grid-row', { has: inspector.locator('.c-tool', { hasText: tool }) })
+        .filter({ has: inspector.locator('.c-kind', { hasText: 'tool result' }) });
     await row('search').first().waitFor();
     expect(await row('search').first().getAttribute('class')).toContain('state-trimmed');
     await shot(page, '06-inspector');
@@ -186,14 +250,25 @@ describe('Trimline in VS Code (code-server)', () => {
     // Trim opens the row's summary editor. The result is tiny (30 tokens): the automatic summary would be
     // longer, which the inspector refuses, so the user writes a shorter one of their own.
     await row('read_file').first().locator('.row-btn.trim').click();
-    await inspector.locator('vscode-text-area.trim-text').first().evaluate((el, v) => {
-      (el as HTMLElement & { value: string }).value = v;
-    }, 'greet(name): string');
+    await inspector
+      .locator('vscode-text-area.trim-text')
+      .first()
+      .evaluate((el, v) => {
+        (el as HTMLElement & { value: string }).value = v;
+      }, 'greet(name): string');
     await row('read_file').first().locator('.trim-apply').click();
     // Each action is priced first; one that will not pay back asks (and is applied here).
-    await applyPriced(inspector, 'the read_file result to be trimmed', async () => (await row('read_file').first().getAttribute('class'))?.includes('state-trimmed') ?? false);
+    await applyPriced(
+      inspector,
+      'the read_file result to be trimmed',
+      async () => (await row('read_file').first().getAttribute('class'))?.includes('state-trimmed') ?? false,
+    );
     await row('search').first().locator('.row-btn.restore').click();
-    const asked = await applyPriced(inspector, 'the search result to be restored', async () => (await row('search').first().getAttribute('class'))?.includes('state-verbatim') ?? false);
+    const asked = await applyPriced(
+      inspector,
+      'the search result to be restored',
+      async () => (await row('search').first().getAttribute('class'))?.includes('state-verbatim') ?? false,
+    );
     // A restore is no saving: it is not asked whether it "pays back"; the status line states what it adds.
     expect(asked).toBeUndefined();
     expect(await inspector.locator('.status').innerText()).toMatch(/Adds [\d.,]+k? tokens .* to every later call/);
@@ -226,8 +301,12 @@ describe('Trimline in VS Code (code-server)', () => {
     const transcript = await chat.$eval('.transcript', (e) => e.textContent ?? '');
     expect(transcript).toContain(FIRST_PROMPT);
     expect(transcript).toContain('No, that is all');
-    const readRow = inspector.locator('.grid-row', { has: inspector.locator('.c-tool', { hasText: 'read_file' }) }).filter({ has: inspector.locator('.c-kind', { hasText: 'tool result' }) });
-    await until('the journaled user trim to be back', async () => ((await readRow.first().getAttribute('class'))?.includes('state-trimmed') ? true : undefined));
+    const readRow = inspector
+      .locator('.grid-row', { has: inspector.locator('.c-tool', { hasText: 'read_file' }) })
+      .filter({ has: inspector.locator('.c-kind', { hasText: 'tool result' }) });
+    await until('the journaled user trim to be back', async () =>
+      (await readRow.first().getAttribute('class'))?.includes('state-trimmed') ? true : undefined,
+    );
     await shot(page, '09-after-reload');
   });
 
@@ -253,18 +332,28 @@ describe('Trimline in VS Code (code-server)', () => {
 
   it('compacts the history with an LLM compression strategy picked in Compact Now', async () => {
     const before = messageRequests(server).length;
-    server.script({ content: [{ type: 'text', text: 'TL;DR: greet() in src/greet.ts now returns a template literal with an exclamation mark.' }] });
+    server.script({
+      content: [
+        {
+          type: 'text',
+          text: 'TL;DR: greet() in src/greet.ts now returns a template literal with an exclamation mark.',
+        },
+      ],
+    });
     await runCommand(page, 'Trimline: Compact Now');
     const input = page.locator('.quick-input-widget input');
     await page.locator('.quick-input-list .monaco-list-row', { hasText: 'whole-history' }).first().waitFor();
     await input.fill('whole-history');
     await input.press('Enter');
-    // Compact Now is priced first: one that will not pay back over the calls expected asks (a modal), and is confirmed here.
+    // Compact Now is priced first: one that will not pay back over the calls expected asks (a modal), and is confirmed
+    // here.
     const dialog = page.locator('.monaco-dialog-box');
     const chat = await webviewFrame(page, '#prompt');
     const outcome = await until('the compaction or its price confirmation', async () => {
       if ((await dialog.count()) > 0 && (await dialog.first().isVisible())) return 'asked';
-      return (await chat.locator('.notice', { hasText: /Compacted with whole-history/ }).count()) > 0 ? 'done' : undefined;
+      return (await chat.locator('.notice', { hasText: /Compacted with whole-history/ }).count()) > 0
+        ? 'done'
+        : undefined;
     });
     if (outcome === 'asked') {
       expect(await dialog.first().innerText()).toMatch(/will not pay back/);
@@ -293,7 +382,9 @@ describe('Trimline in VS Code (code-server)', () => {
       return (await input.inputValue()) === target ? true : undefined;
     });
     await input.press('Enter');
-    const json = await until('the export file', () => (fs.existsSync(target) ? fs.readFileSync(target, 'utf8') : undefined));
+    const json = await until('the export file', () =>
+      fs.existsSync(target) ? fs.readFileSync(target, 'utf8') : undefined,
+    );
     const body = JSON.parse(json) as { model: string; system: unknown; tools: unknown[]; messages: { role: string }[] };
     expect(body.model).toBe('claude-sonnet-4-6');
     expect(body.tools.length).toBe(7);
@@ -307,13 +398,19 @@ describe('Trimline in VS Code (code-server)', () => {
     server.script({ content: [{ type: 'text', text: Array.from({ length: 80 }, (_, i) => `word${i}`).join(' ') }] });
     await sendPrompt(chat, 'Write a long answer.');
     await chat.waitForSelector('#stop:not([hidden])');
-    await chat.waitForFunction(() => ([...document.querySelectorAll('.msg.assistant .md')].at(-1)?.textContent ?? '').includes('word3'));
+    await chat.waitForFunction(() =>
+      ([...document.querySelectorAll('.msg.assistant .md')].at(-1)?.textContent ?? '').includes('word3'),
+    );
     await chat.press('#prompt', 'Escape');
     await chat.waitForSelector('#stop[hidden]', { state: 'attached', timeout: 20_000 });
     await shot(page, '12-stopped');
     server.script({ content: [{ type: 'text', text: 'Short answer.' }] });
     await sendPrompt(chat, 'Then a short one.');
-    await chat.waitForFunction(() => (document.querySelector('.transcript')?.textContent ?? '').includes('Short answer.'), undefined, { timeout: 30_000 });
+    await chat.waitForFunction(
+      () => (document.querySelector('.transcript')?.textContent ?? '').includes('Short answer.'),
+      undefined,
+      { timeout: 30_000 },
+    );
     const reqs = messageRequests(server);
     expect(reqs.at(-1)?.validation.ok).toBe(true);
     // The interrupted answer is never sent back as if it were complete.
@@ -325,14 +422,23 @@ describe('Trimline in VS Code (code-server)', () => {
     const errorsBefore = await chat.$$eval('.error-block', (els) => els.length);
     server.fault({ kind: 'http', status: 401, errorType: 'authentication_error', message: 'invalid x-api-key' });
     await sendPrompt(chat, 'One more question.');
-    await chat.waitForFunction((n) => document.querySelectorAll('.error-block').length > n, errorsBefore, { timeout: 30_000 });
-    const error = await chat.$eval('.error-block:last-of-type', (e) => ({ text: e.textContent ?? '', buttons: [...e.querySelectorAll('button')].map((b) => b.textContent) }));
+    await chat.waitForFunction((n) => document.querySelectorAll('.error-block').length > n, errorsBefore, {
+      timeout: 30_000,
+    });
+    const error = await chat.$eval('.error-block:last-of-type', (e) => ({
+      text: e.textContent ?? '',
+      buttons: [...e.querySelectorAll('button')].map((b) => b.textContent),
+    }));
     expect(error.text).toContain('API key missing or invalid');
     expect(error.buttons).toEqual(['Retry', 'Set API Key']);
     await shot(page, '13-error-retry');
     server.script({ content: [{ type: 'text', text: 'Answer after the retry.' }] });
     await chat.click('.error-block:last-of-type button[data-action="retry"]');
-    await chat.waitForFunction(() => (document.querySelector('.transcript')?.textContent ?? '').includes('Answer after the retry.'), undefined, { timeout: 30_000 });
+    await chat.waitForFunction(
+      () => (document.querySelector('.transcript')?.textContent ?? '').includes('Answer after the retry.'),
+      undefined,
+      { timeout: 30_000 },
+    );
     const last = messageRequests(server).at(-1);
     expect(last?.validation.ok).toBe(true);
     expect(JSON.stringify(last?.body)).toContain('One more question.');
@@ -361,7 +467,16 @@ describe('Trimline in VS Code (code-server)', () => {
     fs.writeFileSync(path.resolve(__dirname, '../../test-results/vscode/trimline.log'), log);
     fs.writeFileSync(
       path.resolve(__dirname, '../../test-results/vscode/timings.json'),
-      JSON.stringify({ ...timings, activateCallMs: Number(activation?.[1]), coreLoadMs: Number(core?.[1]), trustedRunMs: Date.now() - started }, null, 2),
+      JSON.stringify(
+        {
+          ...timings,
+          activateCallMs: Number(activation?.[1]),
+          coreLoadMs: Number(core?.[1]),
+          trustedRunMs: Date.now() - started,
+        },
+        null,
+        2,
+      ),
     );
   });
 });
@@ -379,7 +494,13 @@ describe('Trimline in Restricted Mode', () => {
       workspace,
       trusted: false,
       env: { ANTHROPIC_API_KEY: API_KEY },
-      settings: { 'trimline.baseUrl': server.url, 'workbench.startupEditor': 'none', 'security.workspace.trust.startupPrompt': 'never', 'chat.disableAIFeatures': true, 'workbench.secondarySideBar.defaultVisibility': 'hidden' },
+      settings: {
+        'trimline.baseUrl': server.url,
+        'workbench.startupEditor': 'none',
+        'security.workspace.trust.startupPrompt': 'never',
+        'chat.disableAIFeatures': true,
+        'workbench.secondarySideBar.defaultVisibility': 'hidden',
+      },
     });
     browser = await launchBrowser();
   });
@@ -402,7 +523,10 @@ describe('Trimline in Restricted Mode', () => {
     await sendPrompt(chat, 'Change the greeting to Hi.');
     await waitIdle(chat, 1);
     await shot(page, 'restricted-01-chat');
-    const card = await chat.$eval('.tool-card[data-tool="edit_file"]', (e) => ({ error: e.classList.contains('error'), text: e.textContent ?? '' }));
+    const card = await chat.$eval('.tool-card[data-tool="edit_file"]', (e) => ({
+      error: e.classList.contains('error'),
+      text: e.textContent ?? '',
+    }));
     expect(card.error).toBe(true);
     const reqs = messageRequests(server);
     const result = toolResult(reqs[1].body, 'toolu_edit_r');

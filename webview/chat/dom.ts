@@ -15,7 +15,10 @@ export function inputSummary(name: string, input: unknown): string {
   const s = (k: string): string => (typeof o[k] === 'string' ? (o[k] as string) : '');
   switch (name) {
     case 'read_file': {
-      const range = o.start_line !== undefined || o.end_line !== undefined ? `:${String(o.start_line ?? 1)}-${String(o.end_line ?? '')}` : '';
+      const range =
+        o.start_line !== undefined || o.end_line !== undefined
+          ? `:${String(o.start_line ?? 1)}-${String(o.end_line ?? '')}`
+          : '';
       return s('path') + range;
     }
     case 'list_files':

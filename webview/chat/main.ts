@@ -22,19 +22,41 @@ let busy = false;
 const title = h('span', { class: 'title', id: 'session-title' }, 'New chat');
 const busyDot = h('span', { class: 'busy', role: 'status', 'aria-live': 'polite' });
 const banner = h('div', { class: 'banner', role: 'note', hidden: true });
-const log = h('div', { class: 'transcript', role: 'log', 'aria-live': 'polite', 'aria-relevant': 'additions', 'aria-label': 'Conversation', tabindex: 0 });
+const log = h('div', {
+  class: 'transcript',
+  role: 'log',
+  'aria-live': 'polite',
+  'aria-relevant': 'additions',
+  'aria-label': 'Conversation',
+  tabindex: 0,
+});
 const emptyState = h(
   'div',
   { class: 'empty' },
-  h('p', {}, 'Ask Trimline to work in this workspace. It reads, searches and edits files and can run commands after you approve them.'),
+  h(
+    'p',
+    {},
+    'Ask Trimline to work in this workspace. It reads, searches and edits files and can run commands after you approve them.',
+  ),
   h('p', {}, 'The context inspector shows exactly what the model sees, and lets you pin, trim and restore it.'),
 );
-const input = h('textarea', { id: 'prompt', rows: 3, placeholder: 'Ask Trimline…', 'aria-label': 'Message to Trimline', 'aria-describedby': 'composer-hint' });
-const hint = h('div', { id: 'composer-hint', class: 'visually-hidden' }, 'Enter to send, Shift+Enter for a new line, Escape to stop.');
+const input = h('textarea', {
+  id: 'prompt',
+  rows: 3,
+  placeholder: 'Ask Trimline…',
+  'aria-label': 'Message to Trimline',
+  'aria-describedby': 'composer-hint',
+});
+const hint = h(
+  'div',
+  { id: 'composer-hint', class: 'visually-hidden' },
+  'Enter to send, Shift+Enter for a new line, Escape to stop.',
+);
 
 const client = createTransport();
 const transcript = new Transcript(log, {
-  approve: (requestId, approved, always) => void client.request({ op: 'approve', requestId, approved, ...(always ? { always } : {}) }).catch(showFailure),
+  approve: (requestId, approved, always) =>
+    void client.request({ op: 'approve', requestId, approved, ...(always ? { always } : {}) }).catch(showFailure),
   showDiff: (requestId) => void client.request({ op: 'showDiff', requestId }).catch(showFailure),
   retry: () => {
     transcript.retireErrors();
@@ -44,13 +66,20 @@ const transcript = new Transcript(log, {
 });
 
 const sendBtn = button('Send', () => send(), { class: 'primary', 'aria-keyshortcuts': 'Enter', id: 'send' });
-const stopBtn = button('Stop', () => stop(), { class: 'danger', 'aria-keyshortcuts': 'Escape', id: 'stop', hidden: true });
+const stopBtn = button('Stop', () => stop(), {
+  class: 'danger',
+  'aria-keyshortcuts': 'Escape',
+  id: 'stop',
+  hidden: true,
+});
 // New chat and the inspector are also in the view's title bar; here they serve the empty state.
 emptyState.append(
   h(
     'div',
     { class: 'buttons' },
-    button('Open the inspector', () => void client.request({ op: 'openInspector' }).catch(showFailure), { class: 'secondary' }),
+    button('Open the inspector', () => void client.request({ op: 'openInspector' }).catch(showFailure), {
+      class: 'secondary',
+    }),
     button('Resume a session…', () => void client.request({ op: 'resume' }).catch(showFailure), { class: 'secondary' }),
   ),
   h('p', { class: 'hint' }, 'Enter sends · Shift+Enter adds a line · Escape stops'),
@@ -61,7 +90,19 @@ app.append(
   banner,
   log,
   emptyState,
-  h('div', { class: 'composer' }, input, hint, h('div', { class: 'composer-actions' }, h('span', { class: 'hint' }, 'Enter ↵ send · Shift+Enter newline'), stopBtn, sendBtn)),
+  h(
+    'div',
+    { class: 'composer' },
+    input,
+    hint,
+    h(
+      'div',
+      { class: 'composer-actions' },
+      h('span', { class: 'hint' }, 'Enter ↵ send · Shift+Enter newline'),
+      stopBtn,
+      sendBtn,
+    ),
+  ),
 );
 
 client.start((m) => {

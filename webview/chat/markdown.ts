@@ -92,7 +92,14 @@ export function parseMarkdown(src: string): Block[] {
       continue;
     }
     const para: string[] = [];
-    while (i < lines.length && lines[i].trim() && !FENCE.test(lines[i]) && !HEADING.test(lines[i]) && !RULE.test(lines[i]) && !QUOTE.test(lines[i])) {
+    while (
+      i < lines.length &&
+      lines[i].trim() &&
+      !FENCE.test(lines[i]) &&
+      !HEADING.test(lines[i]) &&
+      !RULE.test(lines[i]) &&
+      !QUOTE.test(lines[i])
+    ) {
       if (para.length && (BULLET.test(lines[i]) || ORDERED.test(lines[i]))) break;
       para.push(lines[i++]);
     }
@@ -186,7 +193,13 @@ function findEmphasisEnd(src: string, from: number, marker: string): number {
       j = close;
       continue;
     }
-    if (src[j] === marker && src[j - 1] !== ' ' && src[j + 1] !== marker && (marker === '*' || !/\w/.test(src[j + 1] ?? ''))) return j;
+    if (
+      src[j] === marker &&
+      src[j - 1] !== ' ' &&
+      src[j + 1] !== marker &&
+      (marker === '*' || !/\w/.test(src[j + 1] ?? ''))
+    )
+      return j;
   }
   return -1;
 }

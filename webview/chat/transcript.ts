@@ -55,7 +55,14 @@ export class Transcript {
   apply(e: ChatEvent): HTMLElement | undefined {
     switch (e.kind) {
       case 'user':
-        this.append(h('div', { class: 'msg user', 'data-id': e.id }, h('div', { class: 'who' }, 'You'), h('div', { class: 'body plain' }, e.text)));
+        this.append(
+          h(
+            'div',
+            { class: 'msg user', 'data-id': e.id },
+            h('div', { class: 'who' }, 'You'),
+            h('div', { class: 'body plain' }, e.text),
+          ),
+        );
         return undefined;
       case 'assistant-start':
         this.assistant(e.id);
@@ -151,8 +158,20 @@ export class Transcript {
     const result = h('div', { class: 'tool-result' });
     const card = h(
       'div',
-      { class: 'tool-card running', 'data-tool-use-id': toolUseId, 'data-tool': name, role: 'group', 'aria-label': `Tool call ${name}` },
-      h('div', { class: 'tool-head' }, h('span', { class: 'tool-name' }, name), h('span', { class: 'tool-arg', title: summary }, oneLine(summary, 80)), status),
+      {
+        class: 'tool-card running',
+        'data-tool-use-id': toolUseId,
+        'data-tool': name,
+        role: 'group',
+        'aria-label': `Tool call ${name}`,
+      },
+      h(
+        'div',
+        { class: 'tool-head' },
+        h('span', { class: 'tool-name' }, name),
+        h('span', { class: 'tool-arg', title: summary }, oneLine(summary, 80)),
+        status,
+      ),
       h('details', { class: 'tool-input' }, h('summary', {}, 'Input'), h('pre', { tabindex: 0 }, json)),
       result,
     );
@@ -169,19 +188,36 @@ export class Transcript {
     const status = card.querySelector('.tool-status');
     const lines = content ? content.split('\n').length : 0;
     if (status) status.textContent = isError ? 'error' : `${lines} line${lines === 1 ? '' : 's'}`;
-    const shown = content.length > MAX_RESULT_CHARS ? `${content.slice(0, MAX_RESULT_CHARS)}\n… (${content.length - MAX_RESULT_CHARS} more characters; the full result is in the inspector)` : content;
-    const details = h('details', { class: 'tool-output' }, h('summary', {}, isError ? 'Error result' : 'Result'), h('pre', { tabindex: 0 }, shown || '(empty)'));
+    const shown =
+      content.length > MAX_RESULT_CHARS
+        ? `${content.slice(0, MAX_RESULT_CHARS)}\n… (${content.length - MAX_RESULT_CHARS} more characters; the full result is in the inspector)`
+        : content;
+    const details = h(
+      'details',
+      { class: 'tool-output' },
+      h('summary', {}, isError ? 'Error result' : 'Result'),
+      h('pre', { tabindex: 0 }, shown || '(empty)'),
+    );
     // Errors are short and matter: show them open.
     if (isError) details.open = true;
     card.querySelector('.tool-result')?.replaceChildren(details);
   }
 
-  private approval(requestId: string, tool: string, detail: string, edit?: EditSummary, mcp?: McpApprovalInfo): HTMLElement {
+  private approval(
+    requestId: string,
+    tool: string,
+    detail: string,
+    edit?: EditSummary,
+    mcp?: McpApprovalInfo,
+  ): HTMLElement {
     // One answer per card: a double click must not answer twice (the second would find nothing pending).
     const answer = (approved: boolean, always = false): void => {
       if (card.classList.contains('answering')) return;
       card.classList.add('answering');
-      for (const b of buttons.querySelectorAll<HTMLButtonElement>('button[data-action="approve"], button[data-action="deny"], button[data-action="always"]')) b.disabled = true;
+      for (const b of buttons.querySelectorAll<HTMLButtonElement>(
+        'button[data-action="approve"], button[data-action="deny"], button[data-action="always"]',
+      ))
+        b.disabled = true;
       this.actions.approve(requestId, approved, always);
     };
     const approve = button('Approve', () => answer(true), { class: 'primary', 'data-action': 'approve' });
@@ -189,18 +225,45 @@ export class Transcript {
     const buttons = h('div', { class: 'buttons' }, approve, deny);
     let what: HTMLElement;
     if (edit) {
-      const stats = edit.isNew ? `new file, ${edit.added} line${edit.added === 1 ? '' : 's'}` : `+${edit.added} −${edit.removed}`;
-      what = h('div', { class: 'approval-what' }, `${tool === 'write_file' && !edit.isNew ? 'Overwrite' : edit.isNew ? 'Create' : 'Edit'} `, h('code', {}, edit.path), ` (${stats})`);
-      buttons.append(button('Review diff', () => this.actions.showDiff(requestId), { class: 'secondary', 'data-action': 'diff' }));
+      const stats = edit.isNew
+        ? `new file, ${edit.added} line${edit.added === 1 ? '' : 's'}`
+        : `+${edit.added} −${edit.removed}`;
+      what = h(
+        'div',
+        { class: 'approval-what' },
+        `${tool === 'write_file' && !edit.isNew ? 'Overwrite' : edit.isNew ? 'Create' : 'Edit'} `,
+        h('code', {}, edit.path),
+        ` (${stats})`,
+      );
+      buttons.append(
+        button('Review diff', () => this.actions.showDiff(requestId), { class: 'secondary', 'data-action': 'diff' }),
+      );
     } else if (mcp) {
-      what = h('div', { class: 'approval-what' }, 'Call ', h('code', {}, mcp.tool), ' of MCP server ', h('code', {}, mcp.server), h('pre', { tabindex: 0 }, detail));
-      buttons.insertBefore(button(`Always for ${mcp.server}`, () => answer(true, true), { class: 'secondary', 'data-action': 'always' }), deny);
+      what = h(
+        'div',
+        { class: 'approval-what' },
+        'Call ',
+        h('code', {}, mcp.tool),
+        ' of MCP server ',
+        h('code', {}, mcp.server),
+        h('pre', { tabindex: 0 }, detail),
+      );
+      buttons.insertBefore(
+        button(`Always for ${mcp.server}`, () => answer(true, true), { class: 'secondary', 'data-action': 'always' }),
+        deny,
+      );
     } else {
       what = h('div', { class: 'approval-what' }, 'Run command', h('pre', { tabindex: 0 }, detail));
     }
     const card = h(
       'div',
-      { class: 'approval', role: 'alertdialog', 'aria-label': `Approve ${tool}?`, 'data-request-id': requestId, 'data-tool': tool },
+      {
+        class: 'approval',
+        role: 'alertdialog',
+        'aria-label': `Approve ${tool}?`,
+        'data-request-id': requestId,
+        'data-tool': tool,
+      },
       h('div', { class: 'approval-title' }, `${tool} needs your approval`),
       what,
       edit ? h('div', { class: 'approval-detail' }, detail) : undefined,
@@ -225,20 +288,36 @@ export class Transcript {
 
   private turnEnd(stopReason: string, cost: number): void {
     const note = stopReason === 'end_turn' || stopReason === 'tool_use' ? '' : ` · stopped: ${stopReason}`;
-    this.append(h('div', { class: 'turn-end', 'aria-label': `Turn finished, cost ${formatCost(cost)}` }, `${formatCost(cost)}${note}`));
+    this.append(
+      h(
+        'div',
+        { class: 'turn-end', 'aria-label': `Turn finished, cost ${formatCost(cost)}` },
+        `${formatCost(cost)}${note}`,
+      ),
+    );
   }
 
   private error(message: string, retryable: boolean): HTMLElement | undefined {
     const isKey = /api key/i.test(message);
-    const retry = retryable ? button('Retry', () => this.actions.retry(), { class: 'primary', 'data-action': 'retry' }) : undefined;
-    const key = isKey ? button('Set API Key', () => this.actions.setApiKey(), { class: 'secondary', 'data-action': 'set-key' }) : undefined;
-    const el = h('div', { class: 'error-block', role: 'alert' }, h('div', { class: 'error-text' }, message), retry || key ? h('div', { class: 'buttons' }, retry, key) : undefined);
+    const retry = retryable
+      ? button('Retry', () => this.actions.retry(), { class: 'primary', 'data-action': 'retry' })
+      : undefined;
+    const key = isKey
+      ? button('Set API Key', () => this.actions.setApiKey(), { class: 'secondary', 'data-action': 'set-key' })
+      : undefined;
+    const el = h(
+      'div',
+      { class: 'error-block', role: 'alert' },
+      h('div', { class: 'error-text' }, message),
+      retry || key ? h('div', { class: 'buttons' }, retry, key) : undefined,
+    );
     this.append(el);
     return retry ?? key;
   }
 
   /** Disable the Retry buttons of earlier errors (a new turn started). */
   retireErrors(): void {
-    for (const b of this.root.querySelectorAll<HTMLButtonElement>('.error-block button[data-action="retry"]')) b.remove();
+    for (const b of this.root.querySelectorAll<HTMLButtonElement>('.error-block button[data-action="retry"]'))
+      b.remove();
   }
 }

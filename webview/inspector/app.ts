@@ -10,7 +10,14 @@
  * an update costs what it changed plus the visible rows.
  */
 import { applyDelta } from '../../src/protocol/delta';
-import type { Finding, HostMessage, InspectorAction, InspectorRow, InspectorSnapshot, SnapshotDelta } from '../../src/protocol';
+import type {
+  Finding,
+  HostMessage,
+  InspectorAction,
+  InspectorRow,
+  InspectorSnapshot,
+  SnapshotDelta,
+} from '../../src/protocol';
 import { h, replaceChildren, setText } from '../shared/dom';
 import type { ConnectionState, Transport } from '../shared/transport';
 import { applyTheme } from '../shared/theme';
@@ -106,10 +113,21 @@ export class InspectorApp {
     );
     this.details.grid = this.grid;
     this.overview = h('div', { class: 'overview' }, this.header.compositionEl(), this.chart.el);
-    this.findings = new FindingsView({ act: (f) => this.onFinding(f), showBlock: (id) => this.showBlock(id), showDiff: (c) => this.showDiff(c) });
+    this.findings = new FindingsView({
+      act: (f) => this.onFinding(f),
+      showBlock: (id) => this.showBlock(id),
+      showDiff: (c) => this.showDiff(c),
+    });
     this.diff = new DiffView({ selectCall: (c) => this.loadDiff(c), showRef: (ref) => this.showRef(ref) });
     this.mcp = new McpView({
-      toggle: (server, tool, enabled) => void this.statusLine.runMcp({ op: 'mcpSwitch', server, ...(tool !== undefined ? { tool } : {}), enabled, now: false }),
+      toggle: (server, tool, enabled) =>
+        void this.statusLine.runMcp({
+          op: 'mcpSwitch',
+          server,
+          ...(tool !== undefined ? { tool } : {}),
+          enabled,
+          now: false,
+        }),
       applyNow: () => void this.statusLine.runMcp({ op: 'mcpApply' }),
     });
     this.tabs = new Tabs(
@@ -132,7 +150,15 @@ export class InspectorApp {
       for (const id of saved.expanded ?? []) this.details.expanded.add(id);
     }
     this.model.setFilter(this.filter);
-    const footer = h('footer', { class: 'statusbar' }, this.prompt.el, this.statusLine.confirm.el, this.statusLine.status, this.statusLine.alert, this.conn);
+    const footer = h(
+      'footer',
+      { class: 'statusbar' },
+      this.prompt.el,
+      this.statusLine.confirm.el,
+      this.statusLine.status,
+      this.statusLine.alert,
+      this.conn,
+    );
     replaceChildren(this.root, this.loading, this.main, this.empty.el, footer);
     if (saved?.overview === false) this.setOverview(false);
     this.root.setAttribute('aria-busy', 'true');
@@ -161,8 +187,7 @@ export class InspectorApp {
     else if (m.type === 'mcp') {
       this.tabs.show('tools');
       this.mcp.update(m.info);
-    }
-    else if (m.type === 'theme' && this.transport.kind === 'standalone') applyTheme(m.kind);
+    } else if (m.type === 'theme' && this.transport.kind === 'standalone') applyTheme(m.kind);
   }
 
   private onConnection(s: ConnectionState): void {
@@ -190,7 +215,10 @@ export class InspectorApp {
       return;
     }
     this.revision = d.revision;
-    this.onSnapshot(next, keepsPlaces(base, d) ? { before: base.rows, changed: d.changed.map((r) => r.blockId) } : undefined);
+    this.onSnapshot(
+      next,
+      keepsPlaces(base, d) ? { before: base.rows, changed: d.changed.map((r) => r.blockId) } : undefined,
+    );
   }
 
   /** No session (yet, or any more): the empty state replaces the inspector. */
@@ -256,7 +284,12 @@ export class InspectorApp {
   }
 
   private save(): void {
-    this.transport.saveState({ filter: this.filter, expanded: [...this.details.expanded].slice(-200), tab: this.tabs.current, overview: !this.overview.hidden } satisfies SavedState);
+    this.transport.saveState({
+      filter: this.filter,
+      expanded: [...this.details.expanded].slice(-200),
+      tab: this.tabs.current,
+      overview: !this.overview.hidden,
+    } satisfies SavedState);
   }
 
   private setOverview(shown: boolean): void {
@@ -308,13 +341,16 @@ export class InspectorApp {
   private loadHead(): void {
     if (this.headUnsupported || this.headAsking) return;
     this.headAsking = true;
-    this.transport.request({ op: 'head' }).then(
-      (r) => {
-        this.headKnown = true;
-        if (this.head.show(r)) this.tabs.show('head');
-      },
-      () => (this.headUnsupported = true),
-    ).finally(() => (this.headAsking = false));
+    this.transport
+      .request({ op: 'head' })
+      .then(
+        (r) => {
+          this.headKnown = true;
+          if (this.head.show(r)) this.tabs.show('head');
+        },
+        () => (this.headUnsupported = true),
+      )
+      .finally(() => (this.headAsking = false));
   }
 
   private onTab(id: TabId): void {
@@ -330,7 +366,12 @@ export class InspectorApp {
     if (!s) return;
     this.diffCall = call === s.callIndex ? undefined : call;
     const verdict = (c: number): CallVerdict | undefined => verdictOf(this.snapshot?.calls.find((p) => p.call === c));
-    this.diff.setCalls(s.callIndex, s.calls.map((p) => p.call), call ?? s.callIndex, verdict);
+    this.diff.setCalls(
+      s.callIndex,
+      s.calls.map((p) => p.call),
+      call ?? s.callIndex,
+      verdict,
+    );
     this.diff.showLoading();
     this.transport.request({ op: 'diff', call }).then(
       (d) => this.diff.show(d, this.rowsByRef(), verdict(d.call)),

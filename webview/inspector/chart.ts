@@ -32,7 +32,13 @@ export class CallChart {
       h('span', { class: 'key k-cached' }, 'read from cache'),
       h('span', { class: 'key k-next' }, 'next request'),
     );
-    this.el = h('figure', { class: 'chart' }, h('figcaption', {}, h('span', { class: 'chart-title' }, 'Input tokens per call'), legend), this.plot, this.readout);
+    this.el = h(
+      'figure',
+      { class: 'chart' },
+      h('figcaption', {}, h('span', { class: 'chart-title' }, 'Input tokens per call'), legend),
+      this.plot,
+      this.readout,
+    );
     new ResizeObserver(() => {
       const w = Math.floor(this.el.clientWidth);
       if (w > 0 && w !== this.width) {
@@ -46,7 +52,13 @@ export class CallChart {
 
   update(s: InspectorSnapshot): void {
     this.points = s.calls;
-    this.next = { call: s.callIndex, sent: s.totals.sentTokens, cached: s.cache.nextCachedTokens, untrimmed: s.totals.untrimmedTokens, cost: s.cost.nextRequest };
+    this.next = {
+      call: s.callIndex,
+      sent: s.totals.sentTokens,
+      cached: s.cache.nextCachedTokens,
+      untrimmed: s.totals.untrimmedTokens,
+      cost: s.cost.nextRequest,
+    };
     this.draw();
   }
 
@@ -81,18 +93,31 @@ export class CallChart {
     const { x, y, max } = this.scales();
     const last = this.points.at(-1);
     const misses = this.points.filter((p) => isRealMiss(verdictOf(p))).length;
-    this.plot.setAttribute('aria-label', last ? `Input tokens over ${this.points.length} calls; last call sent ${last.sent} tokens, ${last.cached} from the cache, ${last.untrimmed} untrimmed${misses ? `; ${misses} calls missed the cache (marked)` : ''}` : 'No calls recorded yet');
+    this.plot.setAttribute(
+      'aria-label',
+      last
+        ? `Input tokens over ${this.points.length} calls; last call sent ${last.sent} tokens, ${last.cached} from the cache, ${last.untrimmed} untrimmed${misses ? `; ${misses} calls missed the cache (marked)` : ''}`
+        : 'No calls recorded yet',
+    );
     this.plot.append(svg('title', {}, this.plot.getAttribute('aria-label') ?? ''));
     for (const f of [0, 0.5, 1]) {
       const yy = y(max * f);
       this.plot.append(svg('line', { x1: PAD.left, x2: this.width - PAD.right, y1: yy, y2: yy, class: 'grid-line' }));
-      this.plot.append(svg('text', { x: PAD.left - 6, y: yy + 3, class: 'axis', 'text-anchor': 'end' }, fmtTokens(max * f)));
+      this.plot.append(
+        svg('text', { x: PAD.left - 6, y: yy + 3, class: 'axis', 'text-anchor': 'end' }, fmtTokens(max * f)),
+      );
     }
     const sent = this.area('sent', 'series-sent');
     const cached = this.area('cached', 'series-cached');
     if (sent) this.plot.append(sent);
     if (cached) this.plot.append(cached);
-    if (pts.length > 1) this.plot.append(svg('polyline', { points: pts.map((p, i) => `${x(i).toFixed(1)},${y(p.untrimmed).toFixed(1)}`).join(' '), class: 'series-untrimmed' }));
+    if (pts.length > 1)
+      this.plot.append(
+        svg('polyline', {
+          points: pts.map((p, i) => `${x(i).toFixed(1)},${y(p.untrimmed).toFixed(1)}`).join(' '),
+          class: 'series-untrimmed',
+        }),
+      );
     if (this.next) {
       const i = pts.length - 1;
       this.plot.append(svg('circle', { cx: x(i), cy: y(this.next.sent), r: 4, class: 'series-next' }));
@@ -112,7 +137,13 @@ export class CallChart {
       if (!isRealMiss(v)) return;
       const cx = x(i);
       const label = `Call ${p.call}: ${verdictLine(v)}`;
-      const mark = svg('path', { d: `M${(cx - 5).toFixed(1)},${PAD.top - 8} L${(cx + 5).toFixed(1)},${PAD.top - 8} L${cx.toFixed(1)},${PAD.top} Z`, class: 'miss-mark', tabindex: 0, role: 'button', 'aria-label': label });
+      const mark = svg('path', {
+        d: `M${(cx - 5).toFixed(1)},${PAD.top - 8} L${(cx + 5).toFixed(1)},${PAD.top - 8} L${cx.toFixed(1)},${PAD.top} Z`,
+        class: 'miss-mark',
+        tabindex: 0,
+        role: 'button',
+        'aria-label': label,
+      });
       mark.append(svg('title', {}, label));
       const open = (): void => this.selectCall?.(p.call);
       mark.addEventListener('click', open);
@@ -132,11 +163,17 @@ export class CallChart {
     if (!pts.length) return;
     const r = this.plot.getBoundingClientRect();
     const w = this.width - PAD.left - PAD.right;
-    const i = Math.max(0, Math.min(pts.length - 1, Math.round(((e.clientX - r.left - PAD.left) / w) * Math.max(1, pts.length - 1))));
+    const i = Math.max(
+      0,
+      Math.min(pts.length - 1, Math.round(((e.clientX - r.left - PAD.left) / w) * Math.max(1, pts.length - 1))),
+    );
     const p = pts[i];
     const name = this.next && i === pts.length - 1 ? `next request (${p.call})` : `call ${p.call}`;
     const v = verdictOf(p);
     const why = isRealMiss(v) ? ` · ${verdictLine(v)}` : '';
-    setText(this.readout, `${name}: ${fmtTokens(p.sent)} sent, ${fmtTokens(p.cached)} cached, ${fmtTokens(p.untrimmed)} untrimmed, ${fmtUsd(p.cost)}${why}`);
+    setText(
+      this.readout,
+      `${name}: ${fmtTokens(p.sent)} sent, ${fmtTokens(p.cached)} cached, ${fmtTokens(p.untrimmed)} untrimmed, ${fmtUsd(p.cost)}${why}`,
+    );
   }
 }

@@ -50,20 +50,48 @@ function originalsView(o: Originals, row: InspectorRow): HTMLElement {
   if ('error' in o) return h('p', { class: 'error' }, o.error);
   const parts: HTMLElement[] = [];
   // A trim's replacement is what the row shows as sent already; a summary's is not.
-  if (o.replacement !== undefined && o.kind === 'summary') parts.push(section('Sent instead (summary)', textBlock(o.replacement)));
+  if (o.replacement !== undefined && o.kind === 'summary')
+    parts.push(section('Sent instead (summary)', textBlock(o.replacement)));
   const own = o.blocks.find((b) => b.blockId === row.blockId) ?? o.blocks[0];
-  if (own) parts.push(section('Original', h('div', { class: 'original this' }, h('div', { class: 'original-head' }, blockHead(own)), textBlock(own.text + (own.truncated ? '\n… (cut here)' : ''), 'original-text'))));
+  if (own)
+    parts.push(
+      section(
+        'Original',
+        h(
+          'div',
+          { class: 'original this' },
+          h('div', { class: 'original-head' }, blockHead(own)),
+          textBlock(own.text + (own.truncated ? '\n… (cut here)' : ''), 'original-text'),
+        ),
+      ),
+    );
   const others = o.blocks.filter((b) => b !== own);
   if (others.length) {
-    const list = h('ul', { class: 'range-list' }, ...others.slice(0, MAX_RANGE_LISTED).map((b) => h('li', {}, blockHead(b))));
+    const list = h(
+      'ul',
+      { class: 'range-list' },
+      ...others.slice(0, MAX_RANGE_LISTED).map((b) => h('li', {}, blockHead(b))),
+    );
     const more = others.length - MAX_RANGE_LISTED + o.omitted;
-    parts.push(section(`Also in this ${o.kind} (${others.length + o.omitted} blocks; expand their rows to read them)`, list, more > 0 ? h('p', { class: 'muted' }, `and ${more} more`) : ''));
+    parts.push(
+      section(
+        `Also in this ${o.kind} (${others.length + o.omitted} blocks; expand their rows to read them)`,
+        list,
+        more > 0 ? h('p', { class: 'muted' }, `and ${more} more`) : '',
+      ),
+    );
   }
   return h('div', { class: 'originals' }, ...parts);
 }
 
 function trimEditor(row: InspectorRow, handlers: DetailHandlers): HTMLElement {
-  const area = h('vscode-text-area', { class: 'trim-text', rows: 3, resize: 'vertical', placeholder: 'What the model still needs from this result (leave empty for an automatic summary)', 'aria-label': `Your summary for ${row.ref}` }) as ValueElement;
+  const area = h('vscode-text-area', {
+    class: 'trim-text',
+    rows: 3,
+    resize: 'vertical',
+    placeholder: 'What the model still needs from this result (leave empty for an automatic summary)',
+    'aria-label': `Your summary for ${row.ref}`,
+  }) as ValueElement;
   area.textContent = 'Summary (optional)';
   const submit = (): void => handlers.submitTrim(row, area.value ?? '');
   // The price before the click: quoted as the user types (debounced), on the host's one pricer.
@@ -95,14 +123,21 @@ export function buildDetail(row: InspectorRow, st: DetailState, handlers: Detail
   const cut = row.preview.length >= PREVIEW_LIMIT ? `\n… (first ${PREVIEW_LIMIT} characters)` : '';
   const originalsShown = typeof st.originals === 'object' && !('error' in st.originals);
   // An unsent block's text is the original, shown in full below once loaded.
-  if (row.sent || !originalsShown) out.append(section(row.sent ? 'Sent' : 'Not sent (original)', textBlock(row.preview + cut)));
+  if (row.sent || !originalsShown)
+    out.append(section(row.sent ? 'Sent' : 'Not sent (original)', textBlock(row.preview + cut)));
   const facts: string[] = [
     `${row.sent ? fmtTokens(row.tokens) : 0} tokens sent of ${fmtTokens(row.originalTokens)} (${row.quality})`,
     row.cached ? 'read from the cache on the next request' : 'not in the cached prefix',
   ];
   if (row.breakpoint) facts.push('cache breakpoint');
   const why = whyText(row);
-  out.append(section('Why', h('p', {}, why || 'Sent as recorded: no strategy or user decision applies.'), h('p', { class: 'muted' }, facts.join(' · '))));
+  out.append(
+    section(
+      'Why',
+      h('p', {}, why || 'Sent as recorded: no strategy or user decision applies.'),
+      h('p', { class: 'muted' }, facts.join(' · ')),
+    ),
+  );
   if (row.overlayId && row.state !== 'pinned' && row.state !== 'verbatim') {
     if (st.originals) out.append(originalsView(st.originals, row));
     else out.append(button('Show originals', () => handlers.loadOriginals(row), { class: 'row-btn show-originals' }));

@@ -23,12 +23,27 @@ export class DiffView {
   private options = '';
 
   constructor(private readonly handlers: DiffHandlers) {
-    this.picker = h('vscode-dropdown', { class: 'diff-call', 'aria-label': 'Request to compare with the one before' }) as ValueElement;
+    this.picker = h('vscode-dropdown', {
+      class: 'diff-call',
+      'aria-label': 'Request to compare with the one before',
+    }) as ValueElement;
     this.picker.addEventListener('change', () => {
       const n = Number(this.picker.value);
       if (Number.isSafeInteger(n)) handlers.selectCall(n);
     });
-    this.el = h('div', { class: 'diff-view' }, h('label', { class: 'diff-picker' }, h('span', {}, 'Compare'), this.picker, h('span', { class: 'muted' }, 'with the request before it')), this.summary, this.body);
+    this.el = h(
+      'div',
+      { class: 'diff-view' },
+      h(
+        'label',
+        { class: 'diff-picker' },
+        h('span', {}, 'Compare'),
+        this.picker,
+        h('span', { class: 'muted' }, 'with the request before it'),
+      ),
+      this.summary,
+      this.body,
+    );
   }
 
   /**
@@ -77,13 +92,32 @@ export class DiffView {
     setText(this.summary, `#${d.call} vs ${vs}: ${counts}`);
     clear(this.body);
     const cache = d.cacheBreakAt
-      ? h('div', { class: 'cache-break warn' }, h('strong', {}, `Cached prefix breaks at ${d.cacheBreakAt}`), ` — ${fmtTokens(d.invalidatedTokens)} tokens that were cached are written again; the request is ${fmtTokens(Math.max(0, d.savedTokens))} tokens smaller for it.`)
-      : h('div', { class: 'cache-break ok' }, d.previous === undefined ? 'First request: the cache is written.' : 'The cached prefix holds: this request only appends.');
+      ? h(
+          'div',
+          { class: 'cache-break warn' },
+          h('strong', {}, `Cached prefix breaks at ${d.cacheBreakAt}`),
+          ` — ${fmtTokens(d.invalidatedTokens)} tokens that were cached are written again; the request is ${fmtTokens(Math.max(0, d.savedTokens))} tokens smaller for it.`,
+        )
+      : h(
+          'div',
+          { class: 'cache-break ok' },
+          d.previous === undefined
+            ? 'First request: the cache is written.'
+            : 'The cached prefix holds: this request only appends.',
+        );
     if (verdict) this.body.append(verdictSection(verdict));
     // The verdict knows better than the block diff when the cache broke for a reason blocks don't show (model, TTL).
     if (!(isRealMiss(verdict) && !d.cacheBreakAt)) this.body.append(cache);
     if (d.edits?.length) this.body.append(editsSection(d.edits));
-    this.body.append(h('div', { class: 'diff-cols' }, this.column('Added', d.added, rows), this.column('Removed', d.removed, rows), this.column('Changed', d.changed, rows)));
+    this.body.append(
+      h(
+        'div',
+        { class: 'diff-cols' },
+        this.column('Added', d.added, rows),
+        this.column('Removed', d.removed, rows),
+        this.column('Changed', d.changed, rows),
+      ),
+    );
   }
 
   private column(title: string, refs: readonly string[], rows: ReadonlyMap<string, InspectorRow>): HTMLElement {
@@ -97,7 +131,12 @@ export class DiffView {
     }
     if (refs.length > MAX_LISTED) list.append(h('li', { class: 'muted' }, `and ${refs.length - MAX_LISTED} more`));
     if (!refs.length) list.append(h('li', { class: 'muted' }, 'none'));
-    return h('section', { class: `diff-col col-${title.toLowerCase()}` }, h('h4', {}, `${title} (${refs.length})`), list);
+    return h(
+      'section',
+      { class: `diff-col col-${title.toLowerCase()}` },
+      h('h4', {}, `${title} (${refs.length})`),
+      list,
+    );
   }
 }
 

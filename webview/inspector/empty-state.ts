@@ -51,7 +51,12 @@ export class EmptyState {
   private shown?: string;
 
   constructor(private readonly onAction: (action: InspectorAction) => Promise<unknown>) {
-    this.el = h('section', { class: 'empty-state', 'aria-labelledby': 'empty-title', 'aria-describedby': 'empty-lead', hidden: true });
+    this.el = h('section', {
+      class: 'empty-state',
+      'aria-labelledby': 'empty-title',
+      'aria-describedby': 'empty-lead',
+      hidden: true,
+    });
   }
 
   /** Built on first use: a host that always has a session never pays for it. */
@@ -98,7 +103,11 @@ export class EmptyState {
   private item(action: InspectorAction): HTMLElement {
     const spec = ACTIONS[action];
     const detailId = `empty-detail-${action}`;
-    const b = h('vscode-button', { appearance: spec.appearance, class: 'empty-action', 'data-action': action, 'aria-describedby': detailId }, spec.label);
+    const b = h(
+      'vscode-button',
+      { appearance: spec.appearance, class: 'empty-action', 'data-action': action, 'aria-describedby': detailId },
+      spec.label,
+    );
     b.addEventListener('click', () => this.press(action));
     return h('li', {}, b, h('p', { class: 'empty-detail', id: detailId }, spec.detail));
   }

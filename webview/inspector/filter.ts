@@ -1,4 +1,8 @@
-/** Row filtering and the list of grid items (rows plus the "cached prefix ends here" divider). Pure. The grid uses `matches` through GridModel, which patches its items per update; `filterRows`, `gridItems` and `toolNames` build them whole and are the reference GridModel is tested against. */
+/**
+ * Row filtering and the list of grid items (rows plus the "cached prefix ends here" divider). Pure. The grid uses
+ * `matches` through GridModel, which patches its items per update; `filterRows`, `gridItems` and `toolNames` build them
+ * whole and are the reference GridModel is tested against.
+ */
 import type { InspectorRow } from '../../src/protocol';
 
 /** '' means "any". */
@@ -11,7 +15,8 @@ export interface RowFilter {
 
 export const NO_FILTER: RowFilter = { role: '', tool: '', state: '', text: '' };
 
-export type GridItem = { type: 'row'; key: string; row: InspectorRow } | { type: 'divider'; key: string; label: string };
+export type GridItem =
+  { type: 'row'; key: string; row: InspectorRow } | { type: 'divider'; key: string; label: string };
 
 /** The text a search looks at: what the row shows. */
 function haystack(r: InspectorRow): string {
@@ -54,7 +59,12 @@ export function gridItems(rows: readonly InspectorRow[], cachedTokens: number): 
   const items: GridItem[] = [];
   rows.forEach((r, i) => {
     items.push({ type: 'row', key: r.blockId, row: r });
-    if (i === lastCached && i < rows.length - 1) items.push({ type: 'divider', key: 'cache-divider', label: `cached prefix ends here (${cachedTokens.toLocaleString('en-US')} tokens read from the cache)` });
+    if (i === lastCached && i < rows.length - 1)
+      items.push({
+        type: 'divider',
+        key: 'cache-divider',
+        label: `cached prefix ends here (${cachedTokens.toLocaleString('en-US')} tokens read from the cache)`,
+      });
   });
   return items;
 }

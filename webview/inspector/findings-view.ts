@@ -13,7 +13,11 @@ export interface FindingsHandlers {
 export class FindingsView {
   readonly el: HTMLElement;
   private readonly list = h('ul', { class: 'findings', 'aria-label': 'Findings' });
-  private readonly empty = h('p', { class: 'muted empty' }, 'Nothing stands out: no large results, stale reads, unused tools or costly cache breaks.');
+  private readonly empty = h(
+    'p',
+    { class: 'muted empty' },
+    'Nothing stands out: no large results, stale reads, unused tools or costly cache breaks.',
+  );
   /** Items by finding object: a snapshot delta keeps the objects of unchanged findings, so their items are reused. */
   private items = new Map<Finding, HTMLElement>();
 
@@ -35,12 +39,20 @@ export class FindingsView {
   private item(f: Finding): HTMLElement {
     const buttons: HTMLElement[] = [];
     if (f.action) {
-      const b = h('vscode-button', { appearance: 'primary', class: 'finding-action', 'data-finding': f.id }, f.action.label);
+      const b = h(
+        'vscode-button',
+        { appearance: 'primary', class: 'finding-action', 'data-finding': f.id },
+        f.action.label,
+      );
       b.addEventListener('click', () => this.handlers.act(f));
       buttons.push(b);
     }
     if (f.blockIds.length) {
-      const b = h('vscode-button', { appearance: 'secondary' }, f.blockIds.length > 1 ? `Show (${f.blockIds.length})` : 'Show');
+      const b = h(
+        'vscode-button',
+        { appearance: 'secondary' },
+        f.blockIds.length > 1 ? `Show (${f.blockIds.length})` : 'Show',
+      );
       b.addEventListener('click', () => this.handlers.showBlock(f.blockIds[0]));
       buttons.push(b);
     }
@@ -54,7 +66,13 @@ export class FindingsView {
       'li',
       { class: `finding sev-${f.severity}` },
       h('span', { class: 'sev', 'aria-label': f.severity }, f.severity === 'warning' ? '⚠' : 'ℹ'),
-      h('div', { class: 'finding-body' }, h('p', { class: 'finding-msg' }, f.message), f.tokens ? h('span', { class: 'finding-tokens' }, `${fmtTokens(f.tokens)} tokens`) : '', priceNote(f)),
+      h(
+        'div',
+        { class: 'finding-body' },
+        h('p', { class: 'finding-msg' }, f.message),
+        f.tokens ? h('span', { class: 'finding-tokens' }, `${fmtTokens(f.tokens)} tokens`) : '',
+        priceNote(f),
+      ),
       h('div', { class: 'finding-actions' }, ...buttons),
     );
   }

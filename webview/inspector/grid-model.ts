@@ -22,7 +22,16 @@ export interface RowPatch {
 
 /** Whether a filter could see a difference between two versions of a row. */
 function sameForFilter(a: InspectorRow, b: InspectorRow): boolean {
-  return a.state === b.state && a.role === b.role && a.tool === b.tool && a.preview === b.preview && a.why === b.why && a.by === b.by && a.kind === b.kind && a.ref === b.ref;
+  return (
+    a.state === b.state &&
+    a.role === b.role &&
+    a.tool === b.tool &&
+    a.preview === b.preview &&
+    a.why === b.why &&
+    a.by === b.by &&
+    a.kind === b.kind &&
+    a.ref === b.ref
+  );
 }
 
 /** Position of `v` in the ascending `list`, or -(insertion point) - 1. */
@@ -148,7 +157,13 @@ export class GridModel {
     this.cachedTokens = cachedTokens;
     for (let i = from; i < rows.length; i++) this.at.set(rows[i].blockId, i);
     // A row sent whole names the same block, so the same tool; should it not, the list is made again.
-    if (p.changed.some((id) => { const r = this.at.get(id); return r !== undefined && r < from && p.before[r].tool !== rows[r].tool; })) return this.reset(rows, cachedTokens);
+    if (
+      p.changed.some((id) => {
+        const r = this.at.get(id);
+        return r !== undefined && r < from && p.before[r].tool !== rows[r].tool;
+      })
+    )
+      return this.reset(rows, cachedTokens);
     this.addTools(from);
     const kept = this.kept;
     if (kept) {
@@ -175,7 +190,10 @@ export class GridModel {
     this.placeDivider();
   }
 
-  /** After the last cached row shown, when rows that are not cached follow it (scanned from the end: the uncached tail is short). */
+  /**
+   * After the last cached row shown, when rows that are not cached follow it (scanned from the end: the uncached tail
+   * is short).
+   */
   private placeDivider(): void {
     const n = this.shown;
     let last = n - 1;

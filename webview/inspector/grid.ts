@@ -69,8 +69,30 @@ export class VirtualGrid {
   ) {
     this.spacer = h('div', { class: 'grid-spacer' });
     this.scroller = h('div', { class: 'grid-scroll', role: 'rowgroup', tabindex: -1 }, this.spacer);
-    const head = (this.head = h('div', { role: 'row', class: 'grid-row head', 'aria-rowindex': 1 }, h('div', { class: 'cells' }, ...COLUMNS.map((c, i) => h('div', { role: 'columnheader', class: `c c-${['ref', 'role', 'kind', 'tool', 'tokens', 'state', 'content', 'why', 'cache', 'actions'][i]}` }, c)))));
-    this.el = h('div', { class: 'grid', role: 'treegrid', 'aria-label': label, 'aria-colcount': COLUMNS.length }, h('div', { role: 'rowgroup', class: 'grid-head' }, head), this.scroller);
+    const head = (this.head = h(
+      'div',
+      { role: 'row', class: 'grid-row head', 'aria-rowindex': 1 },
+      h(
+        'div',
+        { class: 'cells' },
+        ...COLUMNS.map((c, i) =>
+          h(
+            'div',
+            {
+              role: 'columnheader',
+              class: `c c-${['ref', 'role', 'kind', 'tool', 'tokens', 'state', 'content', 'why', 'cache', 'actions'][i]}`,
+            },
+            c,
+          ),
+        ),
+      ),
+    ));
+    this.el = h(
+      'div',
+      { class: 'grid', role: 'treegrid', 'aria-label': label, 'aria-colcount': COLUMNS.length },
+      h('div', { role: 'rowgroup', class: 'grid-head' }, head),
+      this.scroller,
+    );
     this.scroller.addEventListener('scroll', () => {
       this.top = this.scroller.scrollTop;
       this.schedule();
@@ -146,7 +168,9 @@ export class VirtualGrid {
     return node;
   }
 
-  /** Keep the column headers over their columns when the body shows a scrollbar (reads layout: after it, or in a frame). */
+  /**
+   * Keep the column headers over their columns when the body shows a scrollbar (reads layout: after it, or in a frame).
+   */
   private fitHead(): void {
     this.head.style.paddingRight = `${this.scroller.offsetWidth - this.scroller.clientWidth}px`;
   }
@@ -177,7 +201,8 @@ export class VirtualGrid {
       const el = bound ? bound.el : this.divider(m.dividerLabel);
       place(el, this.heights.offset(i));
       // Expanded rows are measured when (re)bound or resized (a measure forces a layout).
-      if (row && (bound?.rebound || remeasureAll) && this.handlers.isExpanded(row.blockId)) remeasure = this.measure(el, i, row.blockId) || remeasure;
+      if (row && (bound?.rebound || remeasureAll) && this.handlers.isExpanded(row.blockId))
+        remeasure = this.measure(el, i, row.blockId) || remeasure;
     }
     const total = `${this.heights.total}px`;
     if (this.spacer.style.height !== total) this.spacer.style.height = total;
@@ -186,10 +211,11 @@ export class VirtualGrid {
       this.overflowing = overflowing;
       requestAnimationFrame(() => this.fitHead());
     }
-    if (remeasure) for (let i = first; i <= last; i++) {
-      const el = this.elementAt(i);
-      if (el) place(el, this.heights.offset(i));
-    }
+    if (remeasure)
+      for (let i = first; i <= last; i++) {
+        const el = this.elementAt(i);
+        if (el) place(el, this.heights.offset(i));
+      }
   }
 
   private elementAt(i: number): HTMLElement | undefined {
@@ -223,7 +249,12 @@ export class VirtualGrid {
   }
 
   private divider(label: string): HTMLDivElement {
-    if (!this.dividerEl) this.dividerEl = h('div', { role: 'row', class: 'grid-divider' }, h('div', { role: 'gridcell', class: 'divider-label', 'aria-colspan': COLUMNS.length }));
+    if (!this.dividerEl)
+      this.dividerEl = h(
+        'div',
+        { role: 'row', class: 'grid-divider' },
+        h('div', { role: 'gridcell', class: 'divider-label', 'aria-colspan': COLUMNS.length }),
+      );
     setText(this.dividerEl.firstElementChild as HTMLElement, label);
     if (!this.dividerEl.isConnected) this.spacer.append(this.dividerEl);
     this.live.set(DIVIDER_KEY, this.dividerEl);
@@ -256,8 +287,10 @@ export class VirtualGrid {
     const bottom = top + this.heights.height(this.active);
     const view = this.scroller.clientHeight;
     if (top < this.scroller.scrollTop) this.scroller.scrollTop = top;
-    // Below the viewport: bring its bottom in, but never push its top out (an expanded row may be taller than the view).
-    else if (bottom > this.scroller.scrollTop + view) this.scroller.scrollTop = Math.max(0, Math.min(top, bottom - view));
+    // Below the viewport: bring its bottom in, but never push its top out (an expanded row may be taller than the
+    // view).
+    else if (bottom > this.scroller.scrollTop + view)
+      this.scroller.scrollTop = Math.max(0, Math.min(top, bottom - view));
     this.top = this.scroller.scrollTop;
     this.viewH = view;
     this.render();

@@ -11,7 +11,12 @@ import { fmtTokens, fmtUsd } from '../shared/format';
 function rowEl(r: HeadRow, calls: number): HTMLElement {
   const what = r.section === 'tools' ? `tool ${r.name ?? '?'}` : 'system text';
   const unused = r.section === 'tools' && r.uses === 0;
-  const use = r.section !== 'tools' ? '' : unused ? `never used — ${fmtTokens(r.tokens)} tokens on each of ${calls} calls${r.unusedCost !== undefined ? ` (${fmtUsd(r.unusedCost)} so far)` : ''}` : `used ${r.uses} time${r.uses === 1 ? '' : 's'}`;
+  const use =
+    r.section !== 'tools'
+      ? ''
+      : unused
+        ? `never used — ${fmtTokens(r.tokens)} tokens on each of ${calls} calls${r.unusedCost !== undefined ? ` (${fmtUsd(r.unusedCost)} so far)` : ''}`
+        : `used ${r.uses} time${r.uses === 1 ? '' : 's'}`;
   const summary = h(
     'summary',
     { class: 'head-summary' },
@@ -19,12 +24,24 @@ function rowEl(r: HeadRow, calls: number): HTMLElement {
     h('span', { class: 'head-what' }, what),
     h('span', { class: 'head-tokens' }, `${fmtTokens(r.tokens)} tokens`),
     h('span', { class: `head-cache ${r.cached ? 'is-cached' : 'not-cached'}` }, r.cached ? 'cached' : 'not cached'),
-    h('span', { class: 'head-bp', title: r.breakpoint ? 'cache breakpoint: the prefix up to here is written to the cache' : '' }, r.breakpoint ? '◆ breakpoint' : ''),
+    h(
+      'span',
+      {
+        class: 'head-bp',
+        title: r.breakpoint ? 'cache breakpoint: the prefix up to here is written to the cache' : '',
+      },
+      r.breakpoint ? '◆ breakpoint' : '',
+    ),
     h('span', { class: `head-use${unused ? ' unused' : ''}` }, use),
   );
   const text = h('pre', { class: 'text', tabindex: 0 });
   setText(text, r.text + (r.truncated ? '\n… (cut here)' : ''));
-  return h('details', { class: `head-row head-${r.section}${unused ? ' head-unused' : ''}`, 'data-ref': r.ref }, summary, text);
+  return h(
+    'details',
+    { class: `head-row head-${r.section}${unused ? ' head-unused' : ''}`, 'data-ref': r.ref },
+    summary,
+    text,
+  );
 }
 
 export class HeadView {
@@ -55,7 +72,10 @@ export class HeadView {
     const unused = tools.filter((r) => r.uses === 0);
     const sum = (rs: HeadRow[]): number => rs.reduce((a, r) => a + r.tokens, 0);
     const cost = unused.reduce((a, r) => a + (r.unusedCost ?? 0), 0);
-    setText(this.summary, `${system.length} system blocks (${fmtTokens(sum(system))} tokens), ${tools.length} tool definitions (${fmtTokens(sum(tools))} tokens)${unused.length ? `; ${unused.length} never used: ${fmtTokens(sum(unused))} tokens per call, ${fmtUsd(cost)} over ${v.calls} calls` : ''}.`);
+    setText(
+      this.summary,
+      `${system.length} system blocks (${fmtTokens(sum(system))} tokens), ${tools.length} tool definitions (${fmtTokens(sum(tools))} tokens)${unused.length ? `; ${unused.length} never used: ${fmtTokens(sum(unused))} tokens per call, ${fmtUsd(cost)} over ${v.calls} calls` : ''}.`,
+    );
     for (const r of [...tools, ...system]) {
       const el = rowEl(r, v.calls);
       if (open.has(r.ref)) el.setAttribute('open', '');

@@ -18,7 +18,18 @@ interface Card {
 function card(title: string, extra?: HTMLElement): Card {
   const value = h('div', { class: 'card-value' });
   const sub = h('div', { class: 'card-sub' });
-  return { el: h('section', { class: 'card', 'aria-label': title }, h('h3', { class: 'card-title' }, title), value, extra ?? '', sub), value, sub };
+  return {
+    el: h(
+      'section',
+      { class: 'card', 'aria-label': title },
+      h('h3', { class: 'card-title' }, title),
+      value,
+      extra ?? '',
+      sub,
+    ),
+    value,
+    sub,
+  };
 }
 
 export class Header {
@@ -44,21 +55,43 @@ export class Header {
   readonly overviewToggle: HTMLElement;
 
   constructor(onStrategy: (spec: string) => void, onOverview: () => void) {
-    this.overviewToggle = h('vscode-button', { appearance: 'secondary', class: 'overview-toggle', 'aria-expanded': 'true' }, 'Hide overview');
+    this.overviewToggle = h(
+      'vscode-button',
+      { appearance: 'secondary', class: 'overview-toggle', 'aria-expanded': 'true' },
+      'Hide overview',
+    );
     this.overviewToggle.addEventListener('click', onOverview);
     this.strategy = h('vscode-dropdown', { class: 'strategy', 'aria-label': 'Trimming strategy' }) as ValueElement;
     this.strategy.addEventListener('change', () => {
       if (this.strategy.value) onStrategy(this.strategy.value);
     });
-    this.gauge = h('div', { class: 'gauge', role: 'meter', 'aria-label': 'Context window used by the next request', 'aria-valuemin': 0 }, this.gaugeUntrimmed, this.gaugeSent);
+    this.gauge = h(
+      'div',
+      { class: 'gauge', role: 'meter', 'aria-label': 'Context window used by the next request', 'aria-valuemin': 0 },
+      this.gaugeUntrimmed,
+      this.gaugeSent,
+    );
     this.context = card('Context', this.gauge);
     this.el = h(
       'header',
       { class: 'header' },
-      h('div', { class: 'topbar' }, h('div', { class: 'title-wrap' }, this.title, this.meta), this.mode, this.overviewToggle, h('label', { class: 'strategy-label' }, h('span', {}, 'Strategy'), this.strategy)),
+      h(
+        'div',
+        { class: 'topbar' },
+        h('div', { class: 'title-wrap' }, this.title, this.meta),
+        this.mode,
+        this.overviewToggle,
+        h('label', { class: 'strategy-label' }, h('span', {}, 'Strategy'), this.strategy),
+      ),
       h('div', { class: 'cards' }, this.context.el, this.cache.el, this.session.el, this.next.el),
     );
-    this.composition = h('section', { class: 'composition', 'aria-label': 'Composition of the next request' }, h('h3', { class: 'card-title' }, 'What the next request is made of'), this.compBar, this.compLegend);
+    this.composition = h(
+      'section',
+      { class: 'composition', 'aria-label': 'Composition of the next request' },
+      h('h3', { class: 'card-title' }, 'What the next request is made of'),
+      this.compBar,
+      this.compLegend,
+    );
   }
 
   setOverviewShown(shown: boolean): void {
@@ -80,7 +113,10 @@ export class Header {
     this.updateContext(s);
     const c = s.cache;
     setText(this.cache.value, `${fmtPct(c.hitRatio)} hits`);
-    setText(this.cache.sub, `next: ${fmtTokens(c.nextCachedTokens)} read${c.cachedUpToRef ? ` (prefix ends at ${c.cachedUpToRef})` : ' (prefix broken)'} · ${c.breakpoints} breakpoint${c.breakpoints === 1 ? '' : 's'}`);
+    setText(
+      this.cache.sub,
+      `next: ${fmtTokens(c.nextCachedTokens)} read${c.cachedUpToRef ? ` (prefix ends at ${c.cachedUpToRef})` : ' (prefix broken)'} · ${c.breakpoints} breakpoint${c.breakpoints === 1 ? '' : 's'}`,
+    );
     setText(this.session.value, fmtUsd(s.cost.session));
     const v = s.cost.vsNone;
     const share = v && v.none > 0 ? v.saved / v.none : 0;
@@ -116,7 +152,10 @@ export class Header {
     this.gauge.classList.toggle('warn', sentShare >= 0.8);
     this.gauge.setAttribute('aria-valuemax', String(w));
     this.gauge.setAttribute('aria-valuenow', String(t.sentTokens));
-    this.gauge.setAttribute('aria-valuetext', `${fmtTokens(t.sentTokens)} of ${fmtTokens(w)} tokens (${fmtPct(sentShare)}), ${fmtTokens(t.untrimmedTokens)} untrimmed`);
+    this.gauge.setAttribute(
+      'aria-valuetext',
+      `${fmtTokens(t.sentTokens)} of ${fmtTokens(w)} tokens (${fmtPct(sentShare)}), ${fmtTokens(t.untrimmedTokens)} untrimmed`,
+    );
     setText(this.context.value, `${fmtTokens(t.sentTokens)} / ${fmtTokens(w)}`);
     const saved = t.untrimmedTokens > 0 ? 1 - t.sentTokens / t.untrimmedTokens : 0;
     const inferred = t.inferredTokens ? ` · ${fmtTokens(t.inferredTokens)} system and tools inferred from usage` : '';
@@ -132,8 +171,12 @@ export class Header {
     const change = Math.abs(delta) >= 0.00005 ? ` (${delta > 0 ? '+' : '−'}${fmtUsd(Math.abs(delta))})` : '';
     setText(this.next.value, `${fmtUsd(c.nextRequest)}${change}`);
     const t = c.nextTokens;
-    setText(this.next.sub, `read ${fmtTokens(t.cacheRead)} ${fmtUsd(c.nextCacheRead)} · write ${fmtTokens(t.cacheWrite)} ${fmtUsd(c.nextCacheWrite)} · input ${fmtTokens(t.input)} ${fmtUsd(c.nextInput)}`);
-    this.next.sub.title = 'Tokens of the next request read from the cache, written to it, and sent uncached, with their cost';
+    setText(
+      this.next.sub,
+      `read ${fmtTokens(t.cacheRead)} ${fmtUsd(c.nextCacheRead)} · write ${fmtTokens(t.cacheWrite)} ${fmtUsd(c.nextCacheWrite)} · input ${fmtTokens(t.input)} ${fmtUsd(c.nextInput)}`,
+    );
+    this.next.sub.title =
+      'Tokens of the next request read from the cache, written to it, and sent uncached, with their cost';
     this.next.el.classList.toggle('changed-up', delta > 0.00005);
     this.next.el.classList.toggle('changed-down', delta < -0.00005);
   }
@@ -146,11 +189,25 @@ export class Header {
     for (const e of s.composition) {
       const share = e.tokens / total;
       const cls = e.group === 'tool-results' ? `g-tool-results tr-${toolIdx++ % 4}` : `g-${e.group}`;
-      const seg = h('div', { class: `comp-seg ${cls}`, title: `${e.label}: ${fmtTokens(e.tokens)} tokens (${fmtPct(share)})` });
+      const seg = h('div', {
+        class: `comp-seg ${cls}`,
+        title: `${e.label}: ${fmtTokens(e.tokens)} tokens (${fmtPct(share)})`,
+      });
       seg.style.width = `${(share * 100).toFixed(3)}%`;
       this.compBar.append(seg);
-      this.compLegend.append(h('li', {}, h('span', { class: `swatch ${cls}`, 'aria-hidden': 'true' }), h('span', { class: 'comp-label' }, e.label), h('span', { class: 'comp-num' }, `${fmtTokens(e.tokens)} · ${fmtPct(share, 0)}`)));
+      this.compLegend.append(
+        h(
+          'li',
+          {},
+          h('span', { class: `swatch ${cls}`, 'aria-hidden': 'true' }),
+          h('span', { class: 'comp-label' }, e.label),
+          h('span', { class: 'comp-num' }, `${fmtTokens(e.tokens)} · ${fmtPct(share, 0)}`),
+        ),
+      );
     }
-    this.compBar.setAttribute('aria-label', bidiVisible(s.composition.map((e) => `${e.label} ${fmtPct(e.tokens / total, 0)}`).join(', ')));
+    this.compBar.setAttribute(
+      'aria-label',
+      bidiVisible(s.composition.map((e) => `${e.label} ${fmtPct(e.tokens / total, 0)}`).join(', ')),
+    );
   }
 }

@@ -36,7 +36,11 @@ export class HeightIndex {
     let base = 0;
     let best = -1;
     for (const [hgt, n] of freq) if (n > best) [base, best] = [hgt, n];
-    return new HeightIndex(heights.length, base, Array.from(heights, (hgt, i) => [i, hgt] as const));
+    return new HeightIndex(
+      heights.length,
+      base,
+      Array.from(heights, (hgt, i) => [i, hgt] as const),
+    );
   }
 
   /** Recompute the prefix sums from exception j on. */

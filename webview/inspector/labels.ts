@@ -4,4 +4,3 @@
 export const PREVIEW_LIMIT = 300;
 
 export const STATES = ['verbatim', 'trimmed', 'summarized', 'pruned', 'pinned'] as const;
-

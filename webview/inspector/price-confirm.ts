@@ -15,7 +15,12 @@ export function checkedPrice(v: unknown): ActionPrice | undefined {
 }
 
 export class PriceConfirm {
-  readonly el = h('div', { class: 'price-confirm', role: 'group', 'aria-label': 'Confirm an action that will not pay back', hidden: true });
+  readonly el = h('div', {
+    class: 'price-confirm',
+    role: 'group',
+    'aria-label': 'Confirm an action that will not pay back',
+    hidden: true,
+  });
   private settle?: (c: PriceChoice) => void;
 
   /** Ask about `label` priced `price`; resolves with the user's choice. */
@@ -34,7 +39,9 @@ export class PriceConfirm {
       if (back?.isConnected) back.focus();
       s?.(c);
     };
-    const wait = canDefer ? button('Wait for the next cold cache', () => done('defer'), { class: 'price-defer' }) : undefined;
+    const wait = canDefer
+      ? button('Wait for the next cold cache', () => done('defer'), { class: 'price-defer' })
+      : undefined;
     const apply = button('Apply now', () => done('apply'), { class: 'price-apply' });
     const cancel = button('Cancel', () => done('cancel'), { class: 'price-cancel' });
     this.el.append(text, ...(wait ? [wait] : []), apply, cancel);

@@ -36,7 +36,10 @@ export class PromptBox {
       (r) => {
         if (!isCanPromptResult(r)) return;
         this.input.placeholder = r.placeholder;
-        this.el.append(this.input, button('Send', () => void this.send(), { class: 'prompt-send' }));
+        this.el.append(
+          this.input,
+          button('Send', () => void this.send(), { class: 'prompt-send' }),
+        );
         this.el.hidden = false;
       },
       () => undefined,
@@ -57,7 +60,10 @@ export class PromptBox {
 }
 
 /** Status-line text helpers for the box (kept out of StatusLine's action flow). */
-export function statusTarget(status: HTMLElement, alert: HTMLElement): { say(text: string): void; fail(text: string): void } {
+export function statusTarget(
+  status: HTMLElement,
+  alert: HTMLElement,
+): { say(text: string): void; fail(text: string): void } {
   return {
     say: (t) => {
       setText(alert, '');

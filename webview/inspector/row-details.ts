@@ -65,7 +65,10 @@ export class RowDetails {
   }
 
   detail(row: InspectorRow): Node {
-    const st: DetailState = { editing: this.editing.has(row.blockId), originals: row.overlayId ? this.originals.get(row.overlayId) : undefined };
+    const st: DetailState = {
+      editing: this.editing.has(row.blockId),
+      originals: row.overlayId ? this.originals.get(row.overlayId) : undefined,
+    };
     return buildDetail(row, st, {
       loadOriginals: (r) => this.loadOriginals(r),
       submitTrim: (r, text) => void this.submitTrim(r, text),
@@ -82,7 +85,10 @@ export class RowDetails {
   }
 
   private async submitTrim(row: InspectorRow, text: string): Promise<void> {
-    const ok = await this.status.run({ op: 'trim', blockId: row.blockId, text: text.trim() || undefined }, `Trimming ${row.ref}…`);
+    const ok = await this.status.run(
+      { op: 'trim', blockId: row.blockId, text: text.trim() || undefined },
+      `Trimming ${row.ref}…`,
+    );
     if (ok) this.closeEditor(row);
   }
 
@@ -97,9 +103,12 @@ export class RowDetails {
     if (!id) return;
     this.originals.set(id, 'loading');
     this.grid?.refresh(row.blockId);
-    this.transport.request({ op: 'originals', overlayId: id }).then(
-      (o) => this.originals.set(id, o),
-      (e: unknown) => this.originals.set(id, { error: (e as Error).message }),
-    ).finally(() => this.grid?.refresh(row.blockId));
+    this.transport
+      .request({ op: 'originals', overlayId: id })
+      .then(
+        (o) => this.originals.set(id, o),
+        (e: unknown) => this.originals.set(id, { error: (e as Error).message }),
+      )
+      .finally(() => this.grid?.refresh(row.blockId));
   }
 }

@@ -17,7 +17,10 @@ export interface RowView {
   /** What the element shows now (to skip re-binding an unchanged row). */
   boundExpanded: boolean;
   boundDetail?: Node;
-  readonly cells: Record<'twisty' | 'ref' | 'role' | 'kind' | 'tool' | 'tokens' | 'orig' | 'quality' | 'state' | 'content' | 'why' | 'cache', HTMLElement>;
+  readonly cells: Record<
+    'twisty' | 'ref' | 'role' | 'kind' | 'tool' | 'tokens' | 'orig' | 'quality' | 'state' | 'content' | 'why' | 'cache',
+    HTMLElement
+  >;
   readonly pin: HTMLButtonElement;
   readonly trim: HTMLButtonElement;
   readonly restore: HTMLButtonElement;
@@ -41,12 +44,18 @@ export function canRestore(r: InspectorRow): boolean {
 }
 
 function actionButton(label: string, key: string, cls: string): HTMLButtonElement {
-  return h('button', { type: 'button', class: `row-btn ${cls}`, tabindex: -1, 'aria-keyshortcuts': key }, h('span', { class: 'label' }, label), h('kbd', { 'aria-hidden': 'true' }, key));
+  return h(
+    'button',
+    { type: 'button', class: `row-btn ${cls}`, tabindex: -1, 'aria-keyshortcuts': key },
+    h('span', { class: 'label' }, label),
+    h('kbd', { 'aria-hidden': 'true' }, key),
+  );
 }
 
 /** Build an empty row element; `onAction` gets the row the element is bound to at click time. */
 export function createRowView(onAction: (view: RowView, action: RowAction) => void): RowView {
-  const cell = (cls: string, ...kids: Node[]): HTMLElement => h('div', { role: 'gridcell', class: `c ${cls}` }, ...kids);
+  const cell = (cls: string, ...kids: Node[]): HTMLElement =>
+    h('div', { role: 'gridcell', class: `c ${cls}` }, ...kids);
   const span = (cls: string): HTMLElement => h('span', { class: cls });
   const cells = {
     twisty: h('span', { class: 'twisty', 'aria-hidden': 'true' }),
@@ -101,7 +110,9 @@ function author(by: string | undefined): string {
 export function whyText(r: InspectorRow): string {
   if (!r.why && !r.by) return '';
   const parts = [author(r.by), r.why].filter(Boolean).join(': ');
-  const extra = [r.call !== undefined ? `call ${r.call}` : '', r.saved ? `−${fmtTokens(r.saved)}` : ''].filter(Boolean).join(', ');
+  const extra = [r.call !== undefined ? `call ${r.call}` : '', r.saved ? `−${fmtTokens(r.saved)}` : '']
+    .filter(Boolean)
+    .join(', ');
   return extra ? `${parts} (${extra})` : parts;
 }
 
@@ -133,7 +144,12 @@ function bindCounts(v: RowView, r: InspectorRow): void {
   setText(c.quality, QUALITY_LABEL[r.quality]);
   c.quality.className = `q q-${r.quality}`;
   c.quality.title = QUALITY_TITLE[r.quality];
-  v.el.setAttribute('aria-label', bidiVisible(`${r.ref} ${r.role} ${r.kind}${r.tool ? ` ${r.tool}` : ''}, ${r.sent ? r.tokens : 0} tokens, ${r.state}`));
+  v.el.setAttribute(
+    'aria-label',
+    bidiVisible(
+      `${r.ref} ${r.role} ${r.kind}${r.tool ? ` ${r.tool}` : ''}, ${r.sent ? r.tokens : 0} tokens, ${r.state}`,
+    ),
+  );
 }
 
 /**
@@ -146,7 +162,8 @@ export function bindRow(v: RowView, r: InspectorRow, expanded: boolean, detail: 
   const prev = v.row;
   v.row = r;
   if (prev && !expanded && !v.boundExpanded && sameButCounts(prev, r)) {
-    if (prev.tokens !== r.tokens || prev.originalTokens !== r.originalTokens || prev.quality !== r.quality) bindCounts(v, r);
+    if (prev.tokens !== r.tokens || prev.originalTokens !== r.originalTokens || prev.quality !== r.quality)
+      bindCounts(v, r);
     return true;
   }
   v.boundExpanded = expanded;
@@ -179,7 +196,10 @@ export function bindRow(v: RowView, r: InspectorRow, expanded: boolean, detail: 
   v.pin.setAttribute('aria-label', `${r.state === 'pinned' ? 'Unpin' : 'Pin'} ${r.ref}`);
   v.trim.setAttribute('aria-label', `Trim ${r.ref}`);
   v.restore.setAttribute('aria-label', `Restore ${r.ref}`);
-  v.el.setAttribute('aria-keyshortcuts', [pinTrim ? 'p t' : '', canRestore(r) ? 'r' : ''].filter(Boolean).join(' ') || 'Enter');
+  v.el.setAttribute(
+    'aria-keyshortcuts',
+    [pinTrim ? 'p t' : '', canRestore(r) ? 'r' : ''].filter(Boolean).join(' ') || 'Enter',
+  );
   toggleAttr(v.detail, 'hidden', !expanded);
   if (expanded && detail) replaceChildren(v.detail, detail);
   else replaceChildren(v.detail);

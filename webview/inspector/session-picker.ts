@@ -10,7 +10,9 @@ import type { Transport } from '../shared/transport';
 
 type ValueElement = HTMLElement & { value: string };
 
-/** The list is asked for again this often while a picked session shows (its snapshot does not change when others do). */
+/**
+ * The list is asked for again this often while a picked session shows (its snapshot does not change when others do).
+ */
 const REFRESH_MS = 2_000;
 
 /** The value of the "follow the most recently active session" option. */
@@ -37,7 +39,10 @@ export class SessionPicker {
   private timer?: number;
 
   constructor(private readonly transport: Transport) {
-    this.dropdown = h('vscode-dropdown', { class: 'session-picker', 'aria-label': 'Proxied session shown' }) as ValueElement;
+    this.dropdown = h('vscode-dropdown', {
+      class: 'session-picker',
+      'aria-label': 'Proxied session shown',
+    }) as ValueElement;
     this.dropdown.addEventListener('change', () => this.pick(this.dropdown.value));
     this.el = h('label', { class: 'session-label', hidden: true }, h('span', {}, 'Session'), this.dropdown);
   }
@@ -47,25 +52,34 @@ export class SessionPicker {
     if (this.unsupported || this.asking) return;
     this.timer ??= window.setInterval(() => this.refresh(), REFRESH_MS);
     this.asking = true;
-    this.transport.request({ op: 'sessions' }).then(
-      (r) => this.show(r),
-      () => {
-        this.unsupported = true;
-        this.el.hidden = true;
-        window.clearInterval(this.timer);
-      },
-    ).finally(() => (this.asking = false));
+    this.transport
+      .request({ op: 'sessions' })
+      .then(
+        (r) => this.show(r),
+        () => {
+          this.unsupported = true;
+          this.el.hidden = true;
+          window.clearInterval(this.timer);
+        },
+      )
+      .finally(() => (this.asking = false));
   }
 
   private pick(value: string): void {
-    this.transport.request({ op: 'follow', ...(value === FOLLOW ? {} : { id: value }) }).then((r) => this.show(r), () => undefined);
+    this.transport.request({ op: 'follow', ...(value === FOLLOW ? {} : { id: value }) }).then(
+      (r) => this.show(r),
+      () => undefined,
+    );
   }
 
   private show(r: unknown): void {
     if (!isSessionsResult(r)) return;
     this.el.hidden = r.sessions.length === 0;
     const rows = ordered(r.sessions);
-    const key = JSON.stringify([rows.map((x) => [x.entry.id, x.entry.title, x.entry.client, x.entry.calls, x.depth]), r.shown]);
+    const key = JSON.stringify([
+      rows.map((x) => [x.entry.id, x.entry.title, x.entry.client, x.entry.calls, x.depth]),
+      r.shown,
+    ]);
     if (key !== this.key) {
       this.key = key;
       this.render(r, rows);
@@ -77,7 +91,13 @@ export class SessionPicker {
   private render(r: SessionsResult, rows: { entry: SessionEntry; depth: number }[]): void {
     clear(this.dropdown);
     const shown = r.sessions.find((s) => s.id === r.shown);
-    this.dropdown.append(h('vscode-option', { value: FOLLOW }, `Follow the active session${shown && r.followed === undefined ? ` (${shown.title})` : ''}`));
+    this.dropdown.append(
+      h(
+        'vscode-option',
+        { value: FOLLOW },
+        `Follow the active session${shown && r.followed === undefined ? ` (${shown.title})` : ''}`,
+      ),
+    );
     for (const { entry, depth } of rows) {
       const label = `${depth ? '\u21b3 ' : ''}${entry.title}${entry.client ? ` · ${entry.client}` : ''} · ${entry.calls} call${entry.calls === 1 ? '' : 's'}`;
       this.dropdown.append(h('vscode-option', { value: entry.id, 'data-depth': depth }, label));

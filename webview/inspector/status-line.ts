@@ -120,7 +120,10 @@ export class StatusLine {
     if (!n?.message || (n.after === undefined && !force)) return;
     clearTimeout(n.timer);
     this.note = undefined;
-    const cost = n.after !== undefined && Math.abs(n.after - n.before) >= 0.00005 ? ` Next request ${fmtUsd(n.before)} → ${fmtUsd(n.after)}.` : '';
+    const cost =
+      n.after !== undefined && Math.abs(n.after - n.before) >= 0.00005
+        ? ` Next request ${fmtUsd(n.before)} → ${fmtUsd(n.after)}.`
+        : '';
     setText(this.status, `${n.message}.${n.cost ? ` ${n.cost}.` : ''}${cost}`);
   }
 }

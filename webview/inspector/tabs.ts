@@ -30,10 +30,33 @@ export class Tabs {
     const panels: HTMLElement[] = [];
     for (const s of specs) {
       const count = h('span', { class: 'tab-count' });
-      const b = h('button', { type: 'button', role: 'tab', id: `tab-${s.id}`, class: 'tab', 'aria-controls': `panel-${s.id}`, 'aria-selected': String(s.id === this.current), tabindex: s.id === this.current ? 0 : -1 }, s.label, count);
+      const b = h(
+        'button',
+        {
+          type: 'button',
+          role: 'tab',
+          id: `tab-${s.id}`,
+          class: 'tab',
+          'aria-controls': `panel-${s.id}`,
+          'aria-selected': String(s.id === this.current),
+          tabindex: s.id === this.current ? 0 : -1,
+        },
+        s.label,
+        count,
+      );
       b.addEventListener('click', () => this.select(s.id, true));
       b.addEventListener('keydown', (e) => this.onKey(e));
-      const panel = h('section', { role: 'tabpanel', id: `panel-${s.id}`, class: `panel panel-${s.id}`, 'aria-labelledby': `tab-${s.id}`, hidden: s.id !== this.current }, s.panel);
+      const panel = h(
+        'section',
+        {
+          role: 'tabpanel',
+          id: `panel-${s.id}`,
+          class: `panel panel-${s.id}`,
+          'aria-labelledby': `tab-${s.id}`,
+          hidden: s.id !== this.current,
+        },
+        s.panel,
+      );
       this.buttons.set(s.id, b);
       this.counts.set(s.id, count);
       this.panels.set(s.id, panel);

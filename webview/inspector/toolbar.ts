@@ -6,7 +6,10 @@ import { STATES } from './labels';
 
 type ValueElement = HTMLElement & { value: string };
 
-/** Search waits this long after the last keystroke (a 5,000-row filter is cheap, re-rendering on every key is not needed). */
+/**
+ * Search waits this long after the last keystroke (a 5,000-row filter is cheap, re-rendering on every key is not
+ * needed).
+ */
 const SEARCH_DEBOUNCE_MS = 120;
 
 export class Toolbar {
@@ -26,20 +29,58 @@ export class Toolbar {
       d.addEventListener('change', () => this.emit());
       return d;
     };
-    this.role = dropdown('Filter by role', 'f-role', [['', 'All roles'], ['user', 'user'], ['assistant', 'assistant']]);
+    this.role = dropdown('Filter by role', 'f-role', [
+      ['', 'All roles'],
+      ['user', 'user'],
+      ['assistant', 'assistant'],
+    ]);
     this.tool = dropdown('Filter by tool', 'f-tool', [['', 'All tools']]);
-    this.state = dropdown('Filter by state', 'f-state', [['', 'All states'], ...STATES.map((s): [string, string] => [s, s])]);
-    this.search = h('vscode-text-field', { class: 'f-search', placeholder: 'Search blocks', 'aria-label': 'Search blocks' }) as ValueElement;
+    this.state = dropdown('Filter by state', 'f-state', [
+      ['', 'All states'],
+      ...STATES.map((s): [string, string] => [s, s]),
+    ]);
+    this.search = h('vscode-text-field', {
+      class: 'f-search',
+      placeholder: 'Search blocks',
+      'aria-label': 'Search blocks',
+    }) as ValueElement;
     this.search.addEventListener('input', () => {
       clearTimeout(this.timer);
       this.timer = window.setTimeout(() => this.emit(), SEARCH_DEBOUNCE_MS);
     });
-    const hints = h('span', { class: 'hints', 'aria-hidden': 'true' }, h('kbd', {}, '↑↓'), ' move ', h('kbd', {}, 'Enter'), ' expand ', h('kbd', {}, 'p'), ' pin ', h('kbd', {}, 't'), ' trim ', h('kbd', {}, 'r'), ' restore');
-    this.el = h('div', { class: 'toolbar', role: 'search' }, this.role, this.tool, this.state, this.search, this.count, hints);
+    const hints = h(
+      'span',
+      { class: 'hints', 'aria-hidden': 'true' },
+      h('kbd', {}, '↑↓'),
+      ' move ',
+      h('kbd', {}, 'Enter'),
+      ' expand ',
+      h('kbd', {}, 'p'),
+      ' pin ',
+      h('kbd', {}, 't'),
+      ' trim ',
+      h('kbd', {}, 'r'),
+      ' restore',
+    );
+    this.el = h(
+      'div',
+      { class: 'toolbar', role: 'search' },
+      this.role,
+      this.tool,
+      this.state,
+      this.search,
+      this.count,
+      hints,
+    );
   }
 
   get filter(): RowFilter {
-    return { role: this.role.value ?? '', tool: this.tool.value ?? '', state: this.state.value ?? '', text: this.search.value ?? '' };
+    return {
+      role: this.role.value ?? '',
+      tool: this.tool.value ?? '',
+      state: this.state.value ?? '',
+      text: this.search.value ?? '',
+    };
   }
 
   /** Restore saved filters (after a reload). */

@@ -32,7 +32,15 @@ const REASON_TEXT: Readonly<Record<string, string>> = {
 
 /** "the system prompt changed (system block 1)". */
 export function missText(m: CacheMiss): string {
-  const extra = [m.where, m.changeSource === 'trimline_edit' ? 'by a Trimline edit' : m.changeSource === 'client' ? 'by the client' : undefined, m.idleMinutes !== undefined ? `idle ${m.idleMinutes} min` : undefined].filter(Boolean);
+  const extra = [
+    m.where,
+    m.changeSource === 'trimline_edit'
+      ? 'by a Trimline edit'
+      : m.changeSource === 'client'
+        ? 'by the client'
+        : undefined,
+    m.idleMinutes !== undefined ? `idle ${m.idleMinutes} min` : undefined,
+  ].filter(Boolean);
   return `${REASON_TEXT[m.reason] ?? m.reason}${extra.length ? ` (${extra.join(', ')})` : ''}`;
 }
 
@@ -46,10 +54,40 @@ export function verdictLine(v: CallVerdict): string {
 /** The verdict block of a call's diff. */
 export function verdictSection(v: CallVerdict): HTMLElement {
   const miss = isRealMiss(v);
-  const el = h('div', { class: `verdict ${miss ? 'verdict-miss' : 'verdict-ok'}`, role: 'group', 'aria-label': `Cache verdict of call ${v.call}` }, h('strong', {}, verdictLine(v)));
-  if (v.usage) el.append(h('div', { class: 'muted' }, `read ${fmtTokens(v.usage.read)} · written ${fmtTokens(v.usage.written)} · uncached ${fmtTokens(v.usage.uncached)} tokens`));
-  if (v.beyondRules) el.append(h('div', { class: 'verdict-note' }, 'More than the documented rules predict: nothing diverged and the TTL had not run out.'));
-  if (v.api !== undefined) el.append(h('div', { class: 'muted' }, `API: ${v.api ? missText(v.api) : 'no divergence'} · local diff: ${v.local ? missText(v.local) : 'nothing changed'}`));
-  if (v.disagreement) el.append(h('div', { class: 'verdict-note' }, `The API and the local diff disagree: ${v.disagreement}`));
+  const el = h(
+    'div',
+    {
+      class: `verdict ${miss ? 'verdict-miss' : 'verdict-ok'}`,
+      role: 'group',
+      'aria-label': `Cache verdict of call ${v.call}`,
+    },
+    h('strong', {}, verdictLine(v)),
+  );
+  if (v.usage)
+    el.append(
+      h(
+        'div',
+        { class: 'muted' },
+        `read ${fmtTokens(v.usage.read)} · written ${fmtTokens(v.usage.written)} · uncached ${fmtTokens(v.usage.uncached)} tokens`,
+      ),
+    );
+  if (v.beyondRules)
+    el.append(
+      h(
+        'div',
+        { class: 'verdict-note' },
+        'More than the documented rules predict: nothing diverged and the TTL had not run out.',
+      ),
+    );
+  if (v.api !== undefined)
+    el.append(
+      h(
+        'div',
+        { class: 'muted' },
+        `API: ${v.api ? missText(v.api) : 'no divergence'} · local diff: ${v.local ? missText(v.local) : 'nothing changed'}`,
+      ),
+    );
+  if (v.disagreement)
+    el.append(h('div', { class: 'verdict-note' }, `The API and the local diff disagree: ${v.disagreement}`));
   return el;
 }

@@ -2,7 +2,8 @@
  * The report view: totals, recorded spend against each strategy per session
  * and per week, the sessions with their date and project (click one to open it
  * in the inspector), the cache misses by cause and the top offenders. Content is
- * set through the DOM only (no markup), charts are SVG elements; the one message in is a typed `report` snapshot. A session
+ * set through the DOM only (no markup), charts are SVG elements; the one message in is a typed `report` snapshot. A
+ * session
  * opens in the inspector with the selector's strategy (its name) or with the
  * strategy whose cost cell was clicked.
  */
@@ -37,9 +38,18 @@ function chart(title: string, series: readonly string[], groups: readonly ChartG
   const groupH = series.length * BAR + GAP;
   const height = 24 + groups.length * groupH + 8;
   const scale = (WIDTH - LABEL - 80) / max;
-  const root = svg('svg', { width: WIDTH, height, viewBox: `0 0 ${WIDTH} ${height}`, role: 'img', 'aria-label': title });
+  const root = svg('svg', {
+    width: WIDTH,
+    height,
+    viewBox: `0 0 ${WIDTH} ${height}`,
+    role: 'img',
+    'aria-label': title,
+  });
   series.forEach((s, i) => {
-    root.append(svg('rect', { x: LABEL + i * 120, y: 6, width: 10, height: 10, class: `s${i % SERIES_CLASSES}` }), svg('text', { x: LABEL + i * 120 + 14, y: 15 }, s));
+    root.append(
+      svg('rect', { x: LABEL + i * 120, y: 6, width: 10, height: 10, class: `s${i % SERIES_CLASSES}` }),
+      svg('text', { x: LABEL + i * 120 + 14, y: 15 }, s),
+    );
   });
   groups.forEach((g, gi) => {
     const y0 = 24 + gi * groupH;
@@ -47,7 +57,13 @@ function chart(title: string, series: readonly string[], groups: readonly ChartG
     g.values.forEach((v, i) => {
       const w = Math.max(0.5, v * scale);
       const y = y0 + i * BAR;
-      root.append(svg('rect', { x: LABEL, y, width: w.toFixed(1), height: BAR - 1, class: `s${i % SERIES_CLASSES}` }, svg('title', {}, `${g.label} · ${series[i]}: ${dollars(v)}`)));
+      root.append(
+        svg(
+          'rect',
+          { x: LABEL, y, width: w.toFixed(1), height: BAR - 1, class: `s${i % SERIES_CLASSES}` },
+          svg('title', {}, `${g.label} · ${series[i]}: ${dollars(v)}`),
+        ),
+      );
       root.append(svg('text', { x: (LABEL + w + 4).toFixed(1), y: y + BAR - 1, class: 'v' }, dollars(v)));
     });
   });
@@ -62,7 +78,16 @@ function openSession(r: SessionReport, with_: string): void {
 function strategyCell(r: SessionReport, s: string): HTMLElement {
   const v = r.strategies[s];
   if (!v) return h('td', {}, '—');
-  const open = h('button', { class: 'link strategy', 'data-strategy': s, title: `Open ${sessionName(r)} in the inspector with ${s}`, 'aria-label': `${dollars(v.inputCost)}: open ${sessionName(r)} in the inspector with ${s}` }, dollars(v.inputCost));
+  const open = h(
+    'button',
+    {
+      class: 'link strategy',
+      'data-strategy': s,
+      title: `Open ${sessionName(r)} in the inspector with ${s}`,
+      'aria-label': `${dollars(v.inputCost)}: open ${sessionName(r)} in the inspector with ${s}`,
+    },
+    dollars(v.inputCost),
+  );
   open.addEventListener('click', () => openSession(r, s));
   return h('td', {}, open);
 }
@@ -71,10 +96,26 @@ function sessionsTable(rep: Report): HTMLElement {
   const others = rep.strategies.filter((s) => s !== 'none');
   const fmt = dateFormat(localTimeZone());
   const named = [h('th', { class: 'l' }, 'date'), h('th', { class: 'l' }, 'project')];
-  const head = h('tr', {}, ...named, h('th', {}, 'session'), h('th', { class: 'l' }, 'model'), h('th', {}, 'calls'), h('th', {}, 'recorded input'), h('th', {}, 'output'), h('th', {}, 'none'), h('th', {}, 'fit'), ...others.flatMap((s) => [h('th', {}, s), h('th', {}, 'saving')]));
+  const head = h(
+    'tr',
+    {},
+    ...named,
+    h('th', {}, 'session'),
+    h('th', { class: 'l' }, 'model'),
+    h('th', {}, 'calls'),
+    h('th', {}, 'recorded input'),
+    h('th', {}, 'output'),
+    h('th', {}, 'none'),
+    h('th', {}, 'fit'),
+    ...others.flatMap((s) => [h('th', {}, s), h('th', {}, 'saving')]),
+  );
   const rows = byCost(rep.sessions).map((r) => {
     const none = r.strategies.none;
-    const open = h('button', { class: 'link', title: `Open ${r.file} in the inspector with the strategy chosen above` }, sessionName(r));
+    const open = h(
+      'button',
+      { class: 'link', title: `Open ${r.file} in the inspector with the strategy chosen above` },
+      sessionName(r),
+    );
     open.addEventListener('click', () => openSession(r, strategy));
     return h(
       'tr',
@@ -90,7 +131,10 @@ function sessionsTable(rep: Report): HTMLElement {
       h('td', { title: r.fit.notes.join('\n') }, fitCell(r)),
       ...others.flatMap((s) => {
         const v = r.strategies[s];
-        return [strategyCell(r, s), h('td', {}, v && none && none.inputCost ? percent(1 - v.inputCost / none.inputCost, false) : '—')];
+        return [
+          strategyCell(r, s),
+          h('td', {}, v && none && none.inputCost ? percent(1 - v.inputCost / none.inputCost, false) : '—'),
+        ];
       }),
     );
   });
@@ -101,8 +145,14 @@ function sessionsTable(rep: Report): HTMLElement {
 function missesTable(rep: Report): HTMLElement | undefined {
   const misses = missTotals(rep.sessions);
   if (!misses.length) return undefined;
-  const head = h('tr', {}, h('th', {}, 'dollars'), h('th', { class: 'l' }, 'cause'), 
-    h('th', {}, 'calls'), h('th', {}, 'tokens'));
+  const head = h(
+    'tr',
+    {},
+    h('th', {}, 'dollars'),
+    h('th', { class: 'l' }, 'cause'),
+    h('th', {}, 'calls'),
+    h('th', {}, 'tokens'),
+  );
   const row = (m: (typeof misses)[number]): HTMLElement => {
     const counts = [h('td', {}, String(m.calls)), h('td', {}, m.tokens.toLocaleString('en-US'))];
     return h('tr', {}, h('td', {}, dollars(m.dollars)), h('td', { class: 'l' }, m.cause), ...counts);
@@ -114,22 +164,51 @@ function missesTable(rep: Report): HTMLElement | undefined {
 
 function offendersTable(rep: Report): HTMLElement | undefined {
   if (!rep.totals.offenders.length) return undefined;
-  const head = h('tr', {}, h('th', {}, 'dollars'), h('th', { class: 'l' }, 'tool'), h('th', { class: 'l' }, 'path or command'), h('th', {}, 'tokens'), h('th', {}, 'times re-sent'), h('th', { class: 'l' }, 'session'));
-  const rows = rep.totals.offenders.map((o) => h('tr', {}, h('td', {}, dollars(o.dollars)), h('td', { class: 'l' }, o.tool), h('td', { class: 'l' }, oneLine(o.target)), h('td', {}, o.tokens.toLocaleString('en-US')), h('td', {}, String(o.timesResent)), h('td', { class: 'l' }, shortName({ file: o.file, sidechain: false } as SessionReport))));
+  const head = h(
+    'tr',
+    {},
+    h('th', {}, 'dollars'),
+    h('th', { class: 'l' }, 'tool'),
+    h('th', { class: 'l' }, 'path or command'),
+    h('th', {}, 'tokens'),
+    h('th', {}, 'times re-sent'),
+    h('th', { class: 'l' }, 'session'),
+  );
+  const rows = rep.totals.offenders.map((o) =>
+    h(
+      'tr',
+      {},
+      h('td', {}, dollars(o.dollars)),
+      h('td', { class: 'l' }, o.tool),
+      h('td', { class: 'l' }, oneLine(o.target)),
+      h('td', {}, o.tokens.toLocaleString('en-US')),
+      h('td', {}, String(o.timesResent)),
+      h('td', { class: 'l' }, shortName({ file: o.file, sidechain: false } as SessionReport)),
+    ),
+  );
   return h('section', {}, h('h2', {}, 'Top offenders'), h('table', {}, head, ...rows));
 }
 
 function render(rep: Report): void {
   const t = rep.totals;
   const g = chartGroups(rep, localTimeZone());
-  if (!rep.strategies.includes(strategy)) strategy = rep.strategies.find((s) => s !== 'none') ?? rep.strategies[0] ?? 'none';
-  const pick = h('select', { id: 'strategy', 'aria-label': 'Strategy to open sessions with' }, ...rep.strategies.map((s) => h('option', { value: s, selected: s === strategy }, s)));
+  if (!rep.strategies.includes(strategy))
+    strategy = rep.strategies.find((s) => s !== 'none') ?? rep.strategies[0] ?? 'none';
+  const pick = h(
+    'select',
+    { id: 'strategy', 'aria-label': 'Strategy to open sessions with' },
+    ...rep.strategies.map((s) => h('option', { value: s, selected: s === strategy }, s)),
+  );
   pick.addEventListener('change', () => (strategy = (pick as HTMLSelectElement).value));
   const skipped = skippedSummary(rep.skipped);
   replaceChildren(
     app!,
     h('h1', {}, 'What would trimming have saved?'),
-    h('p', { class: 'summary' }, `${t.sessions} session(s), ${t.calls} billed call(s); recorded spend ${dollars(t.recorded.inputCost + t.recorded.outputCost)} (input side ${dollars(t.recorded.inputCost)}).`),
+    h(
+      'p',
+      { class: 'summary' },
+      `${t.sessions} session(s), ${t.calls} billed call(s); recorded spend ${dollars(t.recorded.inputCost + t.recorded.outputCost)} (input side ${dollars(t.recorded.inputCost)}).`,
+    ),
     h('p', { class: 'note' }, GLOSSARY),
     ...headlineLines(rep).map((l) => h('p', { class: 'summary' }, l.trim())),
     h('p', {}, h('strong', {}, nextStepLines(rep).join(' '))),
@@ -137,12 +216,26 @@ function render(rep: Report): void {
     chart('Input-side cost per session: recorded vs each strategy', g.series, g.sessions),
     chart('Input-side cost per week', g.series, g.weeks),
     h('h2', {}, 'Sessions'),
-    h('p', { class: 'note' }, 'Click a session to open it in the inspector with ', h('label', { for: 'strategy' }, 'strategy'), ' ', pick, ', or click a strategy\'s cost to open the session with that strategy.'),
+    h(
+      'p',
+      { class: 'note' },
+      'Click a session to open it in the inspector with ',
+      h('label', { for: 'strategy' }, 'strategy'),
+      ' ',
+      pick,
+      ", or click a strategy's cost to open the session with that strategy.",
+    ),
     sessionsTable(rep),
     missesTable(rep),
     offendersTable(rep),
     skipped.counted || skipped.listed.length
-      ? h('section', {}, h('h2', {}, 'Skipped'), skipped.counted ? h('p', { class: 'note' }, skipped.counted) : undefined, h('ul', {}, ...skipped.listed.map((s) => h('li', {}, `${oneLine(s.file)}: ${oneLine(s.reason)}`))))
+      ? h(
+          'section',
+          {},
+          h('h2', {}, 'Skipped'),
+          skipped.counted ? h('p', { class: 'note' }, skipped.counted) : undefined,
+          h('ul', {}, ...skipped.listed.map((s) => h('li', {}, `${oneLine(s.file)}: ${oneLine(s.reason)}`))),
+        )
       : undefined,
   );
 }

@@ -18,7 +18,8 @@ const SVG_NS = 'http://www.w3.org/2000/svg';
 function setAttrs(el: Element, attrs: Attrs): void {
   for (const [k, v] of Object.entries(attrs)) {
     if (v === undefined || v === false) continue;
-    if (k === 'style' || /^on/i.test(k)) throw new Error(`dom: refusing attribute "${k}" (CSP: no inline styles or handlers)`);
+    if (k === 'style' || /^on/i.test(k))
+      throw new Error(`dom: refusing attribute "${k}" (CSP: no inline styles or handlers)`);
     // Tooltips and accessible names are shown text too.
     const shown = k === 'title' || k === 'aria-label' ? bidiVisible(String(v)) : String(v);
     el.setAttribute(k, v === true ? '' : shown);
@@ -33,7 +34,11 @@ function append(el: Element, children: readonly Child[]): void {
 }
 
 /** Create an HTML element with attributes and text or child nodes. */
-export function h<K extends keyof HTMLElementTagNameMap>(tag: K, attrs?: Attrs, ...children: Child[]): HTMLElementTagNameMap[K];
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attrs?: Attrs,
+  ...children: Child[]
+): HTMLElementTagNameMap[K];
 export function h(tag: string, attrs?: Attrs, ...children: Child[]): HTMLElement;
 export function h(tag: string, attrs: Attrs = {}, ...children: Child[]): HTMLElement {
   const el = document.createElement(tag);
@@ -43,7 +48,11 @@ export function h(tag: string, attrs: Attrs = {}, ...children: Child[]): HTMLEle
 }
 
 /** Create an SVG element (charts are built with DOM APIs, never from markup). */
-export function svg<K extends keyof SVGElementTagNameMap>(tag: K, attrs: Attrs = {}, ...children: Child[]): SVGElementTagNameMap[K] {
+export function svg<K extends keyof SVGElementTagNameMap>(
+  tag: K,
+  attrs: Attrs = {},
+  ...children: Child[]
+): SVGElementTagNameMap[K] {
   const el = document.createElementNS(SVG_NS, tag);
   setAttrs(el, attrs);
   append(el, children);

@@ -6,7 +6,11 @@
  */
 export type ThemeKind = 'light' | 'dark' | 'high-contrast';
 
-const CLASSES: Record<ThemeKind, string> = { light: 'vscode-light', dark: 'vscode-dark', 'high-contrast': 'vscode-high-contrast' };
+const CLASSES: Record<ThemeKind, string> = {
+  light: 'vscode-light',
+  dark: 'vscode-dark',
+  'high-contrast': 'vscode-high-contrast',
+};
 
 /** Apply a theme to the standalone page (no-op in VS Code, which owns the body classes). */
 export function applyTheme(kind: ThemeKind): void {

@@ -9,7 +9,14 @@
  * Every incoming message is checked with `parseHostMessage` before use.
  */
 import { TOKEN_HEADER, TOKEN_PARAM } from '../../src/protocol/access';
-import { parseHostMessage, type HostMessage, type RequestOp, type RequestResults, type WebviewMessage, type WebviewRequest } from '../../src/protocol';
+import {
+  parseHostMessage,
+  type HostMessage,
+  type RequestOp,
+  type RequestResults,
+  type WebviewMessage,
+  type WebviewRequest,
+} from '../../src/protocol';
 
 interface VsCodeApi {
   postMessage(message: WebviewMessage): void;
@@ -147,7 +154,13 @@ class HttpTransport extends BaseTransport {
         if (Array.isArray(replies)) for (const r of replies) this.dispatch(r);
       })
       .catch((e: unknown) => {
-        if (msg.type === 'request') this.dispatch({ type: 'response', id: msg.id, ok: false, error: `the inspector server did not answer: ${(e as Error).message}` });
+        if (msg.type === 'request')
+          this.dispatch({
+            type: 'response',
+            id: msg.id,
+            ok: false,
+            error: `the inspector server did not answer: ${(e as Error).message}`,
+          });
       });
   }
 
@@ -189,5 +202,7 @@ class HttpTransport extends BaseTransport {
 
 /** The transport for wherever the webview runs. */
 export function createTransport(): Transport {
-  return typeof window.acquireVsCodeApi === 'function' ? new VsCodeTransport(window.acquireVsCodeApi()) : new HttpTransport();
+  return typeof window.acquireVsCodeApi === 'function'
+    ? new VsCodeTransport(window.acquireVsCodeApi())
+    : new HttpTransport();
 }

@@ -80,7 +80,12 @@ export interface AgentEventMap {
   };
   /** A message appended to the session log (assistant response, tool results, prompt). */
   message: { readonly message: LogMessage };
-  'tool-start': { readonly callIndex: number; readonly toolUseId: string; readonly name: string; readonly input: unknown };
+  'tool-start': {
+    readonly callIndex: number;
+    readonly toolUseId: string;
+    readonly name: string;
+    readonly input: unknown;
+  };
   'tool-result': {
     readonly callIndex: number;
     readonly toolUseId: string;
@@ -108,7 +113,13 @@ export interface AgentEventMap {
     readonly status?: number;
   };
   /** The context was over the model's window: an emergency trim was applied before one more try. */
-  'context-recovery': { readonly callIndex: number; readonly tokens: number; readonly maximum: number; readonly budget: number; readonly overlaysAdded: number };
+  'context-recovery': {
+    readonly callIndex: number;
+    readonly tokens: number;
+    readonly maximum: number;
+    readonly budget: number;
+    readonly overlaysAdded: number;
+  };
   error: { readonly error: AgentErrorInfo };
   decision: { readonly decision: Decision };
   'turn-end': { readonly reason: TurnEndReason; readonly calls: number; readonly error?: AgentErrorInfo };

@@ -29,15 +29,34 @@ import { attachSummarizer, compressionStrategies, prepareCompression } from '../
 import { SdkSummarizer } from '../trimming/compression/summarizer';
 import type { Decision } from '../trimming/types';
 import { clientOptions, type AgentConfig } from './config';
-import { AgentEmitter, type AgentErrorInfo, type AgentEventOf, type AgentEventType, type AgentEvent, type TurnEndReason } from './events';
+import {
+  AgentEmitter,
+  type AgentErrorInfo,
+  type AgentEventOf,
+  type AgentEventType,
+  type AgentEvent,
+  type TurnEndReason,
+} from './events';
 import { UsageLedger } from './ledger';
 import { callModel, type PreparedRequest } from './model-call';
 import { CALIBRATION_ID_PREFIX } from './persistence';
 import { applyEmergencyTrim } from './recovery';
 import { callUsage, partialContent, responseContent, toolUses } from './stream-call';
 import { DEFAULT_SYSTEM_PROMPT } from './system-prompt';
-import { closingResults, INTERRUPTED_TOOL_TEXT, MAX_TOKENS_TOOL_TEXT, runToolBatch, unansweredToolUses } from './tool-batch';
-import { toolDefinitions, type ApprovalRequest, type ExternalTools, type ToolContext, type ToolDefinition } from './tools';
+import {
+  closingResults,
+  INTERRUPTED_TOOL_TEXT,
+  MAX_TOKENS_TOOL_TEXT,
+  runToolBatch,
+  unansweredToolUses,
+} from './tool-batch';
+import {
+  toolDefinitions,
+  type ApprovalRequest,
+  type ExternalTools,
+  type ToolContext,
+  type ToolDefinition,
+} from './tools';
 import type { Workspace } from './workspace';
 
 export interface AgentLoopOptions {
@@ -120,14 +139,24 @@ export class AgentLoop {
     session.system ??= config.system ?? DEFAULT_SYSTEM_PROMPT;
     session.model ??= config.model;
     const estimator = opts.calibration !== undefined ? TokenEstimator.fromJSON(opts.calibration) : undefined;
-    this.engine = new ContextEngine(session, { model: config.model, maxTokens: config.maxTokens, strategy: config.strategy, config: config.pipeline, ttl: config.ttl, estimator });
+    this.engine = new ContextEngine(session, {
+      model: config.model,
+      maxTokens: config.maxTokens,
+      strategy: config.strategy,
+      config: config.pipeline,
+      ttl: config.ttl,
+      estimator,
+    });
     for (const d of opts.decisions ?? []) this.engine.decisions.add({ ...d });
     this.ledger = new UsageLedger(config.ttl, config.prices);
     for (const c of session.calls) if (c.usage) this.ledger.addPrevious(c.usage, c.model ?? config.model);
     for (const c of opts.compressions ?? []) this.ledger.addPrevious(c.usage, c.model);
     if (compressionStrategies(this.engine.pipeline).length) {
       // LLM history compression: its summaries go through the same client (optionally a cheaper model) and are billed.
-      const summarizer = new SdkSummarizer(this.client, { model: config.summaryModel, onUsage: (u, model) => this.countSummary(u, model) });
+      const summarizer = new SdkSummarizer(this.client, {
+        model: config.summaryModel,
+        onUsage: (u, model) => this.countSummary(u, model),
+      });
       attachSummarizer(this.engine.pipeline, summarizer, { model: config.model, decisions: this.engine.decisions });
     }
     this.detach.push(
@@ -204,7 +233,10 @@ export class AgentLoop {
     if (!hasPrompt && !pending.length && !this.awaitingModel()) return this.end('idle', 0);
     this.emitter.emit('turn-start', { prompt: hasPrompt ? prompt : undefined, resumed: !hasPrompt });
     // Calls left unanswered by a crash are answered first; a new prompt goes after their results, in the same message.
-    const opening = [...closingResults(pending, INTERRUPTED_TOOL_TEXT), ...(hasPrompt ? [{ type: 'text' as const, text: prompt }] : [])];
+    const opening = [
+      ...closingResults(pending, INTERRUPTED_TOOL_TEXT),
+      ...(hasPrompt ? [{ type: 'text' as const, text: prompt }] : []),
+    ];
     if (opening.length) this.appendUser(opening);
     for (;;) {
       if (state.calls >= this.config.maxCallsPerTurn) return this.end('call-limit', state.calls);
@@ -215,7 +247,13 @@ export class AgentLoop {
         return this.end('error', state.calls, first);
       }
       const outcome = await callModel(
-        { client: this.client, config: this.config, emitter: this.emitter, random: this.random, recover: (r, t, m) => this.recover(r, t, m) },
+        {
+          client: this.client,
+          config: this.config,
+          emitter: this.emitter,
+          random: this.random,
+          recover: (r, t, m) => this.recover(r, t, m),
+        },
         first,
         signal,
       );
@@ -236,8 +274,21 @@ export class AgentLoop {
         return this.end('max_tokens', state.calls);
       }
       const results = await runToolBatch(uses, this.toolContext(outcome.request.callIndex, signal), {
-        start: (use) => this.emitter.emit('tool-start', { callIndex: outcome.request.callIndex, toolUseId: use.id, name: use.name, input: use.input }),
-        done: (use, result, durationMs) => this.emitter.emit('tool-result', { callIndex: outcome.request.callIndex, toolUseId: use.id, name: use.name, result, durationMs }),
+        start: (use) =>
+          this.emitter.emit('tool-start', {
+            callIndex: outcome.request.callIndex,
+            toolUseId: use.id,
+            name: use.name,
+            input: use.input,
+          }),
+        done: (use, result, durationMs) =>
+          this.emitter.emit('tool-result', {
+            callIndex: outcome.request.callIndex,
+            toolUseId: use.id,
+            name: use.name,
+            result,
+            durationMs,
+          }),
       });
       this.appendUser(results);
       if (signal.aborted) return this.end('cancelled', state.calls);
@@ -269,7 +320,14 @@ export class AgentLoop {
   private countSummary(usage: CallUsage, model: string): void {
     this.journal?.recordCompression({ callIndex: this.session.calls.length, model, usage });
     const cost = this.ledger.add(usage, model);
-    this.emitter.emit('usage', { kind: 'summary', callIndex: this.session.calls.length, usage, cost, run: this.ledger.run, session: this.ledger.session });
+    this.emitter.emit('usage', {
+      kind: 'summary',
+      callIndex: this.session.calls.length,
+      usage,
+      cost,
+      run: this.ledger.run,
+      session: this.ledger.session,
+    });
   }
 
   /** Built-in tools, then the external ones (deferred switches applied only when `cacheCold`). */
@@ -283,7 +341,10 @@ export class AgentLoop {
     return last === undefined || now - Date.parse(last) >= ttlMsOf(this.config.ttl);
   }
 
-  /** Refresh the offered tools before a call (an MCP server's list changed, or a switch is due); unchanged lists keep the cache. */
+  /**
+   * Refresh the offered tools before a call (an MCP server's list changed, or a switch is due); unchanged lists keep
+   * the cache.
+   */
   private refreshTools(): void {
     if (!this.external) return;
     const tools = this.offeredTools(this.cacheCold(this.clock()));
@@ -300,7 +361,8 @@ export class AgentLoop {
       const prepared = this.engine.prepare({ callIndex, upTo, epochStart, now: Date.now() });
       return { prepared, callIndex, upTo, epochStart };
     } catch (e) {
-      if (e instanceof RequestRefusedError) return { kind: 'refused', message: `${e.message} (nothing was sent; please report this as a bug)` };
+      if (e instanceof RequestRefusedError)
+        return { kind: 'refused', message: `${e.message} (nothing was sent; please report this as a bug)` };
       throw e;
     }
   }
@@ -327,14 +389,36 @@ export class AgentLoop {
     const usage = callUsage(message.usage);
     const timestamp = new Date().toISOString();
     const content = responseContent(message.content);
-    const logged = this.session.append('assistant', content, { usage, model: message.model, apiMessageId: message.id, timestamp });
+    const logged = this.session.append('assistant', content, {
+      usage,
+      model: message.model,
+      apiMessageId: message.id,
+      timestamp,
+    });
     this.emitter.emit('message', { message: logged });
-    const call = this.session.recordCall({ at: request.upTo, epochStart: request.epochStart, apiMessageId: message.id, model: message.model, timestamp, usage });
+    const call = this.session.recordCall({
+      at: request.upTo,
+      epochStart: request.epochStart,
+      apiMessageId: message.id,
+      model: message.model,
+      timestamp,
+      usage,
+    });
     this.journal?.recordCall(call);
     this.engine.observeUsage(usage, request.upTo, request.epochStart);
-    this.journal?.recordCalibration({ callIndex: call.index, state: this.engine.tokens.toJSON() }, `${CALIBRATION_ID_PREFIX}${call.index}`);
+    this.journal?.recordCalibration(
+      { callIndex: call.index, state: this.engine.tokens.toJSON() },
+      `${CALIBRATION_ID_PREFIX}${call.index}`,
+    );
     const cost = this.ledger.add(usage, message.model);
-    this.emitter.emit('usage', { kind: 'call', callIndex: call.index, usage, cost, run: this.ledger.run, session: this.ledger.session });
+    this.emitter.emit('usage', {
+      kind: 'call',
+      callIndex: call.index,
+      usage,
+      cost,
+      run: this.ledger.run,
+      session: this.ledger.session,
+    });
     return content;
   }
 
@@ -347,14 +431,33 @@ export class AgentLoop {
     const timestamp = new Date().toISOString();
     const content = partialContent(partial);
     if (content.length) {
-      const logged = this.session.append('assistant', content, { interrupted: true, model: partial.model, apiMessageId: partial.id, timestamp });
+      const logged = this.session.append('assistant', content, {
+        interrupted: true,
+        model: partial.model,
+        apiMessageId: partial.id,
+        timestamp,
+      });
       this.emitter.emit('message', { message: logged });
     }
     const usage = callUsage(partial.usage);
-    const call = this.session.recordCall({ at: request.upTo, epochStart: request.epochStart, apiMessageId: partial.id, model: partial.model, timestamp, usage });
+    const call = this.session.recordCall({
+      at: request.upTo,
+      epochStart: request.epochStart,
+      apiMessageId: partial.id,
+      model: partial.model,
+      timestamp,
+      usage,
+    });
     this.journal?.recordCall(call);
     const cost = this.ledger.add(usage, partial.model);
-    this.emitter.emit('usage', { kind: 'call', callIndex: call.index, usage, cost, run: this.ledger.run, session: this.ledger.session });
+    this.emitter.emit('usage', {
+      kind: 'call',
+      callIndex: call.index,
+      usage,
+      cost,
+      run: this.ledger.run,
+      session: this.ledger.session,
+    });
   }
 
   private toolContext(callIndex: number, signal: AbortSignal): ToolContext {

@@ -48,14 +48,29 @@ function failedOf(f: Exclude<Failure, { kind: 'abort' | 'retryable' }>): AgentEr
     case 'auth':
       return { kind: 'auth', message: f.message, status: f.status, requestId: f.requestId };
     case 'prompt-too-long':
-      return { kind: 'prompt-too-long', message: f.message, tokens: f.tokens, maximum: f.maximum, requestId: f.requestId };
+      return {
+        kind: 'prompt-too-long',
+        message: f.message,
+        tokens: f.tokens,
+        maximum: f.maximum,
+        requestId: f.requestId,
+      };
     case 'fatal':
-      return { kind: f.status === undefined && !f.requestId ? 'internal' : 'api', message: f.message, status: f.status, requestId: f.requestId };
+      return {
+        kind: f.status === undefined && !f.requestId ? 'internal' : 'api',
+        message: f.message,
+        status: f.status,
+        requestId: f.requestId,
+      };
   }
 }
 
 /** Stream one call, retrying and recovering as the failure allows. */
-export async function callModel(deps: ModelCallDeps, first: PreparedRequest, signal: AbortSignal): Promise<CallOutcome> {
+export async function callModel(
+  deps: ModelCallDeps,
+  first: PreparedRequest,
+  signal: AbortSignal,
+): Promise<CallOutcome> {
   const { client, config, emitter } = deps;
   const policy = config.retry;
   let request = first;
@@ -63,11 +78,17 @@ export async function callModel(deps: ModelCallDeps, first: PreparedRequest, sig
   let tooLong: { tokens: number; maximum: number } | undefined;
   for (;;) {
     const { prepared, callIndex } = request;
-    emitter.emit('call-start', { callIndex, stats: prepared.stats, breakpoints: prepared.breakpoints, requestMessages: prepared.body.messages.length });
+    emitter.emit('call-start', {
+      callIndex,
+      stats: prepared.stats,
+      breakpoints: prepared.breakpoints,
+      requestMessages: prepared.body.messages.length,
+    });
     const call = startStreamCall(client, prepared.body, signal, {
       text: (index, text) => emitter.emit('text-delta', { callIndex, index, text }),
       thinking: (index, text) => emitter.emit('thinking-delta', { callIndex, index, text }),
-      toolInput: (index, toolUseId, name, partialJson) => emitter.emit('tool-input-delta', { callIndex, index, toolUseId, name, partialJson }),
+      toolInput: (index, toolUseId, name, partialJson) =>
+        emitter.emit('tool-input-delta', { callIndex, index, toolUseId, name, partialJson }),
     });
     let failure: Failure;
     try {
@@ -82,11 +103,21 @@ export async function callModel(deps: ModelCallDeps, first: PreparedRequest, sig
       case 'retryable': {
         if (retries >= policy.maxRetries) {
           const message = `the API did not answer after ${retries + 1} attempts (last: ${failure.reason}); the session is saved, try again later.`;
-          return { kind: 'failed', error: { kind: 'retries-exhausted', message, status: failure.status, requestId: failure.requestId } };
+          return {
+            kind: 'failed',
+            error: { kind: 'retries-exhausted', message, status: failure.status, requestId: failure.requestId },
+          };
         }
         retries++;
         const delayMs = backoffDelay(retries, policy, failure.retryAfterMs, deps.random);
-        emitter.emit('retry', { callIndex, attempt: retries, maxRetries: policy.maxRetries, delayMs, reason: failure.reason, status: failure.status });
+        emitter.emit('retry', {
+          callIndex,
+          attempt: retries,
+          maxRetries: policy.maxRetries,
+          delayMs,
+          reason: failure.reason,
+          status: failure.status,
+        });
         if (!(await sleep(delayMs, signal))) return { kind: 'cancelled', request };
         continue;
       }
@@ -95,7 +126,16 @@ export async function callModel(deps: ModelCallDeps, first: PreparedRequest, sig
           const message =
             `the conversation is too long for ${config.model} even after trimming: ${failure.tokens} tokens > ${failure.maximum} maximum ` +
             `(before trimming: ${tooLong.tokens} tokens). Start a new session, or restore and pin less of this one.`;
-          return { kind: 'failed', error: { kind: 'prompt-too-long', message, tokens: failure.tokens, maximum: failure.maximum, requestId: failure.requestId } };
+          return {
+            kind: 'failed',
+            error: {
+              kind: 'prompt-too-long',
+              message,
+              tokens: failure.tokens,
+              maximum: failure.maximum,
+              requestId: failure.requestId,
+            },
+          };
         }
         tooLong = { tokens: failure.tokens, maximum: failure.maximum };
         const next = deps.recover(request, failure.tokens, failure.maximum);

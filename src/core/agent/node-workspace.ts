@@ -75,7 +75,10 @@ async function realpathAllowingMissing(abs: string, rel: string): Promise<string
     }
     const link = await fsp.lstat(cur).catch(() => undefined);
     if (link?.isSymbolicLink()) {
-      throw new WorkspaceError('outside-workspace', `${rel}: ${path.basename(cur)} is a symlink to a missing target; refusing to follow it`);
+      throw new WorkspaceError(
+        'outside-workspace',
+        `${rel}: ${path.basename(cur)} is a symlink to a missing target; refusing to follow it`,
+      );
     }
     const parent = path.dirname(cur);
     if (parent === cur) return abs;
@@ -94,7 +97,8 @@ async function realpathAllowingMissing(abs: string, rel: string): Promise<string
  */
 export async function resolveInWorkspace(root: string, rel: string): Promise<string> {
   if (typeof rel !== 'string') throw new WorkspaceError('invalid-path', 'path must be a string');
-  if (rel.includes('\0')) throw new WorkspaceError('invalid-path', `path contains a NUL character: ${JSON.stringify(rel)}`);
+  if (rel.includes('\0'))
+    throw new WorkspaceError('invalid-path', `path contains a NUL character: ${JSON.stringify(rel)}`);
   const rootAbs = path.resolve(root);
   const rootReal = await fsp.realpath(rootAbs).catch((e: unknown) => {
     throw new WorkspaceError('not-found', `workspace root is not accessible: ${rootAbs} (${errnoOf(e) ?? 'error'})`);
@@ -104,17 +108,26 @@ export async function resolveInWorkspace(root: string, rel: string): Promise<str
   if (path.isAbsolute(rel)) {
     abs = path.resolve(rel);
     if (!isWithin(rootAbs, abs) && !isWithin(rootReal, abs)) {
-      throw new WorkspaceError('outside-workspace', `${shown} is outside the workspace (${rootAbs}); use a path relative to the workspace root`);
+      throw new WorkspaceError(
+        'outside-workspace',
+        `${shown} is outside the workspace (${rootAbs}); use a path relative to the workspace root`,
+      );
     }
   } else {
     abs = path.resolve(rootAbs, rel);
     if (!isWithin(rootAbs, abs)) {
-      throw new WorkspaceError('outside-workspace', `${shown} escapes the workspace root with '..'; paths must stay inside ${rootAbs}`);
+      throw new WorkspaceError(
+        'outside-workspace',
+        `${shown} escapes the workspace root with '..'; paths must stay inside ${rootAbs}`,
+      );
     }
   }
   const real = await realpathAllowingMissing(abs, shown);
   if (!isWithin(rootReal, real)) {
-    throw new WorkspaceError('outside-workspace', `${shown} resolves through a symlink to ${real}, which is outside the workspace`);
+    throw new WorkspaceError(
+      'outside-workspace',
+      `${shown} resolves through a symlink to ${real}, which is outside the workspace`,
+    );
   }
   return real;
 }
@@ -170,7 +183,8 @@ export class NodeWorkspace implements Workspace {
     const lexical = path.relative(this.root, path.resolve(this.root, rel));
     const real = path.relative(await fsp.realpath(this.root), abs);
     const guarded = protectedWrite(rel, [lexical, real]);
-    if (guarded && !(await this.approveProtectedWrite?.(guarded))) throw new WorkspaceError('permission', protectedWriteRefusal(guarded));
+    if (guarded && !(await this.approveProtectedWrite?.(guarded)))
+      throw new WorkspaceError('permission', protectedWriteRefusal(guarded));
     try {
       await fsp.mkdir(path.dirname(abs), { recursive: true });
       await fsp.writeFile(abs, content, 'utf8');
@@ -202,16 +216,28 @@ export class NodeWorkspace implements Workspace {
     if (!st.isDirectory()) throw new WorkspaceError('not-directory', `${rel} is a file, not a directory`);
     const rootReal = await fsp.realpath(this.root);
     const files = await walk(nodeDirectory(base), options);
-    return { files: files.files.map((f) => toRelative(rootReal, path.join(base, f))).sort(), truncated: files.truncated };
+    return {
+      files: files.files.map((f) => toRelative(rootReal, path.join(base, f))).sort(),
+      truncated: files.truncated,
+    };
   }
 }
 
 /** The walk's view of a directory tree on disk (see walk.ts). */
 function nodeDirectory(base: string): WalkSource {
-  const kind = (ent: Dirent): 'dir' | 'file' | 'link' | 'other' => (ent.isDirectory() ? 'dir' : ent.isSymbolicLink() ? 'link' : ent.isFile() ? 'file' : 'other');
+  const kind = (ent: Dirent): 'dir' | 'file' | 'link' | 'other' =>
+    ent.isDirectory() ? 'dir' : ent.isSymbolicLink() ? 'link' : ent.isFile() ? 'file' : 'other';
   return {
-    readDir: async (dir) => (await fsp.readdir(path.join(base, dir), { withFileTypes: true })).map((ent) => ({ name: ent.name, kind: kind(ent) })),
-    linkIsFile: (rel) => fsp.stat(path.join(base, rel)).then((s) => s.isFile(), () => false),
+    readDir: async (dir) =>
+      (await fsp.readdir(path.join(base, dir), { withFileTypes: true })).map((ent) => ({
+        name: ent.name,
+        kind: kind(ent),
+      })),
+    linkIsFile: (rel) =>
+      fsp.stat(path.join(base, rel)).then(
+        (s) => s.isFile(),
+        () => false,
+      ),
   };
 }
 

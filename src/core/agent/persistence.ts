@@ -80,7 +80,12 @@ function isObject(v: unknown): v is Record<string, unknown> {
 /** A journaled decision, if it has the shape of one (the journal stores decisions as opaque JSON). */
 function asDecision(v: unknown): Decision | undefined {
   if (!isObject(v)) return undefined;
-  const ok = typeof v.callIndex === 'number' && typeof v.by === 'string' && typeof v.action === 'string' && Array.isArray(v.targets) && typeof v.reason === 'string';
+  const ok =
+    typeof v.callIndex === 'number' &&
+    typeof v.by === 'string' &&
+    typeof v.action === 'string' &&
+    Array.isArray(v.targets) &&
+    typeof v.reason === 'string';
   return ok ? (v as unknown as Decision) : undefined;
 }
 
@@ -104,7 +109,14 @@ export function reconcileCalls(session: Session, journal?: Journal): number {
     const m = session.messages[pos];
     const id = m.meta.apiMessageId;
     if (m.role !== 'assistant' || !id || !m.meta.usage || m.meta.interrupted || recorded.has(id)) continue;
-    const call = session.recordCall({ at: pos, epochStart: 0, apiMessageId: id, model: m.meta.model, timestamp: m.meta.timestamp, usage: m.meta.usage });
+    const call = session.recordCall({
+      at: pos,
+      epochStart: 0,
+      apiMessageId: id,
+      model: m.meta.model,
+      timestamp: m.meta.timestamp,
+      usage: m.meta.usage,
+    });
     journal?.recordCall(call);
     recorded.add(id);
     restored++;
@@ -118,7 +130,11 @@ export function openAgentSession(opts: OpenAgentSessionOptions): AgentSessionHan
   const file = journalPath(opts.dir, sessionId);
   if (!fs.existsSync(file)) {
     if (opts.mustExist) throw new SessionNotFoundError(sessionId, file);
-    const session = new Session({ system: opts.system ?? DEFAULT_SYSTEM_PROMPT, tools: toolDefinitions(), model: opts.model });
+    const session = new Session({
+      system: opts.system ?? DEFAULT_SYSTEM_PROMPT,
+      tools: toolDefinitions(),
+      model: opts.model,
+    });
     const journal = openJournal(opts.dir, sessionId, opts.journal);
     journal.attach(session);
     return { sessionId, session, journal, file, resumed: false, decisions: [], compressions: [], issues: [] };

@@ -40,7 +40,11 @@ const IGNORED_IN_NAMES = /[\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]/g;
 
 /** A path segment as a case-insensitive, aliasing file system would read it. */
 export function canonicalSegment(segment: string): string {
-  return segment.replace(IGNORED_IN_NAMES, '').split(':')[0].replace(/[. ]+$/, '').toLowerCase();
+  return segment
+    .replace(IGNORED_IN_NAMES, '')
+    .split(':')[0]
+    .replace(/[. ]+$/, '')
+    .toLowerCase();
 }
 
 function areaOfSegment(segment: string): ProtectedArea | undefined {

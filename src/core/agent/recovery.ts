@@ -20,14 +20,23 @@ const EMERGENCY_STRATEGY = 'atomic-window';
 
 /** Strategy names of a spec, with the emergency window added (`default` expands to its list). */
 export function emergencySpec(spec: string): string {
-  const names = spec === 'none' ? [] : spec === 'default' ? [...DEFAULT_SPEC] : spec.split(',').map((s) => s.trim()).filter(Boolean);
+  const names =
+    spec === 'none'
+      ? []
+      : spec === 'default'
+        ? [...DEFAULT_SPEC]
+        : spec
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean);
   if (!names.includes(EMERGENCY_STRATEGY)) names.push(EMERGENCY_STRATEGY);
   return names.join(',');
 }
 
 /** Estimated tokens of what every request carries besides the messages (system prompt and tool definitions). */
 function fixedOverhead(session: Session, engine: ContextEngine): number {
-  const system = typeof session.system === 'string' ? session.system : (session.system ?? []).map((b) => b.text).join('\n');
+  const system =
+    typeof session.system === 'string' ? session.system : (session.system ?? []).map((b) => b.text).join('\n');
   const tools = session.tools ? JSON.stringify(session.tools) : '';
   return engine.tokens.text(system).tokens + engine.tokens.text(tools).tokens;
 }
@@ -62,7 +71,10 @@ export function applyEmergencyTrim(input: EmergencyInput): { budget: number; ove
   const strategies = strategyOptions(input.strategy, input.pipeline);
   const config: PipelineConfig = {
     ...input.pipeline,
-    strategies: { ...strategies, [EMERGENCY_STRATEGY]: { ...strategies[EMERGENCY_STRATEGY], maxTokens: budget, trigger: 'always' } },
+    strategies: {
+      ...strategies,
+      [EMERGENCY_STRATEGY]: { ...strategies[EMERGENCY_STRATEGY], maxTokens: budget, trigger: 'always' },
+    },
     // Nothing is cached worth keeping when the request did not even fit: apply everything now.
     cacheAware: { ...input.pipeline.cacheAware, enabled: false },
   };

@@ -28,7 +28,12 @@ export interface StreamingCall {
 }
 
 /** Start one streamed call; aborting `signal` makes `done` reject with APIUserAbortError. */
-export function startStreamCall(client: Anthropic, body: RequestBody, signal: AbortSignal, on: StreamHandlers): StreamingCall {
+export function startStreamCall(
+  client: Anthropic,
+  body: RequestBody,
+  signal: AbortSignal,
+  on: StreamHandlers,
+): StreamingCall {
   const stream = client.messages.stream(body, { signal });
   stream.on('streamEvent', (event, snapshot) => {
     if (event.type !== 'content_block_delta') return;

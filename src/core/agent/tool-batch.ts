@@ -23,7 +23,8 @@ const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(['read_file', 'list_files',
 export const INTERRUPTED_TOOL_TEXT =
   'interrupted: Trimline stopped before this tool call finished, so its result is unknown (it may or may not have taken effect). Check the current state before repeating it.';
 /** Result for tool calls of a response cut at max_tokens: their input may be incomplete, so they were not run. */
-export const MAX_TOKENS_TOOL_TEXT = 'not run: your response reached max_tokens before this tool call was complete. Repeat the call with a shorter input if it is still needed.';
+export const MAX_TOKENS_TOOL_TEXT =
+  'not run: your response reached max_tokens before this tool call was complete. Repeat the call with a shorter input if it is still needed.';
 
 export interface BatchHooks {
   start(use: Anthropic.ToolUseBlockParam): void;
@@ -39,7 +40,11 @@ export function resultBlock(toolUseId: string, r: ToolResult): ToolResultBlockPa
 }
 
 /** Run every call of a batch; results come back in tool_use order. Never throws (executeTool never does). */
-export async function runToolBatch(uses: readonly Anthropic.ToolUseBlockParam[], ctx: ToolContext, hooks: BatchHooks): Promise<ToolResultBlockParam[]> {
+export async function runToolBatch(
+  uses: readonly Anthropic.ToolUseBlockParam[],
+  ctx: ToolContext,
+  hooks: BatchHooks,
+): Promise<ToolResultBlockParam[]> {
   const results: ToolResult[] = new Array<ToolResult>(uses.length);
   const runOne = async (i: number): Promise<void> => {
     const use = uses[i];

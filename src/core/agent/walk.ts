@@ -18,7 +18,10 @@ export interface WalkEntry {
 }
 
 export interface WalkSource {
-  /** The entries of `dir` (a path relative to the walk's base, '' for the base); throws when unreadable (the walk skips it). */
+  /**
+   * The entries of `dir` (a path relative to the walk's base, '' for the base); throws when unreadable (the walk skips
+   * it).
+   */
   readDir(dir: string): Promise<WalkEntry[]>;
   /** Whether the symlink at `rel` points at a file (absent: symlinks are never listed). */
   linkIsFile?(rel: string): Promise<boolean>;
@@ -46,7 +49,9 @@ export async function walk(source: WalkSource, options: ListOptions): Promise<{ 
         if (ignore.has(ent.name)) continue;
         const rel = dir ? `${dir}/${ent.name}` : ent.name;
         if (ent.kind === 'dir') next.push(rel);
-        const isFile = ent.kind === 'file' || (ent.kind === 'link' && source.linkIsFile !== undefined && (await source.linkIsFile(rel)));
+        const isFile =
+          ent.kind === 'file' ||
+          (ent.kind === 'link' && source.linkIsFile !== undefined && (await source.linkIsFile(rel)));
         if (!isFile || (match && !match.test(rel))) continue;
         if (files.length >= options.limit) return { files, truncated: true };
         files.push(rel);

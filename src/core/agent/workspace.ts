@@ -86,13 +86,7 @@ export interface Workspace {
 }
 
 export type WorkspaceErrorCode =
-  | 'outside-workspace'
-  | 'invalid-path'
-  | 'not-found'
-  | 'is-directory'
-  | 'not-directory'
-  | 'permission'
-  | 'other';
+  'outside-workspace' | 'invalid-path' | 'not-found' | 'is-directory' | 'not-directory' | 'permission' | 'other';
 
 /** An error whose message is meant for the model (and the user) as-is. */
 export class WorkspaceError extends Error {

@@ -50,7 +50,14 @@ export function withCacheControl<T extends object>(x: T, cc: CacheControl): T {
  * tool_result; documents and search results are cacheable content too).
  * Never thinking/redacted_thinking, never empty text, never unknown server blocks.
  */
-const CACHEABLE_TYPES: ReadonlySet<string> = new Set(['text', 'image', 'document', 'tool_use', 'tool_result', 'search_result']);
+const CACHEABLE_TYPES: ReadonlySet<string> = new Set([
+  'text',
+  'image',
+  'document',
+  'tool_use',
+  'tool_result',
+  'search_result',
+]);
 
 export function isCacheable(b: ContentBlockParam): boolean {
   if (!CACHEABLE_TYPES.has(b.type)) return false;

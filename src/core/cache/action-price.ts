@@ -42,7 +42,14 @@ export function priceAction(i: ActionPriceInput): ActionPrice {
   const cold = i.idleMs !== undefined && i.idleMs > ttlMsOf(i.ttl);
   const rewriteTokens = cold || i.idleMs === undefined ? 0 : Math.max(0, i.rewriteTokens);
   const tokensPerCall = i.savingUnknown ? 0 : i.tokensPerCall;
-  const expectedCalls = Math.max(1, Math.round(i.expectedCalls ?? expectedWarmCalls({ loopLengths: [], gapsMs: [], currentLoopCalls: Math.max(1, i.callsSoFar) }, ttlMsOf(i.ttl)).calls));
+  const expectedCalls = Math.max(
+    1,
+    Math.round(
+      i.expectedCalls ??
+        expectedWarmCalls({ loopLengths: [], gapsMs: [], currentLoopCalls: Math.max(1, i.callsSoFar) }, ttlMsOf(i.ttl))
+          .calls,
+    ),
+  );
   // A change that adds tokens (a restore) has a negative saving: it costs them on every later call.
   const q = quoteDollars(quoteRewrite(rewriteTokens, tokensPerCall, i.ttl, expectedCalls), i.model, i.overrides);
   const rewriteCost = rewriteTokens > 0 ? Math.max(0, q.rewriteCost) : 0;

@@ -55,7 +55,17 @@ export function quoteRewrite(
   const savingPerCall = unedited - inputSidePrice({ read: rewritten - saved }, price, ttl);
   const breakEvenCalls = rewriteCost <= 0 ? 0 : savingPerCall > 0 ? rewriteCost / savingPerCall : Infinity;
   const net = savingPerCall * expectedCalls - rewriteCost;
-  return { rewritten, saved, ttl, rewriteCost, savingPerCall, breakEvenCalls, expectedCalls, net, pays: net > 0 && saved > 0 };
+  return {
+    rewritten,
+    saved,
+    ttl,
+    rewriteCost,
+    savingPerCall,
+    breakEvenCalls,
+    expectedCalls,
+    net,
+    pays: net > 0 && saved > 0,
+  };
 }
 
 /** A quote's amounts in USD: the same two requests priced at the model's catalog price (with overrides). */

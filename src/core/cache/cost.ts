@@ -81,8 +81,15 @@ export function inputSidePrice(side: InputSide, p: ModelPrice, ttl: CacheTtl = '
   return c.input + c.cacheWrite + c.cacheRead;
 }
 
-/** The input-side parts of {@link costOf} (USD) at a model's prices: for loops that price every call of a session at one model. */
-export function inputSideCost(usage: Omit<PricedUsage, 'output_tokens'>, p: ModelPrice, ttl: CacheTtl = '5m'): { input: number; cacheWrite: number; cacheRead: number } {
+/**
+ * The input-side parts of {@link costOf} (USD) at a model's prices: for loops that price every call of a session at one
+ * model.
+ */
+export function inputSideCost(
+  usage: Omit<PricedUsage, 'output_tokens'>,
+  p: ModelPrice,
+  ttl: CacheTtl = '5m',
+): { input: number; cacheWrite: number; cacheRead: number } {
   const writes = usage.cache_creation_input_tokens ?? 0;
   const split = usage.cache_creation;
   let w5 = ttl === '5m' ? writes : 0;

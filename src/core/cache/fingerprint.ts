@@ -42,7 +42,9 @@ export interface FingerprintBody {
 
 function hashJson(v: unknown): string {
   const json = JSON.stringify(v, (key, value: unknown) => (key === 'cache_control' ? undefined : value));
-  return createHash('sha1').update(json ?? '').digest('base64');
+  return createHash('sha1')
+    .update(json ?? '')
+    .digest('base64');
 }
 
 function ttlOf(cc: unknown): number | undefined {
@@ -95,9 +97,30 @@ function digests(messages: readonly MessageParam[], memo: WeakMap<object, string
 
 /** The fingerprint of a request body sent at `at`. */
 export function fingerprintRequest(body: FingerprintBody, at: number, o: FingerprintOptions = {}): RequestFingerprint {
-  const system = body.system === undefined || body.system === null ? [] : typeof body.system === 'string' ? [hashJson({ type: 'text', text: body.system })] : body.system.map(hashJson);
-  const tools = (body.tools ?? []).map((t) => ({ name: typeof t === 'object' && t !== null && typeof (t as { name?: unknown }).name === 'string' ? (t as { name: string }).name : '?', hash: hashJson(t) }));
-  const sent = o.clientMessages === undefined && o.clientDigests ? [...o.clientDigests] : digests(body.messages, o.memo);
+  const system =
+    body.system === undefined || body.system === null
+      ? []
+      : typeof body.system === 'string'
+        ? [hashJson({ type: 'text', text: body.system })]
+        : body.system.map(hashJson);
+  const tools = (body.tools ?? []).map((t) => ({
+    name:
+      typeof t === 'object' && t !== null && typeof (t as { name?: unknown }).name === 'string'
+        ? (t as { name: string }).name
+        : '?',
+    hash: hashJson(t),
+  }));
+  const sent =
+    o.clientMessages === undefined && o.clientDigests ? [...o.clientDigests] : digests(body.messages, o.memo);
   const client = o.clientDigests ? [...o.clientDigests] : o.clientMessages ? digests(o.clientMessages, o.memo) : sent;
-  return { model: body.model, tools, system, messages: sent, roles: body.messages.map((m) => m.role), clientMessages: client, ttlMs: lastBreakpointTtl(body), at };
+  return {
+    model: body.model,
+    tools,
+    system,
+    messages: sent,
+    roles: body.messages.map((m) => m.role),
+    clientMessages: client,
+    ttlMs: lastBreakpointTtl(body),
+    at,
+  };
 }

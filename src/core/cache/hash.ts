@@ -34,4 +34,3 @@ export function chain(a: number, b: number, c: number, d: number, tag: number): 
   h2 = Math.imul(h2 ^ (c >>> 11), 0x61c88647);
   return finalize(h1, h2);
 }
-

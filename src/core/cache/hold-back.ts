@@ -62,7 +62,19 @@ export function quoteHoldBack(i: HoldBackInput): HoldBackQuote {
   const ifEnds = -i.pWarmGap * (base({ written: T }, i.ttl) - base({ read: T }, i.ttl));
   const net = gainNow + pContinue * ifContinues + (1 - pContinue) * ifEnds;
   // Written out, not spread: a spread that overrides a field is V8's slow path, and this runs every call.
-  return { held: i.held, saved: S, ttl: i.ttl, restOfLoop: i.restOfLoop, pWarmGap: i.pWarmGap, pContinue, gainNow, ifContinues, ifEnds, net, pays: S > 0 && net > 0 };
+  return {
+    held: i.held,
+    saved: S,
+    ttl: i.ttl,
+    restOfLoop: i.restOfLoop,
+    pWarmGap: i.pWarmGap,
+    pContinue,
+    gainNow,
+    ifContinues,
+    ifEnds,
+    net,
+    pays: S > 0 && net > 0,
+  };
 }
 
 /** One line for the decision log: both prices, the expectation and the verdict. */

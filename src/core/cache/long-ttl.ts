@@ -67,7 +67,20 @@ export function quoteLongTtl(i: LongTtlInput): LongTtlQuote {
   const gain = pEnd * pMid * rewrite;
   // Written out, not spread (V8's slow path; this runs every call).
   const cacheable = i.prefix >= (i.minTokens ?? 0);
-  return { written: i.written, prefix: i.prefix, restOfLoop: i.restOfLoop, gapsMs: i.gapsMs, lossRate: i.lossRate, atRisk: i.atRisk, minTokens: i.minTokens, pEnd, pMid, extra, gain, pays: cacheable && gain > extra };
+  return {
+    written: i.written,
+    prefix: i.prefix,
+    restOfLoop: i.restOfLoop,
+    gapsMs: i.gapsMs,
+    lossRate: i.lossRate,
+    atRisk: i.atRisk,
+    minTokens: i.minTokens,
+    pEnd,
+    pMid,
+    extra,
+    gain,
+    pays: cacheable && gain > extra,
+  };
 }
 
 /** One line for the decision log: both prices, the expectation and the verdict. */

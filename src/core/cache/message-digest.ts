@@ -18,5 +18,7 @@ import { messageIdentityJson } from '../api/cache-rules';
 /** SHA-1 (base64) of the message's canonical content identity. */
 export function messageDigest(m: MessageParam): string {
   const content = typeof m.content === 'string' ? normalizeContent(m.content) : m.content;
-  return createHash('sha1').update(messageIdentityJson({ role: m.role, content })).digest('base64');
+  return createHash('sha1')
+    .update(messageIdentityJson({ role: m.role, content }))
+    .digest('base64');
 }

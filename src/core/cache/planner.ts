@@ -22,7 +22,9 @@ import { minCacheableTokens } from '../models';
 import { LOOKBACK_BLOCKS, MAX_BREAKPOINTS } from '../api/cache-rules';
 
 export { MAX_BREAKPOINTS };
-/** A read looks back at most 20 block positions from a breakpoint (cache/rules.ts); a gap of 20+ needs another anchor. */
+/**
+ * A read looks back at most 20 block positions from a breakpoint (cache/rules.ts); a gap of 20+ needs another anchor.
+ */
 export const BREAKPOINT_LOOKBACK_BLOCKS = LOOKBACK_BLOCKS;
 
 export interface PlanOptions {
@@ -97,7 +99,8 @@ export function stripCacheControl(body: RequestBody): RequestBody {
   const out: RequestBody = { ...body };
   delete out.cache_control;
   if (body.tools?.some((t) => cacheControlOf(t))) out.tools = body.tools.map((t) => withoutCacheControl(t));
-  if (Array.isArray(body.system) && body.system.some((s) => cacheControlOf(s))) out.system = body.system.map((s) => withoutCacheControl(s));
+  if (Array.isArray(body.system) && body.system.some((s) => cacheControlOf(s)))
+    out.system = body.system.map((s) => withoutCacheControl(s));
   let messages: Messages | undefined;
   const msgs = body.messages;
   for (let i = 0; i < msgs.length; i++) {
@@ -136,7 +139,12 @@ interface Positions {
   readonly prefix: Float64Array;
 }
 
-let posBuffer = { m: new Int32Array(256), b: new Int32Array(256), prefix: new Float64Array(256), start: new Int32Array(64) };
+let posBuffer = {
+  m: new Int32Array(256),
+  b: new Int32Array(256),
+  prefix: new Float64Array(256),
+  start: new Int32Array(64),
+};
 /** What the buffer holds: the messages array and key it was filled for, and the head tokens. */
 let posFor: { readonly messages: Messages; readonly key: object; readonly head: number } | undefined;
 
@@ -156,7 +164,12 @@ function positions(body: RequestBody, opts: PlanOptions): Positions {
   if (posBuffer.m.length < total || posBuffer.start.length < msgs.length + 1) {
     const size = Math.max(total, posBuffer.m.length * 2);
     const starts = Math.max(msgs.length + 1, posBuffer.start.length * 2);
-    posBuffer = { m: new Int32Array(size), b: new Int32Array(size), prefix: new Float64Array(size), start: new Int32Array(starts) };
+    posBuffer = {
+      m: new Int32Array(size),
+      b: new Int32Array(size),
+      prefix: new Float64Array(size),
+      start: new Int32Array(starts),
+    };
     k = 0;
   }
   const { m: pm, b: pb, prefix: pp, start } = posBuffer;
@@ -217,7 +230,8 @@ function lastSystemBlock(system: RequestBody['system']): number {
  *    the next call.
  * 4. Read anchor: the latest of the recent calls' message breakpoints still present (matched by
  *    log block id) and before the first message that changed since the previous request
- *    (`firstChanged`: an edit invalidates every write after it) is where the cache was last written. If the tail is 20+ blocks past it, the
+ *    (`firstChanged`: an edit invalidates every write after it) is where the cache was last written. If the tail is 20+
+ * blocks past it, the
  *    API's 20-block lookback would miss it, so a breakpoint is kept exactly on it: this call reads
  *    everything up to it and writes the rest at the tail. Within 20 blocks no anchor is needed.
  *    Without `previous` nothing can be read, so no anchor is placed.
@@ -243,10 +257,15 @@ export function planBreakpoints(input: RequestBody, opts: PlanOptions): Plan {
   const tools = body.tools ?? [];
   if (headTokens >= min && (sys >= 0 || tools.length > 0)) {
     if (sys >= 0) {
-      body.system = typeof body.system === 'string'
-        ? [{ type: 'text', text: body.system, cache_control: cc }]
-        : body.system!.map((s, k) => (k === sys ? withCacheControl(s, cc) : s));
-      breakpoints.push({ at: 'system', prefixTokens: headTokens, reason: 'tools + system prefix (survives conversation edits)' });
+      body.system =
+        typeof body.system === 'string'
+          ? [{ type: 'text', text: body.system, cache_control: cc }]
+          : body.system!.map((s, k) => (k === sys ? withCacheControl(s, cc) : s));
+      breakpoints.push({
+        at: 'system',
+        prefixTokens: headTokens,
+        reason: 'tools + system prefix (survives conversation edits)',
+      });
     } else {
       body.tools = tools.map((t, k) => (k === tools.length - 1 ? withCacheControl(t, cc) : t));
       breakpoints.push({ at: 'tools', prefixTokens: headTokens, reason: 'tools prefix (no system text)' });
@@ -259,7 +278,8 @@ export function planBreakpoints(input: RequestBody, opts: PlanOptions): Plan {
   let heldBack = false;
   const holdFrom = opts.holdBackFrom;
   if (holdFrom !== undefined && holdFrom > 0 && holdFrom < body.messages.length) {
-    for (let k = pos.n - 1; k >= 0 && !tail; k--) if (pos.m[k] < holdFrom && isCacheable(blockAt(body, pos, k))) tail = at(k);
+    for (let k = pos.n - 1; k >= 0 && !tail; k--)
+      if (pos.m[k] < holdFrom && isCacheable(blockAt(body, pos, k))) tail = at(k);
     if (tail && tail.prefix >= min) heldBack = true;
     else tail = undefined;
   }
@@ -270,21 +290,36 @@ export function planBreakpoints(input: RequestBody, opts: PlanOptions): Plan {
     let written: Pos | undefined;
     const before = opts.firstChanged ?? Infinity;
     // The last position at or before the tail, before the first changed message, that a recent call wrote.
-    if (prevIds.size > 0) for (let k = tail.g; k >= 0 && !written; k--) if (pos.m[k] < before && prevIds.has(idAt(pos, k, opts))) written = at(k);
+    if (prevIds.size > 0)
+      for (let k = tail.g; k >= 0 && !written; k--)
+        if (pos.m[k] < before && prevIds.has(idAt(pos, k, opts))) written = at(k);
     // An edit inside the previous request: a breakpoint just before it writes a stepping stone, so
     // the next edit further on rewrites from here, not from the last write before every earlier edit.
     let edge: Pos | undefined;
     if (before < body.messages.length) {
-      for (let k = pos.n - 1; k >= 0 && !edge; k--) if (pos.m[k] < before && isCacheable(blockAt(body, pos, k))) edge = at(k);
+      for (let k = pos.n - 1; k >= 0 && !edge; k--)
+        if (pos.m[k] < before && isCacheable(blockAt(body, pos, k))) edge = at(k);
       if (edge && (edge.prefix < min || edge.g >= tail.g || (written && edge.g <= written.g))) edge = undefined;
     }
     const readFrom = edge ?? tail;
     const gap = written ? readFrom.g - written.g : 0;
     if (written && gap >= BREAKPOINT_LOOKBACK_BLOCKS && isCacheable(written.block) && written.prefix >= min) {
-      anchors.push({ p: written, reason: `read anchor: previous write, ${gap} blocks before the ${edge ? 'edit' : 'tail'} (lookback is ${BREAKPOINT_LOOKBACK_BLOCKS})` });
+      anchors.push({
+        p: written,
+        reason: `read anchor: previous write, ${gap} blocks before the ${edge ? 'edit' : 'tail'} (lookback is ${BREAKPOINT_LOOKBACK_BLOCKS})`,
+      });
     }
-    if (edge) anchors.push({ p: edge, reason: 'edit anchor: last block before the first edited message (the cached prefix ends here this call)' });
-    anchors.push({ p: tail, reason: heldBack ? 'tail: last cacheable block before the held messages (out of the write: a trim of them is due next call)' : 'tail: last cacheable block of the conversation' });
+    if (edge)
+      anchors.push({
+        p: edge,
+        reason: 'edit anchor: last block before the first edited message (the cached prefix ends here this call)',
+      });
+    anchors.push({
+      p: tail,
+      reason: heldBack
+        ? 'tail: last cacheable block before the held messages (out of the write: a trim of them is due next call)'
+        : 'tail: last cacheable block of the conversation',
+    });
   }
 
   if (anchors.length > 0) {

@@ -25,7 +25,10 @@ export interface PrintDelta {
   readonly keep: number;
   readonly messages: readonly string[];
   readonly roles: readonly string[];
-  /** Leading client messages unchanged from the base's; absent (with `clientMessages`): the client's equal the sent ones. */
+  /**
+   * Leading client messages unchanged from the base's; absent (with `clientMessages`): the client's equal the sent
+   * ones.
+   */
   readonly keepClient?: number;
   readonly clientMessages?: readonly string[];
   /** Present when changed from the base (always in a full print). */
@@ -39,7 +42,14 @@ export interface PrintDelta {
 }
 
 function checkOf(p: Omit<RequestFingerprint, 'ttlMs' | 'at'>): string {
-  const json = JSON.stringify([p.model, p.tools.map((t) => [t.name, t.hash]), p.system, p.messages, p.roles, p.clientMessages]);
+  const json = JSON.stringify([
+    p.model,
+    p.tools.map((t) => [t.name, t.hash]),
+    p.system,
+    p.messages,
+    p.roles,
+    p.clientMessages,
+  ]);
   return createHash('sha1').update(json).digest('base64').slice(0, 16);
 }
 
@@ -55,7 +65,10 @@ function commonPrefix(a: readonly string[], b: readonly string[]): number {
 }
 
 /** `print` as a delta against `prev` (the previous print journaled for its lineage; undefined: a full print). */
-export function encodePrint(print: RequestFingerprint, prev?: { readonly call: number; readonly print: RequestFingerprint }): PrintDelta {
+export function encodePrint(
+  print: RequestFingerprint,
+  prev?: { readonly call: number; readonly print: RequestFingerprint },
+): PrintDelta {
   const p = prev?.print;
   const keep = p ? Math.min(commonPrefix(p.messages, print.messages), commonPrefix(p.roles, print.roles)) : 0;
   const sameClient = sameList(print.clientMessages, print.messages);
@@ -67,7 +80,13 @@ export function encodePrint(print: RequestFingerprint, prev?: { readonly call: n
     roles: print.roles.slice(keep),
     ...(sameClient ? {} : { keepClient, clientMessages: print.clientMessages.slice(keepClient) }),
     ...(!p || p.model !== print.model ? { model: print.model } : {}),
-    ...(!p || !sameList(p.tools.map((t) => `${t.name}\u0000${t.hash}`), print.tools.map((t) => `${t.name}\u0000${t.hash}`)) ? { tools: print.tools } : {}),
+    ...(!p ||
+    !sameList(
+      p.tools.map((t) => `${t.name}\u0000${t.hash}`),
+      print.tools.map((t) => `${t.name}\u0000${t.hash}`),
+    )
+      ? { tools: print.tools }
+      : {}),
     ...(!p || !sameList(p.system, print.system) ? { system: print.system } : {}),
     ...(print.ttlMs !== undefined ? { ttlMs: print.ttlMs } : {}),
     at: print.at,
@@ -95,12 +114,26 @@ export function isPrintDelta(v: unknown): v is PrintDelta {
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return false;
   const d = v as Record<string, unknown>;
   if (d.base !== undefined && !isCount(d.base)) return false;
-  if (!isCount(d.keep) || !isStrings(d.messages) || !isStrings(d.roles) || d.messages.length !== d.roles.length) return false;
+  if (!isCount(d.keep) || !isStrings(d.messages) || !isStrings(d.roles) || d.messages.length !== d.roles.length)
+    return false;
   if ((d.keepClient === undefined) !== (d.clientMessages === undefined)) return false;
   if (d.keepClient !== undefined && (!isCount(d.keepClient) || !isStrings(d.clientMessages))) return false;
   if (d.model !== undefined && typeof d.model !== 'string') return false;
   if (d.system !== undefined && !isStrings(d.system)) return false;
-  if (d.tools !== undefined && !(Array.isArray(d.tools) && d.tools.every((t) => typeof t === 'object' && t !== null && typeof (t as ToolPrint).name === 'string' && typeof (t as ToolPrint).hash === 'string'))) return false;
+  if (
+    d.tools !== undefined &&
+    !(
+      Array.isArray(d.tools) &&
+      d.tools.every(
+        (t) =>
+          typeof t === 'object' &&
+          t !== null &&
+          typeof (t as ToolPrint).name === 'string' &&
+          typeof (t as ToolPrint).hash === 'string',
+      )
+    )
+  )
+    return false;
   if (d.ttlMs !== undefined && !(typeof d.ttlMs === 'number' && d.ttlMs > 0 && Number.isFinite(d.ttlMs))) return false;
   return typeof d.at === 'number' && Number.isFinite(d.at) && typeof d.check === 'string';
 }
@@ -123,7 +156,9 @@ interface Folded {
 export class PrintFolder {
   private readonly state = new Map<string, Folded>();
 
-  /** The next verdict record of `lineage` (call `call`); no delta, or one that does not fit its base, breaks the chain. */
+  /**
+   * The next verdict record of `lineage` (call `call`); no delta, or one that does not fit its base, breaks the chain.
+   */
   fold(lineage: string, call: number, delta: PrintDelta | undefined): void {
     const next = delta && this.apply(this.state.get(lineage), call, delta);
     if (next) this.state.set(lineage, next);
@@ -134,8 +169,27 @@ export class PrintFolder {
   print(lineage: string): { readonly call: number; readonly print: RequestFingerprint } | undefined {
     const f = this.state.get(lineage);
     if (!f) return undefined;
-    const print: RequestFingerprint = { model: f.model, tools: f.tools, system: f.system, messages: f.messages, roles: f.roles, clientMessages: f.client ?? f.messages, ttlMs: f.ttlMs, at: f.at };
-    return checkOf(print) === f.check ? { call: f.call, print: { ...print, messages: [...f.messages], roles: [...f.roles], clientMessages: [...(f.client ?? f.messages)] } } : undefined;
+    const print: RequestFingerprint = {
+      model: f.model,
+      tools: f.tools,
+      system: f.system,
+      messages: f.messages,
+      roles: f.roles,
+      clientMessages: f.client ?? f.messages,
+      ttlMs: f.ttlMs,
+      at: f.at,
+    };
+    return checkOf(print) === f.check
+      ? {
+          call: f.call,
+          print: {
+            ...print,
+            messages: [...f.messages],
+            roles: [...f.roles],
+            clientMessages: [...(f.client ?? f.messages)],
+          },
+        }
+      : undefined;
   }
 
   private apply(prev: Folded | undefined, call: number, d: PrintDelta): Folded | undefined {

@@ -59,7 +59,10 @@ export interface CacheSimulatorOptions {
   readonly minTokens?: number | ((model: string) => number);
   /** Whether the model drops earlier turns' thinking. Default: not keepsPriorThinking (measured per model). */
   readonly dropsEarlierThinking?: (model: string) => boolean;
-  /** Positions checked per breakpoint (default LOOKBACK_BLOCKS, simulator.ts); other values only for what-if comparisons. */
+  /**
+   * Positions checked per breakpoint (default LOOKBACK_BLOCKS, simulator.ts); other values only for what-if
+   * comparisons.
+   */
   readonly lookbackBlocks?: number;
   /**
    * Skip re-hashing messages already simulated: a message whose content array is the same object as
@@ -68,4 +71,3 @@ export interface CacheSimulatorOptions {
    */
   readonly reuseUnchangedMessages?: boolean;
 }
-

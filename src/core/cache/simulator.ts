@@ -37,11 +37,39 @@ import { keepsPriorThinking, minCacheableTokens } from '../models';
 import { chain, hashString } from './hash';
 import { PrefixTable } from './prefix-table';
 import { LOOKBACK_BLOCKS, thinkingDroppedBefore, thinkingDroppedIn, TTL_1H_MS, ttlMs } from '../api/cache-rules';
-import { blockJson, isCacheable, isThinking, ROLE_TAG, TAG_FIRST_IN_MESSAGE, TAG_OTHER_ROLE, TAG_SYSTEM, TAG_TOOL } from './sim-blocks';
+import {
+  blockJson,
+  isCacheable,
+  isThinking,
+  ROLE_TAG,
+  TAG_FIRST_IN_MESSAGE,
+  TAG_OTHER_ROLE,
+  TAG_SYSTEM,
+  TAG_TOOL,
+} from './sim-blocks';
 import { containsImage, imagesIn, unchangedPrefix, type HeadState, type MessageMemo } from './sim-memo';
-import type { BlockLocation, CacheSimulatorOptions, CacheTrace, CacheUsage, SimBlock, SimMessage, SimRequest, TokensOf } from './sim-types';
+import type {
+  BlockLocation,
+  CacheSimulatorOptions,
+  CacheTrace,
+  CacheUsage,
+  SimBlock,
+  SimMessage,
+  SimRequest,
+  TokensOf,
+} from './sim-types';
 
-export type { BlockLocation, CacheSimulatorOptions, CacheTrace, CacheUsage, SimBlock, SimCacheControl, SimMessage, SimRequest, TokensOf } from './sim-types';
+export type {
+  BlockLocation,
+  CacheSimulatorOptions,
+  CacheTrace,
+  CacheUsage,
+  SimBlock,
+  SimCacheControl,
+  SimMessage,
+  SimRequest,
+  TokensOf,
+} from './sim-types';
 
 export { hashString } from './hash';
 export { LOOKBACK_BLOCKS, TTL_1H_MS, TTL_5M_MS, ttlMs } from '../api/cache-rules';
@@ -50,8 +78,12 @@ export { LOOKBACK_BLOCKS, TTL_1H_MS, TTL_5M_MS, ttlMs } from '../api/cache-rules
 const SWEEP_EVERY_STEPS = 64;
 
 /** The location passed to a {@link TokensOf} that declares no second parameter (it never reads it). */
-const UNASKED_LOCATION: BlockLocation = Object.freeze({ section: 'messages', messageIndex: -1, blockIndex: -1, role: '' });
-
+const UNASKED_LOCATION: BlockLocation = Object.freeze({
+  section: 'messages',
+  messageIndex: -1,
+  blockIndex: -1,
+  role: '',
+});
 
 export class CacheSimulator {
   /** Cache entries by the 64-bit chain hash of their prefix. */
@@ -152,7 +184,8 @@ export class CacheSimulator {
     // A tokensOf that does not take the location (one parameter) is not given one: no object per block per step.
     const wantsAt = tokensOf.length > 1;
     const tools = body.tools ?? [];
-    for (let index = 0; index < tools.length; index++) push(tools[index], wantsAt ? { section: 'tools', index } : UNASKED_LOCATION, TAG_TOOL, this.hashOf(tools[index]));
+    for (let index = 0; index < tools.length; index++)
+      push(tools[index], wantsAt ? { section: 'tools', index } : UNASKED_LOCATION, TAG_TOOL, this.hashOf(tools[index]));
     const system = body.system;
     if (typeof system === 'string') {
       if (system.length > 0) {
@@ -160,13 +193,20 @@ export class CacheSimulator {
         push(block, { section: 'system', index: 0 }, TAG_SYSTEM, hashString(blockJson(block)));
       }
     } else if (system) {
-      for (let index = 0; index < system.length; index++) push(system[index], wantsAt ? { section: 'system', index } : UNASKED_LOCATION, TAG_SYSTEM, this.hashOf(system[index]));
+      for (let index = 0; index < system.length; index++)
+        push(
+          system[index],
+          wantsAt ? { section: 'system', index } : UNASKED_LOCATION,
+          TAG_SYSTEM,
+          this.hashOf(system[index]),
+        );
     }
 
     const unkeyedThinking = this.dropsThinking(body.model);
     const msgs = body.messages;
     const lastHuman = thinkingDroppedBefore(msgs, unkeyedThinking);
-    // Messages unchanged since the last step keep their positions (reuseUnchangedMessages): same head, same content arrays.
+    // Messages unchanged since the last step keep their positions (reuseUnchangedMessages): same head, same content
+    // arrays.
     const reusable = this.reuse && !wantsAt;
     const prev = this.prevMessages;
     let from = reusable ? unchangedPrefix(prev, msgs, lastHuman) : 0;
@@ -180,7 +220,8 @@ export class CacheSimulator {
     const head: HeadState | undefined = reusable ? { a, b, n, total, tokensOf } : undefined;
     const ph = this.prevHead;
     let memos: MessageMemo[] = [];
-    if (!(head && ph && ph.a === a && ph.b === b && ph.n === n && ph.total === total && ph.tokensOf === tokensOf)) from = 0;
+    if (!(head && ph && ph.a === a && ph.b === b && ph.n === n && ph.total === total && ph.tokensOf === tokensOf))
+      from = 0;
     if (from > 0) {
       const p = prev[from - 1];
       ({ n, a, b, total, carried, lastCacheable, lastCacheableHasCc } = p);
@@ -201,17 +242,36 @@ export class CacheSimulator {
       blocks.forEach((blk, blockIndex) => {
         if (unkeyedThinking && isThinking(blk)) {
           // Not a position, not part of the prefix's identity; billed with the next position when still sent.
-          if (!dropThinking) carried += tokensOf(blk, { section: 'messages', messageIndex, blockIndex, role: msg.role });
+          if (!dropThinking)
+            carried += tokensOf(blk, { section: 'messages', messageIndex, blockIndex, role: msg.role });
           return;
         }
         const tag = roleTag + (first ? TAG_FIRST_IN_MESSAGE : 0);
         first = false;
-        push(blk, wantsAt ? { section: 'messages', messageIndex, blockIndex, role: msg.role } : UNASKED_LOCATION, tag, this.hashOf(blk));
+        push(
+          blk,
+          wantsAt ? { section: 'messages', messageIndex, blockIndex, role: msg.role } : UNASKED_LOCATION,
+          tag,
+          this.hashOf(blk),
+        );
       });
       if (head) {
         const content = typeof msg.content === 'string' ? undefined : msg.content;
         const withImages = (memos.length > 0 && memos[memos.length - 1].images) || containsImage(msg);
-        memos.push({ content, role: msg.role, drop: dropThinking, images: withImages, n, a, b, total, carried, breakpoints: breakpoints.length, lastCacheable, lastCacheableHasCc });
+        memos.push({
+          content,
+          role: msg.role,
+          drop: dropThinking,
+          images: withImages,
+          n,
+          a,
+          b,
+          total,
+          carried,
+          breakpoints: breakpoints.length,
+          lastCacheable,
+          lastCacheableHasCc,
+        });
       }
     }
     if (head && msgs.length) {
@@ -232,7 +292,13 @@ export class CacheSimulator {
   }
 
   /** System blocks alone (another session reads a shared prefix): as {@link step}, without the messages' machinery. */
-  stepSystem(model: string, system: readonly SimBlock[], tokensOf: TokensOf, nowMs: number, refreshMs = nowMs): CacheUsage {
+  stepSystem(
+    model: string,
+    system: readonly SimBlock[],
+    tokensOf: TokensOf,
+    nowMs: number,
+    refreshMs = nowMs,
+  ): CacheUsage {
     const breakpoints: number[] = [];
     const bpTtl: number[] = [];
     let [a, b] = this.modelHash(model);
@@ -291,7 +357,8 @@ export class CacheSimulator {
       }
       const ttl = bpTtl[i];
       const prior = this.entries.find(this.chainA[p], this.chainB[p]);
-      const keepTtl = prior >= 0 && this.entries.expiresAt(prior) > nowMs ? Math.max(this.entries.ttl(prior), ttl) : ttl;
+      const keepTtl =
+        prior >= 0 && this.entries.expiresAt(prior) > nowMs ? Math.max(this.entries.ttl(prior), ttl) : ttl;
       this.entries.set(this.chainA[p], this.chainB[p], refreshMs + keepTtl, keepTtl);
       const segment = this.cum[p] - start;
       if (segment > 0) {
@@ -326,7 +393,9 @@ export class CacheSimulator {
     return this.modelHashes.get(model) ?? this.modelHashes.set(model, hashString(`model:${model}`)).get(model)!;
   }
 
-  /** The message boundary's hash (tool_choice, thinking, images, epoch); without settings, once per epoch and images. */
+  /**
+   * The message boundary's hash (tool_choice, thinking, images, epoch); without settings, once per epoch and images.
+   */
   private boundaryHash(toolChoice: unknown, thinking: unknown, images: boolean): [number, number] {
     const hash = (): [number, number] => hashString(JSON.stringify([toolChoice, thinking, images, this.messageEpoch]));
     if (toolChoice !== null || thinking !== null) return hash();

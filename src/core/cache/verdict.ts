@@ -68,7 +68,10 @@ function toolsChange(prev: RequestFingerprint, cur: RequestFingerprint): string 
   const names = (ts: readonly { name: string }[]): string[] => ts.map((t) => t.name);
   const added = b.filter((t) => !a.some((x) => x.name === t.name)).map((t) => t.name);
   const removed = a.filter((t) => !b.some((x) => x.name === t.name)).map((t) => t.name);
-  if (added.length || removed.length) return [added.length ? `added ${added.join(', ')}` : '', removed.length ? `removed ${removed.join(', ')}` : ''].filter(Boolean).join('; ');
+  if (added.length || removed.length)
+    return [added.length ? `added ${added.join(', ')}` : '', removed.length ? `removed ${removed.join(', ')}` : '']
+      .filter(Boolean)
+      .join('; ');
   const edited = b.filter((t) => a.some((x) => x.name === t.name && x.hash !== t.hash)).map((t) => t.name);
   if (edited.length) return `definition changed: ${edited.join(', ')}`;
   const first = firstDifference(names(a), names(b));
@@ -99,7 +102,11 @@ export function divergence(prev: RequestFingerprint, cur: RequestFingerprint): D
 }
 
 function billed(u: PricedUsage): VerdictUsage {
-  return { read: u.cache_read_input_tokens ?? 0, written: u.cache_creation_input_tokens ?? 0, uncached: u.input_tokens };
+  return {
+    read: u.cache_read_input_tokens ?? 0,
+    written: u.cache_creation_input_tokens ?? 0,
+    uncached: u.input_tokens,
+  };
 }
 
 /** The TTL the writes were billed at: the usage's split when it has one, else the request's last breakpoint. */
@@ -114,13 +121,29 @@ function writeTtl(u: PricedUsage, print: RequestFingerprint): CacheTtl {
  * USD the miss cost: the call's input as billed minus the same call had `missed` more
  * tokens been read (taken from what it wrote first, then from what it sent uncached).
  */
-export function missCost(usage: PricedUsage, missed: number, model: string, ttl: CacheTtl, overrides?: PriceOverrides): number {
+export function missCost(
+  usage: PricedUsage,
+  missed: number,
+  model: string,
+  ttl: CacheTtl,
+  overrides?: PriceOverrides,
+): number {
   if (missed <= 0) return 0;
   const u = billed(usage);
   const fromWrites = Math.min(missed, u.written);
   const fromInput = Math.min(missed - fromWrites, u.uncached);
-  const actual = { input_tokens: u.uncached, output_tokens: 0, cache_creation_input_tokens: u.written, cache_read_input_tokens: u.read };
-  const warm = { input_tokens: u.uncached - fromInput, output_tokens: 0, cache_creation_input_tokens: u.written - fromWrites, cache_read_input_tokens: u.read + fromWrites + fromInput };
+  const actual = {
+    input_tokens: u.uncached,
+    output_tokens: 0,
+    cache_creation_input_tokens: u.written,
+    cache_read_input_tokens: u.read,
+  };
+  const warm = {
+    input_tokens: u.uncached - fromInput,
+    output_tokens: 0,
+    cache_creation_input_tokens: u.written - fromWrites,
+    cache_read_input_tokens: u.read + fromWrites + fromInput,
+  };
   return Math.max(0, costOf(actual, model, ttl, overrides).total - costOf(warm, model, ttl, overrides).total);
 }
 
@@ -139,32 +162,69 @@ const API_UNKNOWING: ReadonlySet<MissReason> = new Set<MissReason>(['previous_me
 /** Where the API's answer and the local diff disagree, in words; undefined when they agree. */
 export function disagreement(local: CacheMiss | null, api: CacheMiss | null | undefined): string | undefined {
   if (api === undefined) return undefined;
-  if (api && API_UNKNOWING.has(api.reason)) return local ? `the API could not compare (${api.reason}); the local diff found ${local.reason}` : undefined;
-  if (api && local && api.reason !== local.reason) return `the API reports ${api.reason}; the local diff found ${local.reason}${local.where ? ` (${local.where})` : ''}`;
-  if (api && !local) return `the API reports ${api.reason} (${api.missedTokens} tokens); the local diff found nothing that changed`;
-  if (!api && local && !API_SILENT.has(local.reason)) return `the local diff found ${local.reason}${local.where ? ` (${local.where})` : ''}; the API reports no divergence`;
+  if (api && API_UNKNOWING.has(api.reason))
+    return local ? `the API could not compare (${api.reason}); the local diff found ${local.reason}` : undefined;
+  if (api && local && api.reason !== local.reason)
+    return `the API reports ${api.reason}; the local diff found ${local.reason}${local.where ? ` (${local.where})` : ''}`;
+  if (api && !local)
+    return `the API reports ${api.reason} (${api.missedTokens} tokens); the local diff found nothing that changed`;
+  if (!api && local && !API_SILENT.has(local.reason))
+    return `the local diff found ${local.reason}${local.where ? ` (${local.where})` : ''}; the API reports no divergence`;
   return undefined;
 }
 
 /** The local miss: what diverged (or the TTL, or nothing) and what the usage says was lost. */
-function localMiss(i: VerdictInput, missed: number | undefined, div: Divergence | undefined): { miss: CacheMiss | null; beyondRules: boolean } {
+function localMiss(
+  i: VerdictInput,
+  missed: number | undefined,
+  div: Divergence | undefined,
+): { miss: CacheMiss | null; beyondRules: boolean } {
   const prev = i.previous;
   if (!prev) return { miss: { reason: 'first_call', source: 'local', missedTokens: 0 }, beyondRules: false };
   // Known usage that lost nothing: whatever changed lay past the cached prefix.
   if (missed === 0) return { miss: null, beyondRules: false };
-  if (div) return { miss: { reason: div.reason, source: 'local', missedTokens: missed ?? 0, where: div.where, ...(div.changeSource ? { changeSource: div.changeSource } : {}) }, beyondRules: false };
+  if (div)
+    return {
+      miss: {
+        reason: div.reason,
+        source: 'local',
+        missedTokens: missed ?? 0,
+        where: div.where,
+        ...(div.changeSource ? { changeSource: div.changeSource } : {}),
+      },
+      beyondRules: false,
+    };
   const idle = i.current.at - prev.print.at;
   if (prev.print.ttlMs !== undefined && idle > prev.print.ttlMs) {
-    return { miss: { reason: 'ttl_expired', source: 'local', missedTokens: missed ?? 0, idleMinutes: Math.round((idle / MINUTE_MS) * 10) / 10 }, beyondRules: false };
+    return {
+      miss: {
+        reason: 'ttl_expired',
+        source: 'local',
+        missedTokens: missed ?? 0,
+        idleMinutes: Math.round((idle / MINUTE_MS) * 10) / 10,
+      },
+      beyondRules: false,
+    };
   }
   if (missed === undefined) return { miss: null, beyondRules: false };
-  return { miss: { reason: 'unexplained', source: 'local', missedTokens: missed, where: 'nothing diverged and the TTL had not run out' }, beyondRules: true };
+  return {
+    miss: {
+      reason: 'unexplained',
+      source: 'local',
+      missedTokens: missed,
+      where: 'nothing diverged and the TTL had not run out',
+    },
+    beyondRules: true,
+  };
 }
 
 /** The verdict of one call (see the file comment). */
 export function cacheVerdict(i: VerdictInput): CallVerdict {
   const prevUsage = i.previous?.usage;
-  const missed = i.usage && prevUsage ? Math.max(0, billed(prevUsage).read + billed(prevUsage).written - billed(i.usage).read) : undefined;
+  const missed =
+    i.usage && prevUsage
+      ? Math.max(0, billed(prevUsage).read + billed(prevUsage).written - billed(i.usage).read)
+      : undefined;
   const div = i.previous ? divergence(i.previous.print, i.current) : undefined;
   const { miss: local, beyondRules } = localMiss(i, missed, div);
   let api = i.api === undefined ? undefined : apiMiss(i.api);
@@ -174,10 +234,23 @@ export function cacheVerdict(i: VerdictInput): CallVerdict {
   if (api && local && api.reason === local.reason) api = { ...local, ...api, missedTokens: api.missedTokens };
   const shown = harmless ? null : api && !API_UNKNOWING.has(api.reason) ? api : (local ?? api ?? null);
   // The API's estimate is what its divergence can lose at most; losing clearly more is beyond the rules too.
-  const beyondApi = api !== undefined && api !== null && !API_UNKNOWING.has(api.reason) && missed !== undefined && missed > api.missedTokens + Math.max(API_ESTIMATE_SLACK_TOKENS, api.missedTokens * API_ESTIMATE_SLACK_SHARE);
+  const beyondApi =
+    api !== undefined &&
+    api !== null &&
+    !API_UNKNOWING.has(api.reason) &&
+    missed !== undefined &&
+    missed > api.missedTokens + Math.max(API_ESTIMATE_SLACK_TOKENS, api.missedTokens * API_ESTIMATE_SLACK_SHARE);
   const lost = shown ? (missed ?? shown.missedTokens) : 0;
-  const cost = i.usage && lost > 0 ? missCost(i.usage, lost, i.current.model, writeTtl(i.usage, i.current), i.overrides) : 0;
-  const verdict: CallVerdict = { call: i.call, sessionCall: i.sessionCall, miss: shown, local, beyondRules: beyondRules || beyondApi, missCost: cost };
+  const cost =
+    i.usage && lost > 0 ? missCost(i.usage, lost, i.current.model, writeTtl(i.usage, i.current), i.overrides) : 0;
+  const verdict: CallVerdict = {
+    call: i.call,
+    sessionCall: i.sessionCall,
+    miss: shown,
+    local,
+    beyondRules: beyondRules || beyondApi,
+    missCost: cost,
+  };
   if (i.usage) verdict.usage = billed(i.usage);
   if (api !== undefined) verdict.api = api;
   const disagree = harmless ? undefined : disagreement(local, api);

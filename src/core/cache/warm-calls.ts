@@ -46,7 +46,11 @@ export interface WarmCallEstimate {
   readonly meanLoop: number;
 }
 
-export function expectedWarmCalls(e: LoopEvidence, ttlMs: number, o: WarmCallOptions = WARM_CALL_DEFAULTS): WarmCallEstimate {
+export function expectedWarmCalls(
+  e: LoopEvidence,
+  ttlMs: number,
+  o: WarmCallOptions = WARM_CALL_DEFAULTS,
+): WarmCallEstimate {
   const n = Math.max(1, e.currentLoopCalls);
   let sum = n * o.priorWeight;
   let weight = o.priorWeight;
@@ -60,5 +64,10 @@ export function expectedWarmCalls(e: LoopEvidence, ttlMs: number, o: WarmCallOpt
   const pWarmGap = (warm + 1) / (e.gapsMs.length + 2);
   const meanLoop = e.loopLengths.length ? e.loopLengths.reduce((a, b) => a + b, 0) / e.loopLengths.length : n;
   const later = (pWarmGap / (1 - pWarmGap)) * meanLoop;
-  return { calls: Math.min(o.maxCalls, restOfLoop + later), restOfLoop: Math.min(o.maxCalls, restOfLoop), pWarmGap, meanLoop };
+  return {
+    calls: Math.min(o.maxCalls, restOfLoop + later),
+    restOfLoop: Math.min(o.maxCalls, restOfLoop),
+    pWarmGap,
+    meanLoop,
+  };
 }

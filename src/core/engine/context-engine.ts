@@ -8,7 +8,13 @@ import { RequestBuilder, type BlockMap } from '../request/build';
 import type { Breakpoint, CacheTtl, Repair, RequestBody } from '../api/wire';
 import type { Session } from '../session/session';
 import { lastBelow } from '../session/sorted';
-import { totalInput, type CallUsage, type ContentBlockParam, type MessageParam, type TextBlockParam } from '../session/types';
+import {
+  totalInput,
+  type CallUsage,
+  type ContentBlockParam,
+  type MessageParam,
+  type TextBlockParam,
+} from '../session/types';
 import { describeHoldBack, type HoldBackQuote } from '../cache/hold-back';
 import { describeLongTtl, quoteLongTtl } from '../cache/long-ttl';
 import { TTL_1H_MS, ttlMsOf } from '../api/cache-rules';
@@ -16,7 +22,15 @@ import { TokenEstimator } from '../tokens';
 import { placeholderSystem, type ClientPrefix } from './client-prefix';
 import { SavingsGuard, type SavingsSnapshot } from './savings-guard';
 import type { TokenQuality } from '../tokens/types';
-import { DecisionLog, MessageIndex, createPipeline, type CacheState, type Pipeline, type PipelineConfig, type PipelineRunResult } from '../trimming';
+import {
+  DecisionLog,
+  MessageIndex,
+  createPipeline,
+  type CacheState,
+  type Pipeline,
+  type PipelineConfig,
+  type PipelineRunResult,
+} from '../trimming';
 
 export const DEFAULT_MODEL = 'claude-sonnet-4-5';
 export const DEFAULT_MAX_TOKENS = 8192;
@@ -25,7 +39,10 @@ export const DEFAULT_MAX_TOKENS = 8192;
  * edit of ours, lost the cache for a reason its request does not show (a client change, an eviction).
  */
 const LOST_SHARE = 0.5;
-/** Recent message writes remembered as read anchors (a request has at most 4 breakpoints; older writes are rarely reachable). */
+/**
+ * Recent message writes remembered as read anchors (a request has at most 4 breakpoints; older writes are rarely
+ * reachable).
+ */
 const RECENT_WRITES = 8;
 
 export interface EngineOptions {
@@ -67,7 +84,9 @@ export interface PreparedCall {
   messages: readonly MessageParam[];
   /** First request message that differs from the previous prepared request (undefined on the first). */
   firstChanged?: number;
-  /** Log position from which messages were held out of the cache write (cache/hold-back.ts); undefined when none were. */
+  /**
+   * Log position from which messages were held out of the cache write (cache/hold-back.ts); undefined when none were.
+   */
   heldFrom?: number;
 }
 
@@ -112,7 +131,15 @@ export class ContextEngine {
    */
   private sharedHead = 0;
   private previousMessages?: readonly MessageParam[];
-  private lastObserved?: { upTo: number; epochStart: number; usage: CallUsage; overlaysChanged: boolean; at?: number; ttl: CacheTtl; model: string };
+  private lastObserved?: {
+    upTo: number;
+    epochStart: number;
+    usage: CallUsage;
+    overlaysChanged: boolean;
+    at?: number;
+    ttl: CacheTtl;
+    model: string;
+  };
   /**
    * Calls whose usage was observed, and those that read little of a cache that was warm and unchanged by us
    * (cache/long-ttl.ts q), apart for calls that open a loop (a new prompt: where a client changes its
@@ -153,7 +180,10 @@ export class ContextEngine {
     });
   }
 
-  /** Calls the cache is expected to stay warm for, from this session's loops and pauses (the applier's K, with its options). */
+  /**
+   * Calls the cache is expected to stay warm for, from this session's loops and pauses (the applier's K, with its
+   * options).
+   */
   expectedWarmCalls(): number {
     return this.pipeline.applier.expectedCalls(this.pipeline.loops.evidence(), this.ttl).session;
   }
@@ -185,12 +215,33 @@ export class ContextEngine {
     });
     const ttl = this.callTtl(run, epochStart, upTo, input.callIndex, cache, now);
     const hold = this.holdBack(run, upTo, ttl);
-    const prepared = this.build(input.callIndex, epochStart, upTo, this.anchorsAt(now), run, this.previousMessages, hold?.q.pays ? hold.position : undefined, ttl);
+    const prepared = this.build(
+      input.callIndex,
+      epochStart,
+      upTo,
+      this.anchorsAt(now),
+      run,
+      this.previousMessages,
+      hold?.q.pays ? hold.position : undefined,
+      ttl,
+    );
     if (hold) {
-      const placed = hold.q.pays && prepared.heldFrom === undefined ? ' (no block before it reaches the minimum cacheable prefix: written as usual)' : '';
+      const placed =
+        hold.q.pays && prepared.heldFrom === undefined
+          ? ' (no block before it reaches the minimum cacheable prefix: written as usual)'
+          : '';
       const q = hold.q;
       // The reason is written when read (one decision per call, most never shown).
-      this.decisions.add({ callIndex: input.callIndex, by: 'cache-planner', action: prepared.heldFrom !== undefined ? 'apply' : 'skip', targets: [session.messages[hold.position].id], get reason() { return `write-time placement: ${describeHoldBack(q)}${placed}`; }, tokensSaved: 0 });
+      this.decisions.add({
+        callIndex: input.callIndex,
+        by: 'cache-planner',
+        action: prepared.heldFrom !== undefined ? 'apply' : 'skip',
+        targets: [session.messages[hold.position].id],
+        get reason() {
+          return `write-time placement: ${describeHoldBack(q)}${placed}`;
+        },
+        tokensSaved: 0,
+      });
     }
     for (const r of prepared.repairs) {
       // A repair repeats on every call while its cause is in view: log it once. A rendered
@@ -200,7 +251,14 @@ export class ContextEngine {
       const key = `${r.rule}:${r.blockIds.join(',')}`;
       if (this.loggedRepairs.has(key)) continue;
       this.loggedRepairs.add(key);
-      this.decisions.add({ callIndex: input.callIndex, by: 'request-builder', action: 'repair', targets: [...r.blockIds], reason: `${r.rule}: ${r.description}`, tokensSaved: 0 });
+      this.decisions.add({
+        callIndex: input.callIndex,
+        by: 'request-builder',
+        action: 'repair',
+        targets: [...r.blockIds],
+        reason: `${r.rule}: ${r.description}`,
+        tokensSaved: 0,
+      });
     }
     const planned = prepared.breakpoints.find((b) => b.messageIndex === undefined)?.prefixTokens ?? this.headTokens;
     const sizes = { head: this.inferred?.prefix.tokens ?? planned, sharedHead: this.sharedHead };
@@ -208,7 +266,10 @@ export class ContextEngine {
     const { firstApplied } = run;
     this.guard.account({ index, cache, firstApplied, epochStart, upTo, now, ttl, noneTtl, model, ...sizes });
     this.opensLoop = run.evidence.currentLoopCalls <= 1;
-    this.editedInside = prepared.firstChanged !== undefined && this.previousMessages !== undefined && prepared.firstChanged < this.previousMessages.length;
+    this.editedInside =
+      prepared.firstChanged !== undefined &&
+      this.previousMessages !== undefined &&
+      prepared.firstChanged < this.previousMessages.length;
     this.previousBreakpoints = prepared.breakpoints;
     this.previousMessages = prepared.messages;
     this.remember(prepared, now, ttl);
@@ -228,9 +289,12 @@ export class ContextEngine {
     const cold = (position: number, why: string): void => {
       if (!coldFrom || position < coldFrom.position) coldFrom = { position, why };
     };
-    if (this.lastModel !== undefined && this.lastModel !== this.model) cold(0, `the model changed (${this.lastModel} → ${this.model}): the cache is per model`);
-    if (this.lastEpoch !== undefined && this.lastEpoch !== epochStart) cold(0, 'the history was compacted or rewritten: a new cached prefix starts');
-    // The cache's TTL is the longest of the writes still alive (a pause under it finds the cache warm), else the previous call's.
+    if (this.lastModel !== undefined && this.lastModel !== this.model)
+      cold(0, `the model changed (${this.lastModel} → ${this.model}): the cache is per model`);
+    if (this.lastEpoch !== undefined && this.lastEpoch !== epochStart)
+      cold(0, 'the history was compacted or rewritten: a new cached prefix starts');
+    // The cache's TTL is the longest of the writes still alive (a pause under it finds the cache warm), else the
+    // previous call's.
     const hour = this.recentWrites.some((w) => w.ttl === '1h' && now - w.at < TTL_1H_MS);
     // Written out, not spread: V8's spread-then-add is a slow path, and this runs every call.
     const { cachedUpTo, lastCallAt } = this.cache;
@@ -247,24 +311,49 @@ export class ContextEngine {
    * This call's TTL: the session's (the client's, behind the proxy), or the 1-hour one when the
    * cache-aware applier's long-TTL choice says the pause likely to follow pays for it (cache/long-ttl.ts).
    */
-  private callTtl(run: PipelineRunResult, epochStart: number, upTo: number, callIndex: number, cache: CacheState, now: number): CacheTtl {
+  private callTtl(
+    run: PipelineRunResult,
+    epochStart: number,
+    upTo: number,
+    callIndex: number,
+    cache: CacheState,
+    now: number,
+  ): CacheTtl {
     if (this.ttl === '1h' || !this.pipeline.applier.adaptiveTtl || !this.longTtlAllowed) return this.ttl;
     const { loop } = this.pipeline.applier.expectedCalls(run.evidence, this.ttl);
     // Written this call: what is new since the cached end, from this call's first applied edit on, and from where
-    // the cache is cold this call (a model switch, a new epoch: its start; idle past the TTL: everything, head included).
+    // the cache is cold this call (a model switch, a new epoch: its start; idle past the TTL: everything, head
+    // included).
     const expired = cache.lastCallAt === undefined || now - cache.lastCallAt >= ttlMsOf(cache.ttl ?? this.ttl);
     const coldAt = expired ? epochStart : (cache.coldFrom?.position ?? Infinity);
     const fromMessage = Math.max(epochStart, Math.min(cache.cachedUpTo, upTo, run.firstApplied, coldAt));
     const own = Math.max(0, this.headTokens - this.sharedHead);
     const written = this.index.rangeTokens(fromMessage, upTo) + (expired ? own : 0);
-    // With closed turns pruned (tool-pruning), the next prompt rewrites from the current turn's steps on: only what comes before them is read.
+    // With closed turns pruned (tool-pruning), the next prompt rewrites from the current turn's steps on: only what
+    // comes before them is read.
     const turn = lastBelow(this.index.prompts, upTo, -1);
     const readTo = turn >= epochStart && this.pipeline.strategies.some((st) => st.prunesClosedTurns) ? turn + 1 : upTo;
     const k = run.evidence.currentLoopCalls <= 1 ? 0 : 1;
     const lossRate = this.unexplainedLosses[k] / (this.observedCalls[k] + 1);
-    const q = quoteLongTtl({ written, prefix: own + this.index.rangeTokens(epochStart, readTo), restOfLoop: loop, gapsMs: run.evidence.gapsMs, lossRate, atRisk: own + this.index.rangeTokens(epochStart, upTo), minTokens: minCacheableTokens(this.model) });
+    const q = quoteLongTtl({
+      written,
+      prefix: own + this.index.rangeTokens(epochStart, readTo),
+      restOfLoop: loop,
+      gapsMs: run.evidence.gapsMs,
+      lossRate,
+      atRisk: own + this.index.rangeTokens(epochStart, upTo),
+      minTokens: minCacheableTokens(this.model),
+    });
     const long = q.pays ? '1h' : this.ttl;
-    if (long !== this.lastTtl && this.lastTtl !== undefined) this.decisions.add({ callIndex, by: 'cache-planner', action: 'apply', targets: [], reason: `cache TTL: ${describeLongTtl(q)}`, tokensSaved: 0 });
+    if (long !== this.lastTtl && this.lastTtl !== undefined)
+      this.decisions.add({
+        callIndex,
+        by: 'cache-planner',
+        action: 'apply',
+        targets: [],
+        reason: `cache TTL: ${describeLongTtl(q)}`,
+        tokensSaved: 0,
+      });
     return long;
   }
 
@@ -272,11 +361,18 @@ export class ContextEngine {
    * The request as it would be sent now, without running the pipeline and without
    * changing the engine's state: looking (the inspector) never changes what the agent does.
    */
-  preview(input: { upTo?: number; epochStart?: number; previousBreakpoints?: readonly Breakpoint[] } = {}): PreparedCall {
+  preview(
+    input: { upTo?: number; epochStart?: number; previousBreakpoints?: readonly Breakpoint[] } = {},
+  ): PreparedCall {
     const upTo = input.upTo ?? this.session.messages.length;
     const epochStart = input.epochStart ?? this.builder.epochStart(this.session, upTo);
     this.index.update();
-    return this.build(this.session.calls.length, epochStart, upTo, input.previousBreakpoints ?? this.previousBreakpoints);
+    return this.build(
+      this.session.calls.length,
+      epochStart,
+      upTo,
+      input.previousBreakpoints ?? this.previousBreakpoints,
+    );
   }
 
   /** Recent message writes still alive at `now` (the TTL in use), newest first. */
@@ -289,9 +385,10 @@ export class ContextEngine {
   private remember(prepared: PreparedCall, now: number, ttl: CacheTtl): void {
     const fresh = prepared.breakpoints.filter((b) => b.messageIndex !== undefined);
     const ids = new Set(fresh.map((b) => b.at));
-    const changedId = prepared.firstChanged === undefined ? undefined : prepared.blockMap.idAt(prepared.firstChanged, 0);
+    const changedId =
+      prepared.firstChanged === undefined ? undefined : prepared.blockMap.idAt(prepared.firstChanged, 0);
     const changedMsg = changedId ? this.session.messageOf(changedId) : undefined;
-    const changedAt = changedMsg ? this.session.position(changedMsg.id) ?? Infinity : Infinity;
+    const changedAt = changedMsg ? (this.session.position(changedMsg.id) ?? Infinity) : Infinity;
     const alive = this.recentWrites.filter((w) => {
       if (ids.has(w.bp.at)) return false;
       const m = this.session.messageOf(w.bp.at);
@@ -317,7 +414,11 @@ export class ContextEngine {
    * The placement with the best expected saving among the trims due next call (cache/hold-back.ts),
    * if any. Only messages the previous request did not write can be held back (what is cached stays so).
    */
-  private holdBack(run: PipelineRunResult, upTo: number, ttl: CacheTtl): { position: number; q: HoldBackQuote } | undefined {
+  private holdBack(
+    run: PipelineRunResult,
+    upTo: number,
+    ttl: CacheTtl,
+  ): { position: number; q: HoldBackQuote } | undefined {
     let best: { position: number; q: HoldBackQuote } | undefined;
     for (const f of run.foresight) {
       if (f.position < this.cache.cachedUpTo) continue;
@@ -327,7 +428,16 @@ export class ContextEngine {
     return best;
   }
 
-  private build(callIndex: number, epochStart: number, upTo: number, previous: readonly Breakpoint[], run?: PipelineRunResult, previousMessages?: readonly MessageParam[], holdBackFrom?: number, ttl: CacheTtl = this.ttl): PreparedCall {
+  private build(
+    callIndex: number,
+    epochStart: number,
+    upTo: number,
+    previous: readonly Breakpoint[],
+    run?: PipelineRunResult,
+    previousMessages?: readonly MessageParam[],
+    holdBackFrom?: number,
+    ttl: CacheTtl = this.ttl,
+  ): PreparedCall {
     const built = this.builder.build(this.session, {
       model: this.model,
       maxTokens: this.maxTokens,
@@ -357,7 +467,16 @@ export class ContextEngine {
       repairs: built.repairs.length,
       breakpoints: breakpoints.length,
     };
-    return { body: built.body, breakpoints, repairs: built.repairs, blockMap: built.blockMap, stats, messages: built.messages, firstChanged: built.firstChanged, heldFrom: built.heldFrom };
+    return {
+      body: built.body,
+      breakpoints,
+      repairs: built.repairs,
+      blockMap: built.blockMap,
+      stats,
+      messages: built.messages,
+      firstChanged: built.firstChanged,
+      heldFrom: built.heldFrom,
+    };
   }
 
   /**
@@ -388,7 +507,12 @@ export class ContextEngine {
     if (prev && prev.epochStart === epochStart && upTo > prev.upTo && (untrimmedDelta || !this.overlaysChanged)) {
       const added: ContentBlockParam[] = [];
       for (let p = prev.upTo; p < upTo; p++) for (const b of this.session.messages[p].blocks) added.push(b.param);
-      this.tokens.observe({ model: this.model, addedBlocks: added, addedMessages: upTo - prev.upTo, trueDelta: totalInput(usage) - totalInput(prev.usage) });
+      this.tokens.observe({
+        model: this.model,
+        addedBlocks: added,
+        addedMessages: upTo - prev.upTo,
+        trueDelta: totalInput(usage) - totalInput(prev.usage),
+      });
     }
     this.lastObserved = { upTo, epochStart, usage, overlaysChanged: false, at, ttl, model: this.model };
     this.overlaysChanged = false;

@@ -21,7 +21,10 @@ export interface LedgerTotals {
   inputTokens: number;
   cacheWriteTokens: number;
   cacheReadTokens: number;
-  /** USD, input side only (uncached input + cache writes + reads): output is what the model said, the same whatever we trim. */
+  /**
+   * USD, input side only (uncached input + cache writes + reads): output is what the model said, the same whatever we
+   * trim.
+   */
   inputCost: number;
 }
 
@@ -41,7 +44,15 @@ export class CostLedger {
     const t = block.type;
     const p = this.clientPrefix;
     if (p && t === 'text' && (block as { text?: unknown }).text === placeholderSystem(p)[0].text) return p.tokens;
-    if (t === 'text' || t === 'tool_use' || t === 'tool_result' || t === 'thinking' || t === 'redacted_thinking' || t === 'image' || t === 'document') {
+    if (
+      t === 'text' ||
+      t === 'tool_use' ||
+      t === 'tool_result' ||
+      t === 'thinking' ||
+      t === 'redacted_thinking' ||
+      t === 'image' ||
+      t === 'document'
+    ) {
       return this.tokens.block(block as ContentBlockParam).tokens;
     }
     return this.tokens.text(JSON.stringify(block)).tokens;

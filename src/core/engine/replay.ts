@@ -26,7 +26,10 @@ export function emptySessionFor(imp: ImportedSession): Session {
   return new Session({ system: imp.system, tools: imp.tools, model: imp.model });
 }
 
-/** The TTL a recorded call's cache writes used: 1h when any write was a 1-hour one, 5m when only 5-minute ones; else unknown. */
+/**
+ * The TTL a recorded call's cache writes used: 1h when any write was a 1-hour one, 5m when only 5-minute ones; else
+ * unknown.
+ */
 export function recordedTtl(call: CallRecord): CacheTtl | undefined {
   const split = call.usage?.cache_creation;
   if (!split) return undefined;
@@ -46,13 +49,21 @@ export function* replay(imp: ImportedSession, opts: ReplayOptions = {}): Generat
     for (; appended < call.at; appended++) session.appendMessage(imp.messages[appended]);
     const t = call.timestamp ? Date.parse(call.timestamp) : NaN;
     now = Number.isFinite(t) ? t : now + 1000;
-    session.recordCall({ at: call.at, epochStart: call.epochStart, apiMessageId: call.apiMessageId, model: call.model, timestamp: call.timestamp, usage: call.usage });
+    session.recordCall({
+      at: call.at,
+      epochStart: call.epochStart,
+      apiMessageId: call.apiMessageId,
+      model: call.model,
+      timestamp: call.timestamp,
+      usage: call.usage,
+    });
     // The client's breakpoints are not in the transcript, but their TTL shows in the usage: follow it.
     const ttl = recordedTtl(call);
     if (ttl && opts.ttl === undefined) engine.ttl = ttl;
     const prepared = engine.prepare({ callIndex: call.index, upTo: call.at, epochStart: call.epochStart, now });
     // The recorded usage is the client's request's, written at the client's TTL.
-    if (call.usage && opts.calibrate !== false) engine.observeUsage(call.usage, call.at, call.epochStart, true, engine.ttl);
+    if (call.usage && opts.calibrate !== false)
+      engine.observeUsage(call.usage, call.at, call.epochStart, true, engine.ttl);
     yield { call, prepared, now, engine };
   }
   for (; appended < imp.messages.length; appended++) session.appendMessage(imp.messages[appended]);
@@ -60,7 +71,11 @@ export function* replay(imp: ImportedSession, opts: ReplayOptions = {}): Generat
 }
 
 /** Replay every call and return the engine, positioned after the whole transcript. */
-export function replayAll(imp: ImportedSession, opts: ReplayOptions = {}, onStep?: (s: ReplayStep) => void): ContextEngine {
+export function replayAll(
+  imp: ImportedSession,
+  opts: ReplayOptions = {},
+  onStep?: (s: ReplayStep) => void,
+): ContextEngine {
   const it = replay(imp, opts);
   for (;;) {
     const r = it.next();

@@ -99,7 +99,8 @@ export class SavingsGuard implements RewriteGuard {
   /** Price one prepared call on the shadow cache, both ways (`none` at the client's TTL). */
   record(c: ShadowCall): void {
     const p = modelPrice(c.model);
-    const price = (read: number, total: number, ttl: CacheTtl): number => inputSidePrice({ read, written: total - read }, p, ttl);
+    const price = (read: number, total: number, ttl: CacheTtl): number =>
+      inputSidePrice({ read, written: total - read }, p, ttl);
     const cold = Math.min(c.sharedHead, c.head);
     const noneWarm = this.warm(c, this.last?.noneTtl ?? c.noneTtl);
     const warm = this.warm(c, this.last?.ttl ?? c.ttl);
@@ -120,7 +121,13 @@ export class SavingsGuard implements RewriteGuard {
       readEnd = start;
     }
     this.record({
-      now: c.now, model: c.model, epochStart, ttl: c.ttl, noneTtl: c.noneTtl, head: c.head, sharedHead: c.sharedHead,
+      now: c.now,
+      model: c.model,
+      epochStart,
+      ttl: c.ttl,
+      noneTtl: c.noneTtl,
+      head: c.head,
+      sharedHead: c.sharedHead,
       coldAtStart: cold <= epochStart,
       noneTokens: index.originalTokens(epochStart, upTo),
       sentTokens: index.rangeTokens(epochStart, upTo),

@@ -54,7 +54,9 @@ export function viewRows(engine: ContextEngine, prepared: PreparedCall, from = 0
       const original = tokens.block(b.block.param).tokens;
       const sentTokens = b.sent ? tokens.block(b.sent).tokens : 0;
       // A block with no overlay may still have a deferred proposal: say so.
-      const deferred = b.overlay ? undefined : engine.decisions.about(b.block.id).at(-1) ?? engine.decisions.about(r.message.id).at(-1);
+      const deferred = b.overlay
+        ? undefined
+        : (engine.decisions.about(b.block.id).at(-1) ?? engine.decisions.about(r.message.id).at(-1));
       const pendingWhy = deferred?.action === 'defer' ? deferred.reason : undefined;
       rows.push({
         ref: `${pos}.${b.block.index}`,

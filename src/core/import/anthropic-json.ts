@@ -60,14 +60,16 @@ function responseMeta(raw: RawMessage, base: string): MessageMeta {
 /** `system`: absent, a string, or an array of text blocks. */
 function readSystem(v: unknown, file: string): string | TextBlockParam[] | undefined {
   if (v === undefined || v === null || typeof v === 'string') return v ?? undefined;
-  if (Array.isArray(v) && v.every((b) => isRecord(b) && b.type === 'text' && typeof b.text === 'string')) return v as TextBlockParam[];
+  if (Array.isArray(v) && v.every((b) => isRecord(b) && b.type === 'text' && typeof b.text === 'string'))
+    return v as TextBlockParam[];
   throw new ImportError(file, `"system" is ${describe(v)}, expected a string or an array of text blocks`);
 }
 
 /** `tools`: absent, or an array of tool definitions (each with a string `name`). */
 function readTools(v: unknown, file: string): ToolDefinition[] | undefined {
   if (v === undefined || v === null) return undefined;
-  if (!Array.isArray(v)) throw new ImportError(file, `"tools" is ${describe(v)}, expected an array of tool definitions`);
+  if (!Array.isArray(v))
+    throw new ImportError(file, `"tools" is ${describe(v)}, expected an array of tool definitions`);
   const bad = v.findIndex((t) => !isRecord(t) || typeof t.name !== 'string');
   if (bad >= 0) throw new ImportError(file, `tools[${bad}] has no "name"`);
   return v as ToolDefinition[];

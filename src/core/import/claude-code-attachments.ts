@@ -31,7 +31,8 @@ export class AttachmentLines {
 
   /** Note an attachment record or a microcompact boundary's cleared attachments. */
   read(rec: JsonRecord, line: number): void {
-    if (rec.type === 'attachment' && typeof rec.uuid === 'string' && isRecord(rec.attachment)) this.records.push({ line, rec });
+    if (rec.type === 'attachment' && typeof rec.uuid === 'string' && isRecord(rec.attachment))
+      this.records.push({ line, rec });
     if (rec.type === 'system' && rec.subtype === 'microcompact_boundary' && isRecord(rec.microcompactMetadata)) {
       const ids = rec.microcompactMetadata.clearedAttachmentUUIDs;
       if (Array.isArray(ids)) for (const id of ids) if (typeof id === 'string') this.cleared.add(id);
@@ -43,7 +44,10 @@ export class AttachmentLines {
     const add: ConvLine[] = [];
     for (const { line, rec } of this.records) {
       if (!this.cleared.has(rec.uuid as string)) continue;
-      const block: ContentBlockParam = { type: 'text', text: `<system-reminder>\n${stringsOf(rec.attachment).join('\n')}\n</system-reminder>` };
+      const block: ContentBlockParam = {
+        type: 'text',
+        text: `<system-reminder>\n${stringsOf(rec.attachment).join('\n')}\n</system-reminder>`,
+      };
       this.uuidOf.set(block, rec.uuid as string);
       add.push({ line, role: 'user', rec, message: { role: 'user', content: [block] }, blocks: [block] });
     }

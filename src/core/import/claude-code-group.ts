@@ -71,7 +71,10 @@ export interface Group {
   readonly compact: boolean;
   /** Copies of kept messages (rule 7): context only, never a call. */
   readonly preserved: boolean;
-  /** The history restarts here: a compact summary, or the first copy "summarize from here" kept before its summary (rule 8). */
+  /**
+   * The history restarts here: a compact summary, or the first copy "summarize from here" kept before its summary (rule
+   * 8).
+   */
   readonly startsEpoch: boolean;
 }
 
@@ -101,7 +104,15 @@ export function groupLines(lines: readonly ConvLine[], issues: ImportIssue[]): G
     if (l.role === 'assistant') addAssistantLine(drafts, l, seenIds, issues);
     else addUserLine(drafts, l, issues);
   }
-  return drafts.map((d) => ({ role: d.role, lines: d.lines, blocks: [...d.head, ...d.tail], apiMessageId: d.apiMessageId, compact: d.compact, preserved: d.preserved, startsEpoch: d.startsEpoch }));
+  return drafts.map((d) => ({
+    role: d.role,
+    lines: d.lines,
+    blocks: [...d.head, ...d.tail],
+    apiMessageId: d.apiMessageId,
+    compact: d.compact,
+    preserved: d.preserved,
+    startsEpoch: d.startsEpoch,
+  }));
 }
 
 /** The `message.id` of an assistant line, when it has one. */
@@ -109,8 +120,25 @@ function messageIdOf(l: ConvLine): string | undefined {
   return typeof l.message.id === 'string' ? l.message.id : undefined;
 }
 
-function newDraft(role: Role, apiMessageId: string | undefined, compact: boolean, preserved: boolean, startsEpoch = false): Draft {
-  return { role, lines: [], head: [], tail: [], seen: new SeenBlocks<number>(), toolIds: new Map(), apiMessageId, compact, preserved, startsEpoch };
+function newDraft(
+  role: Role,
+  apiMessageId: string | undefined,
+  compact: boolean,
+  preserved: boolean,
+  startsEpoch = false,
+): Draft {
+  return {
+    role,
+    lines: [],
+    head: [],
+    tail: [],
+    seen: new SeenBlocks<number>(),
+    toolIds: new Map(),
+    apiMessageId,
+    compact,
+    preserved,
+    startsEpoch,
+  };
 }
 
 /** Rule 8: the line starts a new epoch (a compact summary not preceded by its kept copies, or the first such copy). */
@@ -126,7 +154,10 @@ function addAssistantLine(drafts: Draft[], l: ConvLine, seenIds: Set<string>, is
   if (target && target.preserved !== preserved) target = undefined;
   if (!target) {
     if (id !== undefined && seenIds.has(id) && !preserved) {
-      issues.push({ line: l.line, message: `assistant message.id ${id} seen again after other messages: kept as a separate message, counted as one call` });
+      issues.push({
+        line: l.line,
+        message: `assistant message.id ${id} seen again after other messages: kept as a separate message, counted as one call`,
+      });
     }
     if (id !== undefined) seenIds.add(id);
     target = newDraft('assistant', id, false, preserved, startsEpoch(l));
@@ -136,7 +167,10 @@ function addAssistantLine(drafts: Draft[], l: ConvLine, seenIds: Set<string>, is
   for (const b of l.blocks) {
     const first = target.seen.get(b);
     if (first !== undefined) {
-      issues.push({ line: l.line, message: `${b.type} block recorded twice under message.id ${id ?? '(none)'} (first on line ${first}): kept once` });
+      issues.push({
+        line: l.line,
+        message: `${b.type} block recorded twice under message.id ${id ?? '(none)'} (first on line ${first}): kept once`,
+      });
       continue;
     }
     target.seen.set(b, l.line);
@@ -166,7 +200,10 @@ function addUserLine(drafts: Draft[], l: ConvLine, issues: ImportIssue[]): void 
   const compact = l.rec.isCompactSummary === true;
   const last = drafts[drafts.length - 1];
   const preserved = l.preserved === true;
-  const target = last?.role === 'user' && !compact && l.startsEpoch !== true ? last : newDraft('user', undefined, compact, preserved, startsEpoch(l));
+  const target =
+    last?.role === 'user' && !compact && l.startsEpoch !== true
+      ? last
+      : newDraft('user', undefined, compact, preserved, startsEpoch(l));
   if (target !== last) drafts.push(target);
   target.lines.push(l);
   const kept = l.blocks.filter((b) => keepUserBlock(target, b, l.line, issues));
@@ -178,11 +215,18 @@ function keepUserBlock(d: Draft, b: ContentBlockParam, line: number, issues: Imp
   if (b.type !== 'tool_result') return true;
   const same = d.seen.get(b);
   if (same !== undefined) {
-    issues.push({ line, message: `tool_result for ${b.tool_use_id} recorded twice (first on line ${same}): kept once` });
+    issues.push({
+      line,
+      message: `tool_result for ${b.tool_use_id} recorded twice (first on line ${same}): kept once`,
+    });
     return false;
   }
   const other = d.toolIds.get(b.tool_use_id);
-  if (other !== undefined) issues.push({ line, message: `second, different tool_result for ${b.tool_use_id} (first on line ${other}): both kept` });
+  if (other !== undefined)
+    issues.push({
+      line,
+      message: `second, different tool_result for ${b.tool_use_id} (first on line ${other}): both kept`,
+    });
   else d.toolIds.set(b.tool_use_id, line);
   d.seen.set(b, line);
   return true;

@@ -40,23 +40,47 @@ import { isRecord, type JsonRecord } from './util';
 /** Flag of a message copied next to a compact summary because a partial compaction kept it. */
 export const PRESERVED_FLAG = 'preserved';
 
-/** A compact boundary that kept messages: a preserved segment (copied after the summary) or "summarize from here" (copied before it). */
+/**
+ * A compact boundary that kept messages: a preserved segment (copied after the summary) or "summarize from here"
+ * (copied before it).
+ */
 export type PreservedBoundary =
-  | { readonly kind: 'segment'; readonly line: number; readonly headUuid: string; readonly tailUuid: string; readonly anchorUuid?: string }
+  | {
+      readonly kind: 'segment';
+      readonly line: number;
+      readonly headUuid: string;
+      readonly tailUuid: string;
+      readonly anchorUuid?: string;
+    }
   | { readonly kind: 'upTo'; readonly line: number; readonly lastKeptUuid?: string };
 
 /** The uuid links of every record (any kind: a kept chain may pass through attachments or system records). */
 export type ParentLinks = Map<string, string | null>;
 
-/** Record a line's uuid → parentUuid link; returns the boundary when the line is a compact boundary that kept messages (either kind). */
+/**
+ * Record a line's uuid → parentUuid link; returns the boundary when the line is a compact boundary that kept messages
+ * (either kind).
+ */
 export function readLinks(rec: JsonRecord, line: number, links: ParentLinks): PreservedBoundary | undefined {
   if (typeof rec.uuid === 'string') links.set(rec.uuid, typeof rec.parentUuid === 'string' ? rec.parentUuid : null);
   if (rec.type !== 'system' || rec.subtype !== 'compact_boundary' || !isRecord(rec.compactMetadata)) return undefined;
   const meta = rec.compactMetadata;
   const seg = meta.preservedSegment;
-  if (isRecord(seg) && typeof seg.headUuid === 'string' && typeof seg.tailUuid === 'string') return { kind: 'segment', line, headUuid: seg.headUuid, tailUuid: seg.tailUuid, ...(typeof seg.anchorUuid === 'string' ? { anchorUuid: seg.anchorUuid } : {}) };
-  if (seg !== undefined || (typeof meta.messagesSummarized !== 'number' && typeof meta.userContext !== 'string')) return undefined;
-  return { kind: 'upTo', line, ...(typeof rec.logicalParentUuid === 'string' ? { lastKeptUuid: rec.logicalParentUuid } : {}) };
+  if (isRecord(seg) && typeof seg.headUuid === 'string' && typeof seg.tailUuid === 'string')
+    return {
+      kind: 'segment',
+      line,
+      headUuid: seg.headUuid,
+      tailUuid: seg.tailUuid,
+      ...(typeof seg.anchorUuid === 'string' ? { anchorUuid: seg.anchorUuid } : {}),
+    };
+  if (seg !== undefined || (typeof meta.messagesSummarized !== 'number' && typeof meta.userContext !== 'string'))
+    return undefined;
+  return {
+    kind: 'upTo',
+    line,
+    ...(typeof rec.logicalParentUuid === 'string' ? { lastKeptUuid: rec.logicalParentUuid } : {}),
+  };
 }
 
 /** Uuids from tail back to head, or undefined when the walk breaks (missing link, loop, null parent before head). */
@@ -74,9 +98,17 @@ function walk(from: string, links: ParentLinks, head?: string): Set<string> | un
 
 /** The kept uuids of a boundary, or the issue that makes it fall back to restarting at the summary. */
 function keptOf(b: PreservedBoundary, links: ParentLinks): Set<string> | string {
-  if (b.kind === 'segment') return walk(b.tailUuid, links, b.headUuid) ?? 'compact boundary: preserved segment does not link tail to head; the history restarts at the summary';
-  if (b.lastKeptUuid === undefined) return '"summarize from here" compact boundary without logicalParentUuid: kept messages not followed, the history restarts at the summary';
-  return walk(b.lastKeptUuid, links) ?? `"summarize from here" compact boundary: the kept messages do not link back from ${b.lastKeptUuid} (missing link or loop); the history restarts at the summary`;
+  if (b.kind === 'segment')
+    return (
+      walk(b.tailUuid, links, b.headUuid) ??
+      'compact boundary: preserved segment does not link tail to head; the history restarts at the summary'
+    );
+  if (b.lastKeptUuid === undefined)
+    return '"summarize from here" compact boundary without logicalParentUuid: kept messages not followed, the history restarts at the summary';
+  return (
+    walk(b.lastKeptUuid, links) ??
+    `"summarize from here" compact boundary: the kept messages do not link back from ${b.lastKeptUuid} (missing link or loop); the history restarts at the summary`
+  );
 }
 
 /**
@@ -85,7 +117,12 @@ function keptOf(b: PreservedBoundary, links: ParentLinks): Set<string> | string 
  * preserved segment, or before it for "summarize from here". Boundaries whose
  * kept messages cannot be followed are reported.
  */
-export function withPreservedCopies(lines: readonly ConvLine[], boundaries: readonly PreservedBoundary[], links: ParentLinks, issues: ImportIssue[]): ConvLine[] {
+export function withPreservedCopies(
+  lines: readonly ConvLine[],
+  boundaries: readonly PreservedBoundary[],
+  links: ParentLinks,
+  issues: ImportIssue[],
+): ConvLine[] {
   if (!boundaries.length) return [...lines];
   const copiesAfter = new Map<number, ConvLine[]>();
   const copiesBefore = new Map<number, ConvLine[]>();
@@ -97,19 +134,31 @@ export function withPreservedCopies(lines: readonly ConvLine[], boundaries: read
     }
     const summary = lines.findIndex((l) => l.line > b.line && l.rec.isCompactSummary === true);
     if (summary < 0) {
-      issues.push({ line: b.line, message: 'compact boundary with a preserved segment but no compact summary after it: kept messages not followed' });
+      issues.push({
+        line: b.line,
+        message:
+          'compact boundary with a preserved segment but no compact summary after it: kept messages not followed',
+      });
       continue;
     }
     if (b.kind === 'segment') {
-      const copies = lines.filter((l) => l.line < b.line && typeof l.rec.uuid === 'string' && kept.has(l.rec.uuid)).map((l): ConvLine => ({ ...l, preserved: true }));
+      const copies = lines
+        .filter((l) => l.line < b.line && typeof l.rec.uuid === 'string' && kept.has(l.rec.uuid))
+        .map((l): ConvLine => ({ ...l, preserved: true }));
       if (copies.length) copiesAfter.set(summary, [...(copiesAfter.get(summary) ?? []), ...copies]);
       // As Claude Code's loader: the head now follows the anchor, so a later chain walks summary → kept → new.
       if (b.anchorUuid !== undefined) links.set(b.headUuid, b.anchorUuid);
       continue;
     }
-    // In context order (the chain from its first record on): a kept segment of an earlier compaction sits after its summary.
-    const byUuid = new Map(lines.filter((l) => l.line < b.line && typeof l.rec.uuid === 'string').map((l) => [l.rec.uuid, l]));
-    const copies = [...kept].reverse().flatMap((u) => byUuid.get(u) ?? []).map((l): ConvLine => ({ ...l, preserved: true }));
+    // In context order (the chain from its first record on): a kept segment of an earlier compaction sits after its
+    // summary.
+    const byUuid = new Map(
+      lines.filter((l) => l.line < b.line && typeof l.rec.uuid === 'string').map((l) => [l.rec.uuid, l]),
+    );
+    const copies = [...kept]
+      .reverse()
+      .flatMap((u) => byUuid.get(u) ?? [])
+      .map((l): ConvLine => ({ ...l, preserved: true }));
     if (copies.length) copiesBefore.set(summary, [{ ...copies[0], startsEpoch: true }, ...copies.slice(1)]);
   }
   const out: ConvLine[] = [];

@@ -45,7 +45,13 @@ import type { TranscriptImporter, TranscriptInput } from './detect';
 import { groupLines, type ConvLine, type Group } from './claude-code-group';
 import { claudeCodeRecorded } from './claude-code-usage';
 import { AttachmentLines } from './claude-code-attachments';
-import { PRESERVED_FLAG, readLinks, withPreservedCopies, type ParentLinks, type PreservedBoundary } from './claude-code-preserved';
+import {
+  PRESERVED_FLAG,
+  readLinks,
+  withPreservedCopies,
+  type ParentLinks,
+  type PreservedBoundary,
+} from './claude-code-preserved';
 import { ImportError, oneLine } from './errors';
 import { jsonLines } from './json-lines';
 import { checkHistory } from './history-check';
@@ -112,7 +118,7 @@ function detectClaudeCode(input: TranscriptInput): boolean {
   let seen = 0;
   const text = input.text;
   // The first lines only: found by indexOf, not by splitting the whole file.
-  for (let at = 0; at < text.length; ) {
+  for (let at = 0; at < text.length;) {
     const nl = text.indexOf('\n', at);
     const end = nl < 0 ? text.length : nl;
     const line = text.slice(at, end).trim();
@@ -141,29 +147,51 @@ function parseClaudeCode(input: TranscriptInput): ImportedSession {
   }
   const groups = groupLines(kept, issues);
   const toolNames = new Map<string, string>();
-  const messages: LogMessage[] = groups.map((g, i) => makeMessage(`m${i}`, i, g.role, g.blocks, groupMeta(g, groups[i + 1], base), toolNames));
+  const messages: LogMessage[] = groups.map((g, i) =>
+    makeMessage(`m${i}`, i, g.role, g.blocks, groupMeta(g, groups[i + 1], base), toolNames),
+  );
   const calls = callsOf(messages);
   const attachmentBlocks = new Map<string, string>();
   const firstBlock = new Map<ContentBlockParam, string>();
   const copiedBlocks = new Map<string, string>();
-  groups.forEach((g, i) => g.blocks.forEach((b, j) => {
-    const uuid = attachments.uuidOf.get(b);
-    const block = messages[i].blocks[j];
-    if (!block) return;
-    if (uuid !== undefined) attachmentBlocks.set(uuid, block.id);
-    // A copy holds the very block objects of the line it copies.
-    const orig = firstBlock.get(b);
-    if (g.preserved && orig !== undefined) copiedBlocks.set(block.id, orig);
-    else if (!g.preserved && orig === undefined) firstBlock.set(b, block.id);
-  }));
+  groups.forEach((g, i) =>
+    g.blocks.forEach((b, j) => {
+      const uuid = attachments.uuidOf.get(b);
+      const block = messages[i].blocks[j];
+      if (!block) return;
+      if (uuid !== undefined) attachmentBlocks.set(uuid, block.id);
+      // A copy holds the very block objects of the line it copies.
+      const orig = firstBlock.get(b);
+      if (g.preserved && orig !== undefined) copiedBlocks.set(block.id, orig);
+      else if (!g.preserved && orig === undefined) firstBlock.set(b, block.id);
+    }),
+  );
   issues.push(...checkHistory(messages, (pos) => groups[pos]?.lines[0].line));
   issues.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   const model = calls.length ? calls[calls.length - 1].model : undefined;
-  return { format: 'claude-code', file: input.file, model, messages, calls, issues, ...(attachmentBlocks.size ? { attachmentBlocks } : {}), ...(copiedBlocks.size ? { copiedBlocks } : {}) };
+  return {
+    format: 'claude-code',
+    file: input.file,
+    model,
+    messages,
+    calls,
+    issues,
+    ...(attachmentBlocks.size ? { attachmentBlocks } : {}),
+    ...(copiedBlocks.size ? { copiedBlocks } : {}),
+  };
 }
 
 /** Parse every line; collect conversation lines, count record kinds, report unparseable and malformed lines. */
-function readLines(text: string, issues: ImportIssue[]): { conv: ConvLine[]; kinds: Map<string, number>; links: ParentLinks; boundaries: PreservedBoundary[]; attachments: AttachmentLines } {
+function readLines(
+  text: string,
+  issues: ImportIssue[],
+): {
+  conv: ConvLine[];
+  kinds: Map<string, number>;
+  links: ParentLinks;
+  boundaries: PreservedBoundary[];
+  attachments: AttachmentLines;
+} {
   const conv: ConvLine[] = [];
   const kinds = new Map<string, number>();
   const links: ParentLinks = new Map();
@@ -221,7 +249,10 @@ function selectLines(conv: ConvLine[], issues: ImportIssue[]): ConvLine[] {
     if (hasMain && l.rec.isSidechain === true) continue;
     if (l.role === 'assistant' && l.message.model === SYNTHETIC_MODEL) {
       const text = l.blocks.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join(' ');
-      issues.push({ line: l.line, message: `synthetic Claude Code entry left out (not a model call): ${oneLine(text, 80)}` });
+      issues.push({
+        line: l.line,
+        message: `synthetic Claude Code entry left out (not a model call): ${oneLine(text, 80)}`,
+      });
       continue;
     }
     if (!l.blocks.length) {
@@ -244,7 +275,8 @@ function groupMeta(g: Group, next: Group | undefined, base: string): MessageMeta
   if (g.apiMessageId) meta.apiMessageId = g.apiMessageId;
   const model = g.lines.map((l) => l.message.model).find((m): m is string => typeof m === 'string');
   if (model) meta.model = model;
-  // A kept response re-sent after a partial compaction: Claude Code zeroes its usage (counted once, where it was produced).
+  // A kept response re-sent after a partial compaction: Claude Code zeroes its usage (counted once, where it was
+  // produced).
   if (g.preserved) return meta;
   const usage = finalUsage(g.lines.map((l) => l.message.usage));
   if (usage) meta.usage = usage;
@@ -252,7 +284,9 @@ function groupMeta(g: Group, next: Group | undefined, base: string): MessageMeta
   return meta;
 }
 
-/** The next message starts with Claude Code's "[Request interrupted by user]": this response was cut while streaming. */
+/**
+ * The next message starts with Claude Code's "[Request interrupted by user]": this response was cut while streaming.
+ */
 function isInterruption(next: Group): boolean {
   const b = next.blocks[0];
   return next.role === 'user' && b?.type === 'text' && b.text.trim() === INTERRUPTED_MARKER;

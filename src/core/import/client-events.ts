@@ -31,13 +31,24 @@ export interface ClientEvents {
 /** Collects a conversation's events while its lines are read (recorded.ts reads every line once). */
 export class ClientEventsBuilder implements ClientEvents {
   readonly versionOf = new Map<string, string>();
-  readonly microcompacts: { firstResponseId?: string; toolIds: string[]; attachmentUuids: string[]; tokensSaved?: number }[] = [];
-  private open: { firstResponseId?: string; toolIds: string[]; attachmentUuids: string[]; tokensSaved?: number } | undefined;
+  readonly microcompacts: {
+    firstResponseId?: string;
+    toolIds: string[];
+    attachmentUuids: string[];
+    tokensSaved?: number;
+  }[] = [];
+  private open:
+    { firstResponseId?: string; toolIds: string[]; attachmentUuids: string[]; tokensSaved?: number } | undefined;
 
   /** A `microcompact_boundary` record's metadata. */
   microcompact(meta: Record<string, unknown>): void {
-    const strings = (v: unknown): string[] => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []);
-    this.open = { toolIds: strings(meta.compactedToolIds), attachmentUuids: strings(meta.clearedAttachmentUUIDs), tokensSaved: typeof meta.tokensSaved === 'number' ? meta.tokensSaved : undefined };
+    const strings = (v: unknown): string[] =>
+      Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+    this.open = {
+      toolIds: strings(meta.compactedToolIds),
+      attachmentUuids: strings(meta.clearedAttachmentUUIDs),
+      tokensSaved: typeof meta.tokensSaved === 'number' ? meta.tokensSaved : undefined,
+    };
     this.microcompacts.push(this.open);
   }
 

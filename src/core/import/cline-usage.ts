@@ -102,7 +102,13 @@ export function parseClineUiMessages(text: string): ClineUsage {
     const usage = usageOfText(m.text);
     if (usage) requests.push({ ts: count(m.ts) ?? 0, usage, deleted: m.say === 'deleted_api_reqs' });
   }
-  if (!requests.length) return { ok: false, reason: started ? `${CLINE_UI_FILE_NAME} has ${started} request(s) but no token counts` : `${CLINE_UI_FILE_NAME} records no API request` };
+  if (!requests.length)
+    return {
+      ok: false,
+      reason: started
+        ? `${CLINE_UI_FILE_NAME} has ${started} request(s) but no token counts`
+        : `${CLINE_UI_FILE_NAME} records no API request`,
+    };
   return { ok: true, requests, unfinished: started - requests.filter((r) => !r.deleted).length };
 }
 
@@ -113,7 +119,11 @@ export function readClineUsage(historyFile: string): ClineUsage {
     text = readFileSync(clineUiFile(historyFile), 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    return { ok: false, reason: code === 'ENOENT' ? `${CLINE_UI_FILE_NAME} missing` : `${CLINE_UI_FILE_NAME} unreadable (${code ?? 'error'})` };
+    return {
+      ok: false,
+      reason:
+        code === 'ENOENT' ? `${CLINE_UI_FILE_NAME} missing` : `${CLINE_UI_FILE_NAME} unreadable (${code ?? 'error'})`,
+    };
   }
   return parseClineUiMessages(text);
 }
@@ -127,7 +137,8 @@ export function readClineUsage(historyFile: string): ClineUsage {
  */
 export function pairRequests(calls: readonly CallRecord[], requests: readonly ClineRequest[]): (number | undefined)[] {
   const live = requests.map((r, i) => ({ r, i })).filter((x) => !x.r.deleted);
-  const timed = calls.every((c) => c.timestamp && Number.isFinite(Date.parse(c.timestamp))) && live.every((x) => x.r.ts > 0);
+  const timed =
+    calls.every((c) => c.timestamp && Number.isFinite(Date.parse(c.timestamp))) && live.every((x) => x.r.ts > 0);
   if (!timed) {
     return live.length === calls.length ? live.map((x) => x.i) : calls.map(() => undefined);
   }
@@ -145,7 +156,12 @@ export function pairRequests(calls: readonly CallRecord[], requests: readonly Cl
  * request's id and usage, as a Claude Code import does: the fit sizes blocks
  * off that usage and bills the call against the request.
  */
-function withUsage(imp: ImportedSession, pairs: readonly (number | undefined)[], requests: readonly ClineRequest[], idOf: (i: number) => string): ImportedSession {
+function withUsage(
+  imp: ImportedSession,
+  pairs: readonly (number | undefined)[],
+  requests: readonly ClineRequest[],
+  idOf: (i: number) => string,
+): ImportedSession {
   const usageAt = new Map<number, RecordedUsage>();
   const calls = imp.calls.map((c, k) => {
     const p = pairs[k];
@@ -184,14 +200,27 @@ export function clineRecorded(file: string, imp: ImportedSession, counted: Set<s
   const paired = withUsage(imp, pairs, usage.requests, idOf);
   const notes: string[] = [];
   if (imp.calls.length && pairs.every((p) => p === undefined)) {
-    notes.push(`no response could be paired with a request: ${usage.requests.length} request(s) in ${CLINE_UI_FILE_NAME} for ${imp.calls.length} response(s), without timestamps to place them; recorded spend only`);
+    notes.push(
+      `no response could be paired with a request: ${usage.requests.length} request(s) in ${CLINE_UI_FILE_NAME} for ${imp.calls.length} response(s), without timestamps to place them; recorded spend only`,
+    );
   }
   const unpaired = usage.requests.filter((r, i) => !r.deleted && !pairs.includes(i)).length;
-  if (unpaired) notes.push(`${unpaired} request(s) in ${CLINE_UI_FILE_NAME} have no response in the history (failed, cancelled or retried): billed, not replayed`);
+  if (unpaired)
+    notes.push(
+      `${unpaired} request(s) in ${CLINE_UI_FILE_NAME} have no response in the history (failed, cancelled or retried): billed, not replayed`,
+    );
   const deleted = usage.requests.filter((r) => r.deleted).length;
-  if (deleted) notes.push(`${deleted} total(s) of requests deleted from the task (checkpoint restores): billed, not replayed`);
-  if (usage.unfinished > 0) notes.push(`${usage.unfinished} request(s) in ${CLINE_UI_FILE_NAME} recorded no token counts (never finished)`);
-  const conv: RecordedConversation = { sessionId: task, sidechain: false, calls, duplicates: 0, firstTimestamp: calls[0]?.timestamp };
+  if (deleted)
+    notes.push(`${deleted} total(s) of requests deleted from the task (checkpoint restores): billed, not replayed`);
+  if (usage.unfinished > 0)
+    notes.push(`${usage.unfinished} request(s) in ${CLINE_UI_FILE_NAME} recorded no token counts (never finished)`);
+  const conv: RecordedConversation = {
+    sessionId: task,
+    sidechain: false,
+    calls,
+    duplicates: 0,
+    firstTimestamp: calls[0]?.timestamp,
+  };
   return { ok: true, conv, imp: paired, notes };
 }
 

@@ -25,7 +25,11 @@ export const CLINE_FILE_NAME = 'api_conversation_history.json';
 const CLINE_MESSAGE_FIELDS = ['ts', 'modelInfo', 'metrics'] as const;
 
 /** Text Cline itself writes into user messages: a tool result header, the task wrapper, the environment details. */
-const CLINE_TEXT_MARKERS: readonly RegExp[] = [/^\[[\w-]+(?: for '[^\n]*')?\] Result:/, /^<task>/, /<environment_details>/];
+const CLINE_TEXT_MARKERS: readonly RegExp[] = [
+  /^\[[\w-]+(?: for '[^\n]*')?\] Result:/,
+  /^<task>/,
+  /<environment_details>/,
+];
 
 /**
  * Block fields Cline adds that the Anthropic API does not accept, removed the
@@ -48,11 +52,14 @@ export const clineImporter: TranscriptImporter = {
 function detectCline(input: TranscriptInput): boolean {
   if (!input.json.ok || !isMessageArray(input.json.value)) return false;
   if (baseName(input.file) === CLINE_FILE_NAME) return true;
-  return input.json.value.some((m) => CLINE_MESSAGE_FIELDS.some((f) => f in m) || (m.role === 'user' && hasClineText(m.content)));
+  return input.json.value.some(
+    (m) => CLINE_MESSAGE_FIELDS.some((f) => f in m) || (m.role === 'user' && hasClineText(m.content)),
+  );
 }
 
 function hasClineText(content: unknown): boolean {
-  const texts = typeof content === 'string' ? [content] : Array.isArray(content) ? content.filter(isRecord).map((b) => b.text) : [];
+  const texts =
+    typeof content === 'string' ? [content] : Array.isArray(content) ? content.filter(isRecord).map((b) => b.text) : [];
   return texts.some((t) => typeof t === 'string' && CLINE_TEXT_MARKERS.some((re) => re.test(t)));
 }
 
@@ -61,7 +68,13 @@ function parseCline(input: TranscriptInput): ImportedSession {
   const base = baseName(input.file);
   const issues: ImportIssue[] = [];
   const raws = readMessages(list, input.file).map((raw) => cleanRaw(raw, issues));
-  return buildJsonSession({ format: 'cline', file: input.file, raws, issues, metaOf: (raw, prev) => clineMeta(raw, prev, base) });
+  return buildJsonSession({
+    format: 'cline',
+    file: input.file,
+    raws,
+    issues,
+    metaOf: (raw, prev) => clineMeta(raw, prev, base),
+  });
 }
 
 /** Remove Cline-only block fields; drop thinking blocks without a signature (Cline never sends those back). */
@@ -69,7 +82,9 @@ function cleanRaw(raw: RawMessage, issues: ImportIssue[]): RawMessage {
   const blocks: ContentBlockParam[] = [];
   raw.blocks.forEach((b, i) => {
     if (b.type === 'thinking' && !(b as unknown as JsonRecord).signature) {
-      issues.push({ message: `messages[${raw.index}].content[${i}]: thinking block without signature left out (Cline drops it before sending)` });
+      issues.push({
+        message: `messages[${raw.index}].content[${i}]: thinking block without signature left out (Cline drops it before sending)`,
+      });
       return;
     }
     blocks.push(stripClineFields(b));
@@ -96,7 +111,10 @@ function clineMeta(raw: RawMessage, prev: LogMessage | undefined, base: string):
   return meta;
 }
 
-/** The previous assistant message has tool_use blocks that these blocks do not answer with tool_result, but text is present. */
+/**
+ * The previous assistant message has tool_use blocks that these blocks do not answer with tool_result, but text is
+ * present.
+ */
 function answersWithText(blocks: readonly ContentBlockParam[], prev: LogMessage | undefined): boolean {
   if (prev?.role !== 'assistant') return false;
   const ids = prev.blocks.filter((b) => b.kind === 'tool_use').map((b) => b.toolUseId);

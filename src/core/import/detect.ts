@@ -127,9 +127,14 @@ export function isWalkedName(name: string): boolean {
 /** The error for a file no importer accepts: names every known format and, for broken JSON, the syntax error. */
 function notATranscript(input: TranscriptInput): ImportError {
   const labels = importers.map((i) => i.label);
-  const names = labels.length > 1 ? `${labels.slice(0, -1).join(', ')} or ${labels[labels.length - 1]}` : (labels[0] ?? 'known');
+  const names =
+    labels.length > 1 ? `${labels.slice(0, -1).join(', ')} or ${labels[labels.length - 1]}` : (labels[0] ?? 'known');
   if (!input.json.ok && looksLikeJsonDocument(input.text)) {
-    return new ImportError(input.file, `invalid JSON (${input.json.error}), so not a ${names} transcript`, input.json.line);
+    return new ImportError(
+      input.file,
+      `invalid JSON (${input.json.error}), so not a ${names} transcript`,
+      input.json.line,
+    );
   }
   const expected = importers.map((i) => `${i.label}: ${i.expects}`).join('; ');
   return new ImportError(input.file, `not a ${names} transcript (expected ${expected})`, 1);

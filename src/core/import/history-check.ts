@@ -20,18 +20,31 @@ export function checkHistory(messages: readonly LogMessage[], lineOf: LineOf = (
   const issues: ImportIssue[] = [];
   const add = (pos: number, message: string): void => {
     const line = lineOf(pos);
-    issues.push(line === undefined ? { message: `${where(messages, pos)}: ${message}` } : { line, message: `${where(messages, pos)}: ${message}` });
+    issues.push(
+      line === undefined
+        ? { message: `${where(messages, pos)}: ${message}` }
+        : { line, message: `${where(messages, pos)}: ${message}` },
+    );
   };
   const toolUseOwner = new Map<string, number>();
   for (let pos = 0; pos < messages.length; pos++) {
     const m = messages[pos];
     const epochStart = pos === 0 || m.meta.compactBoundary === true;
     const prev = epochStart ? undefined : messages[pos - 1];
-    if (epochStart && m.role === 'assistant') add(pos, 'history starts with an assistant message (the first message must be a user message)');
-    const afterKeptUser = m.role === 'user' && prev?.meta.flags?.includes(PRESERVED_FLAG) === true && m.meta.flags?.includes(PRESERVED_FLAG) !== true;
-    if (prev && prev.role === m.role && !afterKeptUser) add(pos, `two ${m.role} messages in a row (${prev.id}, ${m.id})`);
+    if (epochStart && m.role === 'assistant')
+      add(pos, 'history starts with an assistant message (the first message must be a user message)');
+    const afterKeptUser =
+      m.role === 'user' &&
+      prev?.meta.flags?.includes(PRESERVED_FLAG) === true &&
+      m.meta.flags?.includes(PRESERVED_FLAG) !== true;
+    if (prev && prev.role === m.role && !afterKeptUser)
+      add(pos, `two ${m.role} messages in a row (${prev.id}, ${m.id})`);
     const isFinalAssistant = pos === messages.length - 1 && m.role === 'assistant';
-    if (!m.blocks.length && !isFinalAssistant) add(pos, 'empty content (all messages must have non-empty content except for the optional final assistant message)');
+    if (!m.blocks.length && !isFinalAssistant)
+      add(
+        pos,
+        'empty content (all messages must have non-empty content except for the optional final assistant message)',
+      );
     if (m.role === 'user') checkResults(m, prev, toolUseOwner, messages, (msg) => add(pos, msg));
     if (m.role === 'assistant') {
       for (const id of toolUseIds(m)) toolUseOwner.set(id, pos);
@@ -59,7 +72,9 @@ function nextInEpoch(messages: readonly LogMessage[], pos: number): LogMessage |
 function checkAnswered(m: LogMessage, next: LogMessage | undefined, add: (msg: string) => void): void {
   const ids = toolUseIds(m);
   if (!ids.length) return;
-  const answered = new Set(next?.role === 'user' ? next.blocks.filter((b) => b.kind === 'tool_result').map((b) => b.toolUseId) : []);
+  const answered = new Set(
+    next?.role === 'user' ? next.blocks.filter((b) => b.kind === 'tool_result').map((b) => b.toolUseId) : [],
+  );
   const missing = ids.filter((id) => !answered.has(id));
   if (!missing.length) return;
   let why: string;
@@ -89,7 +104,8 @@ function checkResults(
     const id = b.toolUseId ?? '';
     if (expected.has(id)) continue;
     const at = owner.get(id);
-    const detail = at === undefined ? 'no such tool_use in the history' : `out of order: it answers ${where(messages, at)}`;
+    const detail =
+      at === undefined ? 'no such tool_use in the history' : `out of order: it answers ${where(messages, at)}`;
     add(`content.${b.index}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id} (${detail})`);
   }
 }

@@ -63,7 +63,12 @@ export function importTranscript(file: string): ImportedSession {
     text = readFileSync(file, 'utf8');
   } catch (e) {
     const code = (e as NodeJS.ErrnoException).code;
-    const reason = code === 'ENOENT' ? 'no such file' : code === 'EISDIR' ? 'is a directory' : oneLine(e instanceof Error ? e.message : String(e));
+    const reason =
+      code === 'ENOENT'
+        ? 'no such file'
+        : code === 'EISDIR'
+          ? 'is a directory'
+          : oneLine(e instanceof Error ? e.message : String(e));
     throw new ImportError(file, `cannot read the file: ${reason}`);
   }
   return parseTranscript(text, file);

@@ -51,11 +51,15 @@ export function readMessages(list: readonly unknown[], file: string): RawMessage
     const role = rec.role;
     if (role !== 'user' && role !== 'assistant') {
       const hint = role === 'system' ? '; a system prompt belongs in the top-level "system"' : '';
-      throw new ImportError(file, `messages[${index}]: role ${JSON.stringify(role) ?? 'missing'} is not "user" or "assistant"${hint}`);
+      throw new ImportError(
+        file,
+        `messages[${index}]: role ${JSON.stringify(role) ?? 'missing'} is not "user" or "assistant"${hint}`,
+      );
     }
     const checked = checkContent(rec.content);
     if ('problem' in checked) throw new ImportError(file, `messages[${index}]: ${checked.problem}`);
-    const blocks: ContentBlockParam[] = typeof checked.content === 'string' ? textBlocks(checked.content) : [...checked.content];
+    const blocks: ContentBlockParam[] =
+      typeof checked.content === 'string' ? textBlocks(checked.content) : [...checked.content];
     return { index, role, blocks, rec };
   });
 }
@@ -76,7 +80,10 @@ export interface JsonSessionParts {
   readonly model?: string;
 }
 
-/** Merge responses, build messages `m0…` in array order, one call per response (`at` = its position), then check the history. */
+/**
+ * Merge responses, build messages `m0…` in array order, one call per response (`at` = its position), then check the
+ * history.
+ */
 export function buildJsonSession(parts: JsonSessionParts): ImportedSession {
   const issues = [...(parts.issues ?? [])];
   const toolNames = new Map<string, string>();
@@ -91,7 +98,15 @@ export function buildJsonSession(parts: JsonSessionParts): ImportedSession {
     const id = m.meta.apiMessageId;
     if (m.role !== 'assistant' || (id !== undefined && seenIds.has(id))) continue;
     if (id !== undefined) seenIds.add(id);
-    calls.push({ index: calls.length, at: m.seq, epochStart: 0, apiMessageId: id, model: m.meta.model, timestamp: m.meta.timestamp, usage: m.meta.usage });
+    calls.push({
+      index: calls.length,
+      at: m.seq,
+      epochStart: 0,
+      apiMessageId: id,
+      model: m.meta.model,
+      timestamp: m.meta.timestamp,
+      usage: m.meta.usage,
+    });
   }
   issues.push(...checkHistory(messages));
   const model = parts.model ?? [...calls].reverse().find((c) => c.model)?.model;
@@ -128,7 +143,9 @@ function mergeResponses(raws: readonly RawMessage[], issues: ImportIssue[]): Raw
     }
     flush();
     if (id !== undefined && seen.has(id)) {
-      issues.push({ message: `messages[${raw.index}]: assistant id ${id} seen again after other messages: kept as a separate message, counted as one call` });
+      issues.push({
+        message: `messages[${raw.index}]: assistant id ${id} seen again after other messages: kept as a separate message, counted as one call`,
+      });
     }
     if (id !== undefined) seen.add(id);
     run = [raw];
@@ -146,7 +163,9 @@ function mergeRun(run: readonly RawMessage[], issues: ImportIssue[]): RawMessage
     for (const b of raw.blocks) {
       const at = firstIndex.get(b);
       if (at !== undefined) {
-        issues.push({ message: `messages[${raw.index}]: ${b.type} block recorded twice under id ${String(first.rec.id)} (first in messages[${at}]): kept once` });
+        issues.push({
+          message: `messages[${raw.index}]: ${b.type} block recorded twice under id ${String(first.rec.id)} (first in messages[${at}]): kept once`,
+        });
         continue;
       }
       firstIndex.set(b, raw.index);

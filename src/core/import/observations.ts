@@ -25,7 +25,11 @@ const MINI_ACTION = /```(?:bash|mswea_bash_command)[ \t]*\n/g;
 const MINI_OBSERVATION = /^<returncode>-?\d+<\/returncode>/;
 
 /** Indexes (into `list`) of the records that are observations; empty unless the trajectory is one of the above. */
-export function observationIndexes(list: readonly JsonRecord[], key: 'history' | 'messages' | undefined, top: JsonRecord | undefined): Set<number> {
+export function observationIndexes(
+  list: readonly JsonRecord[],
+  key: 'history' | 'messages' | undefined,
+  top: JsonRecord | undefined,
+): Set<number> {
   const out = new Set<number>();
   if (key === 'history' && list.some((r) => r.role === 'assistant' && typeof r.action === 'string')) {
     list.forEach((rec, i) => {
@@ -47,7 +51,8 @@ export function observationIndexes(list: readonly JsonRecord[], key: 'history' |
 function isMiniSweAgent(list: readonly JsonRecord[], top: JsonRecord | undefined): boolean {
   const format = top?.trajectory_format;
   if (typeof format === 'string') return format.startsWith('mini-swe-agent');
-  if (list.some((r) => r.role === 'tool' || r.role === 'function' || 'tool_calls' in r || 'function_call' in r)) return false;
+  if (list.some((r) => r.role === 'tool' || r.role === 'function' || 'tool_calls' in r || 'function_call' in r))
+    return false;
   const firstUser = list.findIndex((r) => r.role === 'user');
   return list.some(
     (r, i) =>
@@ -65,5 +70,7 @@ function actionBlocks(content: unknown): number {
 function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((p: unknown) => (typeof p === 'string' ? p : isRecord(p) && typeof p.text === 'string' ? p.text : '')).join('\n');
+  return content
+    .map((p: unknown) => (typeof p === 'string' ? p : isRecord(p) && typeof p.text === 'string' ? p.text : ''))
+    .join('\n');
 }

@@ -24,19 +24,42 @@
  * are used. The model comes from the file when it names one.
  * OpenHands event streams are rebuilt into such messages by openhands.ts.
  */
-import type { ImportedSession, ImportIssue, MessageMeta, Role, ToolResultBlockParam, TranscriptFormat } from '../session/types';
+import type {
+  ImportedSession,
+  ImportIssue,
+  MessageMeta,
+  Role,
+  ToolResultBlockParam,
+  TranscriptFormat,
+} from '../session/types';
 import type { TranscriptImporter, TranscriptInput } from './detect';
 import { ImportError } from './errors';
 import { buildJsonSession, type RawMessage } from './json-messages';
 import { observationIndexes } from './observations';
-import { blocksText, contentBlocks, isValidToolId, thinkingBlocks, toolInput, toolResultContent, ToolIds } from './openai-content';
+import {
+  blocksText,
+  contentBlocks,
+  isValidToolId,
+  thinkingBlocks,
+  toolInput,
+  toolResultContent,
+  ToolIds,
+} from './openai-content';
 import { baseName, describe, isRecord, type JsonRecord } from './util';
 
 /** Roles of OpenAI chat messages. */
 const CHAT_ROLES: ReadonlySet<string> = new Set(['system', 'developer', 'user', 'assistant', 'tool', 'function']);
 
 /** Block types only Anthropic content has: an array holding one is Anthropic JSON (or Cline), not OpenAI chat. */
-const ANTHROPIC_BLOCK_TYPES: ReadonlySet<string> = new Set(['tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'image', 'document', 'server_tool_use']);
+const ANTHROPIC_BLOCK_TYPES: ReadonlySet<string> = new Set([
+  'tool_use',
+  'tool_result',
+  'thinking',
+  'redacted_thinking',
+  'image',
+  'document',
+  'server_tool_use',
+]);
 
 export const openAiChatImporter: TranscriptImporter = {
   format: 'openai-chat',
@@ -75,8 +98,18 @@ function isChatArray(v: readonly unknown[]): v is JsonRecord[] {
   let openAiOnly = false;
   for (const m of v) {
     if (!isRecord(m) || typeof m.role !== 'string' || !CHAT_ROLES.has(m.role)) return false;
-    if (Array.isArray(m.content) && m.content.some((b) => isRecord(b) && typeof b.type === 'string' && ANTHROPIC_BLOCK_TYPES.has(b.type))) return false;
-    if ((m.role !== 'user' && m.role !== 'assistant') || 'tool_calls' in m || 'function_call' in m || m.content === null) openAiOnly = true;
+    if (
+      Array.isArray(m.content) &&
+      m.content.some((b) => isRecord(b) && typeof b.type === 'string' && ANTHROPIC_BLOCK_TYPES.has(b.type))
+    )
+      return false;
+    if (
+      (m.role !== 'user' && m.role !== 'assistant') ||
+      'tool_calls' in m ||
+      'function_call' in m ||
+      m.content === null
+    )
+      openAiOnly = true;
   }
   return openAiOnly;
 }
@@ -145,7 +178,11 @@ interface Converted {
 }
 
 /** Walk the chat messages once, building Anthropic-shaped messages (see the module doc). */
-function convert(list: readonly JsonRecord[], label: (index: number) => string, observations: ReadonlySet<number>): Converted {
+function convert(
+  list: readonly JsonRecord[],
+  label: (index: number) => string,
+  observations: ReadonlySet<number>,
+): Converted {
   const out: Converted = { raws: [], issues: [], system: [], observed: new Map() };
   const ids = new ToolIds();
   let pending: PendingCall[] = [];
@@ -217,7 +254,8 @@ function callsOf(rec: JsonRecord, index: number, problems: string[]): ParsedCall
     problems.push(`tool_calls is ${describe(rec.tool_calls)}, expected an array: left out`);
   }
   const entries = raw.map((c, j) => ({ c, where: `tool_calls[${j}]`, fallbackId: `call_${index}_${j}` }));
-  if (isRecord(rec.function_call)) entries.push({ c: { function: rec.function_call }, where: 'function_call', fallbackId: `call_${index}_fn` });
+  if (isRecord(rec.function_call))
+    entries.push({ c: { function: rec.function_call }, where: 'function_call', fallbackId: `call_${index}_fn` });
   const calls: ParsedCall[] = [];
   for (const { c, where, fallbackId } of entries) {
     const fn = isRecord(c) ? c.function : undefined;
@@ -236,10 +274,15 @@ function callsOf(rec: JsonRecord, index: number, problems: string[]): ParsedCall
 
 function idProblem(call: ParsedCall): string {
   if (call.generated) return 'no call id';
-  return isValidToolId(call.orig) ? `call id ${call.orig} already used by an earlier call` : `call id ${call.orig} is not a valid tool_use id`;
+  return isValidToolId(call.orig)
+    ? `call id ${call.orig} already used by an earlier call`
+    : `call id ${call.orig} is not a valid tool_use id`;
 }
 
-/** The call ids a tool message answers: SWE-agent's `tool_call_ids`, or `tool_call_id`; none for a legacy `function` message. */
+/**
+ * The call ids a tool message answers: SWE-agent's `tool_call_ids`, or `tool_call_id`; none for a legacy `function`
+ * message.
+ */
 function answeredIds(rec: JsonRecord): string[] {
   if (Array.isArray(rec.tool_call_ids)) return rec.tool_call_ids.filter((id): id is string => typeof id === 'string');
   return typeof rec.tool_call_id === 'string' ? [rec.tool_call_id] : [];
@@ -249,7 +292,13 @@ function answeredIds(rec: JsonRecord): string[] {
  * The tool_result block(s) of one tool message into `user` (before any user
  * text already there): paired with the latest assistant message's calls.
  */
-function addToolResults(rec: JsonRecord, role: string, pending: PendingCall[], user: RawMessage, problems: string[]): void {
+function addToolResults(
+  rec: JsonRecord,
+  role: string,
+  pending: PendingCall[],
+  user: RawMessage,
+  problems: string[],
+): void {
   const content = toolResultContent(rec.content, problems);
   const wanted = answeredIds(rec);
   if (!wanted.length && role === 'tool') problems.push('tool message without tool_call_id');
@@ -259,12 +308,17 @@ function addToolResults(rec: JsonRecord, role: string, pending: PendingCall[], u
     if (!call) {
       call = pending.find((p) => !p.answered);
       if (call && orig !== undefined) {
-        problems.push(`answers tool call ${orig}, which the preceding assistant message did not make (or was answered already): paired with its unanswered call ${call.orig}`);
+        problems.push(
+          `answers tool call ${orig}, which the preceding assistant message did not make (or was answered already): paired with its unanswered call ${call.orig}`,
+        );
       }
     }
     if (!call) {
-      problems.push(`${role} message${orig ? ` for ${orig}` : ''} has no preceding tool call to answer: kept as user text`);
-      if (k === 0) user.blocks.push({ type: 'text', text: `[tool result${orig ? ` ${orig}` : ''}]\n${blocksText(content)}` });
+      problems.push(
+        `${role} message${orig ? ` for ${orig}` : ''} has no preceding tool call to answer: kept as user text`,
+      );
+      if (k === 0)
+        user.blocks.push({ type: 'text', text: `[tool result${orig ? ` ${orig}` : ''}]\n${blocksText(content)}` });
       return;
     }
     call.answered = true;
@@ -275,7 +329,8 @@ function addToolResults(rec: JsonRecord, role: string, pending: PendingCall[], u
   });
   if (!results.length) return;
   const firstOther = user.blocks.findIndex((b) => b.type !== 'tool_result');
-  if (firstOther >= 0) problems.push('tool result after user text in the same turn: placed before the text (tool results come first)');
+  if (firstOther >= 0)
+    problems.push('tool result after user text in the same turn: placed before the text (tool results come first)');
   user.blocks.splice(firstOther >= 0 ? firstOther : user.blocks.length, 0, ...results);
 }
 
@@ -293,7 +348,11 @@ function modelOf(top: JsonRecord): string | undefined {
       replay = undefined;
     }
   }
-  const candidates = [pick(replay, ['agent', 'model', 'name']), pick(top, ['info', 'config', 'model', 'model_name']), top.model];
+  const candidates = [
+    pick(replay, ['agent', 'model', 'name']),
+    pick(top, ['info', 'config', 'model', 'model_name']),
+    top.model,
+  ];
   return candidates.find((c): c is string => typeof c === 'string' && c.length > 0);
 }
 

@@ -32,7 +32,8 @@ export function contentBlocks(content: unknown, problems: string[]): ContentBloc
       if (text.length) out.push({ type: 'text', text });
       return;
     }
-    const image = isRecord(part) && (part.type === 'image_url' || part.type === 'input_image') ? imageBlock(part) : undefined;
+    const image =
+      isRecord(part) && (part.type === 'image_url' || part.type === 'input_image') ? imageBlock(part) : undefined;
     if (image) out.push(image);
     else problems.push(`content[${i}] (${partKind(part)}) is not a text or image part: left out`);
   });
@@ -102,7 +103,9 @@ export function toolInput(args: unknown, problems: string[]): Record<string, unk
     if (isRecord(parsed)) return parsed;
     problems.push(`arguments are JSON ${describe(parsed)}, not an object: kept as {"raw": …}`);
   } catch (e) {
-    problems.push(`arguments are not valid JSON (${e instanceof Error ? e.message.slice(0, 80) : String(e)}): kept as {"raw": …}`);
+    problems.push(
+      `arguments are not valid JSON (${e instanceof Error ? e.message.slice(0, 80) : String(e)}): kept as {"raw": …}`,
+    );
   }
   return { raw: args };
 }
@@ -121,7 +124,13 @@ export function thinkingBlocks(v: unknown, problems: string[]): ContentBlockPara
   }
   const out: ContentBlockParam[] = [];
   v.forEach((b: unknown, i) => {
-    if (isRecord(b) && b.type === 'thinking' && typeof b.thinking === 'string' && typeof b.signature === 'string' && b.signature) {
+    if (
+      isRecord(b) &&
+      b.type === 'thinking' &&
+      typeof b.thinking === 'string' &&
+      typeof b.signature === 'string' &&
+      b.signature
+    ) {
       out.push({ type: 'thinking', thinking: b.thinking, signature: b.signature });
     } else if (isRecord(b) && b.type === 'redacted_thinking' && typeof b.data === 'string') {
       out.push({ type: 'redacted_thinking', data: b.data });

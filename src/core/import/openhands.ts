@@ -40,11 +40,16 @@ export const openHandsImporter: TranscriptImporter = {
 const SILENT_ACTIONS: ReadonlySet<string> = new Set(['change_agent_state', 'null']);
 const SILENT_OBSERVATIONS: ReadonlySet<string> = new Set(['agent_state_changed', 'null']);
 
-/** The events: a bare array, or `{events: [...]}`; every element `{id: number, source: string, action | observation}`. */
+/**
+ * The events: a bare array, or `{events: [...]}`; every element `{id: number, source: string, action | observation}`.
+ */
 function eventsOf(v: unknown): JsonRecord[] | undefined {
   const events = isRecord(v) && Array.isArray(v.events) ? v.events : v;
   if (!Array.isArray(events) || !events.length) return undefined;
-  const ok = events.every((e) => isRecord(e) && typeof e.id === 'number' && typeof e.source === 'string' && ('action' in e || 'observation' in e));
+  const ok = events.every(
+    (e) =>
+      isRecord(e) && typeof e.id === 'number' && typeof e.source === 'string' && ('action' in e || 'observation' in e),
+  );
   return ok ? (events as JsonRecord[]) : undefined;
 }
 
@@ -63,7 +68,12 @@ function parseOpenHands(input: TranscriptInput): ImportedSession {
   events.forEach((e, index) => {
     const meta = isRecord(e.tool_call_metadata) ? e.tool_call_metadata : undefined;
     const args = isRecord(e.args) ? e.args : {};
-    const kind = typeof e.action === 'string' ? e.action : typeof e.observation === 'string' ? e.observation : String(e.action ?? e.observation);
+    const kind =
+      typeof e.action === 'string'
+        ? e.action
+        : typeof e.observation === 'string'
+          ? e.observation
+          : String(e.action ?? e.observation);
     if ('action' in e && meta) {
       const response = assistantOf(meta, args);
       if (response.id !== undefined && response.id === lastResponse) return;
@@ -72,18 +82,25 @@ function parseOpenHands(input: TranscriptInput): ImportedSession {
       if (response.problem) issues.push({ message: `events[${index}]: ${response.problem}` });
       push(index, response.message);
     } else if ('observation' in e && meta) {
-      const content = typeof e.content === 'string' && e.content.length ? e.content : typeof e.message === 'string' ? e.message : '';
+      const content =
+        typeof e.content === 'string' && e.content.length ? e.content : typeof e.message === 'string' ? e.message : '';
       push(index, { role: 'tool', tool_call_id: meta.tool_call_id, content });
     } else if (e.action === 'system' && typeof args.content === 'string') {
       push(index, { role: 'system', content: args.content });
     } else if (e.action === 'message' && (e.source === 'user' || e.source === 'agent')) {
       const text = typeof args.content === 'string' ? args.content : typeof e.message === 'string' ? e.message : '';
       push(index, { role: e.source === 'user' ? 'user' : 'assistant', content: withImages(text, args.image_urls) });
-    } else if (!(('action' in e ? SILENT_ACTIONS : SILENT_OBSERVATIONS).has(kind))) {
-      issues.push({ message: `events[${index}]: ${'action' in e ? 'action' : 'observation'} ${JSON.stringify(kind)} from ${String(e.source)} has no place in the model's messages: left out` });
+    } else if (!('action' in e ? SILENT_ACTIONS : SILENT_OBSERVATIONS).has(kind)) {
+      issues.push({
+        message: `events[${index}]: ${'action' in e ? 'action' : 'observation'} ${JSON.stringify(kind)} from ${String(e.source)} has no place in the model's messages: left out`,
+      });
     }
   });
-  if (!list.length) throw new ImportError(input.file, 'an OpenHands event stream with no messages (no user or agent message, no tool call)');
+  if (!list.length)
+    throw new ImportError(
+      input.file,
+      'an OpenHands event stream with no messages (no user or agent message, no tool call)',
+    );
   return chatSession({
     format: 'openhands',
     file: input.file,
@@ -95,15 +112,27 @@ function parseOpenHands(input: TranscriptInput): ImportedSession {
 }
 
 /** The assistant message of an action's model response; without one, rebuilt from the action (reported). */
-function assistantOf(meta: JsonRecord, args: JsonRecord): { id?: string; model?: string; message: JsonRecord; problem?: string } {
+function assistantOf(
+  meta: JsonRecord,
+  args: JsonRecord,
+): { id?: string; model?: string; message: JsonRecord; problem?: string } {
   const response = isRecord(meta.model_response) ? meta.model_response : undefined;
   const choice: unknown = response && Array.isArray(response.choices) ? response.choices[0] : undefined;
   const message = isRecord(choice) && isRecord(choice.message) ? choice.message : undefined;
   const id = typeof response?.id === 'string' ? response.id : undefined;
   const model = typeof response?.model === 'string' ? response.model : undefined;
-  if (message) return { id, model, message: { role: 'assistant', content: message.content ?? null, tool_calls: message.tool_calls } };
+  if (message)
+    return {
+      id,
+      model,
+      message: { role: 'assistant', content: message.content ?? null, tool_calls: message.tool_calls },
+    };
   const { thought, ...rest } = args;
-  const call = { id: meta.tool_call_id, type: 'function', function: { name: meta.function_name, arguments: JSON.stringify(rest) } };
+  const call = {
+    id: meta.tool_call_id,
+    type: 'function',
+    function: { name: meta.function_name, arguments: JSON.stringify(rest) },
+  };
   return {
     id,
     model,

@@ -25,10 +25,12 @@ export function baseName(file: string): string {
  */
 export function checkContent(content: unknown): { content: string | ContentBlockParam[] } | { problem: string } {
   if (typeof content === 'string') return { content };
-  if (!Array.isArray(content)) return { problem: `content is ${describe(content)}, expected a string or an array of blocks` };
+  if (!Array.isArray(content))
+    return { problem: `content is ${describe(content)}, expected a string or an array of blocks` };
   for (let i = 0; i < content.length; i++) {
     const b: unknown = content[i];
-    if (!isRecord(b) || typeof b.type !== 'string') return { problem: `content[${i}] is ${describe(b)}, expected a block with a "type"` };
+    if (!isRecord(b) || typeof b.type !== 'string')
+      return { problem: `content[${i}] is ${describe(b)}, expected a block with a "type"` };
   }
   return { content: content as ContentBlockParam[] };
 }
@@ -64,20 +66,36 @@ export function usageOf(v: unknown): CallUsage | undefined {
   if (typeof v.cache_creation_input_tokens === 'number') u.cache_creation_input_tokens = v.cache_creation_input_tokens;
   if (typeof v.cache_read_input_tokens === 'number') u.cache_read_input_tokens = v.cache_read_input_tokens;
   const split = v.cache_creation;
-  if (isRecord(split) && (typeof split.ephemeral_5m_input_tokens === 'number' || typeof split.ephemeral_1h_input_tokens === 'number')) {
+  if (
+    isRecord(split) &&
+    (typeof split.ephemeral_5m_input_tokens === 'number' || typeof split.ephemeral_1h_input_tokens === 'number')
+  ) {
     u.cache_creation = {
-      ...(typeof split.ephemeral_5m_input_tokens === 'number' ? { ephemeral_5m_input_tokens: split.ephemeral_5m_input_tokens } : {}),
-      ...(typeof split.ephemeral_1h_input_tokens === 'number' ? { ephemeral_1h_input_tokens: split.ephemeral_1h_input_tokens } : {}),
+      ...(typeof split.ephemeral_5m_input_tokens === 'number'
+        ? { ephemeral_5m_input_tokens: split.ephemeral_5m_input_tokens }
+        : {}),
+      ...(typeof split.ephemeral_1h_input_tokens === 'number'
+        ? { ephemeral_1h_input_tokens: split.ephemeral_1h_input_tokens }
+        : {}),
     };
   }
   return u;
 }
 
-/** A cheap print of a block: equal canonical JSON implies an equal print (so only blocks sharing a print are compared). */
+/**
+ * A cheap print of a block: equal canonical JSON implies an equal print (so only blocks sharing a print are compared).
+ */
 function blockPrint(b: object): string {
   const r = b as Record<string, unknown>;
   const id = typeof r.id === 'string' ? r.id : typeof r.tool_use_id === 'string' ? r.tool_use_id : '';
-  const text = typeof r.text === 'string' ? r.text : typeof r.thinking === 'string' ? r.thinking : typeof r.content === 'string' ? r.content : undefined;
+  const text =
+    typeof r.text === 'string'
+      ? r.text
+      : typeof r.thinking === 'string'
+        ? r.thinking
+        : typeof r.content === 'string'
+          ? r.content
+          : undefined;
   return `${String(r.type)}\u0000${id}\u0000${text === undefined ? '' : text.length}`;
 }
 
@@ -114,7 +132,9 @@ export class SeenBlocks<V> {
 export function canonicalJson(v: unknown): string {
   if (Array.isArray(v)) return `[${v.map(canonicalJson).join(',')}]`;
   if (!isRecord(v)) return JSON.stringify(v) ?? 'null';
-  const keys = Object.keys(v).filter((k) => v[k] !== undefined).sort();
+  const keys = Object.keys(v)
+    .filter((k) => v[k] !== undefined)
+    .sort();
   return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(v[k])}`).join(',')}}`;
 }
 

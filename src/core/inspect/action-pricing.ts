@@ -86,7 +86,16 @@ function effect(ix: RowIndex, a: PricedAction): { from: number; tokensPerCall: n
 
 function priceWith(ix: RowIndex, c: Omit<PricingContext, 'snapshot'>, a: PricedAction): ActionPrice {
   const e = effect(ix, a);
-  return priceAction({ model: c.model, ttl: c.ttl, rewriteTokens: ix.cachedFrom(e.from), tokensPerCall: e.tokensPerCall, callsSoFar: c.callsSoFar, expectedCalls: c.expectedCalls, idleMs: c.idleMs, savingUnknown: e.savingUnknown });
+  return priceAction({
+    model: c.model,
+    ttl: c.ttl,
+    rewriteTokens: ix.cachedFrom(e.from),
+    tokensPerCall: e.tokensPerCall,
+    callsSoFar: c.callsSoFar,
+    expectedCalls: c.expectedCalls,
+    idleMs: c.idleMs,
+    savingUnknown: e.savingUnknown,
+  });
 }
 
 /** The price of an action on the view as it is now. */
@@ -103,7 +112,8 @@ export function withPrices(snapshot: InspectorSnapshot, c: Omit<PricingContext, 
   return snapshot.findings.map((f) => {
     const a = f.action;
     if (!a) return f;
-    const action: PricedAction | undefined = a.kind === 'compact' ? { op: 'compact' } : a.blockId ? { op: a.kind, blockId: a.blockId } : undefined;
+    const action: PricedAction | undefined =
+      a.kind === 'compact' ? { op: 'compact' } : a.blockId ? { op: a.kind, blockId: a.blockId } : undefined;
     if (!action) return f;
     try {
       const price = action.op === 'compact' ? (compact ??= priceWith(ix, c, action)) : priceWith(ix, c, action);
@@ -123,9 +133,12 @@ export class DeferredActions {
   }
 
   add(a: PricedAction, ttl: CacheTtl): ActionResult {
-    if (a.op === 'setStrategy') throw new InspectorActionError('a strategy switch cannot wait: switch it when you want it');
+    if (a.op === 'setStrategy')
+      throw new InspectorActionError('a strategy switch cannot wait: switch it when you want it');
     this.queue.push(a);
-    return { message: `Waiting for the next cold cache (idle past the ${ttl} TTL) to apply it: then it rewrites nothing` };
+    return {
+      message: `Waiting for the next cold cache (idle past the ${ttl} TTL) to apply it: then it rewrites nothing`,
+    };
   }
 
   /** The queued actions when the cache is cold now (they leave the queue), else none. */

@@ -35,7 +35,13 @@ function blockOf(session: Session, blockId: string): LogBlock {
 /** Apply one user action to the engine's session; `callIndex` is the next request's index. */
 export function applyUserAction(engine: ContextEngine, req: UserAction, callIndex: number): ActionResult {
   const { session, tokens } = engine;
-  const log = (action: 'pin' | 'unpin' | 'trim' | 'restore', blockId: string, reason: string, tokensSaved: number, overlayIds: string[]): void => {
+  const log = (
+    action: 'pin' | 'unpin' | 'trim' | 'restore',
+    blockId: string,
+    reason: string,
+    tokensSaved: number,
+    overlayIds: string[],
+  ): void => {
     engine.decisions.add({ callIndex, by: 'user', action, targets: [blockId], reason, tokensSaved, overlayIds });
   };
   if (req.op === 'compact') return compact(engine, callIndex);
@@ -45,7 +51,15 @@ export function applyUserAction(engine: ContextEngine, req: UserAction, callInde
   switch (req.op) {
     case 'pin': {
       if (session.isPinned(block.id)) return { message: `${ref} is already pinned` };
-      const o = session.addOverlay({ kind: 'pin', blockId: block.id, author: 'user', reason: 'pinned by the user: always sent verbatim', callIndex, tokensBefore: size, tokensAfter: size });
+      const o = session.addOverlay({
+        kind: 'pin',
+        blockId: block.id,
+        author: 'user',
+        reason: 'pinned by the user: always sent verbatim',
+        callIndex,
+        tokensBefore: size,
+        tokensAfter: size,
+      });
       log('pin', block.id, o.reason, 0, [o.id]);
       return { message: `Pinned ${ref}: it is sent verbatim from now on` };
     }
@@ -53,7 +67,13 @@ export function applyUserAction(engine: ContextEngine, req: UserAction, callInde
       const pins = session.overlaysOnBlock(block.id).filter((o) => o.kind === 'pin');
       if (!pins.length) return { message: `${ref} is not pinned` };
       for (const p of pins) session.removeOverlay(p.id, 'user');
-      log('unpin', block.id, 'unpinned by the user', 0, pins.map((p) => p.id));
+      log(
+        'unpin',
+        block.id,
+        'unpinned by the user',
+        0,
+        pins.map((p) => p.id),
+      );
       return { message: `Unpinned ${ref}: strategies may trim it again` };
     }
     case 'trim':
@@ -61,26 +81,57 @@ export function applyUserAction(engine: ContextEngine, req: UserAction, callInde
     case 'restore': {
       const removed = session.restore(block.id, 'user');
       if (!removed.length) return { message: `${ref} is already sent as recorded` };
-      log('restore', block.id, 'restored by the user', 0, removed.map((o) => o.id));
-      return { message: `Restored ${ref} (${removed.length} overlay${removed.length === 1 ? '' : 's'} removed): the original is sent again` };
+      log(
+        'restore',
+        block.id,
+        'restored by the user',
+        0,
+        removed.map((o) => o.id),
+      );
+      return {
+        message: `Restored ${ref} (${removed.length} overlay${removed.length === 1 ? '' : 's'} removed): the original is sent again`,
+      };
     }
   }
 }
 
 function trim(engine: ContextEngine, block: LogBlock, text: string | undefined, callIndex: number): ActionResult {
   const { session, tokens } = engine;
-  if (block.kind !== 'tool_result' && block.kind !== 'text') throw new InspectorActionError(`only tool results and text can be trimmed (${refOf(session, block.id)} is ${block.kind})`);
+  if (block.kind !== 'tool_result' && block.kind !== 'text')
+    throw new InspectorActionError(
+      `only tool results and text can be trimmed (${refOf(session, block.id)} is ${block.kind})`,
+    );
   const own = text?.trim();
-  const replacement = own ? `${TRIM_MARKER}: summary by the user; original restorable]\n${own}` : summarizeToolResult(block.param, { ...USER_TRIM, toolName: block.toolName });
+  const replacement = own
+    ? `${TRIM_MARKER}: summary by the user; original restorable]\n${own}`
+    : summarizeToolResult(block.param, { ...USER_TRIM, toolName: block.toolName });
   const before = tokens.block(block.param).tokens;
   const after = tokens.block(applyTrim(block.param, replacement)).tokens;
   // A trim that saves nothing is refused (and an earlier trim of the block stays as it is).
   if (after >= before) throw new InspectorActionError(notShorter(refOf(session, block.id), before, after));
   // A new user trim replaces the previous one rather than stacking on it.
-  for (const o of session.overlaysOnBlock(block.id)) if (o.kind === 'trim' && o.author === 'user') session.removeOverlay(o.id, 'user');
+  for (const o of session.overlaysOnBlock(block.id))
+    if (o.kind === 'trim' && o.author === 'user') session.removeOverlay(o.id, 'user');
   const reason = own ? 'trimmed by the user with their own summary' : 'trimmed by the user';
-  const o = session.addOverlay({ kind: 'trim', blockId: block.id, text: replacement, author: 'user', reason, callIndex, tokensBefore: before, tokensAfter: after });
-  engine.decisions.add({ callIndex, by: 'user', action: 'trim', targets: [block.id], reason, tokensSaved: before - after, overlayIds: [o.id] });
+  const o = session.addOverlay({
+    kind: 'trim',
+    blockId: block.id,
+    text: replacement,
+    author: 'user',
+    reason,
+    callIndex,
+    tokensBefore: before,
+    tokensAfter: after,
+  });
+  engine.decisions.add({
+    callIndex,
+    by: 'user',
+    action: 'trim',
+    targets: [block.id],
+    reason,
+    tokensSaved: before - after,
+    overlayIds: [o.id],
+  });
   const ref = refOf(session, block.id);
   return { message: `Trimmed ${ref}: ${fmtTokens(before)} → ${fmtTokens(after)} tokens` };
 }
@@ -125,7 +176,8 @@ function compact(engine: ContextEngine, callIndex: number): ActionResult {
   const covering = session.allOverlays().filter((o) => o.kind === 'summary');
   const existing = covering.find((s) => s.kind === 'summary' && (session.position(s.toMessageId) ?? -1) >= cut - 1);
   if (existing) return { message: 'Nothing to compact: that history is already summarized' };
-  const what = (tokensBefore: number): string => `${cut - epoch} earlier messages (about ${tokensBefore} tokens) compacted by the user`;
+  const what = (tokensBefore: number): string =>
+    `${cut - epoch} earlier messages (about ${tokensBefore} tokens) compacted by the user`;
   // Refused before anything changes when the digest would not make the context smaller than it is now.
   const sentNow = engine.index.rangeTokens(epoch, cut);
   const draft = tokens.text(buildDigest(session, epoch, cut - 1, what(sentNow))).tokens;
@@ -145,7 +197,15 @@ function compact(engine: ContextEngine, callIndex: number): ActionResult {
     tokensBefore: before,
     tokensAfter: after,
   });
-  engine.decisions.add({ callIndex, by: 'user', action: 'apply', targets: [session.messages[epoch].id], reason: o.reason, tokensSaved: before - after, overlayIds: [o.id] });
+  engine.decisions.add({
+    callIndex,
+    by: 'user',
+    action: 'apply',
+    targets: [session.messages[epoch].id],
+    reason: o.reason,
+    tokensSaved: before - after,
+    overlayIds: [o.id],
+  });
   return { message: `Compacted messages ${epoch}–${cut - 1}: ${fmtTokens(before)} → ${fmtTokens(after)} tokens` };
 }
 
@@ -181,11 +241,26 @@ export function originalsOf(engine: ContextEngine, overlayId: string): Originals
   const out: OriginalBlock[] = blocks.map((b) => {
     const full = previewText(b.param, Number.MAX_SAFE_INTEGER);
     const role = session.messageOf(b.id)?.role ?? 'user';
-    const ob: OriginalBlock = { ref: refOf(session, b.id), blockId: b.id, role, kind: b.kind, tokens: tokens.block(b.param).tokens, text: full.slice(0, ORIGINAL_MAX_CHARS), truncated: full.length > ORIGINAL_MAX_CHARS };
+    const ob: OriginalBlock = {
+      ref: refOf(session, b.id),
+      blockId: b.id,
+      role,
+      kind: b.kind,
+      tokens: tokens.block(b.param).tokens,
+      text: full.slice(0, ORIGINAL_MAX_CHARS),
+      truncated: full.length > ORIGINAL_MAX_CHARS,
+    };
     if (b.toolName) ob.tool = b.toolName;
     return ob;
   });
-  const result: OriginalsResult = { overlayId, kind: o.kind, author: o.author, reason: o.reason, blocks: out, omitted: total - out.length };
+  const result: OriginalsResult = {
+    overlayId,
+    kind: o.kind,
+    author: o.author,
+    reason: o.reason,
+    blocks: out,
+    omitted: total - out.length,
+  };
   if (o.kind === 'trim' || o.kind === 'summary') result.replacement = o.text;
   return result;
 }

@@ -43,7 +43,11 @@ function classify(session: Session, b: FlatBlock): { group: CompositionGroup; to
 }
 
 /** Composition of a flattened request; empty groups are left out. */
-export function composition(session: Session, tokensOf: (param: object) => number, flat: readonly FlatBlock[]): CompositionEntry[] {
+export function composition(
+  session: Session,
+  tokensOf: (param: object) => number,
+  flat: readonly FlatBlock[],
+): CompositionEntry[] {
   const byGroup = new Map<CompositionGroup, number>();
   const byTool = new Map<string, number>();
   for (const b of flat) {
@@ -57,7 +61,8 @@ export function composition(session: Session, tokensOf: (param: object) => numbe
     const t = byGroup.get(group);
     if (t) out.push({ label, tokens: t, group });
   }
-  for (const [tool, t] of [...byTool].sort((a, b) => b[1] - a[1])) if (t) out.push({ label: `Results: ${tool}`, tokens: t, group: 'tool-results' });
+  for (const [tool, t] of [...byTool].sort((a, b) => b[1] - a[1]))
+    if (t) out.push({ label: `Results: ${tool}`, tokens: t, group: 'tool-results' });
   for (const { group, label } of ORDER.slice(5)) {
     const t = byGroup.get(group);
     if (t) out.push({ label, tokens: t, group });

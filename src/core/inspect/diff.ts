@@ -148,6 +148,11 @@ function dedupe(refs: string[]): string[] {
  * What `nextBody` added, removed or changed versus `prevBody` (by block id), and the
  * block where the cached prefix broke (absent when `next` only appends to `prev`).
  */
-export function diffRequests(prevBody: RequestBody, nextBody: RequestBody, blockMaps: { prev: BlockMap; next: BlockMap }, o: DiffOptions = {}): RequestDiff {
+export function diffRequests(
+  prevBody: RequestBody,
+  nextBody: RequestBody,
+  blockMaps: { prev: BlockMap; next: BlockMap },
+  o: DiffOptions = {},
+): RequestDiff {
   return diffFlat(flattenRequest(prevBody, blockMaps.prev), flattenRequest(nextBody, blockMaps.next), o);
 }

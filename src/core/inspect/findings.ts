@@ -60,7 +60,14 @@ export interface FindingContext {
 }
 
 export function findings(c: FindingContext): Finding[] {
-  return [...windowFinding(c), ...largeResults(c), ...costliest(staleReads(c), MAX_STALE), ...costliest(repeatedOutputs(c), MAX_REPEATS), ...unusedTools(c), ...cacheInvalidations(c)];
+  return [
+    ...windowFinding(c),
+    ...largeResults(c),
+    ...costliest(staleReads(c), MAX_STALE),
+    ...costliest(repeatedOutputs(c), MAX_REPEATS),
+    ...unusedTools(c),
+    ...cacheInvalidations(c),
+  ];
 }
 
 function windowFinding(c: FindingContext): Finding[] {
@@ -81,7 +88,13 @@ function windowFinding(c: FindingContext): Finding[] {
 
 function largeResults(c: FindingContext): Finding[] {
   return c.rows
-    .filter((r) => (r.kind === 'tool_result' || r.kind === 'observation') && r.sent && r.state === 'verbatim' && r.tokens >= LARGE_RESULT_TOKENS)
+    .filter(
+      (r) =>
+        (r.kind === 'tool_result' || r.kind === 'observation') &&
+        r.sent &&
+        r.state === 'verbatim' &&
+        r.tokens >= LARGE_RESULT_TOKENS,
+    )
     .sort((a, b) => b.tokens - a.tokens)
     .slice(0, MAX_LARGE)
     .map((r) => ({
@@ -130,7 +143,8 @@ function staleReads(c: FindingContext): Finding[] {
   }
   return [...stale].map(([path, s]) => {
     const tokens = s.rows.reduce((n, r) => n + r.tokens, 0);
-    const why = s.reread && s.edited ? 'read again and edited later' : s.reread ? 'read again later' : 'edited after it was read';
+    const why =
+      s.reread && s.edited ? 'read again and edited later' : s.reread ? 'read again later' : 'edited after it was read';
     const n = s.rows.length;
     return {
       id: `stale:${path}`,
@@ -174,7 +188,8 @@ function unusedTools(c: FindingContext): Finding[] {
   const tools = c.session.tools ?? [];
   if (!tools.length) return [];
   const used = new Set<string>();
-  for (const m of c.session.messages) for (const b of m.blocks) if (b.kind === 'tool_use' && b.toolName) used.add(b.toolName);
+  for (const m of c.session.messages)
+    for (const b of m.blocks) if (b.kind === 'tool_use' && b.toolName) used.add(b.toolName);
   const unused = tools.filter((t) => !used.has(t.name));
   if (!unused.length) return [];
   const tokens = unused.reduce((n, t) => n + c.tokens.text(JSON.stringify(t)).tokens, 0);
@@ -233,7 +248,10 @@ function cacheInvalidations(c: FindingContext): Finding[] {
       },
     });
   });
-  const listed = out.sort((a, b) => b.loss - a.loss).slice(0, MAX_INVALIDATIONS).map((x) => x.f);
+  const listed = out
+    .sort((a, b) => b.loss - a.loss)
+    .slice(0, MAX_INVALIDATIONS)
+    .map((x) => x.f);
   const n = c.nextDiff;
   if (n?.cacheBreakAt && n.invalidatedTokens >= MIN_INVALIDATED_TOKENS) {
     const saves = Math.max(0, n.savedTokens);

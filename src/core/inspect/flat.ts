@@ -19,7 +19,15 @@ export interface FlatBlock {
 }
 
 /** Block types the token accountant counts as content; anything else is counted as its JSON. */
-const CONTENT_TYPES: ReadonlySet<string> = new Set(['text', 'tool_use', 'tool_result', 'thinking', 'redacted_thinking', 'image', 'document']);
+const CONTENT_TYPES: ReadonlySet<string> = new Set([
+  'text',
+  'tool_use',
+  'tool_result',
+  'thinking',
+  'redacted_thinking',
+  'image',
+  'document',
+]);
 
 /** Tokens of one flat block, counted as the cost ledger counts them (so totals agree). */
 export function flatTokens(tokens: TokenAccountant, param: object): number {
@@ -31,7 +39,8 @@ export function flatTokens(tokens: TokenAccountant, param: object): number {
 /** Every block position of a request, in cache order (string content becomes one text block). */
 export function flattenRequest(body: RequestBody, blockMap: BlockMap): FlatBlock[] {
   const out: FlatBlock[] = [];
-  for (const tool of body.tools ?? []) out.push({ id: `tool:${(tool as { name?: string }).name ?? '?'}`, section: 'tools', param: tool });
+  for (const tool of body.tools ?? [])
+    out.push({ id: `tool:${(tool as { name?: string }).name ?? '?'}`, section: 'tools', param: tool });
   const system = body.system;
   if (typeof system === 'string') {
     if (system.length > 0) out.push({ id: 'system:0', section: 'system', param: { type: 'text', text: system } });
@@ -40,7 +49,9 @@ export function flattenRequest(body: RequestBody, blockMap: BlockMap): FlatBlock
   }
   body.messages.forEach((m, mi) => {
     const blocks = typeof m.content === 'string' ? (m.content ? [{ type: 'text', text: m.content }] : []) : m.content;
-    blocks.forEach((b, bi) => out.push({ id: blockMap.idAt(mi, bi) ?? `messages.${mi}.${bi}`, section: 'messages', param: b }));
+    blocks.forEach((b, bi) =>
+      out.push({ id: blockMap.idAt(mi, bi) ?? `messages.${mi}.${bi}`, section: 'messages', param: b }),
+    );
   });
   return out;
 }

@@ -15,7 +15,10 @@ import type { CallHistory } from './history';
 export const HEAD_TEXT_LIMIT = 20_000;
 
 function hasBreakpoint(param: object): boolean {
-  return typeof (param as { cache_control?: unknown }).cache_control === 'object' && (param as { cache_control?: unknown }).cache_control !== null;
+  return (
+    typeof (param as { cache_control?: unknown }).cache_control === 'object' &&
+    (param as { cache_control?: unknown }).cache_control !== null
+  );
 }
 
 function textOf(param: object, section: 'tools' | 'system'): string {
@@ -35,11 +38,19 @@ function ownHead(session: Session, section: 'tools' | 'system', index: number): 
 /** How often each tool was called in the session. */
 function toolUses(session: Session): Map<string, number> {
   const uses = new Map<string, number>();
-  for (const m of session.messages) for (const b of m.blocks) if (b.kind === 'tool_use' && b.toolName) uses.set(b.toolName, (uses.get(b.toolName) ?? 0) + 1);
+  for (const m of session.messages)
+    for (const b of m.blocks)
+      if (b.kind === 'tool_use' && b.toolName) uses.set(b.toolName, (uses.get(b.toolName) ?? 0) + 1);
   return uses;
 }
 
-export function headRows(session: Session, prepared: PreparedCall, history: CallHistory, model: string, now: number): HeadResult {
+export function headRows(
+  session: Session,
+  prepared: PreparedCall,
+  history: CallHistory,
+  model: string,
+  now: number,
+): HeadResult {
   const priced = history.priceNext(prepared.body, prepared.blockMap, now);
   const uses = toolUses(session);
   const calls = history.length;
@@ -63,7 +74,11 @@ export function headRows(session: Session, prepared: PreparedCall, history: Call
       const name = (b.param as { name?: unknown }).name;
       row.name = typeof name === 'string' ? name : '?';
       row.uses = uses.get(row.name) ?? 0;
-      if (row.uses === 0 && calls > 0) row.unusedCost = costOf({ input_tokens: 0, output_tokens: 0, cache_read_input_tokens: tokens * calls }, model).total;
+      if (row.uses === 0 && calls > 0)
+        row.unusedCost = costOf(
+          { input_tokens: 0, output_tokens: 0, cache_read_input_tokens: tokens * calls },
+          model,
+        ).total;
     }
     rows.push(row);
   });

@@ -125,13 +125,29 @@ export class CallHistory {
    */
   record(prepared: PreparedCall, now: number, usage?: CallUsage, call = this.nextCall): CallPoint {
     const entry = this.ledger.step(prepared.body, now);
-    const real = usage ? { input: totalInput(usage), cacheRead: usage.cache_read_input_tokens ?? 0, cost: costOf({ ...usage, output_tokens: 0 }, this.model, this.ttl).total } : undefined;
+    const real = usage
+      ? {
+          input: totalInput(usage),
+          cacheRead: usage.cache_read_input_tokens ?? 0,
+          cost: costOf({ ...usage, output_tokens: 0 }, this.model, this.ttl).total,
+        }
+      : undefined;
     const sent = real?.input ?? entry.totalInput;
     const cached = real?.cacheRead ?? entry.usage.cache_read_input_tokens;
     const cost = real?.cost ?? entry.cost.total;
-    const point: CallPoint = { call, sent, cached, untrimmed: sent + Math.max(0, prepared.stats.untrimmedTokens - prepared.stats.sentTokens), cost };
+    const point: CallPoint = {
+      call,
+      sent,
+      cached,
+      untrimmed: sent + Math.max(0, prepared.stats.untrimmedTokens - prepared.stats.sentTokens),
+      cost,
+    };
     this.points.push(point);
-    this.totals = { input: this.totals.input + sent, cacheRead: this.totals.cacheRead + cached, cost: this.totals.cost + cost };
+    this.totals = {
+      input: this.totals.input + sent,
+      cacheRead: this.totals.cacheRead + cached,
+      cost: this.totals.cost + cost,
+    };
     const flat = flattenRequest(prepared.body, prepared.blockMap);
     this.diffs.push(this.diffAgainstLast(flat, call));
     this.recent.push({ call, body: prepared.body, now, flat });
@@ -165,7 +181,12 @@ export class CallHistory {
     for (const r of this.recent) sim.step(r.body, this.tokensOf, r.now);
     const usage = sim.step(body, this.tokensOf, now);
     const cost = costOf({ ...usage, output_tokens: 0 }, this.model, this.ttl);
-    const priced: PricedRequest = { usage, cost, flat: flattenRequest(body, blockMap), readPosition: sim.lastTrace?.readPosition ?? -1 };
+    const priced: PricedRequest = {
+      usage,
+      cost,
+      flat: flattenRequest(body, blockMap),
+      readPosition: sim.lastTrace?.readPosition ?? -1,
+    };
     this.memo = { body, now, priced };
     return priced;
   }

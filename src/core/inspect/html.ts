@@ -25,11 +25,7 @@ const NONCE = /^[A-Za-z0-9+/=_-]{16,}$/;
 /** The policy for the document (also sent as a `Content-Security-Policy` header by the standalone server). */
 export function inspectorCsp(o: Pick<InspectorHtmlOptions, 'cspSource' | 'nonce' | 'connectSrc'>): string {
   if (!NONCE.test(o.nonce)) throw new Error('inspectorCsp: the nonce must be 16+ base64/hex characters');
-  const parts = [
-    "default-src 'none'",
-    `script-src 'nonce-${o.nonce}'`,
-    `style-src ${o.cspSource} 'nonce-${o.nonce}'`,
-  ];
+  const parts = ["default-src 'none'", `script-src 'nonce-${o.nonce}'`, `style-src ${o.cspSource} 'nonce-${o.nonce}'`];
   if (o.connectSrc) parts.push(`connect-src ${o.connectSrc}`);
   parts.push("base-uri 'none'", "form-action 'none'");
   return parts.join('; ');
@@ -48,7 +44,9 @@ export function escapeAttr(s: string): string {
 export function inspectorHtml(o: InspectorHtmlOptions): string {
   const csp = inspectorCsp(o);
   const n = escapeAttr(o.nonce);
-  const toolkit = o.toolkitUri ? `\n    <script type="module" nonce="${n}" src="${escapeAttr(o.toolkitUri)}"></script>` : '';
+  const toolkit = o.toolkitUri
+    ? `\n    <script type="module" nonce="${n}" src="${escapeAttr(o.toolkitUri)}"></script>`
+    : '';
   return `<!DOCTYPE html>
 <html lang="en">
   <head>

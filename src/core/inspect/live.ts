@@ -93,7 +93,11 @@ export class LiveInspector {
     const prepared = this.build(this.breakpoints.get(e.callIndex - 1) ?? []);
     this.breakpoints.set(e.callIndex, e.breakpoints);
     if ('error' in prepared) return;
-    this.sending = { callIndex: e.callIndex, prepared: { ...prepared.prepared, stats: e.stats, breakpoints: [...e.breakpoints] }, at: Date.now() };
+    this.sending = {
+      callIndex: e.callIndex,
+      prepared: { ...prepared.prepared, stats: e.stats, breakpoints: [...e.breakpoints] },
+      at: Date.now(),
+    };
     this.own?.onSend(e.callIndex, prepared.prepared.body, this.sending.at);
     this.invalidate();
   }
@@ -157,7 +161,11 @@ export class LiveInspector {
     this.invalidate();
   }
 
-  private build(previous: readonly Breakpoint[], at?: number, from?: number): { prepared: PreparedCall; epochStart: number } | { error: string } {
+  private build(
+    previous: readonly Breakpoint[],
+    at?: number,
+    from?: number,
+  ): { prepared: PreparedCall; epochStart: number } | { error: string } {
     const session = this.engine.session;
     const upTo = at ?? session.messages.length;
     if (upTo === 0) return { error: 'empty' };
@@ -202,8 +210,15 @@ export class LiveInspector {
       epochStart: next.epochStart,
       now: Date.now(),
     });
-    if (this.verdicts.size > 0) this.cached.calls = this.cached.calls.map((p) => withVerdict(p, this.verdicts.get(p.call)));
-    this.cached.findings = withPrices(this.cached, { model: this.engine.model, ttl: this.engine.ttl, callsSoFar: this.history.length, expectedCalls: this.engine.expectedWarmCalls(), idleMs: this.idleMs(Date.now()) });
+    if (this.verdicts.size > 0)
+      this.cached.calls = this.cached.calls.map((p) => withVerdict(p, this.verdicts.get(p.call)));
+    this.cached.findings = withPrices(this.cached, {
+      model: this.engine.model,
+      ttl: this.engine.ttl,
+      callsSoFar: this.history.length,
+      expectedCalls: this.engine.expectedWarmCalls(),
+      idleMs: this.idleMs(Date.now()),
+    });
     const own = this.meta.findings?.() ?? [];
     if (own.length) this.cached = { ...this.cached, findings: [...own, ...this.cached.findings] };
     return this.cached;
@@ -215,7 +230,17 @@ export class LiveInspector {
       case 'price': {
         const snapshot = this.snapshot();
         if (!snapshot) throw new Error('no request yet: send a prompt first');
-        return priceOfAction({ snapshot, model: this.engine.model, ttl: this.engine.ttl, callsSoFar: this.history.length, expectedCalls: this.engine.expectedWarmCalls(), idleMs: this.idleMs(Date.now()) }, req.action);
+        return priceOfAction(
+          {
+            snapshot,
+            model: this.engine.model,
+            ttl: this.engine.ttl,
+            callsSoFar: this.history.length,
+            expectedCalls: this.engine.expectedWarmCalls(),
+            idleMs: this.idleMs(Date.now()),
+          },
+          req.action,
+        );
       }
       case 'defer':
         return this.deferred.add(req.action, this.engine.ttl);

@@ -27,7 +27,13 @@ export class OwnVerdicts {
     const s = this.sending;
     if (!s || s.callIndex !== callIndex) return undefined;
     this.sending = undefined;
-    const verdict = cacheVerdict({ call: callIndex, sessionCall: callIndex, current: s.print, previous: this.last, usage });
+    const verdict = cacheVerdict({
+      call: callIndex,
+      sessionCall: callIndex,
+      current: s.print,
+      previous: this.last,
+      usage,
+    });
     this.last = { print: s.print, usage };
     return verdict;
   }

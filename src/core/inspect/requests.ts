@@ -11,7 +11,15 @@ import type { CallHistory } from './history';
 
 export type InspectorRequest = Extract<WebviewRequest, { op: UserAction['op'] | 'originals' | 'diff' }>;
 
-const INSPECTOR_OPS: ReadonlySet<string> = new Set<InspectorRequest['op']>(['pin', 'unpin', 'trim', 'restore', 'compact', 'originals', 'diff']);
+const INSPECTOR_OPS: ReadonlySet<string> = new Set<InspectorRequest['op']>([
+  'pin',
+  'unpin',
+  'trim',
+  'restore',
+  'compact',
+  'originals',
+  'diff',
+]);
 
 export function isInspectorRequest(req: WebviewRequest): req is InspectorRequest {
   return INSPECTOR_OPS.has(req.op);
@@ -30,7 +38,10 @@ export interface InspectorTarget {
 }
 
 /** The result of one inspector request; throws InspectorActionError with a message for the user. */
-export function answerInspectorRequest(t: InspectorTarget, req: InspectorRequest): ActionResult | OriginalsResult | RequestDiff {
+export function answerInspectorRequest(
+  t: InspectorTarget,
+  req: InspectorRequest,
+): ActionResult | OriginalsResult | RequestDiff {
   switch (req.op) {
     case 'originals':
       return originalsOf(t.engine, req.overlayId);

@@ -88,7 +88,11 @@ export function buildSnapshot(engine: ContextEngine, prepared: PreparedCall, o: 
     const content = at ? prepared.body.messages[at.messageIndex].content : undefined;
     const sent = Array.isArray(content) ? (content[at!.blockIndex] as ContentBlockParam | undefined) : undefined;
     const overlay = r.overlayId ? session.overlay(r.overlayId) : undefined;
-    const row: InspectorRow = { ...r, cached: usePriced ? cachedIds.has(r.blockId) : r.cached, preview: rowPreview(sent ?? block?.param ?? { type: 'text', text: typeof content === 'string' ? content : '' }) };
+    const row: InspectorRow = {
+      ...r,
+      cached: usePriced ? cachedIds.has(r.blockId) : r.cached,
+      preview: rowPreview(sent ?? block?.param ?? { type: 'text', text: typeof content === 'string' ? content : '' }),
+    };
     if (overlay) {
       row.call = overlay.callIndex;
       row.saved = Math.max(0, overlay.tokensBefore - overlay.tokensAfter);
@@ -169,6 +173,7 @@ export function buildSnapshot(engine: ContextEngine, prepared: PreparedCall, o: 
     strategies: o.strategies ?? [],
     live: o.live,
   };
-  if (priced.readPosition >= 0 && priced.flat[priced.readPosition]) snapshot.cache.cachedUpToRef = refOf(session, priced.flat[priced.readPosition].id);
+  if (priced.readPosition >= 0 && priced.flat[priced.readPosition])
+    snapshot.cache.cachedUpToRef = refOf(session, priced.flat[priced.readPosition].id);
   return snapshot;
 }

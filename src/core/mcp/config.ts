@@ -19,8 +19,19 @@ import { secretValues } from './redact';
 export const DEFAULT_MCP_TIMEOUT_MS = 60_000;
 
 export type McpTransportConfig =
-  | { readonly kind: 'stdio'; readonly command: string; readonly args: readonly string[]; readonly env: Readonly<Record<string, string>>; readonly cwd?: string }
-  | { readonly kind: 'http'; readonly url: string; readonly headers: Readonly<Record<string, string>>; readonly sse: boolean };
+  | {
+      readonly kind: 'stdio';
+      readonly command: string;
+      readonly args: readonly string[];
+      readonly env: Readonly<Record<string, string>>;
+      readonly cwd?: string;
+    }
+  | {
+      readonly kind: 'http';
+      readonly url: string;
+      readonly headers: Readonly<Record<string, string>>;
+      readonly sse: boolean;
+    };
 
 /** One server, variables resolved. */
 export interface McpServerConfig {
@@ -94,7 +105,8 @@ const VARIABLE = /\$\{([^}]+)\}/g;
 /** Input ids a raw server refers to (`${input:ID}` anywhere in its strings). */
 export function inputIdsOf(server: RawMcpServer): string[] {
   const ids = new Set<string>();
-  for (const m of JSON.stringify(server.body).matchAll(VARIABLE)) if (m[1].startsWith('input:')) ids.add(m[1].slice('input:'.length));
+  for (const m of JSON.stringify(server.body).matchAll(VARIABLE))
+    if (m[1].startsWith('input:')) ids.add(m[1].slice('input:'.length));
   return [...ids];
 }
 
@@ -127,7 +139,8 @@ function stringList(v: unknown): string[] {
 function stringMap(v: unknown, ctx: VariableContext, used: string[]): Record<string, string> {
   const out: Record<string, string> = {};
   if (!isObject(v)) return out;
-  for (const [k, x] of Object.entries(v)) if (typeof x === 'string' || typeof x === 'number') out[k] = resolveString(String(x), ctx, used);
+  for (const [k, x] of Object.entries(v))
+    if (typeof x === 'string' || typeof x === 'number') out[k] = resolveString(String(x), ctx, used);
   return out;
 }
 
@@ -138,13 +151,22 @@ function timeoutOf(body: Readonly<Record<string, unknown>>, fallback: number): n
 }
 
 /** A raw server with variables resolved, or a problem naming it. */
-export function resolveServer(raw: RawMcpServer, ctx: VariableContext, defaultTimeoutMs = DEFAULT_MCP_TIMEOUT_MS): McpServerConfig | { readonly problem: string } {
+export function resolveServer(
+  raw: RawMcpServer,
+  ctx: VariableContext,
+  defaultTimeoutMs = DEFAULT_MCP_TIMEOUT_MS,
+): McpServerConfig | { readonly problem: string } {
   const b = raw.body;
   const used: string[] = [];
   const type = typeof b.type === 'string' ? b.type : undefined;
   const where = `${raw.origin}: server ${JSON.stringify(raw.name)}`;
   let transport: McpTransportConfig;
-  if (type === 'http' || type === 'sse' || type === 'streamable-http' || (type === undefined && typeof b.url === 'string')) {
+  if (
+    type === 'http' ||
+    type === 'sse' ||
+    type === 'streamable-http' ||
+    (type === undefined && typeof b.url === 'string')
+  ) {
     if (typeof b.url !== 'string') return { problem: `${where}: "url" is missing` };
     const headers = stringMap(b.headers, ctx, used);
     transport = { kind: 'http', url: resolveString(b.url, ctx, used), headers, sse: type === 'sse' };
@@ -153,30 +175,50 @@ export function resolveServer(raw: RawMcpServer, ctx: VariableContext, defaultTi
   } else if (type === undefined || type === 'stdio') {
     if (typeof b.command !== 'string' || !b.command) return { problem: `${where}: "command" is missing` };
     const env = stringMap(b.env, ctx, used);
-    // Relative paths in a server's args mean the project, as in VS Code and Claude Code: it runs in the workspace folder.
+    // Relative paths in a server's args mean the project, as in VS Code and Claude Code: it runs in the workspace
+    // folder.
     const cwd = typeof b.cwd === 'string' ? resolveString(b.cwd, ctx, used) : ctx.workspaceFolder;
-    transport = { kind: 'stdio', command: resolveString(b.command, ctx, used), args: stringList(b.args).map((a) => resolveString(a, ctx, used)), env, ...(cwd ? { cwd } : {}) };
+    transport = {
+      kind: 'stdio',
+      command: resolveString(b.command, ctx, used),
+      args: stringList(b.args).map((a) => resolveString(a, ctx, used)),
+      env,
+      ...(cwd ? { cwd } : {}),
+    };
     used.push(...Object.values(env));
   } else {
     return { problem: `${where}: unsupported type ${JSON.stringify(type)} (stdio, http or sse)` };
   }
   const unresolved = /\$\{input:([^}]+)\}/.exec(JSON.stringify(transport));
   if (unresolved) return { problem: `${where}: input ${JSON.stringify(unresolved[1])} has no value` };
-  return { name: raw.name, transport, timeoutMs: timeoutOf(b, defaultTimeoutMs), origin: raw.origin, secrets: secretValues(used) };
+  return {
+    name: raw.name,
+    transport,
+    timeoutMs: timeoutOf(b, defaultTimeoutMs),
+    origin: raw.origin,
+    secrets: secretValues(used),
+  };
 }
 
 /**
  * Servers from several documents, first definition of a name wins (the order of
  * the sources is the precedence: workspace files before the user's setting).
  */
-export function mergeServers(configs: readonly ParsedMcpConfig[]): { servers: RawMcpServer[]; inputs: McpInputSpec[]; problems: string[] } {
+export function mergeServers(configs: readonly ParsedMcpConfig[]): {
+  servers: RawMcpServer[];
+  inputs: McpInputSpec[];
+  problems: string[];
+} {
   const byName = new Map<string, RawMcpServer>();
   const inputs = new Map<string, McpInputSpec>();
   const problems: string[] = [];
   for (const c of configs) {
     problems.push(...c.problems);
     for (const s of c.servers) {
-      if (byName.has(s.name)) problems.push(`${s.origin}: server ${JSON.stringify(s.name)} is also defined in ${byName.get(s.name)!.origin}; that one is used`);
+      if (byName.has(s.name))
+        problems.push(
+          `${s.origin}: server ${JSON.stringify(s.name)} is also defined in ${byName.get(s.name)!.origin}; that one is used`,
+        );
       else byName.set(s.name, s);
     }
     for (const i of c.inputs) if (!inputs.has(i.id)) inputs.set(i.id, i);
@@ -185,7 +227,11 @@ export function mergeServers(configs: readonly ParsedMcpConfig[]): { servers: Ra
 }
 
 /** Resolve every server; the ones that cannot be resolved become problems. */
-export function resolveServers(raws: readonly RawMcpServer[], ctx: VariableContext, defaultTimeoutMs = DEFAULT_MCP_TIMEOUT_MS): { servers: McpServerConfig[]; problems: string[] } {
+export function resolveServers(
+  raws: readonly RawMcpServer[],
+  ctx: VariableContext,
+  defaultTimeoutMs = DEFAULT_MCP_TIMEOUT_MS,
+): { servers: McpServerConfig[]; problems: string[] } {
   const servers: McpServerConfig[] = [];
   const problems: string[] = [];
   for (const r of raws) {

@@ -76,7 +76,9 @@ export class McpConnection {
   private log(line: string): void {
     // One log line per event: multi-line errors (an HTML error page) are folded.
     const clean = redact(line, this.config.secrets).replace(/\s*\n\s*/g, ' ');
-    this.hooks.log(`[mcp ${this.config.name}] ${clean.length > MAX_LOG_LINE_CHARS ? `${clean.slice(0, MAX_LOG_LINE_CHARS)}…` : clean}`);
+    this.hooks.log(
+      `[mcp ${this.config.name}] ${clean.length > MAX_LOG_LINE_CHARS ? `${clean.slice(0, MAX_LOG_LINE_CHARS)}…` : clean}`,
+    );
   }
 
   /** Connected client (starting the server if needed). Rejects with a McpCallError of kind 'start'. */
@@ -105,7 +107,13 @@ export class McpConnection {
   private stdioTransport(): Transport {
     const t = this.config.transport;
     if (t.kind !== 'stdio') throw new Error('not a stdio server');
-    const transport = new StdioClientTransport({ command: t.command, args: [...t.args], env: { ...getDefaultEnvironment(), ...t.env }, cwd: t.cwd, stderr: 'pipe' });
+    const transport = new StdioClientTransport({
+      command: t.command,
+      args: [...t.args],
+      env: { ...getDefaultEnvironment(), ...t.env },
+      cwd: t.cwd,
+      stderr: 'pipe',
+    });
     let pending = '';
     transport.stderr?.on('data', (chunk: Buffer) => {
       const lines = (pending + chunk.toString('utf8')).split(/\r?\n/);
@@ -194,7 +202,11 @@ export class McpConnection {
    * cannot be started, times out (it is then stopped), closes mid-call or the
    * call is cancelled; a tool's own failure is a result with isError, not a rejection.
    */
-  async callTool(name: string, args: Record<string, unknown>, signal?: AbortSignal): Promise<CallToolResult | { toolResult: unknown }> {
+  async callTool(
+    name: string,
+    args: Record<string, unknown>,
+    signal?: AbortSignal,
+  ): Promise<CallToolResult | { toolResult: unknown }> {
     const client = await this.connect();
     try {
       return await client.callTool({ name, arguments: args }, undefined, { timeout: this.config.timeoutMs, signal });
@@ -205,14 +217,24 @@ export class McpConnection {
 
   private callFailure(e: unknown, signal?: AbortSignal): McpCallError {
     const server = `MCP server "${this.config.name}"`;
-    if (signal?.aborted) return new McpCallError(`cancelled: the user stopped this turn (${server} was told to cancel the call).`, 'cancelled');
+    if (signal?.aborted)
+      return new McpCallError(
+        `cancelled: the user stopped this turn (${server} was told to cancel the call).`,
+        'cancelled',
+      );
     const msg = redact(messageOf(e), this.config.secrets);
     if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
       void this.close();
-      return new McpCallError(`${server} did not answer within ${this.config.timeoutMs / 1000} s: the call was abandoned and the server stopped; it is started again on its next use.`, 'timeout');
+      return new McpCallError(
+        `${server} did not answer within ${this.config.timeoutMs / 1000} s: the call was abandoned and the server stopped; it is started again on its next use.`,
+        'timeout',
+      );
     }
     if (e instanceof McpError && e.code === ErrorCode.ConnectionClosed) {
-      return new McpCallError(`${server} closed the connection during the call (it exited or crashed); it is started again on its next use.`, 'closed');
+      return new McpCallError(
+        `${server} closed the connection during the call (it exited or crashed); it is started again on its next use.`,
+        'closed',
+      );
     }
     if (e instanceof McpError) return new McpCallError(`${server} refused the call: ${msg}`, 'protocol');
     void this.close();

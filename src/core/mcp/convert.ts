@@ -38,10 +38,20 @@ export function convertContent(c: ContentBlock, secrets: readonly string[]): Too
     case 'text':
       return c.text ? [text(c.text)] : [];
     case 'image':
-      if (API_IMAGE_TYPES.has(c.mimeType)) return [{ type: 'image', source: { type: 'base64', media_type: c.mimeType as ImageMediaType, data: c.data } }];
-      return [text(leftOut(`image (${c.mimeType}, ${base64Bytes(c.data)} bytes)`, 'the Messages API takes only JPEG, PNG, GIF and WebP images'))];
+      if (API_IMAGE_TYPES.has(c.mimeType))
+        return [{ type: 'image', source: { type: 'base64', media_type: c.mimeType as ImageMediaType, data: c.data } }];
+      return [
+        text(
+          leftOut(
+            `image (${c.mimeType}, ${base64Bytes(c.data)} bytes)`,
+            'the Messages API takes only JPEG, PNG, GIF and WebP images',
+          ),
+        ),
+      ];
     case 'audio':
-      return [text(leftOut(`audio (${c.mimeType}, ${base64Bytes(c.data)} bytes)`, 'the Messages API does not take audio'))];
+      return [
+        text(leftOut(`audio (${c.mimeType}, ${base64Bytes(c.data)} bytes)`, 'the Messages API does not take audio')),
+      ];
     case 'resource_link': {
       const mime = c.mimeType ? ` (${c.mimeType})` : '';
       const desc = c.description ? ` — ${c.description}` : '';
@@ -52,11 +62,17 @@ export function convertContent(c: ContentBlock, secrets: readonly string[]): Too
       const mime = r.mimeType ? ` (${r.mimeType})` : '';
       if ('text' in r && typeof r.text === 'string') return [text(`[resource] ${r.uri}${mime}\n${r.text}`)];
       const bytes = 'blob' in r && typeof r.blob === 'string' ? base64Bytes(r.blob) : 0;
-      return [text(`[resource] ${r.uri}${mime} ${leftOut(`binary content (${bytes} bytes)`, 'binary resources are not sent to the model')}`)];
+      return [
+        text(
+          `[resource] ${r.uri}${mime} ${leftOut(`binary content (${bytes} bytes)`, 'binary resources are not sent to the model')}`,
+        ),
+      ];
     }
     default: {
       const kind = (c as { type?: unknown }).type;
-      return [text(leftOut(`content of type ${JSON.stringify(kind)}`, 'Trimline does not know how to show it to the model'))];
+      return [
+        text(leftOut(`content of type ${JSON.stringify(kind)}`, 'Trimline does not know how to show it to the model')),
+      ];
     }
   }
 }
@@ -67,7 +83,10 @@ export function partsText(parts: readonly ToolResultPart[]): string {
 }
 
 /** A whole MCP tool result → the agent's ToolResult (blocks only when there is an image). */
-export function convertToolResult(result: CallToolResult | { toolResult: unknown }, secrets: readonly string[]): ToolResult {
+export function convertToolResult(
+  result: CallToolResult | { toolResult: unknown },
+  secrets: readonly string[],
+): ToolResult {
   if ('toolResult' in result && !('content' in result)) {
     // Protocol 2024-10-07 servers answer with `toolResult` instead of content.
     const t = redact(JSON.stringify(result.toolResult) ?? 'null', secrets);
@@ -76,7 +95,8 @@ export function convertToolResult(result: CallToolResult | { toolResult: unknown
   const r = result as CallToolResult;
   const parts = (r.content ?? []).flatMap((c) => convertContent(c, secrets));
   const hasText = parts.some((p) => p.type === 'text');
-  if (!hasText && r.structuredContent !== undefined) parts.unshift({ type: 'text', text: redact(JSON.stringify(r.structuredContent, null, 2), secrets) });
+  if (!hasText && r.structuredContent !== undefined)
+    parts.unshift({ type: 'text', text: redact(JSON.stringify(r.structuredContent, null, 2), secrets) });
   if (!parts.length) parts.push({ type: 'text', text: EMPTY_RESULT_TEXT });
   const is_error = r.isError === true;
   const content = partsText(parts);

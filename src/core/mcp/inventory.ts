@@ -44,7 +44,8 @@ export interface McpServerInfo {
 /** Every server and tool with the tokens of its definition (`tokens` counts a definition's JSON). */
 export function mcpInventory(source: McpToolSource, tokens: (text: string) => number): McpServerInfo[] {
   const pending = source.pendingSwitches();
-  const isPending = (server: string, tool?: string): boolean => pending.some((p) => p.server === server && p.tool === tool);
+  const isPending = (server: string, tool?: string): boolean =>
+    pending.some((p) => p.server === server && p.tool === tool);
   return source.connections.map((c) => {
     const name = c.config.name;
     const tools = source

@@ -5,7 +5,9 @@
  * them into the session journal, the Trimline log or the inspector.
  */
 
-/** Shorter values are not redacted: `1`, `true`, `Bearer` would blank out ordinary words (the log uses the same floor). */
+/**
+ * Shorter values are not redacted: `1`, `true`, `Bearer` would blank out ordinary words (the log uses the same floor).
+ */
 export const MIN_SECRET_LENGTH = 8;
 /** What a secret is replaced with. */
 export const REDACTED = '[redacted]';

@@ -100,7 +100,9 @@ export class McpToolSource implements ExternalTools {
 
   /** Every listed tool (switched off or not), in offered order. */
   entries(): McpEntry[] {
-    return this.connections.flatMap((server) => server.tools.map((tool) => ({ server, tool, apiName: mcpToolName(server.config.name, tool.name) })));
+    return this.connections.flatMap((server) =>
+      server.tools.map((tool) => ({ server, tool, apiName: mcpToolName(server.config.name, tool.name) })),
+    );
   }
 
   private reindex(): void {
@@ -155,8 +157,10 @@ export class McpToolSource implements ExternalTools {
     if (!entry) return fail(`unknown tool ${JSON.stringify(name)}: no connected MCP server offers it now.`);
     const server = entry.server.config.name;
     if (!ctx.workspace.trusted) return fail(RESTRICTED_TEXT);
-    if (!this.isEnabled(server, entry.tool.name)) return fail(`${name} is switched off for this session by the user; do not call it.`);
-    const args = typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
+    if (!this.isEnabled(server, entry.tool.name))
+      return fail(`${name} is switched off for this session by the user; do not call it.`);
+    const args =
+      typeof input === 'object' && input !== null && !Array.isArray(input) ? (input as Record<string, unknown>) : {};
     if (!this.approvedServers.has(server)) {
       const answer = await this.approve({ server, tool: entry.tool.name, apiName: name, input });
       if (answer === 'deny') return fail(`denied by user: ${name} was not run. Ask the user, or continue without it.`);
@@ -167,7 +171,11 @@ export class McpToolSource implements ExternalTools {
       const result = await entry.server.callTool(entry.tool.name, args, ctx.signal);
       return convertToolResult(result, entry.server.config.secrets);
     } catch (e) {
-      return fail(e instanceof McpCallError ? e.message : `MCP server "${server}" failed: ${e instanceof Error ? e.message : String(e)}`);
+      return fail(
+        e instanceof McpCallError
+          ? e.message
+          : `MCP server "${server}" failed: ${e instanceof Error ? e.message : String(e)}`,
+      );
     }
   }
 

@@ -47,7 +47,8 @@ export function tokenizerGeneration(model: string | undefined): TokenizerGenerat
   const g = generationOf(model);
   if (!g) return 'claude-4';
   if (g.major >= ALL_FAMILIES_NEW_SINCE_MAJOR) return 'claude-4.7';
-  if (g.family === 'opus' && isAtLeast(g, NEW_TOKENIZER_OPUS_SINCE.major, NEW_TOKENIZER_OPUS_SINCE.minor)) return 'claude-4.7';
+  if (g.family === 'opus' && isAtLeast(g, NEW_TOKENIZER_OPUS_SINCE.major, NEW_TOKENIZER_OPUS_SINCE.minor))
+    return 'claude-4.7';
   return 'claude-4';
 }
 

@@ -6,7 +6,14 @@
  * which (`match`) and why a value is a guess (`assumed`).
  */
 import { keepsPriorThinking, prefillUnsupported, tokenizerGeneration, type TokenizerGeneration } from './behavior';
-import { canonicalModelId, isAtLeast, MEMO_ENTRIES, modelGeneration, normalizeModelId, type ModelGeneration } from './ids';
+import {
+  canonicalModelId,
+  isAtLeast,
+  MEMO_ENTRIES,
+  modelGeneration,
+  normalizeModelId,
+  type ModelGeneration,
+} from './ids';
 import { FALLBACK_ROW, MODEL_TABLE, priceOf, type ModelPrice, type ModelRow } from './table';
 
 /** How the catalog placed an id: its own row, a sibling of its family, or nothing known. */
@@ -52,7 +59,10 @@ function compareGen(a: ModelGeneration, b: ModelGeneration): number {
   return a.major - b.major || a.minor - b.minor;
 }
 
-/** The closest row of `gen`'s family not newer than it; the family's oldest row when all are newer; undefined for unknown families. */
+/**
+ * The closest row of `gen`'s family not newer than it; the family's oldest row when all are newer; undefined for
+ * unknown families.
+ */
 export function familyRow(gen: ModelGeneration): string | undefined {
   const family = ENTRIES.filter((e) => e.gen.family === gen.family).sort((a, b) => compareGen(a.gen, b.gen));
   if (family.length === 0) return undefined;
@@ -69,11 +79,15 @@ export function longestPrefixKey(id: string, keys: Iterable<string>): string | u
   return best;
 }
 
-/** The override for a model: keys are normalized like ids, the longest matching prefix of the canonical or the normalized id wins. */
+/**
+ * The override for a model: keys are normalized like ids, the longest matching prefix of the canonical or the
+ * normalized id wins.
+ */
 export function priceOverride(model: string, overrides: PriceOverrides): Partial<ModelPrice> | undefined {
   const byKey = new Map<string, Partial<ModelPrice>>();
   for (const [k, v] of Object.entries(overrides)) byKey.set(canonicalModelId(k), v);
-  const key = longestPrefixKey(canonicalModelId(model), byKey.keys()) ?? longestPrefixKey(normalizeModelId(model), byKey.keys());
+  const key =
+    longestPrefixKey(canonicalModelId(model), byKey.keys()) ?? longestPrefixKey(normalizeModelId(model), byKey.keys());
   return key === undefined ? undefined : byKey.get(key);
 }
 
@@ -98,7 +112,11 @@ function placed(model: string, gen: ModelGeneration | undefined): { key: string;
   const sibling = gen && familyRow(gen);
   if (sibling) {
     const row = MODEL_TABLE[sibling];
-    return { key: sibling, match: 'family', row: { ...row, assumed: `unknown version ${id}: facts of ${sibling}`, priceAssumed: true } };
+    return {
+      key: sibling,
+      match: 'family',
+      row: { ...row, assumed: `unknown version ${id}: facts of ${sibling}`, priceAssumed: true },
+    };
   }
   return { key: 'unknown', match: 'unknown', row: FALLBACK_ROW };
 }

@@ -64,23 +64,65 @@ const SONNET_MIN = 'minimum cacheable length not in the reference: 1,024 like ev
  * 1,024-token minimum cacheable prompt length" than Opus 4.7): 4,096 for Opus 4.5/4.6/4.7 and Haiku 4.5; 1,024 for
  * Sonnet 4.5/4.6, Opus 4/4.1 and Opus 4.8. One third-party article still says 2,048 for Opus 4.7 (an older copy).
  */
-const OPUS_5_MIN = 'minimum cacheable length not in the reference: 2,048 kept (third-party migration notes say 512 for Opus 5; unverified)';
+const OPUS_5_MIN =
+  'minimum cacheable length not in the reference: 2,048 kept (third-party migration notes say 512 for Opus 5; unverified)';
 
 export const MODEL_TABLE: Readonly<Record<string, ModelRow>> = {
-  'claude-sonnet-5': { price: priceOf(2, 10), contextWindow: WINDOW_1M, minCacheableTokens: MIN_1K, assumed: SONNET_MIN },
+  'claude-sonnet-5': {
+    price: priceOf(2, 10),
+    contextWindow: WINDOW_1M,
+    minCacheableTokens: MIN_1K,
+    assumed: SONNET_MIN,
+  },
   'claude-sonnet-4-6': { price: priceOf(3, 15), contextWindow: WINDOW_1M, minCacheableTokens: MIN_1K },
   'claude-sonnet-4-5': { price: priceOf(3, 15), contextWindow: WINDOW_200K, minCacheableTokens: MIN_1K },
-  'claude-sonnet-4': { price: priceOf(3, 15), contextWindow: WINDOW_200K, minCacheableTokens: MIN_1K, assumed: LIST_PRICE, priceAssumed: true },
-  'claude-sonnet-3-7': { price: priceOf(3, 15), contextWindow: WINDOW_200K, minCacheableTokens: MIN_1K, assumed: `${LIST_PRICE}; minimum as Sonnet 4.x`, priceAssumed: true },
+  'claude-sonnet-4': {
+    price: priceOf(3, 15),
+    contextWindow: WINDOW_200K,
+    minCacheableTokens: MIN_1K,
+    assumed: LIST_PRICE,
+    priceAssumed: true,
+  },
+  'claude-sonnet-3-7': {
+    price: priceOf(3, 15),
+    contextWindow: WINDOW_200K,
+    minCacheableTokens: MIN_1K,
+    assumed: `${LIST_PRICE}; minimum as Sonnet 4.x`,
+    priceAssumed: true,
+  },
   'claude-opus-5': { price: priceOf(5, 25), contextWindow: WINDOW_1M, minCacheableTokens: MIN_2K, assumed: OPUS_5_MIN },
   'claude-opus-4-8': { price: priceOf(5, 25), contextWindow: WINDOW_1M, minCacheableTokens: MIN_1K },
   'claude-opus-4-7': { price: priceOf(5, 25), contextWindow: WINDOW_1M, minCacheableTokens: MIN_4K },
   'claude-opus-4-6': { price: priceOf(5, 25), contextWindow: WINDOW_1M, minCacheableTokens: MIN_4K },
-  'claude-opus-4-5': { price: priceOf(5, 25), contextWindow: WINDOW_200K, minCacheableTokens: MIN_4K, assumed: LIST_PRICE, priceAssumed: true },
-  'claude-opus-4-1': { price: priceOf(15, 75), contextWindow: WINDOW_200K, minCacheableTokens: MIN_1K, assumed: LIST_PRICE, priceAssumed: true },
-  'claude-opus-4': { price: priceOf(15, 75), contextWindow: WINDOW_200K, minCacheableTokens: MIN_1K, assumed: LIST_PRICE, priceAssumed: true },
+  'claude-opus-4-5': {
+    price: priceOf(5, 25),
+    contextWindow: WINDOW_200K,
+    minCacheableTokens: MIN_4K,
+    assumed: LIST_PRICE,
+    priceAssumed: true,
+  },
+  'claude-opus-4-1': {
+    price: priceOf(15, 75),
+    contextWindow: WINDOW_200K,
+    minCacheableTokens: MIN_1K,
+    assumed: LIST_PRICE,
+    priceAssumed: true,
+  },
+  'claude-opus-4': {
+    price: priceOf(15, 75),
+    contextWindow: WINDOW_200K,
+    minCacheableTokens: MIN_1K,
+    assumed: LIST_PRICE,
+    priceAssumed: true,
+  },
   'claude-haiku-4-5': { price: priceOf(1, 5), contextWindow: WINDOW_200K, minCacheableTokens: MIN_4K },
-  'claude-haiku-3-5': { price: priceOf(0.8, 4), contextWindow: WINDOW_200K, minCacheableTokens: MIN_2K, assumed: LIST_PRICE, priceAssumed: true },
+  'claude-haiku-3-5': {
+    price: priceOf(0.8, 4),
+    contextWindow: WINDOW_200K,
+    minCacheableTokens: MIN_2K,
+    assumed: LIST_PRICE,
+    priceAssumed: true,
+  },
 };
 
 /**

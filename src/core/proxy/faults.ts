@@ -72,14 +72,16 @@ export class ProxyFaults {
     if (journalError) {
       journal.push({ id: 'journal-error', severity: 'warning', message: `Journal: ${journalError}`, blockIds: [] });
     }
-    return journal.concat(all.map((f, i) => ({
-      id: `proxy-fault-${i}`,
-      severity: 'warning',
-      message: `Proxy: ${f.where} failed${f.count > 1 ? ` (${f.count} times)` : ''}, and the proxy went on: ${
-        f.message
-      }`,
-      blockIds: [],
-    })));
+    return journal.concat(
+      all.map((f, i) => ({
+        id: `proxy-fault-${i}`,
+        severity: 'warning',
+        message: `Proxy: ${f.where} failed${f.count > 1 ? ` (${f.count} times)` : ''}, and the proxy went on: ${
+          f.message
+        }`,
+        blockIds: [],
+      })),
+    );
   }
 
   /** A session the registry let go: its failures go with it. */

@@ -176,14 +176,21 @@ export class ProxyEngine {
 
   /** Decide what goes upstream for a client's `POST /v1/messages` body. Never throws. */
   onRequest(raw: Buffer, headers: Headers, now = Date.now()): Forward {
-    const untouched = (failOpen?: string, sessionId?: string, callIndex?: number): Forward => ({ body: raw, transformed: false, failOpen, sessionId, callIndex });
+    const untouched = (failOpen?: string, sessionId?: string, callIndex?: number): Forward => ({
+      body: raw,
+      transformed: false,
+      failOpen,
+      sessionId,
+      callIndex,
+    });
     let body = this.parseKnown(raw, headers);
     try {
       body ??= JSON.parse(raw.toString('utf8')) as RequestBody;
     } catch {
       return untouched('the request body is not JSON');
     }
-    if (typeof body !== 'object' || body === null || !Array.isArray(body.messages) || typeof body.model !== 'string') return untouched('not a Messages API request');
+    if (typeof body !== 'object' || body === null || !Array.isArray(body.messages) || typeof body.model !== 'string')
+      return untouched('not a Messages API request');
     let st: SessionState | undefined;
     let callIndex: number | undefined;
     // The new messages and the call record reach the session's journal with one fsync, not one per
@@ -192,16 +199,37 @@ export class ProxyEngine {
     try {
       // Tools go upstream as sent; the session keeps them for token counts (server tools count as their JSON).
       const tools = body.tools as ToolDefinition[] | undefined;
-      const m = this.sessions.match({ key: sessionKeyOf(headers, body), messages: body.messages, system: body.system, tools, model: body.model, now, raw });
+      const m = this.sessions.match({
+        key: sessionKeyOf(headers, body),
+        messages: body.messages,
+        system: body.system,
+        tools,
+        model: body.model,
+        now,
+        raw,
+      });
       st = this.stateOf(m.entry);
       m.entry.client ??= classifyClient(headers, body);
       if (!st.journal) this.reopenJournal(st);
       this.releaseBatch ??= st.journal?.hold();
       const s = m.entry.session;
-      const call = s.recordCall({ at: s.messages.length, epochStart: 0, model: body.model, timestamp: new Date(now).toISOString() });
+      const call = s.recordCall({
+        at: s.messages.length,
+        epochStart: 0,
+        model: body.model,
+        timestamp: new Date(now).toISOString(),
+      });
       st.journal?.recordCall(call);
       callIndex = call.index;
-      const verdict = this.verdicts.onRequest({ sessionId: m.entry.id, key: m.entry.key, sessionCall: callIndex, body, digests: m.entry.digests, now, clientAsked: 'diagnostics' in body });
+      const verdict = this.verdicts.onRequest({
+        sessionId: m.entry.id,
+        key: m.entry.key,
+        sessionCall: callIndex,
+        body,
+        digests: m.entry.digests,
+        now,
+        clientAsked: 'diagnostics' in body,
+      });
       // One numbering everywhere: the inspector shows the call as the journal and the verdicts number it.
       st.callNumbers.set(callIndex, verdict.call);
       const earlier = verdict.previousSession === undefined ? undefined : this.states.get(verdict.previousSession);
@@ -212,23 +240,37 @@ export class ProxyEngine {
       st.engine.ttl = clientTtl(body);
       st.engine.longTtlAllowed = headAllowsLongTtl(body);
       st.engine.model = body.model;
-      for (const done of st.inspector.applyDeferredIfCold(now)) this.o.log?.(`session ${m.entry.id}: deferred action applied on a cold cache: ${done}`);
+      for (const done of st.inspector.applyDeferredIfCold(now))
+        this.o.log?.(`session ${m.entry.id}: deferred action applied on a cold cache: ${done}`);
       // Observe only: the client's bytes, unless the user pinned, trimmed or restored something here.
       if (this.o.strategy === 'none' && s.overlayCount === 0) return untouched(undefined, m.entry.id, callIndex);
-      const coldFrom = verdict.headChanged ? { position: 0, why: 'the client changed its system prompt or tools: its cached prefix is gone' } : undefined;
+      const coldFrom = verdict.headChanged
+        ? { position: 0, why: 'the client changed its system prompt or tools: its cached prefix is gone' }
+        : undefined;
       const prepared = st.engine.prepare({ callIndex, upTo: s.messages.length, epochStart: 0, now, coldFrom });
       st.prepared = prepared;
       // The builder had to repair something: if the client's own request breaks a rule, the
       // client gets the API's answer to what it sent, not a request we made valid for it.
       if (prepared.repairs.length > 0) {
         const own = validateRequest(body, { model: body.model, thinking: thinkingEnabled(body) });
-        if (own.length > 0) return this.failOpen(st, `the client's request breaks an API rule as sent: ${own[0].message}`, raw, callIndex);
+        if (own.length > 0)
+          return this.failOpen(
+            st,
+            `the client's request breaks an API rule as sent: ${own[0].message}`,
+            raw,
+            callIndex,
+          );
       }
       const up = upstreamBody(body, prepared.body.messages);
       if ('error' in up) return this.failOpen(st, up.error, raw, callIndex);
       st.lastFailOpen = undefined;
       this.verdicts.sentAs(m.entry.id, callIndex, up.body, body.messages);
-      return { body: Buffer.from(JSON.stringify(up.body), 'utf8'), transformed: true, sessionId: m.entry.id, callIndex };
+      return {
+        body: Buffer.from(JSON.stringify(up.body), 'utf8'),
+        transformed: true,
+        sessionId: m.entry.id,
+        callIndex,
+      };
     } catch (e) {
       const why = `the engine failed on this request: ${e instanceof Error ? e.message : String(e)}`;
       return st ? this.failOpen(st, why, raw, callIndex) : untouched(why);
@@ -270,7 +312,13 @@ export class ProxyEngine {
     if (!peek) return undefined;
     try {
       const body = JSON.parse(peek.json) as RequestBody;
-      if (typeof body !== 'object' || body === null || !Array.isArray(body.messages) || sessionKeyOf(headers, body) !== peek.entry.key) return undefined;
+      if (
+        typeof body !== 'object' ||
+        body === null ||
+        !Array.isArray(body.messages) ||
+        sessionKeyOf(headers, body) !== peek.entry.key
+      )
+        return undefined;
       body.messages = [...this.sessions.knownMessages(peek.entry, peek.count), ...body.messages];
       return body;
     } catch {
@@ -319,7 +367,8 @@ export class ProxyEngine {
       st.journal?.recordVerdict(judged.lineage, judged.verdict, { print: judged.print, responseId: facts.id });
       st.inspector.setVerdict(judged.verdict);
     }
-    if (this.o.strategy === 'none' || !st.entry.session.overlayCount) st.engine.observeUsage(facts.usage, call?.at ?? s.messages.length, 0, true);
+    if (this.o.strategy === 'none' || !st.entry.session.overlayCount)
+      st.engine.observeUsage(facts.usage, call?.at ?? s.messages.length, 0, true);
     st.inspector.onUsage(callIndex, facts.usage);
     this.o.onChange?.(st.entry);
   }
@@ -360,7 +409,11 @@ export class ProxyEngine {
 
   /** A session whose journal could not be opened: try again (the disk may have space now). */
   private reopenJournal(st: SessionState): void {
-    const { journal, error } = this.journals.open(st.entry, { onError: (e) => this.journalFailed(st.entry.id, e) }, st.journalError);
+    const { journal, error } = this.journals.open(
+      st.entry,
+      { onError: (e) => this.journalFailed(st.entry.id, e) },
+      st.journalError,
+    );
     if (!journal) return void (st.journalError = error);
     st.journal = journal;
     // A catch-up that could not be written keeps the write's error (journalFailed) until a retry writes it.
@@ -373,14 +426,26 @@ export class ProxyEngine {
     let st = this.states.get(entry.id);
     if (st) return st;
     const estimator = new TokenEstimator({ defer: this.o.defer === false ? undefined : (this.o.defer ?? PROXY_DEFER) });
-    const engine = new ContextEngine(entry.session, { strategy: this.o.strategy, config: this.o.config, model: entry.session.model, estimator });
-    const { journal, error: notJournaled } = this.journals.open(entry, { onError: (e) => this.journalFailed(entry.id, e) });
+    const engine = new ContextEngine(entry.session, {
+      strategy: this.o.strategy,
+      config: this.o.config,
+      model: entry.session.model,
+      estimator,
+    });
+    const { journal, error: notJournaled } = this.journals.open(entry, {
+      onError: (e) => this.journalFailed(entry.id, e),
+    });
     const findings = (): Finding[] => this.faults.findings(entry.id, this.states.get(entry.id)?.journalError);
     const callNumbers = this.restoredNumbers.get(entry.id) ?? new Map<number, number>();
     this.restoredNumbers.delete(entry.id);
     const meta = { sessionId: entry.id, title: () => titleOf(entry), strategy: this.o.strategy, findings };
     const strategies = ['none', 'default', ...strategyNames()];
-    const inspector = new LiveInspector(engine, { ...meta, strategies, externalVerdicts: true, callNumber: (i) => callNumbers.get(i) });
+    const inspector = new LiveInspector(engine, {
+      ...meta,
+      strategies,
+      externalVerdicts: true,
+      callNumber: (i) => callNumbers.get(i),
+    });
     const s = entry.session;
     const overlays = (): void => {
       if (s.overlayCount > 0) this.withOverlays.add(entry.id);
@@ -392,7 +457,9 @@ export class ProxyEngine {
     });
     st = { entry, engine, inspector, journal, journalError: notJournaled, unsubscribe, callNumbers };
     this.states.set(entry.id, st);
-    this.o.log?.(`session ${entry.id}: new (${entry.key ? `client session ${entry.key}` : 'matched by message prefix'}${entry.epoch > 1 ? `, epoch ${entry.epoch}: the client rewrote its history` : ''})`);
+    this.o.log?.(
+      `session ${entry.id}: new (${entry.key ? `client session ${entry.key}` : 'matched by message prefix'}${entry.epoch > 1 ? `, epoch ${entry.epoch}: the client rewrote its history` : ''})`,
+    );
     return st;
   }
 }

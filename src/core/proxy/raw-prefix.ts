@@ -9,7 +9,10 @@
  * makes the check fail, and the caller digests everything as before.
  */
 
-/** Messages from the end in which a moving cache_control marker is expected (Claude Code: the last; Cline: the last two user messages). */
+/**
+ * Messages from the end in which a moving cache_control marker is expected (Claude Code: the last; Cline: the last two
+ * user messages).
+ */
 const TAIL_WITH_MARKERS = 4;
 const MARKER = Buffer.from('"cache_control"');
 
@@ -111,7 +114,12 @@ export function knownPrefix(prev: RawPrefix | undefined, raw: Buffer): number {
  * messages are the ones `prev` covered. Scans only the bytes after them. Undefined when the body
  * cannot be read this way (then nothing is reused next time).
  */
-export function nextPrefix(raw: Buffer, total: number, prev: RawPrefix | undefined, known: number): RawPrefix | undefined {
+export function nextPrefix(
+  raw: Buffer,
+  total: number,
+  prev: RawPrefix | undefined,
+  known: number,
+): RawPrefix | undefined {
   if (total === 0) return undefined;
   const reuse = prev !== undefined && known > 0 && known === prev.count;
   const open = reuse ? prev.open : messagesArray(raw);

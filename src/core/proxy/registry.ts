@@ -101,14 +101,22 @@ export class ProxySessions {
    */
   peek(raw: Buffer): { entry: ProxiedSession; count: number; json: string } | undefined {
     let best: ProxiedSession | undefined;
-    for (const e of this.entries) if (e.rawPrefix && e.lastMessages && (!best || e.rawPrefix.count > best.rawPrefix!.count) && knownPrefix(e.rawPrefix, raw) > 0) best = e;
+    for (const e of this.entries)
+      if (
+        e.rawPrefix &&
+        e.lastMessages &&
+        (!best || e.rawPrefix.count > best.rawPrefix!.count) &&
+        knownPrefix(e.rawPrefix, raw) > 0
+      )
+        best = e;
     const json = best && elidedJson(best.rawPrefix!, raw);
     return json === undefined ? undefined : { entry: best!, count: best!.rawPrefix!.count, json };
   }
 
   /** The first `count` messages of a session's last request, as the client sent them. */
   knownMessages(entry: ProxiedSession, count: number): MessageParam[] {
-    if (!entry.lastMessages || entry.lastMessages.length < count) throw new Error(`session ${entry.id}: the last request's messages are not kept`);
+    if (!entry.lastMessages || entry.lastMessages.length < count)
+      throw new Error(`session ${entry.id}: the last request's messages are not kept`);
     return entry.lastMessages.slice(0, count);
   }
 
@@ -129,7 +137,12 @@ export class ProxySessions {
     for (const e of this.entries) {
       if (e.key !== input.key || e.digests.length > digests.length) continue;
       if (commonPrefix(e.digests, digests) !== e.digests.length) continue;
-      if (!entry || e.digests.length > entry.digests.length || (e.digests.length === entry.digests.length && e.lastSeen > entry.lastSeen)) entry = e;
+      if (
+        !entry ||
+        e.digests.length > entry.digests.length ||
+        (e.digests.length === entry.digests.length && e.lastSeen > entry.lastSeen)
+      )
+        entry = e;
     }
     const created = entry === undefined;
     entry ??= this.create(input, digests);
@@ -145,7 +158,14 @@ export class ProxySessions {
       entry.digests.push(digests[i]);
     }
     entry.lastSeen = input.now;
-    entry.rawPrefix = input.raw ? nextPrefix(input.raw, input.messages.length, source === entry ? entry.rawPrefix : undefined, source === entry ? reused : 0) : undefined;
+    entry.rawPrefix = input.raw
+      ? nextPrefix(
+          input.raw,
+          input.messages.length,
+          source === entry ? entry.rawPrefix : undefined,
+          source === entry ? reused : 0,
+        )
+      : undefined;
     entry.lastMessages = entry.rawPrefix ? input.messages : undefined;
     this.forgetOldRawBodies();
     return { entry, known, created };
@@ -177,7 +197,9 @@ export class ProxySessions {
           epoch = n;
           break;
         }
-        const keptDigests = kept.messages.map((m) => messageDigest({ role: m.role, content: m.blocks.map((b) => b.param) }));
+        const keptDigests = kept.messages.map((m) =>
+          messageDigest({ role: m.role, content: m.blocks.map((b) => b.param) }),
+        );
         if (keptDigests.length <= digests.length && commonPrefix(keptDigests, digests) === keptDigests.length) {
           epoch = n;
           session = kept;
@@ -190,7 +212,11 @@ export class ProxySessions {
     } else {
       id = `anon-${input.now.toString(36)}-${++this.anon}`;
     }
-    session ??= new Session({ system: input.system, tools: input.tools ? [...input.tools] : undefined, model: input.model });
+    session ??= new Session({
+      system: input.system,
+      tools: input.tools ? [...input.tools] : undefined,
+      model: input.model,
+    });
     const entry: ProxiedSession = { id, key: input.key, epoch, session, digests: known, lastSeen: input.now };
     this.entries.push(entry);
     if (this.entries.length > MAX_LIVE_SESSIONS) {

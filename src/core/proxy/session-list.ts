@@ -35,17 +35,31 @@ export class SessionFollower {
       .map((e) => {
         const main = e.key !== undefined && e.epoch > 1 ? byId.get(e.key) : undefined;
         const child = main !== undefined && main.digests[0] !== e.digests[0] && !sameHead(main.session, e.session);
-        return { id: e.id, title: titleOf(e), calls: e.session.calls.length, lastSeen: e.lastSeen, ...(child ? { parent: main.id } : {}), ...(e.client ? { client: CLIENT_LABELS[e.client] } : {}) };
+        return {
+          id: e.id,
+          title: titleOf(e),
+          calls: e.session.calls.length,
+          lastSeen: e.lastSeen,
+          ...(child ? { parent: main.id } : {}),
+          ...(e.client ? { client: CLIENT_LABELS[e.client] } : {}),
+        };
       })
       .sort((a, b) => b.lastSeen - a.lastSeen);
     const shown = this.current(engine)?.entry.id;
-    return { sessions, ...(this.followed !== undefined ? { followed: this.followed } : {}), ...(shown !== undefined ? { shown } : {}) };
+    return {
+      sessions,
+      ...(this.followed !== undefined ? { followed: this.followed } : {}),
+      ...(shown !== undefined ? { shown } : {}),
+    };
   }
 }
 
 /** Same system prompt and tool definitions. */
 function sameHead(a: { system?: unknown; tools?: unknown }, b: { system?: unknown; tools?: unknown }): boolean {
-  return JSON.stringify(a.system ?? null) === JSON.stringify(b.system ?? null) && JSON.stringify(a.tools ?? null) === JSON.stringify(b.tools ?? null);
+  return (
+    JSON.stringify(a.system ?? null) === JSON.stringify(b.system ?? null) &&
+    JSON.stringify(a.tools ?? null) === JSON.stringify(b.tools ?? null)
+  );
 }
 
 /**

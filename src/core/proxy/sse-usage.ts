@@ -25,7 +25,12 @@ function missReasonOf(m: Record<string, unknown>): ResponseFacts['cacheMissReaso
   const r = d.cache_miss_reason;
   if (r === null) return null;
   if (!isObj(r) || typeof r.type !== 'string') return undefined;
-  return { type: r.type, ...(typeof r.cache_missed_input_tokens === 'number' ? { cache_missed_input_tokens: r.cache_missed_input_tokens } : {}) };
+  return {
+    type: r.type,
+    ...(typeof r.cache_missed_input_tokens === 'number'
+      ? { cache_missed_input_tokens: r.cache_missed_input_tokens }
+      : {}),
+  };
 }
 
 function isObj(v: unknown): v is Record<string, unknown> {
@@ -38,7 +43,8 @@ function mergeUsage(known: CallUsage | undefined, raw: unknown): CallUsage | und
   const next: CallUsage = { ...(known ?? { input_tokens: 0, output_tokens: 0 }) };
   if (typeof raw.input_tokens === 'number') next.input_tokens = raw.input_tokens;
   if (typeof raw.output_tokens === 'number') next.output_tokens = raw.output_tokens;
-  if (typeof raw.cache_creation_input_tokens === 'number') next.cache_creation_input_tokens = raw.cache_creation_input_tokens;
+  if (typeof raw.cache_creation_input_tokens === 'number')
+    next.cache_creation_input_tokens = raw.cache_creation_input_tokens;
   if (typeof raw.cache_read_input_tokens === 'number') next.cache_read_input_tokens = raw.cache_read_input_tokens;
   return next;
 }
@@ -87,7 +93,12 @@ export function factsOfJson(text: string): ResponseFacts {
   try {
     const v = JSON.parse(text) as unknown;
     if (!isObj(v) || v.type !== 'message') return {};
-    const facts: ResponseFacts = { id: typeof v.id === 'string' ? v.id : undefined, model: typeof v.model === 'string' ? v.model : undefined, usage: usageOf(v.usage), stopReason: typeof v.stop_reason === 'string' ? v.stop_reason : undefined };
+    const facts: ResponseFacts = {
+      id: typeof v.id === 'string' ? v.id : undefined,
+      model: typeof v.model === 'string' ? v.model : undefined,
+      usage: usageOf(v.usage),
+      stopReason: typeof v.stop_reason === 'string' ? v.stop_reason : undefined,
+    };
     const reason = missReasonOf(v);
     if (reason !== undefined) facts.cacheMissReason = reason;
     return facts;

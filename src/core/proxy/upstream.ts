@@ -14,7 +14,6 @@ import type { CacheTtl, RequestBody } from '../api/wire';
 import { thinkingEnabled, validateRequest } from '../request/validate';
 import type { ContentBlockParam } from '../session/types';
 
-
 type Messages = RequestBody['messages'];
 
 /** Breakpoints the client placed before the messages (tools, system) plus automatic caching. */
@@ -28,9 +27,13 @@ export function headBreakpoints(body: RequestBody): number {
 /** The TTL the client uses in its messages (its last marker), else in its head; '5m' when it sets none. */
 export function clientTtl(body: RequestBody): CacheTtl {
   let ttl: CacheTtl | undefined;
-  for (const m of body.messages) for (const b of contentBlocks(m.content)) ttl = (cacheControlOf(b)?.ttl as CacheTtl | undefined) ?? (cacheControlOf(b) ? '5m' : ttl);
+  for (const m of body.messages)
+    for (const b of contentBlocks(m.content))
+      ttl = (cacheControlOf(b)?.ttl as CacheTtl | undefined) ?? (cacheControlOf(b) ? '5m' : ttl);
   if (ttl) return ttl;
-  const head = [...(body.tools ?? []), ...(Array.isArray(body.system) ? body.system : [])].map((x) => cacheControlOf(x)).filter((c) => c !== undefined);
+  const head = [...(body.tools ?? []), ...(Array.isArray(body.system) ? body.system : [])]
+    .map((x) => cacheControlOf(x))
+    .filter((c) => c !== undefined);
   // A 1h marker may not follow a 5m one: with any 5m marker in the head, messages use 5m.
   return head.length > 0 && head.every((c) => c.ttl === '1h') ? '1h' : '5m';
 }

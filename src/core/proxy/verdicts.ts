@@ -80,7 +80,6 @@ export interface VerdictCall {
   readonly previousSession?: string;
 }
 
-
 export class ProxyVerdicts {
   private readonly lineages = new Map<string, Lineage>();
   private readonly bySession = new Map<string, Lineage>();
@@ -127,11 +126,19 @@ export class ProxyVerdicts {
   sentAs(sessionId: string, sessionCall: number, body: FingerprintBody, clientMessages: readonly MessageParam[]): void {
     const p = this.pending.get(pendingKey(sessionId, sessionCall));
     if (!p) return;
-    p.current.print = fingerprintRequest(body, p.current.print.at, { clientMessages, clientDigests: p.current.print.clientMessages, memo: this.memo });
+    p.current.print = fingerprintRequest(body, p.current.print.at, {
+      clientMessages,
+      clientDigests: p.current.print.clientMessages,
+      memo: this.memo,
+    });
   }
 
   /** The response arrived: the verdict, from its usage and (when asked) the API's own answer. */
-  onResponse(sessionId: string, sessionCall: number, facts: { readonly id?: string; readonly usage?: CallUsage; readonly cacheMissReason?: ApiMissReason | null }): { lineage: string; verdict: CallVerdict; print: RequestFingerprint } | undefined {
+  onResponse(
+    sessionId: string,
+    sessionCall: number,
+    facts: { readonly id?: string; readonly usage?: CallUsage; readonly cacheMissReason?: ApiMissReason | null },
+  ): { lineage: string; verdict: CallVerdict; print: RequestFingerprint } | undefined {
     const key = pendingKey(sessionId, sessionCall);
     const p = this.pending.get(key);
     if (!p) return undefined;
@@ -181,10 +188,17 @@ export class ProxyVerdicts {
     const prefix = r.key !== undefined ? `key:${r.key}` : 'anon:';
     let lineage: Lineage | undefined;
     for (const l of this.lineages.values()) {
-      if (!(r.key !== undefined ? l.id === prefix || l.id.startsWith(`${prefix}#`) : l.id.startsWith(prefix) && l.first === r.digests[0])) continue;
+      if (
+        !(r.key !== undefined
+          ? l.id === prefix || l.id.startsWith(`${prefix}#`)
+          : l.id.startsWith(prefix) && l.first === r.digests[0])
+      )
+        continue;
       if (l.last && sameHead(l.last.print, print)) lineage = l;
     }
-    lineage ??= this.make(r.key !== undefined ? (this.lineages.has(prefix) ? `${prefix}#${r.sessionId}` : prefix) : `anon:${r.sessionId}`);
+    lineage ??= this.make(
+      r.key !== undefined ? (this.lineages.has(prefix) ? `${prefix}#${r.sessionId}` : prefix) : `anon:${r.sessionId}`,
+    );
     this.bySession.set(r.sessionId, lineage);
     return lineage;
   }
@@ -213,7 +227,16 @@ export class ProxyVerdicts {
     const l = known ?? this.make(sent.lineage);
     if (newer) {
       const u = sent.usage;
-      l.last = { print: sent.print, responseId: sent.responseId, usage: u && { input_tokens: u.uncached, output_tokens: 0, cache_read_input_tokens: u.read, cache_creation_input_tokens: u.written } };
+      l.last = {
+        print: sent.print,
+        responseId: sent.responseId,
+        usage: u && {
+          input_tokens: u.uncached,
+          output_tokens: 0,
+          cache_read_input_tokens: u.read,
+          cache_creation_input_tokens: u.written,
+        },
+      };
       l.first = sent.print.clientMessages[0];
     }
     if (!this.bySession.has(sessionId)) this.bySession.set(sessionId, l);

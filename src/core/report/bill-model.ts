@@ -28,7 +28,9 @@ import type { BillBlock, BillMessage, BillRequest, BillStep, InferredPrefix, Spa
 
 export type { BillBlock, BillMessage, BillRequest, BillStep, InferredPrefix, SpanParts, SpanSink } from './bill-types';
 
-/** A message's blocks folded (thinking carried by the next block), their simulator blocks, and the simulator message. */
+/**
+ * A message's blocks folded (thinking carried by the next block), their simulator blocks, and the simulator message.
+ */
 interface SimParts extends SpanParts {
   readonly folded: { block: BillBlock; tokens: number }[];
   readonly sim: SimBlock[];
@@ -52,7 +54,9 @@ export function effectiveMessages(messages: readonly BillMessage[], model: strin
 
 /** An assistant message without its thinking blocks (the same object when it has none). */
 function withoutThinking(m: BillMessage): BillMessage {
-  return m.role === 'assistant' && m.blocks.some((b) => b.thinking) ? { ...m, blocks: m.blocks.filter((b) => !b.thinking) } : m;
+  return m.role === 'assistant' && m.blocks.some((b) => b.thinking)
+    ? { ...m, blocks: m.blocks.filter((b) => !b.thinking) }
+    : m;
 }
 
 /**
@@ -120,7 +124,9 @@ export class BillModel {
   private readonly sizes = new WeakMap<object, number>();
   private readonly simBlocks = new Map<string, SimBlock>();
   /** The system blocks of the last step, by part. */
-  private readonly lastSystem: Partial<Record<'shared' | 'session', { version: string; restarts: number; ttl: '5m' | '1h'; block: SimBlock }>> = {};
+  private readonly lastSystem: Partial<
+    Record<'shared' | 'session', { version: string; restarts: number; ttl: '5m' | '1h'; block: SimBlock }>
+  > = {};
   /** The simulator block of a content id (with its epoch) at a size. */
   private readonly contentBlocks = new Map<string, Map<number, SimBlock>>();
   private readonly shared: SimBlock;
@@ -190,7 +196,8 @@ export class BillModel {
       w.sims[i] = p.msg;
       w.restarts[i] = (i > 0 ? w.restarts[i - 1] : 0) + (input[i].clientRestart ? 1 : 0);
     }
-    if (w.effs.length !== input.length) w.effs.length = w.parts.length = w.sims.length = w.restarts.length = input.length;
+    if (w.effs.length !== input.length)
+      w.effs.length = w.parts.length = w.sims.length = w.restarts.length = input.length;
     w.input = input;
     w.lastHuman = lastHuman;
     return k;
@@ -214,13 +221,19 @@ export class BillModel {
     return r;
   }
 
-  /** The first message of an epoch: its first block other bytes (one object per message and epoch, so the simulator can skip it unchanged). */
+  /**
+   * The first message of an epoch: its first block other bytes (one object per message and epoch, so the simulator can
+   * skip it unchanged).
+   */
   private epochMessage(m: BillMessage, parts: SimParts, epoch: number): SimMessage {
     let byEpoch = this.epochMsgs.get(m);
     if (!byEpoch) this.epochMsgs.set(m, (byEpoch = new Map()));
     let msg = byEpoch.get(epoch);
     if (!msg) {
-      msg = { role: m.role, content: [this.simBlock(parts.folded[0].block, parts.folded[0].tokens, epoch), ...parts.sim.slice(1)] };
+      msg = {
+        role: m.role,
+        content: [this.simBlock(parts.folded[0].block, parts.folded[0].tokens, epoch), ...parts.sim.slice(1)],
+      };
       byEpoch.set(epoch, msg);
     }
     return msg;
@@ -258,7 +271,11 @@ export class BillModel {
     let s = this.simBlocks.get(key);
     if (!s) {
       const text = key.slice(0, key.lastIndexOf('|'));
-      s = { type: 'text', text: version || part === 'session' ? text : 'prefix:shared', cache_control: ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' } } as SimBlock;
+      s = {
+        type: 'text',
+        text: version || part === 'session' ? text : 'prefix:shared',
+        cache_control: ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' },
+      } as SimBlock;
       this.simBlocks.set(key, s);
       this.sizes.set(s, part === 'shared' ? this.prefix.shared : this.prefix.session);
     }
@@ -266,7 +283,10 @@ export class BillModel {
     return s;
   }
 
-  /** The simulator's block for a content id at a size (same id, same bytes: same cache identity whatever the size), in an epoch. */
+  /**
+   * The simulator's block for a content id at a size (same id, same bytes: same cache identity whatever the size), in
+   * an epoch.
+   */
   private simBlock(b: BillBlock, tokens: number, epoch = 0): SimBlock {
     const id = epoch ? `${b.id}#${epoch}` : b.id;
     let bySize = this.contentBlocks.get(id);
@@ -295,7 +315,8 @@ export class BillModel {
     }
     const k = this.partsOf(req.messages);
     // A rewritten session part counts as a restart would (both only grow, so their sum changes whenever either does).
-    const restarts = (req.messages.length > 0 ? this.work.restarts[req.messages.length - 1] : 0) + (req.sessionEpoch ?? 0);
+    const restarts =
+      (req.messages.length > 0 ? this.work.restarts[req.messages.length - 1] : 0) + (req.sessionEpoch ?? 0);
     const { effs, parts, sims, sent: messages, patched } = this.work;
     // The messages sent: the parts' messages (new from k on, the last step's patches undone), then patched.
     for (const i of patched) if (i < k) messages[i] = sims[i];

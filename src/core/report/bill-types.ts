@@ -1,7 +1,10 @@
 /** The bill model's types: blocks, messages and requests as the bill sees them, and what one step reports. */
 import type { CacheUsage } from '../cache/simulator';
 
-/** A sent message as {@link SpanSink} sees it: its blocks as billed (thinking folded into the next block). One object per unchanged message. */
+/**
+ * A sent message as {@link SpanSink} sees it: its blocks as billed (thinking folded into the next block). One object
+ * per unchanged message.
+ */
 export interface SpanParts {
   readonly folded: readonly { readonly block: BillBlock; readonly tokens: number }[];
 }

@@ -10,7 +10,15 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Skipped, SessionReport } from '../../protocol/report-types';
 
-/** Bumped whenever the report's numbers or shapes change: older entries are ignored (2: client invalidations followed, usage-based sizes, Cline usage; 3: per-call model, TTL per breakpoint, client version, microcompact, iterations, loose status; 4: the fit notes price client-caused misses; 5: partial compactions send their kept messages after the summary, microcompact-cleared attachments followed; 6: OpenAI-style chat transcripts imported, whole-JSON files have no corrupt lines; 7: "summarize from here" compactions send their kept messages before the summary, and kept copies share the cache identity and size of the blocks they copy; 8: a client rewrite shrinks only the calls from it on, the TTL counts from the end of the response; 9: rows carry cwd, usage per 15-minute slot and misses by cause). */
+/**
+ * Bumped whenever the report's numbers or shapes change: older entries are ignored (2: client invalidations followed,
+ * usage-based sizes, Cline usage; 3: per-call model, TTL per breakpoint, client version, microcompact, iterations,
+ * loose status; 4: the fit notes price client-caused misses; 5: partial compactions send their kept messages after the
+ * summary, microcompact-cleared attachments followed; 6: OpenAI-style chat transcripts imported, whole-JSON files have
+ * no corrupt lines; 7: "summarize from here" compactions send their kept messages before the summary, and kept copies
+ * share the cache identity and size of the blocks they copy; 8: a client rewrite shrinks only the calls from it on, the
+ * TTL counts from the end of the response; 9: rows carry cwd, usage per 15-minute slot and misses by cause).
+ */
 export const REPORT_CACHE_VERSION = 9;
 
 export interface CachedFile {
@@ -53,14 +61,21 @@ export class ReportCache {
   constructor(readonly file: string) {
     try {
       const parsed = JSON.parse(readFileSync(file, 'utf8')) as CacheFileShape;
-      if (parsed.version === REPORT_CACHE_VERSION && parsed.entries && typeof parsed.entries === 'object') this.entries = parsed.entries;
+      if (parsed.version === REPORT_CACHE_VERSION && parsed.entries && typeof parsed.entries === 'object')
+        this.entries = parsed.entries;
     } catch {
       // No cache yet, or unreadable: start empty.
     }
   }
 
   /** The cached result for a file, when it is unchanged, priced the same way, and its responses are still its own. */
-  get(path: string, size: number, mtimeMs: number, setup: string, counted: ReadonlySet<string>): CachedFile | undefined {
+  get(
+    path: string,
+    size: number,
+    mtimeMs: number,
+    setup: string,
+    counted: ReadonlySet<string>,
+  ): CachedFile | undefined {
     const e = this.entries[path];
     if (!e || e.size !== size || e.mtimeMs !== mtimeMs || e.setup !== setup) return undefined;
     if (e.keys.some((k) => counted.has(k))) return undefined;
@@ -84,7 +99,10 @@ export class ReportCache {
     if (!this.dirty) return;
     mkdirSync(dirname(this.file), { recursive: true });
     const tmp = `${this.file}.${process.pid}.tmp`;
-    writeFileSync(tmp, JSON.stringify({ version: REPORT_CACHE_VERSION, entries: this.entries } satisfies CacheFileShape));
+    writeFileSync(
+      tmp,
+      JSON.stringify({ version: REPORT_CACHE_VERSION, entries: this.entries } satisfies CacheFileShape),
+    );
     renameSync(tmp, this.file);
     this.dirty = false;
   }

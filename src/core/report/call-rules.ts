@@ -23,12 +23,24 @@ export function simulatedRow(s: BillStep): UsageRow {
   const u = s.usage;
   const w1h = u.cache_creation?.ephemeral_1h_input_tokens ?? 0;
   const r = Math.round;
-  return { input: r(u.input_tokens), write5m: r(u.cache_creation_input_tokens - w1h), write1h: r(w1h), read: r(u.cache_read_input_tokens), cost: s.cost };
+  return {
+    input: r(u.input_tokens),
+    write5m: r(u.cache_creation_input_tokens - w1h),
+    write1h: r(w1h),
+    read: r(u.cache_read_input_tokens),
+    cost: s.cost,
+  };
 }
 
 export function recordedRow(r: RecordedCall): UsageRow {
   const u = r.usage;
-  return { input: u.input_tokens, write5m: u.cache_creation.ephemeral_5m_input_tokens, write1h: u.cache_creation.ephemeral_1h_input_tokens, read: u.cache_read_input_tokens, cost: callCost(r.model, u).input };
+  return {
+    input: u.input_tokens,
+    write5m: u.cache_creation.ephemeral_5m_input_tokens,
+    write1h: u.cache_creation.ephemeral_1h_input_tokens,
+    read: u.cache_read_input_tokens,
+    cost: callCost(r.model, u).input,
+  };
 }
 
 /** Milliseconds from the end of the previous response to call i's request (undefined on the first). */
@@ -74,7 +86,13 @@ export function causesOf(fit: FitResult, i: number, gapMs = gapOf(fit, i)): { ki
 }
 
 /** The rule that decided call i's simulated usage, and whether the recording agrees. */
-export function ruleOf(fit: FitResult, i: number, rec: UsageRow | undefined, sim: UsageRow, gapMs = gapOf(fit, i)): string {
+export function ruleOf(
+  fit: FitResult,
+  i: number,
+  rec: UsageRow | undefined,
+  sim: UsageRow,
+  gapMs = gapOf(fit, i),
+): string {
   if (fit.foreign.includes(i)) return 'side request on another model: priced as recorded';
   if (!rec) return 'not billed in this row (counted in another file)';
   const why = causesOf(fit, i, gapMs).map((c) => c.text);
@@ -83,18 +101,24 @@ export function ruleOf(fit: FitResult, i: number, rec: UsageRow | undefined, sim
   const off = Math.abs(sim.cost - rec.cost) > MATCH_TOLERANCE * Math.max(rec.cost, 1e-9);
   if (!off) return why.length ? why.join('; ') : 'match';
   const diffs: string[] = [];
-  if (Math.abs(simTotal - recTotal) > MATCH_TOLERANCE * recTotal) diffs.push(`size ${simTotal - recTotal > 0 ? '+' : ''}${simTotal - recTotal}`);
+  if (Math.abs(simTotal - recTotal) > MATCH_TOLERANCE * recTotal)
+    diffs.push(`size ${simTotal - recTotal > 0 ? '+' : ''}${simTotal - recTotal}`);
   if (sim.read !== rec.read) diffs.push(`read ${sim.read - rec.read > 0 ? '+' : ''}${sim.read - rec.read}`);
   const recW = rec.write5m + rec.write1h;
   const simW = sim.write5m + sim.write1h;
   if (simW !== recW) diffs.push(`write ${simW - recW > 0 ? '+' : ''}${simW - recW}`);
-  if (rec.write1h > 0 !== sim.write1h > 0) diffs.push(`1h writes ${rec.write1h > 0 ? 'recorded, not simulated' : 'simulated, not recorded'}`);
+  if (rec.write1h > 0 !== sim.write1h > 0)
+    diffs.push(`1h writes ${rec.write1h > 0 ? 'recorded, not simulated' : 'simulated, not recorded'}`);
   return `${why.length ? `${why.join('; ')}; ` : ''}OFF (${diffs.join(', ') || 'price'})`;
 }
 
-
 /** A loose row's cause: its calls with the largest cost differences, each with its rule. */
-export function largestDifferences(fit: FitResult, byId: ReadonlyMap<string, RecordedCall>, calls: readonly { apiMessageId?: string }[], n = 3): string {
+export function largestDifferences(
+  fit: FitResult,
+  byId: ReadonlyMap<string, RecordedCall>,
+  calls: readonly { apiMessageId?: string }[],
+  n = 3,
+): string {
   const rows = calls.flatMap((c, i) => {
     const r = c.apiMessageId && fit.billed[i] ? byId.get(c.apiMessageId) : undefined;
     if (!r) return [];

@@ -31,7 +31,8 @@ export interface Discovery {
 
 /** Claude Code's projects directory: `$CLAUDE_CONFIG_DIR/projects`, else `~/.claude/projects`. */
 export function defaultProjectsDir(env: NodeJS.ProcessEnv = process.env): string {
-  const base = env.CLAUDE_CONFIG_DIR && env.CLAUDE_CONFIG_DIR.trim() ? env.CLAUDE_CONFIG_DIR : join(homedir(), '.claude');
+  const base =
+    env.CLAUDE_CONFIG_DIR && env.CLAUDE_CONFIG_DIR.trim() ? env.CLAUDE_CONFIG_DIR : join(homedir(), '.claude');
   return join(base, 'projects');
 }
 
@@ -107,7 +108,10 @@ export function discover(paths: readonly string[]): Discovery {
     try {
       st = statSync(p);
     } catch (e) {
-      skipped.push({ file: p, reason: (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : 'unreadable' });
+      skipped.push({
+        file: p,
+        reason: (e as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file or directory' : 'unreadable',
+      });
       continue;
     }
     if (st.isDirectory()) walk(p, files, skipped);
@@ -148,7 +152,11 @@ function readHead(fd: number, bytes: number): Buffer {
  * a shorter head is the one the longer head gives: the lines before it are the same,
  * and a match needs its closing quote, so a line cut short cannot give another one.
  */
-function headFields(head: Buffer): { fields: { timestamp?: string; sessionId?: string }; complete: boolean; bytes: number } {
+function headFields(head: Buffer): {
+  fields: { timestamp?: string; sessionId?: string };
+  complete: boolean;
+  bytes: number;
+} {
   const out: { timestamp?: string; sessionId?: string } = {};
   for (const line of head.toString('utf8').split('\n')) {
     if (out.timestamp && out.sessionId) break;
@@ -168,6 +176,8 @@ export function orderForCounting(files: readonly FoundFile[]): FoundFile[] {
     const own = h.sessionId !== undefined && basename(f.path) === `${h.sessionId}.jsonl` ? 0 : 1;
     return { f, t: h.timestamp ?? '', own };
   });
-  keyed.sort((a, b) => (a.t < b.t ? -1 : a.t > b.t ? 1 : a.own - b.own || (a.f.path < b.f.path ? -1 : a.f.path > b.f.path ? 1 : 0)));
+  keyed.sort((a, b) =>
+    a.t < b.t ? -1 : a.t > b.t ? 1 : a.own - b.own || (a.f.path < b.f.path ? -1 : a.f.path > b.f.path ? 1 : 0),
+  );
   return keyed.map((k) => k.f);
 }

@@ -23,7 +23,6 @@ export interface ExplainedCall {
   readonly rule: string;
 }
 
-
 export type { UsageRow } from './call-rules';
 
 export interface ExplainedSession {
@@ -54,17 +53,31 @@ function explainConversation(file: string, conv: RecordedSession): ExplainedSess
       call: i,
       model: fit.contexts[i].model,
       gapMinutes: gapMs !== undefined ? gapMs / 60000 : undefined,
-      ttl: fit.timings[i].systemTtl === fit.timings[i].ttl ? fit.timings[i].ttl : `${fit.timings[i].systemTtl}/${fit.timings[i].ttl}`,
+      ttl:
+        fit.timings[i].systemTtl === fit.timings[i].ttl
+          ? fit.timings[i].ttl
+          : `${fit.timings[i].systemTtl}/${fit.timings[i].ttl}`,
       recorded: rec,
       simulated: sim,
       costDelta: rec ? sim.cost - rec.cost : 0,
       rule: ruleOf(fit, i, rec, sim, gapMs),
     };
   });
-  return { file, sessionId: conv.sessionId, agentId: conv.agentId, model, recordedCost: fit.recordedCost, simulatedCost: fit.simulatedCost, calls };
+  return {
+    file,
+    sessionId: conv.sessionId,
+    agentId: conv.agentId,
+    model,
+    recordedCost: fit.recordedCost,
+    simulatedCost: fit.simulatedCost,
+    calls,
+  };
 }
 
-/** The explained conversations of one file whose session id, agent id or file name matches `session` (all when it names the file). */
+/**
+ * The explained conversations of one file whose session id, agent id or file name matches `session` (all when it names
+ * the file).
+ */
 export function explainFile(file: string, text: string, session: string): ExplainedSession[] {
   try {
     let src: TranscriptRecord;
@@ -74,7 +87,8 @@ export function explainFile(file: string, text: string, session: string): Explai
       return []; // not a transcript: nothing recorded to explain
     }
     const all = file.includes(session);
-    const named = (c: RecordedSession): boolean => all || !!c.sessionId?.startsWith(session) || !!c.agentId?.startsWith(session);
+    const named = (c: RecordedSession): boolean =>
+      all || !!c.sessionId?.startsWith(session) || !!c.agentId?.startsWith(session);
     const convs = src.recorded.conversations.filter(named);
     return convs.map((c) => explainConversation(file, c)).filter((x): x is ExplainedSession => x !== undefined);
   } finally {

@@ -19,28 +19,58 @@ function usd(n: number): string {
 
 /** "call 11: the client cleared 4 old tool result(s) and 2 attachment(s) itself (microcompact); …". */
 function microcompactNote(m: FitResult['microcompacts'][number]): string {
-  const what = [m.results ? `${m.results} old tool result(s)` : '', m.attachments ? `${m.attachments} attachment(s)` : ''].filter(Boolean).join(' and ');
+  const what = [
+    m.results ? `${m.results} old tool result(s)` : '',
+    m.attachments ? `${m.attachments} attachment(s)` : '',
+  ]
+    .filter(Boolean)
+    .join(' and ');
   const missing = m.attachments - m.attachmentsFollowed;
-  const unheld = missing > 0 ? `; ${missing} of the attachments are not in the transcript, their size stays in the history` : '';
+  const unheld =
+    missing > 0 ? `; ${missing} of the attachments are not in the transcript, their size stays in the history` : '';
   return `call ${m.call}: the client cleared ${what || 'nothing it names'} itself (microcompact); every strategy's history follows${unheld}`;
 }
 
-/** Notes on what the fit followed or could not, and the share of the recorded input-side cost that following the unexplained misses moved. */
-export function fitNotes(fit: FitResult, imp: ImportedSession, recorded: RecordedSpend): { notes: string[]; unexplainedShare: number } {
+/**
+ * Notes on what the fit followed or could not, and the share of the recorded input-side cost that following the
+ * unexplained misses moved.
+ */
+export function fitNotes(
+  fit: FitResult,
+  imp: ImportedSession,
+  recorded: RecordedSpend,
+): { notes: string[]; unexplainedShare: number } {
   const notes: string[] = [];
-  for (const o of fit.otherModels) notes.push(`${o.calls} call(s) on ${o.model}: each priced at its own model, on its own cache (a switch starts it cold)`);
-  if (fit.foreign.length) notes.push(`${fit.foreign.length} call(s) on another model sent a request of their own, not this history (calls ${fit.foreign.join(', ')}): priced as recorded in every strategy`);
-  for (const v of fit.versionChanges) notes.push(`call ${v.call}: the client went from ${v.from} to ${v.to}; its system prompt carries the version, so the cached prefix was rewritten`);
+  for (const o of fit.otherModels)
+    notes.push(
+      `${o.calls} call(s) on ${o.model}: each priced at its own model, on its own cache (a switch starts it cold)`,
+    );
+  if (fit.foreign.length)
+    notes.push(
+      `${fit.foreign.length} call(s) on another model sent a request of their own, not this history (calls ${fit.foreign.join(', ')}): priced as recorded in every strategy`,
+    );
+  for (const v of fit.versionChanges)
+    notes.push(
+      `call ${v.call}: the client went from ${v.from} to ${v.to}; its system prompt carries the version, so the cached prefix was rewritten`,
+    );
   for (const m of fit.microcompacts) notes.push(microcompactNote(m));
   const rewritten = fit.sessionEpochs.flatMap((e, i) => (i > 0 && e > fit.sessionEpochs[i - 1] ? [i] : []));
   if (rewritten.length) {
-    notes.push(`${rewritten.length} call(s) read only the shared part of the system prompt (${Math.round(fit.prefix.shared)} tokens: tools and stable blocks; calls ${rewritten.join(', ')}): the client rewrote its session part (project instructions, environment) too, and the model follows that`);
+    notes.push(
+      `${rewritten.length} call(s) read only the shared part of the system prompt (${Math.round(fit.prefix.shared)} tokens: tools and stable blocks; calls ${rewritten.join(', ')}): the client rewrote its session part (project instructions, environment) too, and the model follows that`,
+    );
   }
   if (fit.lateReads.length) {
-    notes.push(`${fit.lateReads.length} call(s) read the cache more than its TTL after the previous request, within it after that response ended (calls ${fit.lateReads.join(', ')}): the TTL counts from the end of the response`);
+    notes.push(
+      `${fit.lateReads.length} call(s) read the cache more than its TTL after the previous request, within it after that response ended (calls ${fit.lateReads.join(', ')}): the TTL counts from the end of the response`,
+    );
   }
-  for (const r of fit.rewrites) notes.push(`call ${r.call}: the client sent ${r.tokens} tokens less than the transcript holds (resumed or edited history); sizes rescaled from there`);
-  const unexplainedShare = fit.unanchoredError !== undefined && fit.costError !== undefined ? fit.costError - fit.unanchoredError : 0;
+  for (const r of fit.rewrites)
+    notes.push(
+      `call ${r.call}: the client sent ${r.tokens} tokens less than the transcript holds (resumed or edited history); sizes rescaled from there`,
+    );
+  const unexplainedShare =
+    fit.unanchoredError !== undefined && fit.costError !== undefined ? fit.costError - fit.unanchoredError : 0;
   if (fit.unexplained.length) {
     notes.push(
       `${fit.unexplained.length} call(s) read only the system prompt from cache where the documented rules keep the messages cached ` +
@@ -52,13 +82,18 @@ export function fitNotes(fit: FitResult, imp: ImportedSession, recorded: Recorde
   }
   const compactions = imp.messages.filter((m) => m.meta.compactBoundary).length;
   if (compactions) {
-    const apart = recorded.iterationCost > 0 ? `; ${usd(recorded.iterationCost)} billed apart for summarizing (usage.iterations), carried unchanged into every strategy` : ': the summarizing call is not in the transcript';
+    const apart =
+      recorded.iterationCost > 0
+        ? `; ${usd(recorded.iterationCost)} billed apart for summarizing (usage.iterations), carried unchanged into every strategy`
+        : ': the summarizing call is not in the transcript';
     notes.push(`${compactions} compaction(s)${apart}`);
   }
   return { notes, unexplainedShare };
 }
 
-/** A loose fit's first note: how far off, and where (the calls that differ most, each with the rule that decided it). */
+/**
+ * A loose fit's first note: how far off, and where (the calls that differ most, each with the rule that decided it).
+ */
 export function looseNote(error: number, largest = ''): string {
   const where = largest ? `; largest differences: ${largest} (trimline report --explain SESSION shows every call)` : '';
   return `loose fit: simulated none is ${signedPercent(error)} from the recorded bill (beyond ±5%); its savings are left out of the headline${where}`;
@@ -68,7 +103,11 @@ export function looseNote(error: number, largest = ''): string {
  * Why a strategy costs more than `none`: the cache writes its edits caused
  * against what it saved on the calls after them.
  */
-export function dearerBecause(strategy: string, cost: { inputCost: number; writeCost: number }, none: { inputCost: number; writeCost: number }): string | undefined {
+export function dearerBecause(
+  strategy: string,
+  cost: { inputCost: number; writeCost: number },
+  none: { inputCost: number; writeCost: number },
+): string | undefined {
   if (cost.inputCost <= none.inputCost) return undefined;
   const extraWrites = cost.writeCost - none.writeCost;
   const rest = cost.inputCost - cost.writeCost - (none.inputCost - none.writeCost);

@@ -24,7 +24,10 @@ export const MIN_CALLS_FOR_FIT = 10;
 export const TTL_SLACK_MS = 15_000;
 
 export interface CallTiming {
-  /** When the request reached the cache (the client's last line before it, less {@link TTL_SLACK_MS}); else its response's first line. */
+  /**
+   * When the request reached the cache (the client's last line before it, less {@link TTL_SLACK_MS}); else its
+   * response's first line.
+   */
   readonly now: number;
   /** When the entries it used start their TTL again: the end of its response (its last line). */
   readonly refresh: number;
@@ -57,9 +60,19 @@ export function callTimings(calls: readonly CallRecord[], recorded: ReadonlyMap<
     const t = c.timestamp ? Date.parse(c.timestamp) : NaN;
     const sent = r?.requestTimestamp ? Date.parse(r.requestTimestamp) : NaN;
     const done = r?.endTimestamp ? Date.parse(r.endTimestamp) : NaN;
-    now = Number.isFinite(sent) && sent <= (Number.isFinite(t) ? t : Infinity) ? sent - TTL_SLACK_MS : Number.isFinite(t) ? t : now + 1000;
+    now =
+      Number.isFinite(sent) && sent <= (Number.isFinite(t) ? t : Infinity)
+        ? sent - TTL_SLACK_MS
+        : Number.isFinite(t)
+          ? t
+          : now + 1000;
     const refresh = Number.isFinite(done) && done >= now ? done : now;
-    const split = r?.usage.cache_creation ?? (c.usage as { cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number } } | undefined)?.cache_creation;
+    const split =
+      r?.usage.cache_creation ??
+      (
+        c.usage as
+          { cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number } } | undefined
+      )?.cache_creation;
     const w1h = split?.ephemeral_1h_input_tokens ?? 0;
     const w5m = split?.ephemeral_5m_input_tokens ?? 0;
     if (w1h > 0 && w5m > 0) [systemTtl, ttl] = ['1h', '5m'];
@@ -85,7 +98,10 @@ export interface FitResult {
   readonly versionChanges: { call: number; from: string; to: string }[];
   /** Calls that read the cache more than a TTL after the previous request, within one after its response ended. */
   readonly lateReads: readonly number[];
-  /** Microcompacts followed: from which call, how many results and attachments cleared (and how many of those the transcript holds). */
+  /**
+   * Microcompacts followed: from which call, how many results and attachments cleared (and how many of those the
+   * transcript holds).
+   */
   readonly microcompacts: { call: number; results: number; attachments: number; attachmentsFollowed: number }[];
   /** Per call, the block the client's message breakpoint was on (undefined: the last block). */
   readonly placement: (string | undefined)[];
@@ -94,9 +110,15 @@ export interface FitResult {
   /** Calls where the client invalidated its own messages (see {@link clientInvalidations}), and each call's epoch. */
   readonly invalidations: number[];
   readonly epochs: number[];
-  /** Per call: how many of those invalidations also rewrote the session part of the system prompt (read the shared part alone). */
+  /**
+   * Per call: how many of those invalidations also rewrote the session part of the system prompt (read the shared part
+   * alone).
+   */
   readonly sessionEpochs: number[];
-  /** Of those, the calls where the documented rules alone would have read far more (the misses the transcript does not explain). */
+  /**
+   * Of those, the calls where the documented rules alone would have read far more (the misses the transcript does not
+   * explain).
+   */
   readonly unexplained: number[];
   /** simulated / recorded − 1 without following those invalidations (the documented rules alone). */
   readonly unanchoredError?: number;
@@ -133,7 +155,12 @@ const TAIL_AFTER_BREAKPOINT_TOKENS = 200;
  * recorded `input_tokens` say a longer tail was sent uncached; then the
  * block ending that many tokens before the end.
  */
-export function breakpointPlacement(calls: readonly CallRecord[], messages: readonly BillMessage[] | ((i: number) => readonly BillMessage[]), model: string | ((i: number) => string), prefixTokens: number | ((i: number) => number)): (string | undefined)[] {
+export function breakpointPlacement(
+  calls: readonly CallRecord[],
+  messages: readonly BillMessage[] | ((i: number) => readonly BillMessage[]),
+  model: string | ((i: number) => string),
+  prefixTokens: number | ((i: number) => number),
+): (string | undefined)[] {
   return calls.map((c, i) => {
     const u = c.usage;
     if (!u || u.input_tokens <= TAIL_AFTER_BREAKPOINT_TOKENS) return undefined;
@@ -161,7 +188,11 @@ const SYSTEM_READ_SLACK_TOKENS = 256;
  * the cache 0.2–3 minutes warm). The bill model follows the recording there
  * for every strategy alike: the messages are other bytes from that call on.
  */
-export function clientInvalidations(calls: readonly CallRecord[], systemTokens: number | ((i: number) => number), explained?: (i: number) => boolean): number[] {
+export function clientInvalidations(
+  calls: readonly CallRecord[],
+  systemTokens: number | ((i: number) => number),
+  explained?: (i: number) => boolean,
+): number[] {
   const out: number[] = [];
   calls.forEach((c, i) => {
     const u = c.usage;
@@ -180,7 +211,12 @@ export function clientInvalidations(calls: readonly CallRecord[], systemTokens: 
  * session part and the messages are rewritten), so the first one that reads less than the whole prefix
  * splits it there. The shared part was cold at the first call: other sessions do not keep it warm.
  */
-export function sharedFromInvalidations(prefixes: ReadonlyMap<string, InferredPrefix>, invalidations: readonly number[], calls: readonly CallRecord[], modelOf: (i: number) => string): ReadonlyMap<string, InferredPrefix> {
+export function sharedFromInvalidations(
+  prefixes: ReadonlyMap<string, InferredPrefix>,
+  invalidations: readonly number[],
+  calls: readonly CallRecord[],
+  modelOf: (i: number) => string,
+): ReadonlyMap<string, InferredPrefix> {
   // Per model, the reads that end inside the prefix. A read ends on a breakpoint, and the only one inside
   // the prefix is where the shared part ends: reads that disagree are no such read, and split nothing.
   const reads = new Map<string, number[]>();
@@ -188,7 +224,8 @@ export function sharedFromInvalidations(prefixes: ReadonlyMap<string, InferredPr
     const m = modelOf(i);
     const p = prefixes.get(m);
     const read = calls[i].usage?.cache_read_input_tokens ?? 0;
-    if (!p || p.shared > 0 || read <= SYSTEM_READ_SLACK_TOKENS || read >= p.session - SYSTEM_READ_SLACK_TOKENS) continue;
+    if (!p || p.shared > 0 || read <= SYSTEM_READ_SLACK_TOKENS || read >= p.session - SYSTEM_READ_SLACK_TOKENS)
+      continue;
     const r = reads.get(m);
     if (r) r.push(read);
     else reads.set(m, [read]);
@@ -210,8 +247,19 @@ export function epochsOf(calls: number, invalidations: readonly number[]): numbe
   return Array.from({ length: calls }, (_, i) => (at.has(i) ? ++e : e));
 }
 
-/** The request of call `i`, as sent (no trimming); `messages` per call when the client cleared results (microcompact). */
-export function noneRequest(i: number, calls: readonly CallRecord[], messages: readonly BillMessage[] | ((i: number) => readonly BillMessage[]), timings: readonly CallTiming[], placement: readonly (string | undefined)[] = [], epochs: readonly number[] = [], contexts: readonly CallContext[] = [], sessionEpochs: readonly number[] = []): BillRequest {
+/**
+ * The request of call `i`, as sent (no trimming); `messages` per call when the client cleared results (microcompact).
+ */
+export function noneRequest(
+  i: number,
+  calls: readonly CallRecord[],
+  messages: readonly BillMessage[] | ((i: number) => readonly BillMessage[]),
+  timings: readonly CallTiming[],
+  placement: readonly (string | undefined)[] = [],
+  epochs: readonly number[] = [],
+  contexts: readonly CallContext[] = [],
+  sessionEpochs: readonly number[] = [],
+): BillRequest {
   return {
     now: timings[i].now,
     refresh: timings[i].refresh,
@@ -234,15 +282,25 @@ export function noneRequest(i: number, calls: readonly CallRecord[], messages: r
 export function clearedSpans(imp: ImportedSession, events: ClientEvents | undefined): ClearedSpan[] {
   if (!events?.microcompacts.length) return [];
   const byTool = new Map<string, string>();
-  for (const m of imp.messages) for (const b of m.blocks) if (b.param.type === 'tool_result') byTool.set(b.param.tool_use_id, b.id);
+  for (const m of imp.messages)
+    for (const b of m.blocks) if (b.param.type === 'tool_result') byTool.set(b.param.tool_use_id, b.id);
   const out: ClearedSpan[] = [];
   for (const mc of events.microcompacts) {
     const fromCall = mc.firstResponseId ? imp.calls.findIndex((c) => c.apiMessageId === mc.firstResponseId) : -1;
     if (fromCall < 0) continue;
     const results = mc.toolIds.map((t) => byTool.get(t)).filter((x): x is string => x !== undefined);
-    const attachments = mc.attachmentUuids.map((u) => imp.attachmentBlocks?.get(u)).filter((x): x is string => x !== undefined);
+    const attachments = mc.attachmentUuids
+      .map((u) => imp.attachmentBlocks?.get(u))
+      .filter((x): x is string => x !== undefined);
     const blockIds = new Set([...results, ...attachments]);
-    if (blockIds.size || mc.attachmentUuids.length) out.push({ fromCall, blockIds, results: new Set(results).size, attachments: mc.attachmentUuids.length, attachmentsFollowed: new Set(attachments).size });
+    if (blockIds.size || mc.attachmentUuids.length)
+      out.push({
+        fromCall,
+        blockIds,
+        results: new Set(results).size,
+        attachments: mc.attachmentUuids.length,
+        attachmentsFollowed: new Set(attachments).size,
+      });
   }
   return out.sort((a, b) => a.fromCall - b.fromCall);
 }
@@ -253,7 +311,14 @@ export function clearedSpans(imp: ImportedSession, events: ClientEvents | undefi
  * where the recording shows it: the call read nothing past the system prompt (older clients did
  * not stamp their version into it).
  */
-function callContexts(imp: ImportedSession, model: string, timings: readonly CallTiming[], events: ClientEvents | undefined, spans: readonly ClearedSpan[], systemOf: (model: string) => number): CallContext[] {
+function callContexts(
+  imp: ImportedSession,
+  model: string,
+  timings: readonly CallTiming[],
+  events: ClientEvents | undefined,
+  spans: readonly ClearedSpan[],
+  systemOf: (model: string) => number,
+): CallContext[] {
   let version: string | undefined;
   let active = -1;
   let set: ReadonlySet<string> | undefined;
@@ -276,7 +341,13 @@ export function foreignStep(call: CallRecord, model: string, billed: RecordedCal
 }
 
 /** Fit `none` to the bill of an imported session; `recorded` maps message ids to the calls billed in this row. */
-export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyMap<string, RecordedCall>, offenders?: Pick<OffenderTally, 'spans' | 'commit'>, events?: ClientEvents): FitResult {
+export function fitNone(
+  imp: ImportedSession,
+  model: string,
+  recorded: ReadonlyMap<string, RecordedCall>,
+  offenders?: Pick<OffenderTally, 'spans' | 'commit'>,
+  events?: ClientEvents,
+): FitResult {
   const spans = clearedSpans(imp, events);
   const sized = sizeSession(imp, model, spans);
   const timings = callTimings(imp.calls, recorded);
@@ -295,16 +366,25 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
   // A full miss right after a model switch or a client upgrade is the documented rules' doing, not the client's.
   const seenModels = new Set<string>();
   const firstOfModel = contexts.map((c) => !seenModels.has(c.model) && seenModels.add(c.model) !== undefined);
-  const explained = (i: number): boolean => firstOfModel[i] || contexts[i].model !== contexts[i - 1].model || contexts[i].prefixKey !== contexts[i - 1].prefixKey;
+  const explained = (i: number): boolean =>
+    firstOfModel[i] ||
+    contexts[i].model !== contexts[i - 1].model ||
+    contexts[i].prefixKey !== contexts[i - 1].prefixKey;
   const invalidations = clientInvalidations(imp.calls, systemOf, explained);
   const epochs = epochsOf(imp.calls.length, invalidations);
   prefixes = sharedFromInvalidations(prefixes, invalidations, imp.calls, (i) => contexts[i].model);
   const prefix = prefixes.get(model) ?? sized.prefix;
   // Of those, the ones that read the shared prefix alone: the client rewrote its session part of the system prompt too.
-  const sessionInvalidations = invalidations.filter((i) => (imp.calls[i].usage?.cache_read_input_tokens ?? 0) <= prefixOf(i).shared + SYSTEM_READ_SLACK_TOKENS && prefixOf(i).shared > 0 && prefixOf(i).session > SYSTEM_READ_SLACK_TOKENS);
+  const sessionInvalidations = invalidations.filter(
+    (i) =>
+      (imp.calls[i].usage?.cache_read_input_tokens ?? 0) <= prefixOf(i).shared + SYSTEM_READ_SLACK_TOKENS &&
+      prefixOf(i).shared > 0 &&
+      prefixOf(i).session > SYSTEM_READ_SLACK_TOKENS,
+  );
   const sessionEpochs = epochsOf(imp.calls.length, sessionInvalidations);
   const bill = new SessionBill(prefixes, prefix);
-  const billedCall = (c: CallRecord): RecordedCall | undefined => (c.apiMessageId ? recorded.get(c.apiMessageId) : undefined);
+  const billedCall = (c: CallRecord): RecordedCall | undefined =>
+    c.apiMessageId ? recorded.get(c.apiMessageId) : undefined;
   const foreign = new Set(sized.foreign);
   // One request at a time (built, priced, dropped): a long session's requests are never all alive at once.
   const steps = imp.calls.map((c, i) => {
@@ -325,7 +405,8 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
     const rc = callCost(r.model, r.usage).input;
     simulatedCost += steps[i].cost;
     recordedCost += rc;
-    if (contexts[i].model !== model && !foreign.has(i)) others.set(contexts[i].model, (others.get(contexts[i].model) ?? 0) + 1);
+    if (contexts[i].model !== model && !foreign.has(i))
+      others.set(contexts[i].model, (others.get(contexts[i].model) ?? 0) + 1);
     const err = sized.totalErrors[i];
     if (err !== undefined) totalErrs.push(err);
     if (rc > 0) costErrs.push(Math.abs(steps[i].cost - rc) / rc);
@@ -339,7 +420,9 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
     const at = new Set(invalidations);
     let cost = 0;
     imp.calls.forEach((_, i) => {
-      const s = foreign.has(i) ? steps[i] : plain.step(contexts[i].model, noneRequest(i, imp.calls, messagesAt, timings, placement, [], contexts));
+      const s = foreign.has(i)
+        ? steps[i]
+        : plain.step(contexts[i].model, noneRequest(i, imp.calls, messagesAt, timings, placement, [], contexts));
       if (billed[i]) cost += s.cost;
       if (at.has(i) && s.readTokens - steps[i].readTokens > UNEXPLAINED_MISS_TOKENS) unexplained.push(i);
     });
@@ -348,13 +431,19 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
   // Reads the request-to-request gap alone would have lost: the TTL counted from the end of the response.
   const lateReads = steps.flatMap((s, i) => {
     const ttl = timings[i].ttl === '1h' ? TTL_1H_MS : TTL_5M_MS;
-    const late = i > 0 && billed[i] && s.readTokens > 0 && timings[i].now - timings[i - 1].now > ttl && timings[i].now <= timings[i - 1].refresh + ttl;
+    const late =
+      i > 0 &&
+      billed[i] &&
+      s.readTokens > 0 &&
+      timings[i].now - timings[i - 1].now > ttl &&
+      timings[i].now <= timings[i - 1].refresh + ttl;
     return late ? [i] : [];
   });
   const versionChanges: { call: number; from: string; to: string }[] = [];
   contexts.forEach((c, i) => {
     const prev = contexts[i - 1]?.prefixKey;
-    if (i > 0 && prev && c.prefixKey && prev !== c.prefixKey) versionChanges.push({ call: i, from: prev, to: c.prefixKey });
+    if (i > 0 && prev && c.prefixKey && prev !== c.prefixKey)
+      versionChanges.push({ call: i, from: prev, to: c.prefixKey });
   });
   return {
     prefix,
@@ -366,7 +455,12 @@ export function fitNone(imp: ImportedSession, model: string, recorded: ReadonlyM
     foreign: sized.foreign,
     versionChanges,
     lateReads,
-    microcompacts: spans.map((s) => ({ call: s.fromCall, results: s.results ?? s.blockIds.size, attachments: s.attachments ?? 0, attachmentsFollowed: s.attachmentsFollowed ?? 0 })),
+    microcompacts: spans.map((s) => ({
+      call: s.fromCall,
+      results: s.results ?? s.blockIds.size,
+      attachments: s.attachments ?? 0,
+      attachmentsFollowed: s.attachmentsFollowed ?? 0,
+    })),
     placement,
     invalidations,
     epochs,

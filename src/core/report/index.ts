@@ -7,7 +7,14 @@
 export * from '../../protocol/report-types';
 export { buildReport, buildReportAsync, DEFAULT_REPORT_STRATEGIES, type ReportOptions } from './report';
 export { completeLines } from './jobs';
-export { buildReportParallel, PARALLEL_MIN_BYTES, parallelMinBytes, parallelPlan, REPORT_V8_FLAGS, type ParallelReportOptions } from './parallel';
+export {
+  buildReportParallel,
+  PARALLEL_MIN_BYTES,
+  parallelMinBytes,
+  parallelPlan,
+  REPORT_V8_FLAGS,
+  type ParallelReportOptions,
+} from './parallel';
 export { defaultProjectsDir, discover, holdsTranscript } from './discover';
 export { formatReport } from '../../views/report-text';
 export { reportHtml } from '../../views/report-html';

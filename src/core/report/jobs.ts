@@ -62,4 +62,3 @@ export function completeLines(text: string): string {
     return text.slice(0, last + 1);
   }
 }
-

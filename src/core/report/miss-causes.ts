@@ -42,7 +42,12 @@ function missCost(call: RecordedCall, lost: number): { tokens: number; dollars: 
   const share1h = allWrites ? u.cache_creation.ephemeral_1h_input_tokens / allWrites : 0;
   const w1h = Math.round(writes * share1h);
   const split = { ephemeral_5m_input_tokens: writes - w1h, ephemeral_1h_input_tokens: w1h };
-  const asBilled = { input_tokens: input, output_tokens: 0, cache_creation_input_tokens: writes, cache_creation: split };
+  const asBilled = {
+    input_tokens: input,
+    output_tokens: 0,
+    cache_creation_input_tokens: writes,
+    cache_creation: split,
+  };
   const billed = costOf(asBilled, call.model);
   const asRead = costOf({ input_tokens: 0, output_tokens: 0, cache_read_input_tokens: writes + input }, call.model);
   return { tokens: writes + input, dollars: Math.max(0, billed.total - asRead.total) };

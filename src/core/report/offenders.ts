@@ -25,7 +25,17 @@ const TARGET_CHARS = 80;
 export function toolTarget(input: unknown): string {
   if (typeof input !== 'object' || input === null) return '';
   const o = input as Record<string, unknown>;
-  for (const k of ['file_path', 'path', 'notebook_path', 'command', 'pattern', 'url', 'query', 'description', 'prompt']) {
+  for (const k of [
+    'file_path',
+    'path',
+    'notebook_path',
+    'command',
+    'pattern',
+    'url',
+    'query',
+    'description',
+    'prompt',
+  ]) {
     const v = o[k];
     if (typeof v === 'string' && v) return v.length > TARGET_CHARS ? `${v.slice(0, TARGET_CHARS - 1)}…` : v;
   }
@@ -94,7 +104,8 @@ export class OffenderTally {
   /** The step's messages as billed ({@link SpanSink}). */
   readonly spans: SpanSink = (parts, start) => {
     let k = 0;
-    if (start === this.start) for (const n = Math.min(parts.length, this.msgParts.length); k < n && parts[k] === this.msgParts[k]; ) k++;
+    if (start === this.start)
+      for (const n = Math.min(parts.length, this.msgParts.length); k < n && parts[k] === this.msgParts[k];) k++;
     this.start = start;
     this.truncate(k > 0 ? this.msgResults[k - 1] : 0);
     this.msgParts.length = this.msgResults.length = this.msgEnd.length = k;
@@ -149,7 +160,10 @@ export class OffenderTally {
     this.rowed = Math.min(this.rowed, t);
   }
 
-  /** Settle results [t, n) into their rows (counts restart from now); returns the read calls that also covered results before t. */
+  /**
+   * Settle results [t, n) into their rows (counts restart from now); returns the read calls that also covered results
+   * before t.
+   */
   private settle(t: number): number {
     let acc = 0;
     for (let x = this.ids.length - 1; x >= t; x--) {
@@ -174,7 +188,8 @@ export class OffenderTally {
       for (const m of this.imp.messages) {
         for (const b of m.blocks) {
           if (b.param.type === 'tool_use') uses.set(b.param.id, { tool: b.param.name, input: b.param.input });
-          else if (b.param.type === 'tool_result') this.resultIds.set(b.id, uses.get(b.param.tool_use_id) ?? { tool: b.toolName ?? '?', input: undefined });
+          else if (b.param.type === 'tool_result')
+            this.resultIds.set(b.id, uses.get(b.param.tool_use_id) ?? { tool: b.toolName ?? '?', input: undefined });
         }
       }
     }
@@ -189,7 +204,14 @@ export class OffenderTally {
       .slice(0, n)
       .map(([id, r]) => {
         const use = this.resultIds?.get(id);
-        return { file, tool: use?.tool ?? '?', target: toolTarget(use?.input), tokens: Math.round(r.tokens), timesResent: Math.max(0, r.sent - 1), dollars: r.dollars };
+        return {
+          file,
+          tool: use?.tool ?? '?',
+          target: toolTarget(use?.input),
+          tokens: Math.round(r.tokens),
+          timesResent: Math.max(0, r.sent - 1),
+          dollars: r.dollars,
+        };
       });
   }
 }

@@ -105,7 +105,10 @@ class Pool {
   }
 
   private spawn(): Worker {
-    const w = new Worker(this.script, { workerData: this.setup, resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB } });
+    const w = new Worker(this.script, {
+      workerData: this.setup,
+      resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
+    });
     this.workers.push(w);
     w.on('message', (reply: JobReply) => {
       const p = this.busy.get(w);
@@ -155,8 +158,14 @@ function threadsFor(bytes: number, files: number, workers: number | undefined): 
   return wanted <= 1 ? 0 : Math.max(1, Math.min(wanted, files));
 }
 
-/** The bytes of the files the cache will not answer (what there is to read), and the worker threads for them (0: none). */
-function planFor(files: readonly FoundFile[], setup: string, o: Pick<ParallelReportOptions, 'cache' | 'workers'>): { bytes: number; threads: number } {
+/**
+ * The bytes of the files the cache will not answer (what there is to read), and the worker threads for them (0: none).
+ */
+function planFor(
+  files: readonly FoundFile[],
+  setup: string,
+  o: Pick<ParallelReportOptions, 'cache' | 'workers'>,
+): { bytes: number; threads: number } {
   let bytes = 0;
   let toRead = 0;
   for (const f of files) {
@@ -172,7 +181,10 @@ function planFor(files: readonly FoundFile[], setup: string, o: Pick<ParallelRep
  * of the files its cache will not answer, and the number of threads (0: none). Reads the
  * directory listing and the cache, not the files.
  */
-export function parallelPlan(o: Omit<ParallelReportOptions, 'workerScript' | 'onFile'>): { bytes: number; threads: number } {
+export function parallelPlan(o: Omit<ParallelReportOptions, 'workerScript' | 'onFile'>): {
+  bytes: number;
+  threads: number;
+} {
   const { files, strategies } = start(o);
   return planFor(files, reportSetup(strategies, o.config), o);
 }
@@ -193,7 +205,9 @@ export async function buildReportParallel(o: ParallelReportOptions): Promise<Rep
   const pool = new Pool(o.workerScript, size, { strategies, config: o.config });
   try {
     // Every file the cache will not answer is started now; the merge below takes them in order.
-    const first = files.map((f) => (o.cache?.peek(f.path, f.size, f.mtimeMs, setup) ? undefined : pool.run(f.path, [])));
+    const first = files.map((f) =>
+      o.cache?.peek(f.path, f.size, f.mtimeMs, setup) ? undefined : pool.run(f.path, []),
+    );
     for (let i = 0; i < files.length; i++) {
       const f = files[i];
       const hit = o.cache?.get(f.path, f.size, f.mtimeMs, setup, acc.counted);
@@ -207,7 +221,15 @@ export async function buildReportParallel(o: ParallelReportOptions): Promise<Rep
         if (r.unreadable) acc.skipped.push({ file: f.path, reason: r.unreadable });
         else {
           for (const k of r.keys) acc.counted.add(k);
-          o.cache?.set(f.path, { size: f.size, mtimeMs: f.mtimeMs, setup, rows: r.rows, skipped: r.skipped, badLines: r.badLines, keys: r.keys });
+          o.cache?.set(f.path, {
+            size: f.size,
+            mtimeMs: f.mtimeMs,
+            setup,
+            rows: r.rows,
+            skipped: r.skipped,
+            badLines: r.badLines,
+            keys: r.keys,
+          });
           push(acc, f, r);
         }
       }

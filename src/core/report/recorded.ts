@@ -17,7 +17,10 @@ export interface RecordedTotals {
   cacheWrite1hTokens: number;
   cacheReadTokens: number;
   outputTokens: number;
-  /** Cost of the steps billed apart inside calls (compaction iterations), input and output side; in inputCost/outputCost too. */
+  /**
+   * Cost of the steps billed apart inside calls (compaction iterations), input and output side; in inputCost/outputCost
+   * too.
+   */
   iterationCost: number;
 }
 
@@ -40,7 +43,16 @@ export function iterationsCost(model: string, u: RecordedUsage): { input: number
 }
 
 export function emptyTotals(): RecordedTotals {
-  return { inputCost: 0, outputCost: 0, inputTokens: 0, cacheWriteTokens: 0, cacheWrite1hTokens: 0, cacheReadTokens: 0, outputTokens: 0, iterationCost: 0 };
+  return {
+    inputCost: 0,
+    outputCost: 0,
+    inputTokens: 0,
+    cacheWriteTokens: 0,
+    cacheWrite1hTokens: 0,
+    cacheReadTokens: 0,
+    outputTokens: 0,
+    iterationCost: 0,
+  };
 }
 
 /** Add one call to totals (mutates `t`). */

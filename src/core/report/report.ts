@@ -11,7 +11,13 @@ import { OFFENDERS_SHOWN } from './offenders';
 import { addTotals, emptyTotals } from './recorded';
 import { unfinishedLastLine } from './unfinished-line';
 import { reportFile } from './session-report';
-import { COUNTERFACTUAL_NOTE, type Report, type ReportTotals, type SessionReport, type Skipped } from '../../protocol/report-types';
+import {
+  COUNTERFACTUAL_NOTE,
+  type Report,
+  type ReportTotals,
+  type SessionReport,
+  type Skipped,
+} from '../../protocol/report-types';
 
 /** Strategies priced when none are named: the baseline and the default pipeline. */
 export const DEFAULT_REPORT_STRATEGIES: readonly string[] = ['none', 'default'];
@@ -29,7 +35,11 @@ export interface ReportOptions {
 }
 
 /** Totals over rows; retention is tokens sent over `none`'s on the sessions where the strategy was priced. */
-export function totalsOf(rows: readonly SessionReport[], strategies: readonly string[], badLines: number): ReportTotals {
+export function totalsOf(
+  rows: readonly SessionReport[],
+  strategies: readonly string[],
+  badLines: number,
+): ReportTotals {
   const recorded = emptyTotals();
   let calls = 0;
   let anchored = 0;
@@ -94,8 +104,16 @@ export interface Acc {
   counted: CountedKeys;
 }
 
-/** The report of one found file, added into `acc` (bad input is counted, never thrown); from the cache when unchanged. */
-export function addFile(acc: Acc, f: FoundFile, strategies: readonly string[], config: PipelineConfig, cache: ReportCache | undefined): void {
+/**
+ * The report of one found file, added into `acc` (bad input is counted, never thrown); from the cache when unchanged.
+ */
+export function addFile(
+  acc: Acc,
+  f: FoundFile,
+  strategies: readonly string[],
+  config: PipelineConfig,
+  cache: ReportCache | undefined,
+): void {
   const setup = reportSetup(strategies, config);
   const hit = cache?.get(f.path, f.size, f.mtimeMs, setup, acc.counted);
   if (hit) {
@@ -110,7 +128,15 @@ export function addFile(acc: Acc, f: FoundFile, strategies: readonly string[], c
     return;
   }
   const r = reportFile(f.path, read.text, acc.counted, { strategies, config });
-  cache?.set(f.path, { size: f.size, mtimeMs: f.mtimeMs, setup, rows: r.rows, skipped: r.skipped, badLines: r.badLines, keys: acc.counted.added });
+  cache?.set(f.path, {
+    size: f.size,
+    mtimeMs: f.mtimeMs,
+    setup,
+    rows: r.rows,
+    skipped: r.skipped,
+    badLines: r.badLines,
+    keys: acc.counted.added,
+  });
   push(acc, f, r);
 }
 
@@ -133,12 +159,29 @@ export function start(o: ReportOptions): { files: FoundFile[]; strategies: strin
   const strategies = o.strategies.includes('none') ? [...o.strategies] : ['none', ...o.strategies];
   const found = discover(o.paths);
   const files = found.files.filter((f) => o.sinceMs === undefined || f.mtimeMs >= o.sinceMs);
-  return { files, strategies, searched: [...o.paths], acc: { rows: [], skipped: [...found.skipped], badLines: 0, counted: new CountedKeys() } };
+  return {
+    files,
+    strategies,
+    searched: [...o.paths],
+    acc: { rows: [], skipped: [...found.skipped], badLines: 0, counted: new CountedKeys() },
+  };
 }
 
-export function finish(acc: Acc, strategies: string[], cache: ReportCache | undefined, searched?: readonly string[]): Report {
+export function finish(
+  acc: Acc,
+  strategies: string[],
+  cache: ReportCache | undefined,
+  searched?: readonly string[],
+): Report {
   cache?.save();
-  return { sessions: acc.rows, totals: totalsOf(acc.rows, strategies, acc.badLines), skipped: acc.skipped, strategies, searched, note: COUNTERFACTUAL_NOTE };
+  return {
+    sessions: acc.rows,
+    totals: totalsOf(acc.rows, strategies, acc.badLines),
+    skipped: acc.skipped,
+    strategies,
+    searched,
+    note: COUNTERFACTUAL_NOTE,
+  };
 }
 
 /** Build the report (synchronous; one file's text in memory at a time). */
@@ -151,7 +194,9 @@ export function buildReport(o: ReportOptions): Report {
   return finish(acc, strategies, o.cache, searched);
 }
 
-/** The same, yielding to the event loop between files (an editor stays responsive; `onFile` returning false cancels). */
+/**
+ * The same, yielding to the event loop between files (an editor stays responsive; `onFile` returning false cancels).
+ */
 export async function buildReportAsync(o: ReportOptions): Promise<Report> {
   const { files, strategies, acc, searched } = start(o);
   for (let i = 0; i < files.length; i++) {
@@ -161,4 +206,3 @@ export async function buildReportAsync(o: ReportOptions): Promise<Report> {
   }
   return finish(acc, strategies, o.cache, searched);
 }
-

@@ -15,7 +15,10 @@ import type { SizeRewrite } from './sizing';
  * shrank, the size from before the first such rewrite. One array per span between rewrites;
  * unchanged messages stay the same objects (the bill model memoizes per message object).
  */
-export function sizesByCall(messages: readonly BillMessage[], rewrites: readonly SizeRewrite[]): (call: number) => readonly BillMessage[] {
+export function sizesByCall(
+  messages: readonly BillMessage[],
+  rewrites: readonly SizeRewrite[],
+): (call: number) => readonly BillMessage[] {
   if (!rewrites.length) return () => messages;
   const sorted = [...rewrites].sort((a, b) => a.call - b.call);
   const spans: (readonly BillMessage[] | undefined)[] = [];

@@ -8,7 +8,15 @@
  * rules stay in the shared simulator; this only routes each call to the
  * simulator of its model.
  */
-import { BillModel, type BillBlock, type BillMessage, type BillRequest, type BillStep, type InferredPrefix, type SpanSink } from './bill-model';
+import {
+  BillModel,
+  type BillBlock,
+  type BillMessage,
+  type BillRequest,
+  type BillStep,
+  type InferredPrefix,
+  type SpanSink,
+} from './bill-model';
 import { recordedUsage, type RecordedUsage } from '../import/recorded';
 import { callCost } from './recorded';
 import { CLEARED_RESULT_TOKENS } from './sizing';
@@ -50,13 +58,20 @@ export function clearedBlock(b: BillBlock): BillBlock {
  * messages stay the same objects (the bill model memoizes per message object).
  * `memo` keeps one copy per (message, cleared set).
  */
-export function withCleared(messages: readonly BillMessage[], cleared: ReadonlySet<string> | undefined, memo: WeakMap<BillMessage, { set: ReadonlySet<string>; m: BillMessage }>): readonly BillMessage[] {
+export function withCleared(
+  messages: readonly BillMessage[],
+  cleared: ReadonlySet<string> | undefined,
+  memo: WeakMap<BillMessage, { set: ReadonlySet<string>; m: BillMessage }>,
+): readonly BillMessage[] {
   if (!cleared?.size) return messages;
   return messages.map((m) => {
     if (!m.blocks.some((b) => cleared.has(b.logId ?? b.id))) return m;
     const hit = memo.get(m);
     if (hit && hit.set === cleared) return hit.m;
-    const out: BillMessage = { ...m, blocks: m.blocks.map((b) => (cleared.has(b.logId ?? b.id) ? clearedBlock(b) : b)) };
+    const out: BillMessage = {
+      ...m,
+      blocks: m.blocks.map((b) => (cleared.has(b.logId ?? b.id) ? clearedBlock(b) : b)),
+    };
     memo.set(m, { set: cleared, m: out });
     return out;
   });
@@ -67,11 +82,31 @@ export function withCleared(messages: readonly BillMessage[], cleared: ReadonlyS
  * model that did not send the session's history (nothing of it to trim or to
  * simulate). `usage` without a TTL split counts its writes as 5-minute ones.
  */
-export function recordedStep(model: string, usage: RecordedUsage | { input_tokens: number; cache_creation_input_tokens?: number | null; cache_read_input_tokens?: number | null }): BillStep {
-  const u: RecordedUsage = 'cache_creation' in usage && usage.cache_creation ? (usage as RecordedUsage) : recordedUsage({ ...usage, output_tokens: 0 });
+export function recordedStep(
+  model: string,
+  usage:
+    | RecordedUsage
+    | { input_tokens: number; cache_creation_input_tokens?: number | null; cache_read_input_tokens?: number | null },
+): BillStep {
+  const u: RecordedUsage =
+    'cache_creation' in usage && usage.cache_creation
+      ? (usage as RecordedUsage)
+      : recordedUsage({ ...usage, output_tokens: 0 });
   const cost = callCost(model, { ...u, output_tokens: 0 }).input;
   const writeCost = callCost(model, { ...u, input_tokens: 0, cache_read_input_tokens: 0, output_tokens: 0 }).input;
-  const usageOut = { input_tokens: u.input_tokens, cache_creation_input_tokens: u.cache_creation_input_tokens, cache_read_input_tokens: u.cache_read_input_tokens, cache_creation: { ...u.cache_creation } };
+  const usageOut = {
+    input_tokens: u.input_tokens,
+    cache_creation_input_tokens: u.cache_creation_input_tokens,
+    cache_read_input_tokens: u.cache_read_input_tokens,
+    cache_creation: { ...u.cache_creation },
+  };
   const totalInput = u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
-  return { usage: usageOut, cost, writeCost, totalInput, readTokens: u.cache_read_input_tokens, writtenUpTo: u.cache_read_input_tokens + u.cache_creation_input_tokens };
+  return {
+    usage: usageOut,
+    cost,
+    writeCost,
+    totalInput,
+    readTokens: u.cache_read_input_tokens,
+    writtenUpTo: u.cache_read_input_tokens + u.cache_creation_input_tokens,
+  };
 }

@@ -18,7 +18,13 @@ import { priceStrategy } from './strategies';
 import { missCauses } from './miss-causes';
 import { usageSlots } from './usage-slots';
 import { NOTHING_BILLED } from '../../views/report-summary';
-import { ANCHOR_TOLERANCE, type SessionFit, type SessionReport, type Skipped, type StrategyResult } from '../../protocol/report-types';
+import {
+  ANCHOR_TOLERANCE,
+  type SessionFit,
+  type SessionReport,
+  type Skipped,
+  type StrategyResult,
+} from '../../protocol/report-types';
 
 /** Why a file of a format that records no usage has no fit (after the format's name). */
 const NO_USAGE = 'no billed usage recorded, so nothing to anchor a counterfactual on';
@@ -58,7 +64,15 @@ function withoutFile(message: string, file: string): string {
 }
 
 function noFit(status: SessionFit['status'], note: string): SessionFit {
-  return { status, error: null, medianCallTotalError: null, medianCallCostError: null, unexplainedShare: null, unanchoredError: null, notes: [note] };
+  return {
+    status,
+    error: null,
+    medianCallTotalError: null,
+    medianCallCostError: null,
+    unexplainedShare: null,
+    unanchoredError: null,
+    notes: [note],
+  };
 }
 
 /** The row of one conversation (main or subagent) of a file, with the notes its importer adds. */
@@ -85,7 +99,13 @@ function fittedRow(file: string, conv: RecordedSession, opts: FileReportOptions)
   try {
     imp = conv.session();
   } catch (e) {
-    return { ...base, model: mainModel(conv.calls, undefined), fit: noFit('not-replayable', withoutFile((e as Error).message, file)), strategies: {}, offenders: [] };
+    return {
+      ...base,
+      model: mainModel(conv.calls, undefined),
+      fit: noFit('not-replayable', withoutFile((e as Error).message, file)),
+      strategies: {},
+      offenders: [],
+    };
   }
   const model = mainModel(conv.calls, imp.model);
   if (!conv.calls.length) {
@@ -96,13 +116,22 @@ function fittedRow(file: string, conv: RecordedSession, opts: FileReportOptions)
   for (const c of conv.calls) byId.set(c.key.slice(0, c.key.lastIndexOf('|')), c);
   const tally = new OffenderTally(imp, model);
   const fit = fitNone(imp, model, byId, tally, conv.events);
-  if (!fit.billed.some(Boolean)) return { ...base, model, fit: noFit('not-replayable', 'no recorded response was found in the imported conversation'), strategies: {}, offenders: [] };
+  if (!fit.billed.some(Boolean))
+    return {
+      ...base,
+      model,
+      fit: noFit('not-replayable', 'no recorded response was found in the imported conversation'),
+      strategies: {},
+      offenders: [],
+    };
   const noneTokens = fit.steps.reduce((a, s, i) => a + (fit.billed[i] ? s.totalInput : 0), 0);
   // Steps billed apart inside calls (compaction iterations) are carried into every strategy as recorded.
   // So are billed responses the imported history does not hold (nothing to replay): at their recorded cost.
   const inHistory = new Set(imp.calls.map((c) => c.apiMessageId));
   const unmatched = conv.calls.filter((c) => !inHistory.has(c.key.slice(0, c.key.lastIndexOf('|'))));
-  const apart = conv.calls.reduce((a, c) => a + iterationsCost(c.model, c.usage).input, 0) + unmatched.reduce((a, c) => a + callCost(c.model, c.usage).input, 0);
+  const apart =
+    conv.calls.reduce((a, c) => a + iterationsCost(c.model, c.usage).input, 0) +
+    unmatched.reduce((a, c) => a + callCost(c.model, c.usage).input, 0);
   const noneWrites = fit.steps.reduce((a, s, i) => a + (fit.billed[i] ? s.writeCost : 0), 0);
   const followsUnexplained = fit.unexplained.length > 0 && fit.unanchoredError !== undefined;
   const none: StrategyResult = {
@@ -130,9 +159,14 @@ function fittedRow(file: string, conv: RecordedSession, opts: FileReportOptions)
   const explained = fitNotes(fit, imp, recorded);
   for (const [name, v] of Object.entries(strategies)) {
     if (name === 'none' || v.documentedInputCost === undefined || !none.documentedInputCost) continue;
-    explained.notes.push(`${name} saves ${pct(1 - v.inputCost / none.inputCost)} of none following the recording's misses, ${pct(1 - v.documentedInputCost / none.documentedInputCost)} with the documented cache rules alone`);
+    explained.notes.push(
+      `${name} saves ${pct(1 - v.inputCost / none.inputCost)} of none following the recording's misses, ${pct(1 - v.documentedInputCost / none.documentedInputCost)} with the documented cache rules alone`,
+    );
   }
-  if (unmatched.length) explained.notes.push(`${unmatched.length} billed response(s) are not in the replayed history: carried at their recorded cost in every strategy`);
+  if (unmatched.length)
+    explained.notes.push(
+      `${unmatched.length} billed response(s) are not in the replayed history: carried at their recorded cost in every strategy`,
+    );
   const error = fit.costError ?? null;
   const anchored = error !== null && Math.abs(error) <= ANCHOR_TOLERANCE;
   const sessionFit: SessionFit = {
@@ -142,7 +176,9 @@ function fittedRow(file: string, conv: RecordedSession, opts: FileReportOptions)
     medianCallCostError: fit.medianCallCostError ?? null,
     unexplainedShare: explained.unexplainedShare,
     unanchoredError: fit.unanchoredError ?? fit.costError ?? null,
-    notes: anchored ? explained.notes : [looseNote(error ?? 0, largestDifferences(fit, byId, imp.calls)), ...explained.notes],
+    notes: anchored
+      ? explained.notes
+      : [looseNote(error ?? 0, largestDifferences(fit, byId, imp.calls)), ...explained.notes],
   };
   const otherModels = [...new Set(conv.calls.map((c) => c.model).filter((m) => m !== model))];
   const misses = missCauses(fit, byId, imp.calls);

@@ -66,7 +66,13 @@ function countChars(p: ContentBlockParam): number {
       if (typeof c === 'string') return c.length;
       if (!c) return 1;
       let n = 0;
-      for (const b of c) n += b.type === 'text' ? b.text.length : b.type === 'image' ? IMAGE_TOKENS * CHARS_PER_TOKEN : JSON.stringify(b).length;
+      for (const b of c)
+        n +=
+          b.type === 'text'
+            ? b.text.length
+            : b.type === 'image'
+              ? IMAGE_TOKENS * CHARS_PER_TOKEN
+              : JSON.stringify(b).length;
       return n;
     }
     case 'image':
@@ -88,12 +94,19 @@ export function spread(total: number, chars: readonly number[]): number[] {
  * new sign-in (another account's cache). Seen in the m-claude sessions as
  * full cache misses right after them.
  */
-const CLIENT_RESTART_MARKERS: readonly string[] = ['<command-name>/exit</command-name>', '<command-name>/login</command-name>', '<local-command-stdout>Login successful'];
+const CLIENT_RESTART_MARKERS: readonly string[] = [
+  '<command-name>/exit</command-name>',
+  '<command-name>/login</command-name>',
+  '<local-command-stdout>Login successful',
+];
 
 /** The message records a client restart (see {@link CLIENT_RESTART_MARKERS}). */
 export function isClientRestart(m: LogMessage): boolean {
   if (m.role !== 'user') return false;
-  return m.blocks.some((b) => b.param.type === 'text' && CLIENT_RESTART_MARKERS.some((k) => (b.param as { text: string }).text.includes(k)));
+  return m.blocks.some(
+    (b) =>
+      b.param.type === 'text' && CLIENT_RESTART_MARKERS.some((k) => (b.param as { text: string }).text.includes(k)),
+  );
 }
 
 /** A user message that holds more than tool results starts a human turn. */
@@ -101,7 +114,9 @@ export function isHumanTurn(m: LogMessage): boolean {
   return isHumanPromptOf(m.role, m.blocks, (b) => b.kind);
 }
 
-/** Tokens of the placeholder a client sends for a tool result it cleared itself (`[Old tool result content cleared]`). */
+/**
+ * Tokens of the placeholder a client sends for a tool result it cleared itself (`[Old tool result content cleared]`).
+ */
 export const CLEARED_RESULT_TOKENS = 10;
 
 /** Tool results the client cleared itself (microcompact) from a call on. */
@@ -128,13 +143,19 @@ export interface SizedSession {
   readonly messages: BillMessage[];
   /** The prefix of `model` (the row's main model). */
   readonly prefix: InferredPrefix;
-  /** The prefix of every model the session called, each read off its own first call (a side call has its own system prompt). */
+  /**
+   * The prefix of every model the session called, each read off its own first call (a side call has its own system
+   * prompt).
+   */
   readonly prefixes: ReadonlyMap<string, InferredPrefix>;
   /** Per call: |simulated total − recorded total| / recorded (0 where sizes fit exactly). */
   readonly totalErrors: (number | undefined)[];
   /** Calls where the client sent a shorter history than the transcript holds, by how much, and the sizes before. */
   readonly rewrites: SizeRewrite[];
-  /** Calls on another model than the row's that did not send this history (side requests of their own): priced as recorded. */
+  /**
+   * Calls on another model than the row's that did not send this history (side requests of their own): priced as
+   * recorded.
+   */
   readonly foreign: number[];
 }
 
@@ -148,7 +169,9 @@ function responseSizes(m: LogMessage): number[] | undefined {
   return spread(out, chars);
 }
 
-/** `id` is the cache identity: a kept message's copy is the block it copies (same bytes); `logId` stays the log block. */
+/**
+ * `id` is the cache identity: a kept message's copy is the block it copies (same bytes); `logId` stays the log block.
+ */
 function billBlock(b: LogBlock, tokens: number, id = b.id): BillBlock {
   return { id, tokens, thinking: b.kind === 'thinking' || b.kind === 'redacted_thinking', logId: b.id };
 }
@@ -159,7 +182,12 @@ export function requestMessages<T>(all: readonly T[], call: CallRecord): readonl
 }
 
 /** The blocks of a call's request the API counts (earlier turns' thinking left out for models that drop it). */
-function countedBlocks(logMsgs: readonly LogMessage[], human: readonly boolean[], call: CallRecord, dropsThinking: boolean): LogBlock[] {
+function countedBlocks(
+  logMsgs: readonly LogMessage[],
+  human: readonly boolean[],
+  call: CallRecord,
+  dropsThinking: boolean,
+): LogBlock[] {
   const dropBefore = thinkingDropIndex((i) => human[i], call.epochStart, call.at, dropsThinking);
   const out: LogBlock[] = [];
   for (let i = call.epochStart; i < call.at; i++) {
@@ -179,7 +207,14 @@ function countedBlocks(logMsgs: readonly LogMessage[], human: readonly boolean[]
  */
 class RunningSum {
   /** After the last sized call: its window, where its thinking stopped counting, the sum of every counted block. */
-  private last?: { epochStart: number; at: number; drops: boolean; dropBefore: number; lastHuman: number; known: number };
+  private last?: {
+    epochStart: number;
+    at: number;
+    drops: boolean;
+    dropBefore: number;
+    lastHuman: number;
+    known: number;
+  };
 
   constructor(
     private readonly msgs: readonly LogMessage[],
@@ -203,7 +238,10 @@ class RunningSum {
     return { follows: follows && l.dropBefore === dropBefore, lastHuman: drops ? lastHuman : -1, dropBefore };
   }
 
-  /** `known` plus the sizes of the counted blocks of messages [from, to), in order; blocks without a size go to `unsized`. */
+  /**
+   * `known` plus the sizes of the counted blocks of messages [from, to), in order; blocks without a size go to
+   * `unsized`.
+   */
   private add(known: number, from: number, to: number, dropBefore: number, unsized?: LogBlock[]): number {
     for (let i = from; i < to; i++) {
       const m = this.msgs[i];
@@ -218,7 +256,10 @@ class RunningSum {
     return known;
   }
 
-  /** For a call that only adds messages since the last sized one: the sum over the sized counted blocks and the unsized ones. */
+  /**
+   * For a call that only adds messages since the last sized one: the sum over the sized counted blocks and the unsized
+   * ones.
+   */
   extend(call: CallRecord, drops: boolean): { known: number; unsized: LogBlock[] } | undefined {
     const w = this.window(call, drops);
     if (!w.follows) return undefined;
@@ -229,8 +270,17 @@ class RunningSum {
   /** The call's blocks are all sized now: remember the sum over them for the next call. */
   sized(call: CallRecord, drops: boolean): void {
     const w = this.window(call, drops);
-    const known = w.follows ? this.add(this.last!.known, this.last!.at, call.at, w.dropBefore) : this.add(0, call.epochStart, call.at, w.dropBefore);
-    this.last = { epochStart: call.epochStart, at: call.at, drops, dropBefore: w.dropBefore, lastHuman: w.lastHuman, known };
+    const known = w.follows
+      ? this.add(this.last!.known, this.last!.at, call.at, w.dropBefore)
+      : this.add(0, call.epochStart, call.at, w.dropBefore);
+    this.last = {
+      epochStart: call.epochStart,
+      at: call.at,
+      drops,
+      dropBefore: w.dropBefore,
+      lastHuman: w.lastHuman,
+      known,
+    };
   }
 
   /** Sizes of counted blocks changed (a rewrite) or the call's counted set was not a plain window (cleared results). */
@@ -320,7 +370,12 @@ export function sizeSession(imp: ImportedSession, model: string, cleared: readon
     }
     const prefixTotal = p.total;
     let rest = recorded - prefixTotal - known;
-    if (callModel !== model && (firstOfModel ? prefixTotal === 0 && recorded < known : rest < -(REWRITE_SLACK_TOKENS + REWRITE_SLACK_SHARE * recorded))) {
+    if (
+      callModel !== model &&
+      (firstOfModel
+        ? prefixTotal === 0 && recorded < known
+        : rest < -(REWRITE_SLACK_TOKENS + REWRITE_SLACK_SHARE * recorded))
+    ) {
       // A call on another model that did not send this history (a side request of its own): not sized from it.
       foreign.push(call.index);
       foreignAt.add(call.at);
@@ -352,9 +407,15 @@ export function sizeSession(imp: ImportedSession, model: string, cleared: readon
     totalErrors.push(Math.abs(simulated - recorded) / recorded);
   }
   const inferred = new Map<string, InferredPrefix>();
-  for (const [m, p] of prefixes) inferred.set(m, { shared: p.shared, sharedWarm: p.shared > 0, session: p.total - p.shared });
+  for (const [m, p] of prefixes)
+    inferred.set(m, { shared: p.shared, sharedWarm: p.shared > 0, session: p.total - p.shared });
   return {
-    messages: logMsgs.map((m, i) => ({ role: m.role, humanTurn: human[i], clientRestart: isClientRestart(m), blocks: m.blocks.map((b) => billBlock(b, sizes.get(same(b.id)) ?? 0, same(b.id))) })),
+    messages: logMsgs.map((m, i) => ({
+      role: m.role,
+      humanTurn: human[i],
+      clientRestart: isClientRestart(m),
+      blocks: m.blocks.map((b) => billBlock(b, sizes.get(same(b.id)) ?? 0, same(b.id))),
+    })),
     prefix: inferred.get(model) ?? inferred.values().next().value ?? { shared: 0, sharedWarm: false, session: 0 },
     prefixes: inferred,
     foreign,

@@ -69,7 +69,13 @@ function sameIds(a: readonly string[], b: readonly string[]): boolean {
 
 /** The same bill message: role, turn marks and the very same bill blocks. */
 function sameBillMessage(a: BillMessage, b: BillMessage): boolean {
-  if (a.role !== b.role || a.humanTurn !== b.humanTurn || a.clientRestart !== b.clientRestart || a.blocks.length !== b.blocks.length) return false;
+  if (
+    a.role !== b.role ||
+    a.humanTurn !== b.humanTurn ||
+    a.clientRestart !== b.clientRestart ||
+    a.blocks.length !== b.blocks.length
+  )
+    return false;
   for (let i = 0; i < a.blocks.length; i++) if (a.blocks[i] !== b.blocks[i]) return false;
   return true;
 }
@@ -87,7 +93,14 @@ function lastMessageBreakpoint(bps: readonly Breakpoint[]): { messageIndex: numb
 }
 
 /** Price a strategy on a session already fitted with {@link fitNone}. */
-export function priceStrategy(imp: ImportedSession, model: string, fit: FitResult, strategy: string, config: PipelineConfig, opts: PriceOptions = {}): StrategyCost {
+export function priceStrategy(
+  imp: ImportedSession,
+  model: string,
+  fit: FitResult,
+  strategy: string,
+  config: PipelineConfig,
+  opts: PriceOptions = {},
+): StrategyCost {
   const sized = new Map<string, BillBlock>();
   for (const m of fit.messages) for (const b of m.blocks) sized.set(b.id, b);
   const logBlocks = new Map<string, LogBlock>();
@@ -118,7 +131,12 @@ export function priceStrategy(imp: ImportedSession, model: string, fit: FitResul
       if (sameChars && o === json) out = orig;
       else {
         const scale = blockChars(param) / Math.max(1, blockChars(log.param));
-        out = { id: `${log.id}~${hashString(json).join('.')}`, tokens: orig.tokens * scale, thinking: orig.thinking, logId };
+        out = {
+          id: `${log.id}~${hashString(json).join('.')}`,
+          tokens: orig.tokens * scale,
+          thinking: orig.thinking,
+          logId,
+        };
       }
     } else {
       const thinking = param.type === 'thinking' || param.type === 'redacted_thinking';
@@ -138,7 +156,13 @@ export function priceStrategy(imp: ImportedSession, model: string, fit: FitResul
   let writeCost = 0;
   // Sizes from the fit, never a tokenizer (see usage-tokens.ts); no calibration: the sizes are the usage's.
   const estimator = new UsageSizedTokens(imp, fit.messages, imp.model ?? imp.calls.find((c) => c.model)?.model);
-  let prev: { readonly sent: readonly unknown[]; readonly rows: readonly (readonly string[])[]; readonly billed: readonly BillMessage[] } | undefined;
+  let prev:
+    | {
+        readonly sent: readonly unknown[];
+        readonly rows: readonly (readonly string[])[];
+        readonly billed: readonly BillMessage[];
+      }
+    | undefined;
   // Decided as the proxy would: with the client's system prompt and tools in front of the messages.
   const clientPrefix = clientPrefixOf(fit.prefix);
   for (const step of replay(imp, { strategy, config, estimator, calibrate: false, clientPrefix })) {
@@ -147,7 +171,12 @@ export function priceStrategy(imp: ImportedSession, model: string, fit: FitResul
     // The previous call's bill messages, as far as this request sends the same message objects with the same ids.
     const rows = step.prepared.blockMap.rows;
     let same = 0;
-    if (prev) for (const n = Math.min(prev.sent.length, body.messages.length); same < n && prev.sent[same] === body.messages[same] && prev.rows[same] === rows[same]; ) same++;
+    if (prev)
+      for (
+        const n = Math.min(prev.sent.length, body.messages.length);
+        same < n && prev.sent[same] === body.messages[same] && prev.rows[same] === rows[same];
+      )
+        same++;
     const messages: BillMessage[] = prev && same > 0 ? prev.billed.slice(0, same) : [];
     for (let mi = same; mi < body.messages.length; mi++) messages.push(billMessage(body.messages[mi], mi));
     prev = { sent: body.messages, rows, billed: messages };
@@ -158,7 +187,10 @@ export function priceStrategy(imp: ImportedSession, model: string, fit: FitResul
       // then (so the bill model's per-message memos hold and the call costs what is new).
       const hit = typeof m.content === 'string' ? undefined : messageMemo.get(m.content);
       if (hit && hit.role === m.role && sameIds(hit.ids, ids)) return hit.message;
-      const blocks = typeof m.content === 'string' ? [{ type: 'text', text: m.content } as ContentBlockParam] : (m.content as ContentBlockParam[]);
+      const blocks =
+        typeof m.content === 'string'
+          ? [{ type: 'text', text: m.content } as ContentBlockParam]
+          : (m.content as ContentBlockParam[]);
       const built: BillMessage = {
         role: m.role === 'assistant' ? 'assistant' : 'user',
         humanTurn: m.role === 'user' && blocks.some((b) => b.type !== 'tool_result'),
@@ -181,11 +213,31 @@ export function priceStrategy(imp: ImportedSession, model: string, fit: FitResul
     const breakpointAt = (tail && sent[tail.messageIndex]?.blocks[tail.blockIndex]?.id) ?? fit.placement[i];
     const { now, refresh, ttl } = fit.timings[i];
     const { systemTtl, prefixKey } = ctx;
-    const req: BillRequest = { now, refresh, ttl, systemTtl, prefixKey, messages: sent, breakpointAt, epoch: fit.epochs[i], sessionEpoch: fit.sessionEpochs[i] };
+    const req: BillRequest = {
+      now,
+      refresh,
+      ttl,
+      systemTtl,
+      prefixKey,
+      messages: sent,
+      breakpointAt,
+      epoch: fit.epochs[i],
+      sessionEpoch: fit.sessionEpochs[i],
+    };
     // A side request of its own (fit.foreign) costs what it cost, whatever the strategy.
     const s = foreign.has(i) ? fit.steps[i] : bill.step(ctx.model, req);
     if (plain) {
-      const d = foreign.has(i) ? s : plain.step(ctx.model, { now: req.now, refresh: req.refresh, ttl: req.ttl, systemTtl: req.systemTtl, prefixKey: req.prefixKey, messages: sent, breakpointAt: req.breakpointAt });
+      const d = foreign.has(i)
+        ? s
+        : plain.step(ctx.model, {
+            now: req.now,
+            refresh: req.refresh,
+            ttl: req.ttl,
+            systemTtl: req.systemTtl,
+            prefixKey: req.prefixKey,
+            messages: sent,
+            breakpointAt: req.breakpointAt,
+          });
       if (fit.billed[i]) documentedInputCost += d.cost;
     }
     if (!fit.billed[i]) continue;

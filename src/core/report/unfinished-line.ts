@@ -44,7 +44,10 @@ export function unfinishedLastLine(path: string, mtimeMs: number, now: number = 
     if (kept.length === text.length) return undefined;
     const line = kept.split('\n').length;
     const bytes = Buffer.byteLength(text) - Buffer.byteLength(kept);
-    return { file: path, reason: `line ${line} (the last, ${bytes} bytes) is unfinished (no final newline, not valid JSON): left out` };
+    return {
+      file: path,
+      reason: `line ${line} (the last, ${bytes} bytes) is unfinished (no final newline, not valid JSON): left out`,
+    };
   } catch {
     return undefined;
   }

@@ -55,7 +55,10 @@ export class SessionCharRatios {
   }
 
   charsPerToken(cls: ContentClass): number {
-    return (PRIOR_WEIGHT_CHARS + (this.chars.get(cls) ?? 0)) / (PRIOR_WEIGHT_CHARS / CHARS_PER_TOKEN + (this.tokens.get(cls) ?? 0));
+    return (
+      (PRIOR_WEIGHT_CHARS + (this.chars.get(cls) ?? 0)) /
+      (PRIOR_WEIGHT_CHARS / CHARS_PER_TOKEN + (this.tokens.get(cls) ?? 0))
+    );
   }
 
   /** Tokens of `chars` characters of a class (≥ 1 for any non-empty content). */

@@ -20,7 +20,8 @@ export interface JobRequest {
   readonly prior: readonly string[];
 }
 
-export type JobReply = { readonly id: number; readonly result: FileJobResult } | { readonly id: number; readonly error: string };
+export type JobReply =
+  { readonly id: number; readonly result: FileJobResult } | { readonly id: number; readonly error: string };
 
 export function serveFileJobs(port: MessagePort, setup: WorkerSetup): void {
   port.on('message', (job: JobRequest) => {

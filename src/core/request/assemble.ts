@@ -38,7 +38,20 @@ import type { ContentBlockParam, MessageParam, TextBlockParam, ToolResultBlockPa
 import { isThinking } from '../api/blocks';
 import { summaryBlock, SYNTHETIC, type RenderedMessage, type SentBlock } from './render';
 import { thinkingPass } from './thinking-pass';
-import { hasToolResult, hasToolResultBefore, hasToolUse, mutable, sameVisible, setBlocks, sourcesOf, turnOf, userTurn, visibleCount, visibleIds, type Turn } from './turns';
+import {
+  hasToolResult,
+  hasToolResultBefore,
+  hasToolUse,
+  mutable,
+  sameVisible,
+  setBlocks,
+  sourcesOf,
+  turnOf,
+  userTurn,
+  visibleCount,
+  visibleIds,
+  type Turn,
+} from './turns';
 import type { Repair } from '../api/wire';
 
 /** Content of the tool_result synthesized for a Cline-style call answered in text. */
@@ -69,16 +82,23 @@ function takeTextAnswer(next: Turn, name: string, id: string): { block: SentBloc
   const run = (runs.find((b) => b.output?.tool === name) ?? runs[0])?.output?.run;
   if (run === undefined) return undefined;
   const taken = next.blocks.filter((b) => b.output?.run === run && !b.hidden);
-  setBlocks(next, next.blocks.filter((b) => b.output?.run !== run || b.hidden));
+  setBlocks(
+    next,
+    next.blocks.filter((b) => b.output?.run !== run || b.hidden),
+  );
   const texts = taken.map((b) => b.param).filter((p): p is TextBlockParam => p.type === 'text');
   const content = texts.length === 1 ? texts[0].text : texts.map((p) => ({ type: 'text' as const, text: p.text }));
-  return { block: { id: taken[0].id, param: { type: 'tool_result', tool_use_id: id, content } }, ids: taken.map((b) => b.id) };
+  return {
+    block: { id: taken[0].id, param: { type: 'tool_result', tool_use_id: id, content } },
+    ids: taken.map((b) => b.id),
+  };
 }
 
 /** A tool_result whose call is not in the conversation, as text that keeps what it said. */
 export function orphanText(p: ToolResultBlockParam): string {
   const c = p.content;
-  const body = typeof c === 'string' ? c : (c ?? []).map((x) => (x.type === 'text' ? x.text : `[${x.type}]`)).join('\n');
+  const body =
+    typeof c === 'string' ? c : (c ?? []).map((x) => (x.type === 'text' ? x.text : `[${x.type}]`)).join('\n');
   return `[Result of tool call ${p.tool_use_id}${p.is_error ? ' (error)' : ''}, whose call is not in this conversation]\n${body}`;
 }
 
@@ -103,10 +123,15 @@ export interface Assembled {
 const mergeRepairs = new WeakMap<RenderedMessage, Repair>();
 
 function mergeRepair(t: Turn): Repair {
-  const source = t.source !== undefined && !t.own && t.more === undefined && t.blocks === t.source.blocks ? t.source : undefined;
+  const source =
+    t.source !== undefined && !t.own && t.more === undefined && t.blocks === t.source.blocks ? t.source : undefined;
   const hit = source && mergeRepairs.get(source);
   if (hit) return hit;
-  const r: Repair = { rule: 'merge-same-role', description: `merged consecutive ${t.role} messages`, blockIds: visibleIds(t) };
+  const r: Repair = {
+    rule: 'merge-same-role',
+    description: `merged consecutive ${t.role} messages`,
+    blockIds: visibleIds(t),
+  };
   if (source) mergeRepairs.set(source, r);
   return r;
 }
@@ -138,10 +163,18 @@ class Assembler {
     if (t.role === 'assistant' && t.thinkingFrom && top.blocks.some((b) => isThinking(b.param))) {
       // One response's thinking per message: the later response's (the one a loop would continue).
       const dropped = top.blocks.filter((b) => isThinking(b.param));
-      setBlocks(top, top.blocks.filter((b) => !isThinking(b.param)));
-      this.repair('merged-thinking-dropped', 'dropped the earlier response\'s thinking when merging two assistant messages', dropped.filter((b) => !b.hidden).map((b) => b.id));
+      setBlocks(
+        top,
+        top.blocks.filter((b) => !isThinking(b.param)),
+      );
+      this.repair(
+        'merged-thinking-dropped',
+        "dropped the earlier response's thinking when merging two assistant messages",
+        dropped.filter((b) => !b.hidden).map((b) => b.id),
+      );
     }
-    if (t.role === 'assistant' && (t.thinkingFrom || !top.blocks.some((b) => isThinking(b.param)))) top.thinkingFrom = t.thinkingFrom;
+    if (t.role === 'assistant' && (t.thinkingFrom || !top.blocks.some((b) => isThinking(b.param))))
+      top.thinkingFrom = t.thinkingFrom;
     mutable(top).push(...t.blocks);
     const moved = sourcesOf(t);
     if (moved.length > 0) top.more = top.more ? top.more.concat(moved) : moved;
@@ -175,19 +208,29 @@ class Assembler {
     return out;
   }
 
-  /** Synthetic `is_error` results for the calls of `t` (followed by another assistant turn) that the log never recorded. */
+  /**
+   * Synthetic `is_error` results for the calls of `t` (followed by another assistant turn) that the log never recorded.
+   */
   private lostResults(t: Turn): SentBlock[] {
     const out: SentBlock[] = [];
     for (const b of t.blocks) {
-      if (b.param.type === 'tool_use' && !b.hidden && this.opts.pairOf?.(b.param.id, 'result') === undefined) out.push(this.lostResult(b.id, b.param.id));
+      if (b.param.type === 'tool_use' && !b.hidden && this.opts.pairOf?.(b.param.id, 'result') === undefined)
+        out.push(this.lostResult(b.id, b.param.id));
     }
     return out;
   }
 
   /** The `is_error` result that answers a call whose result the transcript never recorded. */
   private lostResult(blockId: string, toolUseId: string): SentBlock {
-    this.repair('lost-tool-result', `synthesized an is_error tool_result for ${toolUseId}: the transcript never recorded its result`, [blockId]);
-    return { id: `${SYNTHETIC.toolResult}${toolUseId}`, param: { type: 'tool_result', tool_use_id: toolUseId, content: RESULT_NOT_RECORDED, is_error: true } };
+    this.repair(
+      'lost-tool-result',
+      `synthesized an is_error tool_result for ${toolUseId}: the transcript never recorded its result`,
+      [blockId],
+    );
+    return {
+      id: `${SYNTHETIC.toolResult}${toolUseId}`,
+      param: { type: 'tool_result', tool_use_id: toolUseId, content: RESULT_NOT_RECORDED, is_error: true },
+    };
   }
 
   /** Keep exactly the tool pairs whose use and result are both present (see module doc). */
@@ -228,16 +271,28 @@ class Assembler {
             const answer = takeTextAnswer(next, b.param.name, id);
             if (answer) {
               (synth ??= []).push(answer.block);
-              this.repair('text-result-as-tool-result', `sent the text-form result of ${id} as its tool_result, the way the client does`, [b.id, ...answer.ids]);
+              this.repair(
+                'text-result-as-tool-result',
+                `sent the text-form result of ${id} as its tool_result, the way the client does`,
+                [b.id, ...answer.ids],
+              );
             } else {
-              (synth ??= []).push({ id: `${SYNTHETIC.toolResult}${id}`, param: { type: 'tool_result', tool_use_id: id, content: UNANSWERED_RESULT_TEXT } });
-              this.repair('unanswered-tool-use', `synthesized a tool_result for ${id}: its result was given as text`, [b.id]);
+              (synth ??= []).push({
+                id: `${SYNTHETIC.toolResult}${id}`,
+                param: { type: 'tool_result', tool_use_id: id, content: UNANSWERED_RESULT_TEXT },
+              });
+              this.repair('unanswered-tool-use', `synthesized a tool_result for ${id}: its result was given as text`, [
+                b.id,
+              ]);
             }
           } else if (recorded === undefined) {
             (synth ??= []).push(this.lostResult(b.id, id));
           } else {
             drop = true;
-            this.repair('tool-use-without-result', `dropped tool_use ${id}: no tool_result in the next message`, [b.id, recorded]);
+            this.repair('tool-use-without-result', `dropped tool_use ${id}: no tool_result in the next message`, [
+              b.id,
+              recorded,
+            ]);
           }
         }
       }
@@ -262,11 +317,18 @@ class Assembler {
         const id = b.param.tool_use_id;
         if (!hasToolUse(prev, id) && this.opts.pairOf?.(id, 'use') === undefined) {
           (keep ??= blocks.slice(0, k)).push({ id: b.id, param: { type: 'text', text: orphanText(b.param) } });
-          this.repair('orphan-result-as-text', `sent tool_result ${id} as text: the transcript never recorded its tool_use`, [b.id]);
+          this.repair(
+            'orphan-result-as-text',
+            `sent tool_result ${id} as text: the transcript never recorded its tool_use`,
+            [b.id],
+          );
           continue;
         } else if (!hasToolUse(prev, id)) {
           drop = true;
-          this.repair('orphan-tool-result', `dropped tool_result ${id}: its tool_use is not in the previous message`, [b.id, this.opts.pairOf?.(id, 'use')]);
+          this.repair('orphan-tool-result', `dropped tool_result ${id}: its tool_use is not in the previous message`, [
+            b.id,
+            this.opts.pairOf?.(id, 'use'),
+          ]);
         } else if (hasToolResultBefore(blocks, k, id)) {
           drop = true;
           this.repair('duplicate-tool-result', `dropped a second tool_result for ${id}`, [b.id]);
@@ -289,14 +351,22 @@ class Assembler {
         const drop = orphans;
         const keep = t.blocks.filter((b) => !(b.param.type === 'tool_result' && drop.has(b.param.tool_use_id)));
         if (keep.length !== t.blocks.length) {
-          this.repair('orphan-tool-result', 'dropped results of a dropped leading assistant message', t.blocks.filter((b) => !keep.includes(b)).map((b) => b.id));
+          this.repair(
+            'orphan-tool-result',
+            'dropped results of a dropped leading assistant message',
+            t.blocks.filter((b) => !keep.includes(b)).map((b) => b.id),
+          );
           setBlocks(t, keep);
         }
         orphans = undefined;
       }
       if (visibleCount(t) === 0) continue;
       if (out.length === 0 && t.role === 'assistant') {
-        this.repair('leading-assistant', 'dropped an assistant message at the start (the first message must be user)', visibleIds(t));
+        this.repair(
+          'leading-assistant',
+          'dropped an assistant message at the start (the first message must be user)',
+          visibleIds(t),
+        );
         const uses = new Set<string>();
         for (const b of t.blocks) if (b.param.type === 'tool_use') uses.add(b.param.id);
         orphans = uses.size > 0 ? uses : undefined;
@@ -313,7 +383,11 @@ class Assembler {
     const last = out[out.length - 1];
     if (last?.role !== 'assistant') return;
     out.pop();
-    this.repair('trailing-assistant', 'dropped the final assistant message: the request must end with a user message', visibleIds(last));
+    this.repair(
+      'trailing-assistant',
+      'dropped the final assistant message: the request must end with a user message',
+      visibleIds(last),
+    );
   }
 
   /** Stable partition of each user turn: tool_result blocks first. */
@@ -329,10 +403,13 @@ class Assembler {
       if (!late) continue;
       const results = t.blocks.filter((b) => b.param.type === 'tool_result');
       setBlocks(t, [...results, ...t.blocks.filter((b) => b.param.type !== 'tool_result')]);
-      this.repair('tool-results-first', 'moved tool_result blocks before the other blocks of their message', results.map((b) => b.id));
+      this.repair(
+        'tool-results-first',
+        'moved tool_result blocks before the other blocks of their message',
+        results.map((b) => b.id),
+      );
     }
   }
-
 }
 
 /**
@@ -349,7 +426,10 @@ function output(t: Turn): AssembledMessage {
   const key = vis[0]?.param;
   const hit = key ? lastOutput.get(key) : undefined;
   if (hit && hit.param.role === t.role && sameBlocks(hit, vis)) return hit;
-  const out: AssembledMessage = { param: { role: t.role, content: vis.map((b) => b.param) }, ids: vis.map((b) => b.id) };
+  const out: AssembledMessage = {
+    param: { role: t.role, content: vis.map((b) => b.param) },
+    ids: vis.map((b) => b.id),
+  };
   if (key) lastOutput.set(key, out);
   return out;
 }

@@ -26,7 +26,10 @@ import { thinkingEnabled } from './validate';
 import { RequestStreamValidator } from './validate-stream';
 
 /** Top-level params passed through untouched (thinking, tool_choice, metadata, temperature…). */
-export type ExtraParams = Omit<Partial<RequestBody>, 'model' | 'messages' | 'max_tokens' | 'stream' | 'system' | 'tools'>;
+export type ExtraParams = Omit<
+  Partial<RequestBody>,
+  'model' | 'messages' | 'max_tokens' | 'stream' | 'system' | 'tools'
+>;
 
 export interface BuildOptions {
   readonly model: string;
@@ -74,7 +77,9 @@ export class BlockMap {
   positionOf(blockId: string): { messageIndex: number; blockIndex: number } | undefined {
     if (!this.reverse) {
       this.reverse = new Map();
-      this.rows.forEach((row, messageIndex) => row.forEach((id, blockIndex) => this.reverse!.set(id, { messageIndex, blockIndex })));
+      this.rows.forEach((row, messageIndex) =>
+        row.forEach((id, blockIndex) => this.reverse!.set(id, { messageIndex, blockIndex })),
+      );
     }
     return this.reverse.get(blockId);
   }
@@ -131,10 +136,15 @@ function textLength(b: ContentBlockParam): number {
   if (b.type === 'text') return b.text.length;
   if (b.type === 'thinking') return b.thinking.length;
   if (b.type !== 'tool_result') return 0;
-  return typeof b.content === 'string' ? b.content.length : (b.content ?? []).reduce((a, c) => a + (c.type === 'text' ? c.text.length : 0), 0);
+  return typeof b.content === 'string'
+    ? b.content.length
+    : (b.content ?? []).reduce((a, c) => a + (c.type === 'text' ? c.text.length : 0), 0);
 }
 
-/** A block's JSON when it is at most {@link SAME_BLOCK_JSON_LIMIT} long; a block whose text alone is longer is not serialized. */
+/**
+ * A block's JSON when it is at most {@link SAME_BLOCK_JSON_LIMIT} long; a block whose text alone is longer is not
+ * serialized.
+ */
 function smallJson(b: ContentBlockParam): string | undefined {
   if (textLength(b) > SAME_BLOCK_JSON_LIMIT) return undefined;
   const json = JSON.stringify(b);
@@ -142,7 +152,12 @@ function smallJson(b: ContentBlockParam): string | undefined {
 }
 
 /** The first request message that starts at or after a log position, with the log position it starts at. */
-function requestIndexFrom(session: Session, map: BlockMap, count: number, logPos: number): { index: number; position: number } | undefined {
+function requestIndexFrom(
+  session: Session,
+  map: BlockMap,
+  count: number,
+  logPos: number,
+): { index: number; position: number } | undefined {
   let found: { index: number; position: number } | undefined;
   for (let m = count - 1; m >= 0; m--) {
     const id = map.idAt(m, 0);
@@ -166,7 +181,10 @@ export class RequestRefusedError extends Error {
     readonly violations: readonly Violation[],
     readonly repairs: readonly Repair[],
   ) {
-    const shown = violations.slice(0, SHOWN_VIOLATIONS).map((x) => x.message).join(' | ');
+    const shown = violations
+      .slice(0, SHOWN_VIOLATIONS)
+      .map((x) => x.message)
+      .join(' | ');
     const more = violations.length > SHOWN_VIOLATIONS ? ` | … ${violations.length - SHOWN_VIOLATIONS} more` : '';
     super(`request refused: ${violations.length} API rule violation(s) left after repair: ${shown}${more}`);
     this.name = 'RequestRefusedError';
@@ -180,7 +198,10 @@ const TOOL_SYSTEM_TOKENS = 500;
 
 interface SessionCache {
   readonly rendered: Map<string, RenderedMessage>;
-  /** The session's requests are validated as a stream: a clean request that only adds to the last is checked for what changed. */
+  /**
+   * The session's requests are validated as a stream: a clean request that only adds to the last is checked for what
+   * changed.
+   */
   readonly validator: RequestStreamValidator;
   /** Positions of compact-boundary messages, ascending, for positions < scanned. */
   readonly boundaries: number[];
@@ -193,7 +214,11 @@ export class RequestBuilder {
 
   private cacheOf(session: Session): SessionCache {
     let c = this.caches.get(session);
-    if (!c) this.caches.set(session, (c = { rendered: new Map(), validator: new RequestStreamValidator(), boundaries: [], scanned: 0 }));
+    if (!c)
+      this.caches.set(
+        session,
+        (c = { rendered: new Map(), validator: new RequestStreamValidator(), boundaries: [], scanned: 0 }),
+      );
     return c;
   }
 
@@ -227,7 +252,8 @@ export class RequestBuilder {
       rendered.push(r);
       // A summary stands for its whole range: jump over the hidden messages (per-turn work
       // then grows with what is visible, not with the history behind summaries).
-      if (r.summary && r.summary.fromMessageId === r.messageId) p = Math.max(p, Math.min(upTo - 1, session.position(r.summary.toMessageId) ?? p));
+      if (r.summary && r.summary.fromMessageId === r.messageId)
+        p = Math.max(p, Math.min(upTo - 1, session.position(r.summary.toMessageId) ?? p));
     }
     const repairs: Repair[] = [];
     for (const r of rendered) if (r.repairs.length) repairs.push(...r.repairs);
@@ -250,7 +276,10 @@ export class RequestBuilder {
 
     let breakpoints: Breakpoint[] = [];
     let heldFrom: number | undefined;
-    const holdAt = opts.holdBackFrom === undefined ? undefined : requestIndexFrom(session, blockMap, body.messages.length, opts.holdBackFrom);
+    const holdAt =
+      opts.holdBackFrom === undefined
+        ? undefined
+        : requestIndexFrom(session, blockMap, body.messages.length, opts.holdBackFrom);
     const messages = body.messages;
     const firstChanged = opts.previousMessages ? firstChangedMessage(opts.previousMessages, messages) : undefined;
     if (opts.cacheTtl) {
@@ -277,7 +306,12 @@ export class RequestBuilder {
 
     // A response with thinking was made with thinking on: the request continuing it is sent so too.
     const thinking = thinkingEnabled(body) || assembled.latestThinking.length > 0;
-    const violations = this.cacheOf(session).validator.validate(body, { model: opts.model, latestAssistantThinking: assembled.latestThinking, thinking, userText: userTextRequired(session, from, upTo) });
+    const violations = this.cacheOf(session).validator.validate(body, {
+      model: opts.model,
+      latestAssistantThinking: assembled.latestThinking,
+      thinking,
+      userText: userTextRequired(session, from, upTo),
+    });
     if (violations.length > 0) throw new RequestRefusedError(violations, repairs);
     return { body, repairs, blockMap, breakpoints, from, upTo, messages, firstChanged, heldFrom };
   }
@@ -305,7 +339,8 @@ class TokenMemo {
 
   block(b: ContentBlockParam): number {
     let t = this.byObject.get(b);
-    if (t === undefined) this.byObject.set(b, (t = this.accountant ? this.accountant.block(b).tokens : this.count(blockText(b))));
+    if (t === undefined)
+      this.byObject.set(b, (t = this.accountant ? this.accountant.block(b).tokens : this.count(blockText(b))));
     return t;
   }
 
@@ -335,17 +370,23 @@ function systemText(system: string | TextBlockParam[]): string {
 }
 
 /** System without blank text blocks or recorded cache_control; undefined when nothing is left. */
-function cleanSystem(system: string | TextBlockParam[] | undefined, repairs: Repair[]): string | TextBlockParam[] | undefined {
+function cleanSystem(
+  system: string | TextBlockParam[] | undefined,
+  repairs: Repair[],
+): string | TextBlockParam[] | undefined {
   if (system === undefined) return undefined;
   if (typeof system === 'string') return isBlank(system) ? undefined : system;
   if (!system.some((b) => isBlank(b.text) || cacheControlOf(b))) return system.length > 0 ? system : undefined;
   const kept = system.filter((b) => !isBlank(b.text)).map((b) => withoutCacheControl(b));
-  if (kept.length !== system.length) repairs.push({ rule: 'empty-text', description: 'dropped empty system text blocks', blockIds: [] });
+  if (kept.length !== system.length)
+    repairs.push({ rule: 'empty-text', description: 'dropped empty system text blocks', blockIds: [] });
   return kept.length > 0 ? kept : undefined;
 }
 
 /** Tools without recorded cache_control (breakpoints are the planner's); undefined when empty. */
 function cleanTools(tools: readonly Anthropic.ToolUnion[] | undefined): Anthropic.ToolUnion[] | undefined {
   if (!tools || tools.length === 0) return undefined;
-  return tools.some((t) => cacheControlOf(t)) ? tools.map((t) => withoutCacheControl(t)) : (tools as Anthropic.ToolUnion[]);
+  return tools.some((t) => cacheControlOf(t))
+    ? tools.map((t) => withoutCacheControl(t))
+    : (tools as Anthropic.ToolUnion[]);
 }

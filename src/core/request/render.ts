@@ -38,7 +38,9 @@ export const SYNTHETIC = {
 } as const;
 
 export function isSyntheticId(id: string): boolean {
-  return id.startsWith(SYNTHETIC.summary) || id.startsWith(SYNTHETIC.toolResult) || id.startsWith(SYNTHETIC.interrupted);
+  return (
+    id.startsWith(SYNTHETIC.summary) || id.startsWith(SYNTHETIC.toolResult) || id.startsWith(SYNTHETIC.interrupted)
+  );
 }
 
 /** Appended (as its own text block) to an interrupted assistant message, so it is never taken as complete. */
@@ -109,9 +111,19 @@ function clean(param: ContentBlockParam): ContentBlockParam {
 export function renderMessage(rm: ResolvedMessage): RenderedMessage {
   const { message } = rm;
   // Cline-style results in text (the importer's flag, or text-form tool output the log marked, as a proxy sees it).
-  const unanswered = message.role === 'user' && (message.meta.unansweredToolUses === true || message.blocks.some((b) => b.observation));
+  const unanswered =
+    message.role === 'user' && (message.meta.unansweredToolUses === true || message.blocks.some((b) => b.observation));
   if (rm.summaryStart) {
-    return new RenderedMessage(message.id, rm.revision, 'user', [summaryBlock(rm.summaryStart)], NONE, unanswered, rm.summaryStart, NONE);
+    return new RenderedMessage(
+      message.id,
+      rm.revision,
+      'user',
+      [summaryBlock(rm.summaryStart)],
+      NONE,
+      unanswered,
+      rm.summaryStart,
+      NONE,
+    );
   }
   const first = rm.blocks[0];
   const summary = first?.state === 'summarized' && first.overlay?.kind === 'summary' ? first.overlay : undefined;
@@ -128,7 +140,9 @@ export function renderMessage(rm: ResolvedMessage): RenderedMessage {
       if (interrupted) interruptedDrops.push(block.id);
       else if (rb.state !== 'summarized') {
         originalThinking.push(block.param);
-        blocks.push(sent === block.param ? { id: block.id, param: sent } : { id: block.id, param: block.param, hidden: true });
+        blocks.push(
+          sent === block.param ? { id: block.id, param: sent } : { id: block.id, param: block.param, hidden: true },
+        );
       }
       continue;
     }
@@ -137,17 +151,32 @@ export function renderMessage(rm: ResolvedMessage): RenderedMessage {
       interruptedDrops.push(block.id);
       continue;
     }
-    if ((sent.type === 'tool_use' && message.role !== 'assistant') || (sent.type === 'tool_result' && message.role !== 'user')) {
-      repairs.push({ rule: 'misplaced-tool-block', description: `dropped a ${sent.type} block from a ${message.role} message`, blockIds: [block.id] });
+    if (
+      (sent.type === 'tool_use' && message.role !== 'assistant') ||
+      (sent.type === 'tool_result' && message.role !== 'user')
+    ) {
+      repairs.push({
+        rule: 'misplaced-tool-block',
+        description: `dropped a ${sent.type} block from a ${message.role} message`,
+        blockIds: [block.id],
+      });
       continue;
     }
     if (sent.type === 'text' && isBlank(sent.text)) {
-      repairs.push({ rule: 'empty-text', description: 'dropped an empty or whitespace-only text block', blockIds: [block.id] });
+      repairs.push({
+        rule: 'empty-text',
+        description: 'dropped an empty or whitespace-only text block',
+        blockIds: [block.id],
+      });
       continue;
     }
     const param = clean(sent);
     if (param !== sent && param.type === 'tool_result' && param.content !== (sent as { content?: unknown }).content) {
-      repairs.push({ rule: 'empty-text', description: 'dropped empty text inside a tool result', blockIds: [block.id] });
+      repairs.push({
+        rule: 'empty-text',
+        description: 'dropped empty text inside a tool result',
+        blockIds: [block.id],
+      });
     }
     if (block.observation && block.toolName !== undefined && block.param.type === 'text') {
       if (run === undefined || opensToolOutput(block.param.text)) run = block.id;
@@ -159,7 +188,8 @@ export function renderMessage(rm: ResolvedMessage): RenderedMessage {
   }
   if (interrupted) {
     const texts = blocks.filter((b) => b.param.type === 'text').map((b) => b.id);
-    if (texts.length > 0) blocks.push({ id: `${SYNTHETIC.interrupted}${message.id}`, param: { type: 'text', text: INTERRUPTED_NOTE } });
+    if (texts.length > 0)
+      blocks.push({ id: `${SYNTHETIC.interrupted}${message.id}`, param: { type: 'text', text: INTERRUPTED_NOTE } });
     if (texts.length > 0 || interruptedDrops.length > 0) {
       repairs.push({
         rule: 'interrupted-assistant',
@@ -168,7 +198,16 @@ export function renderMessage(rm: ResolvedMessage): RenderedMessage {
       });
     }
   }
-  return new RenderedMessage(message.id, rm.revision, message.role, blocks, repairs.length ? repairs : NONE, unanswered, summary, originalThinking.length ? originalThinking : NONE);
+  return new RenderedMessage(
+    message.id,
+    rm.revision,
+    message.role,
+    blocks,
+    repairs.length ? repairs : NONE,
+    unanswered,
+    summary,
+    originalThinking.length ? originalThinking : NONE,
+  );
 }
 
 /** Shared empty list (most messages need no repair and have no thinking). */

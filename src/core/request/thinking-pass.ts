@@ -26,8 +26,15 @@ export function thinkingPass(turns: Turn[], repair: Report): ContentBlockParam[]
 function keepLatestThinking(t: Turn, repair: Report): void {
   const hidden = t.blocks.filter((b) => b.hidden);
   if (hidden.length > 0) {
-    setBlocks(t, t.blocks.map((b) => (b.hidden ? { id: b.id, param: b.param } : b)));
-    repair('latest-thinking-kept', 'sent thinking blocks of the latest assistant message verbatim (they cannot be modified)', hidden.map((b) => b.id));
+    setBlocks(
+      t,
+      t.blocks.map((b) => (b.hidden ? { id: b.id, param: b.param } : b)),
+    );
+    repair(
+      'latest-thinking-kept',
+      'sent thinking blocks of the latest assistant message verbatim (they cannot be modified)',
+      hidden.map((b) => b.id),
+    );
   }
   const f = t.blocks.findIndex((b) => isThinking(b.param));
   if (f <= 0) return;
@@ -35,14 +42,26 @@ function keepLatestThinking(t: Turn, repair: Report): void {
   while (g < t.blocks.length && isThinking(t.blocks[g].param)) g++;
   const moved = t.blocks.slice(0, f);
   setBlocks(t, [...t.blocks.slice(f, g), ...moved, ...t.blocks.slice(g)]);
-  repair('latest-thinking-first', 'moved merged-in blocks after the thinking of the latest assistant message', moved.map((b) => b.id));
+  repair(
+    'latest-thinking-first',
+    'moved merged-in blocks after the thinking of the latest assistant message',
+    moved.map((b) => b.id),
+  );
 }
 
 function dropMisplacedThinking(t: Turn, repair: Report): void {
   const first = t.blocks.find((b) => !b.hidden);
-  const misplaced = first !== undefined && !isThinking(first.param) && t.blocks.some((b) => !b.hidden && isThinking(b.param));
+  const misplaced =
+    first !== undefined && !isThinking(first.param) && t.blocks.some((b) => !b.hidden && isThinking(b.param));
   if (!misplaced) return; // hidden thinking of older turns is simply not output
   const dropped = t.blocks.filter((b) => !b.hidden && isThinking(b.param)).map((b) => b.id);
-  setBlocks(t, t.blocks.filter((b) => !isThinking(b.param)));
-  repair('older-thinking-dropped', 'dropped thinking of an older assistant message that a merge left behind other blocks', dropped);
+  setBlocks(
+    t,
+    t.blocks.filter((b) => !isThinking(b.param)),
+  );
+  repair(
+    'older-thinking-dropped',
+    'dropped thinking of an older assistant message that a merge left behind other blocks',
+    dropped,
+  );
 }

@@ -20,11 +20,27 @@ export interface Turn {
 }
 
 export function turnOf(r: RenderedMessage): Turn {
-  return { role: r.role, blocks: r.blocks, own: false, source: r, more: undefined, unanswered: r.unansweredToolUses, thinkingFrom: r.originalThinking.length ? r : undefined };
+  return {
+    role: r.role,
+    blocks: r.blocks,
+    own: false,
+    source: r,
+    more: undefined,
+    unanswered: r.unansweredToolUses,
+    thinkingFrom: r.originalThinking.length ? r : undefined,
+  };
 }
 
 export function userTurn(blocks: SentBlock[]): Turn {
-  return { role: 'user', blocks, own: true, source: undefined, more: undefined, unanswered: false, thinkingFrom: undefined };
+  return {
+    role: 'user',
+    blocks,
+    own: true,
+    source: undefined,
+    more: undefined,
+    unanswered: false,
+    thinkingFrom: undefined,
+  };
 }
 
 /** Same visible blocks, byte for byte: a response recorded twice. */

@@ -23,7 +23,10 @@ export interface RequiredUserText {
 }
 
 /** Per session and message: its required blocks at a revision (overlay changes bump the revision). */
-const memo = new WeakMap<Session, Map<string, { readonly revision: number; readonly required: readonly RequiredUserText[] }>>();
+const memo = new WeakMap<
+  Session,
+  Map<string, { readonly revision: number; readonly required: readonly RequiredUserText[] }>
+>();
 
 /** The required blocks of the message at `position` (see {@link userTextRequired}). */
 function requiredOf(session: Session, position: number): readonly RequiredUserText[] {
@@ -52,7 +55,8 @@ function requiredOf(session: Session, position: number): readonly RequiredUserTe
  */
 export function userTextRequired(session: Session, from: number, upTo: number): RequiredUserText[] {
   const out: RequiredUserText[] = [];
-  for (const position of session.userText.positionsIn(from, upTo)) for (const r of requiredOf(session, position)) out.push(r);
+  for (const position of session.userText.positionsIn(from, upTo))
+    for (const r of requiredOf(session, position)) out.push(r);
   return out;
 }
 
@@ -61,7 +65,10 @@ export function userTextRequired(session: Session, from: number, upTo: number): 
  * request reuses the log's block objects), else by content (a copy carrying a breakpoint, or
  * string content), so the check costs one lookup per block in the common case.
  */
-export function missingUserText(messages: readonly MessageParam[], required: readonly RequiredUserText[]): RequiredUserText[] {
+export function missingUserText(
+  messages: readonly MessageParam[],
+  required: readonly RequiredUserText[],
+): RequiredUserText[] {
   if (!required.length) return [];
   const at = carriedAt(messages, required);
   return required.filter((r) => !at.has(r.param));
@@ -74,7 +81,11 @@ export function missingUserText(messages: readonly MessageParam[], required: rea
  * else a block with the same identity JSON. The stream validator keeps these indexes, so a
  * block carried by a message a request sends again unchanged is not looked for again.
  */
-export function carriedAt(messages: readonly MessageParam[], required: readonly RequiredUserText[], from = 0): Map<object, number> {
+export function carriedAt(
+  messages: readonly MessageParam[],
+  required: readonly RequiredUserText[],
+  from = 0,
+): Map<object, number> {
   const at = new Map<object, number>();
   if (!required.length) return at;
   const objects = new Map<object, number>();

@@ -48,13 +48,19 @@ function userBlocks(messages: readonly MessageParam[], results: boolean): Map<st
  * message opens the log or an epoch (default: the first user message of `log`, and compact
  * boundaries).
  */
-export function checkUserText(log: readonly LogMessage[], from: number, to: number, messages: readonly MessageParam[]): UserTextCheck {
+export function checkUserText(
+  log: readonly LogMessage[],
+  from: number,
+  to: number,
+  messages: readonly MessageParam[],
+): UserTextCheck {
   let firstUserPos = -1;
   for (let p = 0; p < log.length && firstUserPos < 0; p++) if (log[p].role === 'user') firstUserPos = p;
   let results = false;
   for (let p = from; p < to && !results; p++) {
     const m = log[p];
-    results = m.role === 'user' && m.blocks.some((b) => b.kind === 'tool_result' && protectedReason(m, b, false) !== undefined);
+    results =
+      m.role === 'user' && m.blocks.some((b) => b.kind === 'tool_result' && protectedReason(m, b, false) !== undefined);
   }
   const have = userBlocks(messages, results);
   let needed = 0;

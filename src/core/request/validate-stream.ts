@@ -17,7 +17,17 @@ import type { ContentBlockParam } from '../session/types';
 import { cacheControlOf, contentBlocks, isBlank, isThinking, nestedBlocks } from '../api/blocks';
 import type { RequestBody, Violation } from '../api/wire';
 import { carriedAt, type RequiredUserText } from './user-text-carried';
-import { answersTool, callsTool, checkLatestThinking, checkThinkingLoop, MAX_CACHE_CONTROL_BLOCKS, MAX_MESSAGES, thinkingEnabled, validateRequest, type ValidateOptions } from './validate';
+import {
+  answersTool,
+  callsTool,
+  checkLatestThinking,
+  checkThinkingLoop,
+  MAX_CACHE_CONTROL_BLOCKS,
+  MAX_MESSAGES,
+  thinkingEnabled,
+  validateRequest,
+  type ValidateOptions,
+} from './validate';
 
 type Messages = RequestBody['messages'];
 
@@ -71,7 +81,8 @@ export class RequestStreamValidator {
     // A failed check leaves the state to the full validator, which replaces it.
     const useAt = prev.useAt;
     for (let i = s; i < prev.messages.length; i++) {
-      for (const b of contentBlocks(prev.messages[i].content)) if (b.type === 'tool_use' && useAt.get(b.id) === i) useAt.delete(b.id);
+      for (const b of contentBlocks(prev.messages[i].content))
+        if (b.type === 'tool_use' && useAt.get(b.id) === i) useAt.delete(b.id);
     }
     const from = s > 0 ? prev.after[s - 1] : head;
     const cc: CcState = { count: from.count, seen5m: from.seen5m };
@@ -111,7 +122,12 @@ export class RequestStreamValidator {
  * carried is carried still; the others are looked for in the messages from k on, and only
  * those not found there in the whole request.
  */
-function userTextCarried(msgs: Messages, required: readonly RequiredUserText[], k: number, before: ReadonlyMap<object, number> | undefined): Map<object, number> | null {
+function userTextCarried(
+  msgs: Messages,
+  required: readonly RequiredUserText[],
+  k: number,
+  before: ReadonlyMap<object, number> | undefined,
+): Map<object, number> | null {
   const carried = new Map<object, number>();
   let pending: RequiredUserText[] | undefined;
   for (const r of required) {
@@ -144,7 +160,13 @@ function remember(body: RequestBody, userText?: readonly RequiredUserText[]): Cl
     }
     after.push({ ...cc });
   });
-  return { messages: body.messages, useAt, head, after, carried: userText ? carriedAt(body.messages, userText) : undefined };
+  return {
+    messages: body.messages,
+    useAt,
+    head,
+    after,
+    carried: userText ? carriedAt(body.messages, userText) : undefined,
+  };
 }
 
 /** Breakpoints of tools and system (undefined when one of them already breaks a rule). */
@@ -207,7 +229,8 @@ function messageClean(msgs: Messages, i: number): boolean {
         const p = blocks[k];
         if (p.type === 'tool_result' && p.tool_use_id === b.tool_use_id) return false;
       }
-      for (const c of nestedBlocks(b)) if ((c as ContentBlockParam).type === 'text' && isBlank((c as { text: string }).text)) return false;
+      for (const c of nestedBlocks(b))
+        if ((c as ContentBlockParam).type === 'text' && isBlank((c as { text: string }).text)) return false;
     } else if (b.type === 'tool_use') {
       if (m.role !== 'assistant' || !answersTool(msgs[i + 1], b.id)) return false;
     }

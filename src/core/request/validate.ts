@@ -91,7 +91,8 @@ export function validateRequest(body: RequestBody, opts: ValidateOptions = {}): 
   const msgs = body.messages;
   if (msgs.length === 0) out.push(v(RULE.noMessages, 'messages: at least one message is required'));
   // Wording ours: the API's message for this limit is not quoted anywhere we could find.
-  if (msgs.length > MAX_MESSAGES) out.push(v(RULE.tooManyMessages, `messages: at most ${MAX_MESSAGES} messages are allowed, found ${msgs.length}`));
+  if (msgs.length > MAX_MESSAGES)
+    out.push(v(RULE.tooManyMessages, `messages: at most ${MAX_MESSAGES} messages are allowed, found ${msgs.length}`));
   checkRoles(msgs, out);
   checkContent(msgs, out);
   checkToolPairing(msgs, out);
@@ -100,8 +101,18 @@ export function validateRequest(body: RequestBody, opts: ValidateOptions = {}): 
   checkThinkingLoop(msgs, thinking, out);
   checkCacheControl(body, out);
   if (opts.userText) checkUserText(msgs, opts.userText, out);
-  if (msgs.length > 0 && msgs[msgs.length - 1].role === 'assistant' && prefillUnsupported(opts.model ?? body.model) === true) {
-    out.push(v(RULE.prefill, 'This model does not support assistant message prefill. The conversation must end with a user message.', msgs.length - 1));
+  if (
+    msgs.length > 0 &&
+    msgs[msgs.length - 1].role === 'assistant' &&
+    prefillUnsupported(opts.model ?? body.model) === true
+  ) {
+    out.push(
+      v(
+        RULE.prefill,
+        'This model does not support assistant message prefill. The conversation must end with a user message.',
+        msgs.length - 1,
+      ),
+    );
   }
   return out;
 }
@@ -113,23 +124,36 @@ function checkUserText(msgs: Messages, required: readonly RequiredUserText[], ou
   const first = missing[0];
   const text = first.param.type === 'text' ? first.param.text : `[${first.param.type}]`;
   const more = missing.length > 1 ? ` (and ${missing.length - 1} more)` : '';
-  out.push(v(RULE.userTextLost, `messages: the user's text from history message ${first.position} is not in the request verbatim${more}: ${JSON.stringify(text.slice(0, 60))}; automatic strategies must keep the user's words`));
+  out.push(
+    v(
+      RULE.userTextLost,
+      `messages: the user's text from history message ${first.position} is not in the request verbatim${more}: ${JSON.stringify(text.slice(0, 60))}; automatic strategies must keep the user's words`,
+    ),
+  );
 }
 
 /** First message is user; roles alternate (the API merges same-role runs today, but we never rely on it). */
 function checkRoles(msgs: Messages, out: Violation[]): void {
-  if (msgs.length > 0 && msgs[0].role !== 'user') out.push(v(RULE.firstUser, 'messages: first message must use the "user" role', 0));
+  if (msgs.length > 0 && msgs[0].role !== 'user')
+    out.push(v(RULE.firstUser, 'messages: first message must use the "user" role', 0));
   for (let i = 1; i < msgs.length; i++) {
     const role = msgs[i].role;
     if (role === msgs[i - 1].role) {
-      out.push(v(RULE.alternation, `messages: roles must alternate between "user" and "assistant", but found multiple "${role}" roles in a row`, i));
+      out.push(
+        v(
+          RULE.alternation,
+          `messages: roles must alternate between "user" and "assistant", but found multiple "${role}" roles in a row`,
+          i,
+        ),
+      );
     }
   }
 }
 
 function checkText(text: string, i: number, j: number, out: Violation[]): void {
   if (text.length === 0) out.push(v(RULE.emptyText, 'messages: text content blocks must be non-empty', i, j));
-  else if (isBlank(text)) out.push(v(RULE.whitespaceText, 'messages: text content blocks must contain non-whitespace text', i, j));
+  else if (isBlank(text))
+    out.push(v(RULE.whitespaceText, 'messages: text content blocks must contain non-whitespace text', i, j));
 }
 
 /** Non-empty content, no empty or whitespace-only text (nested in tool results too), tool blocks in the right role. */
@@ -140,7 +164,13 @@ function checkContent(msgs: Messages, out: Violation[]): void {
     const m = msgs[i];
     const empty = m.content.length === 0;
     if (empty && !(i === last && m.role === 'assistant')) {
-      out.push(v(RULE.emptyContent, `messages.${i}: all messages must have non-empty content except for the optional final assistant message`, i));
+      out.push(
+        v(
+          RULE.emptyContent,
+          `messages.${i}: all messages must have non-empty content except for the optional final assistant message`,
+          i,
+        ),
+      );
     }
     if (empty) continue;
     const blocks = contentBlocks(m.content);
@@ -148,15 +178,45 @@ function checkContent(msgs: Messages, out: Violation[]): void {
       const b = blocks[j];
       if (b.type === 'text') checkText(b.text, i, j, out);
       else if (b.type === 'tool_result' && Array.isArray(b.content)) {
-        for (const c of nestedBlocks(b)) if ((c as ContentBlockParam).type === 'text') checkText((c as { text: string }).text, i, j, out);
+        for (const c of nestedBlocks(b))
+          if ((c as ContentBlockParam).type === 'text') checkText((c as { text: string }).text, i, j, out);
       }
       // Wording ours: the API rejects these with a schema error whose text varies.
-      if (b.type === 'tool_result' && m.role !== 'user') out.push(v(RULE.toolBlockRole, `messages.${i}.content.${j}: \`tool_result\` blocks are only allowed in user messages`, i, j));
-      if (b.type === 'tool_use' && m.role !== 'assistant') out.push(v(RULE.toolBlockRole, `messages.${i}.content.${j}: \`tool_use\` blocks are only allowed in assistant messages`, i, j));
+      if (b.type === 'tool_result' && m.role !== 'user')
+        out.push(
+          v(
+            RULE.toolBlockRole,
+            `messages.${i}.content.${j}: \`tool_result\` blocks are only allowed in user messages`,
+            i,
+            j,
+          ),
+        );
+      if (b.type === 'tool_use' && m.role !== 'assistant')
+        out.push(
+          v(
+            RULE.toolBlockRole,
+            `messages.${i}.content.${j}: \`tool_use\` blocks are only allowed in assistant messages`,
+            i,
+            j,
+          ),
+        );
     }
     const tail = blocks[blocks.length - 1];
-    if (i === last && m.role === 'assistant' && tail.type === 'text' && !isBlank(tail.text) && endsWithWhitespace(tail.text)) {
-      out.push(v(RULE.finalWhitespace, 'messages: final assistant content cannot end with trailing whitespace', i, blocks.length - 1));
+    if (
+      i === last &&
+      m.role === 'assistant' &&
+      tail.type === 'text' &&
+      !isBlank(tail.text) &&
+      endsWithWhitespace(tail.text)
+    ) {
+      out.push(
+        v(
+          RULE.finalWhitespace,
+          'messages: final assistant content cannot end with trailing whitespace',
+          i,
+          blocks.length - 1,
+        ),
+      );
     }
   }
 }
@@ -178,7 +238,8 @@ export function answersTool(m: Messages[number] | undefined, id: string): boolea
 /** Number of distinct tool_use ids of an assistant message (only asked when a message is out of order). */
 function callCount(m: Messages[number] | undefined): number {
   const ids = new Set<string>();
-  if (m && m.role === 'assistant' && typeof m.content !== 'string') for (const b of m.content) if (b.type === 'tool_use') ids.add(b.id);
+  if (m && m.role === 'assistant' && typeof m.content !== 'string')
+    for (const b of m.content) if (b.type === 'tool_use') ids.add(b.id);
   return ids.size;
 }
 
@@ -192,7 +253,9 @@ function checkToolPairing(msgs: Messages, out: Violation[]): void {
   for (let i = 0; i < msgs.length; i++) checkPairingAt(msgs, i, seenUses, out);
 }
 
-/** Whether a tool_result for `id` comes before block j (a message has a handful of results: a scan, no set per message). */
+/**
+ * Whether a tool_result for `id` comes before block j (a message has a handful of results: a scan, no set per message).
+ */
 function resultBefore(content: readonly ContentBlockParam[], j: number, id: string): boolean {
   for (let k = 0; k < j; k++) {
     const b = content[k];
@@ -211,16 +274,22 @@ function checkPairingAt(msgs: Messages, i: number, seenUses: Set<string>, out: V
     for (let j = 0; j < m.content.length; j++) {
       const b = m.content[j];
       if (b.type !== 'tool_use') continue;
-      if (seenUses.has(b.id)) out.push(v(RULE.duplicateToolUse, `messages.${i}.content.${j}: \`tool_use\` ids must be unique`, i, j));
+      if (seenUses.has(b.id))
+        out.push(v(RULE.duplicateToolUse, `messages.${i}.content.${j}: \`tool_use\` ids must be unique`, i, j));
       seenUses.add(b.id);
       uses++;
       if (!answersTool(msgs[i + 1], b.id)) (missing ??= []).push(b.id);
     }
     if (uses === 0) return;
     if (missing) {
-      out.push(v(RULE.toolUseWithoutResult,
-        `messages.${i}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. ` +
-        'Each `tool_use` block must have a corresponding `tool_result` block in the next message.', i));
+      out.push(
+        v(
+          RULE.toolUseWithoutResult,
+          `messages.${i}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}. ` +
+            'Each `tool_use` block must have a corresponding `tool_result` block in the next message.',
+          i,
+        ),
+      );
     }
     return;
   }
@@ -237,19 +306,38 @@ function checkPairingAt(msgs: Messages, i: number, seenUses: Set<string>, out: V
     results++;
     if (firstOther >= 0) resultAfterOther = true;
     if (!callsTool(prev, b.tool_use_id)) {
-      out.push(v(RULE.unexpectedToolResult,
-        `messages.${i}.content.${j}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${b.tool_use_id}. ` +
-        'Each `tool_result` block must have a corresponding `tool_use` block in the previous message.', i, j));
+      out.push(
+        v(
+          RULE.unexpectedToolResult,
+          `messages.${i}.content.${j}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${b.tool_use_id}. ` +
+            'Each `tool_result` block must have a corresponding `tool_use` block in the previous message.',
+          i,
+          j,
+        ),
+      );
     } else if (resultBefore(m.content, j, b.tool_use_id)) {
       // Wording ours: a second result for one call.
-      out.push(v(RULE.duplicateToolResult, `messages.${i}.content.${j}: \`tool_use\` id ${b.tool_use_id} is answered by more than one \`tool_result\` block`, i, j));
+      out.push(
+        v(
+          RULE.duplicateToolResult,
+          `messages.${i}.content.${j}: \`tool_use\` id ${b.tool_use_id} is answered by more than one \`tool_result\` block`,
+          i,
+          j,
+        ),
+      );
     }
   }
   if (resultAfterOther) {
     const k = callCount(prev) || results;
-    out.push(v(RULE.toolResultsFirst,
-      `messages.${i}: Did not find ${k} \`tool_result\` block(s) at the beginning of this message. ` +
-      'Messages following `tool_use` blocks must begin with a matching number of `tool_result` blocks.', i, firstOther));
+    out.push(
+      v(
+        RULE.toolResultsFirst,
+        `messages.${i}: Did not find ${k} \`tool_result\` block(s) at the beginning of this message. ` +
+          'Messages following `tool_use` blocks must begin with a matching number of `tool_result` blocks.',
+        i,
+        firstOther,
+      ),
+    );
   }
 }
 
@@ -262,15 +350,25 @@ function checkThinking(msgs: Messages, originals: readonly ContentBlockParam[] |
     if (m.role !== 'assistant' || typeof m.content === 'string' || m.content.length === 0) return;
     const first = m.content[0];
     if (!isThinking(first) && m.content.some(isThinking)) {
-      out.push(v(RULE.thinkingFirst,
-        `messages.${i}.content.0: If an assistant message contains any thinking blocks, the first block must be thinking or redacted_thinking. Found ${first.type}.`, i, 0));
+      out.push(
+        v(
+          RULE.thinkingFirst,
+          `messages.${i}.content.0: If an assistant message contains any thinking blocks, the first block must be thinking or redacted_thinking. Found ${first.type}.`,
+          i,
+          0,
+        ),
+      );
     }
   });
   checkLatestThinking(msgs, originals, out);
 }
 
 /** The latest assistant message carries the model's thinking blocks unmodified and in order. */
-export function checkLatestThinking(msgs: Messages, originals: readonly ContentBlockParam[] | undefined, out: Violation[]): void {
+export function checkLatestThinking(
+  msgs: Messages,
+  originals: readonly ContentBlockParam[] | undefined,
+  out: Violation[],
+): void {
   const latest = lastIndexOf(msgs, 'assistant');
   if (!originals || latest < 0) return;
   const content = msgs[latest].content;
@@ -313,12 +411,32 @@ export function checkThinkingLoop(msgs: Messages, thinking: boolean, out: Violat
   const final = msgs[last];
   if (final.role === 'assistant') {
     const tail = typeof final.content === 'string' ? undefined : final.content[final.content.length - 1];
-    if (tail && isThinking(tail)) out.push(v(RULE.thinkingFinalBlock, `messages.${last}: The final block in an assistant message cannot be \`thinking\`.`, last, final.content.length - 1));
+    if (tail && isThinking(tail))
+      out.push(
+        v(
+          RULE.thinkingFinalBlock,
+          `messages.${last}: The final block in an assistant message cannot be \`thinking\`.`,
+          last,
+          final.content.length - 1,
+        ),
+      );
     if (thinking) {
-      out.push(v(RULE.thinkingPrefill, `messages.${last}: When \`thinking\` is enabled, the conversation must end with a \`user\` message (assistant prefill is not supported with thinking).`, last));
+      out.push(
+        v(
+          RULE.thinkingPrefill,
+          `messages.${last}: When \`thinking\` is enabled, the conversation must end with a \`user\` message (assistant prefill is not supported with thinking).`,
+          last,
+        ),
+      );
     } else if (typeof final.content !== 'string' && final.content.some(isThinking)) {
-      out.push(v(RULE.thinkingDisabledFinal,
-        `messages.${last}.content.0: When thinking is disabled, an \`assistant\` message in the final position cannot contain \`thinking\`. To use thinking blocks, enable \`thinking\` in your request.`, last, 0));
+      out.push(
+        v(
+          RULE.thinkingDisabledFinal,
+          `messages.${last}.content.0: When thinking is disabled, an \`assistant\` message in the final position cannot contain \`thinking\`. To use thinking blocks, enable \`thinking\` in your request.`,
+          last,
+          0,
+        ),
+      );
     }
     return;
   }
@@ -326,12 +444,18 @@ export function checkThinkingLoop(msgs: Messages, thinking: boolean, out: Violat
   const a = lastIndexOf(msgs, 'assistant');
   if (a < 0) return;
   const content = msgs[a].content;
-  const first = typeof content === 'string' ? 'text' : content[0]?.type ?? 'nothing';
+  const first = typeof content === 'string' ? 'text' : (content[0]?.type ?? 'nothing');
   if (first === 'thinking' || first === 'redacted_thinking') return;
-  out.push(v(RULE.thinkingLoopStart,
-    `messages.${a}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${first}\`. ` +
-    'When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). ' +
-    'We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`.', a, 0));
+  out.push(
+    v(
+      RULE.thinkingLoopStart,
+      `messages.${a}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${first}\`. ` +
+        'When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). ' +
+        'We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`.',
+      a,
+      0,
+    ),
+  );
 }
 
 interface Marker {
@@ -362,12 +486,22 @@ function markers(body: RequestBody, out: Violation[]): Marker[] {
       const cc = cacheControlOf(b);
       if (cc) {
         list.push({ path: `messages.${i}.content.${j}`, cc, messageIndex: i, blockIndex: j });
-        if (isThinking(b)) out.push(v(RULE.cacheControlThinking, `messages.${i}.content.${j}.${b.type}.cache_control: Extra inputs are not permitted`, i, j));
-        if (b.type === 'text' && isBlank(b.text)) out.push(v(RULE.cacheControlEmptyText, 'cache_control cannot be set for empty text blocks', i, j));
+        if (isThinking(b))
+          out.push(
+            v(
+              RULE.cacheControlThinking,
+              `messages.${i}.content.${j}.${b.type}.cache_control: Extra inputs are not permitted`,
+              i,
+              j,
+            ),
+          );
+        if (b.type === 'text' && isBlank(b.text))
+          out.push(v(RULE.cacheControlEmptyText, 'cache_control cannot be set for empty text blocks', i, j));
       }
       nestedBlocks(b).forEach((c, k) => {
         const ncc = cacheControlOf(c);
-        if (ncc) list.push({ path: `messages.${i}.content.${j}.content.${k}`, cc: ncc, messageIndex: i, blockIndex: j });
+        if (ncc)
+          list.push({ path: `messages.${i}.content.${j}.content.${k}`, cc: ncc, messageIndex: i, blockIndex: j });
       });
     });
   });
@@ -379,7 +513,12 @@ function markers(body: RequestBody, out: Violation[]): Marker[] {
 function checkCacheControl(body: RequestBody, out: Violation[]): void {
   const list = markers(body, out);
   if (list.length > MAX_CACHE_CONTROL_BLOCKS) {
-    out.push(v(RULE.cacheControlCount, `A maximum of ${MAX_CACHE_CONTROL_BLOCKS} blocks with cache_control may be provided. Found ${list.length}.`));
+    out.push(
+      v(
+        RULE.cacheControlCount,
+        `A maximum of ${MAX_CACHE_CONTROL_BLOCKS} blocks with cache_control may be provided. Found ${list.length}.`,
+      ),
+    );
   }
   // A bare {type: 'ephemeral'} counts as 5m; the order is one pass over tools, system, messages.
   let seen5m = false;
@@ -387,9 +526,15 @@ function checkCacheControl(body: RequestBody, out: Violation[]): void {
     const ttl = m.cc.ttl ?? '5m';
     if (ttl === '5m') seen5m = true;
     else if (seen5m) {
-      out.push(v(RULE.cacheTtlOrder,
-        `${m.path}.cache_control.ttl: a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block. ` +
-        'Note that blocks are processed in the following order: `tools`, `system`, `messages`.', m.messageIndex, m.blockIndex));
+      out.push(
+        v(
+          RULE.cacheTtlOrder,
+          `${m.path}.cache_control.ttl: a ttl='1h' cache_control block must not come after a ttl='5m' cache_control block. ` +
+            'Note that blocks are processed in the following order: `tools`, `system`, `messages`.',
+          m.messageIndex,
+          m.blockIndex,
+        ),
+      );
     }
   }
 }

@@ -53,7 +53,8 @@ export function makeMessage(
     const block: LogBlock = { id: `${id}.${index}`, messageId: id, index, kind, param, toolName, toolUseId };
     const text = output[index];
     // A client's text-form tool output: trimmed like a tool result, named by its header.
-    if (text) return Object.freeze({ ...block, toolName: text.toolName, toolTarget: text.target, observation: true as const });
+    if (text)
+      return Object.freeze({ ...block, toolName: text.toolName, toolTarget: text.target, observation: true as const });
     // Environment output of a thought-action loop (MessageMeta.observation): trimmed like a tool result.
     return Object.freeze(observed && kind !== 'tool_result' ? { ...block, observation: true as const } : block);
   });

@@ -52,7 +52,11 @@ export type Overlay = PinOverlay | TrimOverlay | SummaryOverlay | PruneOverlay;
 export type OverlayKind = Overlay['kind'];
 
 /** Distributive Omit, so callers can create any overlay without its id. */
-export type NewOverlay = Overlay extends infer O ? (O extends Overlay ? Omit<O, 'id'> & { id?: string } : never) : never;
+export type NewOverlay = Overlay extends infer O
+  ? O extends Overlay
+    ? Omit<O, 'id'> & { id?: string }
+    : never
+  : never;
 
 export function isStrategyAuthor(a: Author): a is `strategy:${string}` {
   return a.startsWith('strategy:');

@@ -13,8 +13,25 @@ import { mayChangeUserText, ProtectedIndex } from './user-text';
 export { applyTrim } from './trim';
 export { newId } from './ids';
 export type { BlockState, ResolvedBlock, ResolvedMessage } from './resolved';
-import { authorRank, isStrategyAuthor, type Author, type NewOverlay, type Overlay, type PinOverlay, type SummaryOverlay } from './overlay';
-import type { CallRecord, ContentBlockParam, LogBlock, LogMessage, MessageMeta, Role, TextBlockParam, ToolDefinition } from './types';
+import {
+  authorRank,
+  isStrategyAuthor,
+  type Author,
+  type NewOverlay,
+  type Overlay,
+  type PinOverlay,
+  type SummaryOverlay,
+} from './overlay';
+import type {
+  CallRecord,
+  ContentBlockParam,
+  LogBlock,
+  LogMessage,
+  MessageMeta,
+  Role,
+  TextBlockParam,
+  ToolDefinition,
+} from './types';
 
 export interface SessionInit {
   system?: string | TextBlockParam[];
@@ -77,7 +94,17 @@ export class Session {
   appendMessage(m: LogMessage): LogMessage {
     const existing = this.positions.get(m.id);
     if (existing !== undefined) return this.messages[existing];
-    const msg = m.seq === this.messages.length ? m : makeMessage(m.id, this.messages.length, m.role, m.blocks.map((b) => b.param), m.meta, this.toolNames);
+    const msg =
+      m.seq === this.messages.length
+        ? m
+        : makeMessage(
+            m.id,
+            this.messages.length,
+            m.role,
+            m.blocks.map((b) => b.param),
+            m.meta,
+            this.toolNames,
+          );
     this.positions.set(msg.id, this.messages.length);
     this.userText.add(msg, this.messages.length);
     this.messages.push(msg);
@@ -194,7 +221,12 @@ export class Session {
   private updateLoopHead(): void {
     const n = this.messages.length;
     const last = this.messages[n - 1];
-    const head = last?.role === 'user' && this.messages[n - 2]?.role === 'assistant' && last.blocks.some((b) => b.kind === 'tool_result') ? n - 2 : -1;
+    const head =
+      last?.role === 'user' &&
+      this.messages[n - 2]?.role === 'assistant' &&
+      last.blocks.some((b) => b.kind === 'tool_result')
+        ? n - 2
+        : -1;
     if (head === this.loopHead) return;
     if (this.loopHead >= 0) this.bump(this.messages[this.loopHead].id);
     if (head >= 0) this.bump(this.messages[head].id);
@@ -238,7 +270,8 @@ export class Session {
     }
     if (o.kind === 'pin' && o.author === 'user') {
       // Pinning means "send this verbatim": the user's own earlier trim of it goes.
-      for (const t of this.overlaysOnBlock(o.blockId)) if (t.kind === 'trim' && t.author === 'user') this.removeOverlay(t.id, 'user');
+      for (const t of this.overlaysOnBlock(o.blockId))
+        if (t.kind === 'trim' && t.author === 'user') this.removeOverlay(t.id, 'user');
     }
     if ((o.kind === 'trim' || o.kind === 'pin') && o.author === 'user') this.userRestored.delete(o.blockId);
     this.overlays.set(o.id, o);
@@ -373,14 +406,23 @@ export class Session {
     return { message, position: pos, revision: this.revision(message.id), blocks, summaryStart };
   }
 
-  private resolveBlock(block: LogBlock, summary: SummaryOverlay | undefined, messagePrunes: Overlay[], kept: (o: Overlay) => boolean): ResolvedBlock {
+  private resolveBlock(
+    block: LogBlock,
+    summary: SummaryOverlay | undefined,
+    messagePrunes: Overlay[],
+    kept: (o: Overlay) => boolean,
+  ): ResolvedBlock {
     const protectedReason = this.userText.reasonOf(block.id);
     if (!summary && !messagePrunes.length && !this.byBlock.get(block.id)?.size) {
       // Nothing on the block (most of a history): what the general path below gives, without its arrays.
       const pin = this.pinOf(block.id);
-      return pin ? { block, state: 'pinned', sent: block.param, overlay: pin, protectedReason } : { block, state: 'verbatim', sent: block.param, protectedReason };
+      return pin
+        ? { block, state: 'pinned', sent: block.param, overlay: pin, protectedReason }
+        : { block, state: 'verbatim', sent: block.param, protectedReason };
     }
-    const allowed = protectedReason ? (o: Overlay) => kept(o) && (o.kind === 'pin' || mayChangeUserText(o.author)) : kept;
+    const allowed = protectedReason
+      ? (o: Overlay) => kept(o) && (o.kind === 'pin' || mayChangeUserText(o.author))
+      : kept;
     if (protectedReason) messagePrunes = messagePrunes.filter(allowed);
     const own = [...(this.byBlock.get(block.id) ?? [])].map((i) => this.overlays.get(i)!).filter(allowed);
     const pin = own.find((o) => o.kind === 'pin') ?? this.pinOf(block.id);
@@ -392,7 +434,8 @@ export class Session {
     const prune = best([...messagePrunes, ...own.filter((o) => o.kind === 'prune')]);
     if (prune) return { block, state: 'pruned', overlay: prune };
     const trim = best(own.filter((o) => o.kind === 'trim'));
-    if (trim && trim.kind === 'trim') return { block, state: 'trimmed', sent: applyTrim(block.param, trim.text), overlay: trim };
+    if (trim && trim.kind === 'trim')
+      return { block, state: 'trimmed', sent: applyTrim(block.param, trim.text), overlay: trim };
     if (pin) return { block, state: 'pinned', sent: block.param, overlay: pin, protectedReason };
     return { block, state: 'verbatim', sent: block.param, protectedReason };
   }

@@ -31,14 +31,7 @@ export function totalInput(u: CallUsage): number {
 }
 
 export type BlockKind =
-  | 'text'
-  | 'thinking'
-  | 'redacted_thinking'
-  | 'tool_use'
-  | 'tool_result'
-  | 'image'
-  | 'document'
-  | 'other';
+  'text' | 'thinking' | 'redacted_thinking' | 'tool_use' | 'tool_result' | 'image' | 'document' | 'other';
 
 export interface LogBlock {
   /** Stable id: `${messageId}.${index}`. */
@@ -121,13 +114,7 @@ export interface ImportIssue {
 
 /** The built-in formats; a format registered later (src/core/import/detect.ts `registerImporter`) names its own. */
 export type TranscriptFormat =
-  | 'claude-code'
-  | 'cline'
-  | 'openhands'
-  | 'openai-chat'
-  | 'anthropic-json'
-  | 'trimline-journal'
-  | (string & {});
+  'claude-code' | 'cline' | 'openhands' | 'openai-chat' | 'anthropic-json' | 'trimline-journal' | (string & {});
 
 export interface ImportedSession {
   format: TranscriptFormat;
@@ -140,6 +127,9 @@ export interface ImportedSession {
   issues: ImportIssue[];
   /** Claude Code: attachment uuid → log block id, for the attachments imported (those a microcompact cleared). */
   attachmentBlocks?: ReadonlyMap<string, string>;
-  /** Claude Code: log block id of a kept message's copy (partial compaction) → the block it copies (same bytes, same size, same cache identity). */
+  /**
+   * Claude Code: log block id of a kept message's copy (partial compaction) → the block it copies (same bytes, same
+   * size, same cache identity).
+   */
   copiedBlocks?: ReadonlyMap<string, string>;
 }

@@ -25,7 +25,12 @@ import type { LogBlock, LogMessage } from './types';
 /** LLM history compression: started by the user, may summarize their words and says so. */
 export const USER_STARTED_COMPRESSION = ['whole-history', 'last-n-messages', 'chunked', 'retrieve-facts'] as const;
 /** Other products' behaviour, reproduced faithfully for comparison (bench, report), never a default. */
-export const ANCHOR_STRATEGIES = ['anthropic-clear-tool-uses', 'opencode-prune', 'openai-tool-output-trimmer', 'strands-window'] as const;
+export const ANCHOR_STRATEGIES = [
+  'anthropic-clear-tool-uses',
+  'opencode-prune',
+  'openai-tool-output-trimmer',
+  'strands-window',
+] as const;
 
 const EXEMPT = new Set<string>([...USER_STARTED_COMPRESSION, ...ANCHOR_STRATEGIES].map((n) => `strategy:${n}`));
 
@@ -37,8 +42,10 @@ export function mayChangeUserText(author: Author): boolean {
 export const PROTECTED_REASON = {
   text: "user text: the user's own words (prompt, system-reminder, hook output) reach the model verbatim under every automatic strategy",
   first: 'first user message: the task and the context the client injected reach the model whole',
-  context: "client context (Cline's, Roo's <environment_details>): injected by the client every turn, kept verbatim like a system reminder",
-  result: "the user's words inside a tool result (a Roo <feedback> or <answer>): reach the model verbatim under every automatic strategy",
+  context:
+    "client context (Cline's, Roo's <environment_details>): injected by the client every turn, kept verbatim like a system reminder",
+  result:
+    "the user's words inside a tool result (a Roo <feedback> or <answer>): reach the model verbatim under every automatic strategy",
 } as const;
 
 /** Why an observation block is not protected (shown where a protected block would show its reason). */
@@ -47,7 +54,7 @@ export const OBSERVATION_REASON =
 
 /** Why a client's text-form tool output (Cline, Roo: session/client-text.ts) is not protected. */
 export const CLIENT_OUTPUT_REASON =
-  "tool output the client sent as text (its \"[tool] Result:\" header says so), not the user's words; trimmed like a tool result";
+  'tool output the client sent as text (its "[tool] Result:" header says so), not the user\'s words; trimmed like a tool result';
 
 /** The reason shown on an unprotected observation block (environment output, or a client's text-form result). */
 export function outputReason(block: LogBlock): string | undefined {
@@ -58,13 +65,21 @@ export function outputReason(block: LogBlock): string | undefined {
 /** Why a block of a message is protected, or undefined. `firstUser`: the message opens the log or an epoch. */
 export function protectedReason(message: LogMessage, block: LogBlock, firstUser: boolean): string | undefined {
   if (message.role !== 'user') return undefined;
-  if (block.kind === 'tool_result') return resultCarriesUserWords(block.param, message.blocks.map((b) => b.param)) ? PROTECTED_REASON.result : undefined;
+  if (block.kind === 'tool_result')
+    return resultCarriesUserWords(
+      block.param,
+      message.blocks.map((b) => b.param),
+    )
+      ? PROTECTED_REASON.result
+      : undefined;
   // Blank text is never sent (the API refuses it): nothing to keep.
   if (block.param.type === 'text' && !block.param.text.trim()) return undefined;
   if (firstUser) return PROTECTED_REASON.first;
   if (block.observation) return undefined;
   if (block.kind !== 'text') return undefined;
-  return block.param.type === 'text' && isClientContext(block.param.text) ? PROTECTED_REASON.context : PROTECTED_REASON.text;
+  return block.param.type === 'text' && isClientContext(block.param.text)
+    ? PROTECTED_REASON.context
+    : PROTECTED_REASON.text;
 }
 
 /**

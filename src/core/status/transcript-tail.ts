@@ -81,7 +81,7 @@ function missOf(a: TailCall, b: TailCall): CacheMiss | undefined {
   if (Number.isFinite(idle) && idle > ttl) {
     return { reason: 'ttl_expired', ...base, idleMinutes: Math.round(idle / 60_000) };
   }
-  return { reason: 'unexplained', ...base, where: 'the transcript\'s usage does not say where' };
+  return { reason: 'unexplained', ...base, where: "the transcript's usage does not say where" };
 }
 
 /** The facts of the calls in a transcript's tail. */

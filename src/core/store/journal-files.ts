@@ -80,7 +80,8 @@ export function ensurePrivateDir(dir: string): void {
     const st = fs.statSync(abs);
     if ((st.mode & 0o7777) === 0o700) return;
     const mine = process.getuid === undefined || st.uid === process.getuid();
-    if (mine && (st.mode & 0o1000) === 0 && fs.readdirSync(abs).every((f) => OWN_ENTRY.test(f))) fs.chmodSync(abs, 0o700);
+    if (mine && (st.mode & 0o1000) === 0 && fs.readdirSync(abs).every((f) => OWN_ENTRY.test(f)))
+      fs.chmodSync(abs, 0o700);
   } catch {
     // A platform without modes, or not ours to change: the files themselves are still 0600.
   }

@@ -21,7 +21,15 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { newId, type CallRecord, type CallUsage, type LogMessage, type Overlay, type Session, type SessionEvent } from '../session';
+import {
+  newId,
+  type CallRecord,
+  type CallUsage,
+  type LogMessage,
+  type Overlay,
+  type Session,
+  type SessionEvent,
+} from '../session';
 import { loadJournalText, scanJournal, type LoadedJournal } from './load';
 import { ensurePrivateDir, fsyncDir, repairTornTail, touchOpen } from './journal-files';
 import { acquireLock, releaseLock } from './lock';
@@ -43,14 +51,19 @@ export interface JournalOptions {
    * the caller of `append`/`addOverlay`), so history is never lost silently.
    */
   readonly onError?: (error: Error) => void;
-  /** Bytes of unwritten records kept for a retry (default MAX_QUEUED_BYTES); beyond it the oldest are dropped and reported. */
+  /**
+   * Bytes of unwritten records kept for a retry (default MAX_QUEUED_BYTES); beyond it the oldest are dropped and
+   * reported.
+   */
   readonly maxQueuedBytes?: number;
 }
 
 /** Path of a session's journal in `dir`; throws for ids that are not safe file names. */
 export function journalPath(dir: string, sessionId: string): string {
   if (!SESSION_ID_PATTERN.test(sessionId)) {
-    throw new Error(`invalid session id ${JSON.stringify(sessionId)}: use letters, digits, '.', '_' and '-' (not starting with '.')`);
+    throw new Error(
+      `invalid session id ${JSON.stringify(sessionId)}: use letters, digits, '.', '_' and '-' (not starting with '.')`,
+    );
   }
   return path.join(dir, `${sessionId}${JOURNAL_EXTENSION}`);
 }
@@ -105,7 +118,8 @@ export class Journal {
     acquireLock(this.lockFile, this.file);
     try {
       const existed = fs.existsSync(this.file);
-      if (!this.indexed || !existed || fs.statSync(this.file).size !== this.bytes) this.index(existed ? fs.readFileSync(this.file, 'utf8') : '');
+      if (!this.indexed || !existed || fs.statSync(this.file).size !== this.bytes)
+        this.index(existed ? fs.readFileSync(this.file, 'utf8') : '');
       this.fd = fs.openSync(this.file, 'a', 0o600);
       if ((fs.fstatSync(this.fd).mode & 0o777) !== 0o600) fs.fchmodSync(this.fd, 0o600);
       if (!existed) fsyncDir(path.dirname(this.file));
@@ -172,7 +186,14 @@ export class Journal {
     const release = this.hold();
     try {
       if (!this.has(recordIds.header())) {
-        this.append({ type: 'header', id: recordIds.header(), sessionId: this.sessionId, system: session.system, tools: session.tools, model: session.model });
+        this.append({
+          type: 'header',
+          id: recordIds.header(),
+          sessionId: this.sessionId,
+          system: session.system,
+          tools: session.tools,
+          model: session.model,
+        });
       }
       for (const m of session.messages) this.writeMessage(m);
       for (const o of session.allOverlays()) if (!this.isActive(o.id)) this.writeOverlayAdded(o);
@@ -199,11 +220,28 @@ export class Journal {
     return this.append({ type: 'usage', id: recordIds.usage(callIndex), callIndex, usage });
   }
 
-  /** A call's cache verdict (one per call; a second one for the same call is skipped), with its request's fingerprint and response id. */
-  recordVerdict(lineage: string, verdict: CallVerdict, sent: { readonly print?: RequestFingerprint; readonly responseId?: string } = {}): boolean {
+  /**
+   * A call's cache verdict (one per call; a second one for the same call is skipped), with its request's fingerprint
+   * and response id.
+   */
+  recordVerdict(
+    lineage: string,
+    verdict: CallVerdict,
+    sent: { readonly print?: RequestFingerprint; readonly responseId?: string } = {},
+  ): boolean {
     const id = recordIds.verdict(verdict.sessionCall);
-    const print = sent.print && !this.ids.has(id) && !this.queued.has(id) ? this.prints.encode(lineage, verdict.sessionCall, sent.print) : undefined;
-    return this.append({ type: 'verdict', id, lineage, verdict, ...(print ? { print } : {}), ...(sent.responseId !== undefined ? { responseId: sent.responseId } : {}) });
+    const print =
+      sent.print && !this.ids.has(id) && !this.queued.has(id)
+        ? this.prints.encode(lineage, verdict.sessionCall, sent.print)
+        : undefined;
+    return this.append({
+      type: 'verdict',
+      id,
+      lineage,
+      verdict,
+      ...(print ? { print } : {}),
+      ...(sent.responseId !== undefined ? { responseId: sent.responseId } : {}),
+    });
   }
 
   /** A trimming decision; `id` defaults to the decision's own `id` field, else a fresh one. */
@@ -213,7 +251,11 @@ export class Journal {
 
   /** A token calibration sample; `id` as for decisions. */
   recordCalibration(calibration: unknown, id?: string): boolean {
-    return this.append({ type: 'calibration', id: recordIds.calibration(id ?? ownId(calibration) ?? newId('cal')), calibration });
+    return this.append({
+      type: 'calibration',
+      id: recordIds.calibration(id ?? ownId(calibration) ?? newId('cal')),
+      calibration,
+    });
   }
 
   /**
@@ -236,7 +278,10 @@ export class Journal {
   }
 
   /** A history-compression call's usage (it is billed, but not a call of the conversation). */
-  recordCompression(entry: { readonly callIndex: number; readonly model: string; readonly usage: CallUsage }, id: string = newId('cmp')): boolean {
+  recordCompression(
+    entry: { readonly callIndex: number; readonly model: string; readonly usage: CallUsage },
+    id: string = newId('cmp'),
+  ): boolean {
     return this.append({ type: 'compression', id: recordIds.compression(id), ...entry });
   }
 
@@ -277,12 +322,14 @@ export class Journal {
 
   private writeOverlayAdded(o: Overlay): void {
     const nth = (this.overlayAdds.get(o.id) ?? 0) + 1;
-    if (this.append({ type: 'overlay-added', id: recordIds.overlayAdded(o.id, nth), overlay: o })) bump(this.overlayAdds, o.id);
+    if (this.append({ type: 'overlay-added', id: recordIds.overlayAdded(o.id, nth), overlay: o }))
+      bump(this.overlayAdds, o.id);
   }
 
   private writeOverlayRemoved(o: Overlay, e: Extract<SessionEvent, { type: 'overlay-removed' }>): void {
     const nth = (this.overlayRemoves.get(o.id) ?? 0) + 1;
-    if (this.append({ type: 'overlay-removed', id: recordIds.overlayRemoved(o.id, nth), overlayId: o.id, by: e.by })) bump(this.overlayRemoves, o.id);
+    if (this.append({ type: 'overlay-removed', id: recordIds.overlayRemoved(o.id, nth), overlayId: o.id, by: e.by }))
+      bump(this.overlayRemoves, o.id);
   }
 
   /**
@@ -340,13 +387,15 @@ export class Journal {
     return n;
   }
 
-  /** Append text durably (write + fsync) to the open file; a failed write is cut back off it. Returns the error, if any. */
+  /**
+   * Append text durably (write + fsync) to the open file; a failed write is cut back off it. Returns the error, if any.
+   */
   private write(text: string): Error | undefined {
     const fd = this.fd!;
     if (!text) return undefined;
     const buf = Buffer.from(text, 'utf8');
     try {
-      for (let off = 0; off < buf.length; ) off += fs.writeSync(fd, buf, off, buf.length - off);
+      for (let off = 0; off < buf.length;) off += fs.writeSync(fd, buf, off, buf.length - off);
       fs.fsyncSync(fd);
       this.bytes += buf.length;
       return undefined;
@@ -371,7 +420,10 @@ function ownId(v: unknown): string | undefined {
   return typeof v.id === 'string' && v.id ? v.id : undefined;
 }
 
-/** Open (or create) `<dir>/<sessionId>.jsonl` for appending; the directory is created (0700), a torn last line cut off first. */
+/**
+ * Open (or create) `<dir>/<sessionId>.jsonl` for appending; the directory is created (0700), a torn last line cut off
+ * first.
+ */
 export function openJournal(dir: string, sessionId: string, options: JournalOptions = {}): Journal {
   const file = journalPath(dir, sessionId);
   ensurePrivateDir(dir);

@@ -41,7 +41,10 @@ export function scanJournal(text: string): ScanResult {
     if ('error' in parsed) {
       // The last line is torn if a crash cut it (even when a newline happens to follow).
       const tornLast = line === lastLine && !torn && parsed.error === 'not valid JSON';
-      issues.push({ line, message: tornLast ? 'torn last record (not valid JSON) ignored' : `${parsed.error}; record skipped` });
+      issues.push({
+        line,
+        message: tornLast ? 'torn last record (not valid JSON) ignored' : `${parsed.error}; record skipped`,
+      });
       continue;
     }
     if (seen.has(parsed.record.id)) {
@@ -68,7 +71,10 @@ export interface LoadedJournal {
   readonly compressions: readonly CompressionEntry[];
   /** Cache verdicts of the calls (proxied sessions), in file order. */
   readonly verdicts: readonly VerdictEntry[];
-  /** The request of the file's last verdict, folded back from the journal (absent in journals without prints, or when a delta did not fit). */
+  /**
+   * The request of the file's last verdict, folded back from the journal (absent in journals without prints, or when a
+   * delta did not fit).
+   */
   readonly lastSent?: SentEntry;
   readonly issues: ImportIssue[];
   readonly duplicates: number;
@@ -115,7 +121,9 @@ function applyRecord(session: Session, r: JournalRecord): string | undefined {
       }
       return undefined;
     case 'overlay-removed':
-      return session.removeOverlay(r.overlayId, r.by) ? undefined : `removal of overlay ${r.overlayId}, which is not active; ignored`;
+      return session.removeOverlay(r.overlayId, r.by)
+        ? undefined
+        : `removal of overlay ${r.overlayId}, which is not active; ignored`;
     case 'call': {
       const { index, ...call } = r.call;
       const rec = session.recordCall(call);
@@ -131,7 +139,8 @@ export function loadJournalText(text: string, file: string): LoadedJournal {
   const scan = scanJournal(text);
   const issues = [...scan.issues];
   const header = scan.records.find((r) => r.record.type === 'header')?.record as HeaderRecord | undefined;
-  if (!header && scan.records.length) issues.push({ message: 'no header record; system prompt, tools and model unknown' });
+  if (!header && scan.records.length)
+    issues.push({ message: 'no header record; system prompt, tools and model unknown' });
   const session = new Session({ system: header?.system, tools: header?.tools, model: header?.model });
   const usage: { callIndex: number; usage: CallUsage }[] = [];
   const decisions: unknown[] = [];
@@ -149,16 +158,38 @@ export function loadJournalText(text: string, file: string): LoadedJournal {
       verdicts.push({ lineage: r.lineage, verdict: r.verdict });
       prints.fold(r.lineage, r.verdict.sessionCall, r.print);
       last = { lineage: r.lineage, verdict: r.verdict, responseId: r.responseId };
-    }
-    else {
+    } else {
       const problem = applyRecord(session, r);
       if (problem) issues.push({ line, message: problem });
     }
   }
   issues.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
   const folded = last && prints.print(last.lineage);
-  const lastSent: SentEntry | undefined = last && folded?.call === last.verdict.sessionCall ? { lineage: last.lineage, call: last.verdict.call, sessionCall: last.verdict.sessionCall, print: folded.print, responseId: last.responseId, usage: last.verdict.usage } : undefined;
-  return { file, sessionId: header?.sessionId ?? sessionIdOf(file), session, header, usage, decisions, calibrations, compressions, verdicts, lastSent, issues, duplicates: scan.duplicates };
+  const lastSent: SentEntry | undefined =
+    last && folded?.call === last.verdict.sessionCall
+      ? {
+          lineage: last.lineage,
+          call: last.verdict.call,
+          sessionCall: last.verdict.sessionCall,
+          print: folded.print,
+          responseId: last.responseId,
+          usage: last.verdict.usage,
+        }
+      : undefined;
+  return {
+    file,
+    sessionId: header?.sessionId ?? sessionIdOf(file),
+    session,
+    header,
+    usage,
+    decisions,
+    calibrations,
+    compressions,
+    verdicts,
+    lastSent,
+    issues,
+    duplicates: scan.duplicates,
+  };
 }
 
 /** Load `<dir>/<sessionId>.jsonl` (or any journal file). A missing file is an error; everything else is an issue. */

@@ -8,12 +8,33 @@
  */
 import { isCallVerdict, type CallVerdict } from '../../protocol/verdicts';
 import { isPrintDelta, type PrintDelta } from '../cache/print-delta';
-import type { Author, CallRecord, CallUsage, ContentBlockParam, LogMessage, MessageMeta, Overlay, Role, TextBlockParam, ToolDefinition } from '../session';
+import type {
+  Author,
+  CallRecord,
+  CallUsage,
+  ContentBlockParam,
+  LogMessage,
+  MessageMeta,
+  Overlay,
+  Role,
+  TextBlockParam,
+  ToolDefinition,
+} from '../session';
 
 export const JOURNAL_VERSION = 1;
 export const JOURNAL_EXTENSION = '.jsonl';
 
-export type RecordType = 'header' | 'message' | 'overlay-added' | 'overlay-removed' | 'call' | 'usage' | 'decision' | 'calibration' | 'compression' | 'verdict';
+export type RecordType =
+  | 'header'
+  | 'message'
+  | 'overlay-added'
+  | 'overlay-removed'
+  | 'call'
+  | 'usage'
+  | 'decision'
+  | 'calibration'
+  | 'compression'
+  | 'verdict';
 
 interface RecordBase {
   readonly v: typeof JOURNAL_VERSION;
@@ -118,7 +139,9 @@ export type JournalRecord =
 /** Distributive Omit of the fields every record gets when written. */
 export type NewRecord = JournalRecord extends infer R ? (R extends JournalRecord ? Omit<R, 'v' | 'ts'> : never) : never;
 
-/** Record ids. The n-th add (or removal) of the same overlay id gets `#n` (strategies may reuse ids after a restore). */
+/**
+ * Record ids. The n-th add (or removal) of the same overlay id gets `#n` (strategies may reuse ids after a restore).
+ */
 export const recordIds = {
   header: (): string => 'header',
   message: (messageId: string): string => `msg:${messageId}`,
@@ -160,23 +183,40 @@ function checkPayload(r: Record<string, unknown>): string | undefined {
       return typeof r.sessionId === 'string' ? undefined : 'header without sessionId';
     case 'message': {
       const m = r.message;
-      if (!isObject(m) || typeof m.id !== 'string' || (m.role !== 'user' && m.role !== 'assistant') || !Array.isArray(m.content)) {
+      if (
+        !isObject(m) ||
+        typeof m.id !== 'string' ||
+        (m.role !== 'user' && m.role !== 'assistant') ||
+        !Array.isArray(m.content)
+      ) {
         return 'message record without id, role or content';
       }
       return isObject(m.meta) ? undefined : 'message record without meta';
     }
     case 'overlay-added':
-      return isObject(r.overlay) && typeof r.overlay.id === 'string' && typeof r.overlay.kind === 'string' ? undefined : 'overlay record without id or kind';
+      return isObject(r.overlay) && typeof r.overlay.id === 'string' && typeof r.overlay.kind === 'string'
+        ? undefined
+        : 'overlay record without id or kind';
     case 'overlay-removed':
-      return typeof r.overlayId === 'string' && typeof r.by === 'string' ? undefined : 'overlay removal without overlayId or by';
+      return typeof r.overlayId === 'string' && typeof r.by === 'string'
+        ? undefined
+        : 'overlay removal without overlayId or by';
     case 'call':
-      return isObject(r.call) && typeof r.call.index === 'number' && typeof r.call.at === 'number' ? undefined : 'call record without index or at';
+      return isObject(r.call) && typeof r.call.index === 'number' && typeof r.call.at === 'number'
+        ? undefined
+        : 'call record without index or at';
     case 'usage':
-      return typeof r.callIndex === 'number' && isObject(r.usage) ? undefined : 'usage record without callIndex or usage';
+      return typeof r.callIndex === 'number' && isObject(r.usage)
+        ? undefined
+        : 'usage record without callIndex or usage';
     case 'compression':
-      return typeof r.callIndex === 'number' && typeof r.model === 'string' && isObject(r.usage) ? undefined : 'compression record without callIndex, model or usage';
+      return typeof r.callIndex === 'number' && typeof r.model === 'string' && isObject(r.usage)
+        ? undefined
+        : 'compression record without callIndex, model or usage';
     case 'verdict':
-      return typeof r.lineage === 'string' && isCallVerdict(r.verdict) ? undefined : 'verdict record without lineage or a valid verdict';
+      return typeof r.lineage === 'string' && isCallVerdict(r.verdict)
+        ? undefined
+        : 'verdict record without lineage or a valid verdict';
     default:
       return undefined;
   }
@@ -184,7 +224,10 @@ function checkPayload(r: Record<string, unknown>): string | undefined {
 
 /** Optional fields of a verdict record that do not have their shape: left out (the verdict itself is kept). */
 function dropInvalidVerdictFields(r: Record<string, unknown>): string | undefined {
-  const bad = [r.print !== undefined && !isPrintDelta(r.print) ? 'print' : '', r.responseId !== undefined && typeof r.responseId !== 'string' ? 'responseId' : ''].filter(Boolean);
+  const bad = [
+    r.print !== undefined && !isPrintDelta(r.print) ? 'print' : '',
+    r.responseId !== undefined && typeof r.responseId !== 'string' ? 'responseId' : '',
+  ].filter(Boolean);
   for (const k of bad) delete r[k];
   return bad.length ? `verdict record with an invalid ${bad.join(' and ')}; ignored` : undefined;
 }
@@ -198,8 +241,10 @@ export function parseRecord(line: string): { record: JournalRecord; warning?: st
     return { error: 'not valid JSON' };
   }
   if (!isObject(raw)) return { error: 'not a JSON object' };
-  if (raw.v !== JOURNAL_VERSION) return { error: `unsupported record version ${JSON.stringify(raw.v)} (this build reads v${JOURNAL_VERSION})` };
-  if (typeof raw.type !== 'string' || !RECORD_TYPES.has(raw.type)) return { error: `unknown record type ${JSON.stringify(raw.type)}` };
+  if (raw.v !== JOURNAL_VERSION)
+    return { error: `unsupported record version ${JSON.stringify(raw.v)} (this build reads v${JOURNAL_VERSION})` };
+  if (typeof raw.type !== 'string' || !RECORD_TYPES.has(raw.type))
+    return { error: `unknown record type ${JSON.stringify(raw.type)}` };
   if (typeof raw.id !== 'string' || !raw.id) return { error: 'record without id' };
   const problem = checkPayload(raw);
   if (problem) return { error: problem };

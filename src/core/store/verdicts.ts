@@ -52,7 +52,8 @@ export function lineageCalls(file: string): PerCall[] | undefined {
   const dir = path.dirname(file);
   const byCall = new Map<number, PerCall>();
   const add = (session: string, entries: readonly VerdictEntry[]): void => {
-    for (const e of entries) if (e.lineage === lineage && !byCall.has(e.verdict.call)) byCall.set(e.verdict.call, perCall(session, e.verdict));
+    for (const e of entries)
+      if (e.lineage === lineage && !byCall.has(e.verdict.call)) byCall.set(e.verdict.call, perCall(session, e.verdict));
   };
   add(sessionIdOf(file), own);
   let names: string[] = [];

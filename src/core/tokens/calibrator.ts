@@ -14,11 +14,22 @@
  */
 import type { ContentBlockParam } from '../session/types';
 import type { ContentClass, TokenQuality } from './types';
-import { FeatureExtractor, Features, F_BLOCKS, F_MESSAGES, F_THINKING_BLOCKS, F_TOOL_BLOCKS, RAW_CLASSES } from './features';
+import {
+  FeatureExtractor,
+  Features,
+  F_BLOCKS,
+  F_MESSAGES,
+  F_THINKING_BLOCKS,
+  F_TOOL_BLOCKS,
+  RAW_CLASSES,
+} from './features';
 import { solveSpd } from './linalg';
 import { modelKey, tokenizerGeneration, type TokenizerGeneration } from '../models';
 
-/** Parameters: [g, δ_text, δ_tool_use, δ_tool_result, δ_thinking, δ_code, δ_other, perMessage, perBlock, perToolBlock, perThinkingBlock]. */
+/**
+ * Parameters: [g, δ_text, δ_tool_use, δ_tool_result, δ_thinking, δ_code, δ_other, perMessage, perBlock, perToolBlock,
+ * perThinkingBlock].
+ */
 const P = 11;
 const P_MSG = 7;
 const P_BLOCK = 8;
@@ -58,7 +69,14 @@ export interface CalibrationPrior {
   perBlock: number;
   perToolBlock: number;
   perThinkingBlock: number;
-  sigma: { ratio: number; classRatio: number; perMessage: number; perBlock: number; perToolBlock: number; perThinkingBlock: number };
+  sigma: {
+    ratio: number;
+    classRatio: number;
+    perMessage: number;
+    perBlock: number;
+    perToolBlock: number;
+    perThinkingBlock: number;
+  };
 }
 
 /**
@@ -264,15 +282,25 @@ export class Calibrator {
    * delta ≤ 0 is explained and informative; otherwise it is rejected (content
    * vanished for a reason we do not model: /clear, micro-compaction).
    */
-  observeFeatures(model: string | undefined, net: Features, trueDelta: number, opts: { scale?: number; removing?: boolean } = {}): ObserveResult {
+  observeFeatures(
+    model: string | undefined,
+    net: Features,
+    trueDelta: number,
+    opts: { scale?: number; removing?: boolean } = {},
+  ): ObserveResult {
     const key = modelKey(model);
     const predicted = this.predict(key, net);
-    if (!Number.isFinite(trueDelta) || (trueDelta <= 0 && !opts.removing)) return this.reject(key, 'nonpositive', predicted);
+    if (!Number.isFinite(trueDelta) || (trueDelta <= 0 && !opts.removing))
+      return this.reject(key, 'nonpositive', predicted);
     if (net.isEmpty()) return this.reject(key, 'empty', predicted);
     const st = this.statsFor(key);
     const scale = Math.max(opts.scale ?? 0, Math.abs(predicted), MIN_SCALE_TOKENS);
     const r = (trueDelta - predicted) / scale;
-    if (st.samples >= MIN_CALIBRATION_SAMPLES && Math.abs(r) > OUTLIER_REL && st.consecutiveOutliers < MAX_CONSECUTIVE_OUTLIERS) {
+    if (
+      st.samples >= MIN_CALIBRATION_SAMPLES &&
+      Math.abs(r) > OUTLIER_REL &&
+      st.consecutiveOutliers < MAX_CONSECUTIVE_OUTLIERS
+    ) {
       st.consecutiveOutliers++;
       return this.reject(key, 'outlier', predicted);
     }
@@ -291,17 +319,22 @@ export class Calibrator {
 
   toJSON(): CalibrationState {
     const models: CalibrationState['models'] = {};
-    for (const [k, s] of this.stats) models[k] = { samples: s.samples, rejected: s.rejected, a: Array.from(s.a), b: Array.from(s.b) };
+    for (const [k, s] of this.stats)
+      models[k] = { samples: s.samples, rejected: s.rejected, a: Array.from(s.a), b: Array.from(s.b) };
     return { version: 1, models };
   }
 
-  /** Restore a state saved by toJSON; malformed entries are skipped, never thrown on (a corrupt file must not break a session). */
+  /**
+   * Restore a state saved by toJSON; malformed entries are skipped, never thrown on (a corrupt file must not break a
+   * session).
+   */
   static fromJSON(state: unknown, opts: CalibratorOptions = {}): Calibrator {
     const c = new Calibrator(opts);
     if (!state || typeof state !== 'object' || (state as { version?: unknown }).version !== 1) return c;
     const models = (state as { models?: unknown }).models;
     if (!models || typeof models !== 'object') return c;
-    const finite = (v: unknown, n: number): v is number[] => Array.isArray(v) && v.length === n && v.every((x) => typeof x === 'number' && Number.isFinite(x));
+    const finite = (v: unknown, n: number): v is number[] =>
+      Array.isArray(v) && v.length === n && v.every((x) => typeof x === 'number' && Number.isFinite(x));
     for (const [k, v] of Object.entries(models as Record<string, unknown>)) {
       const e = v as { samples?: unknown; rejected?: unknown; a?: unknown; b?: unknown } | null;
       if (!e || !finite(e.a, P * P) || !finite(e.b, P) || typeof e.samples !== 'number') continue;

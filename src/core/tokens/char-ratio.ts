@@ -53,7 +53,10 @@ export class CharRatios {
 
   /** Current chars per cl100k token of a class. */
   charsPerToken(cls: ContentClass): number {
-    return (this.chars.get(cls) ?? PRIOR_WEIGHT_CHARS) / (this.tokens.get(cls) ?? PRIOR_WEIGHT_CHARS / PRIOR_CHARS_PER_TOKEN[cls]);
+    return (
+      (this.chars.get(cls) ?? PRIOR_WEIGHT_CHARS) /
+      (this.tokens.get(cls) ?? PRIOR_WEIGHT_CHARS / PRIOR_CHARS_PER_TOKEN[cls])
+    );
   }
 
   /** Estimated cl100k tokens of `chars` characters of class `cls` (≥ 1 for any non-empty text). */

@@ -66,7 +66,7 @@ export function cl100kCount(text: string): number {
   for (const run of longRuns(text, LONG_RUN_CHARS)) {
     total += encodePlain(text.slice(start, run.start));
     // Cut on code points so a surrogate pair is never split into two invalid halves.
-    for (let i = run.start; i < run.end; ) {
+    for (let i = run.start; i < run.end;) {
       const next = codePointsEnd(text, i, run.end, RUN_CHUNK_CHARS);
       const chunk = text.slice(i, next);
       let n = chunkCounts.get(chunk);
@@ -96,7 +96,10 @@ export interface RawCounterOptions {
 export interface DeferPolicy {
   /** Texts at least this long are always estimated on the hot path. */
   readonly minChars: number;
-  /** Shorter texts are encoded exactly until this many chars were encoded since `newBudget()`; then they are estimated too. */
+  /**
+   * Shorter texts are encoded exactly until this many chars were encoded since `newBudget()`; then they are estimated
+   * too.
+   */
   readonly budgetChars: number;
 }
 
@@ -244,7 +247,13 @@ export class RawCounter {
   }
 
   stats(): RawCounterStats {
-    return { hits: this.hits, misses: this.misses, size: this.cache.size, pending: this.pending.size, pendingChars: this.pendingChars };
+    return {
+      hits: this.hits,
+      misses: this.misses,
+      size: this.cache.size,
+      pending: this.pending.size,
+      pendingChars: this.pendingChars,
+    };
   }
 
   private encodeMiss(text: string, cls: ContentClass, key: string): number {

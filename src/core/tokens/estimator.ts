@@ -6,7 +6,13 @@
  */
 import type { CallRecord, ContentBlockParam, MessageParam } from '../session/types';
 import { totalInput } from '../session/types';
-import { Calibrator, type CalibrationState, type CalibratorOptions, type ObserveResult, type UsageSample } from './calibrator';
+import {
+  Calibrator,
+  type CalibrationState,
+  type CalibratorOptions,
+  type ObserveResult,
+  type UsageSample,
+} from './calibrator';
 import { RawCounter, type DeferPolicy } from './encoder';
 import { FeatureExtractor, Features } from './features';
 import { contentKey } from './hash';
@@ -29,7 +35,10 @@ export interface TokenEstimatorOptions {
   rawCacheEntries?: number;
   /** Share a raw counter (and its cache) with other components; tests pass one with a spy encoder. */
   rawCounter?: RawCounter;
-  /** Latency path: estimate big texts from characters, refined later (see DeferPolicy, `refine`). Ignored when `rawCounter` or `calibrator` is given. */
+  /**
+   * Latency path: estimate big texts from characters, refined later (see DeferPolicy, `refine`). Ignored when
+   * `rawCounter` or `calibrator` is given.
+   */
   defer?: DeferPolicy;
 }
 
@@ -45,10 +54,14 @@ export class TokenEstimator implements TokenAccountant {
 
   constructor(opts: TokenEstimatorOptions = {}) {
     this.model = opts.model;
-    const extractor = opts.calibrator?.extractor ?? new FeatureExtractor(opts.rawCounter ?? new RawCounter({ capacity: opts.rawCacheEntries, defer: opts.defer }));
+    const extractor =
+      opts.calibrator?.extractor ??
+      new FeatureExtractor(opts.rawCounter ?? new RawCounter({ capacity: opts.rawCacheEntries, defer: opts.defer }));
     const calibrator =
       opts.calibrator ??
-      (opts.state !== undefined ? Calibrator.fromJSON(opts.state, { extractor, priors: opts.priors }) : new Calibrator({ extractor, priors: opts.priors }));
+      (opts.state !== undefined
+        ? Calibrator.fromJSON(opts.state, { extractor, priors: opts.priors })
+        : new Calibrator({ extractor, priors: opts.priors }));
     this.shared = { calibrator, exact: new LruMap(DEFAULT_EXACT_ENTRIES) };
   }
 
@@ -125,7 +138,9 @@ export class TokenEstimator implements TokenAccountant {
     this.calibrator.extractor.raw.newBudget();
   }
 
-  /** Make estimated raw counts exact, oldest first, about `maxChars` chars of text at a time; returns how many are left. */
+  /**
+   * Make estimated raw counts exact, oldest first, about `maxChars` chars of text at a time; returns how many are left.
+   */
   refine(maxChars: number): number {
     return this.calibrator.extractor.raw.refine(maxChars);
   }
@@ -173,7 +188,9 @@ export class TokenEstimator implements TokenAccountant {
   private count(f: Features): TokenCount {
     const tokens = Math.max(0, Math.round(this.calibrator.predict(this.model, f)));
     // A count from characters is an estimate whatever the calibration: it is refined later.
-    return f.provisional > 0 ? { tokens, quality: 'estimated', provisional: true } : { tokens, quality: this.quality() };
+    return f.provisional > 0
+      ? { tokens, quality: 'estimated', provisional: true }
+      : { tokens, quality: this.quality() };
   }
 
   private exactKey(target: ContentBlockParam | string): string {

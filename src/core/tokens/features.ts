@@ -12,7 +12,14 @@ import { RawCounter } from './encoder';
 
 /** Raw-token classes, in feature order. */
 export const RAW_CLASSES: readonly ContentClass[] = ['text', 'tool_use', 'tool_result', 'thinking', 'code', 'other'];
-const CLASS_INDEX: Readonly<Record<ContentClass, number>> = { text: 0, tool_use: 1, tool_result: 2, thinking: 3, code: 4, other: 5 };
+const CLASS_INDEX: Readonly<Record<ContentClass, number>> = {
+  text: 0,
+  tool_use: 1,
+  tool_result: 2,
+  thinking: 3,
+  code: 4,
+  other: 5,
+};
 /** Per-message structural overhead (role turn markers). */
 export const F_MESSAGES = 6;
 /** Per-block structural overhead (block delimiters). */
@@ -22,7 +29,13 @@ export const F_TOOL_BLOCKS = 8;
 /** Extra per thinking block (measured from the thinking the API drops at a new turn). */
 export const F_THINKING_BLOCKS = 9;
 export const N_FEATURES = 10;
-export const FEATURE_NAMES: readonly string[] = [...RAW_CLASSES, 'messages', 'blocks', 'tool_blocks', 'thinking_blocks'];
+export const FEATURE_NAMES: readonly string[] = [
+  ...RAW_CLASSES,
+  'messages',
+  'blocks',
+  'tool_blocks',
+  'thinking_blocks',
+];
 
 export function classIndex(cls: ContentClass): number {
   return CLASS_INDEX[cls];
@@ -69,7 +82,8 @@ export function looksLikeCode(text: string): boolean {
   if (text.length < 80) return false;
   const head = text.slice(0, 4000);
   const lines = head.split('\n', SNIFF_LINES).filter((l) => l.trim().length > 0);
-  if (lines.length >= 3 && lines.filter((l) => NUMBERED_LINE.test(l)).length / lines.length >= NUMBERED_SHARE) return true;
+  if (lines.length >= 3 && lines.filter((l) => NUMBERED_LINE.test(l)).length / lines.length >= NUMBERED_SHARE)
+    return true;
   const nonSpace = head.replace(/\s+/g, '').length;
   const punct = head.match(CODE_PUNCT)?.length ?? 0;
   return lines.length >= 3 && nonSpace > 0 && punct / nonSpace >= CODE_PUNCT_SHARE;
@@ -211,7 +225,12 @@ export class FeatureExtractor {
     const content = primaryContent(b);
     const hit = this.byBlock.get(b);
     // A block object whose content was replaced (e.g. a streaming text block) is counted again.
-    if (hit && hit.content === content && (hit.features.provisional === 0 || (this.raw.defer !== undefined && hit.generation === this.raw.generation))) return hit.features;
+    if (
+      hit &&
+      hit.content === content &&
+      (hit.features.provisional === 0 || (this.raw.defer !== undefined && hit.generation === this.raw.generation))
+    )
+      return hit.features;
     const features = this.measure((f) => addBlockFeatures(f, b, this.rawCount));
     this.byBlock.set(b, { content, features, generation: this.raw.generation });
     return features;

@@ -36,7 +36,17 @@ export {
   type RejectReason,
   type UsageSample,
 } from './calibrator';
-export { RawCounter, cl100kCount, encoderReady, warmEncoder, DEFAULT_RAW_CACHE_ENTRIES, type DeferPolicy, type RawCounterOptions, type RawCounterStats, type RawEstimate } from './encoder';
+export {
+  RawCounter,
+  cl100kCount,
+  encoderReady,
+  warmEncoder,
+  DEFAULT_RAW_CACHE_ENTRIES,
+  type DeferPolicy,
+  type RawCounterOptions,
+  type RawCounterStats,
+  type RawEstimate,
+} from './encoder';
 export { CharRatios, PRIOR_CHARS_PER_TOKEN, PRIOR_WEIGHT_CHARS, RATIO_MIN_CHARS } from './char-ratio';
 export { FeatureExtractor, Features, FEATURE_NAMES, RAW_CLASSES, looksLikeCode } from './features';
 export { contentKey } from './hash';

@@ -36,7 +36,8 @@ export function imageTokensForSize(d: Dimensions): number {
 export function sniffDimensions(bytes: Uint8Array): Dimensions | undefined {
   const u16be = (i: number): number => (bytes[i] << 8) | bytes[i + 1];
   const u16le = (i: number): number => bytes[i] | (bytes[i + 1] << 8);
-  const u32be = (i: number): number => ((bytes[i] << 24) >>> 0) + (bytes[i + 1] << 16) + (bytes[i + 2] << 8) + bytes[i + 3];
+  const u32be = (i: number): number =>
+    ((bytes[i] << 24) >>> 0) + (bytes[i + 1] << 16) + (bytes[i + 2] << 8) + bytes[i + 3];
   const ascii = (i: number, n: number): string => String.fromCharCode(...bytes.subarray(i, i + n));
   if (bytes.length >= 24 && bytes[0] === 0x89 && ascii(1, 3) === 'PNG') return { width: u32be(16), height: u32be(20) };
   if (bytes.length >= 10 && ascii(0, 3) === 'GIF') return { width: u16le(6), height: u16le(8) };
@@ -45,9 +46,16 @@ export function sniffDimensions(bytes: Uint8Array): Dimensions | undefined {
     if (chunk === 'VP8 ') return { width: u16le(26) & 0x3fff, height: u16le(28) & 0x3fff };
     if (chunk === 'VP8L') {
       const b = bytes.subarray(21, 25);
-      return { width: 1 + (((b[1] & 0x3f) << 8) | b[0]), height: 1 + (((b[3] & 0xf) << 10) | (b[2] << 2) | ((b[1] & 0xc0) >> 6)) };
+      return {
+        width: 1 + (((b[1] & 0x3f) << 8) | b[0]),
+        height: 1 + (((b[3] & 0xf) << 10) | (b[2] << 2) | ((b[1] & 0xc0) >> 6)),
+      };
     }
-    if (chunk === 'VP8X') return { width: 1 + (bytes[24] | (bytes[25] << 8) | (bytes[26] << 16)), height: 1 + (bytes[27] | (bytes[28] << 8) | (bytes[29] << 16)) };
+    if (chunk === 'VP8X')
+      return {
+        width: 1 + (bytes[24] | (bytes[25] << 8) | (bytes[26] << 16)),
+        height: 1 + (bytes[27] | (bytes[28] << 8) | (bytes[29] << 16)),
+      };
     return undefined;
   }
   if (bytes.length >= 4 && bytes[0] === 0xff && bytes[1] === 0xd8) {

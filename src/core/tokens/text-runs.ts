@@ -44,7 +44,7 @@ export function longRuns(text: string, minChars: number): Run[] {
     const follow = MORE[m[1] !== undefined ? 0 : m[2] !== undefined ? 1 : 2];
     let end = m.index + m[0].length;
     // A match of the full piece length may go on: follow the run piece by piece.
-    for (let piece = m[0]; piece.length >= PIECE_CHARS; ) {
+    for (let piece = m[0]; piece.length >= PIECE_CHARS;) {
       follow.lastIndex = end;
       const next = follow.exec(text);
       if (next === null) break;

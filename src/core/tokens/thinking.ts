@@ -17,7 +17,10 @@ export function isHumanTurn(m: MessageParam): boolean {
  * on models that drop earlier turns' thinking, every thinking block before the
  * last human turn. The returned set holds the block objects themselves.
  */
-export function uncountedThinking(messages: readonly MessageParam[], model: string | undefined): Set<ContentBlockParam> {
+export function uncountedThinking(
+  messages: readonly MessageParam[],
+  model: string | undefined,
+): Set<ContentBlockParam> {
   const out = new Set<ContentBlockParam>();
   const lastHuman = thinkingDroppedBefore(messages, !keepsPriorThinking(model));
   for (let i = 0; i < lastHuman; i++) {

@@ -10,16 +10,33 @@ import type { Strategy, StrategyContext, StrategyDoc } from './types';
 
 const ALWAYS = { kind: 'always' } as const;
 
-function trimResult(ctx: StrategyContext, name: string, blockId: string, pos: number, text: string, reason: string): void {
+function trimResult(
+  ctx: StrategyContext,
+  name: string,
+  blockId: string,
+  pos: number,
+  text: string,
+  reason: string,
+): void {
   const s = ctx.session;
-  if (ctx.isPending(blockId) || s.isPinned(blockId) || s.isUserRestored(blockId) || s.overlaysOnBlock(blockId).length) return;
+  if (ctx.isPending(blockId) || s.isPinned(blockId) || s.isUserRestored(blockId) || s.overlaysOnBlock(blockId).length)
+    return;
   const block = s.block(blockId)!;
   const before = ctx.tokens.block(block.param).tokens;
   const after = ctx.tokens.text(text).tokens;
   ctx.propose({
     position: pos,
     saved: before - after,
-    overlay: { kind: 'trim', blockId, text, author: `strategy:${name}`, reason, callIndex: ctx.callIndex, tokensBefore: before, tokensAfter: after },
+    overlay: {
+      kind: 'trim',
+      blockId,
+      text,
+      author: `strategy:${name}`,
+      reason,
+      callIndex: ctx.callIndex,
+      tokensBefore: before,
+      tokensAfter: after,
+    },
   });
 }
 
@@ -36,7 +53,9 @@ function* results(ctx: StrategyContext, from = 0): Generator<{ id: string; pos: 
   }
 }
 
-/** Anthropic context editing `clear_tool_uses_20250919`: above 100k input tokens, clear all but the last 3 tool results. */
+/**
+ * Anthropic context editing `clear_tool_uses_20250919`: above 100k input tokens, clear all but the last 3 tool results.
+ */
 export class AnthropicClearToolUses implements Strategy {
   readonly name = 'anthropic-clear-tool-uses';
   readonly trigger = ALWAYS;
@@ -45,16 +64,26 @@ export class AnthropicClearToolUses implements Strategy {
   constructor(private readonly o = { triggerTokens: 100_000, keep: 3 }) {}
   run(ctx: StrategyContext): void {
     // The server sees the client's full history on every request: the trigger is on the untrimmed size.
-    for (; this.counted < ctx.upTo; this.counted++) for (const b of ctx.session.messages[this.counted].blocks) this.untrimmed += ctx.tokens.block(b.param).tokens;
+    for (; this.counted < ctx.upTo; this.counted++)
+      for (const b of ctx.session.messages[this.counted].blocks) this.untrimmed += ctx.tokens.block(b.param).tokens;
     if (this.untrimmed < this.o.triggerTokens) return;
     const all = [...results(ctx)];
     for (const r of all.slice(0, Math.max(0, all.length - this.o.keep))) {
-      trimResult(ctx, this.name, r.id, r.pos, '[cleared to save context]', `clear_tool_uses: input over ${this.o.triggerTokens} tokens, keeping the last ${this.o.keep} tool uses`);
+      trimResult(
+        ctx,
+        this.name,
+        r.id,
+        r.pos,
+        '[cleared to save context]',
+        `clear_tool_uses: input over ${this.o.triggerTokens} tokens, keeping the last ${this.o.keep} tool uses`,
+      );
     }
   }
 }
 
-/** opencode prune: protect the newest 40k tokens of tool output and the last 2 user turns; prune if ≥ 20k reclaimable. */
+/**
+ * opencode prune: protect the newest 40k tokens of tool output and the last 2 user turns; prune if ≥ 20k reclaimable.
+ */
 export class OpencodePrune implements Strategy {
   readonly name = 'opencode-prune';
   readonly trigger = ALWAYS;
@@ -78,7 +107,15 @@ export class OpencodePrune implements Strategy {
       reclaim += t;
     }
     if (reclaim < this.o.minimumTokens) return;
-    for (const r of victims) trimResult(ctx, this.name, r.id, r.pos, '[Old tool result content cleared]', 'opencode prune: older than the newest 40k tokens of tool output');
+    for (const r of victims)
+      trimResult(
+        ctx,
+        this.name,
+        r.id,
+        r.pos,
+        '[Old tool result content cleared]',
+        'opencode prune: older than the newest 40k tokens of tool output',
+      );
   }
 }
 
@@ -93,12 +130,23 @@ export class OpenAIToolOutputTrimmer implements Strategy {
     if (prompts.length < this.o.recentTurns) return;
     const boundary = prompts[prompts.length - this.o.recentTurns];
     const rounds = ctx.index.rounds;
-    for (; this.next < rounds.length && rounds[this.next].resultPos >= 0 && rounds[this.next].resultPos < boundary; this.next++) {
+    for (
+      ;
+      this.next < rounds.length && rounds[this.next].resultPos >= 0 && rounds[this.next].resultPos < boundary;
+      this.next++
+    ) {
       for (const r of results(ctx, this.next)) {
         if (r.pos >= boundary || r.pos !== rounds[this.next].resultPos) break;
         if (r.chars <= this.o.maxChars) continue;
         const text = toolResultText(ctx.session.block(r.id)!.param);
-        trimResult(ctx, this.name, r.id, r.pos, `[Trimmed: ${r.tool} output — ${r.chars} chars → ${text.slice(0, this.o.previewChars)}]`, 'ToolOutputTrimmer: older than the last 2 user turns');
+        trimResult(
+          ctx,
+          this.name,
+          r.id,
+          r.pos,
+          `[Trimmed: ${r.tool} output — ${r.chars} chars → ${text.slice(0, this.o.previewChars)}]`,
+          'ToolOutputTrimmer: older than the last 2 user turns',
+        );
       }
     }
   }
@@ -109,12 +157,34 @@ export class OpenAIToolOutputTrimmer implements Strategy {
  * no tool pair is split, on every call (no hysteresis). The omitted range is one note.
  */
 export function strandsWindow(): Strategy {
-  return new AtomicWindow({ maxTokens: Number.MAX_SAFE_INTEGER, maxMessages: 40, minRecentKeep: 1, lowWater: 1, digest: false, trigger: ALWAYS }, 'strands-window');
+  return new AtomicWindow(
+    {
+      maxTokens: Number.MAX_SAFE_INTEGER,
+      maxMessages: 40,
+      minRecentKeep: 1,
+      lowWater: 1,
+      digest: false,
+      trigger: ALWAYS,
+    },
+    'strands-window',
+  );
 }
 
 export const ANCHOR_DOCS: readonly StrategyDoc[] = [
-  { name: 'anthropic-clear-tool-uses', summary: "Anchor: Anthropic context editing defaults (trigger 100k input tokens, keep 3 tool uses).", options: [] },
-  { name: 'opencode-prune', summary: 'Anchor: opencode prune (protect 40k tokens of tool output and 2 user turns; prune if ≥ 20k).', options: [] },
-  { name: 'openai-tool-output-trimmer', summary: 'Anchor: OpenAI Agents ToolOutputTrimmer (2 user turns, 500 chars, 200-char preview).', options: [] },
+  {
+    name: 'anthropic-clear-tool-uses',
+    summary: 'Anchor: Anthropic context editing defaults (trigger 100k input tokens, keep 3 tool uses).',
+    options: [],
+  },
+  {
+    name: 'opencode-prune',
+    summary: 'Anchor: opencode prune (protect 40k tokens of tool output and 2 user turns; prune if ≥ 20k).',
+    options: [],
+  },
+  {
+    name: 'openai-tool-output-trimmer',
+    summary: 'Anchor: OpenAI Agents ToolOutputTrimmer (2 user turns, 500 chars, 200-char preview).',
+    options: [],
+  },
   { name: 'strands-window', summary: 'Anchor: Strands sliding window of 40 messages.', options: [] },
 ];

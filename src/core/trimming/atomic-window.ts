@@ -35,7 +35,9 @@ export interface WindowOptions {
   minRecentKeep: number;
   /** After a move, the window holds at most this share of the budget. */
   lowWater: number;
-  /** Kept for configuration compatibility: the window lays no note any more (its prunes are listed in the inspector). */
+  /**
+   * Kept for configuration compatibility: the window lays no note any more (its prunes are listed in the inspector).
+   */
   digest: boolean;
   trigger: Trigger;
 }
@@ -51,13 +53,29 @@ export const WINDOW_DEFAULTS: WindowOptions = {
 
 export const WINDOW_DOC: StrategyDoc = {
   name: 'atomic-window',
-  summary: "Safety net near the context limit: removes the oldest whole tool rounds; never splits a tool_use from its tool_result, never drops the system prompt or the user's words.",
+  summary:
+    "Safety net near the context limit: removes the oldest whole tool rounds; never splits a tool_use from its tool_result, never drops the system prompt or the user's words.",
   options: [
-    { name: 'maxTokens', type: 'number', default: 0, description: "token budget for messages (0 = 75% of the model's context window)" },
+    {
+      name: 'maxTokens',
+      type: 'number',
+      default: 0,
+      description: "token budget for messages (0 = 75% of the model's context window)",
+    },
     { name: 'maxMessages', type: 'number', default: 0, description: 'message budget (0 = none)' },
     { name: 'minRecentKeep', type: 'number', default: 4, description: 'messages always kept' },
-    { name: 'lowWater', type: 'number', default: 0.6, description: 'share of the budget kept after a move (hysteresis for the cache)' },
-    { name: 'digest', type: 'boolean', default: false, description: 'accepted for compatibility; the window lays no note (its prunes are listed one by one)' },
+    {
+      name: 'lowWater',
+      type: 'number',
+      default: 0.6,
+      description: 'share of the budget kept after a move (hysteresis for the cache)',
+    },
+    {
+      name: 'digest',
+      type: 'boolean',
+      default: false,
+      description: 'accepted for compatibility; the window lays no note (its prunes are listed one by one)',
+    },
   ],
 };
 
@@ -91,7 +109,8 @@ export class AtomicWindow implements Strategy {
     const overMessages = this.o.maxMessages > 0 && count > this.o.maxMessages;
     if (!overTokens && !overMessages) return;
     const tokenTarget = budget * this.o.lowWater;
-    const messageTarget = this.o.maxMessages > 0 ? Math.max(1, Math.floor(this.o.maxMessages * this.o.lowWater)) : Infinity;
+    const messageTarget =
+      this.o.maxMessages > 0 ? Math.max(1, Math.floor(this.o.maxMessages * this.o.lowWater)) : Infinity;
     // At least the last message stays: a request needs one.
     const last = ctx.upTo - Math.max(1, this.o.minRecentKeep);
     let cut = -1;
@@ -115,7 +134,8 @@ export class AtomicWindow implements Strategy {
       const p = ctx.session.position(o.messageId) ?? -1;
       if (p >= this.start) this.start = p + 1;
     }
-    while (this.start > ctx.epochStart && this.start < ctx.session.messages.length && !this.validStart(ctx, this.start)) this.start++;
+    while (this.start > ctx.epochStart && this.start < ctx.session.messages.length && !this.validStart(ctx, this.start))
+      this.start++;
   }
 
   /** A window may start at a user prompt or at an assistant message, never inside a pin-protected range. */
@@ -136,7 +156,9 @@ export class AtomicWindow implements Strategy {
     return true;
   }
 
-  /** What removing message `p` takes out: an assistant message whole; of a user message, all but the user's own words. */
+  /**
+   * What removing message `p` takes out: an assistant message whole; of a user message, all but the user's own words.
+   */
   private removable(ctx: StrategyContext, p: number): { tokens: number; blocks?: string[] } {
     const { session } = ctx;
     const m = session.messages[p];
@@ -145,7 +167,9 @@ export class AtomicWindow implements Strategy {
     const blocks = m.blocks.filter((b) => !keepsUserText || !session.userText.reasonOf(b.id)).map((b) => b.id);
     if (blocks.length === m.blocks.length) return { tokens: ctx.messageTokens(p) };
     let tokens = 0;
-    for (const id of blocks) if (!session.overlaysOnBlock(id).some((o) => o.kind === 'prune')) tokens += ctx.tokens.block(session.block(id)!.param).tokens;
+    for (const id of blocks)
+      if (!session.overlaysOnBlock(id).some((o) => o.kind === 'prune'))
+        tokens += ctx.tokens.block(session.block(id)!.param).tokens;
     return { tokens, blocks };
   }
 
@@ -173,13 +197,42 @@ export class AtomicWindow implements Strategy {
       if (r.tokens === 0) continue;
       if (!r.blocks) {
         if (ctx.isPending(m.id)) continue;
-        ctx.propose({ position: p, saved: r.tokens, urgent: overTokens, onApplied: done, overlay: { kind: 'prune', messageId: m.id, author, reason: why, callIndex: ctx.callIndex, tokensBefore: r.tokens, tokensAfter: 0 } });
+        ctx.propose({
+          position: p,
+          saved: r.tokens,
+          urgent: overTokens,
+          onApplied: done,
+          overlay: {
+            kind: 'prune',
+            messageId: m.id,
+            author,
+            reason: why,
+            callIndex: ctx.callIndex,
+            tokensBefore: r.tokens,
+            tokensAfter: 0,
+          },
+        });
         continue;
       }
       for (const id of r.blocks) {
         if (session.overlaysOnBlock(id).some((o) => o.kind === 'prune')) continue;
         const t = ctx.tokens.block(session.block(id)!.param).tokens;
-        ctx.propose({ position: p, saved: t, urgent: overTokens, onApplied: done, overlay: { kind: 'prune', messageId: m.id, blockId: id, author, reason: why, callIndex: ctx.callIndex, tokensBefore: t, tokensAfter: 0 } });
+        ctx.propose({
+          position: p,
+          saved: t,
+          urgent: overTokens,
+          onApplied: done,
+          overlay: {
+            kind: 'prune',
+            messageId: m.id,
+            blockId: id,
+            author,
+            reason: why,
+            callIndex: ctx.callIndex,
+            tokensBefore: t,
+            tokensAfter: 0,
+          },
+        });
       }
     }
     if (!overTokens) return;

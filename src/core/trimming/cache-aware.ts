@@ -201,7 +201,10 @@ export class CacheAwareApplier {
     return quoteHoldBack({ held, saved: f.saved, ttl, restOfLoop: e.restOfLoop, pWarmGap: e.pWarmGap });
   }
 
-  /** Expected warm calls for this call's TTL, from the session's evidence: over the session, and for the rest of this loop. */
+  /**
+   * Expected warm calls for this call's TTL, from the session's evidence: over the session, and for the rest of this
+   * loop.
+   */
   expectedCalls(evidence: LoopEvidence, ttl: CacheTtl): { session: number; loop: number } {
     const e = expectedWarmCalls(evidence, ttlMsOf(ttl), this.o);
     return { session: e.calls, loop: e.restOfLoop };
@@ -209,7 +212,10 @@ export class CacheAwareApplier {
 
   private batch(ctx: ApplyContext, costly: Proposal[], ttl: CacheTtl): number {
     const { cache } = ctx;
-    const horizon = this.expectedCalls(ctx.evidence ?? { loopLengths: [], gapsMs: [], currentLoopCalls: Math.max(1, ctx.callIndex) }, ttl);
+    const horizon = this.expectedCalls(
+      ctx.evidence ?? { loopLengths: [], gapsMs: [], currentLoopCalls: Math.max(1, ctx.callIndex) },
+      ttl,
+    );
     const turnStart = ctx.turnStart ?? Infinity;
     costly.sort((a, b) => b.position - a.position);
     let S = 0;
@@ -230,11 +236,21 @@ export class CacheAwareApplier {
       const pending = costly.length;
       const rejected = bestRejected;
       let text: string | undefined;
-      const reason = (): string => (text ??= `deferred: inside the cached prefix (batch of ${pending} pending)${rejected ? `; best batch ${describeQuote(rejected)}` : ''}`);
+      const reason = (): string =>
+        (text ??= `deferred: inside the cached prefix (batch of ${pending} pending)${rejected ? `; best batch ${describeQuote(rejected)}` : ''}`);
       for (const p of costly) {
         if (this.deferLogged.has(p)) continue;
         this.deferLogged.add(p);
-        ctx.decisions.add({ callIndex: ctx.callIndex, by: 'cache-aware', action: 'defer', targets: [keyOf(p)], get reason() { return reason(); }, tokensSaved: 0 });
+        ctx.decisions.add({
+          callIndex: ctx.callIndex,
+          by: 'cache-aware',
+          action: 'defer',
+          targets: [keyOf(p)],
+          get reason() {
+            return reason();
+          },
+          tokensSaved: 0,
+        });
       }
       return 0;
     }
@@ -272,7 +288,14 @@ export class CacheAwareApplier {
       return 1;
     } catch (e) {
       // The target changed since the proposal (e.g. the user pinned it): skip, and say so.
-      ctx.decisions.add({ callIndex: ctx.callIndex, by: o.author, action: 'skip', targets: [keyOf(p)], reason: `not applied: ${(e as Error).message}`, tokensSaved: 0 });
+      ctx.decisions.add({
+        callIndex: ctx.callIndex,
+        by: o.author,
+        action: 'skip',
+        targets: [keyOf(p)],
+        reason: `not applied: ${(e as Error).message}`,
+        tokensSaved: 0,
+      });
       return 0;
     }
   }

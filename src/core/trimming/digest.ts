@@ -19,7 +19,9 @@ export interface DigestOptions {
 
 export const DIGEST_DEFAULTS: DigestOptions = { maxRefs: 200, maxPrompts: 8, promptChars: 200 };
 
-/** What a digest over [from, to] collected; extended in place when a later digest covers more of the (immutable) log. */
+/**
+ * What a digest over [from, to] collected; extended in place when a later digest covers more of the (immutable) log.
+ */
 interface Collected {
   to: number;
   /** Each ref with how many tool results mentioned it, in first-seen order. */
@@ -47,7 +49,12 @@ function collect(session: Session, from: number, to: number, o: DigestOptions): 
         const param = b.param;
         // Extracted once per param object, shared with the tool result summaries (refs.ts).
         for (const r of defaultRefsOf(param, () => toolResultText(param))) c.refs.set(r, (c.refs.get(r) ?? 0) + 1);
-      } else if (m.role === 'user' && b.param.type === 'text' && !b.param.text.startsWith('<') && c.prompts.length < o.maxPrompts) {
+      } else if (
+        m.role === 'user' &&
+        b.param.type === 'text' &&
+        !b.param.text.startsWith('<') &&
+        c.prompts.length < o.maxPrompts
+      ) {
         const t = b.param.text.trim().replace(/\s+/g, ' ');
         if (t) c.prompts.push(t.length > o.promptChars ? `${t.slice(0, o.promptChars)}…` : t);
       }
@@ -62,7 +69,14 @@ function collect(session: Session, from: number, to: number, o: DigestOptions): 
  * shows them elsewhere: an earlier digest, the kept text). Work grows with what is new since the last digest from
  * the same start (a window's digest is asked for again on every call while its cut moves).
  */
-export function digestNote(session: Session, from: number, to: number, what: string, o: DigestOptions = DIGEST_DEFAULTS, shown?: (ref: string) => boolean): { text: string; refs: readonly string[] } {
+export function digestNote(
+  session: Session,
+  from: number,
+  to: number,
+  what: string,
+  o: DigestOptions = DIGEST_DEFAULTS,
+  shown?: (ref: string) => boolean,
+): { text: string; refs: readonly string[] } {
   const { refs, prompts } = collect(session, from, to, o);
   const list = shown ? [...refs.keys()].filter((r) => !shown(r)) : [...refs.keys()];
   // Over the limit: the refs more results mentioned first (what the steps kept coming back to), then the
@@ -78,11 +92,20 @@ export function digestNote(session: Session, from: number, to: number, what: str
           .map((x) => x.r);
   const parts = [`${TRIM_MARKER}: ${what}; the originals are restorable]`];
   if (prompts.length) parts.push(`user asked: ${prompts.map((p) => `"${p}"`).join('; ')}`);
-  if (kept.length) parts.push(`refs seen: ${kept.join(' ')}${list.length > kept.length ? ` (+${list.length - kept.length} more)` : ''}`);
+  if (kept.length)
+    parts.push(
+      `refs seen: ${kept.join(' ')}${list.length > kept.length ? ` (+${list.length - kept.length} more)` : ''}`,
+    );
   return { text: parts.join('\n'), refs: kept };
 }
 
 /** The text of {@link digestNote} listing every ref. */
-export function buildDigest(session: Session, from: number, to: number, what: string, o: DigestOptions = DIGEST_DEFAULTS): string {
+export function buildDigest(
+  session: Session,
+  from: number,
+  to: number,
+  what: string,
+  o: DigestOptions = DIGEST_DEFAULTS,
+): string {
   return digestNote(session, from, to, what, o).text;
 }

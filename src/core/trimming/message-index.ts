@@ -107,7 +107,8 @@ export class MessageIndex {
           const partner = session.partnerBlockId(o.blockId);
           const pm = partner ? session.messageOf(partner) : undefined;
           if (pm) this.markDirty(session.position(pm.id));
-          for (const s of session.allOverlays()) if (s.kind === 'summary') this.markSummary(s.fromMessageId, s.toMessageId);
+          for (const s of session.allOverlays())
+            if (s.kind === 'summary') this.markSummary(s.fromMessageId, s.toMessageId);
         }
       }
     });
@@ -145,7 +146,8 @@ export class MessageIndex {
       const observed = observationIds(m);
       if (observed.length && pos > 0 && msgs[pos - 1].role === 'assistant') {
         const open = this.rounds.at(-1);
-        if (open?.assistantPos !== pos - 1) this.rounds.push({ assistantPos: pos - 1, resultPos: pos, toolUseIds: [], observationIds: observed });
+        if (open?.assistantPos !== pos - 1)
+          this.rounds.push({ assistantPos: pos - 1, resultPos: pos, toolUseIds: [], observationIds: observed });
         else if (open.resultPos < 0) {
           // Native tool calls answered in text (Cline): the text is the round's result.
           open.resultPos = pos;

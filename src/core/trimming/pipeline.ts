@@ -33,11 +33,16 @@ export interface PipelineRunResult {
   pendingSavings: number;
   /** Strategies whose trigger held this call. */
   ran: string[];
-  /** Trims due at the next call on the request's last messages if the loop goes on, per placement (summed over strategies). */
+  /**
+   * Trims due at the next call on the request's last messages if the loop goes on, per placement (summed over
+   * strategies).
+   */
   foresight: Foresight[];
   /** The session's loops and pauses as of this call (the evidence of every cache decision). */
   evidence: LoopEvidence;
-  /** Lowest log position an overlay was applied at this call (Infinity: none): the request is written again from there. */
+  /**
+   * Lowest log position an overlay was applied at this call (Infinity: none): the request is written again from there.
+   */
   firstApplied: number;
 }
 
@@ -68,10 +73,21 @@ export class Pipeline {
     const ran: string[] = [];
     let applied = 0;
     this.applier.takeFirstApplied();
-    // The last flush of this call applied nothing: until something new is proposed, another flush would decide the same.
+    // The last flush of this call applied nothing: until something new is proposed, another flush would decide the
+    // same.
     let settled = false;
     // The applier's view of this call, made once (not spread again before every flush).
-    const flushInput: ApplyContext = { session: input.session, index, decisions: input.decisions, callIndex: input.callIndex, now: input.now, cache: input.cache, evidence, epochStart: input.epochStart, turnStart: closedTurnsPruned ? turnStart : undefined };
+    const flushInput: ApplyContext = {
+      session: input.session,
+      index,
+      decisions: input.decisions,
+      callIndex: input.callIndex,
+      now: input.now,
+      cache: input.cache,
+      evidence,
+      epochStart: input.epochStart,
+      turnStart: closedTurnsPruned ? turnStart : undefined,
+    };
     for (const s of this.strategies) {
       const ctx = this.context(input);
       if (s.trigger.kind === 'above') {
@@ -92,11 +108,20 @@ export class Pipeline {
     for (const s of this.strategies) {
       if (!ran.includes(s.name) || !s.foresee) continue;
       for (const f of s.foresee(this.context(input))) {
-        if (f.position > input.epochStart && f.position < input.upTo) due.set(f.position, (due.get(f.position) ?? 0) + f.saved);
+        if (f.position > input.epochStart && f.position < input.upTo)
+          due.set(f.position, (due.get(f.position) ?? 0) + f.saved);
       }
     }
     const foresight = [...due].map(([position, saved]) => ({ position, saved }));
-    return { applied, pending: this.applier.pendingCount(), pendingSavings: this.applier.pendingSavings(), ran, foresight, evidence, firstApplied: this.applier.takeFirstApplied() };
+    return {
+      applied,
+      pending: this.applier.pendingCount(),
+      pendingSavings: this.applier.pendingSavings(),
+      ran,
+      foresight,
+      evidence,
+      firstApplied: this.applier.takeFirstApplied(),
+    };
   }
 
   private context(input: PipelineRunInput): StrategyContext {

@@ -22,12 +22,18 @@ export interface RefPattern {
   readonly word?: { readonly runs: RegExp; readonly test: (text: string, start: number, end: number) => boolean };
 }
 
-const isWordChar = (c: number): boolean => (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
+const isWordChar = (c: number): boolean =>
+  (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
 const isSlash = (c: number): boolean => c === 47 || c === 92;
-/** Not ASCII white space, `"`, `'`, `<`, `>`, `)` or `]`: a superset of what a URL match holds (other white space counts as allowed). */
-const isUrlChar = (c: number): boolean => c > 32 && c !== 34 && c !== 39 && c !== 60 && c !== 62 && c !== 41 && c !== 93 && c !== 127;
+/**
+ * Not ASCII white space, `"`, `'`, `<`, `>`, `)` or `]`: a superset of what a URL match holds (other white space counts
+ * as allowed).
+ */
+const isUrlChar = (c: number): boolean =>
+  c > 32 && c !== 34 && c !== 39 && c !== 60 && c !== 62 && c !== 41 && c !== 93 && c !== 127;
 /** `[\w.@+-]`, `~`, `:` and the slashes: every character a path match can hold. */
-const isPathChar = (c: number): boolean => isWordChar(c) || c === 46 || c === 64 || c === 43 || c === 45 || c === 126 || c === 58 || isSlash(c);
+const isPathChar = (c: number): boolean =>
+  isWordChar(c) || c === 46 || c === 64 || c === 43 || c === 45 || c === 126 || c === 58 || isSlash(c);
 /** 7 to 64 lowercase hex digits, at least one a–f and one 0–9 (the `hash` pattern). */
 function isHashWord(text: string, start: number, end: number): boolean {
   if (end - start < 7 || end - start > 64) return false;
@@ -49,12 +55,32 @@ export const DEFAULT_REF_PATTERNS: readonly RefPattern[] = [
   { name: 'url', re: /\bhttps?:\/\/[^\s"'<>)\]]+/g, shape: { anchor: ':', allowed: isUrlChar } },
   // Resource URIs of other schemes (MCP resources: `file:///…`, `demo://…`): a later call may need them.
   { name: 'uri', re: /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>)\]]+/g, shape: { anchor: ':', allowed: isUrlChar } },
-  { name: 'uuid', re: /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi, shape: { anchor: '-', allowed: (c) => isWordChar(c) || c === 45 } },
-  { name: 'api-id', re: /\b(?:toolu|msg|req|call|run|ref)_[A-Za-z0-9]{6,}\b/g, shape: { anchor: '_', allowed: isWordChar } },
+  {
+    name: 'uuid',
+    re: /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi,
+    shape: { anchor: '-', allowed: (c) => isWordChar(c) || c === 45 },
+  },
+  {
+    name: 'api-id',
+    re: /\b(?:toolu|msg|req|call|run|ref)_[A-Za-z0-9]{6,}\b/g,
+    shape: { anchor: '_', allowed: isWordChar },
+  },
   // Paths: something/with/slashes or a Windows path, ending in a name; or a bare file name with an extension.
-  { name: 'path', re: /(?:[A-Za-z]:)?(?:[~.]{0,2}[\\/])?(?:[\w.@+-]+[\\/])+[\w.@+-]+/g, shape: { anchor: '/\\', allowed: isPathChar } },
-  { name: 'file', re: /\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|json|md|py|rs|go|java|kt|c|h|cpp|hpp|cs|rb|php|sh|ps1|yml|yaml|toml|ini|cfg|txt|html|css|scss|sql|xml|lock|log|csv|vue|svelte)\b/g, shape: { anchor: '.', allowed: (c) => isWordChar(c) || c === 45 || c === 46 } },
-  { name: 'hash', re: /\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}\b/g, word: { runs: /[0-9a-f]{7,}/g, test: isHashWord } },
+  {
+    name: 'path',
+    re: /(?:[A-Za-z]:)?(?:[~.]{0,2}[\\/])?(?:[\w.@+-]+[\\/])+[\w.@+-]+/g,
+    shape: { anchor: '/\\', allowed: isPathChar },
+  },
+  {
+    name: 'file',
+    re: /\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|json|md|py|rs|go|java|kt|c|h|cpp|hpp|cs|rb|php|sh|ps1|yml|yaml|toml|ini|cfg|txt|html|css|scss|sql|xml|lock|log|csv|vue|svelte)\b/g,
+    shape: { anchor: '.', allowed: (c) => isWordChar(c) || c === 45 || c === 46 },
+  },
+  {
+    name: 'hash',
+    re: /\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}\b/g,
+    word: { runs: /[0-9a-f]{7,}/g, test: isHashWord },
+  },
   // snake_case names (config keys, functions, events): what a later step types back.
   { name: 'identifier', re: /\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g, shape: { anchor: '_', allowed: isWordChar } },
 ];
@@ -106,7 +132,11 @@ function coveredFor(n: number): Uint8Array {
 }
 
 /** Extract reference ids in first-seen order, deduplicated, at most `limit`. */
-export function extractRefs(text: string, patterns: readonly RefPattern[] = DEFAULT_REF_PATTERNS, limit = Infinity): string[] {
+export function extractRefs(
+  text: string,
+  patterns: readonly RefPattern[] = DEFAULT_REF_PATTERNS,
+  limit = Infinity,
+): string[] {
   const seen = new Set<string>();
   // Characters already inside a match of a more specific pattern (a URL's path is not a second ref).
   const covered = coveredFor(text.length);
@@ -192,7 +222,10 @@ function matchesOf(text: string, p: RefPattern, on: OnMatch): void {
 /** Reference ids (default patterns) per block param object: each tool result is scanned once, whoever asks. */
 const defaultRefs = new WeakMap<object, string[]>();
 
-/** {@link extractRefs} with the default patterns of a block's text, remembered per param object (params are never mutated). */
+/**
+ * {@link extractRefs} with the default patterns of a block's text, remembered per param object (params are never
+ * mutated).
+ */
 export function defaultRefsOf(param: object, text: () => string): string[] {
   let r = defaultRefs.get(param);
   if (!r) defaultRefs.set(param, (r = extractRefs(text(), DEFAULT_REF_PATTERNS)));
@@ -201,7 +234,10 @@ export function defaultRefsOf(param: object, text: () => string): string[] {
 
 /** The patterns are the default ones, in order (no custom pattern added). */
 export function isDefaultPatterns(patterns: readonly RefPattern[]): boolean {
-  return patterns === DEFAULT_REF_PATTERNS || (patterns.length === DEFAULT_REF_PATTERNS.length && patterns.every((p, i) => p === DEFAULT_REF_PATTERNS[i]));
+  return (
+    patterns === DEFAULT_REF_PATTERNS ||
+    (patterns.length === DEFAULT_REF_PATTERNS.length && patterns.every((p, i) => p === DEFAULT_REF_PATTERNS[i]))
+  );
 }
 
 /** Compile user-configured patterns (strings) into global regexes; invalid ones are reported. */

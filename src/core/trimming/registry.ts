@@ -7,7 +7,12 @@ import { ANCHOR_DOCS, AnthropicClearToolUses, OpencodePrune, OpenAIToolOutputTri
 import { AtomicWindow, WINDOW_DEFAULTS, WINDOW_DOC, type WindowOptions } from './atomic-window';
 import { CACHE_AWARE_DEFAULTS, type CacheAwareOptions } from './cache-aware';
 import { Pipeline } from './pipeline';
-import { SUMMARIZE_DEFAULTS, SUMMARIZE_DOC, SummarizeToolResults, type SummarizeOptions } from './summarize-tool-results';
+import {
+  SUMMARIZE_DEFAULTS,
+  SUMMARIZE_DOC,
+  SummarizeToolResults,
+  type SummarizeOptions,
+} from './summarize-tool-results';
 import { SUPERSEDE_DEFAULTS, SUPERSEDE_DOC, SupersedeStaleReads, type SupersedeOptions } from './supersede-stale-reads';
 import { TOOL_PRUNING_DEFAULTS, TOOL_PRUNING_DOC, ToolPruning, type ToolPruningOptions } from './tool-pruning';
 import type { Strategy, StrategyDoc, Trigger } from './types';
@@ -29,8 +34,17 @@ function merged<T extends object>(defaults: T, opts: Record<string, unknown>, na
       out.trigger = parseTrigger(v, name);
       continue;
     }
-    if (!(k in defaults)) throw new Error(`${name}: unknown option "${k}" (known: ${Object.keys(defaults).filter((x) => x !== 'trigger').join(', ') || 'none'})`);
-    const want = Array.isArray((defaults as Record<string, unknown>)[k]) ? 'array' : typeof (defaults as Record<string, unknown>)[k];
+    if (!(k in defaults))
+      throw new Error(
+        `${name}: unknown option "${k}" (known: ${
+          Object.keys(defaults)
+            .filter((x) => x !== 'trigger')
+            .join(', ') || 'none'
+        })`,
+      );
+    const want = Array.isArray((defaults as Record<string, unknown>)[k])
+      ? 'array'
+      : typeof (defaults as Record<string, unknown>)[k];
     const got = Array.isArray(v) ? 'array' : typeof v;
     if (want !== got) throw new Error(`${name}: option "${k}" must be a ${want}, got ${got}`);
     out[k] = v;
@@ -45,8 +59,10 @@ function parseTrigger(v: unknown, name: string): Trigger {
 }
 
 const FACTORIES: Record<string, Factory> = {
-  'summarize-tool-results': (o) => new SummarizeToolResults(merged<SummarizeOptions>(SUMMARIZE_DEFAULTS, o, 'summarize-tool-results')),
-  'supersede-stale-reads': (o) => new SupersedeStaleReads(merged<SupersedeOptions>(SUPERSEDE_DEFAULTS, o, 'supersede-stale-reads')),
+  'summarize-tool-results': (o) =>
+    new SummarizeToolResults(merged<SummarizeOptions>(SUMMARIZE_DEFAULTS, o, 'summarize-tool-results')),
+  'supersede-stale-reads': (o) =>
+    new SupersedeStaleReads(merged<SupersedeOptions>(SUPERSEDE_DEFAULTS, o, 'supersede-stale-reads')),
   'tool-pruning': (o) => new ToolPruning(merged<ToolPruningOptions>(TOOL_PRUNING_DEFAULTS, o, 'tool-pruning')),
   'atomic-window': (o) => new AtomicWindow(merged<WindowOptions>(WINDOW_DEFAULTS, o, 'atomic-window')),
   // LLM history compression (compression/strategy.ts): a summarizer is attached at runtime (attachSummarizer).
@@ -64,7 +80,13 @@ const ANCHORS: Record<string, () => Strategy> = {
   'strands-window': strandsWindow,
 };
 
-export const STRATEGY_DOCS: readonly StrategyDoc[] = [SUPERSEDE_DOC, SUMMARIZE_DOC, TOOL_PRUNING_DOC, WINDOW_DOC, ...COMPRESSION_DOCS];
+export const STRATEGY_DOCS: readonly StrategyDoc[] = [
+  SUPERSEDE_DOC,
+  SUMMARIZE_DOC,
+  TOOL_PRUNING_DOC,
+  WINDOW_DOC,
+  ...COMPRESSION_DOCS,
+];
 export { ANCHOR_DOCS };
 
 /**
@@ -97,7 +119,15 @@ export function strategyNames(): string[] {
 
 /** Parse a spec (`none`, `default`, `a,b,c`) into a pipeline. Throws one clear line on an unknown name. */
 export function createPipeline(spec: string, config: PipelineConfig = {}): Pipeline {
-  const names = spec === 'none' ? [] : spec === 'default' ? DEFAULT_SPEC : spec.split(',').map((s) => s.trim()).filter(Boolean);
+  const names =
+    spec === 'none'
+      ? []
+      : spec === 'default'
+        ? DEFAULT_SPEC
+        : spec
+            .split(',')
+            .map((s) => s.trim())
+            .filter(Boolean);
   const strategies = names.map((n) => {
     if (ANCHORS[n]) return ANCHORS[n]();
     const f = FACTORIES[n];
@@ -107,5 +137,10 @@ export function createPipeline(spec: string, config: PipelineConfig = {}): Pipel
   });
   const onlyAnchors = names.length > 0 && names.every((n) => n in ANCHORS);
   // `none` sends what the client sent, at the client's TTL: it chooses no TTL of its own.
-  return new Pipeline(strategies, { ...CACHE_AWARE_DEFAULTS, enabled: !onlyAnchors, adaptiveTtl: names.length > 0 && !onlyAnchors, ...config.cacheAware });
+  return new Pipeline(strategies, {
+    ...CACHE_AWARE_DEFAULTS,
+    enabled: !onlyAnchors,
+    adaptiveTtl: names.length > 0 && !onlyAnchors,
+    ...config.cacheAware,
+  });
 }

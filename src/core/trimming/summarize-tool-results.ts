@@ -47,14 +47,20 @@ export const SUMMARIZE_DEFAULTS: SummarizeOptions = {
 
 export const SUMMARIZE_DOC: StrategyDoc = {
   name: 'summarize-tool-results',
-  summary: 'Older tool results become short summaries (tool, OK/ERROR, reference ids, marker); the last N rounds stay verbatim.',
+  summary:
+    'Older tool results become short summaries (tool, OK/ERROR, reference ids, marker); the last N rounds stay verbatim.',
   options: [
     { name: 'keepTurns', type: 'number', default: 2, description: 'most recent tool rounds kept verbatim' },
     { name: 'minChars', type: 'number', default: 150, description: 'results this short are left alone' },
     { name: 'maxRefs', type: 'number', default: 40, description: 'reference ids kept per summary' },
     { name: 'previewChars', type: 'number', default: 120, description: 'characters of the first line kept' },
     { name: 'refPatterns', type: 'string[]', default: [], description: 'extra reference-id regexes (e.g. ticket ids)' },
-    { name: 'trimInputsOver', type: 'number', default: 400, description: 'old tool inputs: longer values become a size marker (0 = off)' },
+    {
+      name: 'trimInputsOver',
+      type: 'number',
+      default: 400,
+      description: 'old tool inputs: longer values become a size marker (0 = off)',
+    },
     { name: 'dropThinking', type: 'boolean', default: true, description: 'drop thinking blocks of old rounds' },
   ],
 };
@@ -66,7 +72,10 @@ export class SummarizeToolResults implements Strategy {
   private readonly patterns: RefPattern[];
   /** The summary text of each tool result param and the block it makes (this strategy's options are fixed). */
   private readonly texts = new WeakMap<object, { text: string; sent: ContentBlockParam }>();
-  /** Per tool_use param: the block its trim sends (long values described) and the trim's text, that input's JSON (null: nothing to compact). */
+  /**
+   * Per tool_use param: the block its trim sends (long values described) and the trim's text, that input's JSON (null:
+   * nothing to compact).
+   */
   private readonly compacts = new WeakMap<object, { param: ContentBlockParam; text: string } | null>();
 
   constructor(private readonly o: SummarizeOptions = SUMMARIZE_DEFAULTS) {
@@ -80,7 +89,8 @@ export class SummarizeToolResults implements Strategy {
     const { rounds } = ctx.index;
     // Rounds whose results are part of this request, newest N protected.
     let complete = rounds.length;
-    while (complete > 0 && (rounds[complete - 1].resultPos < 0 || rounds[complete - 1].resultPos >= ctx.upTo)) complete--;
+    while (complete > 0 && (rounds[complete - 1].resultPos < 0 || rounds[complete - 1].resultPos >= ctx.upTo))
+      complete--;
     const limit = complete - this.o.keepTurns;
     for (; this.next < limit; this.next++) {
       const r = rounds[this.next];
@@ -95,14 +105,29 @@ export class SummarizeToolResults implements Strategy {
     const { session } = ctx;
     const m = session.messages[pos];
     for (const b of m.blocks) {
-      if (ctx.isPending(b.id) || session.isPinned(b.id) || session.isUserRestored(b.id) || session.overlaysOnBlock(b.id).length) continue;
+      if (
+        ctx.isPending(b.id) ||
+        session.isPinned(b.id) ||
+        session.isUserRestored(b.id) ||
+        session.overlaysOnBlock(b.id).length
+      )
+        continue;
       if ((b.kind === 'thinking' || b.kind === 'redacted_thinking') && this.o.dropThinking) {
         if (keepThinking) continue;
         const before = ctx.tokens.block(b.param).tokens;
         ctx.propose({
           position: pos,
           saved: before,
-          overlay: { kind: 'prune', messageId: m.id, blockId: b.id, author: `strategy:${this.name}`, reason: `thinking of a round older than the last ${this.o.keepTurns}: dropped (the API allows it)`, callIndex: ctx.callIndex, tokensBefore: before, tokensAfter: 0 },
+          overlay: {
+            kind: 'prune',
+            messageId: m.id,
+            blockId: b.id,
+            author: `strategy:${this.name}`,
+            reason: `thinking of a round older than the last ${this.o.keepTurns}: dropped (the API allows it)`,
+            callIndex: ctx.callIndex,
+            tokensBefore: before,
+            tokensAfter: 0,
+          },
         });
       } else if (b.param.type === 'tool_use') {
         const t = this.inputTrimOf(ctx, b.id);
@@ -110,7 +135,16 @@ export class SummarizeToolResults implements Strategy {
         ctx.propose({
           position: pos,
           saved: t.saved,
-          overlay: { kind: 'trim', blockId: b.id, text: t.text, author: `strategy:${this.name}`, reason: `${t.name} input of a round older than the last ${this.o.keepTurns}: long values replaced by their size (${t.before} → ${t.after} tokens)`, callIndex: ctx.callIndex, tokensBefore: t.before, tokensAfter: t.after },
+          overlay: {
+            kind: 'trim',
+            blockId: b.id,
+            text: t.text,
+            author: `strategy:${this.name}`,
+            reason: `${t.name} input of a round older than the last ${this.o.keepTurns}: long values replaced by their size (${t.before} → ${t.after} tokens)`,
+            callIndex: ctx.callIndex,
+            tokensBefore: t.before,
+            tokensAfter: t.after,
+          },
         });
       }
     }
@@ -145,12 +179,22 @@ export class SummarizeToolResults implements Strategy {
   }
 
   /** The compacted input of an old round's tool_use block, or undefined when it is left alone. */
-  private inputTrimOf(ctx: StrategyContext, blockId: string): { text: string; name: string; before: number; after: number; saved: number } | undefined {
+  private inputTrimOf(
+    ctx: StrategyContext,
+    blockId: string,
+  ): { text: string; name: string; before: number; after: number; saved: number } | undefined {
     const { session } = ctx;
     const b = session.block(blockId);
     if (!b || b.param.type !== 'tool_use' || this.o.trimInputsOver <= 0) return undefined;
-    if (ctx.isPending(b.id) || session.isPinned(b.id) || session.isUserRestored(b.id) || session.overlaysOnBlock(b.id).length) return undefined;
-    // The compacted input and its JSON, made once per tool_use (params never change; asked by foresee and again when old).
+    if (
+      ctx.isPending(b.id) ||
+      session.isPinned(b.id) ||
+      session.isUserRestored(b.id) ||
+      session.overlaysOnBlock(b.id).length
+    )
+      return undefined;
+    // The compacted input and its JSON, made once per tool_use (params never change; asked by foresee and again when
+    // old).
     let c = this.compacts.get(b.param);
     if (c === undefined) {
       const input = compactInput(b.param.input, this.o.trimInputsOver);
@@ -167,7 +211,10 @@ export class SummarizeToolResults implements Strategy {
   }
 
   /** The summary a result (a tool_result or an observation block) would get, or undefined when it is left alone. */
-  private summaryOf(ctx: StrategyContext, blockId: string): { blockId: string; toolName?: string; text: string; before: number; after: number; saved: number } | undefined {
+  private summaryOf(
+    ctx: StrategyContext,
+    blockId: string,
+  ): { blockId: string; toolName?: string; text: string; before: number; after: number; saved: number } | undefined {
     const { session } = ctx;
     if (ctx.isPending(blockId) || session.isPinned(blockId) || session.isUserRestored(blockId)) return undefined;
     // A result that carries the user's words (a Roo <feedback>) stays whole (session/user-text.ts).
@@ -200,7 +247,9 @@ export class SummarizeToolResults implements Strategy {
     const s = this.summaryOf(ctx, blockId);
     if (!s) return;
     const { text, before, after } = s;
-    const what = ctx.session.block(blockId)?.observation ? `${s.toolName ?? 'observation'} observation` : `${s.toolName ?? 'tool'} result`;
+    const what = ctx.session.block(blockId)?.observation
+      ? `${s.toolName ?? 'observation'} observation`
+      : `${s.toolName ?? 'tool'} result`;
     ctx.propose({
       position: pos,
       saved: before - after,

@@ -30,7 +30,17 @@ export interface SupersedeOptions {
 
 export const SUPERSEDE_DEFAULTS: SupersedeOptions = {
   readTools: ['Read', 'read_file', 'view', 'NotebookRead', 'read'],
-  editTools: ['Edit', 'MultiEdit', 'Write', 'edit_file', 'write_file', 'str_replace_editor', 'NotebookEdit', 'write_to_file', 'replace_in_file'],
+  editTools: [
+    'Edit',
+    'MultiEdit',
+    'Write',
+    'edit_file',
+    'write_file',
+    'str_replace_editor',
+    'NotebookEdit',
+    'write_to_file',
+    'replace_in_file',
+  ],
   pathFields: ['file_path', 'path', 'filePath', 'notebook_path', 'filename'],
   supersedeOnEdit: true,
   collapseDuplicates: true,
@@ -41,15 +51,41 @@ export const SUPERSEDE_DEFAULTS: SupersedeOptions = {
 
 export const SUPERSEDE_DOC: StrategyDoc = {
   name: 'supersede-stale-reads',
-  summary: "A file's earlier read results become a pointer once a later read or edit of it is in view; identical results collapse to the latest.",
+  summary:
+    "A file's earlier read results become a pointer once a later read or edit of it is in view; identical results collapse to the latest.",
   options: [
-    { name: 'readTools', type: 'string[]', default: SUPERSEDE_DEFAULTS.readTools, description: 'tools that read a file' },
-    { name: 'editTools', type: 'string[]', default: SUPERSEDE_DEFAULTS.editTools, description: 'tools that change a file' },
-    { name: 'pathFields', type: 'string[]', default: SUPERSEDE_DEFAULTS.pathFields, description: 'input fields holding the path' },
+    {
+      name: 'readTools',
+      type: 'string[]',
+      default: SUPERSEDE_DEFAULTS.readTools,
+      description: 'tools that read a file',
+    },
+    {
+      name: 'editTools',
+      type: 'string[]',
+      default: SUPERSEDE_DEFAULTS.editTools,
+      description: 'tools that change a file',
+    },
+    {
+      name: 'pathFields',
+      type: 'string[]',
+      default: SUPERSEDE_DEFAULTS.pathFields,
+      description: 'input fields holding the path',
+    },
     { name: 'supersedeOnEdit', type: 'boolean', default: true, description: 'an edit also makes earlier reads stale' },
-    { name: 'collapseDuplicates', type: 'boolean', default: true, description: 'identical results collapse to the latest' },
+    {
+      name: 'collapseDuplicates',
+      type: 'boolean',
+      default: true,
+      description: 'identical results collapse to the latest',
+    },
     { name: 'minChars', type: 'number', default: 200, description: 'shorter results are left alone' },
-    { name: 'stateTools', type: 'string[]', default: SUPERSEDE_DEFAULTS.stateTools, description: 'tools whose later call restates the whole state' },
+    {
+      name: 'stateTools',
+      type: 'string[]',
+      default: SUPERSEDE_DEFAULTS.stateTools,
+      description: 'tools whose later call restates the whole state',
+    },
   ],
 };
 
@@ -88,7 +124,8 @@ export class SupersedeStaleReads implements Strategy {
   private pathOf(u: ToolUseBlockParam): string | undefined {
     const input = u.input as Record<string, unknown> | null;
     if (!input || typeof input !== 'object') return undefined;
-    for (const f of this.o.pathFields) if (typeof input[f] === 'string') return (input[f] as string).replace(/\\/g, '/');
+    for (const f of this.o.pathFields)
+      if (typeof input[f] === 'string') return (input[f] as string).replace(/\\/g, '/');
     return undefined;
   }
 
@@ -114,7 +151,13 @@ export class SupersedeStaleReads implements Strategy {
           // A client's text-form tool output (Cline, Roo): its header names the tool and the path.
           const name = b.toolName;
           const kind = this.readSet.has(name) ? 'read' : this.editSet.has(name) ? 'edit' : 'other';
-          this.result(ctx, b.id, toolResultText(b.param), { path: b.toolTarget?.replace(/\\/g, '/'), kind, name }, false);
+          this.result(
+            ctx,
+            b.id,
+            toolResultText(b.param),
+            { path: b.toolTarget?.replace(/\\/g, '/'), kind, name },
+            false,
+          );
         }
       }
     }
@@ -131,11 +174,13 @@ export class SupersedeStaleReads implements Strategy {
       this.reads.set(use.path, list);
     }
     if (this.o.collapseDuplicates && text.length > this.o.minChars) {
-      // A fast 64-bit print of the text (no digest of the whole text through a crypto hash), confirmed by comparing the texts.
+      // A fast 64-bit print of the text (no digest of the whole text through a crypto hash), confirmed by comparing the
+      // texts.
       const [x, y] = hashString(text);
       const h = `${use.name}\0${text.length}:${x}:${y}`;
       const prev = this.byHash.get(h);
-      if (prev && prev.text === text) this.point(ctx, prev, `identical to the later ${use.name} result in message ${this.scanned}`);
+      if (prev && prev.text === text)
+        this.point(ctx, prev, `identical to the later ${use.name} result in message ${this.scanned}`);
       this.byHash.set(h, { blockId, pos: this.scanned, text });
     }
   }
@@ -143,7 +188,12 @@ export class SupersedeStaleReads implements Strategy {
   private supersede(ctx: StrategyContext, path: string, kind: 'read' | 'edit', pos: number): void {
     const list = this.reads.get(path);
     if (!list) return;
-    for (const s of list) this.point(ctx, s, `${path} was ${kind === 'read' ? 'read again' : 'edited'} later (message ${pos}); the newer content is what counts`);
+    for (const s of list)
+      this.point(
+        ctx,
+        s,
+        `${path} was ${kind === 'read' ? 'read again' : 'edited'} later (message ${pos}); the newer content is what counts`,
+      );
     this.reads.delete(path);
   }
 
@@ -152,7 +202,13 @@ export class SupersedeStaleReads implements Strategy {
     const { session } = ctx;
     const use = session.block(prev.blockId)!;
     const why = `a later ${name} call (message ${pos}) restates the whole state`;
-    if (use.param.type === 'tool_use' && !ctx.isPending(use.id) && !session.isPinned(use.id) && !session.isUserRestored(use.id) && !session.overlaysOnBlock(use.id).length) {
+    if (
+      use.param.type === 'tool_use' &&
+      !ctx.isPending(use.id) &&
+      !session.isPinned(use.id) &&
+      !session.isUserRestored(use.id) &&
+      !session.overlaysOnBlock(use.id).length
+    ) {
       const compact = compactInput(use.param.input, 0);
       if (compact) {
         const text = JSON.stringify(compact);
@@ -163,14 +219,24 @@ export class SupersedeStaleReads implements Strategy {
           ctx.propose({
             position: prev.pos,
             saved: before - after,
-            overlay: { kind: 'trim', blockId: use.id, text, author: `strategy:${this.name}`, reason: `stale: ${why}`, callIndex: ctx.callIndex, tokensBefore: before, tokensAfter: after },
+            overlay: {
+              kind: 'trim',
+              blockId: use.id,
+              text,
+              author: `strategy:${this.name}`,
+              reason: `stale: ${why}`,
+              callIndex: ctx.callIndex,
+              tokensBefore: before,
+              tokensAfter: after,
+            },
           });
         }
       }
     }
     const resultId = use.toolUseId ? session.toolResultBlockId(use.toolUseId) : undefined;
     const resultPos = resultId ? session.position(session.block(resultId)!.messageId) : undefined;
-    if (resultId && resultPos !== undefined && resultPos < pos) this.point(ctx, { blockId: resultId, pos: resultPos }, why);
+    if (resultId && resultPos !== undefined && resultPos < pos)
+      this.point(ctx, { blockId: resultId, pos: resultPos }, why);
   }
 
   private point(ctx: StrategyContext, s: Seen, why: string): void {

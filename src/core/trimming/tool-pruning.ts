@@ -23,14 +23,28 @@ export interface ToolPruningOptions {
   trigger: Trigger;
 }
 
-export const TOOL_PRUNING_DEFAULTS: ToolPruningOptions = { digest: false, digestRefs: DIGEST_DEFAULTS.maxRefs, trigger: { kind: 'always' } };
+export const TOOL_PRUNING_DEFAULTS: ToolPruningOptions = {
+  digest: false,
+  digestRefs: DIGEST_DEFAULTS.maxRefs,
+  trigger: { kind: 'always' },
+};
 
 export const TOOL_PRUNING_DOC: StrategyDoc = {
   name: 'tool-pruning',
   summary: 'Prior user turns keep only the prompt and the final answer; the current turn keeps everything.',
   options: [
-    { name: 'digest', type: 'boolean', default: false, description: 'leave a note with the reference ids of the hidden steps' },
-    { name: 'digestRefs', type: 'number', default: DIGEST_DEFAULTS.maxRefs, description: 'most reference ids a note lists (the most mentioned, then the most recent)' },
+    {
+      name: 'digest',
+      type: 'boolean',
+      default: false,
+      description: 'leave a note with the reference ids of the hidden steps',
+    },
+    {
+      name: 'digestRefs',
+      type: 'number',
+      default: DIGEST_DEFAULTS.maxRefs,
+      description: 'most reference ids a note lists (the most mentioned, then the most recent)',
+    },
   ],
 };
 
@@ -68,7 +82,11 @@ export class ToolPruning implements Strategy {
   private pruneTurn(ctx: StrategyContext, start: number, end: number): void {
     const { session } = ctx;
     let final = -1;
-    for (let p = end - 1; p > start; p--) if (session.messages[p].role === 'assistant') { final = p; break; }
+    for (let p = end - 1; p > start; p--)
+      if (session.messages[p].role === 'assistant') {
+        final = p;
+        break;
+      }
     const keep = this.protectedPositions(ctx, start, end);
     const last = final > 0 ? final - 1 : end - 1;
     if (this.o.digest && keep.size === 0 && last > start && !session.userText.inRange(start + 1, last)) {
@@ -97,7 +115,8 @@ export class ToolPruning implements Strategy {
         // The user's words stay; the tool results beside them go.
         for (const b of m.blocks) {
           // A result another strategy trimmed (or is about to) goes too, as its call goes: only the user's words stay.
-          if (session.userText.reasonOf(b.id) || session.overlaysOnBlock(b.id).some((o) => o.kind === 'prune')) continue;
+          if (session.userText.reasonOf(b.id) || session.overlaysOnBlock(b.id).some((o) => o.kind === 'prune'))
+            continue;
           this.prune(ctx, m.id, p, ctx.tokens.block(b.param).tokens, why, b.id);
         }
         continue;
@@ -131,7 +150,14 @@ export class ToolPruning implements Strategy {
     const before = ctx.index.rangeTokens(from, to + 1);
     if (before === 0) return;
     const shown = (ref: string): boolean => this.listed.has(ref) || kept.includes(ref);
-    const { text, refs } = digestNote(session, from, to, `${to - from + 1} intermediate messages of a prior turn omitted`, { ...DIGEST_DEFAULTS, maxRefs: this.o.digestRefs }, shown);
+    const { text, refs } = digestNote(
+      session,
+      from,
+      to,
+      `${to - from + 1} intermediate messages of a prior turn omitted`,
+      { ...DIGEST_DEFAULTS, maxRefs: this.o.digestRefs },
+      shown,
+    );
     for (const r of refs) this.listed.add(r);
     const after = ctx.tokens.text(text).tokens;
     if (after >= before) return;
@@ -171,7 +197,14 @@ export class ToolPruning implements Strategy {
     return keep;
   }
 
-  private prune(ctx: StrategyContext, messageId: string, pos: number, tokens: number, why: string, blockId?: string): void {
+  private prune(
+    ctx: StrategyContext,
+    messageId: string,
+    pos: number,
+    tokens: number,
+    why: string,
+    blockId?: string,
+  ): void {
     ctx.propose({
       position: pos,
       saved: tokens,

@@ -23,7 +23,10 @@ const MAX_REFUSAL_BYTES = 64 * 1024;
 /** The client's `anthropic-beta` with the diagnostics beta added (once). */
 export function withDiagnosticsBeta(headers: IncomingHttpHeaders): IncomingHttpHeaders {
   const raw = headers['anthropic-beta'];
-  const list = (Array.isArray(raw) ? raw.join(',') : (raw ?? '')).split(',').map((s) => s.trim()).filter(Boolean);
+  const list = (Array.isArray(raw) ? raw.join(',') : (raw ?? ''))
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   if (!list.includes(CACHE_DIAGNOSIS_BETA)) list.push(CACHE_DIAGNOSIS_BETA);
   return { ...headers, 'anthropic-beta': list.join(',') };
 }
@@ -64,7 +67,12 @@ export class CacheDiagnostics {
    * Send `body` (the request the proxy would send) with diagnostics; on a refusal, send
    * `body` itself and stop asking. `o` is what `forward` would get.
    */
-  send(req: IncomingMessage, res: ServerResponse, o: ForwardOptions & { body: Buffer }, previousMessageId: string | null): void {
+  send(
+    req: IncomingMessage,
+    res: ServerResponse,
+    o: ForwardOptions & { body: Buffer },
+    previousMessageId: string | null,
+  ): void {
     const asked = this.refused ? undefined : withDiagnosticsBody(o.body, previousMessageId);
     if (!asked) return forward(req, res, o);
     const target = upstreamUrl(o.upstream, req.url ?? '');
@@ -86,7 +94,9 @@ export class CacheDiagnostics {
         const text = Buffer.concat(chunks).toString('utf8');
         if (size <= MAX_REFUSAL_BYTES && refusesDiagnostics(status, text)) {
           this.refused = true;
-          this.notice(`cache diagnostics: ${target.origin} refused the diagnostics parameter; requests go as the client sent them from now on (local verdicts only)`);
+          this.notice(
+            `cache diagnostics: ${target.origin} refused the diagnostics parameter; requests go as the client sent them from now on (local verdicts only)`,
+          );
           return forward(req, res, o);
         }
         res.writeHead(status, ur.statusMessage, responseHeaders(ur.headers));

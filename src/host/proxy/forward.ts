@@ -5,14 +5,34 @@
  * and `host` names the upstream. Response bytes are written as they arrive (SSE is never
  * buffered); a client that goes away aborts the upstream request. Nothing here logs headers.
  */
-import http, { type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import http, {
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type ServerResponse,
+} from 'node:http';
 import https from 'node:https';
 import { NOT_ORIGIN_FORM, refusalBody, upstreamUrl } from '../request-guard';
 
 /** Connection-level headers a proxy must not forward (RFC 9110 §7.6.1). */
-const HOP_BY_HOP: ReadonlySet<string> = new Set(['connection', 'keep-alive', 'proxy-authenticate', 'proxy-authorization', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+const HOP_BY_HOP: ReadonlySet<string> = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-authenticate',
+  'proxy-authorization',
+  'proxy-connection',
+  'te',
+  'trailer',
+  'transfer-encoding',
+  'upgrade',
+]);
 
-export function forwardHeaders(h: IncomingHttpHeaders, target: URL, body: Buffer | undefined, identity: boolean): OutgoingHttpHeaders {
+export function forwardHeaders(
+  h: IncomingHttpHeaders,
+  target: URL,
+  body: Buffer | undefined,
+  identity: boolean,
+): OutgoingHttpHeaders {
   const out: OutgoingHttpHeaders = {};
   for (const [k, v] of Object.entries(h)) {
     if (v === undefined || HOP_BY_HOP.has(k) || k === 'host') continue;
@@ -54,7 +74,11 @@ function gatewayError(message: string): string {
 }
 
 /** Relay an upstream response to the client as it arrives. */
-export function relayResponse(ur: IncomingMessage, res: ServerResponse, o: Pick<ForwardOptions, 'onChunk' | 'onEnd'>): void {
+export function relayResponse(
+  ur: IncomingMessage,
+  res: ServerResponse,
+  o: Pick<ForwardOptions, 'onChunk' | 'onEnd'>,
+): void {
   res.writeHead(ur.statusCode ?? 502, ur.statusMessage, responseHeaders(ur.headers));
   res.flushHeaders();
   ur.on('data', (chunk: Buffer) => {
@@ -78,7 +102,11 @@ export function forward(req: IncomingMessage, res: ServerResponse, o: ForwardOpt
     return;
   }
   const mod = target.protocol === 'https:' ? https : http;
-  const up = mod.request(target, { method: req.method, headers: forwardHeaders(req.headers, target, o.body, o.identity ?? false) }, (ur) => relayResponse(ur, res, o));
+  const up = mod.request(
+    target,
+    { method: req.method, headers: forwardHeaders(req.headers, target, o.body, o.identity ?? false) },
+    (ur) => relayResponse(ur, res, o),
+  );
   up.on('error', (e) => {
     if (res.headersSent) {
       res.destroy();

@@ -110,7 +110,14 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
     }, BROADCAST_MS);
   };
   const diagnostics = o.cacheDiagnostics ? new CacheDiagnostics(o.notice ?? o.log ?? (() => undefined)) : undefined;
-  const engine = new ProxyEngine({ strategy: o.strategy ?? 'none', config: o.config, journalDir: o.journalDir, onChange: schedule, log: o.log, warn: o.warn });
+  const engine = new ProxyEngine({
+    strategy: o.strategy ?? 'none',
+    config: o.config,
+    journalDir: o.journalDir,
+    onChange: schedule,
+    log: o.log,
+    warn: o.warn,
+  });
   // Token counts the request path estimated from characters are made exact while idle: one
   // small step per event-loop turn, so requests and relayed streams interleave with it.
   let refining = false;
@@ -153,7 +160,14 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
     // session (or a journaled session that is not live may come back, or an action waits for a
     // cold cache, or the API is asked why calls missed), requests go through the engine.
     const sessionHeader = req.headers[SESSION_HEADER];
-    if (engine.strategy === 'none' && !engine.hasOverlays() && !engine.hasDeferred() && (!diagnostics || diagnostics.refused) && !engine.mayRestore({ [SESSION_HEADER]: sessionHeader })) return observe(req, res);
+    if (
+      engine.strategy === 'none' &&
+      !engine.hasOverlays() &&
+      !engine.hasDeferred() &&
+      (!diagnostics || diagnostics.refused) &&
+      !engine.mayRestore({ [SESSION_HEADER]: sessionHeader })
+    )
+      return observe(req, res);
     const read = await readCapped(req, MAX_MESSAGES_BODY_BYTES);
     if ('over' in read) return forward(req, res, { upstream, head: read.over });
     const raw = read.body;
@@ -172,7 +186,10 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
         engine.onResponse(f.sessionId, f.callIndex, facts);
       },
     };
-    const previous = diagnostics && f.sessionId !== undefined && f.callIndex !== undefined ? engine.verdicts.previousMessageId(f.sessionId, f.callIndex) : undefined;
+    const previous =
+      diagnostics && f.sessionId !== undefined && f.callIndex !== undefined
+        ? engine.verdicts.previousMessageId(f.sessionId, f.callIndex)
+        : undefined;
     if (diagnostics && previous !== undefined) diagnostics.send(req, res, relay, previous);
     else forward(req, res, relay);
     setImmediate(() =>
@@ -236,7 +253,10 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
   const route = (req: IncomingMessage, res: ServerResponse): void => {
     // The inspector's own paths are checked by its server; everything else is checked here.
     const h = req.headers;
-    const refused = refusal({ url: req.url, host: h.host, origin: h.origin, secFetchSite: h['sec-fetch-site'] }, req.socket.localPort ?? 0);
+    const refused = refusal(
+      { url: req.url, host: h.host, origin: h.origin, secFetchSite: h['sec-fetch-site'] },
+      req.socket.localPort ?? 0,
+    );
     if (refused) {
       res.writeHead(refused.status, { 'content-type': 'application/json' });
       res.end(refusalBody(refused));
@@ -249,7 +269,12 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
         if (!req.complete) o.log?.(`proxy: ${e instanceof Error ? e.message : String(e)}`);
         else engine.faults.report('handling a request', e);
         if (!res.headersSent) res.writeHead(502, { 'content-type': 'application/json' });
-        res.end(JSON.stringify({ type: 'error', error: { type: 'api_error', message: 'Trimline proxy: could not read the request' } }));
+        res.end(
+          JSON.stringify({
+            type: 'error',
+            error: { type: 'api_error', message: 'Trimline proxy: could not read the request' },
+          }),
+        );
       });
       return;
     }
@@ -261,7 +286,10 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
   const status = (req: IncomingMessage, res: ServerResponse): void => {
     const key = new URL(req.url ?? '/', 'http://127.0.0.1').searchParams.get('session') ?? '';
     const facts = key ? sessionStatus(engine, key) : undefined;
-    res.writeHead(facts ? 200 : 404, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+    res.writeHead(facts ? 200 : 404, {
+      'content-type': 'application/json; charset=utf-8',
+      'cache-control': 'no-store',
+    });
     res.end(JSON.stringify(facts ?? { error: key ? `no proxied session ${key}` : 'pass ?session=<id>' }));
   };
 

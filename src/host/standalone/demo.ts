@@ -61,10 +61,16 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
   const strategy = o.strategy ?? 'default';
   const handle = openAgentSession({ dir: join(workspace, '.trimline', 'sessions') });
   const config = resolveAgentConfig(model ? { baseURL: model.url, apiKey: 'offline-demo', strategy } : { strategy });
-  const loop = new AgentLoop({ session: handle.session, workspace: new NodeWorkspace(workspace, { trusted: true, allowExec: false }), config, journal: handle.journal });
+  const loop = new AgentLoop({
+    session: handle.session,
+    workspace: new NodeWorkspace(workspace, { trusted: true, allowExec: false }),
+    config,
+    journal: handle.journal,
+  });
   const inspector = new LiveInspector(loop.engine, {
     sessionId: handle.sessionId,
-    title: () => `Demo: ${handle.session.messages.find((m) => m.role === 'user')?.blocks[0]?.param.type === 'text' ? DEMO_PROMPTS[0] : 'new session'}`,
+    title: () =>
+      `Demo: ${handle.session.messages.find((m) => m.role === 'user')?.blocks[0]?.param.type === 'text' ? DEMO_PROMPTS[0] : 'new session'}`,
     strategy,
     strategies: ['default', 'none', ...strategyNames()],
     onVerdict: (v) => handle.journal.recordVerdict(`agent:${handle.sessionId}`, v),
@@ -90,7 +96,9 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
   });
   loop.on('tool-result', (e) => log(`  ${e.result.is_error ? '✗' : '✓'} ${e.name}`));
   loop.on('error', (e) => log(`  error: ${e.error.message}`));
-  log(`Trimline demo: ${model ? 'offline model (local Anthropic-compatible server)' : 'your ANTHROPIC endpoint'}, strategy ${strategy}`);
+  log(
+    `Trimline demo: ${model ? 'offline model (local Anthropic-compatible server)' : 'your ANTHROPIC endpoint'}, strategy ${strategy}`,
+  );
   log(`Workspace: ${workspace}`);
   // The inspector needs a first prompt in the session to draw a request: serve once it is there.
   let firstMessage!: () => void;
@@ -108,7 +116,9 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
       if (!o.fast) await new Promise((res) => setTimeout(res, TURN_PAUSE_MS));
     }
     const t = loop.ledger.session;
-    log(`\nDone: ${handle.session.calls.length} calls, $${t.cost.toFixed(4)} (${t.cacheReadTokens} tokens read from the cache). The inspector stays open: pin or trim something, then send another prompt from it; Ctrl+C to stop.`);
+    log(
+      `\nDone: ${handle.session.calls.length} calls, $${t.cost.toFixed(4)} (${t.cacheReadTokens} tokens read from the cache). The inspector stays open: pin or trim something, then send another prompt from it; Ctrl+C to stop.`,
+    );
     scripted = false;
   })();
   // Prompts from the inspector, once the scripted ones are done: one turn at a time.
@@ -133,12 +143,19 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
       // Undefined until the session has a request: the page shows its empty state (no actions).
       snapshot: (): InspectorSnapshot | undefined => inspector.snapshot(),
       handle: (req: WebviewRequest) => {
-        if (req.op === 'canPrompt') return { placeholder: 'Ask the demo agent something else (after pinning or trimming, to see the effect on its next call)' };
+        if (req.op === 'canPrompt')
+          return {
+            placeholder:
+              'Ask the demo agent something else (after pinning or trimming, to see the effect on its next call)',
+          };
         if (req.op === 'send') return prompt(req.text);
         return inspector.handle(req);
       },
     },
-    { port: o.port, mutates: (r) => !['originals', 'diff', 'price', 'sessions', 'head', 'canPrompt', 'send'].includes(r.op) },
+    {
+      port: o.port,
+      mutates: (r) => !['originals', 'diff', 'price', 'sessions', 'head', 'canPrompt', 'send'].includes(r.op),
+    },
   );
   log(`Inspector: ${server.pageUrl}  (open it in a browser)`);
   return {
@@ -163,6 +180,7 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
 function indent(text: string): string {
   const lines = text.trim().split('\n');
   const shown = lines.slice(0, MAX_ANSWER_LINES).map((l) => `  ${l}`);
-  if (lines.length > MAX_ANSWER_LINES) shown.push(`  … (${lines.length - MAX_ANSWER_LINES} more lines in the inspector)`);
+  if (lines.length > MAX_ANSWER_LINES)
+    shown.push(`  … (${lines.length - MAX_ANSWER_LINES} more lines in the inspector)`);
   return shown.join('\n');
 }

@@ -6,7 +6,14 @@ import { ReplayInspector } from './replay-inspector';
 import { startInspectorServer, type InspectorServer } from './server';
 
 export { ReplayInspector } from './replay-inspector';
-export { startInspectorServer, findRoot, LOOPBACK, type InspectorBackend, type InspectorServer, type InspectorServerOptions } from './server';
+export {
+  startInspectorServer,
+  findRoot,
+  LOOPBACK,
+  type InspectorBackend,
+  type InspectorServer,
+  type InspectorServerOptions,
+} from './server';
 
 export interface ServeOptions {
   strategy: string;
@@ -19,9 +26,16 @@ export interface ServeOptions {
 }
 
 /** Replay a transcript and serve its inspector on 127.0.0.1. */
-export async function serveTranscript(file: string, o: ServeOptions): Promise<{ server: InspectorServer; inspector: ReplayInspector }> {
+export async function serveTranscript(
+  file: string,
+  o: ServeOptions,
+): Promise<{ server: InspectorServer; inspector: ReplayInspector }> {
   const imp = o.imported ?? importTranscript(file);
   const inspector = new ReplayInspector(imp, { strategy: o.strategy, config: o.config, callNumber: o.callNumber });
-  const server = await startInspectorServer(inspector, { port: o.port, root: o.root, mutates: (r) => ReplayInspector.mutates(r) });
+  const server = await startInspectorServer(inspector, {
+    port: o.port,
+    root: o.root,
+    mutates: (r) => ReplayInspector.mutates(r),
+  });
   return { server, inspector };
 }

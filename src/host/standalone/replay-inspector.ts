@@ -8,7 +8,15 @@
 import { basename } from 'node:path';
 import { replay, type ContextEngine, type PreparedCall } from '../../core/engine';
 import { inferClientPrefix } from '../../core/report';
-import { answerInspectorRequest, applyUserAction, buildSnapshot, CallHistory, InspectorActionError, isInspectorRequest, type UserAction } from '../../core/inspect';
+import {
+  answerInspectorRequest,
+  applyUserAction,
+  buildSnapshot,
+  CallHistory,
+  InspectorActionError,
+  isInspectorRequest,
+  type UserAction,
+} from '../../core/inspect';
 import { INFERRED_NOTE, inferredHeadRows, transcriptBill, type TranscriptBill } from '../../core/report';
 import type { ImportedSession } from '../../core/session/types';
 import { createPipeline, strategyNames, type PipelineConfig } from '../../core/trimming';
@@ -63,11 +71,17 @@ export class ReplayInspector {
         this.engine = r.value;
         break;
       }
-      history ??= new CallHistory(r.value.engine.session, r.value.prepared.body.model, r.value.engine.tokens, r.value.engine.ttl);
+      history ??= new CallHistory(
+        r.value.engine.session,
+        r.value.prepared.body.model,
+        r.value.engine.tokens,
+        r.value.engine.ttl,
+      );
       history.record(r.value.prepared, r.value.now, undefined, this.o.callNumber?.(r.value.call.index));
       last = r.value.now;
     }
-    this.history = history ?? new CallHistory(this.engine.session, this.engine.model, this.engine.tokens, this.engine.ttl);
+    this.history =
+      history ?? new CallHistory(this.engine.session, this.engine.model, this.engine.tokens, this.engine.ttl);
     this.now = (last || Date.now()) + NEXT_CALL_GAP_MS;
     for (const a of this.actions) {
       try {
@@ -82,7 +96,12 @@ export class ReplayInspector {
   private prepareNext(): void {
     const n = this.engine.session.messages.length;
     this.epochStart = this.engine.builder.epochStart(this.engine.session, n);
-    this.next = this.engine.prepare({ callIndex: this.history.length, upTo: n, epochStart: this.epochStart, now: this.now });
+    this.next = this.engine.prepare({
+      callIndex: this.history.length,
+      upTo: n,
+      epochStart: this.epochStart,
+      now: this.now,
+    });
     this.cached = undefined;
   }
 
@@ -131,7 +150,14 @@ export class ReplayInspector {
 
   /** Whether a request changes the snapshot (the server then pushes a new one). */
   static mutates(req: WebviewRequest): boolean {
-    return req.op === 'pin' || req.op === 'unpin' || req.op === 'trim' || req.op === 'restore' || req.op === 'compact' || req.op === 'setStrategy';
+    return (
+      req.op === 'pin' ||
+      req.op === 'unpin' ||
+      req.op === 'trim' ||
+      req.op === 'restore' ||
+      req.op === 'compact' ||
+      req.op === 'setStrategy'
+    );
   }
 
   /** Handle one request; throws InspectorActionError with a message for the user. */
@@ -141,7 +167,10 @@ export class ReplayInspector {
         this.actions.push(action);
         this.prepareNext();
       };
-      return answerInspectorRequest({ engine: this.engine, history: this.history, callIndex: this.history.length, next: () => this.next, applied }, req);
+      return answerInspectorRequest(
+        { engine: this.engine, history: this.history, callIndex: this.history.length, next: () => this.next, applied },
+        req,
+      );
     }
     switch (req.op) {
       case 'head':
@@ -157,7 +186,9 @@ export class ReplayInspector {
         return { message: `Replayed ${this.history.length} calls with strategy ${req.spec}` };
       }
       default:
-        throw new InspectorActionError(`"${req.op}" is not available in the standalone inspector (it replays a recorded transcript)`);
+        throw new InspectorActionError(
+          `"${req.op}" is not available in the standalone inspector (it replays a recorded transcript)`,
+        );
     }
   }
 }

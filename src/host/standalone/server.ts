@@ -25,7 +25,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import type { AddressInfo } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { diffSnapshots, InspectorActionError, inspectorCsp, inspectorHtml, SnapshotStream } from '../../core/inspect';
-import { parseWebviewMessage, type HostMessage, type InspectorAction, type InspectorSnapshot, type SnapshotDelta, type WebviewRequest } from '../../protocol';
+import {
+  parseWebviewMessage,
+  type HostMessage,
+  type InspectorAction,
+  type InspectorSnapshot,
+  type SnapshotDelta,
+  type WebviewRequest,
+} from '../../protocol';
 import { newAccessToken, requestToken, tokenMatches, urlWithToken } from '../access-token';
 import { CLIENT_TIMEOUTS, dropStalledBody, timeoutServerOptions, type ClientTimeouts } from '../client-timeouts';
 import { refusal } from '../request-guard';
@@ -117,9 +124,20 @@ export function findRoot(from: string = __dirname): string {
   }
 }
 
-const SECURITY_HEADERS = { 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer', 'Cache-Control': 'no-store', 'Cross-Origin-Resource-Policy': 'same-origin' };
+const SECURITY_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+  'Cache-Control': 'no-store',
+  'Cross-Origin-Resource-Policy': 'same-origin',
+};
 
-function send(res: ServerResponse, status: number, type: string, body: string | Buffer, extra: Record<string, string> = {}): void {
+function send(
+  res: ServerResponse,
+  status: number,
+  type: string,
+  body: string | Buffer,
+  extra: Record<string, string> = {},
+): void {
   res.writeHead(status, { ...SECURITY_HEADERS, 'Content-Type': type, ...extra });
   res.end(body);
 }
@@ -135,14 +153,22 @@ function readBody(req: IncomingMessage): Promise<string> {
       size += c.length;
       if (size <= MAX_REQUEST_BYTES) chunks.push(c);
     });
-    req.on('end', () => (size > MAX_REQUEST_BYTES ? fail(new TooLarge('request too large')) : ok(Buffer.concat(chunks).toString('utf8'))));
+    req.on('end', () =>
+      size > MAX_REQUEST_BYTES ? fail(new TooLarge('request too large')) : ok(Buffer.concat(chunks).toString('utf8')),
+    );
     req.on('error', fail);
   });
 }
 
-export async function startInspectorServer(backend: InspectorBackend, opts: InspectorServerOptions = {}): Promise<InspectorServer> {
+export async function startInspectorServer(
+  backend: InspectorBackend,
+  opts: InspectorServerOptions = {},
+): Promise<InspectorServer> {
   const root = opts.root ?? findRoot();
-  const mutates = opts.mutates ?? ((r: WebviewRequest) => r.op !== 'originals' && r.op !== 'diff' && r.op !== 'price' && r.op !== 'sessions' && r.op !== 'head');
+  const mutates =
+    opts.mutates ??
+    ((r: WebviewRequest) =>
+      r.op !== 'originals' && r.op !== 'diff' && r.op !== 'price' && r.op !== 'sessions' && r.op !== 'head');
   const clients = new Set<Client>();
   let port = 0;
 
@@ -155,7 +181,8 @@ export async function startInspectorServer(backend: InspectorBackend, opts: Insp
     return snapshot ? { type: 'snapshot', snapshot } : { type: 'empty', actions: [...(backend.emptyActions ?? [])] };
   };
   /** Empty-state actions are taken only while the empty state is what the page shows. */
-  const offered = (action: InspectorAction): boolean => !backend.snapshot() && (backend.emptyActions ?? []).includes(action);
+  const offered = (action: InspectorAction): boolean =>
+    !backend.snapshot() && (backend.emptyActions ?? []).includes(action);
   /**
    * Every stream gets what brings it from its last snapshot to the current one: the
    * delta is computed once per distinct last snapshot (usually one for all pages).
@@ -172,7 +199,12 @@ export async function startInspectorServer(backend: InspectorBackend, opts: Insp
       return;
     }
     const deltas = new Map<InspectorSnapshot, SnapshotDelta | undefined>();
-    const diff = (base: InspectorSnapshot, next: InspectorSnapshot, baseRevision: number, revision: number): SnapshotDelta | undefined => {
+    const diff = (
+      base: InspectorSnapshot,
+      next: InspectorSnapshot,
+      baseRevision: number,
+      revision: number,
+    ): SnapshotDelta | undefined => {
       if (!deltas.has(base)) deltas.set(base, diffSnapshots(base, next, 0, 1));
       const d = deltas.get(base);
       return d && { ...d, base: baseRevision, revision };
@@ -192,17 +224,29 @@ export async function startInspectorServer(backend: InspectorBackend, opts: Insp
 
   const page = (res: ServerResponse): void => {
     const nonce = randomBytes(18).toString('base64');
-    const o = { cspSource: "'self'", nonce, connectSrc: "'self'", scriptUri: '/assets/inspector.js', styleUri: '/assets/inspector.css' };
-    send(res, 200, 'text/html; charset=utf-8', inspectorHtml(o), { 'Content-Security-Policy': `${inspectorCsp(o)}; frame-ancestors 'none'`, 'X-Frame-Options': 'DENY' });
+    const o = {
+      cspSource: "'self'",
+      nonce,
+      connectSrc: "'self'",
+      scriptUri: '/assets/inspector.js',
+      styleUri: '/assets/inspector.css',
+    };
+    send(res, 200, 'text/html; charset=utf-8', inspectorHtml(o), {
+      'Content-Security-Policy': `${inspectorCsp(o)}; frame-ancestors 'none'`,
+      'X-Frame-Options': 'DENY',
+    });
   };
 
   const api = async (req: IncomingMessage, res: ServerResponse, client: string | undefined): Promise<void> => {
-    if (!/^application\/json\b/.test(req.headers['content-type'] ?? '')) return send(res, 415, 'text/plain', 'expected application/json');
+    if (!/^application\/json\b/.test(req.headers['content-type'] ?? ''))
+      return send(res, 415, 'text/plain', 'expected application/json');
     let parsed: unknown;
     try {
       parsed = JSON.parse(await readBody(req));
     } catch (e) {
-      return e instanceof TooLarge ? send(res, 413, 'text/plain', 'request too large') : send(res, 400, 'text/plain', 'invalid JSON');
+      return e instanceof TooLarge
+        ? send(res, 413, 'text/plain', 'request too large')
+        : send(res, 400, 'text/plain', 'invalid JSON');
     }
     const msg = parseWebviewMessage(parsed);
     if (!msg) return send(res, 400, 'text/plain', 'not a valid webview message');
@@ -211,7 +255,12 @@ export async function startInspectorServer(backend: InspectorBackend, opts: Insp
       if (resync(client)) return send(res, 200, 'application/json; charset=utf-8', '[]');
       reply = current();
     } else if (msg.request.op === 'runAction' && !offered(msg.request.action)) {
-      reply = { type: 'response', id: msg.id, ok: false, error: `"${msg.request.action}" is not offered by this inspector` };
+      reply = {
+        type: 'response',
+        id: msg.id,
+        ok: false,
+        error: `"${msg.request.action}" is not offered by this inspector`,
+      };
     } else {
       try {
         const result = backend.handle(msg.request);
@@ -226,7 +275,11 @@ export async function startInspectorServer(backend: InspectorBackend, opts: Insp
   };
 
   const events = (res: ServerResponse, id: string | undefined): void => {
-    res.writeHead(200, { ...SECURITY_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8', Connection: 'keep-alive' });
+    res.writeHead(200, {
+      ...SECURITY_HEADERS,
+      'Content-Type': 'text/event-stream; charset=utf-8',
+      Connection: 'keep-alive',
+    });
     res.write(': connected\n\n');
     // A page that reconnects with the same id replaces its old stream.
     for (const c of clients) if (id !== undefined && c.id === id) clients.delete(c);
@@ -245,7 +298,8 @@ export async function startInspectorServer(backend: InspectorBackend, opts: Insp
     dropStalledBody(req, res, timeouts.bodyStallMs);
     const path = (req.url ?? '/').split('?')[0];
     if (opts.fallback && !isInspectorPath(path)) return opts.fallback(req, res);
-    // The same guard as the proxy's paths (request-guard.ts): an origin-form target, loopback Host, own Origin, no cross-site request.
+    // The same guard as the proxy's paths (request-guard.ts): an origin-form target, loopback Host, own Origin, no
+    // cross-site request.
     const h = req.headers;
     const refused = refusal({ url: req.url, host: h.host, origin: h.origin, secFetchSite: h['sec-fetch-site'] }, port);
     if (refused) return send(res, refused.status, 'text/plain', `forbidden: ${refused.message}`);
@@ -253,12 +307,14 @@ export async function startInspectorServer(backend: InspectorBackend, opts: Insp
     const needsToken = !Object.hasOwn(ASSETS, path);
     if (needsToken && !tokenMatches(token, requestToken(req))) return send(res, 403, 'text/plain', NO_TOKEN);
     // A host's own /api/ paths (the proxy's /api/status) answer after the same checks and the token.
-    if (opts.fallback && path.startsWith('/api/') && path !== '/api/request' && path !== '/api/events') return opts.fallback(req, res);
+    if (opts.fallback && path.startsWith('/api/') && path !== '/api/request' && path !== '/api/events')
+      return opts.fallback(req, res);
     if (req.method === 'POST' && path === '/api/request') {
       api(req, res, clientOf(req.url)).catch((e: unknown) => send(res, 500, 'text/plain', String(e)));
       return;
     }
-    if (req.method !== 'GET' && req.method !== 'HEAD') return send(res, 405, 'text/plain', 'method not allowed', { Allow: 'GET, POST' });
+    if (req.method !== 'GET' && req.method !== 'HEAD')
+      return send(res, 405, 'text/plain', 'method not allowed', { Allow: 'GET, POST' });
     if (path === '/' || path === '/index.html') return page(res);
     if (path === '/api/events') return events(res, clientOf(req.url));
     const asset = ASSETS[path];

@@ -26,7 +26,9 @@ const CUSTOM_ENDPOINT_SINCE: readonly [number, number] = [1, 122];
 
 /** The extension of an agent, if installed (ids match case-insensitively). */
 function extensionOf(agent: AgentId): vscode.Extension<unknown> | undefined {
-  return agentInfo(agent).extensions.map((id) => vscode.extensions.getExtension(id)).find((e) => e !== undefined);
+  return agentInfo(agent)
+    .extensions.map((id) => vscode.extensions.getExtension(id))
+    .find((e) => e !== undefined);
 }
 
 function atLeast(version: string, [major, minor]: readonly [number, number]): boolean {
@@ -157,7 +159,12 @@ export class AgentRouting {
     if (chosen.length === 0) return;
     // Planned again together: two agents' settings in one file both land.
     const plans = planAgents(chosen, url, p, readText);
-    const record2 = applyRoute(this.dir, url, scope, plans.flatMap((pl) => pl.changes));
+    const record2 = applyRoute(
+      this.dir,
+      url,
+      scope,
+      plans.flatMap((pl) => pl.changes),
+    );
     const routed = plans.map((pl) => pl.agent).join(', ');
     this.deps.log.info(`route: ${routed} → ${url}; ${record2.changes.length} file(s) journaled in ${this.dir}`);
     for (const pl of plans) this.awaiting.add(pl.agent as ClientKind);
@@ -232,4 +239,3 @@ export class AgentRouting {
     else void vscode.window.showInformationMessage(msg);
   }
 }
-

@@ -71,7 +71,10 @@ export class Approvals implements vscode.TextDocumentContentProvider, vscode.Dis
     return !approved ? 'deny' : always ? 'server' : 'once';
   };
 
-  /** Approval of an edit (VscodeWorkspace option); a write into `.git` or `.trimline` is always asked (editNeedsApproval). */
+  /**
+   * Approval of an edit (VscodeWorkspace option); a write into `.git` or `.trimline` is always asked
+   * (editNeedsApproval).
+   */
   edit = async (p: EditProposal): Promise<boolean> => {
     if (!editNeedsApproval(this.mode(), p.protected !== undefined)) return true;
     const { added, removed } = lineStats(p.before, p.after);
@@ -81,11 +84,17 @@ export class Approvals implements vscode.TextDocumentContentProvider, vscode.Dis
     return this.ask({ tool: p.isNew ? 'write_file' : 'edit_file', detail, edit }, p);
   };
 
-  private async ask(card: { tool: string; detail: string; edit?: EditSummary }, proposal?: EditProposal): Promise<boolean> {
+  private async ask(
+    card: { tool: string; detail: string; edit?: EditSummary },
+    proposal?: EditProposal,
+  ): Promise<boolean> {
     return (await this.askFull(card, proposal)).approved;
   }
 
-  private askFull(card: { tool: string; detail: string; edit?: EditSummary; mcp?: McpApprovalInfo }, proposal?: EditProposal): Promise<{ approved: boolean; always: boolean }> {
+  private askFull(
+    card: { tool: string; detail: string; edit?: EditSummary; mcp?: McpApprovalInfo },
+    proposal?: EditProposal,
+  ): Promise<{ approved: boolean; always: boolean }> {
     const requestId = `ap${++this.seq}`;
     return new Promise((resolve) => {
       this.pending.set(requestId, { resolve: (approved, always) => resolve({ approved, always }), proposal });
@@ -98,7 +107,9 @@ export class Approvals implements vscode.TextDocumentContentProvider, vscode.Dis
     const p = this.pending.get(requestId);
     if (!p) throw new Error('this approval is no longer pending');
     this.settle(requestId, p, approved, always);
-    this.log(`${approved ? 'approved' : 'denied'}${always ? ' (always, for this server)' : ''} by user: ${p.proposal ? p.proposal.path : 'command'}`);
+    this.log(
+      `${approved ? 'approved' : 'denied'}${always ? ' (always, for this server)' : ''} by user: ${p.proposal ? p.proposal.path : 'command'}`,
+    );
   }
 
   private settle(requestId: string, p: Pending, approved: boolean, always = false): void {
@@ -123,7 +134,9 @@ export class Approvals implements vscode.TextDocumentContentProvider, vscode.Dis
 
   /** Close the review tab of a settled edit (it would show a stale proposal). */
   private async closeDiff(proposed: string): Promise<void> {
-    const tabs = vscode.window.tabGroups.all.flatMap((g) => g.tabs).filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === proposed);
+    const tabs = vscode.window.tabGroups.all
+      .flatMap((g) => g.tabs)
+      .filter((t) => t.input instanceof vscode.TabInputTextDiff && t.input.modified.toString() === proposed);
     if (tabs.length) await vscode.window.tabGroups.close(tabs, true);
   }
 
@@ -139,7 +152,10 @@ export class Approvals implements vscode.TextDocumentContentProvider, vscode.Dis
       left = vscode.Uri.from({ scheme: PROPOSED_SCHEME, path: `/${requestId}/empty/${p.path.replace(/^\/+/, '')}` });
       this.proposed.set(left.toString(), '');
     }
-    await vscode.commands.executeCommand('vscode.diff', left, right, `${p.path} ↔ proposed by Trimline`, { preview: true, preserveFocus: false });
+    await vscode.commands.executeCommand('vscode.diff', left, right, `${p.path} ↔ proposed by Trimline`, {
+      preview: true,
+      preserveFocus: false,
+    });
   }
 
   dispose(): void {

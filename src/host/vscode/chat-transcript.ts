@@ -42,7 +42,11 @@ export class ChatTranscript {
     this.post({ kind: 'reset' });
     this.post(workspace);
     this.post(status);
-    if (this.dropped) this.post({ kind: 'notice', text: `${this.dropped} earlier events are not shown here; the inspector has the whole session.` });
+    if (this.dropped)
+      this.post({
+        kind: 'notice',
+        text: `${this.dropped} earlier events are not shown here; the inspector has the whole session.`,
+      });
     for (const e of this.events) this.post(e);
   }
 
@@ -62,7 +66,9 @@ export function chatEventsOf(e: AgentEvent): ChatEvent[] {
     case 'text-delta':
       return [{ kind: 'text-delta', id: assistantId(e.callIndex), text: e.text }];
     case 'tool-start':
-      return [{ kind: 'tool-call', id: assistantId(e.callIndex), toolUseId: e.toolUseId, name: e.name, input: e.input }];
+      return [
+        { kind: 'tool-call', id: assistantId(e.callIndex), toolUseId: e.toolUseId, name: e.name, input: e.input },
+      ];
     case 'tool-result':
       return [{ kind: 'tool-result', toolUseId: e.toolUseId, content: e.result.content, isError: e.result.is_error }];
     case 'retry':
@@ -89,7 +95,13 @@ export function chatEventsOf(e: AgentEvent): ChatEvent[] {
 function resultText(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((c: unknown) => (typeof c === 'object' && c !== null && (c as { type?: unknown }).type === 'text' ? String((c as { text?: unknown }).text ?? '') : '[non-text content]')).join('\n');
+  return content
+    .map((c: unknown) =>
+      typeof c === 'object' && c !== null && (c as { type?: unknown }).type === 'text'
+        ? String((c as { text?: unknown }).text ?? '')
+        : '[non-text content]',
+    )
+    .join('\n');
 }
 
 /** The chat of a stored session, rebuilt from its log (for Resume). */
@@ -101,7 +113,13 @@ export function historyEvents(session: Session): ChatEvent[] {
       for (const b of m.blocks) {
         const p = b.param;
         if (p.type === 'text' && p.text.trim()) out.push({ kind: 'user', id: `${m.id}.${b.index}`, text: p.text });
-        else if (p.type === 'tool_result') out.push({ kind: 'tool-result', toolUseId: p.tool_use_id, content: resultText(p.content), isError: p.is_error === true });
+        else if (p.type === 'tool_result')
+          out.push({
+            kind: 'tool-result',
+            toolUseId: p.tool_use_id,
+            content: resultText(p.content),
+            isError: p.is_error === true,
+          });
       }
       continue;
     }
@@ -110,9 +128,14 @@ export function historyEvents(session: Session): ChatEvent[] {
     for (const b of m.blocks) {
       const p = b.param;
       if (p.type === 'text') out.push({ kind: 'text-delta', id, text: p.text });
-      else if (p.type === 'tool_use') out.push({ kind: 'tool-call', id, toolUseId: p.id, name: p.name, input: p.input });
+      else if (p.type === 'tool_use')
+        out.push({ kind: 'tool-call', id, toolUseId: p.id, name: p.name, input: p.input });
     }
-    if (m.meta.interrupted) out.push({ kind: 'notice', text: 'This answer was interrupted (stopped or cut off); it is not sent back as complete.' });
+    if (m.meta.interrupted)
+      out.push({
+        kind: 'notice',
+        text: 'This answer was interrupted (stopped or cut off); it is not sent back as complete.',
+      });
   }
   return out;
 }

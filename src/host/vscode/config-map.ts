@@ -74,7 +74,8 @@ export function pipelineConfigFrom(raw: unknown): PipelineConfig {
   const recent = num(o.minRecentMessages, 0);
   set('atomic-window', 'minRecentKeep', recent === undefined ? undefined : Math.floor(recent));
   if (isObj(o.strategies)) {
-    for (const [name, opts] of Object.entries(o.strategies)) if (isObj(opts)) strategies[name] = { ...strategies[name], ...opts };
+    for (const [name, opts] of Object.entries(o.strategies))
+      if (isObj(opts)) strategies[name] = { ...strategies[name], ...opts };
   }
   const config: PipelineConfig = {};
   if (Object.keys(strategies).length) config.strategies = strategies;
@@ -121,5 +122,7 @@ export function readSettings(get: (key: string) => unknown): TrimlineSettings {
 export function redactSecrets(text: string, secrets: readonly (string | undefined)[] = []): string {
   let out = text;
   for (const s of secrets) if (s && s.length >= 8) out = out.split(s).join('[redacted]');
-  return out.replace(/sk-ant-[A-Za-z0-9_-]{8,}/g, 'sk-ant-[redacted]').replace(/("?(?:x-api-key|authorization)"?\s*[:=]\s*"?)(?:Bearer\s+)?[^",\s}]+/gi, '$1[redacted]');
+  return out
+    .replace(/sk-ant-[A-Za-z0-9_-]{8,}/g, 'sk-ant-[redacted]')
+    .replace(/("?(?:x-api-key|authorization)"?\s*[:=]\s*"?)(?:Bearer\s+)?[^",\s}]+/gi, '$1[redacted]');
 }

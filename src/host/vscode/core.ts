@@ -43,11 +43,19 @@ class TrimlineCore implements Core {
     const { log } = deps;
     this.routing = new ProxyRouting(deps, () => {
       const cfg = vscode.workspace.getConfiguration('trimline.proxy');
-      return { strategy: cfg.get<string>('strategy') || 'none', upstream: cfg.get<string>('upstream') || undefined, cacheDiagnostics: cfg.get<boolean>('cacheDiagnostics') ?? false };
+      return {
+        strategy: cfg.get<string>('strategy') || 'none',
+        upstream: cfg.get<string>('upstream') || undefined,
+        cacheDiagnostics: cfg.get<boolean>('cacheDiagnostics') ?? false,
+      };
     });
     this.agents = new AgentRouting(deps, this.routing);
     this.transcript = new ChatTranscript((e) => deps.postChat(e));
-    this.approvals = new Approvals((e) => this.transcript.push(e), () => this.settings().approval, (line) => log.info(line));
+    this.approvals = new Approvals(
+      (e) => this.transcript.push(e),
+      () => this.settings().approval,
+      (line) => log.info(line),
+    );
     const folder = vscode.workspace.workspaceFolders?.[0];
     if (folder) {
       this.workspace = new VscodeWorkspace(folder.uri, {
@@ -55,8 +63,17 @@ class TrimlineCore implements Core {
         onEdited: (p) => log.info(`${p.isNew ? 'created' : 'edited'} ${p.path} (undoable edit, saved)`),
       });
     }
-    this.mcp = new McpHost(folder?.uri.fsPath, { secrets: deps.context.secrets, log, approvals: this.approvals, changed: () => this.changed(false) });
-    this.disposables.push(this.approvals, this.mcp, vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, this.approvals));
+    this.mcp = new McpHost(folder?.uri.fsPath, {
+      secrets: deps.context.secrets,
+      log,
+      approvals: this.approvals,
+      changed: () => this.changed(false),
+    });
+    this.disposables.push(
+      this.approvals,
+      this.mcp,
+      vscode.workspace.registerTextDocumentContentProvider(PROPOSED_SCHEME, this.approvals),
+    );
   }
 
   private settings(): TrimlineSettings {
@@ -70,8 +87,15 @@ class TrimlineCore implements Core {
   }
 
   private workspaceEvent(): ChatEvent {
-    if (!this.workspace) return { kind: 'workspace', trusted: vscode.workspace.isTrusted, notice: 'Open a folder to let Trimline work on its files.' };
-    return vscode.workspace.isTrusted ? { kind: 'workspace', trusted: true } : { kind: 'workspace', trusted: false, notice: RESTRICTED_NOTICE };
+    if (!this.workspace)
+      return {
+        kind: 'workspace',
+        trusted: vscode.workspace.isTrusted,
+        notice: 'Open a folder to let Trimline work on its files.',
+      };
+    return vscode.workspace.isTrusted
+      ? { kind: 'workspace', trusted: true }
+      : { kind: 'workspace', trusted: false, notice: RESTRICTED_NOTICE };
   }
 
   private async open(sessionId?: string): Promise<LiveSession> {
@@ -140,7 +164,12 @@ class TrimlineCore implements Core {
     const tokens = (t: string): number => (loop ? loop.engine.tokens.text(t).tokens : Math.ceil(t.length / 4));
     const toolsTokens = (loop?.session.tools ?? []).reduce((sum, d) => sum + tokens(JSON.stringify(d)), 0);
     const last = loop?.session.calls.at(-1)?.usage;
-    const info = this.mcp.inspectorInfo(tokens, toolsTokens, last ? totalInput(last) : 0, loop?.config.model ?? this.settings().model);
+    const info = this.mcp.inspectorInfo(
+      tokens,
+      toolsTokens,
+      last ? totalInput(last) : 0,
+      loop?.config.model ?? this.settings().model,
+    );
     return info ? { type: 'mcp', info } : undefined;
   }
 
@@ -229,16 +258,23 @@ class TrimlineCore implements Core {
       if (panel.source.kind !== 'import') throw new Error('not an import panel');
       const s = this.settings();
       const imp = loadTranscript(panel.source.file);
-      backend = new ReplayInspector(imp, { strategy: panel.source.strategy ?? s.strategy, config: s.pipeline, title: path.basename(panel.source.file) });
+      backend = new ReplayInspector(imp, {
+        strategy: panel.source.strategy ?? s.strategy,
+        config: s.pipeline,
+        title: path.basename(panel.source.file),
+      });
       this.imports.set(panel, backend);
-      this.deps.log.info(`imported ${panel.source.file} (strategy ${panel.source.strategy ?? s.strategy}): ${imp.format}, ${imp.messages.length} messages, ${imp.calls.length} calls${imp.issues.length ? `, ${imp.issues.length} issues` : ''}`);
+      this.deps.log.info(
+        `imported ${panel.source.file} (strategy ${panel.source.strategy ?? s.strategy}): ${imp.format}, ${imp.messages.length} messages, ${imp.calls.length} calls${imp.issues.length ? `, ${imp.issues.length} issues` : ''}`,
+      );
     }
     return backend;
   }
 
   async inspectorRequest(panel: InspectorHandle, req: WebviewRequest): Promise<unknown> {
     if (panel.source.kind === 'proxy') {
-      if (req.op === 'setStrategy') throw new Error('The proxy\'s strategy is the setting trimline.proxy.strategy (restart routing to apply it).');
+      if (req.op === 'setStrategy')
+        throw new Error("The proxy's strategy is the setting trimline.proxy.strategy (restart routing to apply it).");
       return this.routing.handle(req);
     }
     if (panel.source.kind === 'import') {
@@ -248,7 +284,9 @@ class TrimlineCore implements Core {
       return result;
     }
     if (req.op === 'setStrategy') {
-      await vscode.workspace.getConfiguration('trimline').update('strategy', req.spec, vscode.ConfigurationTarget.Global);
+      await vscode.workspace
+        .getConfiguration('trimline')
+        .update('strategy', req.spec, vscode.ConfigurationTarget.Global);
       return { message: `Strategy set to ${req.spec}: it applies from the next turn.` };
     }
     if (req.op === 'mcpSwitch' || req.op === 'mcpApply') {
@@ -318,12 +356,18 @@ class TrimlineCore implements Core {
   }
 
   async routeTerminals(): Promise<void> {
-    if (!vscode.workspace.isTrusted) throw new Error('Routing terminals is off in Restricted Mode: trust the workspace first.');
+    if (!vscode.workspace.isTrusted)
+      throw new Error('Routing terminals is off in Restricted Mode: trust the workspace first.');
     const url = await this.routing.start();
     this.deps.openProxyInspector();
-    void vscode.window.showInformationMessage(`Trimline: new terminals send Anthropic API calls through ${url}. Start Claude Code (or any SDK program) in a new terminal to see its context.`, 'New Terminal').then((pick) => {
-      if (pick) vscode.window.createTerminal({ name: 'Trimline-routed' }).show();
-    });
+    void vscode.window
+      .showInformationMessage(
+        `Trimline: new terminals send Anthropic API calls through ${url}. Start Claude Code (or any SDK program) in a new terminal to see its context.`,
+        'New Terminal',
+      )
+      .then((pick) => {
+        if (pick) vscode.window.createTerminal({ name: 'Trimline-routed' }).show();
+      });
   }
 
   async pickProxiedSession(): Promise<void> {
@@ -339,7 +383,9 @@ class TrimlineCore implements Core {
     const agents = this.agents.routed()
       ? ' VS Code agents routed through it point at a closed port: run "Trimline: Stop Routing VS Code Agents".'
       : '';
-    void vscode.window.showInformationMessage(`Trimline: routing stopped. Terminals opened while routing keep the old ANTHROPIC_BASE_URL until they are closed.${agents}`);
+    void vscode.window.showInformationMessage(
+      `Trimline: routing stopped. Terminals opened while routing keep the old ANTHROPIC_BASE_URL until they are closed.${agents}`,
+    );
   }
 
   routeAgents(): Promise<void> {

@@ -64,7 +64,12 @@ export function activate(context: vscode.ExtensionContext): void {
   });
 
   const reportCache = vscode.Uri.joinPath(context.globalStorageUri, REPORT_CACHE_FILE_NAME).fsPath;
-  const reports = new ReportPanels(context.extensionUri, log, { openInspector: (file, strategy) => panels.openImport(file, strategy) }, reportCache);
+  const reports = new ReportPanels(
+    context.extensionUri,
+    log,
+    { openInspector: (file, strategy) => panels.openImport(file, strategy) },
+    reportCache,
+  );
 
   const run = (name: string, fn: () => unknown): vscode.Disposable =>
     vscode.commands.registerCommand(name, async () => {
@@ -78,7 +83,9 @@ export function activate(context: vscode.ExtensionContext): void {
 
   context.subscriptions.push(
     panels,
-    vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chat, { webviewOptions: { retainContextWhenHidden: false } }),
+    vscode.window.registerWebviewViewProvider(CHAT_VIEW_ID, chat, {
+      webviewOptions: { retainContextWhenHidden: false },
+    }),
     vscode.window.registerWebviewPanelSerializer(INSPECTOR_VIEW_TYPE, panels),
     run('trimline.newChat', async () => {
       await chat.reveal();
@@ -115,11 +122,15 @@ export function activate(context: vscode.ExtensionContext): void {
   // Agents routed before VS Code closed point at the proxy's port: serve it again (the route's
   // undo record exists only while agents are routed; a plain stat keeps activation light).
   if (existsSync(vscode.Uri.joinPath(context.globalStorageUri, ROUTE_JOURNAL_FILE).fsPath)) {
-    void getCore().resumeAgentRouting().catch((e: unknown) => log.error('route: resume failed', e));
+    void getCore()
+      .resumeAgentRouting()
+      .catch((e: unknown) => log.error('route: resume failed', e));
   }
 
   const activateMs = performance.now() - t0;
-  log.info(`Trimline ${String((context.extension.packageJSON as { version?: unknown }).version)} activated in ${activateMs.toFixed(1)} ms (module evaluated ${(t0 - started).toFixed(1)} ms before activate)`);
+  log.info(
+    `Trimline ${String((context.extension.packageJSON as { version?: unknown }).version)} activated in ${activateMs.toFixed(1)} ms (module evaluated ${(t0 - started).toFixed(1)} ms before activate)`,
+  );
 }
 
 export function deactivate(): void {

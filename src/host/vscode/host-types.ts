@@ -13,7 +13,8 @@ import type { ApiKeyStore } from './secrets';
  * transcript (replayed through `strategy` when one was chosen, e.g. in the report view;
  * else through the `trimline.strategy` setting).
  */
-export type InspectorSource = { kind: 'live' } | { kind: 'import'; file: string; strategy?: string } | { kind: 'proxy' };
+export type InspectorSource =
+  { kind: 'live' } | { kind: 'import'; file: string; strategy?: string } | { kind: 'proxy' };
 
 /** The command each action of the inspector's empty state runs (both contributed in package.json). */
 export const INSPECTOR_ACTION_COMMANDS: Readonly<Record<InspectorAction, string>> = {

@@ -8,7 +8,8 @@ import { inspectorHtml } from '../../core/inspect/html';
 import { nonce } from './webview-html';
 
 export function inspectorDocument(webview: vscode.Webview, extensionUri: vscode.Uri): string {
-  const uri = (...parts: string[]): string => webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...parts)).toString();
+  const uri = (...parts: string[]): string =>
+    webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...parts)).toString();
   return inspectorHtml({
     cspSource: webview.cspSource,
     nonce: nonce(),

@@ -24,7 +24,9 @@ const IMPORTS_KEY = 'trimline.inspectorImports';
 type StoredImport = string | { file: string; strategy: string };
 
 function importSource(stored: StoredImport): InspectorSource {
-  return typeof stored === 'string' ? { kind: 'import', file: stored } : { kind: 'import', file: stored.file, strategy: stored.strategy };
+  return typeof stored === 'string'
+    ? { kind: 'import', file: stored }
+    : { kind: 'import', file: stored.file, strategy: stored.strategy };
 }
 
 export interface InspectorHandlers {
@@ -84,7 +86,12 @@ export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Di
       existing.panel.reveal(undefined, true);
       return;
     }
-    const panel = vscode.window.createWebviewPanel(INSPECTOR_VIEW_TYPE, LIVE_TITLE, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false }, this.options());
+    const panel = vscode.window.createWebviewPanel(
+      INSPECTOR_VIEW_TYPE,
+      LIVE_TITLE,
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: false },
+      this.options(),
+    );
     this.attach(panel, { kind: 'live' });
   }
 
@@ -95,7 +102,12 @@ export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Di
       existing.panel.reveal(undefined, true);
       return;
     }
-    const panel = vscode.window.createWebviewPanel(INSPECTOR_VIEW_TYPE, PROXY_TITLE, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, this.options());
+    const panel = vscode.window.createWebviewPanel(
+      INSPECTOR_VIEW_TYPE,
+      PROXY_TITLE,
+      { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true },
+      this.options(),
+    );
     this.attach(panel, { kind: 'proxy' });
   }
 
@@ -107,11 +119,19 @@ export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Di
   openImport(file: string, strategy?: string): void {
     const title = `Inspector: ${path.basename(file)}${strategy ? ` (${strategy})` : ''}`;
     const source: InspectorSource = strategy ? { kind: 'import', file, strategy } : { kind: 'import', file };
-    const imports: Record<string, StoredImport> = { ...this.storedImports(), [title]: strategy ? { file, strategy } : file };
+    const imports: Record<string, StoredImport> = {
+      ...this.storedImports(),
+      [title]: strategy ? { file, strategy } : file,
+    };
     void this.state.update(IMPORTS_KEY, imports);
     const empty = [...this.panels].find((p) => p.source.kind === 'live' && p.empty);
     if (!empty) {
-      const panel = vscode.window.createWebviewPanel(INSPECTOR_VIEW_TYPE, title, { viewColumn: vscode.ViewColumn.Active }, this.options());
+      const panel = vscode.window.createWebviewPanel(
+        INSPECTOR_VIEW_TYPE,
+        title,
+        { viewColumn: vscode.ViewColumn.Active },
+        this.options(),
+      );
       this.attach(panel, source);
       return;
     }
@@ -122,7 +142,8 @@ export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Di
     empty.panel.title = title;
     empty.panel.reveal(undefined, false);
     this.log.info(`inspector: the empty live panel now shows ${file}`);
-    if (empty.ready) this.handlers.ready(empty).catch((e: unknown) => this.log.error('inspector: first snapshot failed', e));
+    if (empty.ready)
+      this.handlers.ready(empty).catch((e: unknown) => this.log.error('inspector: first snapshot failed', e));
   }
 
   /** Imports open in tabs, by title (a file, or a file and the strategy it was opened with). */
@@ -134,7 +155,10 @@ export class InspectorPanels implements vscode.WebviewPanelSerializer, vscode.Di
   async deserializeWebviewPanel(panel: vscode.WebviewPanel): Promise<void> {
     const stored = panel.title === LIVE_TITLE ? undefined : this.storedImports()[panel.title];
     panel.webview.options = this.options();
-    this.attach(panel, panel.title === PROXY_TITLE ? { kind: 'proxy' } : stored !== undefined ? importSource(stored) : { kind: 'live' });
+    this.attach(
+      panel,
+      panel.title === PROXY_TITLE ? { kind: 'proxy' } : stored !== undefined ? importSource(stored) : { kind: 'live' },
+    );
   }
 
   private options(): vscode.WebviewPanelOptions & vscode.WebviewOptions {

@@ -4,7 +4,16 @@
  * lines and status updates. The loop is rebuilt (same session, same journal file)
  * when the API key or the settings change, before the next turn starts.
  */
-import { AgentLoop, CREDENTIALS_HINT, openAgentSession, resolveAgentConfig, type AgentConfig, type AgentEvent, type AgentSessionHandle, type ExternalTools } from '../../core/agent';
+import {
+  AgentLoop,
+  CREDENTIALS_HINT,
+  openAgentSession,
+  resolveAgentConfig,
+  type AgentConfig,
+  type AgentEvent,
+  type AgentSessionHandle,
+  type ExternalTools,
+} from '../../core/agent';
 import { totalInput } from '../../core/session/types';
 import { makeTitle } from '../../core/store/list';
 import { openJournal, type Journal } from '../../core/store/journal';
@@ -37,7 +46,11 @@ export const NO_KEY_MESSAGE =
 
 /** The loop's messages name the CLI's ways to set a key; in VS Code there is a command for it. */
 function userMessage(message: string): string {
-  return message.split(CREDENTIALS_HINT).join('run "Trimline: Set API Key" (kept in Secret Storage) or set ANTHROPIC_API_KEY; trimline.baseUrl selects another endpoint');
+  return message
+    .split(CREDENTIALS_HINT)
+    .join(
+      'run "Trimline: Set API Key" (kept in Secret Storage) or set ANTHROPIC_API_KEY; trimline.baseUrl selects another endpoint',
+    );
 }
 
 export class LiveSession {
@@ -81,15 +94,29 @@ export class LiveSession {
   static async open(deps: LiveSessionDeps, sessionId?: string): Promise<LiveSession> {
     const config = await LiveSession.config(deps);
     const mcpTools = await deps.mcpTools();
-    const handle = openAgentSession({ dir: deps.dir, sessionId, mustExist: sessionId !== undefined, model: config.model, journal: { onError: (e) => deps.log.error('journal write failed', e) } });
+    const handle = openAgentSession({
+      dir: deps.dir,
+      sessionId,
+      mustExist: sessionId !== undefined,
+      model: config.model,
+      journal: { onError: (e) => deps.log.error('journal write failed', e) },
+    });
     const live = new LiveSession(deps, handle, config, mcpTools);
     deps.transcript.clear();
     if (handle.resumed) {
       for (const e of historyEvents(handle.session)) deps.transcript.push(e);
-      deps.transcript.push({ kind: 'notice', text: `Resumed session ${handle.sessionId} (${handle.session.messages.length} messages).` });
-      for (const issue of handle.issues) deps.log.warn(`resume ${handle.sessionId}: ${issue.line !== undefined ? `line ${issue.line}: ` : ''}${issue.message}`);
+      deps.transcript.push({
+        kind: 'notice',
+        text: `Resumed session ${handle.sessionId} (${handle.session.messages.length} messages).`,
+      });
+      for (const issue of handle.issues)
+        deps.log.warn(
+          `resume ${handle.sessionId}: ${issue.line !== undefined ? `line ${issue.line}: ` : ''}${issue.message}`,
+        );
     }
-    deps.log.info(`${handle.resumed ? 'resumed' : 'new'} session ${handle.sessionId} (${config.model}, strategy ${config.strategy}, journal ${handle.file})`);
+    deps.log.info(
+      `${handle.resumed ? 'resumed' : 'new'} session ${handle.sessionId} (${config.model}, strategy ${config.strategy}, journal ${handle.file})`,
+    );
     return live;
   }
 
@@ -97,7 +124,15 @@ export class LiveSession {
     const s = deps.settings();
     const apiKey = await deps.apiKey();
     deps.log.setSecrets([apiKey]);
-    return resolveAgentConfig({ model: s.model, apiKey, baseURL: s.baseUrl, strategy: s.strategy, pipeline: s.pipeline, ttl: s.ttl, prices: s.prices });
+    return resolveAgentConfig({
+      model: s.model,
+      apiKey,
+      baseURL: s.baseUrl,
+      strategy: s.strategy,
+      pipeline: s.pipeline,
+      ttl: s.ttl,
+      prices: s.prices,
+    });
   }
 
   private makeLoop(config: AgentConfig, calibration?: unknown): AgentLoop {
@@ -120,7 +155,9 @@ export class LiveSession {
   }
 
   get title(): string {
-    const first = this.handle.session.messages.find((m) => m.role === 'user' && m.blocks.some((b) => b.param.type === 'text'));
+    const first = this.handle.session.messages.find(
+      (m) => m.role === 'user' && m.blocks.some((b) => b.param.type === 'text'),
+    );
     const text = first?.blocks.map((b) => (b.param.type === 'text' ? b.param.text : '')).join(' ') ?? '';
     return text ? makeTitle(text) : 'New chat';
   }
@@ -143,19 +180,24 @@ export class LiveSession {
     this.detach();
     // close() closes the journal; the new loop appends to the same file (records are deduplicated by id).
     this.loop.close();
-    this.journal = openJournal(this.deps.dir, this.sessionId, { onError: (e) => this.deps.log.error('journal write failed', e) });
+    this.journal = openJournal(this.deps.dir, this.sessionId, {
+      onError: (e) => this.deps.log.error('journal write failed', e),
+    });
     this.journal.attach(this.handle.session);
     this.loop = this.makeLoop(config, calibration);
     this.detach = this.loop.onAny((e) => this.onEvent(e));
     this.inspector.setEngine(this.loop.engine);
-    this.deps.log.info(`settings or API key changed: session ${this.sessionId} continues with ${config.model}, strategy ${config.strategy}`);
+    this.deps.log.info(
+      `settings or API key changed: session ${this.sessionId} continues with ${config.model}, strategy ${config.strategy}`,
+    );
   }
 
   /** Start a turn with the user's prompt; resolves once it has started. */
   async send(text: string): Promise<void> {
     if (this.loop.running) throw new Error('Trimline is still working on the last prompt: wait, or press Stop.');
     await this.freshLoop();
-    if (!this.loop.config.apiKey && !this.loop.config.authToken && !this.loop.config.baseURL) throw new Error(NO_KEY_MESSAGE);
+    if (!this.loop.config.apiKey && !this.loop.config.authToken && !this.loop.config.baseURL)
+      throw new Error(NO_KEY_MESSAGE);
     this.start(text);
   }
 
@@ -222,18 +264,24 @@ export class LiveSession {
         this.lastInput = totalInput(u);
         this.turnCost += e.cost.total;
         this.inspector.onUsage(e.callIndex, u);
-        log.info(`call ${e.callIndex} usage: input ${u.input_tokens}, cache write ${u.cache_creation_input_tokens ?? 0}, cache read ${u.cache_read_input_tokens ?? 0}, output ${u.output_tokens}, $${e.cost.total.toFixed(4)}`);
+        log.info(
+          `call ${e.callIndex} usage: input ${u.input_tokens}, cache write ${u.cache_creation_input_tokens ?? 0}, cache read ${u.cache_read_input_tokens ?? 0}, output ${u.output_tokens}, $${e.cost.total.toFixed(4)}`,
+        );
         break;
       }
       case 'retry':
         log.warn(`call ${e.callIndex}: ${e.reason}; retry ${e.attempt}/${e.maxRetries} in ${e.delayMs} ms`);
         break;
       case 'context-recovery':
-        log.warn(`call ${e.callIndex}: prompt too long (${e.tokens} > ${e.maximum}); emergency trim to ${e.budget}, ${e.overlaysAdded} overlays`);
+        log.warn(
+          `call ${e.callIndex}: prompt too long (${e.tokens} > ${e.maximum}); emergency trim to ${e.budget}, ${e.overlaysAdded} overlays`,
+        );
         break;
       case 'decision': {
         const d = e.decision;
-        log.info(`decision (call ${d.callIndex}) ${d.by} ${d.action} ${d.targets.slice(0, 3).join(', ')}${d.targets.length > 3 ? '…' : ''}: ${d.reason}${d.tokensSaved ? ` (saves ~${d.tokensSaved} tokens)` : ''}`);
+        log.info(
+          `decision (call ${d.callIndex}) ${d.by} ${d.action} ${d.targets.slice(0, 3).join(', ')}${d.targets.length > 3 ? '…' : ''}: ${d.reason}${d.tokensSaved ? ` (saves ~${d.tokensSaved} tokens)` : ''}`,
+        );
         this.inspector.invalidate();
         break;
       }
@@ -246,19 +294,27 @@ export class LiveSession {
         log.info(`tool ${e.name} ${e.result.is_error ? 'failed' : 'done'} in ${e.durationMs} ms`);
         break;
       case 'error':
-        log.error(`${e.error.kind}${e.error.status ? ` ${e.error.status}` : ''}${e.error.requestId ? ` (request ${e.error.requestId})` : ''}: ${e.error.message}`);
-        transcript.push({ kind: 'error', message: userMessage(e.error.message), retryable: e.error.kind !== 'refused' });
+        log.error(
+          `${e.error.kind}${e.error.status ? ` ${e.error.status}` : ''}${e.error.requestId ? ` (request ${e.error.requestId})` : ''}: ${e.error.message}`,
+        );
+        transcript.push({
+          kind: 'error',
+          message: userMessage(e.error.message),
+          retryable: e.error.kind !== 'refused',
+        });
         break;
       case 'turn-end':
         this.deps.approvals.denyAll();
-        if (e.reason !== 'error' && e.reason !== 'idle') transcript.push({ kind: 'turn-end', stopReason: e.reason, cost: this.turnCost });
+        if (e.reason !== 'error' && e.reason !== 'idle')
+          transcript.push({ kind: 'turn-end', stopReason: e.reason, cost: this.turnCost });
         transcript.push({ ...this.statusEvent(), busy: false });
         log.info(`turn ended: ${e.reason} after ${e.calls} calls, $${this.turnCost.toFixed(4)}`);
         break;
       default:
         break;
     }
-    if (e.type !== 'text-delta' && e.type !== 'thinking-delta' && e.type !== 'tool-input-delta') this.deps.changed(e.type === 'turn-end' ? false : this.loop.running);
+    if (e.type !== 'text-delta' && e.type !== 'thinking-delta' && e.type !== 'tool-input-delta')
+      this.deps.changed(e.type === 'turn-end' ? false : this.loop.running);
   }
 
   close(): void {
@@ -266,4 +322,3 @@ export class LiveSession {
     this.loop.close();
   }
 }
-

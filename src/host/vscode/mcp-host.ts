@@ -13,7 +13,18 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { inputIdsOf, mcpInventory, McpToolSource, mergeServers, parseJsonc, parseMcpConfig, resolveServers, toolSwitchCost, type McpInputSpec, type ParsedMcpConfig } from '../../core/mcp';
+import {
+  inputIdsOf,
+  mcpInventory,
+  McpToolSource,
+  mergeServers,
+  parseJsonc,
+  parseMcpConfig,
+  resolveServers,
+  toolSwitchCost,
+  type McpInputSpec,
+  type ParsedMcpConfig,
+} from '../../core/mcp';
 import { modelPrice } from '../../core/models';
 import type { ActionResult, McpInspectorInfo, McpRequest } from '../../protocol';
 import type { Approvals } from './approvals';
@@ -44,7 +55,11 @@ function readConfigFile(folder: string, rel: string): ParsedMcpConfig | undefine
   try {
     return parseMcpConfig(parseJsonc(text), rel);
   } catch (e) {
-    return { servers: [], inputs: [], problems: [`${rel}: invalid JSON: ${e instanceof Error ? e.message : String(e)}`] };
+    return {
+      servers: [],
+      inputs: [],
+      problems: [`${rel}: invalid JSON: ${e instanceof Error ? e.message : String(e)}`],
+    };
   }
 }
 
@@ -111,7 +126,8 @@ export class McpHost implements vscode.Disposable {
       if (c) out.push(c);
     }
     const setting = vscode.workspace.getConfiguration('trimline').get<unknown>('mcpServers');
-    if (setting && typeof setting === 'object' && Object.keys(setting).length) out.push(parseMcpConfig({ servers: setting }, 'setting trimline.mcpServers'));
+    if (setting && typeof setting === 'object' && Object.keys(setting).length)
+      out.push(parseMcpConfig({ servers: setting }, 'setting trimline.mcpServers'));
     return out;
   }
 
@@ -125,10 +141,21 @@ export class McpHost implements vscode.Disposable {
     for (const p of merged.problems) log.warn(`MCP: ${p}`);
     if (!merged.servers.length) return undefined;
     const inputs = await this.inputValues(merged.inputs, new Set(merged.servers.flatMap(inputIdsOf)));
-    const { servers, problems } = resolveServers(merged.servers, { workspaceFolder: this.folder, env: process.env, inputs });
+    const { servers, problems } = resolveServers(merged.servers, {
+      workspaceFolder: this.folder,
+      env: process.env,
+      inputs,
+    });
     for (const p of problems) log.warn(`MCP: ${p}`);
-    log.addSecrets('mcp', servers.flatMap((s) => s.secrets));
-    const source = new McpToolSource(servers, { approve: this.deps.approvals.mcp, log: (l) => log.info(l), onChange: () => this.deps.changed() });
+    log.addSecrets(
+      'mcp',
+      servers.flatMap((s) => s.secrets),
+    );
+    const source = new McpToolSource(servers, {
+      approve: this.deps.approvals.mcp,
+      log: (l) => log.info(l),
+      onChange: () => this.deps.changed(),
+    });
     await source.start();
     for (const c of source.connections) {
       if (c.state === 'ready') log.info(`MCP server "${c.config.name}" (${c.config.origin}): ${c.tools.length} tools`);
@@ -164,7 +191,12 @@ export class McpHost implements vscode.Disposable {
    * The inspector's MCP section: tokens per server and definition, and the price of
    * applying pending switches now (`prefixTokens`: the last call's input, the cached prefix).
    */
-  inspectorInfo(tokens: (text: string) => number, toolsTokens: number, prefixTokens: number, model: string): McpInspectorInfo | undefined {
+  inspectorInfo(
+    tokens: (text: string) => number,
+    toolsTokens: number,
+    prefixTokens: number,
+    model: string,
+  ): McpInspectorInfo | undefined {
     const source = this.source;
     if (!source) return undefined;
     const servers = mcpInventory(source, tokens).map((s) => ({ ...s, tools: s.tools.map((t) => ({ ...t })) }));
@@ -184,16 +216,26 @@ export class McpHost implements vscode.Disposable {
   /** A switch from the inspector. */
   handle(req: McpRequest): ActionResult {
     const source = this.source;
-    if (!source) throw new Error('No MCP servers are running: configure them in .vscode/mcp.json, .mcp.json or trimline.mcpServers, then start a chat.');
+    if (!source)
+      throw new Error(
+        'No MCP servers are running: configure them in .vscode/mcp.json, .mcp.json or trimline.mcpServers, then start a chat.',
+      );
     if (req.op === 'mcpApply') {
       source.applyPending();
       this.deps.log.info('MCP: pending tool switches applied now (the prompt cache is rewritten on the next call)');
       return { message: 'Applied: the next call rewrites the prompt cache with the new tool list.' };
     }
-    source.setEnabled({ server: req.server, ...(req.tool !== undefined ? { tool: req.tool } : {}), enabled: req.enabled }, req.now);
+    source.setEnabled(
+      { server: req.server, ...(req.tool !== undefined ? { tool: req.tool } : {}), enabled: req.enabled },
+      req.now,
+    );
     const what = `${req.tool ? `tool ${req.tool} of ` : ''}MCP server ${req.server}`;
-    this.deps.log.info(`MCP: ${what} switched ${req.enabled ? 'on' : 'off'} ${req.now ? 'now' : 'at the cache expiry'}`);
-    return { message: `${what} switched ${req.enabled ? 'on' : 'off'} ${req.now ? 'now (the next call rewrites the prompt cache)' : 'when the prompt cache expires (no extra cost); "Apply now" does it at once'}.` };
+    this.deps.log.info(
+      `MCP: ${what} switched ${req.enabled ? 'on' : 'off'} ${req.now ? 'now' : 'at the cache expiry'}`,
+    );
+    return {
+      message: `${what} switched ${req.enabled ? 'on' : 'off'} ${req.now ? 'now (the next call rewrites the prompt cache)' : 'when the prompt cache expires (no extra cost); "Apply now" does it at once'}.`,
+    };
   }
 
   dispose(): void {

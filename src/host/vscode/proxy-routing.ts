@@ -52,12 +52,25 @@ export class ProxyRouting implements vscode.Disposable {
     if (this.proxy) return this.proxy.url;
     const s = this.settings();
     const journalDir = path.join(this.deps.context.globalStorageUri.fsPath, 'proxy-sessions');
-    this.proxy = await startProxy({ port, strategy: s.strategy, upstream: s.upstream || undefined, journalDir, log: (line) => this.deps.log.info(`proxy: ${line}`), onChange: () => this.schedule(), cacheDiagnostics: s.cacheDiagnostics, notice: (line) => this.deps.log.warn(`proxy: ${line}`) });
+    this.proxy = await startProxy({
+      port,
+      strategy: s.strategy,
+      upstream: s.upstream || undefined,
+      journalDir,
+      log: (line) => this.deps.log.info(`proxy: ${line}`),
+      onChange: () => this.schedule(),
+      cacheDiagnostics: s.cacheDiagnostics,
+      notice: (line) => this.deps.log.warn(`proxy: ${line}`),
+    });
     const env = this.deps.context.environmentVariableCollection;
     env.persistent = false;
-    env.description = new vscode.MarkdownString(`Trimline routes Anthropic API calls of new terminals through its proxy at \`${this.proxy.url}\` (strategy \`${s.strategy}\`), so their context shows in the Context Inspector.`);
+    env.description = new vscode.MarkdownString(
+      `Trimline routes Anthropic API calls of new terminals through its proxy at \`${this.proxy.url}\` (strategy \`${s.strategy}\`), so their context shows in the Context Inspector.`,
+    );
     env.replace('ANTHROPIC_BASE_URL', this.proxy.url);
-    this.deps.log.info(`proxy: routing terminals through ${this.proxy.url} to ${this.proxy.upstream.origin} (strategy ${s.strategy})`);
+    this.deps.log.info(
+      `proxy: routing terminals through ${this.proxy.url} to ${this.proxy.upstream.origin} (strategy ${s.strategy})`,
+    );
     this.deps.setRouting(this.proxy.url);
     return this.proxy.url;
   }
@@ -91,14 +104,25 @@ export class ProxyRouting implements vscode.Disposable {
     const engine = this.proxy?.engine;
     if (!engine) throw new Error('Not routing: run "Trimline: Route Terminal Agents Through Trimline" first.');
     type Item = vscode.QuickPickItem & { id?: string };
-    const items: Item[] = [{ label: '$(pulse) Follow the most recently active session', picked: this.follower.followed === undefined }];
+    const items: Item[] = [
+      { label: '$(pulse) Follow the most recently active session', picked: this.follower.followed === undefined },
+    ];
     for (const e of [...engine.sessions.all()].sort((a, b) => b.lastSeen - a.lastSeen)) {
       const st = engine.state(e.id);
       const calls = e.session.calls.length;
       const from = e.client ? `${CLIENT_LABELS[e.client]} · ` : '';
-      items.push({ id: e.id, label: st?.inspector.snapshot()?.title ?? e.id, description: `${from}${calls} call${calls === 1 ? '' : 's'} · ${e.session.messages.length} messages`, detail: `${e.id} · last call ${new Date(e.lastSeen).toLocaleTimeString()}`, picked: this.follower.followed === e.id });
+      items.push({
+        id: e.id,
+        label: st?.inspector.snapshot()?.title ?? e.id,
+        description: `${from}${calls} call${calls === 1 ? '' : 's'} · ${e.session.messages.length} messages`,
+        detail: `${e.id} · last call ${new Date(e.lastSeen).toLocaleTimeString()}`,
+        picked: this.follower.followed === e.id,
+      });
     }
-    const choice = await vscode.window.showQuickPick(items, { title: 'Proxied sessions (terminal agents)', placeHolder: 'Which session should the inspector of terminal agents show?' });
+    const choice = await vscode.window.showQuickPick(items, {
+      title: 'Proxied sessions (terminal agents)',
+      placeHolder: 'Which session should the inspector of terminal agents show?',
+    });
     if (!choice) return false;
     this.follower.followed = choice.id;
     this.push();
@@ -115,7 +139,9 @@ export class ProxyRouting implements vscode.Disposable {
     const st = this.current();
     if (!st) throw new Error('No proxied session yet: run Claude Code or an SDK program in a new terminal.');
     const result = st.inspector.handle(req);
-    this.deps.log.info(`proxy inspector: ${req.op}${'blockId' in req ? ` ${req.blockId}` : ''} (applies to the client's next call)`);
+    this.deps.log.info(
+      `proxy inspector: ${req.op}${'blockId' in req ? ` ${req.blockId}` : ''} (applies to the client's next call)`,
+    );
     this.push();
     return result;
   }

@@ -46,12 +46,21 @@ export class ReportPanels implements vscode.Disposable {
     const core = require('./report-core.js') as ReportCore;
     let roots = paths ?? [core.defaultProjectsDir()];
     if (!paths && !existsSync(roots[0])) {
-      const picked = await vscode.window.showOpenDialog({ canSelectFolders: true, canSelectMany: true, openLabel: 'Report on these folders', title: `No Claude Code projects at ${roots[0]}: pick transcript folders` });
+      const picked = await vscode.window.showOpenDialog({
+        canSelectFolders: true,
+        canSelectMany: true,
+        openLabel: 'Report on these folders',
+        title: `No Claude Code projects at ${roots[0]}: pick transcript folders`,
+      });
       if (!picked?.length) return;
       roots = picked.map((u) => u.fsPath);
     }
     const run = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: 'Trimline: reading recorded sessions', cancellable: true },
+      {
+        location: vscode.ProgressLocation.Notification,
+        title: 'Trimline: reading recorded sessions',
+        cancellable: true,
+      },
       (progress, token) => {
         let last = 0;
         return core.runEditorReport({
@@ -68,7 +77,9 @@ export class ReportPanels implements vscode.Disposable {
       },
     );
     const report = run.report;
-    this.log.info(`report: ${report.totals.sessions} sessions, ${report.totals.calls} calls, ${report.skipped.length} skipped; ${run.fromCache} of ${run.files} files unchanged (from the cache ${this.cacheFile})`);
+    this.log.info(
+      `report: ${report.totals.sessions} sessions, ${report.totals.calls} calls, ${report.skipped.length} skipped; ${run.fromCache} of ${run.files} files unchanged (from the cache ${this.cacheFile})`,
+    );
     if (run.cacheError) this.log.warn(`report: the cache could not be written: ${run.cacheError}`);
     this.show(report);
   }
@@ -77,9 +88,17 @@ export class ReportPanels implements vscode.Disposable {
     this.last = report;
     if (!this.panel) {
       this.ready = false;
-      const panel = vscode.window.createWebviewPanel(REPORT_VIEW_TYPE, TITLE, vscode.ViewColumn.Active, { ...webviewOptions(this.extensionUri), retainContextWhenHidden: false, enableFindWidget: true });
+      const panel = vscode.window.createWebviewPanel(REPORT_VIEW_TYPE, TITLE, vscode.ViewColumn.Active, {
+        ...webviewOptions(this.extensionUri),
+        retainContextWhenHidden: false,
+        enableFindWidget: true,
+      });
       panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'media', 'inspector.svg');
-      panel.webview.html = webviewHtml(panel.webview, this.extensionUri, { title: TITLE, script: 'dist/webview/report.js', styles: ['media/base.css', 'media/report.css'] });
+      panel.webview.html = webviewHtml(panel.webview, this.extensionUri, {
+        title: TITLE,
+        script: 'dist/webview/report.js',
+        styles: ['media/base.css', 'media/report.css'],
+      });
       const subs = [
         panel.webview.onDidReceiveMessage((raw: unknown) => this.onMessage(raw)),
         panel.onDidDispose(() => {

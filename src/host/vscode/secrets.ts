@@ -25,11 +25,17 @@ export class ApiKeyStore {
   async prompt(): Promise<boolean> {
     const key = await vscode.window.showInputBox({
       title: 'Trimline: Anthropic API key',
-      prompt: 'Stored in VS Code Secret Storage (your OS keychain), never in settings. Get a key at console.anthropic.com.',
+      prompt:
+        'Stored in VS Code Secret Storage (your OS keychain), never in settings. Get a key at console.anthropic.com.',
       placeHolder: 'sk-ant-…',
       password: true,
       ignoreFocusOut: true,
-      validateInput: (v) => (v.trim().length < 8 ? 'That does not look like an API key.' : /\s/.test(v.trim()) ? 'An API key has no spaces.' : undefined),
+      validateInput: (v) =>
+        v.trim().length < 8
+          ? 'That does not look like an API key.'
+          : /\s/.test(v.trim())
+            ? 'An API key has no spaces.'
+            : undefined,
     });
     if (!key) return false;
     await this.secrets.store(SECRET_KEY, key.trim());

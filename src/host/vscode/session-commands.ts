@@ -12,7 +12,13 @@ import { clientOptions } from '../../core/agent/config';
 import { importTranscript, ImportError } from '../../core/import';
 import { applyUserAction } from '../../core/inspect';
 import { listSessions } from '../../core/store/list';
-import { COMPRESSION_DOCS, compactNow, isCompressionKind, SdkSummarizer, type CompressionKind } from '../../core/trimming';
+import {
+  COMPRESSION_DOCS,
+  compactNow,
+  isCompressionKind,
+  SdkSummarizer,
+  type CompressionKind,
+} from '../../core/trimming';
 import type { ImportedSession } from '../../core/session/types';
 import type { LiveSession } from './live-session';
 import type { Log } from './log';
@@ -30,7 +36,11 @@ export async function pickSession(dir: string, current?: string): Promise<string
     detail: `${new Date(s.updatedAt).toLocaleString()} · ${s.sessionId}`,
     id: s.sessionId,
   }));
-  const picked = await vscode.window.showQuickPick(items, { title: 'Trimline: Resume Session', placeHolder: 'Pick a session to continue', matchOnDetail: true });
+  const picked = await vscode.window.showQuickPick(items, {
+    title: 'Trimline: Resume Session',
+    placeHolder: 'Pick a session to continue',
+    matchOnDetail: true,
+  });
   return picked?.id;
 }
 
@@ -43,15 +53,28 @@ export async function compactSession(live: LiveSession, log: Log): Promise<strin
     { label: 'LLM compression', kind: vscode.QuickPickItemKind.Separator, id: '' },
     ...COMPRESSION_DOCS.map((d) => ({ label: d.name, detail: d.summary, id: d.name })),
     { label: 'Without a model call', kind: vscode.QuickPickItemKind.Separator, id: '' },
-    { label: DIGEST, detail: 'Replace the older history by an extractive digest (prompts and reference ids); free and instant.', id: DIGEST },
+    {
+      label: DIGEST,
+      detail: 'Replace the older history by an extractive digest (prompts and reference ids); free and instant.',
+      id: DIGEST,
+    },
   ];
   // The price first (issue 17): what rewriting the cached history costs, and whether it pays back.
   const price = priceOrUndefined(live);
-  const picked = await vscode.window.showQuickPick(items, { title: `Trimline: Compact Now${price ? ` — ${price.summary}` : ''}`, placeHolder: 'How should the history before the current turn be compressed?', matchOnDetail: true });
+  const picked = await vscode.window.showQuickPick(items, {
+    title: `Trimline: Compact Now${price ? ` — ${price.summary}` : ''}`,
+    placeHolder: 'How should the history before the current turn be compressed?',
+    matchOnDetail: true,
+  });
   if (!picked) return undefined;
   if (price && !price.paysBack) {
     const wait = picked.id === DIGEST ? ['Wait for the next cold cache'] : [];
-    const choice = await vscode.window.showWarningMessage(`Compacting now will not pay back over the calls expected: ${price.summary}.`, { modal: true }, 'Compact now', ...wait);
+    const choice = await vscode.window.showWarningMessage(
+      `Compacting now will not pay back over the calls expected: ${price.summary}.`,
+      { modal: true },
+      'Compact now',
+      ...wait,
+    );
     if (!choice) return undefined;
     if (choice !== 'Compact now') {
       const r = live.inspector.handle({ op: 'defer', action: { op: 'compact' } }) as { message: string };
@@ -104,15 +127,21 @@ export async function exportSession(live: LiveSession, log: Log): Promise<void> 
   if (!target) return;
   const json = `${JSON.stringify({ model, system, tools, messages }, null, 2)}\n`;
   await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(json));
-  log.info(`exported session ${live.sessionId} (${messages.length} messages, as the model sees it now) to ${target.toString(true)}`);
-  const open = await vscode.window.showInformationMessage(`Trimline: exported ${messages.length} messages as Anthropic JSON.`, 'Open');
+  log.info(
+    `exported session ${live.sessionId} (${messages.length} messages, as the model sees it now) to ${target.toString(true)}`,
+  );
+  const open = await vscode.window.showInformationMessage(
+    `Trimline: exported ${messages.length} messages as Anthropic JSON.`,
+    'Open',
+  );
   if (open) await vscode.window.showTextDocument(target);
 }
 
 /** Import Transcript: pick a file; returns its path once it parsed. */
 export async function pickTranscript(): Promise<string | undefined> {
   const picked = await vscode.window.showOpenDialog({
-    title: 'Trimline: Import Transcript (Claude Code JSONL, Cline export, OpenAI chat / SWE-agent, OpenHands, Anthropic JSON)',
+    title:
+      'Trimline: Import Transcript (Claude Code JSONL, Cline export, OpenAI chat / SWE-agent, OpenHands, Anthropic JSON)',
     canSelectMany: false,
     filters: { Transcripts: ['jsonl', 'json', 'traj'], 'All files': ['*'] },
     openLabel: 'Open in Inspector',

@@ -37,8 +37,12 @@ export class StatusBar implements vscode.Disposable {
     const port = new URL(url).port;
     this.routing.text = `$(plug) Trimline :${port}${agent ? ` · ${agent}` : ''}`;
     const from = agent ? `\n\nSession shown: from **${agent}**.` : '';
-    this.routing.tooltip = new vscode.MarkdownString(`**Trimline proxy** at \`${url}\`\n\nNew terminals and routed agents send Anthropic API calls through it.${from} Click to open the inspector of terminal agents; run *Trimline: Stop Routing* to stop.`);
-    this.routing.accessibilityInformation = { label: `Trimline routes terminal agents through port ${port}. Opens their inspector.` };
+    this.routing.tooltip = new vscode.MarkdownString(
+      `**Trimline proxy** at \`${url}\`\n\nNew terminals and routed agents send Anthropic API calls through it.${from} Click to open the inspector of terminal agents; run *Trimline: Stop Routing* to stop.`,
+    );
+    this.routing.accessibilityInformation = {
+      label: `Trimline routes terminal agents through port ${port}. Opens their inspector.`,
+    };
     this.routing.show();
   }
 
@@ -57,8 +61,11 @@ export class StatusBar implements vscode.Disposable {
         `${info.calibrated ? '' : ', estimated'}.\n\nSession cost: ${money(info.cost)}.\n\nClick to open the context inspector.`,
     );
     this.item.tooltip = tip;
-    this.item.accessibilityInformation = { label: `Trimline context ${pct} percent of the window used, session cost ${money(info.cost)}. Opens the context inspector.` };
-    this.item.backgroundColor = share >= WARN_FRACTION ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
+    this.item.accessibilityInformation = {
+      label: `Trimline context ${pct} percent of the window used, session cost ${money(info.cost)}. Opens the context inspector.`,
+    };
+    this.item.backgroundColor =
+      share >= WARN_FRACTION ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;
     this.item.show();
   }
 

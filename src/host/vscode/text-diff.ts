@@ -16,7 +16,9 @@ export function lineStats(before: string, after: string): { added: number; remov
   return { added, removed };
 }
 
-/** The smallest span that differs between two texts (common prefix and suffix excluded), so undo and cursors stay local. */
+/**
+ * The smallest span that differs between two texts (common prefix and suffix excluded), so undo and cursors stay local.
+ */
 export function changedSpan(a: string, b: string): { start: number; endOld: number; endNew: number } {
   let start = 0;
   const max = Math.min(a.length, b.length);

@@ -23,7 +23,8 @@ function escapeAttr(s: string): string {
 
 export function webviewHtml(webview: vscode.Webview, extensionUri: vscode.Uri, doc: WebviewDocument): string {
   const n = nonce();
-  const uri = (rel: string): string => escapeAttr(webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...rel.split('/'))).toString());
+  const uri = (rel: string): string =>
+    escapeAttr(webview.asWebviewUri(vscode.Uri.joinPath(extensionUri, ...rel.split('/'))).toString());
   const csp = [
     "default-src 'none'",
     `img-src ${webview.cspSource} data:`,
@@ -55,6 +56,9 @@ export function webviewOptions(extensionUri: vscode.Uri): vscode.WebviewOptions 
   return {
     enableScripts: true,
     enableCommandUris: false,
-    localResourceRoots: [vscode.Uri.joinPath(extensionUri, 'dist', 'webview'), vscode.Uri.joinPath(extensionUri, 'media')],
+    localResourceRoots: [
+      vscode.Uri.joinPath(extensionUri, 'dist', 'webview'),
+      vscode.Uri.joinPath(extensionUri, 'media'),
+    ],
   };
 }

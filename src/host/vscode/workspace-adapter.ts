@@ -38,7 +38,10 @@ export interface EditProposal {
 }
 
 export interface VscodeWorkspaceOptions {
-  /** Asked before every write; resolves true to apply. Absent: writes are applied directly, except protected ones (refused). */
+  /**
+   * Asked before every write; resolves true to apply. Absent: writes are applied directly, except protected ones
+   * (refused).
+   */
   readonly approveEdit?: (proposal: EditProposal) => Promise<boolean>;
   /** Called after an edit was applied (for the log). */
   readonly onEdited?: (proposal: EditProposal) => void;
@@ -96,11 +99,16 @@ export class VscodeWorkspace implements Workspace {
   /** The confined URI of a model-written path. */
   async uriOf(rel: string): Promise<vscode.Uri> {
     if (this.rootUri.scheme === 'file') return vscode.Uri.file(await resolveInWorkspace(this.root, rel));
-    if (typeof rel !== 'string' || rel.includes('\0')) throw new WorkspaceError('invalid-path', `invalid path: ${JSON.stringify(rel)}`);
+    if (typeof rel !== 'string' || rel.includes('\0'))
+      throw new WorkspaceError('invalid-path', `invalid path: ${JSON.stringify(rel)}`);
     const rootPath = this.rootUri.path.replace(/\/+$/, '') || '/';
     const abs = path.posix.resolve(rootPath, rel);
     const inside = abs === rootPath || abs.startsWith(rootPath === '/' ? '/' : `${rootPath}/`);
-    if (!inside) throw new WorkspaceError('outside-workspace', `${rel} is outside the workspace; use a path relative to the workspace root`);
+    if (!inside)
+      throw new WorkspaceError(
+        'outside-workspace',
+        `${rel} is outside the workspace; use a path relative to the workspace root`,
+      );
     return this.rootUri.with({ path: abs });
   }
 
@@ -133,7 +141,8 @@ export class VscodeWorkspace implements Workspace {
       return { type: entryType(s.type), size: s.size, mtimeMs: s.mtime };
     } catch (e) {
       const code = errnoOf(e);
-      if (code === 'FileNotFound' || code === 'ENOENT' || code === 'FileNotADirectory' || code === 'ENOTDIR') return undefined;
+      if (code === 'FileNotFound' || code === 'ENOENT' || code === 'FileNotADirectory' || code === 'ENOTDIR')
+        return undefined;
       throw toError(e, rel);
     }
   }
@@ -150,9 +159,22 @@ export class VscodeWorkspace implements Workspace {
     if (st.type !== 'directory') throw new WorkspaceError('not-directory', `${rel} is a file, not a directory`);
     // Symlinked directories are not descended: no cycles, no escapes; VS Code marks a symlink to a file as a file.
     const kind = (type: vscode.FileType): WalkEntry['kind'] =>
-      type & vscode.FileType.SymbolicLink ? (type & vscode.FileType.File ? 'file' : 'other') : type & vscode.FileType.Directory ? 'dir' : type & vscode.FileType.File ? 'file' : 'other';
+      type & vscode.FileType.SymbolicLink
+        ? type & vscode.FileType.File
+          ? 'file'
+          : 'other'
+        : type & vscode.FileType.Directory
+          ? 'dir'
+          : type & vscode.FileType.File
+            ? 'file'
+            : 'other';
     const { files, truncated } = await walk(
-      { readDir: async (dir) => (await vscode.workspace.fs.readDirectory(dir ? vscode.Uri.joinPath(base, dir) : base)).map(([name, type]) => ({ name, kind: kind(type) })) },
+      {
+        readDir: async (dir) =>
+          (await vscode.workspace.fs.readDirectory(dir ? vscode.Uri.joinPath(base, dir) : base)).map(
+            ([name, type]) => ({ name, kind: kind(type) }),
+          ),
+      },
       options,
     );
     return this.listResult(base, files, truncated);
@@ -166,10 +188,16 @@ export class VscodeWorkspace implements Workspace {
   private async protectedWriteOf(rel: string, uri: vscode.Uri): Promise<ProtectedWrite | undefined> {
     if (this.rootUri.scheme !== 'file') {
       const rootPath = this.rootUri.path.replace(/\/+$/, '') || '/';
-      return protectedWrite(rel, [path.posix.relative(rootPath, path.posix.resolve(rootPath, rel)), path.posix.relative(rootPath, uri.path)]);
+      return protectedWrite(rel, [
+        path.posix.relative(rootPath, path.posix.resolve(rootPath, rel)),
+        path.posix.relative(rootPath, uri.path),
+      ]);
     }
     const rootReal = await resolveInWorkspace(this.root, '.');
-    return protectedWrite(rel, [path.relative(this.root, path.resolve(this.root, rel)), path.relative(rootReal, uri.fsPath)]);
+    return protectedWrite(rel, [
+      path.relative(this.root, path.resolve(this.root, rel)),
+      path.relative(rootReal, uri.fsPath),
+    ]);
   }
 
   /**
@@ -179,25 +207,41 @@ export class VscodeWorkspace implements Workspace {
   async writeFile(rel: string, content: string): Promise<void> {
     const uri = await this.uriOf(rel);
     const existing = await this.stat(rel);
-    if (existing && existing.type !== 'file') throw new WorkspaceError('is-directory', `${rel} is a ${existing.type}, not a file`);
+    if (existing && existing.type !== 'file')
+      throw new WorkspaceError('is-directory', `${rel} is a ${existing.type}, not a file`);
     const before = existing ? new TextDecoder().decode(await this.readFile(rel)) : '';
     const guarded = await this.protectedWriteOf(rel, uri);
-    const proposal: EditProposal = { path: rel, uri, before, after: content, isNew: !existing, ...(guarded ? { protected: guarded } : {}) };
+    const proposal: EditProposal = {
+      path: rel,
+      uri,
+      before,
+      after: content,
+      isNew: !existing,
+      ...(guarded ? { protected: guarded } : {}),
+    };
     if (guarded && !this.options.approveEdit) throw new WorkspaceError('permission', protectedWriteRefusal(guarded));
     if (this.options.approveEdit && !(await this.options.approveEdit(proposal))) {
-      throw new WorkspaceError('permission', guarded ? protectedWriteRefusal(guarded) : `denied by user: the change to ${rel} was not applied. Ask the user what they want instead.`);
+      throw new WorkspaceError(
+        'permission',
+        guarded
+          ? protectedWriteRefusal(guarded)
+          : `denied by user: the change to ${rel} was not applied. Ask the user what they want instead.`,
+      );
     }
     const edit = new vscode.WorkspaceEdit();
     if (!existing) {
       edit.createFile(uri, { ignoreIfExists: false, contents: new TextEncoder().encode(content) });
-      if (!(await vscode.workspace.applyEdit(edit))) throw new WorkspaceError('other', `${rel}: VS Code refused to create the file`);
+      if (!(await vscode.workspace.applyEdit(edit)))
+        throw new WorkspaceError('other', `${rel}: VS Code refused to create the file`);
     } else {
       const doc = await vscode.workspace.openTextDocument(uri);
       const current = doc.getText();
       const { start, endOld, endNew } = changedSpan(current, content);
       edit.replace(uri, new vscode.Range(doc.positionAt(start), doc.positionAt(endOld)), content.slice(start, endNew));
-      if (!(await vscode.workspace.applyEdit(edit))) throw new WorkspaceError('other', `${rel}: VS Code refused the edit`);
-      if (!(await doc.save())) throw new WorkspaceError('other', `${rel}: the edit was applied in the editor but could not be saved`);
+      if (!(await vscode.workspace.applyEdit(edit)))
+        throw new WorkspaceError('other', `${rel}: VS Code refused the edit`);
+      if (!(await doc.save()))
+        throw new WorkspaceError('other', `${rel}: the edit was applied in the editor but could not be saved`);
     }
     this.options.onEdited?.(proposal);
   }

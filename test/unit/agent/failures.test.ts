@@ -23,8 +23,13 @@ describe('retries', () => {
   });
 
   it('prefers retry-after-ms and caps a long retry-after', async () => {
-    h = await harness({ config: { retry: { maxRetries: 3, baseDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 50, jitter: 0 } } });
-    h.server.fault(faults.http(429, 'slow down', { retryAfterMs: 30, retryAfterSec: 9 }), faults.http(429, 'slow down', { retryAfterSec: 120 }));
+    h = await harness({
+      config: { retry: { maxRetries: 3, baseDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 50, jitter: 0 } },
+    });
+    h.server.fault(
+      faults.http(429, 'slow down', { retryAfterMs: 30, retryAfterSec: 9 }),
+      faults.http(429, 'slow down', { retryAfterSec: 120 }),
+    );
     h.server.script({ content: [{ type: 'text', text: ANSWER }] });
     await h.loop.run('Hi');
     expect(eventsOf(h.events, 'retry').map((r) => r.delayMs)).toEqual([30, 50]);
@@ -48,9 +53,16 @@ describe('retries', () => {
     const result = await h.loop.run('Hi');
     expect(result.reason).toBe('end_turn');
     const retries = eventsOf(h.events, 'retry');
-    expect(retries.map((r) => r.reason)).toEqual([expect.stringMatching(/stream cut mid-message/), expect.stringMatching(/overloaded_error during the stream/)]);
+    expect(retries.map((r) => r.reason)).toEqual([
+      expect.stringMatching(/stream cut mid-message/),
+      expect.stringMatching(/overloaded_error during the stream/),
+    ]);
     // Deltas of the cut attempts were streamed, but the session holds one complete message.
-    expect(eventsOf(h.events, 'text-delta').map((d) => d.text).join('').length).toBeGreaterThan(ANSWER.length);
+    expect(
+      eventsOf(h.events, 'text-delta')
+        .map((d) => d.text)
+        .join('').length,
+    ).toBeGreaterThan(ANSWER.length);
     expect(h.session.messages.map((m) => m.role)).toEqual(['user', 'assistant']);
     expect(textOf([h.session.messages[1].blocks[0].param])).toBe(ANSWER);
     expect(h.session.calls).toHaveLength(1);
@@ -78,10 +90,19 @@ describe('retries', () => {
 describe('prompt is too long', () => {
   /** A session of `rounds` read_file rounds over a big file. */
   function scriptReads(rounds: number): void {
-    for (let i = 0; i < rounds; i++) h!.server.script({ content: [{ type: 'text', text: `Reading part ${i}.` }, { type: 'tool_use', name: 'read_file', input: { path: `big${i}.txt` } }] });
+    for (let i = 0; i < rounds; i++)
+      h!.server.script({
+        content: [
+          { type: 'text', text: `Reading part ${i}.` },
+          { type: 'tool_use', name: 'read_file', input: { path: `big${i}.txt` } },
+        ],
+      });
     h!.server.script({ content: [{ type: 'text', text: 'Read everything.' }] });
   }
-  const bigFiles = (n: number): Record<string, string> => Object.fromEntries(Array.from({ length: n }, (_, i) => [`big${i}.txt`, `line ${i} of a long file with words\n`.repeat(150)]));
+  const bigFiles = (n: number): Record<string, string> =>
+    Object.fromEntries(
+      Array.from({ length: n }, (_, i) => [`big${i}.txt`, `line ${i} of a long file with words\n`.repeat(150)]),
+    );
 
   it('trims with an emergency window at 60% of the reported maximum and retries once', async () => {
     h = await harness({ files: bigFiles(6), config: { strategy: 'none' } });
@@ -121,7 +142,9 @@ describe('prompt is too long', () => {
     const result = await h.loop.run(`Please consider this: ${'a very long prompt '.repeat(2_000)}`);
     expect(result.reason).toBe('error');
     expect(result.error?.kind).toBe('prompt-too-long');
-    expect(result.error?.message).toMatch(/too long for claude-sonnet-4-6 even after trimming: \d+ tokens > 3000 maximum \(before trimming: \d+ tokens\)/);
+    expect(result.error?.message).toMatch(
+      /too long for claude-sonnet-4-6 even after trimming: \d+ tokens > 3000 maximum \(before trimming: \d+ tokens\)/,
+    );
     expect(result.error?.maximum).toBe(3_000);
     expect(h.messagesRequests()).toHaveLength(2);
     expect(h.session.messages).toHaveLength(1);

@@ -3,14 +3,28 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'vitest';
-import { AgentLoop, NodeWorkspace, resolveAgentConfig, type AgentConfigInput, type AgentEvent, type ApprovalRequest, type RetryPolicy } from '../../../src/core/agent';
+import {
+  AgentLoop,
+  NodeWorkspace,
+  resolveAgentConfig,
+  type AgentConfigInput,
+  type AgentEvent,
+  type ApprovalRequest,
+  type RetryPolicy,
+} from '../../../src/core/agent';
 import { Session } from '../../../src/core/session';
 import type { Journal } from '../../../src/core/store';
 import { startTestServer, type TestServer } from '../../../src/dev/server';
 import type { TestServerOptions } from '../../../src/dev/server';
 
 /** Retries without real waiting (no jitter, so delays are exact). */
-export const FAST_RETRY: RetryPolicy = { maxRetries: 3, baseDelayMs: 5, maxDelayMs: 20, maxRetryAfterMs: 2_000, jitter: 0 };
+export const FAST_RETRY: RetryPolicy = {
+  maxRetries: 3,
+  baseDelayMs: 5,
+  maxDelayMs: 20,
+  maxRetryAfterMs: 2_000,
+  jitter: 0,
+};
 
 export function tempWorkspace(files: Record<string, string> = {}): string {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'trimline-agent-'));
@@ -46,8 +60,17 @@ export async function harness(o: HarnessOptions = {}): Promise<Harness> {
   const server = await startTestServer({ fallback: 'fail', ...o.server });
   const dir = tempWorkspace(o.files);
   const session = o.session ?? new Session();
-  const config = resolveAgentConfig({ apiKey: o.apiKey ?? 'test-key', baseURL: server.url, retry: FAST_RETRY, ...o.config }, {});
-  const loop = new AgentLoop({ session, workspace: new NodeWorkspace(dir), config, approve: o.approve, journal: o.journal });
+  const config = resolveAgentConfig(
+    { apiKey: o.apiKey ?? 'test-key', baseURL: server.url, retry: FAST_RETRY, ...o.config },
+    {},
+  );
+  const loop = new AgentLoop({
+    session,
+    workspace: new NodeWorkspace(dir),
+    config,
+    approve: o.approve,
+    journal: o.journal,
+  });
   const events: AgentEvent[] = [];
   loop.onAny((e) => events.push(e));
   return {
@@ -88,7 +111,10 @@ export function expectPaired(session: Session): void {
   }
 }
 
-export function eventsOf<T extends AgentEvent['type']>(events: readonly AgentEvent[], type: T): Extract<AgentEvent, { type: T }>[] {
+export function eventsOf<T extends AgentEvent['type']>(
+  events: readonly AgentEvent[],
+  type: T,
+): Extract<AgentEvent, { type: T }>[] {
   return events.filter((e): e is Extract<AgentEvent, { type: T }> => e.type === type);
 }
 
@@ -96,5 +122,9 @@ export function eventsOf<T extends AgentEvent['type']>(events: readonly AgentEve
 export function textOf(content: unknown): string {
   if (typeof content === 'string') return content;
   if (!Array.isArray(content)) return '';
-  return content.map((b: { type?: string; text?: string; content?: unknown }) => (b.type === 'text' ? b.text : b.type === 'tool_result' ? textOf(b.content) : '')).join('\n');
+  return content
+    .map((b: { type?: string; text?: string; content?: unknown }) =>
+      b.type === 'text' ? b.text : b.type === 'tool_result' ? textOf(b.content) : '',
+    )
+    .join('\n');
 }

@@ -41,7 +41,10 @@ describe('streaming a turn', () => {
 
   it('sends the prior conversation from turn 2 on (regression guard)', async () => {
     h = await harness();
-    h.server.script({ content: [{ type: 'text', text: 'First answer.' }] }, { content: [{ type: 'text', text: 'Second answer.' }] });
+    h.server.script(
+      { content: [{ type: 'text', text: 'First answer.' }] },
+      { content: [{ type: 'text', text: 'Second answer.' }] },
+    );
     await h.loop.run('First question?');
     await h.loop.run('Second question?');
     const [first, second] = h.messagesRequests();
@@ -82,11 +85,19 @@ describe('tools', () => {
     const ids = new Set(inputs.map((e) => e.toolUseId));
     expect(ids.size).toBe(3);
     const firstId = inputs[0].toolUseId;
-    expect(JSON.parse(inputs.filter((e) => e.toolUseId === firstId).map((e) => e.partialJson).join(''))).toEqual({ path: 'a.txt' });
+    expect(
+      JSON.parse(
+        inputs
+          .filter((e) => e.toolUseId === firstId)
+          .map((e) => e.partialJson)
+          .join(''),
+      ),
+    ).toEqual({ path: 'a.txt' });
     expect(eventsOf(h.events, 'tool-start')).toHaveLength(3);
     expect(eventsOf(h.events, 'tool-result').every((e) => !e.result.is_error)).toBe(true);
     // The second request carries the tool round.
-    const sent = (h.messagesRequests()[1].body as { messages: { role: string; content: { type: string }[] }[] }).messages;
+    const sent = (h.messagesRequests()[1].body as { messages: { role: string; content: { type: string }[] }[] })
+      .messages;
     expect(sent.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
     expect(sent[2].content.map((b) => b.type)).toEqual(['tool_result', 'tool_result', 'tool_result']);
     expectAllValid(h.server);
@@ -133,7 +144,10 @@ describe('tools', () => {
 
   it('closes tool calls cut at max_tokens with error results instead of running them', async () => {
     h = await harness();
-    h.server.script({ content: [{ type: 'tool_use', name: 'write_file', input: { path: 'x.txt', content: 'partial' } }], stop_reason: 'max_tokens' });
+    h.server.script({
+      content: [{ type: 'tool_use', name: 'write_file', input: { path: 'x.txt', content: 'partial' } }],
+      stop_reason: 'max_tokens',
+    });
     const result = await h.loop.run('Write x.');
     expect(result.reason).toBe('max_tokens');
     expect(fs.existsSync(path.join(h.dir, 'x.txt'))).toBe(false);
@@ -146,7 +160,10 @@ describe('cancel', () => {
   it('mid-stream: the partial text is recorded as interrupted and the next request stays valid', async () => {
     h = await harness();
     h.server.fault(faults.slow(20));
-    h.server.script({ content: [{ type: 'text', text: LONG_TEXT }] }, { content: [{ type: 'text', text: 'Continuing.' }] });
+    h.server.script(
+      { content: [{ type: 'text', text: LONG_TEXT }] },
+      { content: [{ type: 'text', text: 'Continuing.' }] },
+    );
     let deltas = 0;
     h.loop.on('text-delta', () => {
       if (++deltas === 5) h!.loop.cancel();
@@ -194,7 +211,9 @@ describe('cancel', () => {
   });
 
   it('during a retry wait: nothing is recorded', async () => {
-    h = await harness({ config: { retry: { maxRetries: 3, baseDelayMs: 5_000, maxDelayMs: 5_000, maxRetryAfterMs: 5_000, jitter: 0 } } });
+    h = await harness({
+      config: { retry: { maxRetries: 3, baseDelayMs: 5_000, maxDelayMs: 5_000, maxRetryAfterMs: 5_000, jitter: 0 } },
+    });
     h.server.fault(faults.overloaded());
     h.loop.on('retry', () => h!.loop.cancel());
     const result = await h.loop.run('Hello?');
@@ -208,7 +227,11 @@ describe('resuming an unfinished turn', () => {
   it('answers tool calls that never got results as interrupted, then continues', async () => {
     h = await harness();
     h.session.append('user', 'Do it.');
-    h.session.append('assistant', [{ type: 'tool_use', id: 'toolu_left', name: 'write_file', input: { path: 'a.txt', content: 'a' } }], { apiMessageId: 'msg_x' });
+    h.session.append(
+      'assistant',
+      [{ type: 'tool_use', id: 'toolu_left', name: 'write_file', input: { path: 'a.txt', content: 'a' } }],
+      { apiMessageId: 'msg_x' },
+    );
     h.server.script({ content: [{ type: 'text', text: 'Checked.' }] });
     const result = await h.loop.run();
     expect(result).toEqual({ reason: 'end_turn', calls: 1 });
@@ -223,7 +246,9 @@ describe('a new prompt on a session with unanswered tool calls', () => {
   it('puts the interrupted results first and the prompt after them, in one user message', async () => {
     h = await harness();
     h.session.append('user', 'Do it.');
-    h.session.append('assistant', [{ type: 'tool_use', id: 'toolu_left', name: 'list_files', input: {} }], { apiMessageId: 'msg_y' });
+    h.session.append('assistant', [{ type: 'tool_use', id: 'toolu_left', name: 'list_files', input: {} }], {
+      apiMessageId: 'msg_y',
+    });
     h.server.script({ content: [{ type: 'text', text: 'Fine.' }] });
     await h.loop.run('Something else instead.');
     const opening = h.session.messages[2];
@@ -236,20 +261,34 @@ describe('a new prompt on a session with unanswered tool calls', () => {
 
 describe('LLM history compression', () => {
   it('runs the summarization call through the same client before the request is built, and bills it', async () => {
-    const strategies = { 'whole-history': { trigger: 'always', minTokens: 1, keepRecentMessages: 1, background: false } };
-    h = await harness({ config: { strategy: 'whole-history', pipeline: { strategies } }, files: { 'a.txt': 'alpha '.repeat(300) } });
+    const strategies = {
+      'whole-history': { trigger: 'always', minTokens: 1, keepRecentMessages: 1, background: false },
+    };
+    h = await harness({
+      config: { strategy: 'whole-history', pipeline: { strategies } },
+      files: { 'a.txt': 'alpha '.repeat(300) },
+    });
     h.server.script(
       { content: [{ type: 'tool_use', name: 'read_file', input: { path: 'a.txt' } }] },
       { content: [{ type: 'text', text: 'Read a.txt: it repeats alpha.' }] },
     );
     await h.loop.run('Read a.txt.');
-    h.server.script((call) => ({ content: [{ type: 'text', text: call.body.stream ? 'Answer after compression.' : 'The user asked to read a.txt; it repeats "alpha".' }] }));
+    h.server.script((call) => ({
+      content: [
+        {
+          type: 'text',
+          text: call.body.stream ? 'Answer after compression.' : 'The user asked to read a.txt; it repeats "alpha".',
+        },
+      ],
+    }));
     h.server.script({ content: [{ type: 'text', text: 'Answer after compression.' }] });
     const result = await h.loop.run('What was in it?');
     expect(result.reason).toBe('end_turn');
     const usage = eventsOf(h.events, 'usage');
     expect(usage.map((u) => u.kind)).toContain('summary');
-    expect(h.session.allOverlays().some((o) => o.kind === 'summary' && o.author === 'strategy:whole-history')).toBe(true);
+    expect(h.session.allOverlays().some((o) => o.kind === 'summary' && o.author === 'strategy:whole-history')).toBe(
+      true,
+    );
     expect(h.loop.ledger.run.calls).toBe(h.session.calls.length + usage.filter((u) => u.kind === 'summary').length);
     expectAllValid(h.server);
   });
@@ -259,7 +298,12 @@ describe('thinking', () => {
   it('sends the latest thinking block back verbatim with its signature', async () => {
     h = await harness({ files: { 'a.txt': 'alpha\n' } });
     h.server.script(
-      { content: [{ type: 'thinking', thinking: 'I should read a.txt first.' }, { type: 'tool_use', name: 'read_file', input: { path: 'a.txt' } }] },
+      {
+        content: [
+          { type: 'thinking', thinking: 'I should read a.txt first.' },
+          { type: 'tool_use', name: 'read_file', input: { path: 'a.txt' } },
+        ],
+      },
       { content: [{ type: 'text', text: 'It says alpha.' }] },
     );
     await h.loop.run('What is in a.txt?');

@@ -26,7 +26,8 @@ function walk(dir: string, out: string[]): string[] {
 function resolveSpecifier(from: string, spec: string): string | undefined {
   if (!spec.startsWith('.')) return undefined;
   const base = resolve(dirname(from), spec);
-  for (const p of [base, `${base}.ts`, join(base, 'index.ts')]) if (existsSync(p) && statSync(p).isFile() && p.endsWith('.ts')) return p;
+  for (const p of [base, `${base}.ts`, join(base, 'index.ts')])
+    if (existsSync(p) && statSync(p).isFile() && p.endsWith('.ts')) return p;
   return undefined;
 }
 
@@ -94,7 +95,9 @@ function placeLabel(file: string): string {
   return p.floor ? `${p.layer}/${p.floor}` : p.layer;
 }
 
-/** Imports that go from a layer (or core floor) to one it may not import ("from → to"), by the lint rule's own table. */
+/**
+ * Imports that go from a layer (or core floor) to one it may not import ("from → to"), by the lint rule's own table.
+ */
 export function layerViolations(g: ImportGraph): string[] {
   const out: string[] = [];
   for (const [file, { imports, packages }] of g.files) {
@@ -106,7 +109,8 @@ export function layerViolations(g: ImportGraph): string[] {
       const to = placeOf(target);
       if (!to || forbidden(from, to)) out.push(`${here} → ${relative(REPO, target)} (${placeLabel(target)})`);
     }
-    if (packages.includes('vscode') && !relative(REPO, file).startsWith('src/host/vscode/')) out.push(`${here} → vscode`);
+    if (packages.includes('vscode') && !relative(REPO, file).startsWith('src/host/vscode/'))
+      out.push(`${here} → vscode`);
   }
   return out;
 }

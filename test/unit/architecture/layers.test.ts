@@ -15,7 +15,8 @@ describe('the import graph', () => {
   it('covers every layer', () => {
     expect(graph.files.size).toBeGreaterThan(200);
     const rels = [...graph.files.keys()].map((f) => f.slice(REPO.length + 1));
-    for (const dir of ['src/protocol/', 'src/views/', 'src/core/', 'src/dev/', 'src/host/', 'src/cli/', 'webview/']) expect(rels.some((r) => r.startsWith(dir))).toBe(true);
+    for (const dir of ['src/protocol/', 'src/views/', 'src/core/', 'src/dev/', 'src/host/', 'src/cli/', 'webview/'])
+      expect(rels.some((r) => r.startsWith(dir))).toBe(true);
   });
 
   it('has no import cycle', () => {
@@ -52,7 +53,10 @@ describe('the import graph', () => {
 describe('lint enforces the layers', () => {
   const eslint = new ESLint({ cwd: REPO });
   /** Rule ids ESLint reports for `code` as if it were the file `path` (which need not exist). */
-  const lint = async (path: string, code: string): Promise<string[]> => (await eslint.lintText(code, { filePath: join(REPO, path) })).flatMap((r) => r.messages.map((m) => m.ruleId ?? m.message));
+  const lint = async (path: string, code: string): Promise<string[]> =>
+    (await eslint.lintText(code, { filePath: join(REPO, path) })).flatMap((r) =>
+      r.messages.map((m) => m.ruleId ?? m.message),
+    );
 
   it.each([
     ['src/core/session/probe.ts', "import { startProxy } from '../../host/proxy/server';"],
@@ -82,8 +86,8 @@ describe('lint enforces the layers', () => {
     ['src/views/probe.ts', "import type { Session } from '../core/session/session';"],
     ['src/views/probe.ts', "import { readFileSync } from 'node:fs';"],
     // a folder not on the plan
-    ['src/core/misc/probe.ts', "export const x = 1;"],
-    ['src/elsewhere/probe.ts', "export const x = 1;"],
+    ['src/core/misc/probe.ts', 'export const x = 1;'],
+    ['src/elsewhere/probe.ts', 'export const x = 1;'],
   ])('%s: %s fails', async (path, code) => {
     expect(await lint(path, `${code}\n`)).toContain('house/layers');
   });

@@ -42,26 +42,52 @@ const action: fc.Arbitrary<Action> = fc.record({
   topLevel: fc.boolean(),
 });
 
-function conversation(steps: Action[]): { body: Msg[]; at: number; bps: number[]; oneHour: boolean; topLevel: boolean }[] {
+function conversation(
+  steps: Action[],
+): { body: Msg[]; at: number; bps: number[]; oneHour: boolean; topLevel: boolean }[] {
   const msgs: Msg[] = [{ role: 'user', content: [{ type: 'text', text: 'start'.padEnd(400, '.') }] }];
   let t = 1_700_000_000_000;
   let n = 0;
   return steps.map((s) => {
     n++;
     if (s.kind === 'tool-round') {
-      msgs.push({ role: 'assistant', content: [{ type: 'thinking', thinking: `t${n}`.padEnd(s.size, '~'), signature: 's' }, { type: 'tool_use', id: `toolu_${n}`, name: 'Read', input: { n } }] });
-      msgs.push({ role: 'user', content: [{ type: 'tool_result', tool_use_id: `toolu_${n}`, content: `r${n}`.padEnd(s.size, 'r') }] });
+      msgs.push({
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: `t${n}`.padEnd(s.size, '~'), signature: 's' },
+          { type: 'tool_use', id: `toolu_${n}`, name: 'Read', input: { n } },
+        ],
+      });
+      msgs.push({
+        role: 'user',
+        content: [{ type: 'tool_result', tool_use_id: `toolu_${n}`, content: `r${n}`.padEnd(s.size, 'r') }],
+      });
     } else if (s.kind === 'parallel') {
       // Parallel calls: many positions at once, so breakpoints move by any distance (20 included).
       const ids = Array.from({ length: s.width }, (_, k) => `toolu_${n}_${k}`);
-      msgs.push({ role: 'assistant', content: ids.map((id) => ({ type: 'tool_use', id, name: 'Grep', input: { id } })) });
-      msgs.push({ role: 'user', content: ids.map((id) => ({ type: 'tool_result', tool_use_id: id, content: `${id}`.padEnd(s.size, 'g') })) });
+      msgs.push({
+        role: 'assistant',
+        content: ids.map((id) => ({ type: 'tool_use', id, name: 'Grep', input: { id } })),
+      });
+      msgs.push({
+        role: 'user',
+        content: ids.map((id) => ({ type: 'tool_result', tool_use_id: id, content: `${id}`.padEnd(s.size, 'g') })),
+      });
     } else if (s.kind === 'prompt') {
-      msgs.push({ role: 'assistant', content: [{ type: 'thinking', thinking: `a${n}`.padEnd(40, '~'), signature: 's' }, { type: 'text', text: `answer ${n}` }] });
+      msgs.push({
+        role: 'assistant',
+        content: [
+          { type: 'thinking', thinking: `a${n}`.padEnd(40, '~'), signature: 's' },
+          { type: 'text', text: `answer ${n}` },
+        ],
+      });
       msgs.push({ role: 'user', content: [{ type: 'text', text: `p${n}`.padEnd(s.size, 'p') }] });
     } else if (s.kind === 'edit' && msgs.length > 2) {
       const i = 1 + (s.at % (msgs.length - 1));
-      msgs[i] = { ...msgs[i], content: msgs[i].content.map((b) => (b.type === 'text' ? { ...b, text: `edited ${n}` } : b)) };
+      msgs[i] = {
+        ...msgs[i],
+        content: msgs[i].content.map((b) => (b.type === 'text' ? { ...b, text: `edited ${n}` } : b)),
+      };
     }
     t += s.pauseS * 1000;
     return { body: structuredClone(msgs), at: t, bps: s.breakpoints, oneHour: s.oneHour, topLevel: s.topLevel };
@@ -77,7 +103,12 @@ function request(model: string, c: ReturnType<typeof conversation>[number]): Sim
     if (b.type !== 'thinking') b.cache_control = cc;
   }
   const system = [{ type: 'text', text: 'system'.padEnd(1500, '.'), cache_control: { type: 'ephemeral' } }];
-  return { model, system, messages: c.body, ...(c.topLevel ? { cache_control: { type: 'ephemeral' } } : {}) } as unknown as SimRequest;
+  return {
+    model,
+    system,
+    messages: c.body,
+    ...(c.topLevel ? { cache_control: { type: 'ephemeral' } } : {}),
+  } as unknown as SimRequest;
 }
 
 describe('engine cache simulator vs the independent reference simulator', () => {
@@ -89,14 +120,20 @@ describe('engine cache simulator vs the independent reference simulator', () => 
           const ref = new ReferenceCache({ tokensOf });
           for (const c of conversation(steps)) {
             const body = request(model, c);
-            // Now and then the client changes its messages unseen (a call of the recording that read only the system prompt).
+            // Now and then the client changes its messages unseen (a call of the recording that read only the system
+            // prompt).
             if (c.at % 7 === 3) {
               engine.invalidateMessages();
               ref.invalidateMessages();
             }
             const e = engine.step(body, tokensOf, c.at);
             const r = ref.call(body as unknown as RefRequest, c.at);
-            expect([e.cache_read_input_tokens, e.cache_creation.ephemeral_5m_input_tokens, e.cache_creation.ephemeral_1h_input_tokens, e.input_tokens]).toEqual([r.read, r.write5m, r.write1h, r.uncached]);
+            expect([
+              e.cache_read_input_tokens,
+              e.cache_creation.ephemeral_5m_input_tokens,
+              e.cache_creation.ephemeral_1h_input_tokens,
+              e.input_tokens,
+            ]).toEqual([r.read, r.write5m, r.write1h, r.uncached]);
           }
         }),
         { numRuns: 200 },

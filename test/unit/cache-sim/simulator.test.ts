@@ -22,7 +22,9 @@ const T0 = 1_700_000_000_000;
 
 function text(tag: string, tokens: number, cached = false): SimBlock {
   const body = `${tag}:`.padEnd(tokens, '.');
-  return cached ? ({ type: 'text', text: body, cache_control: EPHEMERAL } as SimBlock) : ({ type: 'text', text: body } as SimBlock);
+  return cached
+    ? ({ type: 'text', text: body, cache_control: EPHEMERAL } as SimBlock)
+    : ({ type: 'text', text: body } as SimBlock);
 }
 
 /** A conversation of `count` one-block messages (alternating roles) of `tokens` each; breakpoint on the last. */
@@ -37,7 +39,11 @@ function request(messages: SimMessage[], extra: Partial<SimRequest> = {}): SimRe
   return { model: MODEL, system: [text('system', 2000, true)], messages, ...extra };
 }
 
-function total(u: { input_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number }): number {
+function total(u: {
+  input_tokens: number;
+  cache_creation_input_tokens: number;
+  cache_read_input_tokens: number;
+}): number {
   return u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
 }
 
@@ -152,7 +158,9 @@ describe('CacheSimulator', () => {
   it('1h breakpoints survive past 5 minutes and are reported as 1h writes', () => {
     const sim = new CacheSimulator();
     const longTtl = { type: 'ephemeral', ttl: '1h' } as const;
-    const body = request([{ role: 'user', content: [{ type: 'text', text: 'x'.repeat(1500), cache_control: longTtl } as SimBlock] }]);
+    const body = request([
+      { role: 'user', content: [{ type: 'text', text: 'x'.repeat(1500), cache_control: longTtl } as SimBlock] },
+    ]);
     const first = sim.step(body, tokensOf, T0);
     expect(first.cache_creation).toEqual({ ephemeral_5m_input_tokens: 2000, ephemeral_1h_input_tokens: 1500 });
     const later = sim.step(body, tokensOf, T0 + 30 * 60_000);
@@ -167,10 +175,14 @@ describe('CacheSimulator', () => {
     expect(sim.lastTrace?.belowMinimum).toEqual([0]);
     // 3,000 tokens is enough for Sonnet (1,024) but not Haiku 4.5 (4,096).
     const haiku = new CacheSimulator();
-    expect(haiku.step({ ...request(conversation(10)), model: 'claude-haiku-4-5' }, tokensOf, T0).cache_creation_input_tokens).toBe(0);
+    expect(
+      haiku.step({ ...request(conversation(10)), model: 'claude-haiku-4-5' }, tokensOf, T0).cache_creation_input_tokens,
+    ).toBe(0);
     expect(minCacheableTokens('claude-opus-4-7')).toBe(4096);
     expect(minCacheableTokens('claude-opus-4-8')).toBe(1024);
-    expect(new CacheSimulator({ minTokens: 5000 }).step(request(conversation(10)), tokensOf, T0).input_tokens).toBe(3000);
+    expect(new CacheSimulator({ minTokens: 5000 }).step(request(conversation(10)), tokensOf, T0).input_tokens).toBe(
+      3000,
+    );
   });
 
   it('top-level cache_control caches up to the last cacheable block (automatic caching)', () => {
@@ -178,46 +190,86 @@ describe('CacheSimulator', () => {
     const messages = conversation(6, 300, []);
     const body: SimRequest = { model: MODEL, messages, cache_control: EPHEMERAL };
     expect(sim.step(body, tokensOf, T0).cache_creation_input_tokens).toBe(1800);
-    const next: SimRequest = { ...body, messages: [...messages, ...conversation(2, 300, []).map((m, i) => ({ ...m, role: i === 0 ? 'assistant' : 'user' }))] };
+    const next: SimRequest = {
+      ...body,
+      messages: [
+        ...messages,
+        ...conversation(2, 300, []).map((m, i) => ({ ...m, role: i === 0 ? 'assistant' : 'user' })),
+      ],
+    };
     const usage = sim.step(next, tokensOf, T0 + 1);
     expect(usage).toMatchObject({ cache_read_input_tokens: 1800, cache_creation_input_tokens: 600, input_tokens: 0 });
   });
 
   it('string content and a string system prompt are cached like single text blocks', () => {
     const sim = new CacheSimulator();
-    const body: SimRequest = { model: MODEL, system: 's'.repeat(1200), messages: [{ role: 'user', content: 'hello' }], cache_control: EPHEMERAL };
+    const body: SimRequest = {
+      model: MODEL,
+      system: 's'.repeat(1200),
+      messages: [{ role: 'user', content: 'hello' }],
+      cache_control: EPHEMERAL,
+    };
     expect(sim.step(body, tokensOf, T0).cache_creation_input_tokens).toBe(1205);
     expect(sim.step(structuredClone(body), tokensOf, T0 + 1).cache_read_input_tokens).toBe(1205);
   });
 
-  describe('earlier turns\' thinking', () => {
-    const thinking = (tag: string): SimBlock => ({ type: 'thinking', thinking: `${tag}:`.padEnd(300, '.'), signature: 'sig' }) as SimBlock;
-    const thinkingTokens: TokensOf = (block) => (block.type === 'thinking' ? 300 : tokensOf(block, { section: 'tools', index: 0 }));
+  describe("earlier turns' thinking", () => {
+    const thinking = (tag: string): SimBlock =>
+      ({ type: 'thinking', thinking: `${tag}:`.padEnd(300, '.'), signature: 'sig' }) as SimBlock;
+    const thinkingTokens: TokensOf = (block) =>
+      block.type === 'thinking' ? 300 : tokensOf(block, { section: 'tools', index: 0 });
     // A prompt, one tool round with thinking, then the final answer with thinking.
     const loop: SimMessage[] = [
       { role: 'user', content: [text('prompt', 500)] },
-      { role: 'assistant', content: [thinking('t1'), { type: 'tool_use', id: 'toolu_1', name: 'Read', input: {} } as SimBlock] },
+      {
+        role: 'assistant',
+        content: [thinking('t1'), { type: 'tool_use', id: 'toolu_1', name: 'Read', input: {} } as SimBlock],
+      },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'x' } as SimBlock] },
       { role: 'assistant', content: [thinking('t2'), text('answer', 100)] },
     ];
     const withBreakpointOnLast = (messages: SimMessage[]): SimMessage[] =>
-      messages.map((m, i) => (i < messages.length - 1 || typeof m.content === 'string' ? m : { ...m, content: m.content.map((b, j) => (j === m.content.length - 1 ? { ...b, cache_control: EPHEMERAL } : b)) }));
+      messages.map((m, i) =>
+        i < messages.length - 1 || typeof m.content === 'string'
+          ? m
+          : {
+              ...m,
+              content: m.content.map((b, j) => (j === m.content.length - 1 ? { ...b, cache_control: EPHEMERAL } : b)),
+            },
+      );
     const SONNET_45 = 'claude-sonnet-4-5-20250929';
     const OPUS_45 = 'claude-opus-4-5-20251101';
 
-    it('on Sonnet 4.5 a new prompt drops them: not billed, and (removed for caching) the loop\'s cached prefix still matches', () => {
+    it("on Sonnet 4.5 a new prompt drops them: not billed, and (removed for caching) the loop's cached prefix still matches", () => {
       const sim = new CacheSimulator();
       const inLoop = request(withBreakpointOnLast(loop.slice(0, 3)), { model: SONNET_45 });
       const first = sim.step(inLoop, thinkingTokens, T0);
       // system 2000 + prompt 500 + thinking 300 + tool_use 100 + tool_result 100: the loop's thinking is billed.
       expect(total(first)).toBe(3000);
-      const next = request(withBreakpointOnLast([...loop, { role: 'user', content: [text('next', 200)] }]), { model: SONNET_45 });
+      const next = request(withBreakpointOnLast([...loop, { role: 'user', content: [text('next', 200)] }]), {
+        model: SONNET_45,
+      });
       const usage = sim.step(next, thinkingTokens, T0 + 1000);
       // Both thinking blocks are gone (−600); the loop's breakpoint (on its tool_result) is read without its thinking.
       expect(total(usage)).toBe(2000 + 500 + 100 + 100 + 100 + 200);
       expect(usage.cache_read_input_tokens).toBe(2000 + 500 + 100 + 100);
       // Inside the loop its thinking is billed but keys nothing: the same request without it reads the same prefix.
-      const again = sim.step(request(withBreakpointOnLast(loop.slice(0, 3).map((m) => (m.role === 'assistant' && typeof m.content !== 'string' ? { ...m, content: m.content.filter((b) => b.type !== 'thinking') } : m))), { model: SONNET_45 }), thinkingTokens, T0 + 2000);
+      const again = sim.step(
+        request(
+          withBreakpointOnLast(
+            loop
+              .slice(0, 3)
+              .map((m) =>
+                m.role === 'assistant' && typeof m.content !== 'string'
+                  ? { ...m, content: m.content.filter((b) => b.type !== 'thinking') }
+                  : m,
+              ),
+          ),
+          { model: SONNET_45 },
+        ),
+        thinkingTokens,
+        T0 + 2000,
+      );
       expect(again.cache_read_input_tokens).toBe(2700);
     });
 
@@ -225,14 +277,22 @@ describe('CacheSimulator', () => {
       // Opus 4.5's minimum (4,096) is above this small prompt: use Sonnet's to see the cache.
       const sim = new CacheSimulator({ minTokens: 1024 });
       sim.step(request(withBreakpointOnLast(loop.slice(0, 3)), { model: OPUS_45 }), thinkingTokens, T0);
-      const usage = sim.step(request(withBreakpointOnLast([...loop, { role: 'user', content: [text('next', 200)] }]), { model: OPUS_45 }), thinkingTokens, T0 + 1000);
+      const usage = sim.step(
+        request(withBreakpointOnLast([...loop, { role: 'user', content: [text('next', 200)] }]), { model: OPUS_45 }),
+        thinkingTokens,
+        T0 + 1000,
+      );
       expect(total(usage)).toBe(3000 + 300 + 100 + 200);
       expect(usage.cache_read_input_tokens).toBe(3000);
     });
 
     it('can be switched off for what-if comparisons', () => {
       const sim = new CacheSimulator({ dropsEarlierThinking: () => false });
-      const usage = sim.step(request(withBreakpointOnLast([...loop, { role: 'user', content: [text('next', 200)] }]), { model: SONNET_45 }), thinkingTokens, T0);
+      const usage = sim.step(
+        request(withBreakpointOnLast([...loop, { role: 'user', content: [text('next', 200)] }]), { model: SONNET_45 }),
+        thinkingTokens,
+        T0,
+      );
       expect(total(usage)).toBe(3000 + 300 + 100 + 200);
     });
   });

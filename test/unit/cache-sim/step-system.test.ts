@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { CacheSimulator, type SimBlock, type SimMessage } from '../../../src/core/cache/simulator';
 
 const MODEL = 'claude-sonnet-4-5-20250929';
-const text = (t: string, cc?: { type: 'ephemeral'; ttl?: '5m' | '1h' }): SimBlock => ({ type: 'text', text: t, ...(cc ? { cache_control: cc } : {}) }) as SimBlock;
+const text = (t: string, cc?: { type: 'ephemeral'; ttl?: '5m' | '1h' }): SimBlock =>
+  ({ type: 'text', text: t, ...(cc ? { cache_control: cc } : {}) }) as SimBlock;
 
 describe('CacheSimulator.stepSystem', () => {
   it('gives what step() gives a system-only request, interleaved with full requests over expiry', () => {
@@ -27,7 +28,11 @@ describe('CacheSimulator.stepSystem', () => {
       const block = text(`m${i}`, { type: 'ephemeral' });
       sizes.set(block, 700 + i);
       messages.push({ role: i % 2 ? 'assistant' : 'user', content: [block] });
-      const req = { model: MODEL, system: [shared, session], messages: messages[messages.length - 1].role === 'user' ? messages : messages.slice(0, -1) };
+      const req = {
+        model: MODEL,
+        system: [shared, session],
+        messages: messages[messages.length - 1].role === 'user' ? messages : messages.slice(0, -1),
+      };
       expect(b.step(req, tokensOf, now + 1)).toEqual(a.step(req, tokensOf, now + 1));
     }
     expect(b.liveEntries(now)).toBe(a.liveEntries(now));

@@ -17,7 +17,10 @@ describe('priceAction', () => {
     const q = quoteRewrite(20_000, 2_000, '5m', 10);
     const perToken = modelPrice(MODEL).input / 1_000_000;
     expect(p.rewriteCost).toBeCloseTo(q.rewriteCost * perToken, 12);
-    expect(p.savingPerCall).toBeCloseTo(costOf({ input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 2_000 }, MODEL).total, 12);
+    expect(p.savingPerCall).toBeCloseTo(
+      costOf({ input_tokens: 0, output_tokens: 0, cache_read_input_tokens: 2_000 }, MODEL).total,
+      12,
+    );
     // ((20k − 2k) × 1.25 − 20k × 0.1) / (2k × 0.1) = 102.5 → 103 calls: more than the 10 expected.
     expect(p.breakEvenCalls).toBe(103);
     expect(p.expectedCalls).toBe(10);
@@ -25,9 +28,11 @@ describe('priceAction', () => {
     expect(p.summary).toContain('pays back after 103 calls');
   });
 
-  it('without the engine\'s estimate, the expected calls come from the calls made so far (warm-calls.ts)', () => {
+  it("without the engine's estimate, the expected calls come from the calls made so far (warm-calls.ts)", () => {
     const p = priceAction({ ...base, rewriteTokens: 20_000, tokensPerCall: 2_000 });
-    expect(p.expectedCalls).toBe(Math.round(expectedWarmCalls({ loopLengths: [], gapsMs: [], currentLoopCalls: 10 }, 5 * 60_000).calls));
+    expect(p.expectedCalls).toBe(
+      Math.round(expectedWarmCalls({ loopLengths: [], gapsMs: [], currentLoopCalls: 10 }, 5 * 60_000).calls),
+    );
   });
 
   it('a big saving on a short cached tail pays back', () => {
@@ -51,27 +56,35 @@ describe('priceAction', () => {
   it('says each price in one complete sentence: rewrite, per call, pay-back, calls expected (issue 29)', () => {
     const never = priceAction({ ...base, rewriteTokens: 5_900, tokensPerCall: 0, expectedCalls: 12 });
     expect(never.summary).toMatch(
-      sentence(String.raw`Rewrites 5\.9k cached tokens on the next call \(\$[\d.]+ extra\), `,
+      sentence(
+        String.raw`Rewrites 5\.9k cached tokens on the next call \(\$[\d.]+ extra\), `,
         'and saves nothing per call, ',
-        'so it never pays back; about 12 more calls are expected'),
+        'so it never pays back; about 12 more calls are expected',
+      ),
     );
     const trim = priceAction({ ...base, rewriteTokens: 20_000, tokensPerCall: 2_000, expectedCalls: 10 });
     expect(trim.summary).toMatch(
-      sentence(String.raw`Rewrites 20\.0k cached tokens on the next call \(\$[\d.]+ extra\), `,
+      sentence(
+        String.raw`Rewrites 20\.0k cached tokens on the next call \(\$[\d.]+ extra\), `,
         String.raw`and saves 2\.0k tokens \(\$[\d.]+\) on every later call, `,
-        'so it pays back after 103 calls; about 10 more calls are expected'),
+        'so it pays back after 103 calls; about 10 more calls are expected',
+      ),
     );
     const cheap = priceAction({ ...base, rewriteTokens: 2_000, tokensPerCall: 1_900, expectedCalls: 3 });
     expect(cheap.summary).toMatch(
-      sentence(String.raw`Rewrites 2\.0k cached tokens on the next call at no extra cost .*, `,
-        String.raw`and saves 1\.9k tokens .* on every later call; about 3 more calls are expected`),
+      sentence(
+        String.raw`Rewrites 2\.0k cached tokens on the next call at no extra cost .*, `,
+        String.raw`and saves 1\.9k tokens .* on every later call; about 3 more calls are expected`,
+      ),
     );
     // A restore is a cost, not a saving: what it adds per call first, then the rewrite, and no pay-back.
     const restore = priceAction({ ...base, rewriteTokens: 5_000, tokensPerCall: -3_000, expectedCalls: 8 });
     expect(restore.summary).toMatch(
-      sentence(String.raw`Adds 3\.0k tokens \(\$[\d.]+\) to every later call, `,
+      sentence(
+        String.raw`Adds 3\.0k tokens \(\$[\d.]+\) to every later call, `,
         String.raw`and rewrites 5\.0k cached tokens on the next call \(\$[\d.]+ extra\); `,
-        'about 8 more calls are expected'),
+        'about 8 more calls are expected',
+      ),
     );
     expect(restore.summary).not.toMatch(/pays back/);
     const cold = priceAction({ ...base, idleMs: 7 * 60_000, rewriteTokens: 5_000, tokensPerCall: 1_000 });

@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { quoteDollars, quoteRewrite } from '../../../src/core/cache/break-even';
-import { CACHE_READ_MULTIPLIER, CACHE_WRITE_1H_MULTIPLIER, CACHE_WRITE_5M_MULTIPLIER } from '../../../src/core/api/cache-rules';
+import {
+  CACHE_READ_MULTIPLIER,
+  CACHE_WRITE_1H_MULTIPLIER,
+  CACHE_WRITE_5M_MULTIPLIER,
+} from '../../../src/core/api/cache-rules';
 import { expectedWarmCalls } from '../../../src/core/cache/warm-calls';
 
 describe('break-even of a rewrite', () => {
@@ -38,7 +42,7 @@ describe('break-even of a rewrite', () => {
   });
 });
 
-describe('expected warm calls from the session\'s own evidence', () => {
+describe("expected warm calls from the session's own evidence", () => {
   const TTL_5M = 5 * 60_000;
   it('with no evidence, a loop of n calls is expected to run about as long again (plus later loops at even odds)', () => {
     const e = expectedWarmCalls({ loopLengths: [], gapsMs: [], currentLoopCalls: 6 }, TTL_5M);
@@ -63,7 +67,11 @@ describe('expected warm calls from the session\'s own evidence', () => {
   });
 
   it('never exceeds its bound', () => {
-    const e = expectedWarmCalls({ loopLengths: Array(50).fill(500), gapsMs: Array(50).fill(1000), currentLoopCalls: 400 }, TTL_5M, { maxCalls: 200, priorWeight: 1 });
+    const e = expectedWarmCalls(
+      { loopLengths: Array(50).fill(500), gapsMs: Array(50).fill(1000), currentLoopCalls: 400 },
+      TTL_5M,
+      { maxCalls: 200, priorWeight: 1 },
+    );
     expect(e.calls).toBeLessThanOrEqual(200);
   });
 });

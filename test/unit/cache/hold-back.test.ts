@@ -10,7 +10,8 @@ import { ContextEngine } from '../../../src/core/engine';
 import { bodyOf, result, sessionOf, TEST_CHARS_PER_TOKEN, text, thinking, use } from '../request/helpers';
 
 const big = (n: number): string => 'word '.repeat(n);
-const tokensOfBlock = (b: SimBlock): number => Math.ceil(blockText(b as ContentBlockParam).length / TEST_CHARS_PER_TOKEN);
+const tokensOfBlock = (b: SimBlock): number =>
+  Math.ceil(blockText(b as ContentBlockParam).length / TEST_CHARS_PER_TOKEN);
 
 function planOpts(body: RequestBody, holdBackLast: boolean) {
   const holdBackFrom = holdBackLast ? body.messages.length - 1 : undefined;
@@ -30,7 +31,9 @@ function planOpts(body: RequestBody, holdBackLast: boolean) {
 
 function marked(body: RequestBody): string[] {
   const out: string[] = [];
-  body.messages.forEach((m, i) => typeof m.content !== 'string' && m.content.forEach((b, j) => cacheControlOf(b) && out.push(`${i}.${j}`)));
+  body.messages.forEach(
+    (m, i) => typeof m.content !== 'string' && m.content.forEach((b, j) => cacheControlOf(b) && out.push(`${i}.${j}`)),
+  );
   return out;
 }
 
@@ -73,7 +76,11 @@ describe('planner: holdBackLast', () => {
   });
 
   it('falls back to the usual tail when nothing before the final message reaches the minimum', () => {
-    const small: RequestBody['messages'] = [{ role: 'user', content: [text('hi')] }, { role: 'assistant', content: [use('toolu_1')] }, messages[2]];
+    const small: RequestBody['messages'] = [
+      { role: 'user', content: [text('hi')] },
+      { role: 'assistant', content: [use('toolu_1')] },
+      messages[2],
+    ];
     const body = bodyOf(small);
     const plan = planBreakpoints(body, planOpts(body, true));
     expect(plan.heldBack).toBe(false);
@@ -122,7 +129,9 @@ describe('engine: a tool loop with large results', () => {
     const finalMarked = (calls[1].body.messages[last].content as ContentBlockParam[]).some((b) => cacheControlOf(b));
     expect(finalMarked).toBe(false);
     // Next call it is summarized, and the applier records it as outside the cached prefix.
-    const applied = engine.decisions.all().filter((d) => d.action === 'apply' && d.targets.includes('m4.0') && d.by.startsWith('strategy:'));
+    const applied = engine.decisions
+      .all()
+      .filter((d) => d.action === 'apply' && d.targets.includes('m4.0') && d.by.startsWith('strategy:'));
     expect(applied.length).toBe(1);
     expect(applied[0].reason).toContain('no cache cost');
     // Every placement decision states both prices and the verdict.
@@ -151,7 +160,9 @@ describe('engine: a round with a long tool input', () => {
     const marked = calls[1].breakpoints.filter((b) => b.messageIndex !== undefined).map((b) => b.messageIndex!);
     expect(Math.max(...marked)).toBeLessThan(3);
     // At the third call the input of m3 and the result in m4 are trimmed as content outside the cached prefix.
-    const applied = engine.decisions.all().filter((d) => d.callIndex === 2 && d.action === 'apply' && d.by.startsWith('strategy:summarize'));
+    const applied = engine.decisions
+      .all()
+      .filter((d) => d.callIndex === 2 && d.action === 'apply' && d.by.startsWith('strategy:summarize'));
     expect(applied.some((d) => d.targets.includes('m3.0'))).toBe(true);
     expect(applied.some((d) => d.targets.includes('m4.0'))).toBe(true);
     for (const d of applied) expect(d.reason).toContain('no cache cost');
@@ -180,7 +191,11 @@ describe('engine: thinking of the final round', () => {
   });
 
   it('without anything due on the round, it is written as usual', () => {
-    const engine = new ContextEngine(sessionOf(specs()), { strategy: 'default', model: 'claude-opus-4-5', config: { strategies: { 'summarize-tool-results': { dropThinking: false } } } });
+    const engine = new ContextEngine(sessionOf(specs()), {
+      strategy: 'default',
+      model: 'claude-opus-4-5',
+      config: { strategies: { 'summarize-tool-results': { dropThinking: false } } },
+    });
     const calls = [3, 5, 7].map((upTo, k) => engine.prepare({ callIndex: k, upTo, now: 1_000 + k * 5_000 }));
     expect(calls[1].heldFrom).toBeUndefined();
   });

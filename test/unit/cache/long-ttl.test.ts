@@ -14,7 +14,7 @@ describe('long-TTL quote', () => {
   it('stays at 5 minutes while the loop is expected to go on long', () => {
     expect(quoteLongTtl({ ...base, restOfLoop: 60, gapsMs: [20 * MIN, 30 * MIN] }).pays).toBe(false);
   });
-  it('takes 1 hour at a likely last call when the session\'s pauses last 5–60 minutes', () => {
+  it("takes 1 hour at a likely last call when the session's pauses last 5–60 minutes", () => {
     const q = quoteLongTtl({ ...base, restOfLoop: 0.5, gapsMs: [20 * MIN, 12 * MIN, 40 * MIN, 8 * MIN] });
     expect(q.pMid).toBeGreaterThan(0.5);
     expect(q.pays).toBe(true);
@@ -27,18 +27,25 @@ describe('long-TTL quote', () => {
       expect(quoteLongTtl({ ...base, written: 5_000, restOfLoop: 0.5, gapsMs: Array(8).fill(g) }).pays).toBe(false);
     }
   });
-  it('a prefix under the model\'s minimum cacheable length is not cached at all: no hour to buy', () => {
+  it("a prefix under the model's minimum cacheable length is not cached at all: no hour to buy", () => {
     const base = { written: 100, prefix: 40_000, restOfLoop: 0, gapsMs: [20 * MIN, 20 * MIN, 20 * MIN] };
     expect(quoteLongTtl({ ...base, minTokens: 1024 }).pays).toBe(true);
     expect(quoteLongTtl({ ...base, prefix: 900, written: 1, minTokens: 1024 }).pays).toBe(false);
   });
   it('a call that writes about as much as it would save later stays at 5 minutes', () => {
-    expect(quoteLongTtl({ written: 40_000, prefix: 40_000, restOfLoop: 0.5, gapsMs: [20 * MIN, 20 * MIN] }).pays).toBe(false);
+    expect(quoteLongTtl({ written: 40_000, prefix: 40_000, restOfLoop: 0.5, gapsMs: [20 * MIN, 20 * MIN] }).pays).toBe(
+      false,
+    );
   });
 });
 
 /** Turns of a few tool rounds each, a user pause of `pauseMs` before every prompt; every call prepared and priced. */
-function run(strategy: string, pauseMs: number, config?: PipelineConfig, longTtlAllowed = true): { ttls: string[]; cost: number } {
+function run(
+  strategy: string,
+  pauseMs: number,
+  config?: PipelineConfig,
+  longTtlAllowed = true,
+): { ttls: string[]; cost: number } {
   const s = new Session({ model: 'claude-sonnet-4-5', system: [{ type: 'text', text: 'system '.repeat(3000) }] });
   const engine = new ContextEngine(s, { strategy, config });
   engine.longTtlAllowed = longTtlAllowed;
@@ -68,7 +75,7 @@ function run(strategy: string, pauseMs: number, config?: PipelineConfig, longTtl
 }
 
 describe('engine: the TTL per call', () => {
-  it('with 20-minute pauses between turns, default writes a loop\'s tail for an hour and pays less than at 5 minutes', () => {
+  it("with 20-minute pauses between turns, default writes a loop's tail for an hour and pays less than at 5 minutes", () => {
     const adaptive = run('default', 20 * MIN);
     const fixed = run('default', 20 * MIN, { cacheAware: { adaptiveTtl: false } });
     expect(adaptive.ttls).toContain('1h');
@@ -80,7 +87,7 @@ describe('engine: the TTL per call', () => {
     // A 1-hour marker after a 5-minute one is refused by the API: the request would go untouched.
     expect(run('default', 20 * MIN, undefined, false).ttls).not.toContain('1h');
   });
-  it('short pauses make it choose the hour less often; none never changes the client\'s TTL', () => {
+  it("short pauses make it choose the hour less often; none never changes the client's TTL", () => {
     const hours = (ttls: string[]): number => ttls.filter((t) => t === '1h').length;
     expect(hours(run('default', 30_000).ttls)).toBeLessThan(hours(run('default', 20 * MIN).ttls));
     expect(run('none', 20 * MIN).ttls).not.toContain('1h');
@@ -88,14 +95,17 @@ describe('engine: the TTL per call', () => {
 });
 
 describe('long-TTL quote without evidence', () => {
-  it('keeps the client\'s TTL until the session has shown a 5–60 minute pause (a single-task loop never pauses)', () => {
+  it("keeps the client's TTL until the session has shown a 5–60 minute pause (a single-task loop never pauses)", () => {
     expect(quoteLongTtl({ written: 100, prefix: 100_000, restOfLoop: 0.1, gapsMs: [] }).pays).toBe(false);
     expect(quoteLongTtl({ written: 100, prefix: 100_000, restOfLoop: 0.1, gapsMs: [20 * MIN] }).pays).toBe(true);
   });
 });
 
 describe('engine: the TTL per call, with observed usage', () => {
-  /** Turns of 4 calls after 20-minute pauses; the usage is the simulator's. With `switches`, each loop's second call runs on another model id. */
+  /**
+   * Turns of 4 calls after 20-minute pauses; the usage is the simulator's. With `switches`, each loop's second call
+   * runs on another model id.
+   */
   function observed(switches: boolean): string[] {
     const s = new Session({ model: 'claude-sonnet-4-5', system: [{ type: 'text', text: 'system '.repeat(3000) }] });
     const engine = new ContextEngine(s, { strategy: 'default' });
@@ -116,7 +126,8 @@ describe('engine: the TTL per call, with observed usage', () => {
       for (let i = 0; i < 3; i++) {
         round(s, [{ name: 'Read', input: { file_path: `f${turn}_${i}.ts` }, result: 'line\n'.repeat(300) }]);
         now += 5_000;
-        if (switches && i === 0) engine.model = engine.model === 'claude-sonnet-4-5' ? 'claude-sonnet-4-5-20250929' : 'claude-sonnet-4-5';
+        if (switches && i === 0)
+          engine.model = engine.model === 'claude-sonnet-4-5' ? 'claude-sonnet-4-5-20250929' : 'claude-sonnet-4-5';
         step();
       }
       s.append('assistant', [{ type: 'text', text: `answer ${turn} ${'done '.repeat(300)}` }]);

@@ -21,7 +21,12 @@ describe('long-TTL quote with lost caches', () => {
   });
 });
 
-const usage = (read: number, written: number): CallUsage => ({ input_tokens: 10, output_tokens: 10, cache_read_input_tokens: read, cache_creation_input_tokens: written });
+const usage = (read: number, written: number): CallUsage => ({
+  input_tokens: 10,
+  output_tokens: 10,
+  cache_read_input_tokens: read,
+  cache_creation_input_tokens: written,
+});
 
 /** Rewritten tokens the applier quoted for trims of the last prepared call. */
 function quotedRewrites(engine: ContextEngine, call: number): number[] {
@@ -33,11 +38,15 @@ function quotedRewrites(engine: ContextEngine, call: number): number[] {
 
 function run(lostAt?: number): ContextEngine {
   const s = new Session({ model: 'claude-sonnet-4-5' });
-  const engine = new ContextEngine(s, { strategy: 'summarize-tool-results', config: { cacheAware: { adaptiveTtl: false, guard: false } } });
+  const engine = new ContextEngine(s, {
+    strategy: 'summarize-tool-results',
+    config: { cacheAware: { adaptiveTtl: false, guard: false } },
+  });
   s.append('user', `task ${'context '.repeat(3000)}`);
   let now = 0;
   for (let call = 0; call < 12; call++) {
-    if (call) round(s, [{ name: 'Read', input: { file_path: `f${call}.ts` }, result: `content of f${call}\n`.repeat(200) }]);
+    if (call)
+      round(s, [{ name: 'Read', input: { file_path: `f${call}.ts` }, result: `content of f${call}\n`.repeat(200) }]);
     engine.prepare({ callIndex: call, now });
     engine.observeUsage(call === lostAt ? usage(0, 20_000) : usage(call ? 20_000 : 0, 1_000), s.messages.length, 0);
     now += 10_000;

@@ -30,7 +30,7 @@ function simulatedPair(first: SimBlock[], second: SimBlock[], sizes: Map<string,
 }
 
 describe('one pricer', () => {
-  it('quotes the issue example as two prices apart: $0.153750, not the MCP formula\'s old $0.155250', () => {
+  it("quotes the issue example as two prices apart: $0.153750, not the MCP formula's old $0.155250", () => {
     const q = quoteRewrite(B, S, '5m', 1);
     expect(q.rewriteCost).toBeCloseTo(45_000 * 1.25 - 50_000 * 0.1, 6);
     expect(quoteDollars(q, MODEL).rewriteCost * 1e6).toBeCloseTo(153_750, 6);
@@ -42,8 +42,16 @@ describe('one pricer', () => {
     const engine = quoteDollars(quoteRewrite(B, S, '5m', 10), MODEL);
     const mcp = toolSwitchCost(B, S, price);
     const diff: RequestDiff = {
-      call: 3, added: [], removed: [], changed: [], commonPrefix: 0,
-      addedTokens: 0, removedTokens: S, invalidatedTokens: B, savedTokens: S, cacheBreakAt: '0.0',
+      call: 3,
+      added: [],
+      removed: [],
+      changed: [],
+      commonPrefix: 0,
+      addedTokens: 0,
+      removedTokens: S,
+      invalidatedTokens: B,
+      savedTokens: S,
+      cacheBreakAt: '0.0',
     };
     const finding = invalidationQuote(diff, 10, MODEL);
     // Offenders: the same span priced where it sits in the call with the edit (written) and without (read).
@@ -58,7 +66,11 @@ describe('one pricer', () => {
   });
 
   it('agrees with the simulator: rewrite and saving are the simulated prices of two requests apart', () => {
-    const sizes = new Map([['removed', S], ['kept', B - S], ['next', 0]]);
+    const sizes = new Map([
+      ['removed', S],
+      ['kept', B - S],
+      ['next', 0],
+    ]);
     const removed: SimBlock = { type: 'text', text: 'removed' } as SimBlock;
     const kept = (): SimBlock => ({ type: 'text', text: 'kept', cache_control: { type: 'ephemeral' } }) as SimBlock;
     const unedited = simulatedPair([removed, kept()], [removed, kept()], sizes);

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { BREAKPOINT_LOOKBACK_BLOCKS, MAX_BREAKPOINTS, planBreakpoints, type PlanOptions } from '../../../src/core/cache/planner';
+import {
+  BREAKPOINT_LOOKBACK_BLOCKS,
+  MAX_BREAKPOINTS,
+  planBreakpoints,
+  type PlanOptions,
+} from '../../../src/core/cache/planner';
 import { CacheSimulator, type SimBlock } from '../../../src/core/cache/simulator';
 import { RequestBuilder, type BuildResult } from '../../../src/core/request/build';
 import { cacheControlOf } from '../../../src/core/api/blocks';
@@ -31,7 +36,11 @@ function marks(body: RequestBody): string[] {
   const out: string[] = [];
   body.tools?.forEach((t, k) => cacheControlOf(t) && out.push(`tools.${k}`));
   if (Array.isArray(body.system)) body.system.forEach((s, k) => cacheControlOf(s) && out.push(`system.${k}`));
-  body.messages.forEach((m, i) => typeof m.content !== 'string' && m.content.forEach((b, j) => cacheControlOf(b) && out.push(`messages.${i}.content.${j}`)));
+  body.messages.forEach(
+    (m, i) =>
+      typeof m.content !== 'string' &&
+      m.content.forEach((b, j) => cacheControlOf(b) && out.push(`messages.${i}.content.${j}`)),
+  );
   return out;
 }
 
@@ -42,9 +51,18 @@ describe('planBreakpoints', () => {
     const cc = { type: 'ephemeral' as const };
     const body = bodyOf(
       [
-        { role: 'user', content: [{ ...text(big(2000)), cache_control: cc }, { ...text('q'), cache_control: cc }] },
+        {
+          role: 'user',
+          content: [
+            { ...text(big(2000)), cache_control: cc },
+            { ...text('q'), cache_control: cc },
+          ],
+        },
         { role: 'assistant', content: [{ ...use('toolu_1'), cache_control: cc }] },
-        { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ ...text('r'), cache_control: cc }] }] },
+        {
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ ...text('r'), cache_control: cc }] }],
+        },
       ],
       { cache_control: cc, system: [{ type: 'text', text: big(3000), cache_control: cc }] },
     );
@@ -78,7 +96,9 @@ describe('planBreakpoints', () => {
     ]);
     const plan = planBreakpoints(body, optsFor(body));
     expect(marks(plan.body)).toEqual(['messages.0.content.0']);
-    expect(plan.body.messages[0].content).toEqual([{ type: 'text', text: big(2000), cache_control: { type: 'ephemeral' } }]);
+    expect(plan.body.messages[0].content).toEqual([
+      { type: 'text', text: big(2000), cache_control: { type: 'ephemeral' } },
+    ]);
   });
 
   it('puts the prefix breakpoint on the last tool when there is no system text; 1h ttl everywhere', () => {
@@ -95,7 +115,9 @@ describe('planBreakpoints', () => {
   });
 
   it('does not mutate its input', () => {
-    const body = bodyOf([{ role: 'user', content: [text(big(2000))] }], { system: [{ type: 'text', text: big(2000) }] });
+    const body = bodyOf([{ role: 'user', content: [text(big(2000))] }], {
+      system: [{ type: 'text', text: big(2000) }],
+    });
     const before = JSON.stringify(body);
     planBreakpoints(body, optsFor(body, { systemTokens: 2500 }));
     expect(JSON.stringify(body)).toBe(before);
@@ -113,7 +135,11 @@ describe('planBreakpoints', () => {
     expect(p2.breakpoints.map((b) => b.at)).toEqual(['messages.0.content.0', 'messages.2.content.14']);
     expect(p2.breakpoints[0].reason).toMatch(/read anchor/);
     // Within the lookback no anchor is needed.
-    const body3 = bodyOf([...messages, { role: 'assistant', content: uses.slice(0, 3) }, { role: 'user', content: results.slice(0, 3) }]);
+    const body3 = bodyOf([
+      ...messages,
+      { role: 'assistant', content: uses.slice(0, 3) },
+      { role: 'user', content: results.slice(0, 3) },
+    ]);
     expect(planBreakpoints(body3, optsFor(body3, { previous: p1.breakpoints })).breakpoints).toHaveLength(1);
   });
 });
@@ -147,15 +173,27 @@ describe('planner on a 200-message session, call by call', () => {
       const width = round % 9 === 4 ? 14 : 1; // every 9th round: 14 parallel calls (28+ blocks)
       const ids = Array.from({ length: width }, (_, k) => `toolu_${round}_${k}`);
       session.append('assistant', [text(`round ${round}`), ...ids.map((id) => use(id))]);
-      session.append('user', ids.map((id) => result(id, big(round % 3 === 0 ? 300 : 20))));
+      session.append(
+        'user',
+        ids.map((id) => result(id, big(round % 3 === 0 ? 300 : 20))),
+      );
       round++;
-      const r = builder.build(session, { model: 'claude-sonnet-4-5', maxTokens: 1000, cacheTtl: '5m', accountant: charsAccountant, previousBreakpoints: previous });
+      const r = builder.build(session, {
+        model: 'claude-sonnet-4-5',
+        maxTokens: 1000,
+        cacheTtl: '5m',
+        accountant: charsAccountant,
+        previousBreakpoints: previous,
+      });
       expect(validateRequest(r.body)).toEqual([]);
       expect(r.breakpoints.length).toBeLessThanOrEqual(MAX_BREAKPOINTS);
       expect(marks(r.body)).toHaveLength(r.breakpoints.length);
       for (const b of r.breakpoints) expect(b.prefixTokens).toBeGreaterThanOrEqual(1024);
       const g = flatIndex(r);
-      const written = previous.filter((b) => b.messageIndex !== undefined).map((b) => g(b.at)).filter((x): x is number => x !== undefined);
+      const written = previous
+        .filter((b) => b.messageIndex !== undefined)
+        .map((b) => g(b.at))
+        .filter((x): x is number => x !== undefined);
       if (written.length > 0) {
         const w = Math.max(...written);
         const here = r.breakpoints.filter((b) => b.messageIndex !== undefined).map((b) => g(b.at)!);

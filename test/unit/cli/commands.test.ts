@@ -1,4 +1,7 @@
-/** One CLI voice: every command's options declared once, explained in its --help, and wrong arguments named the same way. */
+/**
+ * One CLI voice: every command's options declared once, explained in its --help, and wrong arguments named the same
+ * way.
+ */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { argumentProblem, commandHelp, parseCommand, wantsHelp } from '../../../src/cli/args';
@@ -52,8 +55,12 @@ describe('the argument layer', () => {
 
   it('names a missing value, a value given to a switch, and a stray argument', () => {
     expect(problem(REPORT_COMMAND, ['--html'])).toBe('option --html needs a value; see `trimline report --help`');
-    expect(problem(STRATEGIES_COMMAND, ['--json=1'])).toBe('option --json takes no value; see `trimline strategies --help`');
-    expect(problem(STRATEGIES_COMMAND, ['extra'])).toBe('unexpected argument "extra" (strategies takes none); see `trimline strategies --help`');
+    expect(problem(STRATEGIES_COMMAND, ['--json=1'])).toBe(
+      'option --json takes no value; see `trimline strategies --help`',
+    );
+    expect(problem(STRATEGIES_COMMAND, ['extra'])).toBe(
+      'unexpected argument "extra" (strategies takes none); see `trimline strategies --help`',
+    );
   });
 
   it('parses declared options with their types', () => {
@@ -62,7 +69,7 @@ describe('the argument layer', () => {
     expect(r.values).toEqual({ strategy: ['x', 'y'], json: true, workers: '2' });
   });
 
-  it('keeps any other error\'s message, with the help to read', () => {
+  it("keeps any other error's message, with the help to read", () => {
     expect(argumentProblem('run', new Error('odd'))).toBe('odd; see `trimline run --help`');
   });
 });

@@ -19,12 +19,20 @@ const ctx = (over: Partial<RelaunchContext> = {}): RelaunchContext => ({
 describe('report relaunch', () => {
   it('relaunches with the flags, this process options, the script and the same arguments when workers will read enough', () => {
     const argv = [SESSIONS, '--no-cache', '--workers', '2', '--json'];
-    expect(reportRelaunchArgs(argv, ctx())).toEqual([...REPORT_V8_FLAGS, '--enable-source-maps', '/opt/trimline/dist/cli.js', 'report', ...argv]);
+    expect(reportRelaunchArgs(argv, ctx())).toEqual([
+      ...REPORT_V8_FLAGS,
+      '--enable-source-maps',
+      '/opt/trimline/dist/cli.js',
+      'report',
+      ...argv,
+    ]);
   });
 
   it('runs here when already relaunched, already flagged, without a worker script, under a debugger, or in one thread', () => {
     const argv = [SESSIONS, '--no-cache', '--workers', '2'];
-    expect(reportRelaunchArgs(argv, ctx({ env: { TRIMLINE_RELAUNCH_MIN_BYTES: '0', [RELAUNCHED_ENV]: '1' } }))).toBeUndefined();
+    expect(
+      reportRelaunchArgs(argv, ctx({ env: { TRIMLINE_RELAUNCH_MIN_BYTES: '0', [RELAUNCHED_ENV]: '1' } })),
+    ).toBeUndefined();
     expect(reportRelaunchArgs(argv, ctx({ execArgv: [...REPORT_V8_FLAGS] }))).toBeUndefined();
     expect(reportRelaunchArgs(argv, ctx({ workerScript: undefined }))).toBeUndefined();
     expect(reportRelaunchArgs(argv, ctx({ execArgv: ['--inspect-brk=9229'] }))).toBeUndefined();
@@ -53,7 +61,13 @@ describe('report relaunch', () => {
   }, 60_000); // a whole report of m-claude: seconds on a quiet machine, more on a shared one
 
   it('runs here when the node it starts does not know a flag (exit code 9: a bad option)', () => {
-    const real = ctx({ script: resolve('dist/cli.js'), execArgv: [], env: { ...process.env, TRIMLINE_RELAUNCH_MIN_BYTES: '0' } });
-    expect(relaunchReport([SESSIONS, '--no-cache', '--workers', '2', '--json'], real, ['--no-such-v8-flag-for-trimline'])).toBeUndefined();
+    const real = ctx({
+      script: resolve('dist/cli.js'),
+      execArgv: [],
+      env: { ...process.env, TRIMLINE_RELAUNCH_MIN_BYTES: '0' },
+    });
+    expect(
+      relaunchReport([SESSIONS, '--no-cache', '--workers', '2', '--json'], real, ['--no-such-v8-flag-for-trimline']),
+    ).toBeUndefined();
   });
 });

@@ -27,7 +27,18 @@ const tmp = (): string => {
 
 /** A Claude Code assistant line with its usage. */
 function line(id: string, at: string, read: number, written: number, model = 'claude-sonnet-4-6'): string {
-  return JSON.stringify({ type: 'assistant', timestamp: at, isSidechain: false, message: { id, model, role: 'assistant', content: [{ type: 'text', text: 'x' }], usage: { input_tokens: 5, output_tokens: 9, cache_read_input_tokens: read, cache_creation_input_tokens: written } } });
+  return JSON.stringify({
+    type: 'assistant',
+    timestamp: at,
+    isSidechain: false,
+    message: {
+      id,
+      model,
+      role: 'assistant',
+      content: [{ type: 'text', text: 'x' }],
+      usage: { input_tokens: 5, output_tokens: 9, cache_read_input_tokens: read, cache_creation_input_tokens: written },
+    },
+  });
 }
 
 const TRANSCRIPT = [
@@ -40,22 +51,41 @@ const TRANSCRIPT = [
 ].join('\n');
 
 describe('status from a transcript tail', () => {
-  it('reads the last call\'s context and cache share, and the last miss with its idle time', () => {
+  it("reads the last call's context and cache share, and the last miss with its idle time", () => {
     const f = statusFromTail(`{"cut line\n${TRANSCRIPT}\n`);
-    expect(f).toMatchObject({ source: 'transcript', model: 'claude-sonnet-4-6', calls: 4, contextTokens: 22_505, contextWindow: 1_000_000 });
+    expect(f).toMatchObject({
+      source: 'transcript',
+      model: 'claude-sonnet-4-6',
+      calls: 4,
+      contextTokens: 22_505,
+      contextWindow: 1_000_000,
+    });
     expect(f.cacheReadShare).toBeCloseTo(22_000 / 22_505);
-    expect(f.lastMiss).toEqual({ call: 2, miss: { reason: 'ttl_expired', source: 'local', missedTokens: 21_000, idleMinutes: 11 } });
+    expect(f.lastMiss).toEqual({
+      call: 2,
+      miss: { reason: 'ttl_expired', source: 'local', missedTokens: 21_000, idleMinutes: 11 },
+    });
   });
 
-  it('prints the five fields in one line, the cost from Claude Code\'s JSON', () => {
-    const text = formatStatus(statusFromTail(TRANSCRIPT), { cost: { total_cost_usd: 1.234 }, context_window: { context_window_size: 200_000 } });
-    expect(text).toBe('trimline · ctx 23k/200k (11%) · cache read 98% · last miss: ttl expired, idle 11 min [local] 1 call ago · $1.23 session · saving vs none: not proxied');
+  it("prints the five fields in one line, the cost from Claude Code's JSON", () => {
+    const text = formatStatus(statusFromTail(TRANSCRIPT), {
+      cost: { total_cost_usd: 1.234 },
+      context_window: { context_window_size: 200_000 },
+    });
+    expect(text).toBe(
+      'trimline · ctx 23k/200k (11%) · cache read 98% · last miss: ttl expired, idle 11 min [local] 1 call ago · $1.23 session · saving vs none: not proxied',
+    );
     expect(text).not.toContain('\n');
     expect(formatStatus(statusFromTail(TRANSCRIPT), {})).toMatch(/^trimline · ctx 23k\/1M \(2%\) · /);
   });
 
   it('says a model switch, and no miss on a warm cache', () => {
-    const switched = statusFromTail([line('a', '2026-11-28T10:00:00Z', 0, 9_000), line('b', '2026-11-28T10:00:30Z', 0, 9_000, 'claude-opus-4-1')].join('\n'));
+    const switched = statusFromTail(
+      [
+        line('a', '2026-11-28T10:00:00Z', 0, 9_000),
+        line('b', '2026-11-28T10:00:30Z', 0, 9_000, 'claude-opus-4-1'),
+      ].join('\n'),
+    );
     expect(switched.lastMiss?.miss.reason).toBe('model_changed');
     expect(statusFromTail(TRANSCRIPT.split('\n').slice(0, 4).join('\n')).lastMiss).toBeUndefined();
   });
@@ -74,10 +104,29 @@ describe('status from the running proxy', () => {
     const proxy = await startProxy({ upstream: server.url, strategy: 'none' });
     cleanups.push(() => proxy.close());
     const data = tmp();
-    cleanups.push(writeProxyState(data, { pid: process.pid, url: proxy.url, port: proxy.port, strategy: 'none', upstream: server.url, token: proxy.token, startedAt: new Date().toISOString() }, () => undefined));
+    cleanups.push(
+      writeProxyState(
+        data,
+        {
+          pid: process.pid,
+          url: proxy.url,
+          port: proxy.port,
+          strategy: 'none',
+          upstream: server.url,
+          token: proxy.token,
+          startedAt: new Date().toISOString(),
+        },
+        () => undefined,
+      ),
+    );
     expect(runningProxies(data).map((p) => p.url)).toEqual([proxy.url]);
 
-    const client = new Anthropic({ apiKey: 'test', baseURL: proxy.url, maxRetries: 0, defaultHeaders: { 'x-claude-code-session-id': 'cc-session-1' } });
+    const client = new Anthropic({
+      apiKey: 'test',
+      baseURL: proxy.url,
+      maxRetries: 0,
+      defaultHeaders: { 'x-claude-code-session-id': 'cc-session-1' },
+    });
     const messages: Anthropic.MessageParam[] = [{ role: 'user', content: 'Hello there, proxy.' }];
     for (const reply of ['First.', 'Second.']) {
       server.script({ content: [{ type: 'text', text: reply }] });
@@ -91,10 +140,14 @@ describe('status from the running proxy', () => {
     }
     expect(facts).toMatchObject({ source: 'proxy', calls: 2, model: 'claude-sonnet-4-6', savingVsNone: 0 });
     expect(facts.contextTokens).toBeGreaterThan(0);
-    expect(formatStatus(facts, {})).toMatch(/^trimline · ctx \d+\/1M \(\d+%\) · cache read \d+% · .* · \$[\d.]+ session · saved \$0\.00 vs none$/);
+    expect(formatStatus(facts, {})).toMatch(
+      /^trimline · ctx \d+\/1M \(\d+%\) · cache read \d+% · .* · \$[\d.]+ session · saved \$0\.00 vs none$/,
+    );
 
     // A session the proxy has not seen: the transcript answers.
-    expect((await statusFacts({ session_id: 'other', transcript_path: transcriptFile() }, data)).source).toBe('transcript');
+    expect((await statusFacts({ session_id: 'other', transcript_path: transcriptFile() }, data)).source).toBe(
+      'transcript',
+    );
   });
 
   it('falls back to the transcript when the proxy refuses (403: no or a wrong token)', async () => {
@@ -107,7 +160,21 @@ describe('status from the running proxy', () => {
     cleanups.push(() => new Promise((r) => refusing.close(r)));
     const port = (refusing.address() as AddressInfo).port;
     const data = tmp();
-    cleanups.push(writeProxyState(data, { pid: process.pid, url: `http://127.0.0.1:${port}`, port, strategy: 'none', upstream: 'x', token: 'tok-1', startedAt: new Date().toISOString() }, () => undefined));
+    cleanups.push(
+      writeProxyState(
+        data,
+        {
+          pid: process.pid,
+          url: `http://127.0.0.1:${port}`,
+          port,
+          strategy: 'none',
+          upstream: 'x',
+          token: 'tok-1',
+          startedAt: new Date().toISOString(),
+        },
+        () => undefined,
+      ),
+    );
     const facts = await statusFacts({ session_id: 'cc-1', transcript_path: transcriptFile() }, data);
     expect(facts).toMatchObject({ source: 'transcript', calls: 4 });
     expect(seen).toEqual(['/api/status?session=cc-1&token=tok-1 tok-1']);
@@ -115,16 +182,32 @@ describe('status from the running proxy', () => {
 
   it('skips state files of proxies that are gone, and knows nothing without a transcript', async () => {
     const data = tmp();
-    writeProxyState(data, { pid: 2 ** 22 + 12345, url: 'http://127.0.0.1:1', port: 1, strategy: 'none', upstream: 'x', startedAt: '2026-01-01' }, () => undefined);
+    writeProxyState(
+      data,
+      {
+        pid: 2 ** 22 + 12345,
+        url: 'http://127.0.0.1:1',
+        port: 1,
+        strategy: 'none',
+        upstream: 'x',
+        startedAt: '2026-01-01',
+      },
+      () => undefined,
+    );
     expect(runningProxies(data)).toEqual([]);
     expect(await statusFacts({ session_id: 's' }, data)).toEqual({ source: 'transcript', calls: 0 });
   });
 
-  it('without a transcript, takes the last call from Claude Code\'s own current_usage', async () => {
+  it("without a transcript, takes the last call from Claude Code's own current_usage", async () => {
     const usage = { input_tokens: 100, cache_creation_input_tokens: 900, cache_read_input_tokens: 9_000 };
-    const input = { transcript_path: join(tmp(), 'not-yet.jsonl'), context_window: { context_window_size: 200_000, current_usage: usage } };
+    const input = {
+      transcript_path: join(tmp(), 'not-yet.jsonl'),
+      context_window: { context_window_size: 200_000, current_usage: usage },
+    };
     const f = await statusFacts(input, tmp());
     expect(f).toEqual({ source: 'transcript', calls: 1, contextTokens: 10_000, cacheReadShare: 0.9 });
-    expect(formatStatus(f, input)).toBe('trimline · ctx 10k/200k (5%) · cache read 90% · no miss yet · $– session · saving vs none: not proxied');
+    expect(formatStatus(f, input)).toBe(
+      'trimline · ctx 10k/200k (5%) · cache read 90% · no miss yet · $– session · saving vs none: not proxied',
+    );
   });
 });

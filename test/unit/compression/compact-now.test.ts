@@ -8,7 +8,18 @@ import {
   memoryOf,
 } from '../../../src/core/trimming';
 import type { SummaryOverlay } from '../../../src/core/session';
-import { Builder, CHEAP_MODEL, filler, hostOf, reply, requestOf, startServer, transcriptPositions, violations, type Server } from './helpers';
+import {
+  Builder,
+  CHEAP_MODEL,
+  filler,
+  hostOf,
+  reply,
+  requestOf,
+  startServer,
+  transcriptPositions,
+  violations,
+  type Server,
+} from './helpers';
 
 /** m0 prompt · m1–m4 rounds · m5 answer · m6 prompt · m7–m8 round · m9 answer · m10 prompt (latest) · m11–m12 round */
 function scenario(): Builder {
@@ -34,7 +45,9 @@ describe('compactNow through the real SDK client', () => {
     const b = scenario();
     const before = requestOf(b.session);
     srv.server.script(reply('The parser bug in src/a.ts is fixed; tests were added in test/a.test.ts.'));
-    const r = await compactNow(b.session, hostOf(b.session), 'whole-history', undefined, { summarizer: srv.summarizer });
+    const r = await compactNow(b.session, hostOf(b.session), 'whole-history', undefined, {
+      summarizer: srv.summarizer,
+    });
 
     // The server saw exactly the summarization request we expect.
     const [body] = srv.bodies();
@@ -51,7 +64,9 @@ describe('compactNow through the real SDK client', () => {
     expect([o.fromMessageId, o.toMessageId, o.author]).toEqual(['m1', 'm9', 'strategy:whole-history']);
     expect(o.text).toContain('[Trimline whole-history: summary of 9 earlier messages; the originals are restorable]');
     // The range holds the user's prompt of task two: compression the user asked for says it summarized their words.
-    expect(o.reason).toMatch(/messages 1–9 \(9 messages\) summarized by claude-haiku-4-5 \(\d+ → \d+ tokens\); includes the user's own words .* — on demand/);
+    expect(o.reason).toMatch(
+      /messages 1–9 \(9 messages\) summarized by claude-haiku-4-5 \(\d+ → \d+ tokens\); includes the user's own words .* — on demand/,
+    );
     expect(o.tokensAfter).toBeLessThan(o.tokensBefore);
     expect(r.usage?.input_tokens).toBeGreaterThan(0);
 
@@ -83,10 +98,23 @@ describe('compactNow through the real SDK client', () => {
   it('chunked: one call per chunk, all chunks applied, no chunk ends with a dangling tool call', async () => {
     const b = scenario();
     srv.server.script(reply('Chunk A.'), reply('Chunk B.'), reply('Chunk C.'));
-    const r = await compactNow(b.session, hostOf(b.session), createCompressionStrategy('chunked', { n: 3 }), undefined, { summarizer: srv.summarizer });
+    const r = await compactNow(
+      b.session,
+      hostOf(b.session),
+      createCompressionStrategy('chunked', { n: 3 }),
+      undefined,
+      { summarizer: srv.summarizer },
+    );
     expect(srv.bodies().map((_, i) => transcriptPositions(srv.userText(i)))).toEqual([[1, 2, 3, 4], [5, 6, 7, 8], [9]]);
-    expect(r.applied.map((o) => [o.fromMessageId, o.toMessageId])).toEqual([['m1', 'm4'], ['m5', 'm8'], ['m9', 'm9']]);
-    for (const o of r.applied) expect(b.session.messages[b.session.position(o.toMessageId)!].blocks.some((x) => x.kind === 'tool_use')).toBe(false);
+    expect(r.applied.map((o) => [o.fromMessageId, o.toMessageId])).toEqual([
+      ['m1', 'm4'],
+      ['m5', 'm8'],
+      ['m9', 'm9'],
+    ]);
+    for (const o of r.applied)
+      expect(b.session.messages[b.session.position(o.toMessageId)!].blocks.some((x) => x.kind === 'tool_use')).toBe(
+        false,
+      );
     expect(violations(b.session)).toEqual([]);
   });
 
@@ -97,8 +125,18 @@ describe('compactNow through the real SDK client', () => {
       { keyword: 'files', description: 'files changed', factType: 'multiple' },
       { keyword: 'deploy', description: 'how the app is deployed', factType: 'single' },
     ];
-    srv.server.script(reply('## language\n- TypeScript\n- JavaScript too\n\n## `files`\n- src/a.ts: parser fixed\n* test/a.test.ts: new tests\n\n## deploy\n- NONE'));
-    const r = await compactNow(b.session, hostOf(b.session), createCompressionStrategy('retrieve-facts', { concepts }), undefined, { summarizer: srv.summarizer });
+    srv.server.script(
+      reply(
+        '## language\n- TypeScript\n- JavaScript too\n\n## `files`\n- src/a.ts: parser fixed\n* test/a.test.ts: new tests\n\n## deploy\n- NONE',
+      ),
+    );
+    const r = await compactNow(
+      b.session,
+      hostOf(b.session),
+      createCompressionStrategy('retrieve-facts', { concepts }),
+      undefined,
+      { summarizer: srv.summarizer },
+    );
     expect(srv.bodies()[0].system).toBe(FACTS_SYSTEM);
     expect(srv.userText(0)).toContain('- deploy (single): how the app is deployed');
     expect(r.applied[0].text).toBe(
@@ -117,7 +155,9 @@ describe('compactNow through the real SDK client', () => {
   it('retrieve-facts with no facts found leaves the history as it is (like Koog)', async () => {
     const b = scenario();
     srv.server.script(reply('## task\n- NONE'));
-    const r = await compactNow(b.session, hostOf(b.session), 'retrieve-facts', undefined, { summarizer: srv.summarizer });
+    const r = await compactNow(b.session, hostOf(b.session), 'retrieve-facts', undefined, {
+      summarizer: srv.summarizer,
+    });
     expect(r.applied).toEqual([]);
     expect(r.skipped).toMatch(/not applied/);
     expect(b.session.allOverlays()).toEqual([]);
@@ -127,7 +167,8 @@ describe('compactNow through the real SDK client', () => {
     const b = scenario();
     const host = hostOf(b.session);
     srv.server.script(reply('FIRST SUMMARY: parser fixed, tests added.'));
-    const first = (await compactNow(b.session, host, 'whole-history', undefined, { summarizer: srv.summarizer })).applied[0];
+    const first = (await compactNow(b.session, host, 'whole-history', undefined, { summarizer: srv.summarizer }))
+      .applied[0];
     b.answer('Docs updated.'); // m13
     b.turn('task four: release', ['CHANGELOG.md'], 'Released.'); // m14–m17
     b.prompt('task five'); // m18
@@ -151,7 +192,8 @@ describe('compactNow through the real SDK client', () => {
     b.turn('task six', ['docs/guide.md'], 'Guide written.'); // m20–m23
     b.prompt('task seven'); // m24
     srv.server.script(reply('THIRD SUMMARY.'));
-    const third = (await compactNow(b.session, host, 'whole-history', undefined, { summarizer: srv.summarizer })).applied[0];
+    const third = (await compactNow(b.session, host, 'whole-history', undefined, { summarizer: srv.summarizer }))
+      .applied[0];
     const mem = memoryOf(third.text);
     expect(mem).toHaveLength(3);
     expect(mem[0]).toContain('FIRST SUMMARY');
@@ -177,10 +219,23 @@ describe('compactNow through the real SDK client', () => {
 
   it('pinned blocks stay: the range is split around them and the pin is sent verbatim', async () => {
     const b = scenario();
-    b.session.addOverlay({ kind: 'pin', blockId: 'm8.0', author: 'user', reason: 'keep', callIndex: 0, tokensBefore: 0, tokensAfter: 0 });
+    b.session.addOverlay({
+      kind: 'pin',
+      blockId: 'm8.0',
+      author: 'user',
+      reason: 'keep',
+      callIndex: 0,
+      tokensBefore: 0,
+      tokensAfter: 0,
+    });
     srv.server.script(reply('Before the pin.'), reply('After the pin.'));
-    const r = await compactNow(b.session, hostOf(b.session), 'whole-history', undefined, { summarizer: srv.summarizer });
-    expect(r.applied.map((o) => [o.fromMessageId, o.toMessageId])).toEqual([['m1', 'm6'], ['m9', 'm9']]);
+    const r = await compactNow(b.session, hostOf(b.session), 'whole-history', undefined, {
+      summarizer: srv.summarizer,
+    });
+    expect(r.applied.map((o) => [o.fromMessageId, o.toMessageId])).toEqual([
+      ['m1', 'm6'],
+      ['m9', 'm9'],
+    ]);
     expect(b.session.resolveMessage(8).blocks[0].state).toBe('pinned');
     expect(b.session.resolveMessage(7).blocks[1].state).toBe('pinned'); // protected with its pinned result
     const sent = JSON.stringify(requestOf(b.session).messages);
@@ -190,11 +245,15 @@ describe('compactNow through the real SDK client', () => {
 
   it('a model error throws and leaves the session untouched; nothing to compress is reported, not thrown', async () => {
     const b = scenario();
-    await expect(compactNow(b.session, hostOf(b.session), 'whole-history', undefined, { summarizer: srv.summarizer })).rejects.toThrow(/no scripted turn/);
+    await expect(
+      compactNow(b.session, hostOf(b.session), 'whole-history', undefined, { summarizer: srv.summarizer }),
+    ).rejects.toThrow(/no scripted turn/);
     expect(b.session.allOverlays()).toEqual([]);
     const small = new Builder();
     small.prompt('hello');
-    const r = await compactNow(small.session, hostOf(small.session), 'whole-history', undefined, { summarizer: srv.summarizer });
+    const r = await compactNow(small.session, hostOf(small.session), 'whole-history', undefined, {
+      summarizer: srv.summarizer,
+    });
     expect(r.applied).toEqual([]);
     expect(r.skipped).toMatch(/nothing to compress/);
     await expect(compactNow(b.session, hostOf(b.session), 'whole-history')).rejects.toThrow(/no summarizer/);

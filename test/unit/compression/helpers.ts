@@ -13,12 +13,16 @@ export const CHEAP_MODEL = 'claude-haiku-4-5';
 
 /** One token per 4 characters: token numbers in reasons are predictable. */
 export const charsAccountant: TokenAccountant = {
-  block: (p: ContentBlockParam): TokenCount => ({ tokens: Math.ceil(blockText(p).length / 4) + 3, quality: 'estimated' }),
+  block: (p: ContentBlockParam): TokenCount => ({
+    tokens: Math.ceil(blockText(p).length / 4) + 3,
+    quality: 'estimated',
+  }),
   text: (t: string): TokenCount => ({ tokens: Math.ceil(t.length / 4), quality: 'estimated' }),
   raw: (t: string) => Math.ceil(t.length / 4),
 };
 
-export const filler = (tag: string, words = 60): string => `${tag}: ${'lorem ipsum dolor sit amet '.repeat(words)}`.trim();
+export const filler = (tag: string, words = 60): string =>
+  `${tag}: ${'lorem ipsum dolor sit amet '.repeat(words)}`.trim();
 
 /**
  * A session whose message ids are m0, m1, … (position = number). Turns:
@@ -42,8 +46,17 @@ export class Builder {
   /** One tool round; returns the tool_use id. `pending` leaves it unanswered (a trailing tool call). */
   round(path: string, result = filler(`contents of ${path}`), pending = false): string {
     const id = `toolu_${String(this.tool++).padStart(4, '0')}`;
-    this.session.append('assistant', [{ type: 'text', text: `Reading ${path}.` }, { type: 'tool_use', id, name: 'read_file', input: { path } }], {}, this.id());
-    if (!pending) this.session.append('user', [{ type: 'tool_result', tool_use_id: id, content: result }], {}, this.id());
+    this.session.append(
+      'assistant',
+      [
+        { type: 'text', text: `Reading ${path}.` },
+        { type: 'tool_use', id, name: 'read_file', input: { path } },
+      ],
+      {},
+      this.id(),
+    );
+    if (!pending)
+      this.session.append('user', [{ type: 'tool_result', tool_use_id: id, content: result }], {}, this.id());
     return id;
   }
   turn(prompt: string, paths: string[], answer: string): void {
@@ -84,7 +97,8 @@ export async function startServer(summarizerModel?: string): Promise<Server> {
   const server = await startTestServer({ fallback: 'fail' });
   const client = new Anthropic({ apiKey: 'test', baseURL: server.url, maxRetries: 0 });
   const summarizer = new SdkSummarizer(client, summarizerModel ? { model: summarizerModel } : {});
-  const bodies = (): MessagesBody[] => server.requests.filter((r) => r.path === '/v1/messages').map((r) => r.body as MessagesBody);
+  const bodies = (): MessagesBody[] =>
+    server.requests.filter((r) => r.path === '/v1/messages').map((r) => r.body as MessagesBody);
   return {
     server,
     client,

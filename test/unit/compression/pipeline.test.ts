@@ -22,9 +22,17 @@ function scenario(): Builder {
 }
 
 /** An engine whose compression triggers at `fraction` of the 200k window (0.005 = 1,000 tokens). */
-function engineFor(b: Builder, spec = 'whole-history', opts: Record<string, unknown> = {}, fraction = 0.005): ContextEngine {
+function engineFor(
+  b: Builder,
+  spec = 'whole-history',
+  opts: Record<string, unknown> = {},
+  fraction = 0.005,
+): ContextEngine {
   const name = spec.split(',').pop()!;
-  return new ContextEngine(b.session, { strategy: spec, config: { strategies: { [name]: { trigger: fraction, minTokens: 200, ...opts } } } });
+  return new ContextEngine(b.session, {
+    strategy: spec,
+    config: { strategies: { [name]: { trigger: fraction, minTokens: 200, ...opts } } },
+  });
 }
 
 const summaries = (b: Builder) => b.session.allOverlays().filter((o) => o.kind === 'summary');
@@ -111,12 +119,23 @@ describe('compression in the pipeline', () => {
     // Warm cache, small session: rewriting the cached prefix is not worth it yet; both chunks wait together.
     engine.prepare({ callIndex: 1, now: 2_000 });
     expect(summaries(b)).toHaveLength(0);
-    expect(engine.decisions.all().filter((d) => d.action === 'defer').map((d) => [d.callIndex, d.targets[0]])).toEqual([[1, 'm1'], [1, 'm5']]);
+    expect(
+      engine.decisions
+        .all()
+        .filter((d) => d.action === 'defer')
+        .map((d) => [d.callIndex, d.targets[0]]),
+    ).toEqual([
+      [1, 'm1'],
+      [1, 'm5'],
+    ]);
     // While they wait, the same ranges are not summarized again.
     expect((await prepareCompression(b.session, engine, { callIndex: 2 }))[0].status).toBe('nothing-to-compress');
     // Cache expired: both are applied in the same call; no new summarization was asked for meanwhile.
     const call = engine.prepare({ callIndex: 2, now: 2_000 + 10 * 60_000 });
-    expect(summaries(b).map((o) => o.kind === 'summary' && [o.fromMessageId, o.toMessageId])).toEqual([['m1', 'm4'], ['m5', 'm8']]);
+    expect(summaries(b).map((o) => o.kind === 'summary' && [o.fromMessageId, o.toMessageId])).toEqual([
+      ['m1', 'm4'],
+      ['m5', 'm8'],
+    ]);
     const applies = engine.decisions.all().filter((d) => d.by === 'strategy:chunked' && d.action === 'apply');
     expect(applies.map((d) => d.callIndex)).toEqual([2, 2]);
     expect(srv.bodies()).toHaveLength(2);
@@ -161,7 +180,9 @@ describe('compression in the pipeline', () => {
       own.server.fault({ kind: 'stall', ms: 300 });
       const ac = new AbortController();
       setTimeout(() => ac.abort(new Error('user cancelled')), 50);
-      await expect(prepareCompression(b.session, engine, { callIndex: 0, signal: ac.signal })).rejects.toThrow(/cancelled|abort/i);
+      await expect(prepareCompression(b.session, engine, { callIndex: 0, signal: ac.signal })).rejects.toThrow(
+        /cancelled|abort/i,
+      );
       expect(strategyOf(engine).status()).toEqual({ summarizing: false, ready: false, lastError: undefined });
       engine.prepare({ callIndex: 0 });
       expect(summaries(b)).toHaveLength(0);
@@ -176,7 +197,15 @@ describe('compression in the pipeline', () => {
     attachSummarizer(engine.pipeline, srv.summarizer, { model: engine.model, decisions: engine.decisions });
     srv.server.script(reply('Summary.'));
     await prepareCompression(b.session, engine, { callIndex: 0 });
-    b.session.addOverlay({ kind: 'pin', blockId: 'm2.0', author: 'user', reason: 'keep', callIndex: 0, tokensBefore: 0, tokensAfter: 0 });
+    b.session.addOverlay({
+      kind: 'pin',
+      blockId: 'm2.0',
+      author: 'user',
+      reason: 'keep',
+      callIndex: 0,
+      tokensBefore: 0,
+      tokensAfter: 0,
+    });
     engine.prepare({ callIndex: 0 });
     expect(summaries(b)).toHaveLength(0);
     expect(engine.decisions.all().some((d) => d.action === 'skip' && /stale/.test(d.reason))).toBe(true);

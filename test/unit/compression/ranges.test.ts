@@ -1,5 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import { CompressionStrategy, createCompressionStrategy, createPipeline, SUMMARY_SYSTEM, FACTS_SYSTEM, type CompressionKind, type PlanInput } from '../../../src/core/trimming';
+import {
+  CompressionStrategy,
+  createCompressionStrategy,
+  createPipeline,
+  SUMMARY_SYSTEM,
+  FACTS_SYSTEM,
+  type CompressionKind,
+  type PlanInput,
+} from '../../../src/core/trimming';
 import { Builder, filler, hostOf, MODEL, transcriptPositions } from './helpers';
 
 /**
@@ -18,7 +26,15 @@ function scenario(): Builder {
 function planOf(b: Builder, kind: CompressionKind, opts: Record<string, unknown> = {}, onDemand = true) {
   const s = createCompressionStrategy(kind, opts);
   const host = hostOf(b.session);
-  const input: PlanInput = { session: b.session, index: host.index, epochStart: 0, upTo: b.session.messages.length, callIndex: 0, model: MODEL, onDemand };
+  const input: PlanInput = {
+    session: b.session,
+    index: host.index,
+    epochStart: 0,
+    upTo: b.session.messages.length,
+    callIndex: 0,
+    model: MODEL,
+    onDemand,
+  };
   return s.plan(input);
 }
 
@@ -46,20 +62,47 @@ describe('compression ranges', () => {
     b.prompt('next'); // m5 (latest)
     expect(ranges(planOf(b, 'whole-history'))).toEqual([[1, 3]]);
     // Inside the current turn (keepCurrentTurn false): the cut falls on m11 (a call answered by m12) → dropped.
-    expect(ranges(planOf(scenario(), 'whole-history', { keepCurrentTurn: false, keepRecentMessages: 1 }))).toEqual([[1, 9]]);
-    expect(ranges(planOf(scenario(), 'whole-history', { keepCurrentTurn: false, keepRecentMessages: 0 }))).toEqual([[1, 9], [11, 12]]);
+    expect(ranges(planOf(scenario(), 'whole-history', { keepCurrentTurn: false, keepRecentMessages: 1 }))).toEqual([
+      [1, 9],
+    ]);
+    expect(ranges(planOf(scenario(), 'whole-history', { keepCurrentTurn: false, keepRecentMessages: 0 }))).toEqual([
+      [1, 9],
+      [11, 12],
+    ]);
   });
 
   it('pins split the range; the pinned block keeps its tool_use partner', () => {
     const b = scenario();
-    b.session.addOverlay({ kind: 'pin', blockId: 'm8.0', author: 'user', reason: 'keep', callIndex: 0, tokensBefore: 0, tokensAfter: 0 });
-    expect(ranges(planOf(b, 'whole-history'))).toEqual([[1, 6], [9, 9]]);
+    b.session.addOverlay({
+      kind: 'pin',
+      blockId: 'm8.0',
+      author: 'user',
+      reason: 'keep',
+      callIndex: 0,
+      tokensBefore: 0,
+      tokensAfter: 0,
+    });
+    expect(ranges(planOf(b, 'whole-history'))).toEqual([
+      [1, 6],
+      [9, 9],
+    ]);
   });
 
   it('chunked: chunks of n visible messages, never cut after a tool_use; remainders only on demand', () => {
-    expect(ranges(planOf(scenario(), 'chunked', { n: 4 }))).toEqual([[1, 4], [5, 8], [9, 9]]);
-    expect(ranges(planOf(scenario(), 'chunked', { n: 4, minTokens: 0 }, false))).toEqual([[1, 4], [5, 8]]);
-    expect(ranges(planOf(scenario(), 'chunked', { n: 3 }))).toEqual([[1, 4], [5, 8], [9, 9]]);
+    expect(ranges(planOf(scenario(), 'chunked', { n: 4 }))).toEqual([
+      [1, 4],
+      [5, 8],
+      [9, 9],
+    ]);
+    expect(ranges(planOf(scenario(), 'chunked', { n: 4, minTokens: 0 }, false))).toEqual([
+      [1, 4],
+      [5, 8],
+    ]);
+    expect(ranges(planOf(scenario(), 'chunked', { n: 3 }))).toEqual([
+      [1, 4],
+      [5, 8],
+      [9, 9],
+    ]);
   });
 
   it('last-n-messages: replaces the whole range but reads only its last n messages, never starting at a lone tool_result', () => {
@@ -78,7 +121,9 @@ describe('compression ranges', () => {
     ];
     const plan = planOf(scenario(), 'retrieve-facts', { concepts });
     expect(plan!.summaries[0].request.system).toBe(FACTS_SYSTEM);
-    expect(userText(plan!)).toContain('Concepts:\n- language (single): the main programming language\n- files (multiple): files changed');
+    expect(userText(plan!)).toContain(
+      'Concepts:\n- language (single): the main programming language\n- files (multiple): files changed',
+    );
   });
 
   it('automatic runs skip ranges below minTokens; on demand takes them', () => {
@@ -107,14 +152,20 @@ describe('compression ranges', () => {
 
 describe('registry', () => {
   it('compression strategies join a pipeline by name, with options from the config', () => {
-    const p = createPipeline('tool-pruning,whole-history', { strategies: { 'whole-history': { trigger: 0.7, preserveMemory: false } } });
+    const p = createPipeline('tool-pruning,whole-history', {
+      strategies: { 'whole-history': { trigger: 0.7, preserveMemory: false } },
+    });
     expect(p.names).toEqual(['tool-pruning', 'whole-history']);
     const s = p.strategies[1] as CompressionStrategy;
     expect(s.trigger).toEqual({ kind: 'above', fraction: 0.7 });
     expect(s.options.preserveMemory).toBe(false);
     expect(createPipeline('chunked').strategies[0].trigger).toEqual({ kind: 'above', fraction: 0.8 });
-    expect(() => createPipeline('whole-history', { strategies: { 'whole-history': { n: 3 } } })).toThrow(/unknown option "n"/);
+    expect(() => createPipeline('whole-history', { strategies: { 'whole-history': { n: 3 } } })).toThrow(
+      /unknown option "n"/,
+    );
     expect(() => createPipeline('chunked', { strategies: { chunked: { n: 0 } } })).toThrow(/positive integer/);
-    expect(() => createPipeline('retrieve-facts', { strategies: { 'retrieve-facts': { concepts: [{ keyword: 'x' }] } } })).toThrow(/concepts/);
+    expect(() =>
+      createPipeline('retrieve-facts', { strategies: { 'retrieve-facts': { concepts: [{ keyword: 'x' }] } } }),
+    ).toThrow(/concepts/);
   });
 });

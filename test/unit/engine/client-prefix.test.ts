@@ -18,15 +18,24 @@ function shortOpusSession(): ImportedSession {
   const calls: CallRecord[] = [];
   const t0 = Date.parse('2026-01-01T10:00:00Z');
   for (let i = 0; i < 12; i++) {
-    calls.push({ index: i, at: s.messages.length, epochStart: 0, model: MODEL, timestamp: new Date(t0 + i * 20_000).toISOString() });
-    round(s, [{ name: 'Read', input: { file_path: `src/f${i}.ts` }, result: `export const v${i} = ${i};\n`.repeat(8) }]);
+    calls.push({
+      index: i,
+      at: s.messages.length,
+      epochStart: 0,
+      model: MODEL,
+      timestamp: new Date(t0 + i * 20_000).toISOString(),
+    });
+    round(s, [
+      { name: 'Read', input: { file_path: `src/f${i}.ts` }, result: `export const v${i} = ${i};\n`.repeat(8) },
+    ]);
   }
   return { format: 'claude-code', file: 'short-opus.jsonl', model: MODEL, messages: s.messages, calls, issues: [] };
 }
 
 function messageBreakpoints(imp: ImportedSession, clientPrefix?: { tokens: number }): number[] {
   const out: number[] = [];
-  for (const step of replay(imp, { strategy: 'default', clientPrefix })) out.push(step.prepared.breakpoints.filter((b) => b.messageIndex !== undefined).length);
+  for (const step of replay(imp, { strategy: 'default', clientPrefix }))
+    out.push(step.prepared.breakpoints.filter((b) => b.messageIndex !== undefined).length);
   return out;
 }
 

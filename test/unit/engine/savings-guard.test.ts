@@ -15,7 +15,13 @@ const MODEL = 'claude-sonnet-4-5';
 const PREFIX = { tokens: 15_000 };
 
 function fileText(name: string, version: number): string {
-  return `// ${name} v${version}\n` + Array.from({ length: 160 }, (_, i) => `export function ${name}_${i}(x: number) { return x * ${i + version}; }`).join('\n');
+  return (
+    `// ${name} v${version}\n` +
+    Array.from(
+      { length: 160 },
+      (_, i) => `export function ${name}_${i}(x: number) { return x * ${i + version}; }`,
+    ).join('\n')
+  );
 }
 
 /**
@@ -29,7 +35,13 @@ function pausingSession(): ImportedSession {
   const calls: CallRecord[] = [];
   let t = Date.parse('2026-01-01T10:00:00Z');
   const call = (): void => {
-    calls.push({ index: calls.length, at: s.messages.length, epochStart: 0, model: MODEL, timestamp: new Date(t).toISOString() });
+    calls.push({
+      index: calls.length,
+      at: s.messages.length,
+      epochStart: 0,
+      model: MODEL,
+      timestamp: new Date(t).toISOString(),
+    });
     t += 15_000;
   };
   for (let stretch = 0; stretch < 8; stretch++) {
@@ -49,7 +61,11 @@ function pausingSession(): ImportedSession {
   return { format: 'claude-code', file: 'pausing.jsonl', model: MODEL, messages: s.messages, calls, issues: [] };
 }
 
-function cost(imp: ImportedSession, strategy: string, config: PipelineConfig = {}): { usd: number; engine: ContextEngine } {
+function cost(
+  imp: ImportedSession,
+  strategy: string,
+  config: PipelineConfig = {},
+): { usd: number; engine: ContextEngine } {
   let ledger: CostLedger | undefined;
   let engine: ContextEngine | undefined;
   for (const step of replay(imp, { strategy, config, clientPrefix: PREFIX, calibrate: false })) {

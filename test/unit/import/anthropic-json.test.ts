@@ -60,7 +60,11 @@ describe('Anthropic JSON', () => {
       usage: { input_tokens: 12, output_tokens: 3, cache_read_input_tokens: 1000 },
     };
     const s = parseTranscript(JSON.stringify([{ role: 'user', content: 'Hello' }, response]), 'saved.json');
-    expect(s.calls[0]).toMatchObject({ apiMessageId: 'msg_01X', model: 'claude-sonnet-4-5-20250929', usage: { input_tokens: 12, output_tokens: 3, cache_read_input_tokens: 1000 } });
+    expect(s.calls[0]).toMatchObject({
+      apiMessageId: 'msg_01X',
+      model: 'claude-sonnet-4-5-20250929',
+      usage: { input_tokens: 12, output_tokens: 3, cache_read_input_tokens: 1000 },
+    });
     expect(s.model).toBe('claude-sonnet-4-5-20250929');
   });
 
@@ -68,14 +72,22 @@ describe('Anthropic JSON', () => {
     const broken = [
       { role: 'user', content: 'go' },
       { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_a', name: 'x', input: {} }] },
-      { role: 'user', content: [{ type: 'text', text: 'oops' }, { type: 'tool_result', tool_use_id: 'toolu_zz', content: '?' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'oops' },
+          { type: 'tool_result', tool_use_id: 'toolu_zz', content: '?' },
+        ],
+      },
       { role: 'assistant', content: 'a' },
       { role: 'assistant', content: 'b' },
     ];
     const s = parseTranscript(JSON.stringify(broken), 'broken.json');
     expect(s.messages.length).toBe(5);
     const text = s.issues.map((i) => i.message).join('\n');
-    expect(text).toMatch(/messages\.1 \(m1\): `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a/);
+    expect(text).toMatch(
+      /messages\.1 \(m1\): `tool_use` ids were found without `tool_result` blocks immediately after: toolu_a/,
+    );
     expect(text).toMatch(/messages\.2 \(m2\): content\.1: `tool_result` after other content/);
     expect(text).toMatch(/unexpected `tool_use_id` found in `tool_result` blocks: toolu_zz \(no such tool_use/);
     expect(text).toMatch(/messages\.4 \(m4\): two assistant messages in a row/);
@@ -91,7 +103,13 @@ describe('Anthropic JSON', () => {
       { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_a', name: 'x', input: {} }] },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_a', content: '1' }] },
       { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_b', name: 'x', input: {} }] },
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_a', content: 'again' }, { type: 'tool_result', tool_use_id: 'toolu_b', content: '2' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'toolu_a', content: 'again' },
+          { type: 'tool_result', tool_use_id: 'toolu_b', content: '2' },
+        ],
+      },
     ];
     const s = parseTranscript(JSON.stringify(history), 'order.json');
     expect(s.issues.map((i) => i.message)).toEqual([
@@ -100,7 +118,14 @@ describe('Anthropic JSON', () => {
   });
 
   it('consecutive elements of one saved response (same id) are one message: distinct blocks, final usage, one call', () => {
-    const part = (content: unknown[], output: number) => ({ id: 'msg_01P', type: 'message', role: 'assistant', model: 'claude-sonnet-4-5', content, usage: { input_tokens: 9, output_tokens: output } });
+    const part = (content: unknown[], output: number) => ({
+      id: 'msg_01P',
+      type: 'message',
+      role: 'assistant',
+      model: 'claude-sonnet-4-5',
+      content,
+      usage: { input_tokens: 9, output_tokens: output },
+    });
     const think = { type: 'thinking', thinking: 'plan', signature: 'sig' };
     const useA = { type: 'tool_use', id: 'toolu_a', name: 'x', input: {} };
     const useB = { type: 'tool_use', id: 'toolu_b', name: 'y', input: {} };
@@ -109,24 +134,42 @@ describe('Anthropic JSON', () => {
       part([think], 2),
       part([useA], 120),
       part([useA, useB], 3),
-      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_b', content: 'b' }, { type: 'tool_result', tool_use_id: 'toolu_a', content: 'a' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'tool_result', tool_use_id: 'toolu_b', content: 'b' },
+          { type: 'tool_result', tool_use_id: 'toolu_a', content: 'a' },
+        ],
+      },
       { role: 'assistant', content: 'Done.' },
     ];
     const s = parseTranscript(JSON.stringify(history), 'split.json');
-    expect(s.messages.map((m) => m.blocks.map((b) => b.toolUseId ?? b.kind))).toEqual([['text'], ['thinking', 'toolu_a', 'toolu_b'], ['toolu_b', 'toolu_a'], ['text']]);
+    expect(s.messages.map((m) => m.blocks.map((b) => b.toolUseId ?? b.kind))).toEqual([
+      ['text'],
+      ['thinking', 'toolu_a', 'toolu_b'],
+      ['toolu_b', 'toolu_a'],
+      ['text'],
+    ]);
     expect(s.messages[1].meta.source).toBe('split.json:messages[1]');
     expect(s.calls.map((c) => [c.apiMessageId, c.at, c.usage?.output_tokens])).toEqual([
       ['msg_01P', 1, 120],
       [undefined, 3, undefined],
     ]);
-    expect(s.issues.map((i) => i.message)).toEqual(['messages[3]: tool_use block recorded twice under id msg_01P (first in messages[2]): kept once']);
+    expect(s.issues.map((i) => i.message)).toEqual([
+      'messages[3]: tool_use block recorded twice under id msg_01P (first in messages[2]): kept once',
+    ]);
   });
 
   it('the same response id after other messages stays a separate message, reported, counted once', () => {
     const response = { id: 'msg_01R', role: 'assistant', content: 'Hi.' };
-    const s = parseTranscript(JSON.stringify([{ role: 'user', content: 'a' }, response, { role: 'user', content: 'b' }, response]), 'again.json');
+    const s = parseTranscript(
+      JSON.stringify([{ role: 'user', content: 'a' }, response, { role: 'user', content: 'b' }, response]),
+      'again.json',
+    );
     expect(s.messages.length).toBe(4);
     expect(s.calls.map((c) => c.at)).toEqual([1]);
-    expect(s.issues.map((i) => i.message)).toEqual(['messages[3]: assistant id msg_01R seen again after other messages: kept as a separate message, counted as one call']);
+    expect(s.issues.map((i) => i.message)).toEqual([
+      'messages[3]: assistant id msg_01R seen again after other messages: kept as a separate message, counted as one call',
+    ]);
   });
 });

@@ -11,11 +11,17 @@ import { importTranscript } from '../../../src/core/import';
 import { FIXTURES, rawLines, replayNone, withoutCacheControl } from './helpers';
 
 const FILE = path.join(FIXTURES, 'claude-code/trailing-whitespace-2.1.332.jsonl');
-const EXPECTED = (JSON.parse(readFileSync(path.join(FIXTURES, 'claude-code/trailing-whitespace-2.1.332.requests.json'), 'utf8')) as { calls: { call: number; messages: unknown[] }[] }).calls;
+const EXPECTED = (
+  JSON.parse(readFileSync(path.join(FIXTURES, 'claude-code/trailing-whitespace-2.1.332.requests.json'), 'utf8')) as {
+    calls: { call: number; messages: unknown[] }[];
+  }
+).calls;
 
 describe('Claude Code 2.1.332, scripted (trailing-whitespace-2.1.332.jsonl)', () => {
   it('the fixture records tool results with trailing whitespace the client did not send', () => {
-    const results = rawLines(FILE).lines.filter((l) => l.rec.type === 'user' && JSON.stringify(l.rec.message).includes('tool_result'));
+    const results = rawLines(FILE).lines.filter(
+      (l) => l.rec.type === 'user' && JSON.stringify(l.rec.message).includes('tool_result'),
+    );
     expect(results).toHaveLength(6);
     for (const l of results) expect(l.rec.version).toBe('2.1.332');
     expect(JSON.stringify(results[0].rec.message)).toContain('\\n8\\t"');
@@ -25,7 +31,9 @@ describe('Claude Code 2.1.332, scripted (trailing-whitespace-2.1.332.jsonl)', ()
   it('replayed with none, 7 of 7 calls send exactly the messages the client sent', async () => {
     const lines = await replayNone(FILE);
     expect(lines.map((l) => l.call)).toEqual([0, 1, 2, 3, 4, 5, 6]);
-    const identical = lines.filter((l, i) => JSON.stringify(withoutCacheControl(l.request.messages)) === JSON.stringify(EXPECTED[i].messages));
+    const identical = lines.filter(
+      (l, i) => JSON.stringify(withoutCacheControl(l.request.messages)) === JSON.stringify(EXPECTED[i].messages),
+    );
     expect(identical).toHaveLength(7);
   });
 

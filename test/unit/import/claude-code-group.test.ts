@@ -15,10 +15,22 @@ const a = (id: string, block: Block, output = 2, extra: Block = {}): Block => ({
   isSidechain: false,
   uuid: `a-${id}-${JSON.stringify(block).length}`,
   requestId: `req_${id}`,
-  message: { id, model: 'claude-sonnet-4-5-20250929', role: 'assistant', content: [block], stop_reason: null, usage: usage(output) },
+  message: {
+    id,
+    model: 'claude-sonnet-4-5-20250929',
+    role: 'assistant',
+    content: [block],
+    stop_reason: null,
+    usage: usage(output),
+  },
   ...extra,
 });
-const u = (content: string | Block[], extra: Block = {}): Block => ({ type: 'user', isSidechain: false, message: { role: 'user', content }, ...extra });
+const u = (content: string | Block[], extra: Block = {}): Block => ({
+  type: 'user',
+  isSidechain: false,
+  message: { role: 'user', content },
+  ...extra,
+});
 const thinking = (t: string): Block => ({ type: 'thinking', thinking: t, signature: `sig-${t}` });
 const text = (t: string): Block => ({ type: 'text', text: t });
 const use = (id: string, name = 'Read'): Block => ({ type: 'tool_use', id, name, input: { file_path: `/${id}` } });
@@ -54,7 +66,12 @@ describe('Claude Code regrouping: one response is one message', () => {
       u([result('t2')]),
       a('msg_2', text('done'), 12),
     );
-    expect(shape(s)).toEqual(['user: "go"', 'assistant: think plan, "looking", use t1, use t2', 'user: res t1, res t2', 'assistant: "done"']);
+    expect(shape(s)).toEqual([
+      'user: "go"',
+      'assistant: think plan, "looking", use t1, use t2',
+      'user: res t1, res t2',
+      'assistant: "done"',
+    ]);
     expect(s.calls.map((c) => [c.apiMessageId, c.at])).toEqual([
       ['msg_1', 1],
       ['msg_2', 3],
@@ -66,7 +83,16 @@ describe('Claude Code regrouping: one response is one message', () => {
   });
 
   it('keeps parallel results in completion order, not call order', () => {
-    const s = parse(u('go'), a('msg_1', use('t1')), a('msg_1', use('t2')), u([result('t2')]), a('msg_1', use('t3')), u([result('t3')]), u([result('t1')]), a('msg_2', text('ok')));
+    const s = parse(
+      u('go'),
+      a('msg_1', use('t1')),
+      a('msg_1', use('t2')),
+      u([result('t2')]),
+      a('msg_1', use('t3')),
+      u([result('t3')]),
+      u([result('t1')]),
+      a('msg_2', text('ok')),
+    );
     expect(shape(s)[2]).toBe('user: res t2, res t3, res t1');
     expect(shape(s)[1]).toBe('assistant: use t1, use t2, use t3');
     expect(s.issues).toEqual([]);
@@ -100,36 +126,88 @@ describe('Claude Code regrouping: one response is one message', () => {
   });
 
   it('keeps the largest output count of the response, even when a later line repeats a placeholder', () => {
-    const s = parse(u('go'), a('msg_1', thinking('p'), 3), a('msg_1', use('t1'), 250), u([result('t1')]), a('msg_1', use('t2'), 4));
+    const s = parse(
+      u('go'),
+      a('msg_1', thinking('p'), 3),
+      a('msg_1', use('t1'), 250),
+      u([result('t1')]),
+      a('msg_1', use('t2'), 4),
+    );
     expect(s.calls).toHaveLength(1);
-    expect(s.calls[0].usage).toEqual({ input_tokens: 9, output_tokens: 250, cache_creation_input_tokens: 100, cache_read_input_tokens: 2000 });
+    expect(s.calls[0].usage).toEqual({
+      input_tokens: 9,
+      output_tokens: 250,
+      cache_creation_input_tokens: 100,
+      cache_read_input_tokens: 2000,
+    });
   });
 });
 
 describe('Claude Code regrouping: what is not merged', () => {
   it('keeps a response seen again after another turn as a separate message, reported, one call', () => {
-    const s = parse(u('go'), a('msg_1', use('t1')), u([result('t1')]), a('msg_2', text('first answer')), u('next'), a('msg_1', use('t9')));
-    expect(shape(s)).toEqual(['user: "go"', 'assistant: use t1', 'user: res t1', 'assistant: "first answer"', 'user: "next"', 'assistant: use t9']);
+    const s = parse(
+      u('go'),
+      a('msg_1', use('t1')),
+      u([result('t1')]),
+      a('msg_2', text('first answer')),
+      u('next'),
+      a('msg_1', use('t9')),
+    );
+    expect(shape(s)).toEqual([
+      'user: "go"',
+      'assistant: use t1',
+      'user: res t1',
+      'assistant: "first answer"',
+      'user: "next"',
+      'assistant: use t9',
+    ]);
     expect(s.calls.map((c) => c.apiMessageId)).toEqual(['msg_1', 'msg_2']);
-    expect(s.issues.find((i) => i.line === 6)?.message).toMatch(/message\.id msg_1 seen again after other messages: kept as a separate message/);
+    expect(s.issues.find((i) => i.line === 6)?.message).toMatch(
+      /message\.id msg_1 seen again after other messages: kept as a separate message/,
+    );
   });
 
   it('does not merge across user content when the response has no tool_use (a new turn)', () => {
-    const s = parse(u('go'), a('msg_1', text('part one')), u('[Request interrupted by user]'), a('msg_1', text('part two')));
-    expect(shape(s)).toEqual(['user: "go"', 'assistant: "part one"', 'user: "[Request interrupted by user]"', 'assistant: "part two"']);
+    const s = parse(
+      u('go'),
+      a('msg_1', text('part one')),
+      u('[Request interrupted by user]'),
+      a('msg_1', text('part two')),
+    );
+    expect(shape(s)).toEqual([
+      'user: "go"',
+      'assistant: "part one"',
+      'user: "[Request interrupted by user]"',
+      'assistant: "part two"',
+    ]);
     expect(s.messages[1].meta.interrupted).toBe(true);
     expect(s.issues.some((i) => /seen again/.test(i.message))).toBe(true);
   });
 
   it('does not merge across results that answer another response', () => {
-    const s = parse(u('go'), a('msg_0', use('t0')), u([result('t0')]), a('msg_1', use('t1')), u([result('t0', 'again')]), a('msg_1', use('t2')));
+    const s = parse(
+      u('go'),
+      a('msg_0', use('t0')),
+      u([result('t0')]),
+      a('msg_1', use('t1')),
+      u([result('t0', 'again')]),
+      a('msg_1', use('t2')),
+    );
     expect(shape(s).slice(3)).toEqual(['assistant: use t1', 'user: res t0', 'assistant: use t2']);
     expect(s.issues.some((i) => /msg_1 seen again/.test(i.message))).toBe(true);
   });
 
   it('a compact summary starts a new message and history even right after results', () => {
     const summary = u('This session is being continued from a previous conversation…', { isCompactSummary: true });
-    const s = parse(u('go'), a('msg_1', use('t1')), u([result('t1')]), summary, u('continue'), a('msg_1', use('t2')), a('msg_3', text('ok')));
+    const s = parse(
+      u('go'),
+      a('msg_1', use('t1')),
+      u([result('t1')]),
+      summary,
+      u('continue'),
+      a('msg_1', use('t2')),
+      a('msg_3', text('ok')),
+    );
     expect(shape(s)).toEqual([
       'user: "go"',
       'assistant: use t1',
@@ -164,7 +242,10 @@ describe('Claude Code regrouping: what is not merged', () => {
   });
 
   it('a synthetic entry between lines is left out and does not split the response', () => {
-    const synthetic = { type: 'assistant', message: { id: 'msg_syn', model: '<synthetic>', role: 'assistant', content: [text('Request timed out')] } };
+    const synthetic = {
+      type: 'assistant',
+      message: { id: 'msg_syn', model: '<synthetic>', role: 'assistant', content: [text('Request timed out')] },
+    };
     const s = parse(u('go'), a('msg_1', use('t1')), synthetic, a('msg_1', use('t2')), u([result('t1'), result('t2')]));
     expect(shape(s)).toEqual(['user: "go"', 'assistant: use t1, use t2', 'user: res t1, res t2']);
     expect(s.issues.map((i) => i.line)).toEqual([3]);
@@ -173,7 +254,15 @@ describe('Claude Code regrouping: what is not merged', () => {
 
 describe('Claude Code regrouping: a response recorded twice keeps one copy', () => {
   it('drops a content block recorded twice under one message.id and reports it', () => {
-    const s = parse(u('go'), a('msg_1', thinking('p')), a('msg_1', use('t1')), a('msg_1', use('t1')), u([result('t1')]), a('msg_1', thinking('p')), a('msg_2', text('ok')));
+    const s = parse(
+      u('go'),
+      a('msg_1', thinking('p')),
+      a('msg_1', use('t1')),
+      a('msg_1', use('t1')),
+      u([result('t1')]),
+      a('msg_1', thinking('p')),
+      a('msg_2', text('ok')),
+    );
     expect(shape(s)).toEqual(['user: "go"', 'assistant: think p, use t1', 'user: res t1', 'assistant: "ok"']);
     expect(s.issues.map((i) => [i.line, i.message])).toEqual([
       [4, 'tool_use block recorded twice under message.id msg_1 (first on line 3): kept once'],
@@ -189,7 +278,15 @@ describe('Claude Code regrouping: a response recorded twice keeps one copy', () 
   });
 
   it('keeps an identical tool_result once, and keeps (and reports) a different second one', () => {
-    const s = parse(u('go'), a('msg_1', use('t1')), a('msg_1', use('t2')), u([result('t1')]), u([result('t1')]), u([result('t2')]), u([result('t2', 'other')]));
+    const s = parse(
+      u('go'),
+      a('msg_1', use('t1')),
+      a('msg_1', use('t2')),
+      u([result('t1')]),
+      u([result('t1')]),
+      u([result('t2')]),
+      u([result('t2', 'other')]),
+    );
     expect(shape(s)[2]).toBe('user: res t1, res t2, res t2');
     expect(s.issues.map((i) => [i.line, i.message])).toEqual([
       [5, 'tool_result for t1 recorded twice (first on line 4): kept once'],
@@ -200,6 +297,10 @@ describe('Claude Code regrouping: a response recorded twice keeps one copy', () 
   it('a lost tool result is reported by the history check, not made up', () => {
     const s = parse(u('go'), a('msg_1', use('t1')), a('msg_1', use('t2')), u([result('t2')]), a('msg_2', text('ok')));
     expect(shape(s)[2]).toBe('user: res t2');
-    expect(s.issues.map((i) => i.message)).toEqual([expect.stringMatching(/^messages\.1 \(m1\): `tool_use` ids were found without `tool_result` blocks immediately after: t1 /)]);
+    expect(s.issues.map((i) => i.message)).toEqual([
+      expect.stringMatching(
+        /^messages\.1 \(m1\): `tool_use` ids were found without `tool_result` blocks immediately after: t1 /,
+      ),
+    ]);
   });
 });

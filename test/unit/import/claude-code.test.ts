@@ -2,10 +2,21 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { importTranscript, parseTranscript } from '../../../src/core/import';
 import type { ImportedSession } from '../../../src/core/session/types';
-import { FIXTURES, allMClaude, conversationLines, expectedCallIds, mClaude, msgOf, rawBlocks, rawLines } from './helpers';
+import {
+  FIXTURES,
+  allMClaude,
+  conversationLines,
+  expectedCallIds,
+  mClaude,
+  msgOf,
+  rawBlocks,
+  rawLines,
+} from './helpers';
 
 /** Files with at least one conversation line (two m-claude files hold only summary/system records). */
-const IMPORTABLE = allMClaude().filter((f) => conversationLines(f).some((l) => msgOf(l).model !== '<synthetic>' || l.rec.type === 'user'));
+const IMPORTABLE = allMClaude().filter((f) =>
+  conversationLines(f).some((l) => msgOf(l).model !== '<synthetic>' || l.rec.type === 'user'),
+);
 
 const cache = new Map<string, ImportedSession>();
 function imp(file: string): ImportedSession {
@@ -66,7 +77,9 @@ describe('Claude Code JSONL: merging', () => {
   });
 
   it('keeps thinking blocks with their signatures unchanged', () => {
-    const thinking = imp(file).messages.flatMap((m) => m.blocks).filter((b) => b.kind === 'thinking');
+    const thinking = imp(file)
+      .messages.flatMap((m) => m.blocks)
+      .filter((b) => b.kind === 'thinking');
     expect(thinking.length).toBeGreaterThan(50);
     for (const b of thinking) {
       expect(b.param.type).toBe('thinking');
@@ -81,7 +94,8 @@ describe('Claude Code JSONL: merging', () => {
       if (!uses.length) continue;
       const results = s.messages[i + 1].blocks.filter((b) => b.kind === 'tool_result');
       expect(results.map((b) => b.toolUseId).sort()).toEqual([...uses].sort());
-      for (const r of results) expect(r.toolName).toBe(s.messages[i].blocks.find((b) => b.toolUseId === r.toolUseId)?.toolName);
+      for (const r of results)
+        expect(r.toolName).toBe(s.messages[i].blocks.find((b) => b.toolUseId === r.toolUseId)?.toolName);
     }
     expect(s.issues.filter((x) => /tool_use|tool_result|in a row/.test(x.message))).toEqual([]);
   });
@@ -110,8 +124,13 @@ describe('Claude Code JSONL: dirty and special inputs', () => {
     const s = imp(file);
     const issue = s.issues.find((x) => x.line === 859);
     expect(issue?.message).toMatch(/unparseable line skipped/);
-    // the lost line held a tool_result: the dangling tool_use and the assistant-after-assistant are reported, not repaired
-    expect(s.issues.some((x) => x.message.includes('toolu_0176bQ5rmozshkuUeNB9iJKJ') && /without `tool_result`/.test(x.message))).toBe(true);
+    // the lost line held a tool_result: the dangling tool_use and the assistant-after-assistant are reported, not
+    // repaired
+    expect(
+      s.issues.some(
+        (x) => x.message.includes('toolu_0176bQ5rmozshkuUeNB9iJKJ') && /without `tool_result`/.test(x.message),
+      ),
+    ).toBe(true);
     expect(s.issues.some((x) => /two assistant messages in a row/.test(x.message) && x.line === 860)).toBe(true);
     expect(s.calls.length).toBe(expectedCallIds(file).length);
   });
@@ -131,19 +150,40 @@ describe('Claude Code JSONL: dirty and special inputs', () => {
     const text = [
       line({ type: 'user', isSidechain: false, uuid: 'u1', message: { role: 'user', content: 'main task' } }),
       line({ type: 'user', isSidechain: true, uuid: 's1', message: { role: 'user', content: 'sub-agent task' } }),
-      line({ type: 'assistant', isSidechain: true, uuid: 's2', message: { id: 'msg_sub', model: 'm', role: 'assistant', content: [{ type: 'text', text: 'sub' }] } }),
-      line({ type: 'assistant', isSidechain: false, uuid: 'a1', message: { id: 'msg_main', model: 'm', role: 'assistant', content: [{ type: 'text', text: 'main' }] } }),
+      line({
+        type: 'assistant',
+        isSidechain: true,
+        uuid: 's2',
+        message: { id: 'msg_sub', model: 'm', role: 'assistant', content: [{ type: 'text', text: 'sub' }] },
+      }),
+      line({
+        type: 'assistant',
+        isSidechain: false,
+        uuid: 'a1',
+        message: { id: 'msg_main', model: 'm', role: 'assistant', content: [{ type: 'text', text: 'main' }] },
+      }),
     ].join('\n');
     const s = parseTranscript(text, 'mixed.jsonl');
-    expect(s.messages.map((m) => m.blocks.map((b) => (b.param.type === 'text' ? b.param.text : '')).join())).toEqual(['main task', 'main']);
+    expect(s.messages.map((m) => m.blocks.map((b) => (b.param.type === 'text' ? b.param.text : '')).join())).toEqual([
+      'main task',
+      'main',
+    ]);
     expect(s.calls.map((c) => c.apiMessageId)).toEqual(['msg_main']);
   });
 
   it('accepts string content on both roles, image blocks and CRLF line endings', () => {
     const image = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } };
     const text = [
-      JSON.stringify({ type: 'user', uuid: 'u1', message: { role: 'user', content: [image, { type: 'text', text: 'what is this?' }] } }),
-      JSON.stringify({ type: 'assistant', uuid: 'a1', message: { id: 'msg_1', model: 'm', role: 'assistant', content: 'A logo.' } }),
+      JSON.stringify({
+        type: 'user',
+        uuid: 'u1',
+        message: { role: 'user', content: [image, { type: 'text', text: 'what is this?' }] },
+      }),
+      JSON.stringify({
+        type: 'assistant',
+        uuid: 'a1',
+        message: { id: 'msg_1', model: 'm', role: 'assistant', content: 'A logo.' },
+      }),
       '',
     ].join('\r\n');
     const s = parseTranscript(text, 'crlf.jsonl');
@@ -155,7 +195,9 @@ describe('Claude Code JSONL: dirty and special inputs', () => {
 
   it('leaves synthetic entries out of the log and reports them', () => {
     const file = mClaude('7fcdbdcd');
-    const synthetic = rawLines(file).lines.filter((l) => l.rec.type === 'assistant' && msgOf(l).model === '<synthetic>').map((l) => l.line);
+    const synthetic = rawLines(file)
+      .lines.filter((l) => l.rec.type === 'assistant' && msgOf(l).model === '<synthetic>')
+      .map((l) => l.line);
     expect(synthetic.length).toBe(3);
     const s = imp(file);
     for (const n of synthetic) expect(s.issues.find((x) => x.line === n)?.message).toMatch(/synthetic/);
@@ -182,7 +224,9 @@ describe('Claude Code JSONL: dirty and special inputs', () => {
   it('reports a tool_use never answered at the end of the transcript', () => {
     const s = imp(mClaude('43391f62'));
     const last = s.messages.length - 1;
-    expect(s.issues.some((x) => x.message.startsWith(`messages.${last} `) && /ends before the results/.test(x.message))).toBe(true);
+    expect(
+      s.issues.some((x) => x.message.startsWith(`messages.${last} `) && /ends before the results/.test(x.message)),
+    ).toBe(true);
   });
 });
 
@@ -191,7 +235,16 @@ describe('Claude Code JSONL: compaction', () => {
 
   it('restarts the recorded history at the compact summary', () => {
     const s = importTranscript(file);
-    expect(s.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
+    expect(s.messages.map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
     const boundary = s.messages.findIndex((m) => m.meta.compactBoundary);
     expect(boundary).toBe(4);
     expect(s.messages[boundary].meta.source).toBe('compacted-session.jsonl:8');

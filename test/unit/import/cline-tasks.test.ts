@@ -26,7 +26,12 @@ function typedTexts(s: ReturnType<typeof importTranscript>, upTo: number): strin
   for (const m of s.messages.slice(0, upTo)) {
     if (m.role !== 'user') continue;
     for (const b of m.blocks) {
-      const text = b.param.type === 'text' ? b.param.text : b.param.type === 'tool_result' && typeof b.param.content === 'string' ? b.param.content : '';
+      const text =
+        b.param.type === 'text'
+          ? b.param.text
+          : b.param.type === 'tool_result' && typeof b.param.content === 'string'
+            ? b.param.content
+            : '';
       for (const re of TYPED) for (const x of text.match(re) ?? []) out.push(x);
     }
   }
@@ -34,7 +39,15 @@ function typedTexts(s: ReturnType<typeof importTranscript>, upTo: number): strin
 }
 
 function sentText(body: RequestBody): string {
-  return body.messages.map((m) => (typeof m.content === 'string' ? m.content : m.content.map((b) => (b.type === 'text' ? b.text : b.type === 'tool_result' ? JSON.stringify(b.content) : '')).join('\n'))).join('\n');
+  return body.messages
+    .map((m) =>
+      typeof m.content === 'string'
+        ? m.content
+        : m.content
+            .map((b) => (b.type === 'text' ? b.text : b.type === 'tool_result' ? JSON.stringify(b.content) : ''))
+            .join('\n'),
+    )
+    .join('\n');
 }
 
 interface Run {
@@ -53,13 +66,22 @@ function run(file: string, strategy: string): Run {
   replayAll(imp, { strategy }, ({ call, prepared }) => {
     const body = prepared.body;
     const where = `${path.basename(path.dirname(path.dirname(file)))} ${strategy} call ${call.index}`;
-    for (const v of validateRequest(body, { model: body.model, thinking, latestAssistantThinking: latestThinking(imp, call.epochStart, call.at) })) invalid.push(`${where}: ${v.message}`);
+    for (const v of validateRequest(body, {
+      model: body.model,
+      thinking,
+      latestAssistantThinking: latestThinking(imp, call.epochStart, call.at),
+    }))
+      invalid.push(`${where}: ${v.message}`);
     const ut = checkUserText(imp.messages, call.epochStart, call.at, body.messages);
     expect(ut.missing, where).toEqual([]);
     const text = sentText(body);
     // Typed words inside a tool_result's content (Roo) are JSON-escaped in `text`: compare escaped.
-    for (const t of typedTexts(imp, call.at)) expect(text.includes(t) || text.includes(JSON.stringify(t).slice(1, -1)), `${where}: ${t.slice(0, 40)}`).toBe(true);
-    if (!file.includes('roo-native')) expect(loopThinkingChanged(imp, call.epochStart, call.at, body), `${where}: loop thinking`).toBe(false);
+    for (const t of typedTexts(imp, call.at))
+      expect(text.includes(t) || text.includes(JSON.stringify(t).slice(1, -1)), `${where}: ${t.slice(0, 40)}`).toBe(
+        true,
+      );
+    if (!file.includes('roo-native'))
+      expect(loopThinkingChanged(imp, call.epochStart, call.at, body), `${where}: loop thinking`).toBe(false);
     retention.check(imp.messages, call.at, body);
     chars += JSON.stringify(body.messages).length;
   });
@@ -68,7 +90,11 @@ function run(file: string, strategy: string): Run {
 
 describe('Cline and Roo task folders through the strategies', () => {
   it('has the three shapes, each with usage beside it', () => {
-    expect(FILES.map((f) => path.basename(path.dirname(path.dirname(f))))).toEqual(['cline-native', 'cline-xml', 'roo-native']);
+    expect(FILES.map((f) => path.basename(path.dirname(path.dirname(f))))).toEqual([
+      'cline-native',
+      'cline-xml',
+      'roo-native',
+    ]);
   });
 
   it.each(FILES)('%s: valid, typed words verbatim, output trimmed, references kept', (file) => {

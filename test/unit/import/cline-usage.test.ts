@@ -19,9 +19,27 @@ interface UiMessage {
 }
 
 /** The fixture's own per-request totals (Cline's `cost` and token counts). */
-function fixtureRequests(): { tokensIn: number; tokensOut: number; cacheWrites: number; cacheReads: number; cost: number }[] {
+function fixtureRequests(): {
+  tokensIn: number;
+  tokensOut: number;
+  cacheWrites: number;
+  cacheReads: number;
+  cost: number;
+}[] {
   const ui = JSON.parse(readFileSync(join(TASK, 'ui_messages.json'), 'utf8')) as UiMessage[];
-  return ui.filter((m) => m.say === 'api_req_started').map((m) => JSON.parse(m.text ?? '{}') as { tokensIn: number; tokensOut: number; cacheWrites: number; cacheReads: number; cost: number }).filter((r) => r.tokensIn !== undefined);
+  return ui
+    .filter((m) => m.say === 'api_req_started')
+    .map(
+      (m) =>
+        JSON.parse(m.text ?? '{}') as {
+          tokensIn: number;
+          tokensOut: number;
+          cacheWrites: number;
+          cacheReads: number;
+          cost: number;
+        },
+    )
+    .filter((r) => r.tokensIn !== undefined);
 }
 
 describe('Cline usage (ui_messages.json)', () => {
@@ -38,7 +56,10 @@ describe('Cline usage (ui_messages.json)', () => {
     expect(r.recorded.cacheWriteTokens).toBe(reqs.reduce((a, q) => a + q.cacheWrites, 0));
     expect(r.recorded.cacheReadTokens).toBe(reqs.reduce((a, q) => a + q.cacheReads, 0));
     // Priced from the model catalog, it agrees with what Cline recorded as the cost.
-    expect(r.recorded.inputCost + r.recorded.outputCost).toBeCloseTo(reqs.reduce((a, q) => a + q.cost, 0), 6);
+    expect(r.recorded.inputCost + r.recorded.outputCost).toBeCloseTo(
+      reqs.reduce((a, q) => a + q.cost, 0),
+      6,
+    );
     expect(r.fit.status).toBe('anchored');
     expect(r.fit.error).not.toBeNull();
     expect(Math.abs(r.fit.error ?? 1)).toBeLessThan(0.05);
@@ -60,15 +81,38 @@ describe('Cline usage (ui_messages.json)', () => {
   it('names unreadable or empty usage instead of guessing', () => {
     expect(parseClineUiMessages('{not json')).toEqual({ ok: false, reason: 'ui_messages.json is not valid JSON' });
     expect(parseClineUiMessages('{}')).toEqual({ ok: false, reason: 'ui_messages.json is not a message array' });
-    expect(parseClineUiMessages('[{"type":"say","say":"text","text":"hi"}]')).toEqual({ ok: false, reason: 'ui_messages.json records no API request' });
-    expect(parseClineUiMessages('[{"type":"say","say":"api_req_started","text":"{\\"request\\":\\"x\\"}"}]')).toEqual({ ok: false, reason: 'ui_messages.json has 1 request(s) but no token counts' });
-    const ok = parseClineUiMessages('[{"ts":5,"type":"say","say":"deleted_api_reqs","text":"{\\"tokensIn\\":10,\\"tokensOut\\":2,\\"cacheWrites\\":0,\\"cacheReads\\":0,\\"cost\\":0.1}"}]');
+    expect(parseClineUiMessages('[{"type":"say","say":"text","text":"hi"}]')).toEqual({
+      ok: false,
+      reason: 'ui_messages.json records no API request',
+    });
+    expect(parseClineUiMessages('[{"type":"say","say":"api_req_started","text":"{\\"request\\":\\"x\\"}"}]')).toEqual({
+      ok: false,
+      reason: 'ui_messages.json has 1 request(s) but no token counts',
+    });
+    const ok = parseClineUiMessages(
+      '[{"ts":5,"type":"say","say":"deleted_api_reqs","text":"{\\"tokensIn\\":10,\\"tokensOut\\":2,\\"cacheWrites\\":0,\\"cacheReads\\":0,\\"cost\\":0.1}"}]',
+    );
     expect(ok.ok && ok.requests[0].deleted).toBe(true);
   });
 
   it('pairs each response with the latest request started before it; without timestamps only when the counts agree', () => {
-    const req = (ts: number, deleted = false) => ({ ts, deleted, usage: { input_tokens: 1, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0, cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 } } });
-    const call = (i: number, ts?: number): CallRecord => ({ index: i, at: i, epochStart: 0, timestamp: ts === undefined ? undefined : new Date(ts).toISOString() });
+    const req = (ts: number, deleted = false) => ({
+      ts,
+      deleted,
+      usage: {
+        input_tokens: 1,
+        output_tokens: 1,
+        cache_creation_input_tokens: 0,
+        cache_read_input_tokens: 0,
+        cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 0 },
+      },
+    });
+    const call = (i: number, ts?: number): CallRecord => ({
+      index: i,
+      at: i,
+      epochStart: 0,
+      timestamp: ts === undefined ? undefined : new Date(ts).toISOString(),
+    });
     // Request 1 failed and was retried as request 2; request 0 is a deleted total.
     expect(pairRequests([call(0, 100), call(1, 300)], [req(50, true), req(90), req(200), req(250)])).toEqual([1, 3]);
     expect(pairRequests([call(0), call(1)], [req(1), req(2)])).toEqual([0, 1]);
@@ -83,7 +127,9 @@ describe('Cline usage (ui_messages.json)', () => {
     try {
       mkdirSync(join(dir, 'task'));
       // An older Cline history (no `ts`) and one request more than it has responses.
-      const history = (JSON.parse(readFileSync(join(TASK, 'api_conversation_history.json'), 'utf8')) as Record<string, unknown>[]).map(({ ts: _ts, ...m }) => m);
+      const history = (
+        JSON.parse(readFileSync(join(TASK, 'api_conversation_history.json'), 'utf8')) as Record<string, unknown>[]
+      ).map(({ ts: _ts, ...m }) => m);
       writeFileSync(join(dir, 'task', 'api_conversation_history.json'), JSON.stringify(history));
       const ui = JSON.parse(readFileSync(join(TASK, 'ui_messages.json'), 'utf8')) as UiMessage[];
       const extra = ui.find((m) => m.say === 'api_req_started' && m.text?.includes('tokensIn'));
@@ -92,7 +138,9 @@ describe('Cline usage (ui_messages.json)', () => {
       expect(r.calls).toBe(5);
       expect(r.recorded.inputCost).toBeGreaterThan(0);
       expect(r.fit.status).toBe('not-replayable');
-      expect(r.fit.notes).toContain('no response could be paired with a request: 5 request(s) in ui_messages.json for 4 response(s), without timestamps to place them; recorded spend only');
+      expect(r.fit.notes).toContain(
+        'no response could be paired with a request: 5 request(s) in ui_messages.json for 4 response(s), without timestamps to place them; recorded spend only',
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -11,7 +11,16 @@ describe('Cline api_conversation_history.json', () => {
     const s = importTranscript(FILE);
     expect(s.format).toBe('cline');
     expect(s.messages.length).toBe(8);
-    expect(s.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user', 'assistant']);
+    expect(s.messages.map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+    ]);
     expect(s.calls.map((c) => c.at)).toEqual([1, 3, 5, 7]);
     expect(s.calls.every((c) => c.usage === undefined && c.epochStart === 0)).toBe(true);
     expect(s.calls[0].model).toBe('claude-sonnet-4-5-20250929');
@@ -54,7 +63,10 @@ describe('Cline api_conversation_history.json', () => {
     const text = readFileSync(FILE, 'utf8');
     expect(parseTranscript(text, 'export.json').format).toBe('cline');
     // without Cline marks the same shape is plain Anthropic JSON
-    const plain = JSON.stringify([{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }]);
+    const plain = JSON.stringify([
+      { role: 'user', content: 'hi' },
+      { role: 'assistant', content: 'hello' },
+    ]);
     expect(parseTranscript(plain, 'export.json').format).toBe('anthropic-json');
     expect(parseTranscript(plain, 'api_conversation_history.json').format).toBe('cline');
   });
@@ -77,19 +89,30 @@ describe('Cline api_conversation_history.json', () => {
       { type: 'thinking', thinking: 'signed', signature: 'sig' },
       { type: 'text', text: 'hi' },
     ]);
-    expect(s.issues.map((i) => i.message)).toEqual(['messages[1].content[0]: thinking block without signature left out (Cline drops it before sending)']);
+    expect(s.issues.map((i) => i.message)).toEqual([
+      'messages[1].content[0]: thinking block without signature left out (Cline drops it before sending)',
+    ]);
   });
 
   it("merges consecutive records of one response (Cline's response id) and keeps the id", () => {
     const history = [
       { role: 'user', content: [{ type: 'text', text: '<task>\nlist files\n</task>' }], ts: 1 },
       { role: 'assistant', id: 'resp_1', content: [{ type: 'text', text: 'Listing.' }], ts: 2 },
-      { role: 'assistant', id: 'resp_1', content: [{ type: 'tool_use', id: 'toolu_1', name: 'list_files', input: { path: '.' } }], ts: 3 },
+      {
+        role: 'assistant',
+        id: 'resp_1',
+        content: [{ type: 'tool_use', id: 'toolu_1', name: 'list_files', input: { path: '.' } }],
+        ts: 3,
+      },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'a.ts' }], ts: 4 },
     ];
     const s = parseTranscript(JSON.stringify(history), 'api_conversation_history.json');
     expect(s.format).toBe('cline');
-    expect(s.messages.map((m) => m.blocks.map((b) => b.kind))).toEqual([['text'], ['text', 'tool_use'], ['tool_result']]);
+    expect(s.messages.map((m) => m.blocks.map((b) => b.kind))).toEqual([
+      ['text'],
+      ['text', 'tool_use'],
+      ['tool_result'],
+    ]);
     expect(s.messages[1].meta.timestamp).toBe(new Date(2).toISOString());
     expect(s.calls.map((c) => [c.apiMessageId, c.at])).toEqual([['resp_1', 1]]);
     expect(s.issues).toEqual([]);

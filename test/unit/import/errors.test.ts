@@ -43,13 +43,17 @@ describe('ImportError: files unusable as a whole', () => {
   it('JSON that is none of the formats names every format and what was expected', () => {
     const err = importError(() => parseTranscript('{"foo": 1}', 'transcript.json'));
     expect(err.line).toBe(1);
-    expect(err.message).toMatch(/^transcript\.json: line 1: not a Claude Code JSONL, Cline, OpenHands, OpenAI chat or Anthropic JSON transcript \(expected .+\)$/);
+    expect(err.message).toMatch(
+      /^transcript\.json: line 1: not a Claude Code JSONL, Cline, OpenHands, OpenAI chat or Anthropic JSON transcript \(expected .+\)$/,
+    );
   });
 
   it('JSON lines of a foreign format are "not a transcript", not a syntax error', () => {
     const err = importError(() => parseTranscript('{"event":"start"}\n{"event":"stop"}\n', 'events.jsonl'));
     expect(err.message).toMatch(/^events\.jsonl: line 1: not a Claude Code JSONL/);
-    const array = importError(() => parseTranscript('[\n{"role":"user","content":"a"},\n{"role":"assistant" "content":"b"}\n]', 'arr.json'));
+    const array = importError(() =>
+      parseTranscript('[\n{"role":"user","content":"a"},\n{"role":"assistant" "content":"b"}\n]', 'arr.json'),
+    );
     expect(array.message).toMatch(/^arr\.json: line 3: invalid JSON/);
   });
 
@@ -84,10 +88,17 @@ describe('ImportError: files unusable as a whole', () => {
     }
     expect(importTranscript(path.join(dir, 'openhands_basic_gui_mode.json')).format).toBe('openhands');
     const states = [{ id: 0, source: 'environment', observation: 'agent_state_changed', content: '' }];
-    expect(importError(() => parseTranscript(JSON.stringify(states), 'oh.json')).message).toBe('oh.json: an OpenHands event stream with no messages (no user or agent message, no tool call)');
+    expect(importError(() => parseTranscript(JSON.stringify(states), 'oh.json')).message).toBe(
+      'oh.json: an OpenHands event stream with no messages (no user or agent message, no tool call)',
+    );
     // A system role among Anthropic blocks is still Anthropic JSON, with the hint where the system prompt belongs.
-    const sys = [{ role: 'system', content: 's' }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'x' }] }];
-    expect(importError(() => parseTranscript(JSON.stringify(sys), 'a.json')).message).toMatch(/messages\[0\]: role "system" is not "user" or "assistant"; a system prompt belongs/);
+    const sys = [
+      { role: 'system', content: 's' },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: 't', content: 'x' }] },
+    ];
+    expect(importError(() => parseTranscript(JSON.stringify(sys), 'a.json')).message).toMatch(
+      /messages\[0\]: role "system" is not "user" or "assistant"; a system prompt belongs/,
+    );
   });
 
   it('a missing file', () => {

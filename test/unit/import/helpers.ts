@@ -7,7 +7,10 @@ import { replayAll } from '../../../src/core/engine/replay';
 import { validateRequest } from '../../../src/core/request/validate';
 import type { ImportedSession } from '../../../src/core/session/types';
 
-/** Real transcripts copied into test/fixtures/transcripts (see NOTICE.md there), from the repo root (tests run with cwd = repo root). */
+/**
+ * Real transcripts copied into test/fixtures/transcripts (see NOTICE.md there), from the repo root (tests run with cwd
+ * = repo root).
+ */
 export const TRANSCRIPTS = path.resolve(process.cwd(), 'test/fixtures/transcripts');
 export const M_CLAUDE = path.join(TRANSCRIPTS, 'm-claude');
 export const FIXTURES = path.resolve(process.cwd(), 'test/fixtures');
@@ -58,9 +61,14 @@ export function msgOf(l: RawLine): RawMsg {
   return l.rec.message as RawMsg;
 }
 
-/** Conversation lines the import should use: user/assistant with a message, sidechains dropped unless the file is all sidechain. */
+/**
+ * Conversation lines the import should use: user/assistant with a message, sidechains dropped unless the file is all
+ * sidechain.
+ */
 export function conversationLines(file: string): RawLine[] {
-  const conv = rawLines(file).lines.filter((l) => (l.rec.type === 'user' || l.rec.type === 'assistant') && l.rec.message);
+  const conv = rawLines(file).lines.filter(
+    (l) => (l.rec.type === 'user' || l.rec.type === 'assistant') && l.rec.message,
+  );
   const hasMain = conv.some((l) => l.rec.isSidechain !== true);
   return conv.filter((l) => !hasMain || l.rec.isSidechain !== true);
 }
@@ -83,7 +91,10 @@ export function rawBlocks(l: RawLine): unknown[] {
   return c as unknown[];
 }
 
-/** Every tool_use is answered by a tool_result in the very next message, and every tool_result answers the message before it. */
+/**
+ * Every tool_use is answered by a tool_result in the very next message, and every tool_result answers the message
+ * before it.
+ */
 export function pairing(s: ImportedSession): { uses: number; answered: number; orphans: number } {
   let uses = 0;
   let answered = 0;
@@ -105,7 +116,8 @@ export function refusedRequests(s: ImportedSession, strategy: string): { request
   const refused: string[] = [];
   replayAll(s, { strategy }, ({ call: c, prepared }) => {
     requests++;
-    for (const v of validateRequest(prepared.body, { model: prepared.body.model })) refused.push(`call ${c.index}: ${v.message}`);
+    for (const v of validateRequest(prepared.body, { model: prepared.body.model }))
+      refused.push(`call ${c.index}: ${v.message}`);
   });
   return { requests, refused };
 }
@@ -120,7 +132,11 @@ export async function replayNone(file: string): Promise<{ call: number; request:
     },
   });
   await runReplay(file, { strategy: 'none', config: {} }, out);
-  return chunks.join('').trim().split('\n').map((l) => JSON.parse(l) as { call: number; request: { messages: unknown[] } });
+  return chunks
+    .join('')
+    .trim()
+    .split('\n')
+    .map((l) => JSON.parse(l) as { call: number; request: { messages: unknown[] } });
 }
 
 /**
@@ -130,5 +146,9 @@ export async function replayNone(file: string): Promise<{ call: number; request:
 export function withoutCacheControl(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(withoutCacheControl);
   if (typeof v !== 'object' || v === null) return v;
-  return Object.fromEntries(Object.entries(v).filter(([k]) => k !== 'cache_control').map(([k, x]) => [k, withoutCacheControl(x)]));
+  return Object.fromEntries(
+    Object.entries(v)
+      .filter(([k]) => k !== 'cache_control')
+      .map(([k, x]) => [k, withoutCacheControl(x)]),
+  );
 }

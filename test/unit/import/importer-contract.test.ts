@@ -132,8 +132,14 @@ describe('a client format registered from outside the report', () => {
     // Priced from the model catalog, call by call, as the toy recorded them.
     const bills = TOY_FILE.turns.flatMap((t) => ('bill' in t && t.bill ? [t.bill] : []));
     const priced = bills.map((b) => callCost(MODEL, toyUsage(b)));
-    expect(r.recorded.inputCost).toBeCloseTo(priced.reduce((a, c) => a + c.input, 0), 12);
-    expect(r.recorded.outputCost).toBeCloseTo(priced.reduce((a, c) => a + c.output, 0), 12);
+    expect(r.recorded.inputCost).toBeCloseTo(
+      priced.reduce((a, c) => a + c.input, 0),
+      12,
+    );
+    expect(r.recorded.outputCost).toBeCloseTo(
+      priced.reduce((a, c) => a + c.output, 0),
+      12,
+    );
     // Replayed: the fit found the billed responses in the toy's import, and every strategy is priced.
     // The import carries each response's usage (as the contract asks), so the replay sizes its blocks off it.
     expect(r.fit.status).toBe('anchored');
@@ -175,7 +181,10 @@ describe('the report', () => {
       const text = readFileSync(join(dir, f), 'utf8');
       const imports = [...text.matchAll(/from '\.\.\/import\/([^']+)'/g)].map((m) => m[1]);
       // The contract (detect, recorded), shared line reading and errors; never one format's module.
-      expect(imports.filter((m) => !['recorded', 'client-events', 'json-lines', 'errors'].includes(m)), f).toEqual([]);
+      expect(
+        imports.filter((m) => !['recorded', 'client-events', 'json-lines', 'errors'].includes(m)),
+        f,
+      ).toEqual([]);
       expect(text, f).not.toMatch(/\.format\s*[!=]==/);
     }
   });

@@ -30,11 +30,31 @@ describe('observations: what the importer marks', () => {
       {
         history: [
           { role: 'system', content: 'SETTING: …', message_type: 'system_prompt', agent: 'main' },
-          { role: 'user', content: 'Demo: how it is done', message_type: 'demonstration', is_demo: true, agent: 'main' },
+          {
+            role: 'user',
+            content: 'Demo: how it is done',
+            message_type: 'demonstration',
+            is_demo: true,
+            agent: 'main',
+          },
           { role: 'user', content: 'Fix the issue.', message_type: 'observation', agent: 'main' },
-          { role: 'assistant', content: 'Look.\n```\nls\n```', thought: 'Look.', action: 'ls', message_type: 'action', agent: 'main' },
+          {
+            role: 'assistant',
+            content: 'Look.\n```\nls\n```',
+            thought: 'Look.',
+            action: 'ls',
+            message_type: 'action',
+            agent: 'main',
+          },
           { role: 'user', content: 'a.py b.py', message_type: 'observation', agent: 'main' },
-          { role: 'assistant', content: 'Open it.\n```\nopen a.py\n```', thought: 'Open it.', action: 'open a.py', message_type: 'action', agent: 'main' },
+          {
+            role: 'assistant',
+            content: 'Open it.\n```\nopen a.py\n```',
+            thought: 'Open it.',
+            action: 'open a.py',
+            message_type: 'action',
+            agent: 'main',
+          },
           { role: 'user', content: '[File: a.py]\n1:x = 1', message_type: 'observation', agent: 'main' },
         ],
       },
@@ -141,7 +161,12 @@ describe('observations: protection, rounds, trimming', () => {
     index.update();
     expect(index.prompts).toEqual([0]);
     expect(index.rounds).toHaveLength(11);
-    expect(index.rounds[0]).toMatchObject({ assistantPos: 1, resultPos: 2, toolUseIds: [], observationIds: [s.messages[2].blocks[0].id] });
+    expect(index.rounds[0]).toMatchObject({
+      assistantPos: 1,
+      resultPos: 2,
+      toolUseIds: [],
+      observationIds: [s.messages[2].blocks[0].id],
+    });
     expect(actionWord(s.messages[1])).toBe('create');
     expect(actionWord(s.messages[0])).toBeUndefined();
   });
@@ -171,7 +196,9 @@ describe('observations: protection, rounds, trimming', () => {
       journal.attach(s);
       journal.close();
       const loaded = loadJournal(journalPath(dir, 'obs')).session;
-      expect(loaded.messages.map((m) => m.meta.observation === true)).toEqual(s.messages.map((m) => m.meta.observation === true));
+      expect(loaded.messages.map((m) => m.meta.observation === true)).toEqual(
+        s.messages.map((m) => m.meta.observation === true),
+      );
       expect(loaded.messages[2].blocks[0].observation).toBe(true);
       expect(loaded.userText.reasonOf(loaded.messages[2].blocks[0].id)).toBeUndefined();
     } finally {

@@ -15,7 +15,11 @@ const OPENHANDS = path.join(MIT, 'openhands_basic_gui_mode.json');
 
 const parse = (v: unknown, file = 'chat.json'): ImportedSession => parseTranscript(JSON.stringify(v), file);
 const kinds = (m: LogMessage): string[] => m.blocks.map((b) => b.kind);
-const call = (id: string, name: string, args: string): Record<string, unknown> => ({ id, type: 'function', function: { name, arguments: args } });
+const call = (id: string, name: string, args: string): Record<string, unknown> => ({
+  id,
+  type: 'function',
+  function: { name, arguments: args },
+});
 
 describe('OpenAI chat: the MIT samples', () => {
   it('SWE-agent .traj: system prompt, one call per assistant message, every tool call paired', () => {
@@ -32,7 +36,12 @@ describe('OpenAI chat: the MIT samples', () => {
     expect(s.messages.some((m) => m.meta.observation || m.blocks.some((b) => b.observation))).toBe(false);
     expect(pairing(s)).toEqual({ uses: 11, answered: 11, orphans: 0 });
     expect(kinds(s.messages[1])).toEqual(['text', 'tool_use']);
-    expect(s.messages[1].blocks[1].param).toEqual({ type: 'tool_use', id: 'call_cyI71DYnRdoLHWwtZgIaW2wr', name: 'create', input: { filename: 'reproduce.py' } });
+    expect(s.messages[1].blocks[1].param).toEqual({
+      type: 'tool_use',
+      id: 'call_cyI71DYnRdoLHWwtZgIaW2wr',
+      name: 'create',
+      input: { filename: 'reproduce.py' },
+    });
     expect(s.messages[2].blocks[0].toolName).toBe('create');
     expect(s.messages[1].meta.source).toBe('sweagent_demo_function_calling_marshmallow-1867.traj:history[2]');
     // The demonstration reuses call ids; the API needs them unique, so repeats get a suffix and are reported.
@@ -51,7 +60,8 @@ describe('OpenAI chat: the MIT samples', () => {
     const s = importTranscript(SWE_AGENT_0X);
     expect(s.format).toBe('openai-chat');
     expect(typeof s.system === 'string' && s.system.startsWith('SETTING: You are an autonomous programmer')).toBe(true);
-    // history: system, the is_demo demonstration (role user), the task, then 12 assistant actions, the first 11 answered by an observation (role user).
+    // history: system, the is_demo demonstration (role user), the task, then 12 assistant actions, the first 11
+    // answered by an observation (role user).
     expect(s.calls).toHaveLength(12);
     expect(s.messages.map((m) => m.role)).toEqual(s.messages.map((_, i) => (i % 2 ? 'assistant' : 'user')));
     // The demonstration and the task are two consecutive user entries: one first message, two text blocks, in order.
@@ -66,7 +76,11 @@ describe('OpenAI chat: the MIT samples', () => {
     const users = s.messages.filter((m) => m.role === 'user').slice(1);
     expect(users).toHaveLength(11);
     expect(users.every((m) => m.meta.observation === true && m.blocks.every((b) => b.observation === true))).toBe(true);
-    expect(s.messages.filter((m) => m.role === 'assistant').every((m) => !m.meta.observation && m.blocks.every((b) => !b.observation))).toBe(true);
+    expect(
+      s.messages
+        .filter((m) => m.role === 'assistant')
+        .every((m) => !m.meta.observation && m.blocks.every((b) => !b.observation)),
+    ).toBe(true);
     expect(s.issues).toEqual([]);
   });
 
@@ -83,7 +97,9 @@ describe('OpenAI chat: the MIT samples', () => {
         const head = prepared.body.messages[0];
         expect(head.role).toBe('user');
         const headBlocks = typeof head.content === 'string' ? [{ type: 'text', text: head.content }] : head.content;
-        expect(headBlocks.map((b) => (b.type === 'text' ? b.text : b.type))).toEqual(firstUser.map((b) => (b.type === 'text' ? b.text : b.type)));
+        expect(headBlocks.map((b) => (b.type === 'text' ? b.text : b.type))).toEqual(
+          firstUser.map((b) => (b.type === 'text' ? b.text : b.type)),
+        );
         total += engine.tokens.text(JSON.stringify(prepared.body.messages)).tokens;
       });
       return total;
@@ -103,7 +119,12 @@ describe('OpenAI chat: the MIT samples', () => {
     expect(s.messages[0].meta.source).toBe('mini-swe-agent_github_issue.traj.json:[1]');
     // The task is not marked; every later user message answers the action block before it.
     expect(s.messages[0].meta.observation).toBeUndefined();
-    expect(s.messages.slice(1).filter((m) => m.role === 'user').every((m) => m.meta.observation === true && m.blocks.every((b) => b.observation))).toBe(true);
+    expect(
+      s.messages
+        .slice(1)
+        .filter((m) => m.role === 'user')
+        .every((m) => m.meta.observation === true && m.blocks.every((b) => b.observation)),
+    ).toBe(true);
     expect(s.issues).toEqual([]);
   });
 
@@ -125,17 +146,45 @@ describe('OpenAI chat: the MIT samples', () => {
 describe('OpenAI chat: shapes and edge cases', () => {
   it('content parts, null content with tool_calls, consecutive tool messages merged into one user message', () => {
     const s = parse([
-      { role: 'system', content: [{ type: 'text', text: 'Be brief.' }, { type: 'text', text: 'Use tools.' }] },
-      { role: 'user', content: [{ type: 'text', text: 'Read ' }, { type: 'text', text: 'both files.' }] },
-      { role: 'assistant', content: null, tool_calls: [call('c1', 'read', '{"path":"a"}'), call('c2', 'read', '{"path":"b"}')] },
-      { role: 'tool', tool_call_id: 'c2', content: [{ type: 'text', text: 'B1' }, { type: 'text', text: 'B2' }] },
+      {
+        role: 'system',
+        content: [
+          { type: 'text', text: 'Be brief.' },
+          { type: 'text', text: 'Use tools.' },
+        ],
+      },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'Read ' },
+          { type: 'text', text: 'both files.' },
+        ],
+      },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [call('c1', 'read', '{"path":"a"}'), call('c2', 'read', '{"path":"b"}')],
+      },
+      {
+        role: 'tool',
+        tool_call_id: 'c2',
+        content: [
+          { type: 'text', text: 'B1' },
+          { type: 'text', text: 'B2' },
+        ],
+      },
       { role: 'tool', tool_call_id: 'c1', content: 'A' },
       { role: 'user', content: 'Summarise.' },
       { role: 'assistant', content: [{ type: 'text', text: 'Done.' }] },
     ]);
     expect(s.format).toBe('openai-chat');
     expect(s.system).toBe('Be brief.\nUse tools.');
-    expect(s.messages.map(kinds)).toEqual([['text', 'text'], ['tool_use', 'tool_use'], ['tool_result', 'tool_result', 'text'], ['text']]);
+    expect(s.messages.map(kinds)).toEqual([
+      ['text', 'text'],
+      ['tool_use', 'tool_use'],
+      ['tool_result', 'tool_result', 'text'],
+      ['text'],
+    ]);
     expect(s.messages[2].blocks.map((b) => b.param)).toEqual([
       { type: 'tool_result', tool_use_id: 'c2', content: 'B1\nB2' },
       { type: 'tool_result', tool_use_id: 'c1', content: 'A' },
@@ -156,9 +205,16 @@ describe('OpenAI chat: shapes and edge cases', () => {
         { role: 'tool', tool_call_ids: ['c1'], content: 'a b' },
       ],
     });
-    expect(s.messages[1].blocks[1].param).toEqual({ type: 'tool_use', id: 'c1', name: 'bash', input: { raw: '{"command": "ls' } });
+    expect(s.messages[1].blocks[1].param).toEqual({
+      type: 'tool_use',
+      id: 'c1',
+      name: 'bash',
+      input: { raw: '{"command": "ls' },
+    });
     expect(s.issues).toHaveLength(1);
-    expect(s.issues[0].message).toMatch(/^history\[2\]: tool_calls\[0\] \(bash\): arguments are not valid JSON .*kept as \{"raw": …\}$/);
+    expect(s.issues[0].message).toMatch(
+      /^history\[2\]: tool_calls\[0\] \(bash\): arguments are not valid JSON .*kept as \{"raw": …\}$/,
+    );
     expect(refusedRequests(s, 'default').refused).toEqual([]);
   });
 
@@ -190,7 +246,9 @@ describe('OpenAI chat: shapes and edge cases', () => {
       ],
       [{ type: 'text', text: 'Hm.' }],
     ]);
-    expect(s.issues.map((i) => i.message)).toEqual(['[2]: tool message for ghost has no preceding tool call to answer: kept as user text']);
+    expect(s.issues.map((i) => i.message)).toEqual([
+      '[2]: tool message for ghost has no preceding tool call to answer: kept as user text',
+    ]);
   });
 
   it('a result naming a call the previous message did not make is paired with its unanswered call, reported', () => {
@@ -208,7 +266,11 @@ describe('OpenAI chat: shapes and edge cases', () => {
   it('invalid or missing call ids become valid unique tool_use ids', () => {
     const s = parse([
       { role: 'user', content: 'go' },
-      { role: 'assistant', content: null, tool_calls: [call('fc.1:x', 'a', '{}'), { type: 'function', function: { name: 'b', arguments: '' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [call('fc.1:x', 'a', '{}'), { type: 'function', function: { name: 'b', arguments: '' } }],
+      },
       { role: 'tool', tool_call_id: 'fc.1:x', content: '1' },
       { role: 'tool', content: '2' },
     ]);
@@ -219,10 +281,19 @@ describe('OpenAI chat: shapes and edge cases', () => {
   });
 
   it('mini-swe-agent {messages} with its config, and an OpenAI request body, name their model', () => {
-    const traj = { info: { config: { model: { model_name: 'claude-sonnet-4-5' } } }, messages: [{ role: 'system', content: 's' }, { role: 'user', content: 'u' }, { role: 'assistant', content: 'a' }] };
+    const traj = {
+      info: { config: { model: { model_name: 'claude-sonnet-4-5' } } },
+      messages: [
+        { role: 'system', content: 's' },
+        { role: 'user', content: 'u' },
+        { role: 'assistant', content: 'a' },
+      ],
+    };
     expect(parse(traj).model).toBe('claude-sonnet-4-5');
     expect(parse({ model: 'gpt-4.1', messages: traj.messages }).model).toBe('gpt-4.1');
-    expect(parse({ replay_config: JSON.stringify({ agent: { model: { name: 'gpt-4o' } } }), history: traj.messages }).model).toBe('gpt-4o');
+    expect(
+      parse({ replay_config: JSON.stringify({ agent: { model: { name: 'gpt-4o' } } }), history: traj.messages }).model,
+    ).toBe('gpt-4o');
   });
 
   it('does not take Anthropic JSON or Cline: only user/assistant roles and Anthropic blocks stay theirs', () => {
@@ -233,7 +304,12 @@ describe('OpenAI chat: shapes and edge cases', () => {
     ];
     expect(parse(anthropic).format).toBe('anthropic-json');
     expect(parse({ system: 'S', messages: anthropic }).format).toBe('anthropic-json');
-    expect(parse([{ role: 'user', content: 'hi' }, { role: 'assistant', content: 'hello' }]).format).toBe('anthropic-json');
+    expect(
+      parse([
+        { role: 'user', content: 'hi' },
+        { role: 'assistant', content: 'hello' },
+      ]).format,
+    ).toBe('anthropic-json');
     expect(parse(anthropic, 'api_conversation_history.json').format).toBe('cline');
   });
 });
@@ -259,12 +335,17 @@ describe('OpenAI chat: LiteLLM thinking blocks', () => {
       { type: 'text', text: 'Listing.' },
       { type: 'tool_use', id: 'c1', name: 'bash', input: { command: 'ls' } },
     ]);
-    expect(s.issues.map((i) => i.message)).toEqual(['[2]: thinking_blocks[1] is not a signed thinking block: left out']);
+    expect(s.issues.map((i) => i.message)).toEqual([
+      '[2]: thinking_blocks[1] is not a signed thinking block: left out',
+    ]);
   });
 });
 
 describe('OpenAI chat: default against none on the SWE-agent sample', () => {
-  /** Tokens sent (uncached + cache writes + reads) and simulated input cost over every call, as `trimline replay` prices them. */
+  /**
+   * Tokens sent (uncached + cache writes + reads) and simulated input cost over every call, as `trimline replay` prices
+   * them.
+   */
   function priced(strategy: string): { tokens: number; cost: number } {
     let ledger: CostLedger | undefined;
     let tokens = 0;

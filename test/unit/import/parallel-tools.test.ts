@@ -18,7 +18,11 @@ interface SentCall {
   messages: { role: string; content: unknown[] }[];
 }
 
-const EXPECTED = (JSON.parse(readFileSync(path.join(FIXTURES, 'claude-code/parallel-tools.requests.json'), 'utf8')) as { calls: SentCall[] }).calls;
+const EXPECTED = (
+  JSON.parse(readFileSync(path.join(FIXTURES, 'claude-code/parallel-tools.requests.json'), 'utf8')) as {
+    calls: SentCall[];
+  }
+).calls;
 
 describe('Claude Code parallel tool calls (parallel-tools.jsonl)', () => {
   it('the fixture really interleaves: result lines sit between tool_use lines of one message.id', () => {
@@ -45,7 +49,13 @@ describe('Claude Code parallel tool calls (parallel-tools.jsonl)', () => {
     // the final record of each response: its largest output_tokens, never a message_start placeholder
     expect(s.calls.map((c) => c.usage?.output_tokens)).toEqual([214, 371, 268, 96, 163, 88, 77, 31]);
     // with the TTL split of the writes as recorded (this client wrote 1-hour entries)
-    expect(s.calls[1].usage).toEqual({ input_tokens: 9, output_tokens: 371, cache_creation_input_tokens: 1480, cache_read_input_tokens: 23786, cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 1480 } });
+    expect(s.calls[1].usage).toEqual({
+      input_tokens: 9,
+      output_tokens: 371,
+      cache_creation_input_tokens: 1480,
+      cache_read_input_tokens: 23786,
+      cache_creation: { ephemeral_5m_input_tokens: 0, ephemeral_1h_input_tokens: 1480 },
+    });
     // a merged message is sourced and timed at its first line
     const b = s.messages[s.calls[1].at];
     expect(b.meta.source).toBe('parallel-tools.jsonl:9');

@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { importTranscript, parseTranscript, registerImporter, registeredImporters, sessionFromImport } from '../../../src/core/import';
+import {
+  importTranscript,
+  parseTranscript,
+  registerImporter,
+  registeredImporters,
+  sessionFromImport,
+} from '../../../src/core/import';
 import type { TranscriptImporter } from '../../../src/core/import';
 import { mClaude } from './helpers';
 
@@ -33,13 +39,29 @@ describe('sessionFromImport', () => {
     expect(s.system).toBe('Be brief.');
     expect(s.tools?.[0].name).toBe('t');
     expect(s.model).toBe('claude-haiku-4-5');
-    expect(s.calls).toEqual([{ index: 0, at: 1, epochStart: 0, apiMessageId: undefined, model: undefined, timestamp: undefined, usage: undefined }]);
+    expect(s.calls).toEqual([
+      {
+        index: 0,
+        at: 1,
+        epochStart: 0,
+        apiMessageId: undefined,
+        model: undefined,
+        timestamp: undefined,
+        usage: undefined,
+      },
+    ]);
   });
 });
 
 describe('importer registry (extension point for the trimline journal)', () => {
   it('lists the built-in formats in detection order', () => {
-    expect(registeredImporters().map((i) => i.format)).toEqual(['claude-code', 'cline', 'openhands', 'openai-chat', 'anthropic-json']);
+    expect(registeredImporters().map((i) => i.format)).toEqual([
+      'claude-code',
+      'cline',
+      'openhands',
+      'openai-chat',
+      'anthropic-json',
+    ]);
   });
 
   it('a registered importer is detected first and named in the not-a-transcript error', () => {
@@ -53,10 +75,18 @@ describe('importer registry (extension point for the trimline journal)', () => {
     const remove = registerImporter(journal, { first: true });
     try {
       expect(parseTranscript('{"trimline-journal":1}\n', 'j.jsonl').format).toBe('trimline-journal');
-      expect(() => parseTranscript('{"x":1}', 'n.json')).toThrow(/not a Trimline journal, Claude Code JSONL, Cline, OpenHands, OpenAI chat or Anthropic JSON transcript/);
+      expect(() => parseTranscript('{"x":1}', 'n.json')).toThrow(
+        /not a Trimline journal, Claude Code JSONL, Cline, OpenHands, OpenAI chat or Anthropic JSON transcript/,
+      );
     } finally {
       remove();
     }
-    expect(registeredImporters().map((i) => i.format)).toEqual(['claude-code', 'cline', 'openhands', 'openai-chat', 'anthropic-json']);
+    expect(registeredImporters().map((i) => i.format)).toEqual([
+      'claude-code',
+      'cline',
+      'openhands',
+      'openai-chat',
+      'anthropic-json',
+    ]);
   });
 });

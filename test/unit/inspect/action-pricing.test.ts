@@ -4,14 +4,42 @@ import { DeferredActions, priceOfAction, withPrices } from '../../../src/core/in
 import type { InspectorRow, InspectorSnapshot } from '../../../src/protocol';
 
 const row = (i: number, tokens: number, over: Partial<InspectorRow> = {}): InspectorRow => ({
-  ref: `${i}.0`, blockId: `b${i}`, messageId: `m${i}`, position: i, role: i % 2 ? 'assistant' : 'user', kind: 'tool_result', tokens, originalTokens: tokens,
-  quality: 'estimated', state: 'verbatim', breakpoint: false, cached: true, sent: true, preview: '', ...over,
+  ref: `${i}.0`,
+  blockId: `b${i}`,
+  messageId: `m${i}`,
+  position: i,
+  role: i % 2 ? 'assistant' : 'user',
+  kind: 'tool_result',
+  tokens,
+  originalTokens: tokens,
+  quality: 'estimated',
+  state: 'verbatim',
+  breakpoint: false,
+  cached: true,
+  sent: true,
+  preview: '',
+  ...over,
 });
-const rows = [row(0, 1000), row(1, 5000), row(2, 3000), row(3, 2000, { cached: false }), row(4, 500, { state: 'trimmed', originalTokens: 4000, cached: false })];
-const snapshot = { rows, findings: [
-  { id: 'f1', severity: 'info', message: 'big result', blockIds: ['b1'], action: { kind: 'trim', blockId: 'b1', label: 'Trim' } },
-  { id: 'f2', severity: 'info', message: 'no action', blockIds: [] },
-] } as unknown as InspectorSnapshot;
+const rows = [
+  row(0, 1000),
+  row(1, 5000),
+  row(2, 3000),
+  row(3, 2000, { cached: false }),
+  row(4, 500, { state: 'trimmed', originalTokens: 4000, cached: false }),
+];
+const snapshot = {
+  rows,
+  findings: [
+    {
+      id: 'f1',
+      severity: 'info',
+      message: 'big result',
+      blockIds: ['b1'],
+      action: { kind: 'trim', blockId: 'b1', label: 'Trim' },
+    },
+    { id: 'f2', severity: 'info', message: 'no action', blockIds: [] },
+  ],
+} as unknown as InspectorSnapshot;
 const ctx = { snapshot, model: 'claude-sonnet-4-6', ttl: '5m' as const, callsSoFar: 30, idleMs: 60_000 };
 
 describe('priceOfAction', () => {
@@ -21,8 +49,16 @@ describe('priceOfAction', () => {
     expect(p.tokensPerCall).toBe(5000 - 10);
   });
   it('restoring a trimmed block adds its tokens back; unpin changes nothing; unknown blocks are refused', () => {
-    expect(priceOfAction(ctx, { op: 'restore', blockId: 'b4' })).toMatchObject({ tokensPerCall: -3500, rewriteTokens: 0, paysBack: false });
-    expect(priceOfAction(ctx, { op: 'unpin', blockId: 'b1' })).toMatchObject({ tokensPerCall: 0, rewriteTokens: 0, paysBack: true });
+    expect(priceOfAction(ctx, { op: 'restore', blockId: 'b4' })).toMatchObject({
+      tokensPerCall: -3500,
+      rewriteTokens: 0,
+      paysBack: false,
+    });
+    expect(priceOfAction(ctx, { op: 'unpin', blockId: 'b1' })).toMatchObject({
+      tokensPerCall: 0,
+      rewriteTokens: 0,
+      paysBack: true,
+    });
     expect(() => priceOfAction(ctx, { op: 'trim', blockId: 'nope' })).toThrow(/no block nope/);
   });
   it('findings with an action carry its price; the rest are untouched', () => {

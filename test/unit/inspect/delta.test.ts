@@ -3,7 +3,15 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { applyDelta, diffSnapshots, SnapshotStream } from '../../../src/protocol/delta';
 import { isSnapshotDelta } from '../../../src/protocol/delta-guards';
-import { parseHostMessage, type BlockState, type CallPoint, type InspectorRow, type InspectorSnapshot, type SnapshotDelta, type TokenQuality } from '../../../src/protocol';
+import {
+  parseHostMessage,
+  type BlockState,
+  type CallPoint,
+  type InspectorRow,
+  type InspectorSnapshot,
+  type SnapshotDelta,
+  type TokenQuality,
+} from '../../../src/protocol';
 
 const STATES: BlockState[] = ['verbatim', 'trimmed', 'summarized', 'pruned', 'pinned'];
 
@@ -38,9 +46,29 @@ function snapshot(rows: InspectorRow[], over: Partial<InspectorSnapshot> = {}): 
     callIndex: 3,
     quality: 'estimated',
     rows,
-    totals: { sentTokens: 1000, untrimmedTokens: 1200, systemTokens: 10, toolsTokens: 20, byState: { verbatim: rows.length, trimmed: 0, summarized: 0, pruned: 0, pinned: 0 } },
-    cache: { hitRatio: 0.5, breakpoints: 2, breakpointRefs: ['system', '3.0'], nextCachedTokens: 500, cachedUpToRef: '3.0' },
-    cost: { session: 1, nextRequest: 0.1, nextInput: 0.05, nextCacheWrite: 0.03, nextCacheRead: 0.02, nextTokens: { input: 10, cacheWrite: 20, cacheRead: 30 }, exactPrices: true },
+    totals: {
+      sentTokens: 1000,
+      untrimmedTokens: 1200,
+      systemTokens: 10,
+      toolsTokens: 20,
+      byState: { verbatim: rows.length, trimmed: 0, summarized: 0, pruned: 0, pinned: 0 },
+    },
+    cache: {
+      hitRatio: 0.5,
+      breakpoints: 2,
+      breakpointRefs: ['system', '3.0'],
+      nextCachedTokens: 500,
+      cachedUpToRef: '3.0',
+    },
+    cost: {
+      session: 1,
+      nextRequest: 0.1,
+      nextInput: 0.05,
+      nextCacheWrite: 0.03,
+      nextCacheRead: 0.02,
+      nextTokens: { input: 10, cacheWrite: 20, cacheRead: 30 },
+      exactPrices: true,
+    },
     calls: [0, 1, 2].map((call) => ({ call, sent: 1000 + call, cached: 500, untrimmed: 1200, cost: 0.01 })),
     composition: [{ label: 'tool results', tokens: 800, group: 'tool-results' }],
     findings: [{ id: 'f1', severity: 'info', message: 'large read', blockIds: ['b3'] }],
@@ -79,7 +107,12 @@ const scenario = fc.record({
   inserts: fc.array(fc.tuple(fc.nat(80), fc.integer({ min: 1, max: 3 })), { maxLength: 6 }),
   quality: fc.option(fc.constantFrom<TokenQuality>('calibrated', 'exact'), { nil: undefined }),
   headTitle: fc.option(fc.string({ maxLength: 8 }), { nil: undefined }),
-  findings: fc.record({ drop: fc.array(fc.nat(7), { maxLength: 4 }), edit: fc.array(fc.nat(7), { maxLength: 3 }), add: fc.array(fc.tuple(fc.nat(8), fc.nat(20)), { maxLength: 3 }), swap: fc.boolean() }),
+  findings: fc.record({
+    drop: fc.array(fc.nat(7), { maxLength: 4 }),
+    edit: fc.array(fc.nat(7), { maxLength: 3 }),
+    add: fc.array(fc.tuple(fc.nat(8), fc.nat(20)), { maxLength: 3 }),
+    swap: fc.boolean(),
+  }),
   callsKeep: fc.nat(4),
   callsAdd: fc.nat(3),
   hitRatio: fc.option(fc.double({ min: 0, max: 1, noNaN: true }), { nil: undefined }),
@@ -105,14 +138,29 @@ function edited(base: InspectorSnapshot, sc: Scenario): InspectorSnapshot {
   let fresh = 1000;
   for (const [at, count] of sc.inserts) {
     const k = Math.min(at, rows.length);
-    rows = [...rows.slice(0, k), ...Array.from({ length: count }, () => row(fresh++, { quality: rows[0]?.quality ?? 'estimated' })), ...rows.slice(k)];
+    rows = [
+      ...rows.slice(0, k),
+      ...Array.from({ length: count }, () => row(fresh++, { quality: rows[0]?.quality ?? 'estimated' })),
+      ...rows.slice(k),
+    ];
   }
   if (sc.quality) rows = rows.map((r) => ({ ...r, quality: sc.quality! }));
-  const calls: CallPoint[] = [...base.calls.slice(0, sc.callsKeep), ...Array.from({ length: sc.callsAdd }, (_, i) => ({ call: 10 + i, sent: 5, cached: 1, untrimmed: 6, cost: 0.5 }))];
+  const calls: CallPoint[] = [
+    ...base.calls.slice(0, sc.callsKeep),
+    ...Array.from({ length: sc.callsAdd }, (_, i) => ({ call: 10 + i, sent: 5, cached: 1, untrimmed: 6, cost: 0.5 })),
+  ];
   const next = snapshot(rows, { calls, title: sc.headTitle ?? base.title, quality: sc.quality ?? base.quality });
   const fe = sc.findings;
-  let findings = base.findings.filter((_, i) => !fe.drop.includes(i)).map((f, i) => (fe.edit.includes(i) ? { ...f, message: `${f.message}!`, blockIds: [...f.blockIds, 'b0'] } : f));
-  for (const [at, id] of fe.add) findings.splice(Math.min(at, findings.length), 0, { id: `new${id}`, severity: 'warning', message: 'new', blockIds: [] });
+  let findings = base.findings
+    .filter((_, i) => !fe.drop.includes(i))
+    .map((f, i) => (fe.edit.includes(i) ? { ...f, message: `${f.message}!`, blockIds: [...f.blockIds, 'b0'] } : f));
+  for (const [at, id] of fe.add)
+    findings.splice(Math.min(at, findings.length), 0, {
+      id: `new${id}`,
+      severity: 'warning',
+      message: 'new',
+      blockIds: [],
+    });
   if (fe.swap && findings.length > 2) findings = [findings[1], findings[0], ...findings.slice(2)];
   next.findings = findings;
   if (sc.hitRatio !== undefined) next.cache = { ...next.cache, hitRatio: sc.hitRatio };
@@ -124,7 +172,13 @@ describe('snapshot deltas', () => {
     fc.assert(
       fc.property(scenario, (sc) => {
         const base = snapshot(Array.from({ length: sc.n }, (_, i) => row(i)));
-        base.findings = Array.from({ length: 8 }, (_, i) => ({ id: `f${i}`, severity: 'info' as const, message: `finding ${i}`, blockIds: [`b${i}`], tokens: i }));
+        base.findings = Array.from({ length: 8 }, (_, i) => ({
+          id: `f${i}`,
+          severity: 'info' as const,
+          message: `finding ${i}`,
+          blockIds: [`b${i}`],
+          tokens: i,
+        }));
         const next = edited(base, sc);
         const d = diffSnapshots(base, next, 4, 5, 1);
         expect(d).toBeDefined();
@@ -162,7 +216,11 @@ describe('snapshot deltas', () => {
 
   it('sends recounted rows as numeric pairs and triples, and a quality change once for every row', () => {
     const base = snapshot(Array.from({ length: 10 }, (_, i) => row(i)));
-    const rows = base.rows.map((r, i) => (i === 2 || i === 3 || i === 7 ? { ...r, tokens: r.tokens + 5, originalTokens: r.originalTokens + 5, quality: 'calibrated' as const } : { ...r, quality: 'calibrated' as const }));
+    const rows = base.rows.map((r, i) =>
+      i === 2 || i === 3 || i === 7
+        ? { ...r, tokens: r.tokens + 5, originalTokens: r.originalTokens + 5, quality: 'calibrated' as const }
+        : { ...r, quality: 'calibrated' as const },
+    );
     rows[7] = { ...rows[7], tokens: rows[7].tokens - 7 };
     const next = snapshot(rows, { quality: 'calibrated' });
     const d = diffSnapshots(base, next, 1, 2)!;
@@ -175,7 +233,12 @@ describe('snapshot deltas', () => {
   });
 
   it('sends a long findings list as runs of kept findings and the changed ones', () => {
-    const old = Array.from({ length: 400 }, (_, i) => ({ id: `stale:${i}`, severity: 'info' as const, message: `file ${i}`, blockIds: [`b${i}`] }));
+    const old = Array.from({ length: 400 }, (_, i) => ({
+      id: `stale:${i}`,
+      severity: 'info' as const,
+      message: `file ${i}`,
+      blockIds: [`b${i}`],
+    }));
     const next = [...old.slice(0, 200), { ...old[200], blockIds: ['b200', 'b999'] }, ...old.slice(201)];
     const base = snapshot([row(1)], { findings: old });
     const d = diffSnapshots(base, snapshot([row(1)], { findings: next }), 1, 2)!;
@@ -188,13 +251,26 @@ describe('snapshot deltas', () => {
     const base = snapshot(Array.from({ length: 10 }, (_, i) => row(i)));
     expect(diffSnapshots(base, snapshot(base.rows, { sessionId: 's2' }), 1, 2)).toBeUndefined();
     expect(diffSnapshots(base, snapshot([...base.rows].reverse()), 1, 2)).toBeUndefined();
-    expect(diffSnapshots(base, snapshot(base.rows.map((r) => ({ ...r, state: 'pinned' as const }))), 1, 2)).toBeUndefined();
+    expect(
+      diffSnapshots(base, snapshot(base.rows.map((r) => ({ ...r, state: 'pinned' as const }))), 1, 2),
+    ).toBeUndefined();
     expect(diffSnapshots(base, snapshot([]), 1, 2)).toBeDefined();
   });
 
   it('refuses a delta that does not fit the snapshot it is applied to', () => {
     const base = snapshot(Array.from({ length: 10 }, (_, i) => row(i)));
-    const ok: SnapshotDelta = { base: 1, revision: 2, removed: [], changed: [], shifts: [], counts: [], added: [], head: {}, callsFrom: 3, calls: [] };
+    const ok: SnapshotDelta = {
+      base: 1,
+      revision: 2,
+      removed: [],
+      changed: [],
+      shifts: [],
+      counts: [],
+      added: [],
+      head: {},
+      callsFrom: 3,
+      calls: [],
+    };
     expect(applyDelta(base, ok)).toEqual(base);
     expect(applyDelta(base, { ...ok, removed: ['nope'] })).toBeUndefined();
     expect(applyDelta(base, { ...ok, changed: [row(99)] })).toBeUndefined();
@@ -208,7 +284,18 @@ describe('snapshot deltas', () => {
   });
 
   it('validates deltas like snapshots: malformed envelopes and rows are dropped', () => {
-    const ok: SnapshotDelta = { base: 1, revision: 2, removed: [], changed: [row(1)], shifts: [], counts: [], added: [{ rows: [row(2)] }], head: { title: 'x' }, callsFrom: 0, calls: [] };
+    const ok: SnapshotDelta = {
+      base: 1,
+      revision: 2,
+      removed: [],
+      changed: [row(1)],
+      shifts: [],
+      counts: [],
+      added: [{ rows: [row(2)] }],
+      head: { title: 'x' },
+      callsFrom: 0,
+      calls: [],
+    };
     expect(isSnapshotDelta(ok)).toBe(true);
     expect(isSnapshotDelta({ ...ok, revision: 1 })).toBe(false);
     expect(isSnapshotDelta({ ...ok, changed: [{ ...row(1), state: 'gone' }] })).toBe(false);
@@ -218,10 +305,17 @@ describe('snapshot deltas', () => {
     expect(isSnapshotDelta({ ...ok, shifts: [-1, 2] })).toBe(false);
     expect(isSnapshotDelta({ ...ok, head: { rows: [] } })).toBe(false);
     expect(isSnapshotDelta({ ...ok, head: { findings: [] } })).toBe(false);
-    expect(isSnapshotDelta({ ...ok, findings: [{ keep: 1 }, { add: [{ id: 'f', severity: 'info', message: 'm', blockIds: [] }] }] })).toBe(true);
+    expect(
+      isSnapshotDelta({
+        ...ok,
+        findings: [{ keep: 1 }, { add: [{ id: 'f', severity: 'info', message: 'm', blockIds: [] }] }],
+      }),
+    ).toBe(true);
     expect(isSnapshotDelta({ ...ok, findings: [{ keep: -1 }] })).toBe(false);
     expect(isSnapshotDelta({ ...ok, findings: [{ keep: 1, skip: 1 }] })).toBe(false);
-    expect(isSnapshotDelta({ ...ok, findings: [{ add: [{ id: 'f', severity: 'fatal', message: 'm', blockIds: [] }] }] })).toBe(false);
+    expect(
+      isSnapshotDelta({ ...ok, findings: [{ add: [{ id: 'f', severity: 'fatal', message: 'm', blockIds: [] }] }] }),
+    ).toBe(false);
     expect(isSnapshotDelta({ ...ok, calls: [{ call: 1 }] })).toBe(false);
     expect(parseHostMessage({ type: 'snapshotDelta', delta: { ...ok, base: -1 } })).toBeUndefined();
     expect(parseHostMessage({ type: 'snapshot', snapshot: snapshot([]), revision: 'x' })).toBeUndefined();

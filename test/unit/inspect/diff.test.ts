@@ -6,9 +6,17 @@ import { BlockMap } from '../../../src/core/request/build';
 import type { RequestBody } from '../../../src/core/api/wire';
 import { replayFile, SAMPLES } from './helpers';
 
-const text = (t: string, cc = false) => ({ type: 'text' as const, text: t, ...(cc ? { cache_control: { type: 'ephemeral' as const } } : {}) });
+const text = (t: string, cc = false) => ({
+  type: 'text' as const,
+  text: t,
+  ...(cc ? { cache_control: { type: 'ephemeral' as const } } : {}),
+});
 function body(...contents: ReturnType<typeof text>[][]): RequestBody {
-  return { model: 'claude-sonnet-4-5', max_tokens: 100, messages: contents.map((content, i) => ({ role: i % 2 ? 'assistant' : 'user', content })) };
+  return {
+    model: 'claude-sonnet-4-5',
+    max_tokens: 100,
+    messages: contents.map((content, i) => ({ role: i % 2 ? 'assistant' : 'user', content })),
+  };
 }
 
 describe('diffRequests', () => {
@@ -17,8 +25,23 @@ describe('diffRequests', () => {
   it('a request that only appends keeps the cached prefix (breakpoints may move)', () => {
     const prev = body([text('a', true)]);
     const next = body([text('a')], [text('b')], [text('c', true)]);
-    const d = diffRequests(prev, next, { prev: map(['a']), next: map(['a'], ['b'], ['c']) }, { call: 1, tokensOf: () => 10 });
-    expect(d).toMatchObject({ call: 1, previous: 0, added: ['b', 'c'], removed: [], changed: [], commonPrefix: 1, invalidatedTokens: 0, savedTokens: 0, addedTokens: 20 });
+    const d = diffRequests(
+      prev,
+      next,
+      { prev: map(['a']), next: map(['a'], ['b'], ['c']) },
+      { call: 1, tokensOf: () => 10 },
+    );
+    expect(d).toMatchObject({
+      call: 1,
+      previous: 0,
+      added: ['b', 'c'],
+      removed: [],
+      changed: [],
+      commonPrefix: 1,
+      invalidatedTokens: 0,
+      savedTokens: 0,
+      addedTokens: 20,
+    });
     expect(d.cacheBreakAt).toBeUndefined();
   });
 
@@ -26,7 +49,12 @@ describe('diffRequests', () => {
     const prev = body([text('a')], [text('b')], [text('c', true)]);
     const next = body([text('a')], [text('B (short)')], [text('c')], [text('d', true)]);
     const tokensOf = (p: object) => ((p as { text: string }).text.length > 1 ? 2 : 10);
-    const d = diffRequests(prev, next, { prev: map(['a'], ['b'], ['c']), next: map(['a'], ['b'], ['c'], ['d']) }, { call: 5, refOf: (id) => `ref-${id}`, tokensOf });
+    const d = diffRequests(
+      prev,
+      next,
+      { prev: map(['a'], ['b'], ['c']), next: map(['a'], ['b'], ['c'], ['d']) },
+      { call: 5, refOf: (id) => `ref-${id}`, tokensOf },
+    );
     expect(d.cacheBreakAt).toBe('ref-b');
     expect(d.changed).toEqual(['ref-b']);
     expect(d.added).toEqual(['ref-d']);
@@ -39,7 +67,12 @@ describe('diffRequests', () => {
   it('a summary replacing blocks counts as removed + inserted, saving the difference', () => {
     const prev = body([text('a')], [text('b')], [text('c')]);
     const next = body([text('s')], [text('c')]);
-    const d = diffRequests(prev, next, { prev: map(['a'], ['b'], ['c']), next: map(['summary:x'], ['c']) }, { call: 2, tokensOf: () => 10 });
+    const d = diffRequests(
+      prev,
+      next,
+      { prev: map(['a'], ['b'], ['c']), next: map(['summary:x'], ['c']) },
+      { call: 2, tokensOf: () => 10 },
+    );
     expect(d.removed).toEqual(['a', 'b']);
     expect(d.added).toEqual(['summary:x']);
     expect(d.cacheBreakAt).toBe('summary:x');
@@ -74,7 +107,10 @@ describe('diffFlat across epochs (block ids of another log: matched by content)'
   });
 
   it('without the option, blocks of another log would all look new: ids do not match', () => {
-    const d = diffFlat(flat('a', 'b'), flat('a', 'b').map((b) => ({ ...b, id: `y-${b.id}` })));
+    const d = diffFlat(
+      flat('a', 'b'),
+      flat('a', 'b').map((b) => ({ ...b, id: `y-${b.id}` })),
+    );
     expect(d.added).toHaveLength(2);
     const other = flat('a', 'b').map((b) => ({ ...b, id: `y-${b.id}` }));
     expect(diffFlat(flat('a', 'b'), other, across)).toMatchObject({ added: [], unchanged: 2 });

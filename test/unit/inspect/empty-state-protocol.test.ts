@@ -6,7 +6,13 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startInspectorServer, type InspectorServer } from '../../../src/host/standalone';
-import { INSPECTOR_ACTIONS, parseHostMessage, parseWebviewMessage, type InspectorAction, type InspectorSnapshot } from '../../../src/protocol';
+import {
+  INSPECTOR_ACTIONS,
+  parseHostMessage,
+  parseWebviewMessage,
+  type InspectorAction,
+  type InspectorSnapshot,
+} from '../../../src/protocol';
 import { RecordingHost } from './helpers';
 
 const request = (r: unknown, id: unknown = 1) => ({ type: 'request', id, request: r });
@@ -15,10 +21,16 @@ describe('runAction (webview → host)', () => {
   it('accepts each declared action, and nothing else from the request', () => {
     expect(INSPECTOR_ACTIONS).toEqual(['startChat', 'importTranscript']);
     for (const action of INSPECTOR_ACTIONS) {
-      expect(parseWebviewMessage(request({ op: 'runAction', action }, 5))).toEqual({ type: 'request', id: 5, request: { op: 'runAction', action } });
+      expect(parseWebviewMessage(request({ op: 'runAction', action }, 5))).toEqual({
+        type: 'request',
+        id: 5,
+        request: { op: 'runAction', action },
+      });
     }
     // Extra fields are dropped: the host sees only what the protocol declares.
-    expect(parseWebviewMessage(request({ op: 'runAction', action: 'startChat', command: 'workbench.action.terminal.new' }))).toEqual(request({ op: 'runAction', action: 'startChat' }));
+    expect(
+      parseWebviewMessage(request({ op: 'runAction', action: 'startChat', command: 'workbench.action.terminal.new' })),
+    ).toEqual(request({ op: 'runAction', action: 'startChat' }));
   });
 
   it('rejects unknown, missing and malformed actions and envelopes', () => {
@@ -43,7 +55,10 @@ describe('runAction (webview → host)', () => {
 describe('empty (host → webview)', () => {
   it('accepts the declared actions, each once, in the host order (none is valid too)', () => {
     expect(parseHostMessage({ type: 'empty', actions: [] })).toEqual({ type: 'empty', actions: [] });
-    expect(parseHostMessage({ type: 'empty', actions: ['importTranscript', 'startChat'] })).toEqual({ type: 'empty', actions: ['importTranscript', 'startChat'] });
+    expect(parseHostMessage({ type: 'empty', actions: ['importTranscript', 'startChat'] })).toEqual({
+      type: 'empty',
+      actions: ['importTranscript', 'startChat'],
+    });
     // A copy: what the webview keeps does not change with the object it was parsed from.
     const actions: InspectorAction[] = ['startChat'];
     const parsed = parseHostMessage({ type: 'empty', actions });
@@ -72,7 +87,11 @@ describe('the standalone server without a session', () => {
 
   const post = async (msg: unknown): Promise<unknown> => {
     const headers = { 'Content-Type': 'application/json', 'X-Trimline-Token': server!.token };
-    const res = await fetch(new URL('api/request', server!.url), { method: 'POST', headers, body: JSON.stringify(msg) });
+    const res = await fetch(new URL('api/request', server!.url), {
+      method: 'POST',
+      headers,
+      body: JSON.stringify(msg),
+    });
     return res.ok ? res.json() : res.status;
   };
 
@@ -80,7 +99,9 @@ describe('the standalone server without a session', () => {
     const host = new RecordingHost();
     server = await startInspectorServer(host, { root: process.cwd() });
     expect(await post({ type: 'ready' })).toEqual([{ type: 'empty', actions: [] }]);
-    expect(await post(request({ op: 'runAction', action: 'importTranscript' }, 3))).toEqual([{ type: 'response', id: 3, ok: false, error: '"importTranscript" is not offered by this inspector' }]);
+    expect(await post(request({ op: 'runAction', action: 'importTranscript' }, 3))).toEqual([
+      { type: 'response', id: 3, ok: false, error: '"importTranscript" is not offered by this inspector' },
+    ]);
     expect(await post(request({ op: 'runAction', action: 'rm' }, 4))).toBe(400);
     expect(host.received).toEqual([]);
   });
@@ -89,8 +110,12 @@ describe('the standalone server without a session', () => {
     const host = new RecordingHost(['startChat']);
     server = await startInspectorServer(host, { root: process.cwd() });
     expect(await post({ type: 'ready' })).toEqual([{ type: 'empty', actions: ['startChat'] }]);
-    expect(await post(request({ op: 'runAction', action: 'startChat' }, 1))).toEqual([{ type: 'response', id: 1, ok: true }]);
-    expect(await post(request({ op: 'runAction', action: 'importTranscript' }, 2))).toMatchObject([{ id: 2, ok: false }]);
+    expect(await post(request({ op: 'runAction', action: 'startChat' }, 1))).toEqual([
+      { type: 'response', id: 1, ok: true },
+    ]);
+    expect(await post(request({ op: 'runAction', action: 'importTranscript' }, 2))).toMatchObject([
+      { id: 2, ok: false },
+    ]);
     expect(host.received).toEqual([{ op: 'runAction', action: 'startChat' }]);
     host.session = { rows: [] } as unknown as InspectorSnapshot;
     expect(await post(request({ op: 'runAction', action: 'startChat' }, 3))).toMatchObject([{ id: 3, ok: false }]);

@@ -28,7 +28,11 @@ function session() {
     { role: 'user', content: 'Thanks.' },
   ];
   const schema = { type: 'object', properties: {} };
-  const tools = ['Read', 'Bash', 'Edit', 'WebFetch', 'NotebookEdit'].map((name) => ({ name, description: `${name} tool with a long description `.repeat(5), input_schema: schema }));
+  const tools = ['Read', 'Bash', 'Edit', 'WebFetch', 'NotebookEdit'].map((name) => ({
+    name,
+    description: `${name} tool with a long description `.repeat(5),
+    input_schema: schema,
+  }));
   return parseTranscript(JSON.stringify({ model: 'claude-sonnet-4-5', tools, messages }), 'findings.json');
 }
 
@@ -63,7 +67,15 @@ describe('findings', () => {
   });
 
   it('warns near the context window and offers to compact', () => {
-    const ctx: FindingContext = { session: r.engine.session, tokens: r.engine.tokens, rows: s.rows, sentTokens: 170_000, contextWindow: 200_000, model: 'claude-sonnet-4-5', diffs: [] };
+    const ctx: FindingContext = {
+      session: r.engine.session,
+      tokens: r.engine.tokens,
+      rows: s.rows,
+      sentTokens: 170_000,
+      contextWindow: 200_000,
+      model: 'claude-sonnet-4-5',
+      diffs: [],
+    };
     const [w] = findings(ctx).filter((f) => f.id === 'window');
     expect(w).toMatchObject({ severity: 'warning', action: { kind: 'compact', label: 'Compact' } });
     expect(w.message).toMatch(/85% of the 200k-token context window/);
@@ -71,9 +83,34 @@ describe('findings', () => {
   });
 
   it('reports cache invalidations that cost more than they saved, not the ones that paid off', () => {
-    const diff = (call: number, invalidatedTokens: number, savedTokens: number): RequestDiff => ({ call, previous: call - 1, added: [], removed: [], changed: ['3.0'], cacheBreakAt: '3.0', commonPrefix: 3, addedTokens: 0, removedTokens: savedTokens, invalidatedTokens, savedTokens });
-    const diffs = [diff(0, 0, 0), diff(1, 50_000, 100), diff(2, 5_000, 4_000), ...Array.from({ length: 40 }, (_, i) => diff(3 + i, 0, 0))];
-    const ctx: FindingContext = { session: r.engine.session, tokens: r.engine.tokens, rows: s.rows, sentTokens: 1000, contextWindow: 200_000, model: 'claude-sonnet-4-5', diffs };
+    const diff = (call: number, invalidatedTokens: number, savedTokens: number): RequestDiff => ({
+      call,
+      previous: call - 1,
+      added: [],
+      removed: [],
+      changed: ['3.0'],
+      cacheBreakAt: '3.0',
+      commonPrefix: 3,
+      addedTokens: 0,
+      removedTokens: savedTokens,
+      invalidatedTokens,
+      savedTokens,
+    });
+    const diffs = [
+      diff(0, 0, 0),
+      diff(1, 50_000, 100),
+      diff(2, 5_000, 4_000),
+      ...Array.from({ length: 40 }, (_, i) => diff(3 + i, 0, 0)),
+    ];
+    const ctx: FindingContext = {
+      session: r.engine.session,
+      tokens: r.engine.tokens,
+      rows: s.rows,
+      sentTokens: 1000,
+      contextWindow: 200_000,
+      model: 'claude-sonnet-4-5',
+      diffs,
+    };
     const inv = findings(ctx).filter((f) => f.id.startsWith('invalidation:'));
     expect(inv.map((f) => f.call)).toEqual([1]);
     expect(inv[0].message).toMatch(/^Call 1 broke the cached prefix at 3\.0: re-writing 50k tokens cost \$0\.17\d/);
@@ -93,13 +130,18 @@ describe('findings in a long session', () => {
       }
     }
     messages.push({ role: 'assistant', content: 'Done.' }, { role: 'user', content: 'Thanks.' });
-    const s = replayImported(parseTranscript(JSON.stringify({ model: 'claude-sonnet-4-5', messages }), 'long.json'), 'none').snapshot();
+    const s = replayImported(
+      parseTranscript(JSON.stringify({ model: 'claude-sonnet-4-5', messages }), 'long.json'),
+      'none',
+    ).snapshot();
     const stale = s.findings.filter((f) => f.id.startsWith('stale:'));
     const repeats = s.findings.filter((f) => f.id.startsWith('repeat:'));
     expect(stale).toHaveLength(MAX_STALE);
     expect(repeats).toHaveLength(MAX_REPEATS);
     // The costliest are the largest files, f8 … f19, listed in the order the session read them.
-    expect(stale.map((f) => f.id)).toEqual(Array.from({ length: MAX_STALE }, (_, i) => `stale:src/f${files - MAX_STALE + i}.ts`));
+    expect(stale.map((f) => f.id)).toEqual(
+      Array.from({ length: MAX_STALE }, (_, i) => `stale:src/f${files - MAX_STALE + i}.ts`),
+    );
     const tokens = repeats.map((f) => f.tokens ?? 0);
     expect(Math.min(...tokens)).toBeGreaterThan(0);
     expect(tokens).toEqual([...tokens].sort((a, b) => a - b));

@@ -17,7 +17,23 @@ const STATES = ['verbatim', 'trimmed', 'pinned'] as const;
 
 function makeRow(i: number, rnd: () => number, cached: boolean): InspectorRow {
   const tool = TOOLS[Math.floor(rnd() * TOOLS.length)];
-  return { ref: `${i}.0`, blockId: `b${i}`, messageId: `m${i}`, position: i, role: rnd() < 0.5 ? 'user' : 'assistant', kind: tool ? 'tool_result' : 'text', ...(tool ? { tool } : {}), tokens: 10, originalTokens: 10, quality: 'estimated', state: STATES[Math.floor(rnd() * STATES.length)], breakpoint: false, cached, sent: true, preview: rnd() < 0.3 ? 'needle here' : 'hay' };
+  return {
+    ref: `${i}.0`,
+    blockId: `b${i}`,
+    messageId: `m${i}`,
+    position: i,
+    role: rnd() < 0.5 ? 'user' : 'assistant',
+    kind: tool ? 'tool_result' : 'text',
+    ...(tool ? { tool } : {}),
+    tokens: 10,
+    originalTokens: 10,
+    quality: 'estimated',
+    state: STATES[Math.floor(rnd() * STATES.length)],
+    breakpoint: false,
+    cached,
+    sent: true,
+    preview: rnd() < 0.3 ? 'needle here' : 'hay',
+  };
 }
 
 /** What the model shows, item by item, next to the reference (filterRows + gridItems). */
@@ -37,7 +53,12 @@ function expectSame(m: GridModel, rows: readonly InspectorRow[], f: RowFilter, c
 }
 
 describe('GridModel (the grid items, patched by live updates)', () => {
-  const filters: RowFilter[] = [NO_FILTER, { ...NO_FILTER, text: 'needle' }, { ...NO_FILTER, state: 'pinned' }, { ...NO_FILTER, tool: 'Bash', role: 'user' }];
+  const filters: RowFilter[] = [
+    NO_FILTER,
+    { ...NO_FILTER, text: 'needle' },
+    { ...NO_FILTER, state: 'pinned' },
+    { ...NO_FILTER, tool: 'Bash', role: 'user' },
+  ];
 
   it('patched through random updates, shows what a model built from the whole rows shows', () => {
     for (let seed = 1; seed <= 40; seed++) {
@@ -59,7 +80,11 @@ describe('GridModel (the grid items, patched by live updates)', () => {
           const roll = rnd();
           if (roll < 0.2) next[k] = { ...next[k], tokens: next[k].tokens + 1 };
           else if (roll < 0.3) {
-            next[k] = { ...next[k], state: STATES[Math.floor(rnd() * STATES.length)], preview: rnd() < 0.5 ? 'needle' : 'hay' };
+            next[k] = {
+              ...next[k],
+              state: STATES[Math.floor(rnd() * STATES.length)],
+              preview: rnd() < 0.5 ? 'needle' : 'hay',
+            };
             changed.push(next[k].blockId);
           }
         }

@@ -6,11 +6,22 @@ import { importTranscript } from '../../../src/core/import';
 import { buildSnapshot, CallHistory } from '../../../src/core/inspect';
 import type { ImportedSession } from '../../../src/core/session/types';
 import type { InspectorBackend } from '../../../src/host/standalone';
-import { parseHostMessage, type HostMessage, type InspectorAction, type InspectorSnapshot, type WebviewRequest } from '../../../src/protocol';
+import {
+  parseHostMessage,
+  type HostMessage,
+  type InspectorAction,
+  type InspectorSnapshot,
+  type WebviewRequest,
+} from '../../../src/protocol';
 
 export const TRANSCRIPTS = resolve(process.cwd(), 'test/fixtures/transcripts/m-claude');
 /** A spread of real sessions with tool use: small, medium with thinking, large, and the largest (703 blocks). */
-export const SAMPLES = ['343e3472-b9b6-4561-ade0-21d1a4730c11.jsonl', '43391f62-680a-4688-9dd8-3637467d6b23.jsonl', 'abc757d1-3da3-42fb-bb7b-ffa293a4ba29.jsonl', '3cfce0ff-0725-47be-a572-f8af8122b71e.jsonl'];
+export const SAMPLES = [
+  '343e3472-b9b6-4561-ade0-21d1a4730c11.jsonl',
+  '43391f62-680a-4688-9dd8-3637467d6b23.jsonl',
+  'abc757d1-3da3-42fb-bb7b-ffa293a4ba29.jsonl',
+  '3cfce0ff-0725-47be-a572-f8af8122b71e.jsonl',
+];
 
 export interface Replayed {
   imp: ImportedSession;
@@ -54,7 +65,17 @@ export function replayImported(imp: ImportedSession, strategy = 'default'): Repl
     now,
     epochStart,
     next: engine.prepare({ callIndex: h.length, upTo: n, epochStart, now }),
-    snapshot: () => buildSnapshot(engine, out.next, { sessionId: imp.file, title: 'test', strategy, live: false, cachedUpTo: imp.calls.at(-1)?.at ?? 0, callHistory: h, epochStart, now }),
+    snapshot: () =>
+      buildSnapshot(engine, out.next, {
+        sessionId: imp.file,
+        title: 'test',
+        strategy,
+        live: false,
+        cachedUpTo: imp.calls.at(-1)?.at ?? 0,
+        callHistory: h,
+        epochStart,
+        now,
+      }),
     reprepare: () => {
       out.next = engine.prepare({ callIndex: h.length, upTo: n, epochStart, now });
     },
@@ -68,7 +89,9 @@ export function sentToolResult(next: PreparedCall, toolUseId: string): string | 
     if (typeof m.content === 'string') continue;
     for (const b of m.content) {
       if (b.type !== 'tool_result' || b.tool_use_id !== toolUseId) continue;
-      return typeof b.content === 'string' ? b.content : (b.content ?? []).map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
+      return typeof b.content === 'string'
+        ? b.content
+        : (b.content ?? []).map((c) => (c.type === 'text' ? c.text : `[${c.type}]`)).join('\n');
     }
   }
   return undefined;
@@ -96,7 +119,10 @@ export interface EventStream {
 }
 
 /** Listen to the server's event stream (as the page `client` when given), with its token as the page sends it. */
-export function listenEvents(server: { readonly port: number; readonly token: string }, client?: string): Promise<EventStream> {
+export function listenEvents(
+  server: { readonly port: number; readonly token: string },
+  client?: string,
+): Promise<EventStream> {
   const port = server.port;
   return new Promise((ok, fail) => {
     const messages: { msg: HostMessage; bytes: number }[] = [];

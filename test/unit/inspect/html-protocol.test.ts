@@ -3,11 +3,18 @@ import { escapeAttr, inspectorCsp, inspectorHtml } from '../../../src/core/inspe
 import { parseHostMessage, parseWebviewMessage } from '../../../src/protocol';
 
 describe('inspectorHtml', () => {
-  const o = { cspSource: 'https://file+.vscode-resource.vscode-cdn.net', nonce: 'abcdEFGH1234ijklMNOP', scriptUri: 'https://x/dist/webview/inspector.js', styleUri: 'https://x/dist/webview/inspector.css' };
+  const o = {
+    cspSource: 'https://file+.vscode-resource.vscode-cdn.net',
+    nonce: 'abcdEFGH1234ijklMNOP',
+    scriptUri: 'https://x/dist/webview/inspector.js',
+    styleUri: 'https://x/dist/webview/inspector.css',
+  };
 
   it('has a strict CSP: nonce scripts only, no inline code, no eval, nothing else loaded', () => {
     const csp = inspectorCsp(o);
-    expect(csp).toBe(`default-src 'none'; script-src 'nonce-abcdEFGH1234ijklMNOP'; style-src ${o.cspSource} 'nonce-abcdEFGH1234ijklMNOP'; base-uri 'none'; form-action 'none'`);
+    expect(csp).toBe(
+      `default-src 'none'; script-src 'nonce-abcdEFGH1234ijklMNOP'; style-src ${o.cspSource} 'nonce-abcdEFGH1234ijklMNOP'; base-uri 'none'; form-action 'none'`,
+    );
     expect(csp).not.toMatch(/unsafe-inline|unsafe-eval|\*/);
     expect(inspectorCsp({ ...o, connectSrc: "'self'" })).toContain("connect-src 'self'");
   });
@@ -23,7 +30,9 @@ describe('inspectorHtml', () => {
   });
 
   it('escapes attribute values and refuses weak nonces', () => {
-    expect(inspectorHtml({ ...o, title: '"><script>x</script>' })).toContain('<title>&quot;&gt;&lt;script&gt;x&lt;/script&gt;</title>');
+    expect(inspectorHtml({ ...o, title: '"><script>x</script>' })).toContain(
+      '<title>&quot;&gt;&lt;script&gt;x&lt;/script&gt;</title>',
+    );
     expect(inspectorHtml({ ...o, scriptUri: 'a"b' })).toContain('src="a&quot;b"');
     expect(() => inspectorHtml({ ...o, nonce: 'short' })).toThrow(/nonce/);
     expect(() => inspectorHtml({ ...o, nonce: `${'a'.repeat(20)}' 'unsafe-inline` })).toThrow(/nonce/);
@@ -33,8 +42,14 @@ describe('inspectorHtml', () => {
 describe('protocol guards', () => {
   it('parseWebviewMessage accepts exactly the declared shapes', () => {
     expect(parseWebviewMessage({ type: 'ready' })).toEqual({ type: 'ready' });
-    expect(parseWebviewMessage({ type: 'request', id: 3, request: { op: 'trim', blockId: 'm1.0', text: '' } })).toEqual({ type: 'request', id: 3, request: { op: 'trim', blockId: 'm1.0', text: undefined } });
-    expect(parseWebviewMessage({ type: 'request', id: 4, request: { op: 'diff', call: 2 } })).toEqual({ type: 'request', id: 4, request: { op: 'diff', call: 2 } });
+    expect(parseWebviewMessage({ type: 'request', id: 3, request: { op: 'trim', blockId: 'm1.0', text: '' } })).toEqual(
+      { type: 'request', id: 3, request: { op: 'trim', blockId: 'm1.0', text: undefined } },
+    );
+    expect(parseWebviewMessage({ type: 'request', id: 4, request: { op: 'diff', call: 2 } })).toEqual({
+      type: 'request',
+      id: 4,
+      request: { op: 'diff', call: 2 },
+    });
     for (const bad of [
       null,
       '{"type":"ready"}',

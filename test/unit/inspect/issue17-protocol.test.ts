@@ -9,12 +9,30 @@ import { isHeadResult } from '../../../src/protocol/head';
 
 const req = (request: unknown): unknown => parseWebviewMessage({ type: 'request', id: 1, request });
 /** A call point as a delta carries it (the webview checks deltas whole). */
-const isCallPointForTest = (point: unknown): boolean => isSnapshotDelta({ base: 1, revision: 2, removed: [], changed: [], shifts: [], counts: [], added: [], head: {}, callsFrom: 0, calls: [point] });
+const isCallPointForTest = (point: unknown): boolean =>
+  isSnapshotDelta({
+    base: 1,
+    revision: 2,
+    removed: [],
+    changed: [],
+    shifts: [],
+    counts: [],
+    added: [],
+    head: {},
+    callsFrom: 0,
+    calls: [point],
+  });
 
 describe('issue 17 protocol', () => {
   it('accepts the new requests and only well-formed ones', () => {
-    expect(req({ op: 'price', action: { op: 'trim', blockId: 'b1', text: 'x' } })).toEqual({ type: 'request', id: 1, request: { op: 'price', action: { op: 'trim', blockId: 'b1', text: 'x' } } });
-    expect(req({ op: 'defer', action: { op: 'compact' } })).toMatchObject({ request: { op: 'defer', action: { op: 'compact' } } });
+    expect(req({ op: 'price', action: { op: 'trim', blockId: 'b1', text: 'x' } })).toEqual({
+      type: 'request',
+      id: 1,
+      request: { op: 'price', action: { op: 'trim', blockId: 'b1', text: 'x' } },
+    });
+    expect(req({ op: 'defer', action: { op: 'compact' } })).toMatchObject({
+      request: { op: 'defer', action: { op: 'compact' } },
+    });
     expect(req({ op: 'price', action: { op: 'send', text: 'hi' } })).toBeUndefined();
     expect(req({ op: 'price', action: { op: 'pin' } })).toBeUndefined();
     expect(req({ op: 'price' })).toBeUndefined();
@@ -29,17 +47,56 @@ describe('issue 17 protocol', () => {
   });
 
   it('checks verdicts, prices, session lists and heads from the host', () => {
-    const verdict = { call: 2, sessionCall: 2, miss: { reason: 'tools_changed', source: 'api', missedTokens: 10 }, local: null, beyondRules: false, missCost: 0.01 };
+    const verdict = {
+      call: 2,
+      sessionCall: 2,
+      miss: { reason: 'tools_changed', source: 'api', missedTokens: 10 },
+      local: null,
+      beyondRules: false,
+      missCost: 0.01,
+    };
     expect(isCallVerdict(verdict)).toBe(true);
     expect(isCallVerdict({ ...verdict, miss: { reason: 'because', source: 'api', missedTokens: 1 } })).toBe(false);
     expect(isCallVerdict({ ...verdict, missCost: Number.NaN })).toBe(false);
     expect(isCallPointForTest({ call: 0, sent: 1, cached: 0, untrimmed: 1, cost: 0, verdict })).toBe(true);
-    expect(isCallPointForTest({ call: 0, sent: 1, cached: 0, untrimmed: 1, cost: 0, verdict: { call: 'x' } })).toBe(false);
-    expect(isActionPrice({ rewriteCost: 0, rewriteTokens: 0, savingPerCall: 0, tokensPerCall: 0, breakEvenCalls: null, expectedCalls: 1, paysBack: true, cold: false, summary: 's' })).toBe(true);
+    expect(isCallPointForTest({ call: 0, sent: 1, cached: 0, untrimmed: 1, cost: 0, verdict: { call: 'x' } })).toBe(
+      false,
+    );
+    expect(
+      isActionPrice({
+        rewriteCost: 0,
+        rewriteTokens: 0,
+        savingPerCall: 0,
+        tokensPerCall: 0,
+        breakEvenCalls: null,
+        expectedCalls: 1,
+        paysBack: true,
+        cold: false,
+        summary: 's',
+      }),
+    ).toBe(true);
     expect(isActionPrice({ rewriteCost: '0' })).toBe(false);
-    expect(isSessionsResult({ sessions: [{ id: 'a', title: 't', calls: 1, lastSeen: 0, parent: 'b' }], followed: 'a' })).toBe(true);
+    expect(
+      isSessionsResult({ sessions: [{ id: 'a', title: 't', calls: 1, lastSeen: 0, parent: 'b' }], followed: 'a' }),
+    ).toBe(true);
     expect(isSessionsResult({ sessions: [{ id: '', title: 't', calls: 1, lastSeen: 0 }] })).toBe(false);
-    expect(isHeadResult({ rows: [{ ref: 'tools.0', section: 'tools', text: '{}', truncated: false, tokens: 1, cached: true, breakpoint: false, uses: 0 }], calls: 1 })).toBe(true);
+    expect(
+      isHeadResult({
+        rows: [
+          {
+            ref: 'tools.0',
+            section: 'tools',
+            text: '{}',
+            truncated: false,
+            tokens: 1,
+            cached: true,
+            breakpoint: false,
+            uses: 0,
+          },
+        ],
+        calls: 1,
+      }),
+    ).toBe(true);
     expect(isHeadResult({ rows: [{ ref: 'x', section: 'messages' }], calls: 1 })).toBe(false);
   });
 });

@@ -1,4 +1,7 @@
-/** The standalone server's event streams: whole snapshot first and after `ready`, then deltas that rebuild the current snapshot. */
+/**
+ * The standalone server's event streams: whole snapshot first and after `ready`, then deltas that rebuild the current
+ * snapshot.
+ */
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { applyDelta } from '../../../src/protocol/delta';
@@ -68,7 +71,9 @@ describe('standalone server: snapshot deltas per event stream', () => {
     expect(page.messages[0].type).toBe('snapshot');
 
     const tool = inspector.snapshot().rows.find((r) => r.kind === 'tool_result' && r.state === 'verbatim')!;
-    const reply = JSON.parse(await post(server, { type: 'request', id: 1, request: { op: 'pin', blockId: tool.blockId } }, 'page1')) as HostMessage[];
+    const reply = JSON.parse(
+      await post(server, { type: 'request', id: 1, request: { op: 'pin', blockId: tool.blockId } }, 'page1'),
+    ) as HostMessage[];
     expect(reply.map((m) => m.type)).toEqual(['response']);
     await expect.poll(() => page.messages.length).toBe(2);
     expect(page.messages[1].type).toBe('snapshotDelta');
@@ -100,7 +105,10 @@ describe('standalone server: snapshot deltas per event stream', () => {
     const anon = await listen(server);
     await post(server, { type: 'ready' }, 'pageA');
     await expect.poll(() => a.messages.length).toBe(1);
-    const tool = inspector.snapshot().rows.filter((r) => r.kind === 'tool_result' && r.state === 'verbatim').at(-1)!;
+    const tool = inspector
+      .snapshot()
+      .rows.filter((r) => r.kind === 'tool_result' && r.state === 'verbatim')
+      .at(-1)!;
     await post(server, { type: 'request', id: 1, request: { op: 'pin', blockId: tool.blockId } }, 'pageA');
     await expect.poll(() => anon.messages.length).toBe(1);
     await expect.poll(() => a.messages.length).toBe(2);

@@ -15,7 +15,13 @@ interface Res {
 }
 
 /** A raw HTTP request (so Host and Origin can be forged), without the access token. */
-function rawNoToken(port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Res> {
+function rawNoToken(
+  port: number,
+  method: string,
+  path: string,
+  headers: Record<string, string> = {},
+  body?: string,
+): Promise<Res> {
   return new Promise((ok, fail) => {
     const req = httpRequest({ host: '127.0.0.1', port, method, path, headers }, (res) => {
       let data = '';
@@ -36,7 +42,14 @@ describe('standalone inspector server', () => {
   /** A raw request with the server's token, as the page sends it. */
   const raw = (port: number, method: string, path: string, headers: Record<string, string> = {}, body?: string) =>
     rawNoToken(port, method, path, { 'X-Trimline-Token': server.token, ...headers }, body);
-  const post = (msg: unknown, extra: Record<string, string> = {}) => raw(server.port, 'POST', '/api/request', { Host: host, 'Content-Type': 'application/json', ...extra }, JSON.stringify(msg));
+  const post = (msg: unknown, extra: Record<string, string> = {}) =>
+    raw(
+      server.port,
+      'POST',
+      '/api/request',
+      { Host: host, 'Content-Type': 'application/json', ...extra },
+      JSON.stringify(msg),
+    );
 
   /** A package root of its own with stand-in assets: the unit tests need nothing built (no dist/). */
   let root: string;
@@ -67,7 +80,12 @@ describe('standalone inspector server', () => {
     const wrong = `${server.token.slice(0, -1)}${server.token.endsWith('A') ? 'B' : 'A'}`;
     const ready = JSON.stringify({ type: 'ready' });
     const json = { Host: host, 'Content-Type': 'application/json' };
-    const tries: Record<string, string>[] = [{}, { 'X-Trimline-Token': wrong }, { 'X-Trimline-Token': '' }, { 'X-Trimline-Token': `${server.token}x` }];
+    const tries: Record<string, string>[] = [
+      {},
+      { 'X-Trimline-Token': wrong },
+      { 'X-Trimline-Token': '' },
+      { 'X-Trimline-Token': `${server.token}x` },
+    ];
     for (const headers of tries) {
       const api = await rawNoToken(server.port, 'POST', '/api/request', { ...json, ...headers }, ready);
       expect(api.status).toBe(403);
@@ -79,12 +97,20 @@ describe('standalone inspector server', () => {
     }
     expect((await rawNoToken(server.port, 'POST', `/api/request?token=${wrong}`, json, ready)).status).toBe(403);
     // With it: in the header (the page's fetches) or the query (the printed URL, the event stream).
-    const ok = await rawNoToken(server.port, 'POST', '/api/request', { ...json, 'X-Trimline-Token': server.token }, ready);
+    const ok = await rawNoToken(
+      server.port,
+      'POST',
+      '/api/request',
+      { ...json, 'X-Trimline-Token': server.token },
+      ready,
+    );
     expect(ok.status).toBe(200);
     expect((JSON.parse(ok.body) as HostMessage[])[0].type).toBe('snapshot');
     expect((await rawNoToken(server.port, 'POST', `/api/request?token=${server.token}`, json, ready)).status).toBe(200);
     expect((await rawNoToken(server.port, 'GET', `/?token=${server.token}`, { Host: host })).status).toBe(200);
-    expect((await rawNoToken(server.port, 'GET', '/api/other', { Host: host, 'X-Trimline-Token': server.token })).status).toBe(404);
+    expect(
+      (await rawNoToken(server.port, 'GET', '/api/other', { Host: host, 'X-Trimline-Token': server.token })).status,
+    ).toBe(404);
     // The bundle holds no data: the page loads it without the token.
     expect((await rawNoToken(server.port, 'GET', '/assets/inspector.css', { Host: host })).status).toBe(200);
   });
@@ -93,7 +119,11 @@ describe('standalone inspector server', () => {
     const other = await startInspectorServer(inspector, { root: process.cwd() });
     try {
       expect(other.token).not.toBe(server.token);
-      const h = { Host: `127.0.0.1:${other.port}`, 'Content-Type': 'application/json', 'X-Trimline-Token': server.token };
+      const h = {
+        Host: `127.0.0.1:${other.port}`,
+        'Content-Type': 'application/json',
+        'X-Trimline-Token': server.token,
+      };
       expect((await rawNoToken(other.port, 'POST', '/api/request', h, '{"type":"ready"}')).status).toBe(403);
     } finally {
       await other.close();
@@ -106,7 +136,9 @@ describe('standalone inspector server', () => {
     expect(a.status).toBe(200);
     const nonce = /nonce="([^"]+)"/.exec(a.body)![1];
     expect(/nonce="([^"]+)"/.exec(b.body)![1]).not.toBe(nonce);
-    expect(a.headers['content-security-policy']).toBe(`default-src 'none'; script-src 'nonce-${nonce}'; style-src 'self' 'nonce-${nonce}'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`);
+    expect(a.headers['content-security-policy']).toBe(
+      `default-src 'none'; script-src 'nonce-${nonce}'; style-src 'self' 'nonce-${nonce}'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    );
     expect(a.headers['x-content-type-options']).toBe('nosniff');
     expect(a.headers['x-frame-options']).toBe('DENY');
   });
@@ -115,17 +147,31 @@ describe('standalone inspector server', () => {
     const js = await raw(server.port, 'GET', '/assets/inspector.js', { Host: host });
     expect(js.status).toBe(200);
     expect(js.headers['content-type']).toMatch(/^text\/javascript/);
-    expect((await raw(server.port, 'GET', '/assets/inspector.css', { Host: host })).headers['content-type']).toMatch(/^text\/css/);
-    for (const p of ['/package.json', '/dist/cli.js']) expect((await raw(server.port, 'GET', p, { Host: host })).status).toBe(404);
+    expect((await raw(server.port, 'GET', '/assets/inspector.css', { Host: host })).headers['content-type']).toMatch(
+      /^text\/css/,
+    );
+    for (const p of ['/package.json', '/dist/cli.js'])
+      expect((await raw(server.port, 'GET', p, { Host: host })).status).toBe(404);
     // Dot segments are not an origin-form target at all: refused before any lookup, like the proxy's.
-    for (const p of ['/assets/../package.json', '/assets/%2e%2e/package.json']) expect((await raw(server.port, 'GET', p, { Host: host })).status).toBe(400);
+    for (const p of ['/assets/../package.json', '/assets/%2e%2e/package.json'])
+      expect((await raw(server.port, 'GET', p, { Host: host })).status).toBe(400);
   });
 
   it('answers only origin-form request targets, on every path (absolute-form, //host, * refused)', async () => {
     for (const target of [`http://${host}/`, `http://${host}/api/events`, '//evil.example/', '*']) {
       expect((await raw(server.port, 'GET', target, { Host: host })).status, target).toBe(400);
     }
-    expect((await raw(server.port, 'POST', `http://${host}/api/request`, { Host: host, 'Content-Type': 'application/json' }, '{"type":"ready"}')).status).toBe(400);
+    expect(
+      (
+        await raw(
+          server.port,
+          'POST',
+          `http://${host}/api/request`,
+          { Host: host, 'Content-Type': 'application/json' },
+          '{"type":"ready"}',
+        )
+      ).status,
+    ).toBe(400);
   });
 
   it('refuses other hosts and origins (DNS rebinding, cross-site requests)', async () => {
@@ -137,8 +183,12 @@ describe('standalone inspector server', () => {
 
   it('refuses what other web sites send without an Origin (Sec-Fetch-Site), on every path, like the proxy', async () => {
     for (const path of ['/', '/api/events', '/index.js']) {
-      expect((await raw(server.port, 'GET', path, { Host: host, 'Sec-Fetch-Site': 'cross-site' })).status, path).toBe(403);
-      expect((await raw(server.port, 'GET', path, { Host: host, 'Sec-Fetch-Site': 'same-site' })).status, path).toBe(403);
+      expect((await raw(server.port, 'GET', path, { Host: host, 'Sec-Fetch-Site': 'cross-site' })).status, path).toBe(
+        403,
+      );
+      expect((await raw(server.port, 'GET', path, { Host: host, 'Sec-Fetch-Site': 'same-site' })).status, path).toBe(
+        403,
+      );
     }
     // Typed by the user, or the page's own requests.
     expect((await raw(server.port, 'GET', '/', { Host: host, 'Sec-Fetch-Site': 'none' })).status).toBe(200);
@@ -147,9 +197,29 @@ describe('standalone inspector server', () => {
 
   it('validates every message with parseWebviewMessage', async () => {
     expect((await post({ type: 'request', id: 1, request: { op: 'rm -rf' } })).status).toBe(400);
-    expect((await raw(server.port, 'POST', '/api/request', { Host: host, 'Content-Type': 'application/json' }, '{not json')).status).toBe(400);
-    expect((await raw(server.port, 'POST', '/api/request', { Host: host, 'Content-Type': 'text/plain' }, '{"type":"ready"}')).status).toBe(415);
-    expect((await raw(server.port, 'POST', '/api/request', { Host: host, 'Content-Type': 'application/json' }, JSON.stringify({ type: 'request', id: 1, request: { op: 'trim', blockId: 'x', text: 'a'.repeat(1_100_000) } }))).status).toBe(413);
+    expect(
+      (await raw(server.port, 'POST', '/api/request', { Host: host, 'Content-Type': 'application/json' }, '{not json'))
+        .status,
+    ).toBe(400);
+    expect(
+      (await raw(server.port, 'POST', '/api/request', { Host: host, 'Content-Type': 'text/plain' }, '{"type":"ready"}'))
+        .status,
+    ).toBe(415);
+    expect(
+      (
+        await raw(
+          server.port,
+          'POST',
+          '/api/request',
+          { Host: host, 'Content-Type': 'application/json' },
+          JSON.stringify({
+            type: 'request',
+            id: 1,
+            request: { op: 'trim', blockId: 'x', text: 'a'.repeat(1_100_000) },
+          }),
+        )
+      ).status,
+    ).toBe(413);
     expect((await raw(server.port, 'DELETE', '/api/request', { Host: host })).status).toBe(405);
   });
 
@@ -158,18 +228,38 @@ describe('standalone inspector server', () => {
     expect(ready).toHaveLength(1);
     expect(ready[0].type).toBe('snapshot');
     const row = inspector.snapshot().rows.find((r) => r.kind === 'tool_result')!;
-    const res = JSON.parse((await post({ type: 'request', id: 7, request: { op: 'pin', blockId: row.blockId } })).body) as HostMessage[];
-    expect(res).toEqual([{ type: 'response', id: 7, ok: true, result: { message: expect.stringMatching(/^Pinned/) as unknown } }]);
-    const bad = JSON.parse((await post({ type: 'request', id: 8, request: { op: 'send', text: 'hi' } })).body) as HostMessage[];
-    expect(bad).toEqual([{ type: 'response', id: 8, ok: false, error: expect.stringMatching(/not available in the standalone inspector/) as unknown }]);
-    const strat = JSON.parse((await post({ type: 'request', id: 9, request: { op: 'setStrategy', spec: 'no-such-strategy' } })).body) as HostMessage[];
+    const res = JSON.parse(
+      (await post({ type: 'request', id: 7, request: { op: 'pin', blockId: row.blockId } })).body,
+    ) as HostMessage[];
+    expect(res).toEqual([
+      { type: 'response', id: 7, ok: true, result: { message: expect.stringMatching(/^Pinned/) as unknown } },
+    ]);
+    const bad = JSON.parse(
+      (await post({ type: 'request', id: 8, request: { op: 'send', text: 'hi' } })).body,
+    ) as HostMessage[];
+    expect(bad).toEqual([
+      {
+        type: 'response',
+        id: 8,
+        ok: false,
+        error: expect.stringMatching(/not available in the standalone inspector/) as unknown,
+      },
+    ]);
+    const strat = JSON.parse(
+      (await post({ type: 'request', id: 9, request: { op: 'setStrategy', spec: 'no-such-strategy' } })).body,
+    ) as HostMessage[];
     expect(strat[0]).toMatchObject({ ok: false, error: expect.stringMatching(/unknown strategy/) as unknown });
   });
 
   it('switching the strategy replays the transcript and keeps the user pins', async () => {
-    const pinned = inspector.snapshot().rows.filter((r) => r.state === 'pinned').map((r) => r.blockId);
+    const pinned = inspector
+      .snapshot()
+      .rows.filter((r) => r.state === 'pinned')
+      .map((r) => r.blockId);
     expect(pinned.length).toBeGreaterThan(0);
-    const res = JSON.parse((await post({ type: 'request', id: 10, request: { op: 'setStrategy', spec: 'none' } })).body) as HostMessage[];
+    const res = JSON.parse(
+      (await post({ type: 'request', id: 10, request: { op: 'setStrategy', spec: 'none' } })).body,
+    ) as HostMessage[];
     expect(res[0]).toMatchObject({ ok: true });
     const s = inspector.snapshot();
     expect(s.strategy).toBe('none');

@@ -19,13 +19,18 @@ describe('buildSnapshot on real transcripts', () => {
       const t = s.cost.nextTokens;
       expect(s.totals.sentTokens).toBe(t.input + t.cacheWrite + t.cacheRead);
       expect(Object.values(s.totals.byState).reduce((a, b) => a + b, 0)).toBe(blocks);
-      expect(s.totals.untrimmedTokens).toBeGreaterThanOrEqual(s.rows.filter((x) => x.sent && x.state === 'verbatim').reduce((n, x) => n + x.tokens, 0));
+      expect(s.totals.untrimmedTokens).toBeGreaterThanOrEqual(
+        s.rows.filter((x) => x.sent && x.state === 'verbatim').reduce((n, x) => n + x.tokens, 0),
+      );
       // The composition adds up to what is sent.
       expect(s.composition.reduce((n, e) => n + e.tokens, 0)).toBe(s.totals.sentTokens);
       expect(s.composition.every((e) => e.tokens > 0 && e.label.length > 0)).toBe(true);
       // Cost: the next request is the sum of its parts; the session cost sums the chart points.
       expect(s.cost.nextRequest).toBeCloseTo(s.cost.nextInput + s.cost.nextCacheWrite + s.cost.nextCacheRead, 10);
-      expect(s.cost.session).toBeCloseTo(s.calls.reduce((n, c) => n + c.cost, 0), 10);
+      expect(s.cost.session).toBeCloseTo(
+        s.calls.reduce((n, c) => n + c.cost, 0),
+        10,
+      );
       // Chart: one point per recorded call; cached ≤ sent ≤ untrimmed.
       expect(s.calls).toHaveLength(r.imp.calls.length);
       for (const c of s.calls) {

@@ -33,7 +33,23 @@ describe('HeightIndex (the virtual grid prefix sums)', () => {
 });
 
 describe('row filters and grid items', () => {
-  const row = (i: number, o: Partial<InspectorRow>): InspectorRow => ({ ref: `${i}.0`, blockId: `m${i}.0`, messageId: `m${i}`, position: i, role: 'user', kind: 'text', tokens: 10, originalTokens: 10, quality: 'estimated', state: 'verbatim', breakpoint: false, cached: false, sent: true, preview: '', ...o });
+  const row = (i: number, o: Partial<InspectorRow>): InspectorRow => ({
+    ref: `${i}.0`,
+    blockId: `m${i}.0`,
+    messageId: `m${i}`,
+    position: i,
+    role: 'user',
+    kind: 'text',
+    tokens: 10,
+    originalTokens: 10,
+    quality: 'estimated',
+    state: 'verbatim',
+    breakpoint: false,
+    cached: false,
+    sent: true,
+    preview: '',
+    ...o,
+  });
   const rows = [
     row(0, { cached: true, preview: 'Fix the LOGIN bug' }),
     row(1, { role: 'assistant', kind: 'tool_use', tool: 'Read', cached: true }),

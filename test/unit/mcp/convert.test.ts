@@ -8,12 +8,26 @@ const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwA
 
 describe('convertToolResult', () => {
   it('text stays text; is_error carries over', () => {
-    expect(convertToolResult({ content: [{ type: 'text', text: 'hello' }] }, [])).toEqual({ content: 'hello', is_error: false });
-    expect(convertToolResult({ content: [{ type: 'text', text: 'bad input' }], isError: true }, [])).toEqual({ content: 'bad input', is_error: true });
+    expect(convertToolResult({ content: [{ type: 'text', text: 'hello' }] }, [])).toEqual({
+      content: 'hello',
+      is_error: false,
+    });
+    expect(convertToolResult({ content: [{ type: 'text', text: 'bad input' }], isError: true }, [])).toEqual({
+      content: 'bad input',
+      is_error: true,
+    });
   });
 
   it('images become image blocks of the tool_result, next to the text', () => {
-    const r = convertToolResult({ content: [{ type: 'text', text: "Here's the image:" }, { type: 'image', data: PNG, mimeType: 'image/png' }] }, []);
+    const r = convertToolResult(
+      {
+        content: [
+          { type: 'text', text: "Here's the image:" },
+          { type: 'image', data: PNG, mimeType: 'image/png' },
+        ],
+      },
+      [],
+    );
     expect(r.content).toBe("Here's the image:\n[image]");
     expect(resultBlock('toolu_1', r)).toEqual({
       type: 'tool_result',
@@ -26,9 +40,18 @@ describe('convertToolResult', () => {
   });
 
   it('an image type the API does not take, and audio, become one-line notes naming what was left out', () => {
-    const r = convertToolResult({ content: [{ type: 'image', data: 'AAAA', mimeType: 'image/tiff' }, { type: 'audio', data: 'AAAAAAAA', mimeType: 'audio/wav' }] }, []);
+    const r = convertToolResult(
+      {
+        content: [
+          { type: 'image', data: 'AAAA', mimeType: 'image/tiff' },
+          { type: 'audio', data: 'AAAAAAAA', mimeType: 'audio/wav' },
+        ],
+      },
+      [],
+    );
     expect(r).toEqual({
-      content: '[image (image/tiff, 3 bytes) left out: the Messages API takes only JPEG, PNG, GIF and WebP images]\n[audio (audio/wav, 6 bytes) left out: the Messages API does not take audio]',
+      content:
+        '[image (image/tiff, 3 bytes) left out: the Messages API takes only JPEG, PNG, GIF and WebP images]\n[audio (audio/wav, 6 bytes) left out: the Messages API does not take audio]',
       is_error: false,
     });
   });
@@ -37,7 +60,13 @@ describe('convertToolResult', () => {
     const r = convertToolResult(
       {
         content: [
-          { type: 'resource_link', uri: 'demo://resource/dynamic/text/1', name: 'Resource 1', mimeType: 'text/plain', description: 'a text resource' },
+          {
+            type: 'resource_link',
+            uri: 'demo://resource/dynamic/text/1',
+            name: 'Resource 1',
+            mimeType: 'text/plain',
+            description: 'a text resource',
+          },
           { type: 'resource', resource: { uri: 'file:///tmp/notes.md', mimeType: 'text/markdown', text: '# Notes' } },
           { type: 'resource', resource: { uri: 'demo://blob/2', mimeType: 'application/gzip', blob: 'AAAA' } },
         ],
@@ -53,8 +82,13 @@ describe('convertToolResult', () => {
 
   it('structuredContent is sent as JSON only when the server sent no text', () => {
     const weather = { temperature: 33, conditions: 'Cloudy', humidity: 82 };
-    expect(convertToolResult({ content: [], structuredContent: weather }, []).content).toBe(JSON.stringify(weather, null, 2));
-    expect(convertToolResult({ content: [{ type: 'text', text: JSON.stringify(weather) }], structuredContent: weather }, []).content).toBe(JSON.stringify(weather));
+    expect(convertToolResult({ content: [], structuredContent: weather }, []).content).toBe(
+      JSON.stringify(weather, null, 2),
+    );
+    expect(
+      convertToolResult({ content: [{ type: 'text', text: JSON.stringify(weather) }], structuredContent: weather }, [])
+        .content,
+    ).toBe(JSON.stringify(weather));
   });
 
   it('an empty result still has content (the API refuses empty tool results), and old-protocol toolResult is JSON', () => {
@@ -63,7 +97,15 @@ describe('convertToolResult', () => {
   });
 
   it('secrets are redacted from every text', () => {
-    const r = convertToolResult({ content: [{ type: 'text', text: 'KEY=sk-abcdef' }, { type: 'resource_link', uri: 'https://x/?t=sk-abcdef', name: 'n' }] }, ['sk-abcdef']);
+    const r = convertToolResult(
+      {
+        content: [
+          { type: 'text', text: 'KEY=sk-abcdef' },
+          { type: 'resource_link', uri: 'https://x/?t=sk-abcdef', name: 'n' },
+        ],
+      },
+      ['sk-abcdef'],
+    );
     expect(r.content).toBe(`KEY=${REDACTED}\n[resource link] n: https://x/?t=${REDACTED}`);
   });
 });

@@ -12,11 +12,18 @@ export const WORKFLOW_SERVER = path.join(REPO, 'test/fixtures/mcp/workflow-serve
 export const EVERYTHING_SERVER = path.join(REPO, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 
 /** The workflow fixture as a stdio server (with `--faults`: crash, hang, show_env, add_tool). */
-export function workflowServer(opts: { name?: string; faults?: boolean; timeoutMs?: number; env?: Record<string, string> } = {}): McpServerConfig {
+export function workflowServer(
+  opts: { name?: string; faults?: boolean; timeoutMs?: number; env?: Record<string, string> } = {},
+): McpServerConfig {
   const env = opts.env ?? {};
   return {
     name: opts.name ?? 'workflow',
-    transport: { kind: 'stdio', command: process.execPath, args: [WORKFLOW_SERVER, ...(opts.faults ? ['--faults'] : [])], env },
+    transport: {
+      kind: 'stdio',
+      command: process.execPath,
+      args: [WORKFLOW_SERVER, ...(opts.faults ? ['--faults'] : [])],
+      env,
+    },
     timeoutMs: opts.timeoutMs ?? 60_000,
     origin: 'test',
     secrets: Object.values(env),

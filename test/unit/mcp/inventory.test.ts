@@ -11,7 +11,15 @@ const estimator = new TokenEstimator().forModel('claude-sonnet-4-6');
 const tokens = (t: string): number => estimator.text(t).tokens;
 
 beforeAll(async () => {
-  source = new McpToolSource([{ name: 'everything', transport: { kind: 'stdio', command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'], env: {} }, timeoutMs: 20_000, origin: 'test', secrets: [] }]);
+  source = new McpToolSource([
+    {
+      name: 'everything',
+      transport: { kind: 'stdio', command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'], env: {} },
+      timeoutMs: 20_000,
+      origin: 'test',
+      secrets: [],
+    },
+  ]);
   await source.start();
 });
 afterAll(async () => {
@@ -21,7 +29,9 @@ afterAll(async () => {
 describe('mcpInventory', () => {
   it('lists each tool of server-everything with the tokens of its definition; the server total is their sum', () => {
     const [server] = mcpInventory(source, tokens);
-    console.log(`server-everything: ${server.tools.length} tools, ${server.tokens} tokens of definitions (estimated)\n${server.tools.map((t) => `  ${t.apiName}: ${t.tokens}`).join('\n')}`);
+    console.log(
+      `server-everything: ${server.tools.length} tools, ${server.tokens} tokens of definitions (estimated)\n${server.tools.map((t) => `  ${t.apiName}: ${t.tokens}`).join('\n')}`,
+    );
     expect(server).toMatchObject({ name: 'everything', state: 'ready', enabled: true, pending: false });
     expect(server.tools.map((t) => t.apiName)).toContain('mcp__everything__get-tiny-image');
     for (const t of server.tools) expect(t.tokens).toBeGreaterThan(10);

@@ -42,13 +42,22 @@ afterEach(async () => {
   await api?.close();
 });
 
-const offered = (): string[] => ((api.requests.filter((r) => r.path === '/v1/messages').at(-1)!.body as { tools: { name: string }[] }).tools ?? []).map((t) => t.name);
+const offered = (): string[] =>
+  (
+    (api.requests.filter((r) => r.path === '/v1/messages').at(-1)!.body as { tools: { name: string }[] }).tools ?? []
+  ).map((t) => t.name);
 
 describe('MCP tools in the loop', () => {
   it('offers the built-in tools, then the MCP tools; a deferred switch waits for the cache to expire', async () => {
     api.script({ content: [{ type: 'text', text: 'Hi.' }] });
     await loop.run('hello');
-    expect(offered()).toEqual([...TOOL_NAMES, 'mcp__workflow__search_records', 'mcp__workflow__get_record', 'mcp__workflow__get_attachment', 'mcp__workflow__update_record']);
+    expect(offered()).toEqual([
+      ...TOOL_NAMES,
+      'mcp__workflow__search_records',
+      'mcp__workflow__get_record',
+      'mcp__workflow__get_attachment',
+      'mcp__workflow__update_record',
+    ]);
 
     source.setEnabled({ server: 'workflow', tool: 'update_record', enabled: false }, false);
     api.script({ content: [{ type: 'text', text: 'Still here.' }] });

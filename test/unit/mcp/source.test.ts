@@ -1,6 +1,11 @@
 /** McpToolSource against the workflow fixture as a real stdio process (the official SDK on both ends). */
 import { afterEach, describe, expect, it } from 'vitest';
-import { McpToolSource, RESTRICTED_TEXT, type McpApproval, type McpApprovalRequest } from '../../../src/core/mcp/source';
+import {
+  McpToolSource,
+  RESTRICTED_TEXT,
+  type McpApproval,
+  type McpApprovalRequest,
+} from '../../../src/core/mcp/source';
 import { REDACTED } from '../../../src/core/mcp/redact';
 import { toolContext, workflowServer } from './helpers';
 
@@ -11,17 +16,24 @@ afterEach(async () => {
   source = undefined;
 });
 
-function open(opts: { faults?: boolean; timeoutMs?: number; answers?: McpApproval[] } = {}): { src: McpToolSource; asked: McpApprovalRequest[]; log: string[] } {
+function open(opts: { faults?: boolean; timeoutMs?: number; answers?: McpApproval[] } = {}): {
+  src: McpToolSource;
+  asked: McpApprovalRequest[];
+  log: string[];
+} {
   const asked: McpApprovalRequest[] = [];
   const log: string[] = [];
   const answers = [...(opts.answers ?? [])];
-  source = new McpToolSource([workflowServer({ faults: opts.faults, timeoutMs: opts.timeoutMs, env: { WORKFLOW_TOKEN: SECRET } })], {
-    approve: async (r) => {
-      asked.push(r);
-      return answers.shift() ?? 'deny';
+  source = new McpToolSource(
+    [workflowServer({ faults: opts.faults, timeoutMs: opts.timeoutMs, env: { WORKFLOW_TOKEN: SECRET } })],
+    {
+      approve: async (r) => {
+        asked.push(r);
+        return answers.shift() ?? 'deny';
+      },
+      log: (l) => log.push(l),
     },
-    log: (l) => log.push(l),
-  });
+  );
   return { src: source, asked, log };
 }
 
@@ -30,7 +42,12 @@ describe('McpToolSource (workflow fixture over stdio)', () => {
     const { src } = open();
     await src.start();
     const defs = src.definitions({ cacheCold: false });
-    expect(defs.map((d) => d.name)).toEqual(['mcp__workflow__search_records', 'mcp__workflow__get_record', 'mcp__workflow__get_attachment', 'mcp__workflow__update_record']);
+    expect(defs.map((d) => d.name)).toEqual([
+      'mcp__workflow__search_records',
+      'mcp__workflow__get_record',
+      'mcp__workflow__get_attachment',
+      'mcp__workflow__update_record',
+    ]);
     expect(defs[1]).toEqual({
       name: 'mcp__workflow__get_record',
       description: 'Fetch one record by ref_id: its text, linked records and attachment link.',
@@ -83,9 +100,19 @@ describe('McpToolSource (workflow fixture over stdio)', () => {
     const search = await src.execute('mcp__workflow__search_records', { query: 'x' }, toolContext());
     const ref = /ref_id: (WF-\S+)/.exec(search.content)![1];
     const rec = await src.execute('mcp__workflow__get_record', { ref_id: ref }, toolContext());
-    expect(rec.content).toContain(`[resource link] attachment of ${ref}: workflow://records/${ref}/attachment (text/plain)`);
-    const att = await src.execute('mcp__workflow__get_attachment', { uri: `workflow://records/${ref}/attachment` }, toolContext());
-    expect(att.content.startsWith(`[resource] workflow://records/${ref}/attachment (text/plain)\nAttachment of ref_id: ${ref}`)).toBe(true);
+    expect(rec.content).toContain(
+      `[resource link] attachment of ${ref}: workflow://records/${ref}/attachment (text/plain)`,
+    );
+    const att = await src.execute(
+      'mcp__workflow__get_attachment',
+      { uri: `workflow://records/${ref}/attachment` },
+      toolContext(),
+    );
+    expect(
+      att.content.startsWith(
+        `[resource] workflow://records/${ref}/attachment (text/plain)\nAttachment of ref_id: ${ref}`,
+      ),
+    ).toBe(true);
     const bad = await src.execute('mcp__workflow__get_record', { ref_id: 'nope' }, toolContext());
     expect(bad).toEqual({ content: 'no record with ref_id "nope"', is_error: true });
   });
@@ -95,7 +122,9 @@ describe('McpToolSource (workflow fixture over stdio)', () => {
     await src.start();
     const crash = await src.execute('mcp__workflow__crash', {}, toolContext());
     expect(crash.is_error).toBe(true);
-    expect(crash.content).toMatch(/MCP server "workflow" closed the connection during the call .*started again on its next use/);
+    expect(crash.content).toMatch(
+      /MCP server "workflow" closed the connection during the call .*started again on its next use/,
+    );
     const again = await src.execute('mcp__workflow__search_records', { query: 'x' }, toolContext());
     expect(again.is_error).toBe(false);
     expect(log.some((l) => l.startsWith('[mcp workflow] workflow fixture server ready'))).toBe(true);
@@ -105,7 +134,11 @@ describe('McpToolSource (workflow fixture over stdio)', () => {
     const { src } = open({ faults: true, timeoutMs: 800, answers: ['server'] });
     await src.start();
     const hang = await src.execute('mcp__workflow__hang', {}, toolContext());
-    expect(hang).toEqual({ content: 'MCP server "workflow" did not answer within 0.8 s: the call was abandoned and the server stopped; it is started again on its next use.', is_error: true });
+    expect(hang).toEqual({
+      content:
+        'MCP server "workflow" did not answer within 0.8 s: the call was abandoned and the server stopped; it is started again on its next use.',
+      is_error: true,
+    });
     expect((await src.execute('mcp__workflow__search_records', { query: 'x' }, toolContext())).is_error).toBe(false);
   });
 
@@ -135,9 +168,13 @@ describe('McpToolSource (workflow fixture over stdio)', () => {
     expect(src.has('mcp__workflow__added_later')).toBe(false);
     await src.execute('mcp__workflow__add_tool', {}, toolContext());
     const deadline = Date.now() + 5_000;
-    while (!src.has('mcp__workflow__added_later') && Date.now() < deadline) await new Promise((res) => setTimeout(res, 20));
+    while (!src.has('mcp__workflow__added_later') && Date.now() < deadline)
+      await new Promise((res) => setTimeout(res, 20));
     expect(src.definitions({ cacheCold: false }).map((d) => d.name)).toContain('mcp__workflow__added_later');
-    expect(await src.execute('mcp__workflow__added_later', {}, toolContext())).toEqual({ content: 'the added tool ran', is_error: false });
+    expect(await src.execute('mcp__workflow__added_later', {}, toolContext())).toEqual({
+      content: 'the added tool ran',
+      is_error: false,
+    });
   });
 
   it('defers a switch until the cache is cold, or applies it at once when confirmed', async () => {
@@ -155,7 +192,15 @@ describe('McpToolSource (workflow fixture over stdio)', () => {
   });
 
   it('a server that cannot start leaves no tools and says why when called', async () => {
-    source = new McpToolSource([{ name: 'ghost', transport: { kind: 'stdio', command: '/nonexistent/mcp-server', args: [], env: {} }, timeoutMs: 2_000, origin: 'test', secrets: [] }]);
+    source = new McpToolSource([
+      {
+        name: 'ghost',
+        transport: { kind: 'stdio', command: '/nonexistent/mcp-server', args: [], env: {} },
+        timeoutMs: 2_000,
+        origin: 'test',
+        secrets: [],
+      },
+    ]);
     await source.start();
     expect(source.definitions({ cacheCold: false })).toEqual([]);
     expect(source.connections[0].state).toBe('failed');

@@ -3,10 +3,24 @@ import { keepsPriorThinking, prefillUnsupported, tokenizerGeneration } from '../
 
 describe('prefill', () => {
   it('4.6 and later need the conversation to end with a user message', () => {
-    for (const id of ['claude-sonnet-4-6', 'claude-opus-4-6[1m]', 'claude-opus-4-7', 'claude-opus-4-8', 'claude-sonnet-5', 'claude-opus-5', 'claude-haiku-5-5']) {
+    for (const id of [
+      'claude-sonnet-4-6',
+      'claude-opus-4-6[1m]',
+      'claude-opus-4-7',
+      'claude-opus-4-8',
+      'claude-sonnet-5',
+      'claude-opus-5',
+      'claude-haiku-5-5',
+    ]) {
       expect(prefillUnsupported(id)).toBe(true);
     }
-    for (const id of ['claude-sonnet-4-5-20250929', 'claude-opus-4-5', 'claude-haiku-4-5', 'claude-opus-4-20250514', 'claude-3-7-sonnet-20250219']) {
+    for (const id of [
+      'claude-sonnet-4-5-20250929',
+      'claude-opus-4-5',
+      'claude-haiku-4-5',
+      'claude-opus-4-20250514',
+      'claude-3-7-sonnet-20250219',
+    ]) {
       expect(prefillUnsupported(id)).toBe(false);
     }
   });

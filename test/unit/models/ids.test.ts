@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { DEFAULT_MODEL_KEY, canonicalModelId, isAtLeast, modelGeneration, modelKey, normalizeModelId } from '../../../src/core/models';
+import {
+  DEFAULT_MODEL_KEY,
+  canonicalModelId,
+  isAtLeast,
+  modelGeneration,
+  modelKey,
+  normalizeModelId,
+} from '../../../src/core/models';
 
 describe('normalizeModelId', () => {
   it('drops dates, -latest, the [1m] suffix, provider prefixes and versions, case and spaces', () => {
@@ -44,7 +51,13 @@ describe('modelGeneration', () => {
 
 describe('canonicalModelId and modelKey', () => {
   it('reduce every spelling of one model to one id (minor 0 omitted, like the API ids)', () => {
-    for (const id of ['claude-sonnet-4-5', 'claude-sonnet-4-5-20250929', 'claude-sonnet-4-5@20250929', 'claude-sonnet-4-5[1m]', 'us.anthropic.claude-sonnet-4-5-20250929-v1:0']) {
+    for (const id of [
+      'claude-sonnet-4-5',
+      'claude-sonnet-4-5-20250929',
+      'claude-sonnet-4-5@20250929',
+      'claude-sonnet-4-5[1m]',
+      'us.anthropic.claude-sonnet-4-5-20250929-v1:0',
+    ]) {
       expect(canonicalModelId(id)).toBe('claude-sonnet-4-5');
     }
     expect(canonicalModelId('claude-opus-4-6[1m]')).toBe('claude-opus-4-6');

@@ -26,21 +26,31 @@ const sys = (text: string): { system: { type: string; text: string }[] } => ({ s
 describe('classifyClient', () => {
   it('Claude Code by its user agent and x-app, also from the VS Code extension', () => {
     expect(classifyClient(CLAUDE_CODE, {})).toBe('claude-code');
-    expect(classifyClient({ ...SDK, 'user-agent': 'claude-cli/2.0.31 (external, claude-vscode)' }, {})).toBe('claude-code');
+    expect(classifyClient({ ...SDK, 'user-agent': 'claude-cli/2.0.31 (external, claude-vscode)' }, {})).toBe(
+      'claude-code',
+    );
     expect(classifyClient({ 'x-app': 'cli' }, {})).toBe('claude-code');
   });
 
   it('the SDK agents by what their system prompt says they are', () => {
     // Roo: src/core/prompts/sections/role… "You are Roo, a highly skilled software engineer"; Cline:
     // src/core/prompts/system.ts "You are Cline, …"; Kilo Code: "You are Kilo Code, …".
-    expect(classifyClient(SDK, sys('You are Roo, a highly skilled software engineer with extensive knowledge'))).toBe('roo');
-    expect(classifyClient(SDK, sys('You are Cline, a highly skilled software engineer with extensive knowledge'))).toBe('cline');
+    expect(classifyClient(SDK, sys('You are Roo, a highly skilled software engineer with extensive knowledge'))).toBe(
+      'roo',
+    );
+    expect(classifyClient(SDK, sys('You are Cline, a highly skilled software engineer with extensive knowledge'))).toBe(
+      'cline',
+    );
     expect(classifyClient(SDK, sys('You are Kilo Code, a highly skilled software engineer'))).toBe('kilo');
-    expect(classifyClient(SDK, { system: 'You are Claude Code, Anthropic\'s official CLI for Claude.' })).toBe('claude-code');
+    expect(classifyClient(SDK, { system: "You are Claude Code, Anthropic's official CLI for Claude." })).toBe(
+      'claude-code',
+    );
   });
 
   it('Roo and Cline by their referer and title headers where they send them', () => {
-    expect(classifyClient({ 'x-title': 'Roo Code', 'http-referer': 'https://github.com/RooVetGit/Roo-Cline' }, {})).toBe('roo');
+    expect(
+      classifyClient({ 'x-title': 'Roo Code', 'http-referer': 'https://github.com/RooVetGit/Roo-Cline' }, {}),
+    ).toBe('roo');
     expect(classifyClient({ 'user-agent': 'RooCode/3.30.0' }, {})).toBe('roo');
     expect(classifyClient({ 'http-referer': 'https://cline.bot', 'x-title': 'Cline' }, {})).toBe('cline');
   });
@@ -48,7 +58,8 @@ describe('classifyClient', () => {
   it('Copilot by its user agent or integration headers', () => {
     expect(classifyClient({ 'user-agent': 'GitHubCopilotChat/0.31.0' }, {})).toBe('copilot');
     expect(classifyClient({ 'copilot-integration-id': 'vscode-chat' }, {})).toBe('copilot');
-    const copilot = 'You are an expert AI programming assistant. When asked for your name, you must respond with "GitHub Copilot".';
+    const copilot =
+      'You are an expert AI programming assistant. When asked for your name, you must respond with "GitHub Copilot".';
     expect(classifyClient(SDK, sys(copilot))).toBe('copilot');
   });
 
@@ -60,7 +71,9 @@ describe('classifyClient', () => {
 
   it('any other SDK program is "SDK"; a bare request is "other"', () => {
     expect(classifyClient(SDK, sys('You are a helpful assistant.'))).toBe('sdk');
-    expect(classifyClient({ ...SDK, 'x-stainless-lang': 'python', 'user-agent': 'Anthropic/Python 0.40.0' }, {})).toBe('sdk');
+    expect(classifyClient({ ...SDK, 'x-stainless-lang': 'python', 'user-agent': 'Anthropic/Python 0.40.0' }, {})).toBe(
+      'sdk',
+    );
     expect(classifyClient({}, {})).toBe('other');
     expect(CLIENT_LABELS.sdk).toBe('SDK');
   });
@@ -73,7 +86,12 @@ describe('classifyClient', () => {
 describe('clientHeaders', () => {
   it('keeps the identifying headers and never a credential', () => {
     const secrets = { 'x-api-key': 'sk-ant-secret', authorization: 'Bearer t', cookie: 'c' };
-    const h = clientHeaders({ ...CLAUDE_CODE, ...secrets, 'X-Title': 'Roo Code', 'anthropic-client-platform': 'vscode' });
+    const h = clientHeaders({
+      ...CLAUDE_CODE,
+      ...secrets,
+      'X-Title': 'Roo Code',
+      'anthropic-client-platform': 'vscode',
+    });
     expect(h['user-agent']).toBe('claude-cli/2.1.114 (external, cli)');
     expect(h['x-title']).toBe('Roo Code');
     expect(h['anthropic-client-platform']).toBe('vscode');

@@ -10,10 +10,14 @@ import type { RequestBody } from '../../../src/core/api/wire';
 
 describe('the client head decides whether messages may be written for 1 hour', () => {
   it('reads the client head: any 5-minute marker there forbids 1-hour markers after it', () => {
-    const sys = (ttl?: '1h'): RequestBody => ({ model: 'm', max_tokens: 1, messages: [], system: [{ type: 'text', text: 's', cache_control: ttl ? { type: 'ephemeral', ttl } : { type: 'ephemeral' } }] });
+    const sys = (ttl?: '1h'): RequestBody => ({
+      model: 'm',
+      max_tokens: 1,
+      messages: [],
+      system: [{ type: 'text', text: 's', cache_control: ttl ? { type: 'ephemeral', ttl } : { type: 'ephemeral' } }],
+    });
     expect(headAllowsLongTtl(sys())).toBe(false);
     expect(headAllowsLongTtl(sys('1h'))).toBe(true);
     expect(headAllowsLongTtl({ model: 'm', max_tokens: 1, messages: [] })).toBe(true);
   });
-
 });

@@ -1,4 +1,6 @@
-/** The proxy's pure logic: session keys, session matching (epochs, side calls, restarts), upstream bodies, SSE facts. */
+/**
+ * The proxy's pure logic: session keys, session matching (epochs, side calls, restarts), upstream bodies, SSE facts.
+ */
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,12 +15,19 @@ import type { MessageParam } from '../../../src/core/session/types';
 
 const user = (text: string): MessageParam => ({ role: 'user', content: [{ type: 'text', text }] });
 const asst = (text: string): MessageParam => ({ role: 'assistant', content: [{ type: 'text', text }] });
-const body = (messages: MessageParam[], extra: Partial<RequestBody> = {}): RequestBody => ({ model: 'claude-sonnet-4-5', max_tokens: 100, messages, ...extra });
+const body = (messages: MessageParam[], extra: Partial<RequestBody> = {}): RequestBody => ({
+  model: 'claude-sonnet-4-5',
+  max_tokens: 100,
+  messages,
+  ...extra,
+});
 
 describe('session keys', () => {
   it('reads Claude Code\u2019s header, its JSON metadata.user_id and the older user_…_session_… form', () => {
     expect(sessionKeyOf({ 'x-claude-code-session-id': 'abc-1' }, {})).toBe('abc-1');
-    expect(metadataSessionId({ user_id: JSON.stringify({ device_id: 'd', account_uuid: 'a', session_id: 's-2' }) })).toBe('s-2');
+    expect(
+      metadataSessionId({ user_id: JSON.stringify({ device_id: 'd', account_uuid: 'a', session_id: 's-2' }) }),
+    ).toBe('s-2');
     expect(metadataSessionId({ user_id: 'user_0f3a_account_9b1c_session_7e2d-44' })).toBe('7e2d-44');
     expect(sessionKeyOf({}, { metadata: { user_id: 'someone' } })).toBeUndefined();
     // Not a safe file name: not a key (matched by prefix instead).
@@ -31,7 +40,10 @@ describe('sessions from requests', () => {
     const reg = new ProxySessions();
     const first = reg.match({ key: 'k', messages: [user('hi')], model: 'm', now: 1 });
     expect(first).toMatchObject({ known: 0, created: true });
-    const marked: MessageParam = { role: 'user', content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }] };
+    const marked: MessageParam = {
+      role: 'user',
+      content: [{ type: 'text', text: 'hi', cache_control: { type: 'ephemeral' } }],
+    };
     const second = reg.match({ key: 'k', messages: [marked, asst('yo'), user('more')], model: 'm', now: 2 });
     expect(second).toMatchObject({ known: 1, created: false });
     expect(second.entry.session.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
@@ -42,10 +54,20 @@ describe('sessions from requests', () => {
     const main = reg.match({ key: 'k', messages: [user('a'), asst('b'), user('c')], model: 'm', now: 1 }).entry;
     const side = reg.match({ key: 'k', messages: [user('title this conversation')], model: 'haiku', now: 2 }).entry;
     expect(side.id).toBe('k.e2');
-    const cont = reg.match({ key: 'k', messages: [user('a'), asst('b'), user('c'), asst('d'), user('e')], model: 'm', now: 3 });
+    const cont = reg.match({
+      key: 'k',
+      messages: [user('a'), asst('b'), user('c'), asst('d'), user('e')],
+      model: 'm',
+      now: 3,
+    });
     expect(cont.entry).toBe(main);
     expect(cont.known).toBe(3);
-    const compacted = reg.match({ key: 'k', messages: [user('summary of a…e'), asst('ok'), user('f')], model: 'm', now: 4 });
+    const compacted = reg.match({
+      key: 'k',
+      messages: [user('summary of a…e'), asst('ok'), user('f')],
+      model: 'm',
+      now: 4,
+    });
     expect(compacted.created).toBe(true);
     expect(compacted.entry.id).toBe('k.e3');
     expect(main.session.messages).toHaveLength(5);
@@ -55,15 +77,25 @@ describe('sessions from requests', () => {
     const reg = new ProxySessions();
     const a = reg.match({ key: undefined, messages: [user('one')], model: 'm', now: 1 }).entry;
     const b = reg.match({ key: undefined, messages: [user('two')], model: 'm', now: 2 }).entry;
-    expect(reg.match({ key: undefined, messages: [user('one'), asst('x'), user('y')], model: 'm', now: 3 }).entry).toBe(a);
-    expect(reg.match({ key: undefined, messages: [user('two'), asst('x'), user('y')], model: 'm', now: 4 }).entry).toBe(b);
+    expect(reg.match({ key: undefined, messages: [user('one'), asst('x'), user('y')], model: 'm', now: 3 }).entry).toBe(
+      a,
+    );
+    expect(reg.match({ key: undefined, messages: [user('two'), asst('x'), user('y')], model: 'm', now: 4 }).entry).toBe(
+      b,
+    );
   });
 });
 
 describe('upstream bodies', () => {
   it('the client\u2019s own breakpoints count toward the 4: the engine keeps its latest ones', () => {
     const cc = { type: 'ephemeral' as const };
-    const client = body([user('x')], { system: [{ type: 'text', text: 'a' }, { type: 'text', text: 'b', cache_control: cc }, { type: 'text', text: 'c', cache_control: cc }] });
+    const client = body([user('x')], {
+      system: [
+        { type: 'text', text: 'a' },
+        { type: 'text', text: 'b', cache_control: cc },
+        { type: 'text', text: 'c', cache_control: cc },
+      ],
+    });
     expect(headBreakpoints(client)).toBe(2);
     const msgs: MessageParam[] = [
       { role: 'user', content: [{ type: 'text', text: '1', cache_control: cc }] },
@@ -73,7 +105,9 @@ describe('upstream bodies', () => {
       { role: 'user', content: [{ type: 'text', text: '5', cache_control: cc }] },
     ];
     const fitted = fitBreakpoints(msgs, 4 - headBreakpoints(client));
-    const marked = fitted.flatMap((m, i) => (m.content as { cache_control?: unknown }[]).map((b) => (b.cache_control ? i : -1))).filter((i) => i >= 0);
+    const marked = fitted
+      .flatMap((m, i) => (m.content as { cache_control?: unknown }[]).map((b) => (b.cache_control ? i : -1)))
+      .filter((i) => i >= 0);
     expect(marked).toEqual([2, 4]);
     expect(msgs[0].content).toEqual([{ type: 'text', text: '1', cache_control: cc }]);
   });
@@ -82,7 +116,9 @@ describe('upstream bodies', () => {
     const h1 = { type: 'ephemeral' as const, ttl: '1h' as const };
     expect(clientTtl(body([{ role: 'user', content: [{ type: 'text', text: 'x', cache_control: h1 }] }]))).toBe('1h');
     expect(clientTtl(body([user('x')], { system: [{ type: 'text', text: 's', cache_control: h1 }] }))).toBe('1h');
-    expect(clientTtl(body([user('x')], { system: [{ type: 'text', text: 's', cache_control: { type: 'ephemeral' } }] }))).toBe('5m');
+    expect(
+      clientTtl(body([user('x')], { system: [{ type: 'text', text: 's', cache_control: { type: 'ephemeral' } }] })),
+    ).toBe('5m');
   });
 });
 
@@ -94,7 +130,12 @@ describe('response facts from the relayed stream', () => {
       'event: ping\ndata: {"type":"ping"}\n\nevent: something_new\ndata: {"type":"something_new"}\n\n' +
       'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":57}}\n\n';
     for (let i = 0; i < text.length; i += 7) r.push(text.slice(i, i + 7));
-    expect(r.facts).toEqual({ id: 'msg_1', model: 'claude-sonnet-4-5', stopReason: 'tool_use', usage: { input_tokens: 12, cache_creation_input_tokens: 100, cache_read_input_tokens: 2000, output_tokens: 57 } });
+    expect(r.facts).toEqual({
+      id: 'msg_1',
+      model: 'claude-sonnet-4-5',
+      stopReason: 'tool_use',
+      usage: { input_tokens: 12, cache_creation_input_tokens: 100, cache_read_input_tokens: 2000, output_tokens: 57 },
+    });
   });
 });
 

@@ -15,7 +15,8 @@ import type { RequestBody } from '../../../src/core/api/wire';
 import type { MessageParam } from '../../../src/core/session/types';
 import { journalPath, loadJournal, openJournal } from '../../../src/core/store';
 
-const body = (messages: MessageParam[]): Buffer => Buffer.from(JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 100, messages } satisfies RequestBody));
+const body = (messages: MessageParam[]): Buffer =>
+  Buffer.from(JSON.stringify({ model: 'claude-sonnet-4-5', max_tokens: 100, messages } satisfies RequestBody));
 const key = (id: string): Record<string, string> => ({ 'x-claude-code-session-id': id });
 const dirs: string[] = [];
 const journalDir = (): string => {
@@ -57,7 +58,11 @@ describe('a proxy restarted mid-session with string content', () => {
     one.close();
 
     const two = new ProxyEngine({ strategy: 'none', journalDir: dir });
-    const f = two.onRequest(body([...history, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'again' }]), key('str-1'), 2000);
+    const f = two.onRequest(
+      body([...history, { role: 'assistant', content: 'ok' }, { role: 'user', content: 'again' }]),
+      key('str-1'),
+      2000,
+    );
     expect(f.sessionId).toBe('str-1');
     expect(f.transformed).toBe(true);
     const sent = JSON.parse(f.body.toString('utf8')) as RequestBody;
@@ -65,7 +70,12 @@ describe('a proxy restarted mid-session with string content', () => {
     expect(JSON.stringify(sent.messages[0].content)).not.toContain('line of a big file\\nline of a big file');
     const session = two.state('str-1')!.entry.session;
     expect(session.messages).toHaveLength(5);
-    expect(session.allOverlays().map((o) => o.kind).sort()).toEqual(['pin', 'trim']);
+    expect(
+      session
+        .allOverlays()
+        .map((o) => o.kind)
+        .sort(),
+    ).toEqual(['pin', 'trim']);
     expect(fs.existsSync(journalPath(dir, 'proxy-str-1.e2'))).toBe(false);
     two.close();
   });
@@ -138,14 +148,21 @@ describe('a proxy meeting many sessions', () => {
     const engine = new ProxyEngine({ strategy: 'none', journalDir: dir });
     const first: MessageParam[] = [{ role: 'user', content: 'the first session' }];
     engine.onRequest(body(first), key('many-0'), 0);
-    engine.state('many-0')!.inspector.handle({ op: 'pin', blockId: engine.state('many-0')!.entry.session.messages[0].blocks[0].id });
-    for (let i = 1; i < 300; i++) engine.onRequest(body([{ role: 'user', content: `session ${i}` }]), key(`many-${i}`), i);
+    engine
+      .state('many-0')!
+      .inspector.handle({ op: 'pin', blockId: engine.state('many-0')!.entry.session.messages[0].blocks[0].id });
+    for (let i = 1; i < 300; i++)
+      engine.onRequest(body([{ role: 'user', content: `session ${i}` }]), key(`many-${i}`), i);
     expect(engine.state('many-0')).toBeUndefined();
     expect(engine.liveSessions).toBeLessThanOrEqual(MAX_LIVE_SESSIONS);
     expect(fdsUnder(dir)).toBeLessThanOrEqual(32);
     expect(fs.readdirSync(dir).filter((f) => f.endsWith('.lock')).length).toBeLessThanOrEqual(32);
     // The first session continues: same id (no new epoch), its history and the user's pin.
-    const f = engine.onRequest(body([...first, { role: 'assistant', content: 'hello' }, { role: 'user', content: 'more' }]), key('many-0'), 1000);
+    const f = engine.onRequest(
+      body([...first, { role: 'assistant', content: 'hello' }, { role: 'user', content: 'more' }]),
+      key('many-0'),
+      1000,
+    );
     expect(f.sessionId).toBe('many-0');
     const st = engine.state('many-0')!;
     expect(st.entry.session.messages).toHaveLength(3);
@@ -158,7 +175,8 @@ describe('a proxy meeting many sessions', () => {
 
   it('engine state follows the registry exactly, even for a request whose clock is behind the others', () => {
     const engine = new ProxyEngine({ strategy: 'none' });
-    for (let i = 0; i < MAX_LIVE_SESSIONS; i++) engine.onRequest(body([{ role: 'user', content: `s ${i}` }]), key(`k-${i}`), 1000 + i);
+    for (let i = 0; i < MAX_LIVE_SESSIONS; i++)
+      engine.onRequest(body([{ role: 'user', content: `s ${i}` }]), key(`k-${i}`), 1000 + i);
     engine.onRequest(body([{ role: 'user', content: 'late clock' }]), key('late'), 5);
     expect(engine.sessions.byId('late')).toBeDefined();
     expect(engine.state('late')).toBeDefined();
@@ -175,8 +193,16 @@ const enospc = (): never => {
 
 /** A full disk: a new file can be created (its inode), but no byte can be written to any file. */
 function fillDisk(): void {
-  const realWriteFile = fs.writeFileSync.bind(fs) as (p: fs.PathOrFileDescriptor, d: string, o?: fs.WriteFileOptions) => void;
-  vi.spyOn(fs, 'writeFileSync').mockImplementation(((p: fs.PathOrFileDescriptor, _d: unknown, o?: fs.WriteFileOptions) => {
+  const realWriteFile = fs.writeFileSync.bind(fs) as (
+    p: fs.PathOrFileDescriptor,
+    d: string,
+    o?: fs.WriteFileOptions,
+  ) => void;
+  vi.spyOn(fs, 'writeFileSync').mockImplementation(((
+    p: fs.PathOrFileDescriptor,
+    _d: unknown,
+    o?: fs.WriteFileOptions,
+  ) => {
     realWriteFile(p, '', o);
     enospc();
   }) as typeof fs.writeFileSync);
@@ -228,7 +254,12 @@ describe('a disk full at a session\u2019s start (issue 27)', () => {
     const again = new ProxyEngine({ strategy: 'none', journalDir: dir });
     messages.push({ role: 'assistant', content: 'third answer' }, { role: 'user', content: 'fourth question' });
     expect(again.onRequest(body(messages), key('full-1'), 4).sessionId).toBe('full-1');
-    expect(again.state('full-1')!.entry.session.allOverlays().map((o) => o.kind)).toEqual(['pin']);
+    expect(
+      again
+        .state('full-1')!
+        .entry.session.allOverlays()
+        .map((o) => o.kind),
+    ).toEqual(['pin']);
     again.close();
     expect(tempFiles(dir)).toEqual([]);
   });

@@ -15,13 +15,32 @@ describe('originFormPath', () => {
   });
 
   it('refuses protocol-relative, absolute, authority and asterisk forms', () => {
-    for (const t of ['//127.0.0.1:9999/v1/messages', '//internal-host/admin', '///x', 'http://evil.example/v1/messages', 'https://api.anthropic.com/v1/messages', 'evil.example:443', '*', '', undefined]) {
+    for (const t of [
+      '//127.0.0.1:9999/v1/messages',
+      '//internal-host/admin',
+      '///x',
+      'http://evil.example/v1/messages',
+      'https://api.anthropic.com/v1/messages',
+      'evil.example:443',
+      '*',
+      '',
+      undefined,
+    ]) {
       expect(originFormPath(t), String(t)).toBeUndefined();
     }
   });
 
   it('refuses backslashes and dot segments, percent-encoded too', () => {
-    for (const t of ['/\\evil.example/x', '/v1\\..\\x', '/../admin', '/v1/./messages', '/v1/..', '/%2e%2e/admin', '/%2E./admin', '/.%2e?x']) {
+    for (const t of [
+      '/\\evil.example/x',
+      '/v1\\..\\x',
+      '/../admin',
+      '/v1/./messages',
+      '/v1/..',
+      '/%2e%2e/admin',
+      '/%2E./admin',
+      '/.%2e?x',
+    ]) {
       expect(originFormPath(t), t).toBeUndefined();
     }
   });
@@ -31,7 +50,9 @@ describe('upstreamUrl', () => {
   it('joins the path onto the upstream origin, keeping its base path and the query', () => {
     expect(upstreamUrl(api, '/v1/messages?beta=true')?.href).toBe('https://api.anthropic.com/v1/messages?beta=true');
     expect(upstreamUrl(gateway, '/v1/messages')?.href).toBe('http://gw.internal:1/base/v1/messages');
-    expect(upstreamUrl(new URL('http://gw.internal:1/base'), '/v1/models?limit=2')?.href).toBe('http://gw.internal:1/base/v1/models?limit=2');
+    expect(upstreamUrl(new URL('http://gw.internal:1/base'), '/v1/models?limit=2')?.href).toBe(
+      'http://gw.internal:1/base/v1/models?limit=2',
+    );
   });
 
   it('never leaves the upstream: the host a client names in the target is refused', () => {
@@ -52,11 +73,25 @@ describe('upstreamUrl', () => {
 
 describe('isLoopbackHost', () => {
   it('accepts 127.0.0.0/8, localhost and [::1] with this port', () => {
-    for (const h of ['127.0.0.1:4000', '127.1.2.3:4000', 'localhost:4000', 'LOCALHOST:4000', '[::1]:4000']) expect(isLoopbackHost(h, 4000), h).toBe(true);
+    for (const h of ['127.0.0.1:4000', '127.1.2.3:4000', 'localhost:4000', 'LOCALHOST:4000', '[::1]:4000'])
+      expect(isLoopbackHost(h, 4000), h).toBe(true);
   });
 
   it('refuses other names, other ports, look-alikes and a missing Host', () => {
-    for (const h of ['evil.example:4000', 'evil.example', '127.0.0.1:4001', '127.0.0.1', 'localhost', '127.0.0.1.evil.example:4000', '127.0.0.256:4000', 'localhost.evil.example:4000', '[::2]:4000', '0.0.0.0:4000', '10.0.0.1:4000', undefined]) {
+    for (const h of [
+      'evil.example:4000',
+      'evil.example',
+      '127.0.0.1:4001',
+      '127.0.0.1',
+      'localhost',
+      '127.0.0.1.evil.example:4000',
+      '127.0.0.256:4000',
+      'localhost.evil.example:4000',
+      '[::2]:4000',
+      '0.0.0.0:4000',
+      '10.0.0.1:4000',
+      undefined,
+    ]) {
       expect(isLoopbackHost(h, 4000), String(h)).toBe(false);
     }
   });
@@ -83,7 +118,13 @@ describe('refusal', () => {
 
   it('refuses a foreign Host and any other Origin with 403', () => {
     expect(refusal({ ...ok, host: 'rebound.evil.example:4000' }, 4000)?.status).toBe(403);
-    for (const origin of ['http://evil.example', 'null', 'http://127.0.0.1:4001', 'https://127.0.0.1:4000', 'http://127.0.0.1:4000.evil.example']) {
+    for (const origin of [
+      'http://evil.example',
+      'null',
+      'http://127.0.0.1:4001',
+      'https://127.0.0.1:4000',
+      'http://127.0.0.1:4000.evil.example',
+    ]) {
       expect(refusal({ ...ok, origin }, 4000)?.status, origin).toBe(403);
     }
   });
@@ -96,11 +137,16 @@ describe('refusal', () => {
   });
 
   it('answers in the API error shape', () => {
-    const bad = JSON.parse(refusalBody(refusal({ ...ok, url: '//x/y' }, 4000)!)) as { type: string; error: { type: string; message: string } };
+    const bad = JSON.parse(refusalBody(refusal({ ...ok, url: '//x/y' }, 4000)!)) as {
+      type: string;
+      error: { type: string; message: string };
+    };
     expect(bad.type).toBe('error');
     expect(bad.error.type).toBe('invalid_request_error');
     expect(bad.error.message).toMatch(/^Trimline proxy: /);
-    const forbidden = JSON.parse(refusalBody(refusal({ ...ok, origin: 'http://evil.example' }, 4000)!)) as { error: { type: string } };
+    const forbidden = JSON.parse(refusalBody(refusal({ ...ok, origin: 'http://evil.example' }, 4000)!)) as {
+      error: { type: string };
+    };
     expect(forbidden.error.type).toBe('permission_error');
   });
 });

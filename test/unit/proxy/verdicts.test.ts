@@ -9,11 +9,30 @@ const user = (t: string): MessageParam => ({ role: 'user', content: [{ type: 'te
 const asst = (t: string): MessageParam => ({ role: 'assistant', content: [{ type: 'text', text: t }] });
 const SYSTEM = [{ type: 'text', text: 'Main system prompt', cache_control: { type: 'ephemeral' } }];
 const TOOLS = [{ name: 'Read', input_schema: { type: 'object' } }];
-const usage = (read: number, written: number) => ({ input_tokens: 3, output_tokens: 3, cache_read_input_tokens: read, cache_creation_input_tokens: written });
+const usage = (read: number, written: number) => ({
+  input_tokens: 3,
+  output_tokens: 3,
+  cache_read_input_tokens: read,
+  cache_creation_input_tokens: written,
+});
 
-function call(v: ProxyVerdicts, sessionId: string, sessionCall: number, messages: MessageParam[], over: { system?: unknown[]; key?: string } = {}, now = 1000) {
+function call(
+  v: ProxyVerdicts,
+  sessionId: string,
+  sessionCall: number,
+  messages: MessageParam[],
+  over: { system?: unknown[]; key?: string } = {},
+  now = 1000,
+) {
   const body = { model: 'claude-sonnet-4-6', system: over.system ?? SYSTEM, tools: TOOLS, messages };
-  return v.onRequest({ sessionId, key: 'key' in over ? over.key : 'K', sessionCall, body, digests: messages.map(messageDigest), now });
+  return v.onRequest({
+    sessionId,
+    key: 'key' in over ? over.key : 'K',
+    sessionCall,
+    body,
+    digests: messages.map(messageDigest),
+    now,
+  });
 }
 
 describe('ProxyVerdicts lineages', () => {
@@ -23,7 +42,9 @@ describe('ProxyVerdicts lineages', () => {
     v.onResponse('K', 0, { id: 'msg_0', usage: usage(0, 2000) });
     expect(call(v, 'K', 1, [user('a'), asst('b'), user('c')]).headChanged).toBe(false);
     v.onResponse('K', 1, { id: 'msg_1', usage: usage(2000, 100) });
-    const changed = call(v, 'K', 2, [user('a'), asst('b'), user('c'), asst('d'), user('e')], { system: [{ type: 'text', text: 'Main system prompt, v2', cache_control: { type: 'ephemeral' } }] });
+    const changed = call(v, 'K', 2, [user('a'), asst('b'), user('c'), asst('d'), user('e')], {
+      system: [{ type: 'text', text: 'Main system prompt, v2', cache_control: { type: 'ephemeral' } }],
+    });
     expect(changed).toMatchObject({ lineage: 'key:K', call: 2, headChanged: true });
   });
 
@@ -36,10 +57,18 @@ describe('ProxyVerdicts lineages', () => {
     expect(side).toMatchObject({ lineage: 'key:K#K.e2', call: 0, previousMessageId: null });
     expect(v.onResponse('K.e2', 0, { id: 'msg_s', usage: usage(0, 10) })!.verdict.miss?.reason).toBe('first_call');
     // The main conversation goes on: compared with its own last request.
-    expect(call(v, 'K', 1, [user('a'), asst('b'), user('c')])).toMatchObject({ lineage: 'key:K', call: 1, previousMessageId: 'msg_0' });
+    expect(call(v, 'K', 1, [user('a'), asst('b'), user('c')])).toMatchObject({
+      lineage: 'key:K',
+      call: 1,
+      previousMessageId: 'msg_0',
+    });
     expect(v.onResponse('K', 1, { id: 'msg_1', usage: usage(2000, 100) })!.verdict.miss).toBeNull();
     // It edits its history (a new epoch, same system and tools): still its lineage, and a messages_changed miss.
-    expect(call(v, 'K.e3', 0, [user('A!'), asst('b'), user('c'), asst('d'), user('e')])).toMatchObject({ lineage: 'key:K', call: 2, previousMessageId: 'msg_1' });
+    expect(call(v, 'K.e3', 0, [user('A!'), asst('b'), user('c'), asst('d'), user('e')])).toMatchObject({
+      lineage: 'key:K',
+      call: 2,
+      previousMessageId: 'msg_1',
+    });
     const edited = v.onResponse('K.e3', 0, { id: 'msg_2', usage: usage(0, 2200) })!.verdict;
     expect(edited.miss).toMatchObject({ reason: 'messages_changed', changeSource: 'client', missedTokens: 2100 });
   });
@@ -63,20 +92,52 @@ describe('ProxyVerdicts lineages', () => {
     expect(call(v, 'K', 1, [user('a'), asst('b'), user('c')])).toMatchObject({ call: 1, previousMessageId: 'msg_0' });
     v.onFailed('K', 1);
     expect(call(v, 'K', 2, [user('a'), asst('b'), user('c')])).toMatchObject({ call: 1, previousMessageId: 'msg_0' });
-    expect(v.onResponse('K', 2, { id: 'msg_1', usage: usage(2000, 50) })!.verdict).toMatchObject({ call: 1, miss: null });
+    expect(v.onResponse('K', 2, { id: 'msg_1', usage: usage(2000, 50) })!.verdict).toMatchObject({
+      call: 1,
+      miss: null,
+    });
   });
 
   it('a restored last request (an earlier run\u2019s journal) is what the next call is compared with, unless this run sent a later one', () => {
     const history = [user('a'), asst('b'), user('c')];
-    const print = fingerprintRequest({ model: 'claude-sonnet-4-6', system: SYSTEM, tools: TOOLS, messages: history }, 1000, { clientDigests: history.map(messageDigest) });
+    const print = fingerprintRequest(
+      { model: 'claude-sonnet-4-6', system: SYSTEM, tools: TOOLS, messages: history },
+      1000,
+      { clientDigests: history.map(messageDigest) },
+    );
     const v = new ProxyVerdicts();
-    v.restore('K', { lineage: 'key:K', call: 4, print, responseId: 'msg_4', usage: { read: 1800, written: 200, uncached: 3 } });
+    v.restore('K', {
+      lineage: 'key:K',
+      call: 4,
+      print,
+      responseId: 'msg_4',
+      usage: { read: 1800, written: 200, uncached: 3 },
+    });
     // The restored session keeps its lineage even when its head changes: a tools_changed miss, not a new lineage.
-    const next = v.onRequest({ sessionId: 'K', key: 'K', sessionCall: 5, body: { model: 'claude-sonnet-4-6', system: SYSTEM, tools: [...TOOLS, { name: 'Grep', input_schema: { type: 'object' } }], messages: [...history, asst('d'), user('e')] }, digests: [...history, asst('d'), user('e')].map(messageDigest), now: 2000 });
+    const next = v.onRequest({
+      sessionId: 'K',
+      key: 'K',
+      sessionCall: 5,
+      body: {
+        model: 'claude-sonnet-4-6',
+        system: SYSTEM,
+        tools: [...TOOLS, { name: 'Grep', input_schema: { type: 'object' } }],
+        messages: [...history, asst('d'), user('e')],
+      },
+      digests: [...history, asst('d'), user('e')].map(messageDigest),
+      now: 2000,
+    });
     expect(next).toMatchObject({ lineage: 'key:K', call: 5, previousMessageId: 'msg_4', headChanged: true });
-    expect(v.onResponse('K', 5, { id: 'msg_5', usage: usage(0, 2300) })!.verdict.miss).toMatchObject({ reason: 'tools_changed', missedTokens: 2000 });
-    // The same journal read again (the session came back after an eviction): this run's call 5 stays the one to compare with.
+    expect(v.onResponse('K', 5, { id: 'msg_5', usage: usage(0, 2300) })!.verdict.miss).toMatchObject({
+      reason: 'tools_changed',
+      missedTokens: 2000,
+    });
+    // The same journal read again (the session came back after an eviction): this run's call 5 stays the one to compare
+    // with.
     v.restore('K', { lineage: 'key:K', call: 4, print, responseId: 'msg_4' });
-    expect(call(v, 'K', 6, [...history, asst('d'), user('e'), asst('f'), user('g')])).toMatchObject({ call: 6, previousMessageId: 'msg_5' });
+    expect(call(v, 'K', 6, [...history, asst('d'), user('e'), asst('f'), user('g')])).toMatchObject({
+      call: 6,
+      previousMessageId: 'msg_5',
+    });
   });
 });

@@ -28,7 +28,10 @@ interface Line {
 
 function load(file: string, model: string) {
   const text = readFileSync(`${DIR}/${file}`, 'utf8');
-  const lines = text.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
+  const lines = text
+    .split('\n')
+    .filter(Boolean)
+    .map((l) => JSON.parse(l) as Line);
   const imp = parseTranscript(text, file);
   const rec = readRecorded(text, new Set());
   const byId = new Map<string, RecordedCall>(rec.conversations[0].calls.map((c) => [c.key.split('|')[0], c]));
@@ -60,7 +63,10 @@ describe('partial compaction (compactMetadata.preservedSegment)', () => {
     const sent = requestMessages(imp.messages, imp.calls[first]);
     const texts = sent.flatMap((m) => m.blocks.map((b) => JSON.stringify(b.param)));
     expect(sent[0].meta.compactBoundary).toBe(true);
-    expect(sent[0].blocks[0].param.type === 'text' && sent[0].blocks[0].param.text.startsWith('This session is being continued')).toBe(true);
+    expect(
+      sent[0].blocks[0].param.type === 'text' &&
+        sent[0].blocks[0].param.text.startsWith('This session is being continued'),
+    ).toBe(true);
     // Every kept line's content is in the request, in file order, before the first new prompt.
     let at = 0;
     for (const l of kept) {
@@ -79,8 +85,17 @@ describe('partial compaction (compactMetadata.preservedSegment)', () => {
 
   it('sizes the summary as a summary, not as summary + kept messages, and none stays within ±5% of the bill', () => {
     const summary = fit.messages[imp.calls[first].epochStart];
-    const summaryTokens = summary.blocks.filter((b) => !imp.messages[imp.calls[first].epochStart].blocks.find((l) => l.id === b.logId && l.param.type === 'text' && l.param.text.includes('now update the callers'))).reduce((a, b) => a + b.tokens, 0);
-    const keptTokens = requestMessages(fit.messages, imp.calls[first]).slice(1).reduce((a, m) => a + m.blocks.reduce((x, b) => x + b.tokens, 0), 0);
+    const summaryTokens = summary.blocks
+      .filter(
+        (b) =>
+          !imp.messages[imp.calls[first].epochStart].blocks.find(
+            (l) => l.id === b.logId && l.param.type === 'text' && l.param.text.includes('now update the callers'),
+          ),
+      )
+      .reduce((a, b) => a + b.tokens, 0);
+    const keptTokens = requestMessages(fit.messages, imp.calls[first])
+      .slice(1)
+      .reduce((a, m) => a + m.blocks.reduce((x, b) => x + b.tokens, 0), 0);
     expect(summaryTokens).toBeLessThan(keptTokens / 4);
     expect(Math.abs(fit.costError!)).toBeLessThanOrEqual(ANCHOR_TOLERANCE);
     expect(row.fit.status).toBe('anchored');
@@ -89,7 +104,8 @@ describe('partial compaction (compactMetadata.preservedSegment)', () => {
 
 describe('microcompact that clears attachments (clearedAttachmentUUIDs)', () => {
   const { lines, imp, fit, row } = load('microcompact-attachments.jsonl', 'claude-opus-4-5-20251101');
-  const cleared = lines.find((l) => l.subtype === 'microcompact_boundary')!.microcompactMetadata!.clearedAttachmentUUIDs!;
+  const cleared = lines.find((l) => l.subtype === 'microcompact_boundary')!.microcompactMetadata!
+    .clearedAttachmentUUIDs!;
 
   it('holds the cleared attachments as blocks and clears them from the call after the boundary', () => {
     expect(cleared.length).toBe(2);
@@ -113,7 +129,9 @@ describe('microcompact that clears attachments (clearedAttachmentUUIDs)', () => 
 
   it('imports no other attachment record', () => {
     const other = lines.filter((l) => l.type === 'attachment' && !cleared.includes(l.uuid!)).length;
-    const attachmentBlocks = imp.messages.flatMap((m) => m.blocks).filter((b) => b.param.type === 'text' && b.param.text.startsWith('<system-reminder>')).length;
+    const attachmentBlocks = imp.messages
+      .flatMap((m) => m.blocks)
+      .filter((b) => b.param.type === 'text' && b.param.text.startsWith('<system-reminder>')).length;
     expect(attachmentBlocks).toBe(cleared.length);
     expect(other + cleared.length).toBe(lines.filter((l) => l.type === 'attachment').length);
   });

@@ -28,14 +28,22 @@ interface Line {
   message?: { id?: string; content: unknown; usage?: { input_tokens: number } };
 }
 
-const lines = TEXT.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Line);
+const lines = TEXT.split('\n')
+  .filter(Boolean)
+  .map((l) => JSON.parse(l) as Line);
 const boundary = lines.findIndex((l) => l.subtype === 'compact_boundary');
 const lastKept = lines.findIndex((l) => l.uuid === lines[boundary].logicalParentUuid);
 
 /** The text of a line's first content block (or its string content), its first 60 characters. */
 function snippet(l: Line): string {
   const c = l.message?.content;
-  const b = typeof c === 'string' ? c : ((c as { text?: string; content?: string; id?: string }[])[0].text ?? (c as { content?: string }[])[0].content ?? (c as { id?: string }[])[0].id ?? '');
+  const b =
+    typeof c === 'string'
+      ? c
+      : ((c as { text?: string; content?: string; id?: string }[])[0].text ??
+        (c as { content?: string }[])[0].content ??
+        (c as { id?: string }[])[0].id ??
+        '');
   return JSON.stringify(b).slice(1, 61);
 }
 
@@ -68,7 +76,8 @@ describe('"Summarize from here" (messagesSummarized, userContext, logicalParentU
       at = i;
     }
     // Nothing that was summarized is sent.
-    for (const l of lines.slice(lastKept + 1, boundary).filter((x) => x.message)) expect(texts.some((t) => t.includes(snippet(l)))).toBe(false);
+    for (const l of lines.slice(lastKept + 1, boundary).filter((x) => x.message))
+      expect(texts.some((t) => t.includes(snippet(l)))).toBe(false);
     const summary = texts.findIndex((t) => t.includes('Summary of the later part'));
     expect(summary).toBe(at + 1);
     expect(texts.findIndex((t) => t.includes('and the error messages'))).toBeGreaterThan(summary);
@@ -82,8 +91,16 @@ describe('"Summarize from here" (messagesSummarized, userContext, logicalParentU
   it('sizes the summary as a summary, not as summary + kept messages, and stays within ±5% of the bill', () => {
     const sent = requestMessages(fit.messages, imp.calls[first]);
     const log = requestMessages(imp.messages, imp.calls[first]);
-    const s = log.findIndex((m) => m.blocks.some((b) => b.param.type === 'text' && b.param.text.includes('Summary of the later part')));
-    const summaryTokens = sent[s].blocks.filter((b) => log[s].blocks.find((l) => l.id === b.logId && l.param.type === 'text' && l.param.text.includes('Summary of the later part'))).reduce((a, b) => a + b.tokens, 0);
+    const s = log.findIndex((m) =>
+      m.blocks.some((b) => b.param.type === 'text' && b.param.text.includes('Summary of the later part')),
+    );
+    const summaryTokens = sent[s].blocks
+      .filter((b) =>
+        log[s].blocks.find(
+          (l) => l.id === b.logId && l.param.type === 'text' && l.param.text.includes('Summary of the later part'),
+        ),
+      )
+      .reduce((a, b) => a + b.tokens, 0);
     const keptTokens = sent.slice(0, s).reduce((a, m) => a + m.blocks.reduce((x, b) => x + b.tokens, 0), 0);
     expect(summaryTokens).toBeGreaterThan(1000);
     expect(summaryTokens).toBeLessThan(keptTokens / 4);
@@ -103,6 +120,8 @@ describe('"Summarize from here" whose kept messages cannot be followed', () => {
     expect(imp.messages.some((m) => m.meta.flags?.includes('preserved'))).toBe(false);
     const first = imp.calls.find((c) => c.epochStart > 0)!;
     const sent = requestMessages(imp.messages, first);
-    expect(sent[0].blocks[0].param.type === 'text' && sent[0].blocks[0].param.text.includes('Summary of the later part')).toBe(true);
+    expect(
+      sent[0].blocks[0].param.type === 'text' && sent[0].blocks[0].param.text.includes('Summary of the later part'),
+    ).toBe(true);
   });
 });

@@ -36,13 +36,23 @@ function fitted(file: string, model: string): Fitted {
   const imp = parseTranscript(text, file);
   const rec = readRecorded(text, new Set());
   const byId = new Map<string, RecordedCall>(rec.conversations[0].calls.map((c) => [c.key.split('|')[0], c]));
-  return { fit: fitNone(imp, model, byId, undefined, rec.conversations[0].events), calls: imp.calls, recorded: rec.conversations[0].calls };
+  return {
+    fit: fitNone(imp, model, byId, undefined, rec.conversations[0].events),
+    calls: imp.calls,
+    recorded: rec.conversations[0].calls,
+  };
 }
 
 /** Input-side cost of a simulated step at a model's prices. */
 function priced(model: string, u: FitResult['steps'][number]['usage']): number {
   const p = modelPrice(model);
-  return (u.input_tokens * p.input + u.cache_creation.ephemeral_5m_input_tokens * p.cacheWrite5m + u.cache_creation.ephemeral_1h_input_tokens * p.cacheWrite1h + u.cache_read_input_tokens * p.cacheRead) / 1e6;
+  return (
+    (u.input_tokens * p.input +
+      u.cache_creation.ephemeral_5m_input_tokens * p.cacheWrite5m +
+      u.cache_creation.ephemeral_1h_input_tokens * p.cacheWrite1h +
+      u.cache_read_input_tokens * p.cacheRead) /
+    1e6
+  );
 }
 
 const systemOf = (f: FitResult, model: string): number => {
@@ -68,9 +78,20 @@ describe('model switch (/model from Opus 4.1 to Sonnet 4)', () => {
   it('is within ±5% of the bill and says which calls went to the other model', () => {
     expect(Math.abs(fit.costError!)).toBeLessThanOrEqual(ANCHOR_TOLERANCE);
     expect(fit.otherModels).toEqual([{ model: SONNET_4, calls: calls.length - first }]);
-    const row = reportFile('model-switch.jsonl', readFileSync(`${DIR}/model-switch.jsonl`, 'utf8'), new Set(), { strategies: [], config: {} }).rows[0];
+    const row = reportFile('model-switch.jsonl', readFileSync(`${DIR}/model-switch.jsonl`, 'utf8'), new Set(), {
+      strategies: [],
+      config: {},
+    }).rows[0];
     expect(row.otherModels).toEqual([SONNET_4]);
-    expect(formatReport({ sessions: [row], totals: totalsOf([row], ['none'], 0), skipped: [], strategies: ['none'], note: '' })).toMatch(/model-switch\s+opus-4-1\S* \+1 /);
+    expect(
+      formatReport({
+        sessions: [row],
+        totals: totalsOf([row], ['none'], 0),
+        skipped: [],
+        strategies: ['none'],
+        note: '',
+      }),
+    ).toMatch(/model-switch\s+opus-4-1\S* \+1 /);
   });
 });
 
@@ -115,7 +136,9 @@ describe('side requests of their own (another model, its own short prompt, not t
 describe('1-hour cache writes (Claude Code ≥ 2.1.29)', () => {
   it('keeps the whole prefix warm over 10–45 minute gaps when every breakpoint is 1h', () => {
     const { fit, calls } = fitted('one-hour.jsonl', 'claude-opus-4-6');
-    const afterGap = fit.timings.map((t, i) => (i > 0 && t.now - fit.timings[i - 1].now > 10 * 60_000 ? i : -1)).filter((i) => i > 0);
+    const afterGap = fit.timings
+      .map((t, i) => (i > 0 && t.now - fit.timings[i - 1].now > 10 * 60_000 ? i : -1))
+      .filter((i) => i > 0);
     expect(afterGap.length).toBeGreaterThanOrEqual(3);
     for (const i of afterGap) {
       expect(fit.timings[i].ttl).toBe('1h');
@@ -126,7 +149,9 @@ describe('1-hour cache writes (Claude Code ≥ 2.1.29)', () => {
 
   it('reads only the 1h system prompt after a 15-minute gap when the message breakpoint is 5m', () => {
     const { fit } = fitted('one-hour-mixed.jsonl', 'claude-opus-4-6');
-    const afterGap = fit.timings.map((t, i) => (i > 0 && t.now - fit.timings[i - 1].now > 10 * 60_000 ? i : -1)).filter((i) => i > 0);
+    const afterGap = fit.timings
+      .map((t, i) => (i > 0 && t.now - fit.timings[i - 1].now > 10 * 60_000 ? i : -1))
+      .filter((i) => i > 0);
     expect(afterGap.length).toBeGreaterThanOrEqual(2);
     for (const i of afterGap) {
       expect(fit.timings[i].systemTtl).toBe('1h');
@@ -138,10 +163,14 @@ describe('1-hour cache writes (Claude Code ≥ 2.1.29)', () => {
   });
 });
 
-describe('resumed session (the file starts with its parent\'s lines)', () => {
+describe("resumed session (the file starts with its parent's lines)", () => {
   const PARENT = '5a1c0e05-0000-4000-8000-00000000000a';
   const CHILD = '5a1c0e06-0000-4000-8000-00000000000b';
-  const report = buildReport({ paths: [`${DIR}/${CHILD}.jsonl`, `${DIR}/${PARENT}.jsonl`], strategies: ['none'], config: {} });
+  const report = buildReport({
+    paths: [`${DIR}/${CHILD}.jsonl`, `${DIR}/${PARENT}.jsonl`],
+    strategies: ['none'],
+    config: {},
+  });
 
   it('labels the resumed file with its own session id and counts the copied responses once, in the parent', () => {
     const child = report.sessions.find((r) => r.file.endsWith(`${CHILD}.jsonl`))!;
@@ -154,7 +183,10 @@ describe('resumed session (the file starts with its parent\'s lines)', () => {
   });
 
   it('keeps its own id even when the resumed file is read alone (the copied responses are then billed in it)', () => {
-    const r = reportFile(`${DIR}/${CHILD}.jsonl`, readFileSync(`${DIR}/${CHILD}.jsonl`, 'utf8'), new Set(), { strategies: [], config: {} });
+    const r = reportFile(`${DIR}/${CHILD}.jsonl`, readFileSync(`${DIR}/${CHILD}.jsonl`, 'utf8'), new Set(), {
+      strategies: [],
+      config: {},
+    });
     expect(r.rows[0].sessionId).toBe(CHILD);
   });
 });
@@ -204,8 +236,12 @@ describe('microcompact (the client cleared old tool results itself)', () => {
     expect(fit.contexts[at - 1].cleared).toBeUndefined();
     // The cache holds nothing past the first cleared result, so the read is the system prompt.
     expect(fit.steps[at].usage.cache_read_input_tokens).toBe(systemOf(fit, OPUS_45));
-    expect(Math.abs(fit.steps[at].usage.cache_read_input_tokens / calls[at].usage!.cache_read_input_tokens! - 1)).toBeLessThan(0.01);
-    expect(fit.steps[at].totalInput).toBeLessThan(fit.steps[at - 1].totalInput - 6 * (4000 - CLEARED_RESULT_TOKENS) + 2000);
+    expect(
+      Math.abs(fit.steps[at].usage.cache_read_input_tokens / calls[at].usage!.cache_read_input_tokens! - 1),
+    ).toBeLessThan(0.01);
+    expect(fit.steps[at].totalInput).toBeLessThan(
+      fit.steps[at - 1].totalInput - 6 * (4000 - CLEARED_RESULT_TOKENS) + 2000,
+    );
   });
 
   it('needs no rescaling of the history and is within ±5% of the bill', () => {

@@ -53,7 +53,11 @@ describe('report command: per-file cache under globalStorage', () => {
     // The cache's parent is a file: it cannot be created, the report is still whole.
     mkdirSync(join(dir, 'blocked'));
     cpSync(join(PROJECTS, '-home-u-proj/11111111-1111-4111-8111-111111111111.jsonl'), join(dir, 'blocked/file'));
-    const blocked = await runEditorReport({ paths: [join(dir, 'projects')], strategies: STRATEGIES, cacheFile: join(dir, 'blocked/file/report-cache.json') });
+    const blocked = await runEditorReport({
+      paths: [join(dir, 'projects')],
+      strategies: STRATEGIES,
+      cacheFile: join(dir, 'blocked/file/report-cache.json'),
+    });
     expect(blocked.cacheError).toBeDefined();
     expect(blocked.report).toEqual(none.report);
   });

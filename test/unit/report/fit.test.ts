@@ -28,11 +28,13 @@ describe('none reproduces the recorded bill (m-claude and every cause fixture)',
   it('has sessions with ≥ 10 billed calls in both sets, each anchored', () => {
     expect(long.length).toBeGreaterThan(0);
     expect(causes.sessions.filter((r) => r.calls >= MIN_CALLS_FOR_FIT).length).toBeGreaterThan(0);
-    for (const r of [...long, ...causes.sessions.filter((x) => x.calls >= MIN_CALLS_FOR_FIT)]) expect(r.fit.status, nameOf(r)).toBe('anchored');
+    for (const r of [...long, ...causes.sessions.filter((x) => x.calls >= MIN_CALLS_FOR_FIT)])
+      expect(r.fit.status, nameOf(r)).toBe('anchored');
   });
 
   it('is within ±5% of the recorded input-side cost on every one of them', () => {
-    for (const r of [...long, ...causes.sessions.filter((x) => x.calls >= MIN_CALLS_FOR_FIT)]) expect(Math.abs(r.fit.error!), nameOf(r)).toBeLessThanOrEqual(FIT_TOLERANCE);
+    for (const r of [...long, ...causes.sessions.filter((x) => x.calls >= MIN_CALLS_FOR_FIT)])
+      expect(Math.abs(r.fit.error!), nameOf(r)).toBeLessThanOrEqual(FIT_TOLERANCE);
   });
 
   it('default never costs more than none unless the row says why', () => {
@@ -66,14 +68,18 @@ describe('none reproduces the recorded bill (m-claude and every cause fixture)',
 
   it('gives the saving with the documented cache rules alone beside the one that follows the recording', () => {
     const r = long.find((x) => x.fit.notes.some((n) => /read only the system prompt from cache/.test(n)))!;
-    const one = buildReport({ paths: [r.file], strategies: ['none', 'default'], config: {} }).sessions.find((x) => x.file === r.file && !x.sidechain)!;
+    const one = buildReport({ paths: [r.file], strategies: ['none', 'default'], config: {} }).sessions.find(
+      (x) => x.file === r.file && !x.sidechain,
+    )!;
     const none = one.strategies.none;
     const def = one.strategies.default;
     expect(none.documentedInputCost).toBeDefined();
     expect(def.documentedInputCost).toBeDefined();
     const following = (100 * (1 - def.inputCost / none.inputCost)).toFixed(1);
     const documented = (100 * (1 - def.documentedInputCost! / none.documentedInputCost!)).toFixed(1);
-    expect(one.fit.notes).toContain(`default saves ${following}% of none following the recording's misses, ${documented}% with the documented cache rules alone`);
+    expect(one.fit.notes).toContain(
+      `default saves ${following}% of none following the recording's misses, ${documented}% with the documented cache rules alone`,
+    );
   });
 
   it('matches each call: median per-call error under 5% for total input and for input-side cost', () => {
@@ -83,7 +89,7 @@ describe('none reproduces the recorded bill (m-claude and every cause fixture)',
     }
   });
 
-  it('counts a resumed session\'s copied responses in the original file only', () => {
+  it("counts a resumed session's copied responses in the original file only", () => {
     const copy = report.sessions.find((r) => r.duplicates > 0)!;
     const ids = new Set<string>();
     for (const line of readFileSync(copy.file, 'utf8').split('\n')) {
@@ -93,7 +99,8 @@ describe('none reproduces the recorded bill (m-claude and every cause fixture)',
       } catch {
         continue;
       }
-      if (r.type === 'assistant' && r.message?.usage && r.message.model !== '<synthetic>') ids.add(`${r.message.id}|${r.requestId ?? ''}`);
+      if (r.type === 'assistant' && r.message?.usage && r.message.model !== '<synthetic>')
+        ids.add(`${r.message.id}|${r.requestId ?? ''}`);
     }
     expect(copy.calls + copy.duplicates).toBe(ids.size);
     expect(copy.sessionId).toBe(nameOf(copy));
@@ -104,7 +111,11 @@ describe('none reproduces the recorded bill (m-claude and every cause fixture)',
     const ids = new Set<string>();
     for (const f of readdirSync(DIR)) {
       for (const line of readFileSync(`${DIR}/${f}`, 'utf8').split('\n')) {
-        let r: { type?: string; requestId?: string; message?: { id?: string; model?: string; usage?: { output_tokens: number } } };
+        let r: {
+          type?: string;
+          requestId?: string;
+          message?: { id?: string; model?: string; usage?: { output_tokens: number } };
+        };
         try {
           r = JSON.parse(line);
         } catch {

@@ -26,16 +26,30 @@ it('fits the bill of every conversation, main thread and subagent, or says it do
 });
 
 it('counts each response once: token totals equal the usage summed per (message id, request id)', () => {
-  const seen = new Map<string, { input_tokens: number; cache_creation_input_tokens?: number; cache_read_input_tokens?: number; output_tokens: number }>();
+  const seen = new Map<
+    string,
+    {
+      input_tokens: number;
+      cache_creation_input_tokens?: number;
+      cache_read_input_tokens?: number;
+      output_tokens: number;
+    }
+  >();
   for (const line of readFileSync(FILE, 'utf8').split('\n')) {
     if (!line.trim()) continue;
-    const r = JSON.parse(line) as { type?: string; requestId?: string; message?: { id?: string; usage?: { input_tokens: number; output_tokens: number } } };
+    const r = JSON.parse(line) as {
+      type?: string;
+      requestId?: string;
+      message?: { id?: string; usage?: { input_tokens: number; output_tokens: number } };
+    };
     if (r.type !== 'assistant' || !r.message?.usage || !r.message.id) continue;
     const key = `${r.message.id}|${r.requestId ?? ''}`;
     const prev = seen.get(key);
     if (!prev || r.message.usage.output_tokens >= prev.output_tokens) seen.set(key, r.message.usage);
   }
-  const sum = (k: 'input_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens' | 'output_tokens'): number => [...seen.values()].reduce((a, u) => a + (u[k] ?? 0), 0);
+  const sum = (
+    k: 'input_tokens' | 'cache_creation_input_tokens' | 'cache_read_input_tokens' | 'output_tokens',
+  ): number => [...seen.values()].reduce((a, u) => a + (u[k] ?? 0), 0);
   const t = report.totals.recorded;
   expect(report.totals.calls).toBe(seen.size);
   expect(t.inputTokens).toBe(sum('input_tokens'));

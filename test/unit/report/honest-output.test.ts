@@ -12,7 +12,13 @@ import { formatReport, reportHtml } from '../../../src/core/report';
 import { dearerBecause } from '../../../src/core/report/fit-notes';
 import { totalsOf } from '../../../src/core/report/report';
 import { reportFile } from '../../../src/core/report/session-report';
-import { headlineSavings, nextStepLines, oneLine, skippedSummary, NOTHING_BILLED } from '../../../src/views/report-summary';
+import {
+  headlineSavings,
+  nextStepLines,
+  oneLine,
+  skippedSummary,
+  NOTHING_BILLED,
+} from '../../../src/views/report-summary';
 import { COUNTERFACTUAL_NOTE, type Report, type SessionReport } from '../../../src/protocol/report-types';
 
 const DIR = resolve('test/fixtures/report-causes');
@@ -28,7 +34,10 @@ function unexplainedPartialMisses(text: string): string {
     .split('\n')
     .map((line) => {
       if (!line) return line;
-      const r = JSON.parse(line) as { type: string; message?: { id: string; usage?: Record<string, number | Record<string, number>> } };
+      const r = JSON.parse(line) as {
+        type: string;
+        message?: { id: string; usage?: Record<string, number | Record<string, number>> };
+      };
       const u = r.message?.usage;
       if (r.type !== 'assistant' || !u) return line;
       if (!ids.has(r.message!.id)) ids.set(r.message!.id, ids.size);
@@ -101,14 +110,25 @@ describe('a loose fit is flagged and left out of the headline', () => {
 
 describe('a strategy dearer than none says why', () => {
   it('names the rewrites that never paid back', () => {
-    expect(dearerBecause('default', { inputCost: 1.2, writeCost: 0.7 }, { inputCost: 1, writeCost: 0.3 })).toMatch(/default costs \$0\.200 more than none: its edits rewrote the cache \(\$0\.400 more in cache writes\).*saved only \$0\.200/);
-    expect(dearerBecause('default', { inputCost: 0.9, writeCost: 0.7 }, { inputCost: 1, writeCost: 0.3 })).toBeUndefined();
+    expect(dearerBecause('default', { inputCost: 1.2, writeCost: 0.7 }, { inputCost: 1, writeCost: 0.3 })).toMatch(
+      /default costs \$0\.200 more than none: its edits rewrote the cache \(\$0\.400 more in cache writes\).*saved only \$0\.200/,
+    );
+    expect(
+      dearerBecause('default', { inputCost: 0.9, writeCost: 0.7 }, { inputCost: 1, writeCost: 0.3 }),
+    ).toBeUndefined();
   });
 });
 
 describe('terminal output a newcomer can act on', () => {
   it('says where it looked and how to point elsewhere when nothing is found', () => {
-    const empty: Report = { sessions: [], totals: totalsOf([], ['none'], 0), skipped: [], strategies: ['none'], searched: ['/nowhere', '/empty'], note: COUNTERFACTUAL_NOTE };
+    const empty: Report = {
+      sessions: [],
+      totals: totalsOf([], ['none'], 0),
+      skipped: [],
+      strategies: ['none'],
+      searched: ['/nowhere', '/empty'],
+      note: COUNTERFACTUAL_NOTE,
+    };
     const text = formatReport(empty, (p) => p === '/empty');
     expect(text).toContain('looked in /nowhere: it does not exist');
     expect(text).toContain('looked in /empty: no Claude Code session');

@@ -29,7 +29,8 @@ class EveryCall {
     let pos = start;
     for (const p of parts) {
       for (const f of p.folded) {
-        if (f.block.logId && f.block.id === f.block.logId && this.results.has(f.block.logId)) this.sent.push({ id: f.block.logId, start: pos, tokens: f.tokens });
+        if (f.block.logId && f.block.id === f.block.logId && this.results.has(f.block.logId))
+          this.sent.push({ id: f.block.logId, start: pos, tokens: f.tokens });
         pos += f.tokens;
       }
     }
@@ -65,7 +66,9 @@ describe('OffenderTally', () => {
     const conv = rec.conversations[0];
     const byId = new Map<string, RecordedCall>(conv.calls.map((c) => [c.key.split('|')[0], c]));
     const model = imp.model ?? conv.calls[0].model;
-    const results = new Set(imp.messages.flatMap((m) => m.blocks.filter((b) => b.param.type === 'tool_result').map((b) => b.id)));
+    const results = new Set(
+      imp.messages.flatMap((m) => m.blocks.filter((b) => b.param.type === 'tool_result').map((b) => b.id)),
+    );
     const lazy = new OffenderTally(imp, model);
     const plain = new EveryCall(results, model);
     fitNone(imp, model, byId, lazy, conv.events);
@@ -76,8 +79,11 @@ describe('OffenderTally', () => {
     expect(want.length).toBeGreaterThan(0);
     expect(got).toHaveLength(want.length);
     type Row = { tokens: number; timesResent: number; dollars: number };
-    const order = (a: Row, b: Row): number => a.tokens - b.tokens || a.timesResent - b.timesResent || a.dollars - b.dollars;
-    const expected = want.map((r) => ({ tokens: Math.round(r.tokens), timesResent: Math.max(0, r.sent - 1), dollars: r.dollars })).sort(order);
+    const order = (a: Row, b: Row): number =>
+      a.tokens - b.tokens || a.timesResent - b.timesResent || a.dollars - b.dollars;
+    const expected = want
+      .map((r) => ({ tokens: Math.round(r.tokens), timesResent: Math.max(0, r.sent - 1), dollars: r.dollars }))
+      .sort(order);
     const actual = got.map((r) => ({ tokens: r.tokens, timesResent: r.timesResent, dollars: r.dollars })).sort(order);
     actual.forEach((r, i) => {
       expect([r.tokens, r.timesResent]).toEqual([expected[i].tokens, expected[i].timesResent]);

@@ -1,4 +1,7 @@
-/** `trimline report` on OpenAI-style trajectories: found in a directory walk, listed as having no billed usage, never "corrupt lines". */
+/**
+ * `trimline report` on OpenAI-style trajectories: found in a directory walk, listed as having no billed usage, never
+ * "corrupt lines".
+ */
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { buildReport, completeLines } from '../../../src/core/report';
@@ -13,7 +16,8 @@ describe('report on OpenAI-style trajectories', () => {
       ['sweagent_demo_function_calling_marshmallow-1867.traj', 'gpt-4o', 0, 'no-usage'],
       ['sweagent_gpt4_pydicom-1458.traj', 'unknown', 0, 'no-usage'],
     ]);
-    for (const s of r.sessions) expect(s.fit.notes).toEqual(['openai-chat: no billed usage recorded, so nothing to anchor a counterfactual on']);
+    for (const s of r.sessions)
+      expect(s.fit.notes).toEqual(['openai-chat: no billed usage recorded, so nothing to anchor a counterfactual on']);
     // The OpenHands sample is a plain .json: not walked into, so nothing is skipped.
     expect(r.skipped).toEqual([]);
   });
@@ -21,7 +25,12 @@ describe('report on OpenAI-style trajectories', () => {
   it('an OpenHands file named directly is a row without billed usage', () => {
     const r = buildReport({ paths: [join(MIT, 'openhands_basic_gui_mode.json')], strategies: ['none'], config: {} });
     expect(r.sessions.map((s) => [s.model, s.calls, s.fit.status, s.fit.notes])).toEqual([
-      ['claude-3-5-sonnet-20241022', 0, 'no-usage', ['openhands: no billed usage recorded, so nothing to anchor a counterfactual on']],
+      [
+        'claude-3-5-sonnet-20241022',
+        0,
+        'no-usage',
+        ['openhands: no billed usage recorded, so nothing to anchor a counterfactual on'],
+      ],
     ]);
     expect(r.skipped).toEqual([]);
   });

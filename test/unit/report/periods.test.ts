@@ -102,8 +102,16 @@ describe('per-period totals', () => {
   it('splits the calls around midnight by the zone', () => {
     const days = (tz: string) =>
       inRange(rep, { by: 'day', timezone: tz }).periods?.rows.map((r) => [r.period, r.calls]);
-    expect(days('America/New_York')).toEqual([['2026-02-10', 3], ['2026-02-11', 1], ['2026-02-15', 1]]);
-    expect(days('Asia/Kolkata')).toEqual([['2026-02-10', 1], ['2026-02-11', 3], ['2026-02-16', 1]]);
+    expect(days('America/New_York')).toEqual([
+      ['2026-02-10', 3],
+      ['2026-02-11', 1],
+      ['2026-02-15', 1],
+    ]);
+    expect(days('Asia/Kolkata')).toEqual([
+      ['2026-02-10', 1],
+      ['2026-02-11', 3],
+      ['2026-02-16', 1],
+    ]);
   });
 
   it('weeks start on Monday in the zone, months by the local date', () => {
@@ -113,7 +121,10 @@ describe('per-period totals', () => {
     const weeks = periodTotals(rep.sessions, rep.strategies, { by: 'week', timezone: 'America/New_York' }).rows;
     expect(weeks.map((w) => [w.period, w.calls])).toEqual([['2026-02-09', 5]]);
     const utcWeeks = periodTotals(rep.sessions, rep.strategies, { by: 'week', timezone: 'UTC' }).rows;
-    expect(utcWeeks.map((w) => [w.period, w.calls])).toEqual([['2026-02-09', 4], ['2026-02-16', 1]]);
+    expect(utcWeeks.map((w) => [w.period, w.calls])).toEqual([
+      ['2026-02-09', 4],
+      ['2026-02-16', 1],
+    ]);
   });
 
   it('sums to the recorded totals, and spreads each strategy over the periods by recorded input-side cost', () => {
@@ -150,6 +161,10 @@ describe('per-period totals', () => {
     const json = JSON.parse(chunks.join('')) as { periods: PeriodReport };
     expect([json.periods.by, json.periods.timezone]).toEqual(['day', 'Asia/Kolkata']);
     const days = json.periods.rows.map((r) => [r.period, r.calls]);
-    expect(days).toEqual([['2026-02-10', 1], ['2026-02-11', 3], ['2026-02-16', 1]]);
+    expect(days).toEqual([
+      ['2026-02-10', 1],
+      ['2026-02-11', 3],
+      ['2026-02-16', 1],
+    ]);
   });
 });

@@ -1,4 +1,6 @@
-/** Recorded spend: each response once (final record), 1-hour writes priced apart, subagents apart, copies never twice. */
+/**
+ * Recorded spend: each response once (final record), 1-hour writes priced apart, subagents apart, copies never twice.
+ */
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -52,8 +54,21 @@ describe('readRecorded', () => {
   });
 
   it('without a split, writes are 5-minute ones; a partial split leaves the rest as 5-minute writes', () => {
-    expect(recordedUsage({ input_tokens: 1, output_tokens: 2, cache_creation_input_tokens: 100 }).cache_creation).toEqual({ ephemeral_5m_input_tokens: 100, ephemeral_1h_input_tokens: 0 });
-    expect(recordedUsage({ cache_creation_input_tokens: 100, cache_creation: { ephemeral_1h_input_tokens: 30 } }).cache_creation).toEqual({ ephemeral_5m_input_tokens: 70, ephemeral_1h_input_tokens: 30 });
-    expect(callCost('claude-opus-4-5', recordedUsage({ cache_creation_input_tokens: 1_000_000, cache_creation: { ephemeral_1h_input_tokens: 1_000_000, ephemeral_5m_input_tokens: 0 } })).input).toBeCloseTo(10, 9);
+    expect(
+      recordedUsage({ input_tokens: 1, output_tokens: 2, cache_creation_input_tokens: 100 }).cache_creation,
+    ).toEqual({ ephemeral_5m_input_tokens: 100, ephemeral_1h_input_tokens: 0 });
+    expect(
+      recordedUsage({ cache_creation_input_tokens: 100, cache_creation: { ephemeral_1h_input_tokens: 30 } })
+        .cache_creation,
+    ).toEqual({ ephemeral_5m_input_tokens: 70, ephemeral_1h_input_tokens: 30 });
+    expect(
+      callCost(
+        'claude-opus-4-5',
+        recordedUsage({
+          cache_creation_input_tokens: 1_000_000,
+          cache_creation: { ephemeral_1h_input_tokens: 1_000_000, ephemeral_5m_input_tokens: 0 },
+        }),
+      ).input,
+    ).toBeCloseTo(10, 9);
   });
 });

@@ -6,7 +6,14 @@ import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runReportCli } from '../../../src/cli/report';
 import { importTranscript } from '../../../src/core/import';
-import { buildReport, completeLines, defaultProjectsDir, formatReport, ReportCache, reportHtml } from '../../../src/core/report';
+import {
+  buildReport,
+  completeLines,
+  defaultProjectsDir,
+  formatReport,
+  ReportCache,
+  reportHtml,
+} from '../../../src/core/report';
 import { fitNone } from '../../../src/core/report/fit';
 import { readRecorded } from '../../../src/core/import/claude-code-usage';
 import type { RecordedCall } from '../../../src/core/import/recorded';
@@ -41,8 +48,12 @@ describe('buildReport', () => {
   });
 
   it('names unknown formats and corrupt lines instead of aborting', () => {
-    expect(rep.skipped.some((s) => s.file.endsWith('notes.jsonl') && /not a Claude Code JSONL/.test(s.reason))).toBe(true);
-    expect(rep.skipped.some((s) => s.file.endsWith('111111111111.jsonl') && s.reason === '1 corrupt line(s) skipped')).toBe(true);
+    expect(rep.skipped.some((s) => s.file.endsWith('notes.jsonl') && /not a Claude Code JSONL/.test(s.reason))).toBe(
+      true,
+    );
+    expect(
+      rep.skipped.some((s) => s.file.endsWith('111111111111.jsonl') && s.reason === '1 corrupt line(s) skipped'),
+    ).toBe(true);
     expect(rep.totals.badLines).toBe(2);
   });
 
@@ -91,14 +102,19 @@ describe('trimline report (CLI)', () => {
     const html = join(mkdtempSync(join(tmpdir(), 'trimline-report-')), 'r.html');
     expect(await runReportCli([FIXTURES, '--json', '--html', html, '--no-cache'], o.out, sink().out)).toBe(0);
     const j = JSON.parse(o.text()) as { sessions: Record<string, unknown>[]; totals: object; skipped: object[] };
-    for (const k of ['file', 'sessionId', 'sidechain', 'model', 'calls', 'fit', 'recorded', 'strategies', 'offenders']) expect(j.sessions[0]).toHaveProperty(k);
+    for (const k of ['file', 'sessionId', 'sidechain', 'model', 'calls', 'fit', 'recorded', 'strategies', 'offenders'])
+      expect(j.sessions[0]).toHaveProperty(k);
     expect(Object.keys(j.sessions[0].strategies as object)).toEqual(['none', 'default']);
     expect(readFileSync(html, 'utf8')).toContain('<svg');
   });
 
   it('rejects a --since that is not a date, or --workers that is not a count, in one line', async () => {
-    await expect(runReportCli([FIXTURES, '--since', 'yesterday', '--no-cache'], sink().out, sink().out)).rejects.toThrow(/--since must be a date/);
-    await expect(runReportCli([FIXTURES, '--workers', 'two', '--no-cache'], sink().out, sink().out)).rejects.toThrow(/--workers must be a whole number/);
+    await expect(
+      runReportCli([FIXTURES, '--since', 'yesterday', '--no-cache'], sink().out, sink().out),
+    ).rejects.toThrow(/--since must be a date/);
+    await expect(runReportCli([FIXTURES, '--workers', 'two', '--no-cache'], sink().out, sink().out)).rejects.toThrow(
+      /--workers must be a whole number/,
+    );
   });
 });
 
@@ -109,7 +125,10 @@ describe('per-file cache', () => {
     const cacheFile = join(dir, 'cache.json');
     const run = () => {
       const cache = new ReportCache(cacheFile);
-      return { rep: buildReport({ paths: [join(dir, 'in')], strategies: ['none'], config: {}, cache }), hits: cache.hits };
+      return {
+        rep: buildReport({ paths: [join(dir, 'in')], strategies: ['none'], config: {}, cache }),
+        hits: cache.hits,
+      };
     };
     const first = run();
     expect(first.hits).toBe(0);

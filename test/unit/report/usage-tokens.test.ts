@@ -32,7 +32,11 @@ describe('UsageSizedTokens', () => {
   it('gives every log block its fitted size and other content a size from its characters', () => {
     const { imp, fit } = fitted();
     const tokens = new UsageSizedTokens(imp, fit.messages, MODEL);
-    imp.messages.forEach((m, i) => m.blocks.forEach((b, j) => expect(tokens.block(b.param).tokens).toBe(Math.round(fit.messages[i].blocks[j].tokens))));
+    imp.messages.forEach((m, i) =>
+      m.blocks.forEach((b, j) =>
+        expect(tokens.block(b.param).tokens).toBe(Math.round(fit.messages[i].blocks[j].tokens)),
+      ),
+    );
     const placeholder = 'x'.repeat(3500);
     const t = tokens.text(placeholder).tokens;
     expect(t).toBe(tokens.ratios.estimate('text', 3500));
@@ -46,7 +50,10 @@ describe('UsageSizedTokens', () => {
     r.observe('tool_result', 100, 50); // too short to teach
     expect(r.charsPerToken('tool_result')).toBeCloseTo(CHARS_PER_TOKEN, 10);
     r.observe('tool_result', 20_000, 10_000);
-    expect(r.charsPerToken('tool_result')).toBeCloseTo((PRIOR_WEIGHT_CHARS + 20_000) / (PRIOR_WEIGHT_CHARS / CHARS_PER_TOKEN + 10_000), 10);
+    expect(r.charsPerToken('tool_result')).toBeCloseTo(
+      (PRIOR_WEIGHT_CHARS + 20_000) / (PRIOR_WEIGHT_CHARS / CHARS_PER_TOKEN + 10_000),
+      10,
+    );
     expect(r.charsPerToken('text')).toBeCloseTo(CHARS_PER_TOKEN, 10);
   });
 
@@ -63,7 +70,10 @@ describe('headOf', () => {
     const dir = mkdtempSync(join(tmpdir(), 'trimline-head-'));
     const f = join(dir, 's.jsonl');
     const filler = JSON.stringify({ type: 'summary', summary: 'y'.repeat(6000) });
-    writeFileSync(f, `${JSON.stringify({ type: 'x', timestamp: '2026-01-02T00:00:00Z' })}\n${filler}\n${JSON.stringify({ sessionId: 'abc' })}\n`);
+    writeFileSync(
+      f,
+      `${JSON.stringify({ type: 'x', timestamp: '2026-01-02T00:00:00Z' })}\n${filler}\n${JSON.stringify({ sessionId: 'abc' })}\n`,
+    );
     expect(headOf(f)).toEqual({ timestamp: '2026-01-02T00:00:00Z', sessionId: 'abc' });
     const short = join(dir, 't.jsonl');
     writeFileSync(short, `${JSON.stringify({ sessionId: 'only' })}\n`);

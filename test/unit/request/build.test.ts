@@ -39,7 +39,9 @@ describe('RequestBuilder round trip', () => {
         expect(r.blockMap.positionOf(b.id)).toEqual({ messageIndex: i, blockIndex: j });
       });
     });
-    expect(JSON.stringify(r.body.messages)).toBe(JSON.stringify(s.messages.map((m) => ({ role: m.role, content: m.blocks.map((b) => b.param) }))));
+    expect(JSON.stringify(r.body.messages)).toBe(
+      JSON.stringify(s.messages.map((m) => ({ role: m.role, content: m.blocks.map((b) => b.param) }))),
+    );
     expect(validateRequest(r.body)).toEqual([]);
   });
 
@@ -67,7 +69,9 @@ describe('RequestBuilder round trip', () => {
     expect(r.blockMap.positionOf('m6.0')).toEqual({ messageIndex: 6, blockIndex: 0 });
     for (const id of ['m0.0', 'm1.0', 'm1.1', 'm3.1', 'm4.0', 'm5.0', 'm5.1', 'm6.0', 'm7.0', 'm8.0']) {
       const at = r.blockMap.positionOf(id)!;
-      expect(JSON.stringify((r.body.messages[at.messageIndex].content as object[])[at.blockIndex])).toBe(JSON.stringify(s.block(id)!.param));
+      expect(JSON.stringify((r.body.messages[at.messageIndex].content as object[])[at.blockIndex])).toBe(
+        JSON.stringify(s.block(id)!.param),
+      );
     }
 
     s.addOverlay({ ...common, kind: 'summary', fromMessageId: 'm1', toMessageId: 'm4', text: 'Read a.ts and b.ts.' });
@@ -80,15 +84,31 @@ describe('RequestBuilder round trip', () => {
   });
 
   it('emits the summary when the window starts inside its range', () => {
-    const s = sessionOf([['user', 'a'], ['assistant', 'b'], ['user', 'c'], ['assistant', 'd'], ['user', 'e']]);
+    const s = sessionOf([
+      ['user', 'a'],
+      ['assistant', 'b'],
+      ['user', 'c'],
+      ['assistant', 'd'],
+      ['user', 'e'],
+    ]);
     // By the user: a strategy's summary over the user's words would be inactive (session/user-text.ts).
     s.addOverlay({ ...common, author: 'user', kind: 'summary', fromMessageId: 'm0', toMessageId: 'm2', text: 'S' });
     const r = build(s, { from: 1 });
-    expect(r.body.messages.map((m) => m.content)).toEqual([[text('<summary>\nS\n</summary>')], [text('d')], [text('e')]]);
+    expect(r.body.messages.map((m) => m.content)).toEqual([
+      [text('<summary>\nS\n</summary>')],
+      [text('d')],
+      [text('e')],
+    ]);
   });
 
   it('starts at the last compact boundary by default', () => {
-    const s = sessionOf([['user', 'old'], ['assistant', 'old reply'], ['user', 'Summary of before', { compactBoundary: true }], ['assistant', 'ok'], ['user', 'go']]);
+    const s = sessionOf([
+      ['user', 'old'],
+      ['assistant', 'old reply'],
+      ['user', 'Summary of before', { compactBoundary: true }],
+      ['assistant', 'ok'],
+      ['user', 'go'],
+    ]);
     const r = build(s);
     expect(r.from).toBe(2);
     expect(r.body.messages).toHaveLength(3);
@@ -101,7 +121,11 @@ describe('RequestBuilder repairs', () => {
     const s = toolSession();
     s.addOverlay({ ...common, kind: 'prune', messageId: 'm2', blockId: 'm2.0' });
     const r = build(s);
-    expect(r.repairs).toContainEqual({ rule: 'tool-use-without-result', description: expect.any(String), blockIds: ['m1.1', 'm2.0'] });
+    expect(r.repairs).toContainEqual({
+      rule: 'tool-use-without-result',
+      description: expect.any(String),
+      blockIds: ['m1.1', 'm2.0'],
+    });
     // m2 became empty: m1 (text only) and m3 are merged.
     expect(rules(r)).toContain('merge-same-role');
     expect(r.body.messages[1].content).toEqual([text('Reading.'), ...s.messages[3].blocks.map((b) => b.param)]);
@@ -111,7 +135,11 @@ describe('RequestBuilder repairs', () => {
     const s = toolSession();
     s.addOverlay({ ...common, kind: 'prune', messageId: 'm3', blockId: 'm3.1' });
     const r = build(s);
-    expect(r.repairs).toContainEqual({ rule: 'orphan-tool-result', description: expect.any(String), blockIds: ['m4.1', 'm3.1'] });
+    expect(r.repairs).toContainEqual({
+      rule: 'orphan-tool-result',
+      description: expect.any(String),
+      blockIds: ['m4.1', 'm3.1'],
+    });
     expect(r.blockMap.positionOf('m4.0')).toBeDefined();
   });
 
@@ -136,11 +164,15 @@ describe('RequestBuilder repairs', () => {
     expect(rules(r)).toContain('orphan-tool-result');
   });
 
-  it('Cline-style answers in text: the output becomes the call\'s tool_result (as Cline sends it), other calls get a synthesized one', () => {
+  it("Cline-style answers in text: the output becomes the call's tool_result (as Cline sends it), other calls get a synthesized one", () => {
     const s = sessionOf([
       ['user', 'go'],
       ['assistant', [text('reading'), use('toolu_c1'), use('toolu_c2')]],
-      ['user', [text('[read_file] Result:'), text('file body'), text('<feedback>\nsmaller steps\n</feedback>')], { unansweredToolUses: true }],
+      [
+        'user',
+        [text('[read_file] Result:'), text('file body'), text('<feedback>\nsmaller steps\n</feedback>')],
+        { unansweredToolUses: true },
+      ],
     ]);
     const r = build(s);
     expect(r.body.messages[2].content).toEqual([
@@ -157,7 +189,13 @@ describe('RequestBuilder repairs', () => {
     const s = sessionOf([
       ['user', 'go'],
       ['assistant', [text('reading'), { type: 'tool_use', id: 'toolu_r', name: 'read_file', input: { path: 'a.ts' } }]],
-      ['user', [text("[read_file for 'a.ts'] Result:\nconst a = 1;"), text('<environment_details>\nx\n</environment_details>')]],
+      [
+        'user',
+        [
+          text("[read_file for 'a.ts'] Result:\nconst a = 1;"),
+          text('<environment_details>\nx\n</environment_details>'),
+        ],
+      ],
     ]);
     const r = build(s);
     expect(r.body.messages[2].content).toEqual([
@@ -176,26 +214,53 @@ describe('RequestBuilder repairs', () => {
     ]);
     const lost = { type: 'tool_result', tool_use_id: 'toolu_lost', content: RESULT_NOT_RECORDED, is_error: true };
     const upToSecond = build(s, { upTo: 2 });
-    expect(upToSecond.body.messages).toEqual([{ role: 'user', content: [text('go')] }, { role: 'assistant', content: [thinking('a'), use('toolu_lost')] }, { role: 'user', content: [lost] }]);
+    expect(upToSecond.body.messages).toEqual([
+      { role: 'user', content: [text('go')] },
+      { role: 'assistant', content: [thinking('a'), use('toolu_lost')] },
+      { role: 'user', content: [lost] },
+    ]);
     expect(rules(upToSecond)).toEqual(['lost-tool-result']);
     const r = build(s);
-    expect(r.body.messages.map((m) => m.content)).toEqual([[text('go')], [thinking('a'), use('toolu_lost')], [lost], [thinking('b'), text('moving on'), use('toolu_2')], [result('toolu_2')]]);
+    expect(r.body.messages.map((m) => m.content)).toEqual([
+      [text('go')],
+      [thinking('a'), use('toolu_lost')],
+      [lost],
+      [thinking('b'), text('moving on'), use('toolu_2')],
+      [result('toolu_2')],
+    ]);
     expect(r.blockMap.idAt(2, 0)).toBe('synthetic-result:toolu_lost');
   });
 
   it('a result whose call was never recorded becomes text in its user message', () => {
-    const s = sessionOf([['user', 'go'], ['assistant', 'ok'], ['user', [{ ...result('toolu_ghost', 'the output'), is_error: true }, text('and then?')]]]);
+    const s = sessionOf([
+      ['user', 'go'],
+      ['assistant', 'ok'],
+      ['user', [{ ...result('toolu_ghost', 'the output'), is_error: true }, text('and then?')]],
+    ]);
     const r = build(s);
-    expect(r.body.messages[2].content).toEqual([text(`[Result of tool call toolu_ghost (error), whose call is not in this conversation]\nthe output`), text('and then?')]);
+    expect(r.body.messages[2].content).toEqual([
+      text(`[Result of tool call toolu_ghost (error), whose call is not in this conversation]\nthe output`),
+      text('and then?'),
+    ]);
     expect(rules(r)).toEqual(['orphan-result-as-text']);
   });
 
   it('a response recorded twice is sent once; two different responses never share thinking', () => {
-    const twice = sessionOf([['user', 'go'], ['assistant', [thinking('t'), text('hi')]], ['assistant', [thinking('t'), text('hi')]], ['user', 'next']]);
+    const twice = sessionOf([
+      ['user', 'go'],
+      ['assistant', [thinking('t'), text('hi')]],
+      ['assistant', [thinking('t'), text('hi')]],
+      ['user', 'next'],
+    ]);
     const r = build(twice);
     expect(r.body.messages.map((m) => m.content)).toEqual([[text('go')], [thinking('t'), text('hi')], [text('next')]]);
     expect(rules(r)).toEqual(['duplicate-response']);
-    const two = sessionOf([['user', 'go'], ['assistant', [thinking('t1'), text('one')]], ['assistant', [thinking('t2'), text('two')]], ['user', 'next']]);
+    const two = sessionOf([
+      ['user', 'go'],
+      ['assistant', [thinking('t1'), text('one')]],
+      ['assistant', [thinking('t2'), text('two')]],
+      ['user', 'next'],
+    ]);
     const m = build(two);
     expect(m.body.messages[1].content).toEqual([thinking('t2'), text('one'), text('two')]);
     expect(rules(m)).toContain('merged-thinking-dropped');
@@ -203,7 +268,11 @@ describe('RequestBuilder repairs', () => {
 
   it('a thinking-only response in the history is sent as recorded (the API accepts it there)', () => {
     // ff59cfd2: the model thought and ended its turn without text; Claude Code sent that message back.
-    const s = sessionOf([['user', 'go'], ['assistant', [thinking('all done')]], ['user', 'next']]);
+    const s = sessionOf([
+      ['user', 'go'],
+      ['assistant', [thinking('all done')]],
+      ['user', 'next'],
+    ]);
     const r = build(s);
     expect(r.body.messages[1].content).toEqual([thinking('all done')]);
     expect(rules(r)).toEqual([]);
@@ -212,10 +281,18 @@ describe('RequestBuilder repairs', () => {
   });
 
   it('moves tool_results before text', () => {
-    const s = sessionOf([['user', 'go'], ['assistant', [use('toolu_1')]], ['user', [text('note'), result('toolu_1')]]]);
+    const s = sessionOf([
+      ['user', 'go'],
+      ['assistant', [use('toolu_1')]],
+      ['user', [text('note'), result('toolu_1')]],
+    ]);
     const r = build(s);
     expect(r.body.messages[2].content).toEqual([result('toolu_1'), text('note')]);
-    expect(r.repairs).toContainEqual({ rule: 'tool-results-first', description: expect.any(String), blockIds: ['m2.1'] });
+    expect(r.repairs).toContainEqual({
+      rule: 'tool-results-first',
+      description: expect.any(String),
+      blockIds: ['m2.1'],
+    });
   });
 
   it('drops a leading assistant message and the results of its calls', () => {
@@ -223,11 +300,16 @@ describe('RequestBuilder repairs', () => {
     const r = build(s, { from: 1 });
     expect(rules(r).slice(0, 2)).toEqual(['leading-assistant', 'orphan-tool-result']);
     expect(r.body.messages[0].role).toBe('user');
-    expect(r.body.messages[0].content).toEqual(s.messages[4].blocks.map((b) => b.param).filter((b) => b.type === 'text'));
+    expect(r.body.messages[0].content).toEqual(
+      s.messages[4].blocks.map((b) => b.param).filter((b) => b.type === 'text'),
+    );
   });
 
   it('drops a trailing assistant message on every model: the request ends with a user message (no prefill)', () => {
-    const s = sessionOf([['user', 'go'], ['assistant', 'partial answer \n']]);
+    const s = sessionOf([
+      ['user', 'go'],
+      ['assistant', 'partial answer \n'],
+    ]);
     for (const model of ['claude-opus-4-6', 'claude-sonnet-4-5']) {
       const r = build(s, { model });
       expect(r.body.messages).toEqual([{ role: 'user', content: [text('go')] }]);
@@ -242,7 +324,11 @@ describe('RequestBuilder repairs', () => {
       ['user', [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [text(' '), text('out')] }]],
     ]);
     const r = build(s);
-    expect(r.body.messages.map((m) => m.content)).toEqual([[text('real')], [use('toolu_1')], [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [text('out')] }]]);
+    expect(r.body.messages.map((m) => m.content)).toEqual([
+      [text('real')],
+      [use('toolu_1')],
+      [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [text('out')] }],
+    ]);
     expect(rules(r)).toEqual(['empty-text', 'empty-text', 'empty-text']);
   });
 
@@ -260,7 +346,11 @@ describe('RequestBuilder repairs', () => {
   });
 
   it('drops tool blocks in the wrong role', () => {
-    const s = sessionOf([['user', [text('a'), use('toolu_x')]], ['assistant', [text('b'), result('toolu_y')]], ['user', 'c']]);
+    const s = sessionOf([
+      ['user', [text('a'), use('toolu_x')]],
+      ['assistant', [text('b'), result('toolu_y')]],
+      ['user', 'c'],
+    ]);
     expect(rules(build(s))).toEqual(['misplaced-tool-block', 'misplaced-tool-block']);
   });
 
@@ -291,25 +381,49 @@ describe('RequestBuilder repairs', () => {
     s.append('assistant', [text('done')], {}, 'm5');
     s.append('user', 'next', {}, 'm6');
     expect(s.loopHeadPosition).toBe(-1);
-    expect(build(s).body.messages[3].content).toEqual([use('toolu_1', 'read', JSON.parse('{"path":"…"}') as Record<string, unknown>)]);
+    expect(build(s).body.messages[3].content).toEqual([
+      use('toolu_1', 'read', JSON.parse('{"path":"…"}') as Record<string, unknown>),
+    ]);
   });
 
   it('the latest assistant message keeps its thinking verbatim even when a strategy pruned it (a new prompt follows)', () => {
-    const s = sessionOf([['user', 'go'], ['assistant', [thinking('plan'), text('done')]], ['user', 'next']]);
+    const s = sessionOf([
+      ['user', 'go'],
+      ['assistant', [thinking('plan'), text('done')]],
+      ['user', 'next'],
+    ]);
     s.addOverlay({ ...common, kind: 'prune', messageId: 'm1', blockId: 'm1.0' });
     const r = build(s);
     expect(r.body.messages[1].content).toEqual([thinking('plan'), text('done')]);
-    expect(r.repairs).toContainEqual({ rule: 'latest-thinking-kept', description: expect.any(String), blockIds: ['m1.0'] });
+    expect(r.repairs).toContainEqual({
+      rule: 'latest-thinking-kept',
+      description: expect.any(String),
+      blockIds: ['m1.0'],
+    });
   });
 
   it('thinking stays first when a merge puts other blocks in front of the latest turn', () => {
-    const s = sessionOf([['user', 'go'], ['assistant', 'one'], ['user', 'pruned'], ['assistant', [thinking('t'), text('two')]], ['user', 'ok']]);
+    const s = sessionOf([
+      ['user', 'go'],
+      ['assistant', 'one'],
+      ['user', 'pruned'],
+      ['assistant', [thinking('t'), text('two')]],
+      ['user', 'ok'],
+    ]);
     // Pruned by the user: a strategy may not prune the user's words.
     s.addOverlay({ ...common, author: 'user', kind: 'prune', messageId: 'm2' });
     const r = build(s);
     expect(r.body.messages[1].content).toEqual([thinking('t'), text('one'), text('two')]);
     expect(rules(r)).toEqual(['merge-same-role', 'latest-thinking-first']);
-    const s2 = sessionOf([['user', 'go'], ['assistant', 'one'], ['user', 'pruned'], ['assistant', [thinking('t'), text('two')]], ['user', 'ok'], ['assistant', 'three'], ['user', 'end']]);
+    const s2 = sessionOf([
+      ['user', 'go'],
+      ['assistant', 'one'],
+      ['user', 'pruned'],
+      ['assistant', [thinking('t'), text('two')]],
+      ['user', 'ok'],
+      ['assistant', 'three'],
+      ['user', 'end'],
+    ]);
     s2.addOverlay({ ...common, author: 'user', kind: 'prune', messageId: 'm2' });
     const r2 = build(s2);
     expect(r2.body.messages[1].content).toEqual([text('one'), text('two')]);
@@ -345,7 +459,13 @@ describe('RequestBuilder caching and options', () => {
 
   it('passes system, tools and extra params; plans breakpoints when cacheTtl is set', () => {
     const s = toolSession();
-    const tools = [{ name: 'read', description: 'Read a file. '.repeat(400), input_schema: { type: 'object' as const, properties: {} } }];
+    const tools = [
+      {
+        name: 'read',
+        description: 'Read a file. '.repeat(400),
+        input_schema: { type: 'object' as const, properties: {} },
+      },
+    ];
     const r = new RequestBuilder().build(s, {
       model: MODEL,
       maxTokens: 100,

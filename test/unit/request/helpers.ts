@@ -25,7 +25,11 @@ export function sessionOf(specs: Spec[], init: ConstructorParameters<typeof Sess
 }
 
 export const text = (t: string): Anthropic.TextBlockParam => ({ type: 'text', text: t });
-export const use = (id: string, name = 'read', input: Record<string, unknown> = { path: 'a.ts' }): Anthropic.ToolUseBlockParam => ({
+export const use = (
+  id: string,
+  name = 'read',
+  input: Record<string, unknown> = { path: 'a.ts' },
+): Anthropic.ToolUseBlockParam => ({
   type: 'tool_use',
   id,
   name,
@@ -36,7 +40,11 @@ export const result = (id: string, content: string = `result of ${id}`): Anthrop
   tool_use_id: id,
   content,
 });
-export const thinking = (t: string, signature = `sig-${t}`): Anthropic.ThinkingBlockParam => ({ type: 'thinking', thinking: t, signature });
+export const thinking = (t: string, signature = `sig-${t}`): Anthropic.ThinkingBlockParam => ({
+  type: 'thinking',
+  thinking: t,
+  signature,
+});
 
 /** A body around messages. */
 export function bodyOf(messages: RequestBody['messages'], extra: Partial<RequestBody> = {}): RequestBody {

@@ -24,14 +24,18 @@ const MODELS = ['claude-sonnet-4-5', 'claude-opus-4-6', 'claude-sonnet-5', 'clau
 /** Block recipes, interpreted per role by {@link blocksFor} so most logs look like agent sessions. */
 const message = fc.record({
   flip: fc.integer({ min: 0, max: 9 }),
-  blocks: fc.array(fc.record({ kind: fc.integer({ min: 0, max: 19 }), pick: fc.nat({ max: 7 }), text: fc.constantFrom(...TEXTS) }), { maxLength: 4 }),
+  blocks: fc.array(
+    fc.record({ kind: fc.integer({ min: 0, max: 19 }), pick: fc.nat({ max: 7 }), text: fc.constantFrom(...TEXTS) }),
+    { maxLength: 4 },
+  ),
   flag: fc.integer({ min: 0, max: 19 }),
 });
 
 type Recipe = { kind: number; pick: number; text: string };
 
 /**
- * Assistant: text, tool_use (fresh ids, sometimes a reused one), thinking first when present, rarely a misplaced result.
+ * Assistant: text, tool_use (fresh ids, sometimes a reused one), thinking first when present, rarely a misplaced
+ * result.
  * User: results answering the previous assistant's calls (sometimes an unknown id), text, rarely a misplaced call.
  */
 function blocksFor(role: 'user' | 'assistant', recipes: Recipe[], i: number, prevUses: string[]): ContentBlockParam[] {
@@ -40,7 +44,8 @@ function blocksFor(role: 'user' | 'assistant', recipes: Recipe[], i: number, pre
     const pool = TOOL_IDS[r.pick % TOOL_IDS.length];
     if (role === 'assistant') {
       if (r.kind < 6) out.push({ type: 'text', text: r.text });
-      else if (r.kind < 15) out.push({ type: 'tool_use', id: r.kind === 14 ? pool : `toolu_${i}_${k}`, name: 'read', input: { n: k } });
+      else if (r.kind < 15)
+        out.push({ type: 'tool_use', id: r.kind === 14 ? pool : `toolu_${i}_${k}`, name: 'read', input: { n: k } });
       else if (r.kind < 19) out.unshift({ type: 'thinking', thinking: r.text || 't', signature: `s${i}${k}` });
       else out.push({ type: 'tool_result', tool_use_id: pool, content: 'misplaced' });
     } else if (r.kind < 12) {
@@ -76,7 +81,10 @@ function sessionFor(sc: Scenario): Session {
   let prevUses: string[] = [];
   const specs: Spec[] = sc.messages.map((m, i) => {
     if (i > 0 && m.flip > 1) role = role === 'user' ? 'assistant' : 'user';
-    const meta = role === 'assistant' ? { interrupted: m.flag === 0 } : { unansweredToolUses: m.flag === 1, compactBoundary: m.flag === 2 };
+    const meta =
+      role === 'assistant'
+        ? { interrupted: m.flag === 0 }
+        : { unansweredToolUses: m.flag === 1, compactBoundary: m.flag === 2 };
     const blocks = blocksFor(role, m.blocks, i, prevUses);
     if (role === 'assistant') prevUses = blocks.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []));
     return [role, blocks, meta];
@@ -93,16 +101,29 @@ function sessionFor(sc: Scenario): Session {
   return s;
 }
 
-function addOverlay(s: Session, o: Scenario['overlays'][number], common: { reason: string; callIndex: number; tokensBefore: number; tokensAfter: number }): void {
+function addOverlay(
+  s: Session,
+  o: Scenario['overlays'][number],
+  common: { reason: string; callIndex: number; tokensBefore: number; tokensAfter: number },
+): void {
   {
     const msg = s.messages[o.a % s.messages.length];
     const target = msg.blocks.length > 0 ? msg.blocks[o.b % msg.blocks.length] : undefined;
     if (o.kind === 'prune-message') s.addOverlay({ ...common, author: o.author, kind: 'prune', messageId: msg.id });
     else if (o.kind === 'summary') {
       const to = s.messages[Math.min(s.messages.length - 1, msg.seq + (o.b % 4))];
-      s.addOverlay({ ...common, author: o.author, kind: 'summary', fromMessageId: msg.id, toMessageId: to.id, text: `summary ${o.a}` });
-    } else if (target && o.kind === 'prune-block') s.addOverlay({ ...common, author: o.author, kind: 'prune', messageId: msg.id, blockId: target.id });
-    else if (target && o.kind === 'trim') s.addOverlay({ ...common, author: o.author, kind: 'trim', blockId: target.id, text: o.text });
+      s.addOverlay({
+        ...common,
+        author: o.author,
+        kind: 'summary',
+        fromMessageId: msg.id,
+        toMessageId: to.id,
+        text: `summary ${o.a}`,
+      });
+    } else if (target && o.kind === 'prune-block')
+      s.addOverlay({ ...common, author: o.author, kind: 'prune', messageId: msg.id, blockId: target.id });
+    else if (target && o.kind === 'trim')
+      s.addOverlay({ ...common, author: o.author, kind: 'trim', blockId: target.id, text: o.text });
     else if (target && o.kind === 'pin') s.addOverlay({ ...common, author: 'user', kind: 'pin', blockId: target.id });
   }
 }
@@ -110,10 +131,19 @@ function addOverlay(s: Session, o: Scenario['overlays'][number], common: { reaso
 function check(sc: Scenario, builder: RequestBuilder): void {
   const s = sessionFor(sc);
   const n = s.messages.length;
-  const [from, upTo] = sc.window ? [sc.window[0] % (n + 1), sc.window[1] % (n + 1)].sort((x, y) => x - y) : [undefined, undefined];
+  const [from, upTo] = sc.window
+    ? [sc.window[0] % (n + 1), sc.window[1] % (n + 1)].sort((x, y) => x - y)
+    : [undefined, undefined];
   let result;
   try {
-    result = builder.build(s, { model: sc.model, maxTokens: 100, from, upTo, cacheTtl: sc.cacheTtl, accountant: charsAccountant });
+    result = builder.build(s, {
+      model: sc.model,
+      maxTokens: 100,
+      from,
+      upTo,
+      cacheTtl: sc.cacheTtl,
+      accountant: charsAccountant,
+    });
   } catch (e) {
     // The only acceptable refusal: nothing left to send.
     expect(e).toBeInstanceOf(RequestRefusedError);
@@ -136,7 +166,9 @@ function check(sc: Scenario, builder: RequestBuilder): void {
       const { cache_control: _cc, ...sent } = b as ContentBlockParam & { cache_control?: unknown };
       // Sent as the view says, as the view without strategies says (the assistant message a loop
       // continues), as recorded (thinking of the latest turn), or as text (a result whose call was never recorded).
-      const expected = [rb.sent, s.resolveMessage(pos, true).blocks[logBlock.index].sent, logBlock.param].filter((x): x is ContentBlockParam => x !== undefined);
+      const expected = [rb.sent, s.resolveMessage(pos, true).blocks[logBlock.index].sent, logBlock.param].filter(
+        (x): x is ContentBlockParam => x !== undefined,
+      );
       for (const x of [...expected]) if (x.type === 'tool_result') expected.push({ type: 'text', text: orphanText(x) });
       const ok = expected.some((x) => JSON.stringify(x) === JSON.stringify(sent));
       expect(ok).toBe(true);
@@ -146,7 +178,10 @@ function check(sc: Scenario, builder: RequestBuilder): void {
 
 describe('RequestBuilder property', () => {
   it(`random logs with random overlays always build to a valid request (${RUNS} runs)`, () => {
-    fc.assert(fc.property(scenario, (sc) => check(sc, new RequestBuilder())), { numRuns: RUNS });
+    fc.assert(
+      fc.property(scenario, (sc) => check(sc, new RequestBuilder())),
+      { numRuns: RUNS },
+    );
   });
 
   it('a shared builder (render cache across sessions and overlays) gives the same bodies as a fresh one', () => {
@@ -178,7 +213,14 @@ describe('RequestBuilder property', () => {
   });
 
   it('a builder that follows a growing log (reusing what it rendered) gives what a fresh one gives at every step, whatever changes between steps', () => {
-    const step = fc.record({ grow: fc.nat({ max: 3 }), add: fc.option(overlay, { nil: undefined }), remove: fc.nat(), removeIt: fc.boolean(), upToBack: fc.nat({ max: 3 }), from: fc.option(fc.nat(), { nil: undefined }) });
+    const step = fc.record({
+      grow: fc.nat({ max: 3 }),
+      add: fc.option(overlay, { nil: undefined }),
+      remove: fc.nat(),
+      removeIt: fc.boolean(),
+      upToBack: fc.nat({ max: 3 }),
+      from: fc.option(fc.nat(), { nil: undefined }),
+    });
     fc.assert(
       fc.property(scenario, fc.array(step, { minLength: 1, maxLength: 16 }), (sc, steps) => {
         // The whole log, then built over a window that grows: messages [0, shown) are the history so far.

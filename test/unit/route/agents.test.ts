@@ -6,7 +6,15 @@ import { describe, expect, it } from 'vitest';
 import { parse } from 'jsonc-parser';
 import * as agents from '../../../src/core/route/agents';
 
-const { clineSteps, rooImportFile, routeAutoImportSetting, routeClaudeCodeSetting, routeClaudeSettingsEnv, routeContinueConfig, routeCopilotModels } = agents;
+const {
+  clineSteps,
+  rooImportFile,
+  routeAutoImportSetting,
+  routeClaudeCodeSetting,
+  routeClaudeSettingsEnv,
+  routeContinueConfig,
+  routeCopilotModels,
+} = agents;
 import { RouteEditError } from '../../../src/core/route/json-text';
 
 const PROXY = 'http://127.0.0.1:41234';
@@ -15,7 +23,8 @@ describe('Claude Code', () => {
   // anthropics/claude-code extension: `claudeCode.environmentVariables` is an array of
   // { name, value } passed to the `claude` process (docs "Configure settings", VS Code page).
   it('adds ANTHROPIC_BASE_URL to claudeCode.environmentVariables; comments and other settings stay', () => {
-    const before = '{\n    // my theme\n    "workbench.colorTheme": "Dark+",\n    "claudeCode.environmentVariables": [\n        { "name": "DISABLE_TELEMETRY", "value": "1" },\n        { "name": "ANTHROPIC_BASE_URL", "value": "https://old" }\n    ],\n}\n';
+    const before =
+      '{\n    // my theme\n    "workbench.colorTheme": "Dark+",\n    "claudeCode.environmentVariables": [\n        { "name": "DISABLE_TELEMETRY", "value": "1" },\n        { "name": "ANTHROPIC_BASE_URL", "value": "https://old" }\n    ],\n}\n';
     const after = routeClaudeCodeSetting(before, PROXY);
     const v = parse(after) as Record<string, unknown>;
     expect(v['claudeCode.environmentVariables']).toEqual([
@@ -27,8 +36,12 @@ describe('Claude Code', () => {
   });
 
   it('creates the setting in an empty or missing settings file', () => {
-    expect(parse(routeClaudeCodeSetting('', PROXY))).toEqual({ 'claudeCode.environmentVariables': [{ name: 'ANTHROPIC_BASE_URL', value: PROXY }] });
-    expect(() => routeClaudeCodeSetting('{"claudeCode.environmentVariables": {"a": 1}}', PROXY)).toThrow(RouteEditError);
+    expect(parse(routeClaudeCodeSetting('', PROXY))).toEqual({
+      'claudeCode.environmentVariables': [{ name: 'ANTHROPIC_BASE_URL', value: PROXY }],
+    });
+    expect(() => routeClaudeCodeSetting('{"claudeCode.environmentVariables": {"a": 1}}', PROXY)).toThrow(
+      RouteEditError,
+    );
   });
 
   // Claude Code settings docs ("Settings files", "Environment variables"): `env` in settings.json.
@@ -50,7 +63,9 @@ describe('Roo Code and Kilo Code', () => {
   // { currentApiConfigName: string, apiConfigs: record(name, providerSettings) }, merged by name;
   // src/api/providers/anthropic.ts: `baseURL: this.options.anthropicBaseUrl`.
   it('writes an import file with one anthropic profile at the proxy, current, and no key', () => {
-    const v = JSON.parse(rooImportFile(PROXY)) as { providerProfiles: { currentApiConfigName: string; apiConfigs: Record<string, Record<string, unknown>> } };
+    const v = JSON.parse(rooImportFile(PROXY)) as {
+      providerProfiles: { currentApiConfigName: string; apiConfigs: Record<string, Record<string, unknown>> };
+    };
     const name = v.providerProfiles.currentApiConfigName;
     expect(v.providerProfiles.apiConfigs[name]).toEqual({ apiProvider: 'anthropic', anthropicBaseUrl: PROXY });
     expect(JSON.stringify(v)).not.toMatch(/apiKey|key"/i);
@@ -59,8 +74,13 @@ describe('Roo Code and Kilo Code', () => {
   // src/utils/autoImportSettings.ts: getConfiguration(Package.name).get("autoImportSettingsPath"),
   // Package.name "roo-cline" (Kilo Code: "kilo-code"); absolute paths are used as they are.
   it('points roo-cline / kilo-code autoImportSettingsPath at that file', () => {
-    expect(parse(routeAutoImportSetting('{}', 'roo', '/s/roo-import.json'))).toEqual({ 'roo-cline.autoImportSettingsPath': '/s/roo-import.json' });
-    expect(parse(routeAutoImportSetting('{"a": 1}', 'kilo', '/s/k.json'))).toEqual({ a: 1, 'kilo-code.autoImportSettingsPath': '/s/k.json' });
+    expect(parse(routeAutoImportSetting('{}', 'roo', '/s/roo-import.json'))).toEqual({
+      'roo-cline.autoImportSettingsPath': '/s/roo-import.json',
+    });
+    expect(parse(routeAutoImportSetting('{"a": 1}', 'kilo', '/s/k.json'))).toEqual({
+      a: 1,
+      'kilo-code.autoImportSettingsPath': '/s/k.json',
+    });
   });
 });
 
@@ -91,19 +111,31 @@ describe('Continue', () => {
   it('sets apiBase on the anthropic models only, so Continue posts to <proxy>/v1/messages', () => {
     const after = routeContinueConfig(yaml, PROXY);
     const lines = after.split('\n');
-    expect(lines.slice(4, 9)).toEqual(['  - name: Sonnet', '    provider: anthropic', `    apiBase: ${PROXY}/v1/`, '    model: claude-sonnet-4-6', '    apiKey: ${{ secrets.ANTHROPIC }}']);
+    expect(lines.slice(4, 9)).toEqual([
+      '  - name: Sonnet',
+      '    provider: anthropic',
+      `    apiBase: ${PROXY}/v1/`,
+      '    model: claude-sonnet-4-6',
+      '    apiKey: ${{ secrets.ANTHROPIC }}',
+    ]);
     expect(lines).toContain('    apiBase: http://localhost:11434');
     expect(lines).toContain(`    apiBase: ${PROXY}/v1/`);
     expect(lines.filter((l) => l.includes(PROXY))).toHaveLength(2);
     expect(new URL('messages', `${PROXY}/v1/`).href).toBe(`${PROXY}/v1/messages`);
     // Everything but the two apiBase lines is byte-identical.
-    const strip = (t: string): string => t.split('\n').filter((l) => !/apiBase: (http:\/\/127|https:\/\/old)/.test(l)).join('\n');
+    const strip = (t: string): string =>
+      t
+        .split('\n')
+        .filter((l) => !/apiBase: (http:\/\/127|https:\/\/old)/.test(l))
+        .join('\n');
     expect(strip(after)).toBe(strip(yaml));
   });
 
   it('keeps CRLF and refuses a config without an anthropic model', () => {
     const crlf = 'models:\r\n  - provider: anthropic\r\n    model: m\r\n';
-    expect(routeContinueConfig(crlf, PROXY)).toBe(`models:\r\n  - provider: anthropic\r\n    apiBase: ${PROXY}/v1/\r\n    model: m\r\n`);
+    expect(routeContinueConfig(crlf, PROXY)).toBe(
+      `models:\r\n  - provider: anthropic\r\n    apiBase: ${PROXY}/v1/\r\n    model: m\r\n`,
+    );
     expect(() => routeContinueConfig('models:\n  - provider: openai\n', PROXY)).toThrow(RouteEditError);
     expect(() => routeContinueConfig('name: x\n', PROXY)).toThrow(RouteEditError);
   });
@@ -114,11 +146,17 @@ describe('Copilot Chat', () => {
   // { name, vendor: "customendpoint", apiKey?, apiType: "messages" | "chat-completions" | "responses",
   //   models: [{ id, name, url, toolCalling, vision, maxInputTokens, maxOutputTokens }] }.
   it('adds a customendpoint group of Anthropic-format models at <proxy>/v1/messages, no key', () => {
-    const before = '[\n  {\n    "name": "OpenAI",\n    "vendor": "openai",\n    "apiKey": "${input:chat.lm.secret.x}"\n  }\n]\n';
+    const before =
+      '[\n  {\n    "name": "OpenAI",\n    "vendor": "openai",\n    "apiKey": "${input:chat.lm.secret.x}"\n  }\n]\n';
     const after = routeCopilotModels(before, PROXY);
     const groups = parse(after) as Record<string, unknown>[];
     expect(groups[0]).toEqual({ name: 'OpenAI', vendor: 'openai', apiKey: '${input:chat.lm.secret.x}' });
-    const g = groups[1] as { vendor: string; apiType: string; apiKey?: string; models: { url: string; toolCalling: boolean }[] };
+    const g = groups[1] as {
+      vendor: string;
+      apiType: string;
+      apiKey?: string;
+      models: { url: string; toolCalling: boolean }[];
+    };
     expect(g.vendor).toBe('customendpoint');
     expect(g.apiType).toBe('messages');
     expect(g.apiKey).toBeUndefined();

@@ -9,8 +9,22 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse } from 'jsonc-parser';
 import { planAgent, planAgents, type RoutePaths } from '../../../src/core/route/plan';
-import { keyChanges, mergeRecords, parseRouteRecord, restoreAction, settleImport, type FileChange } from '../../../src/core/route/journal';
-import { applyRoute, journalFile, readRecord, readText, restoreRoute, writeRecord } from '../../../src/host/route/files';
+import {
+  keyChanges,
+  mergeRecords,
+  parseRouteRecord,
+  restoreAction,
+  settleImport,
+  type FileChange,
+} from '../../../src/core/route/journal';
+import {
+  applyRoute,
+  journalFile,
+  readRecord,
+  readText,
+  restoreRoute,
+  writeRecord,
+} from '../../../src/host/route/files';
 
 const PROXY = 'http://127.0.0.1:41234';
 
@@ -18,11 +32,18 @@ describe('route journal', () => {
   let root: string;
   let p: RoutePaths;
   let store: string;
-  const settings = '{\n\t// keep me\n\t"editor.fontSize": 13,\n\t"claudeCode.environmentVariables": [{ "name": "X", "value": "1" }]\n}';
+  const settings =
+    '{\n\t// keep me\n\t"editor.fontSize": 13,\n\t"claudeCode.environmentVariables": [{ "name": "X", "value": "1" }]\n}';
 
   beforeEach(() => {
     root = mkdtempSync(join(tmpdir(), 'trimline-route-'));
-    p = { userDir: join(root, 'User'), workspace: join(root, 'ws'), home: join(root, 'home'), dataDir: join(root, 'store', 'route'), host: 'vscode' };
+    p = {
+      userDir: join(root, 'User'),
+      workspace: join(root, 'ws'),
+      home: join(root, 'home'),
+      dataDir: join(root, 'store', 'route'),
+      host: 'vscode',
+    };
     store = join(root, 'store');
     mkdirSync(p.userDir, { recursive: true });
     mkdirSync(join(p.home, '.continue'), { recursive: true });
@@ -32,11 +53,17 @@ describe('route journal', () => {
   afterEach(() => rmSync(root, { recursive: true, force: true }));
 
   it('journals before writing, and restores every file byte for byte from a fresh start', () => {
-    const agents = (['claude-code', 'roo', 'continue', 'copilot'] as const).map((agent) => ({ agent, scope: 'user' as const }));
+    const agents = (['claude-code', 'roo', 'continue', 'copilot'] as const).map((agent) => ({
+      agent,
+      scope: 'user' as const,
+    }));
     const changes = planAgents(agents, PROXY, p, readText).flatMap((pl) => pl.changes);
     applyRoute(store, PROXY, 'user', changes);
     const routed = parse(readFileSync(join(p.userDir, 'settings.json'), 'utf8')) as Record<string, unknown>;
-    expect(routed['claudeCode.environmentVariables']).toEqual([{ name: 'X', value: '1' }, { name: 'ANTHROPIC_BASE_URL', value: PROXY }]);
+    expect(routed['claudeCode.environmentVariables']).toEqual([
+      { name: 'X', value: '1' },
+      { name: 'ANTHROPIC_BASE_URL', value: PROXY },
+    ]);
     expect(routed['roo-cline.autoImportSettingsPath']).toBe(join(p.dataDir, 'roo-import.json'));
     expect(readFileSync(join(p.home, '.continue', 'config.yaml'), 'utf8')).toContain(`apiBase: ${PROXY}/v1/`);
     expect(existsSync(join(p.userDir, 'chatLanguageModels.json'))).toBe(true);
@@ -46,7 +73,9 @@ describe('route journal', () => {
     const report = restoreRoute(store)!;
     expect(report.conflicts).toEqual([]);
     expect(readFileSync(join(p.userDir, 'settings.json'), 'utf8')).toBe(settings);
-    expect(readFileSync(join(p.home, '.continue', 'config.yaml'), 'utf8')).toBe('models:\n  - provider: anthropic\n    model: m\n');
+    expect(readFileSync(join(p.home, '.continue', 'config.yaml'), 'utf8')).toBe(
+      'models:\n  - provider: anthropic\n    model: m\n',
+    );
     expect(existsSync(join(p.userDir, 'chatLanguageModels.json'))).toBe(false);
     expect(existsSync(join(p.dataDir, 'roo-import.json'))).toBe(false);
     expect(existsSync(journalFile(store))).toBe(false);
@@ -70,7 +99,12 @@ describe('route journal', () => {
 
   it('routing twice keeps the first original; the record merges', () => {
     applyRoute(store, PROXY, 'user', planAgent('claude-code', 'user', PROXY, p, readText).changes);
-    applyRoute(store, 'http://127.0.0.1:9', 'user', planAgent('claude-code', 'user', 'http://127.0.0.1:9', p, readText).changes);
+    applyRoute(
+      store,
+      'http://127.0.0.1:9',
+      'user',
+      planAgent('claude-code', 'user', 'http://127.0.0.1:9', p, readText).changes,
+    );
     expect(readRecord(store)!.changes).toHaveLength(1);
     restoreRoute(store);
     expect(readFileSync(join(p.userDir, 'settings.json'), 'utf8')).toBe(settings);
@@ -80,7 +114,8 @@ describe('route journal', () => {
     const changes = planAgent('continue', 'user', PROXY, p, readText).changes;
     expect(changes.map((c) => c.file)).toEqual([join(p.home, '.continue', 'config.yaml')]);
     for (const a of ['claude-code', 'roo', 'kilo', 'copilot', 'continue', 'cline'] as const) {
-      for (const c of planAgent(a, 'user', PROXY, p, readText).changes) expect(c.after.replace(c.before ?? '', '')).not.toMatch(/api[_-]?key"?\s*[:=]\s*"?sk-/i);
+      for (const c of planAgent(a, 'user', PROXY, p, readText).changes)
+        expect(c.after.replace(c.before ?? '', '')).not.toMatch(/api[_-]?key"?\s*[:=]\s*"?sk-/i);
     }
     expect(planAgent('cline', 'user', PROXY, p, readText).changes).toEqual([]);
   });
@@ -94,8 +129,21 @@ describe('route journal', () => {
 
   it('once Roo imported the profile, its auto-import key goes back and Stop still restores byte for byte', () => {
     // Roo re-imports on every start, replacing the profile (and a key entered in it): one import only.
-    const plans = planAgents([{ agent: 'claude-code', scope: 'user' }, { agent: 'roo', scope: 'user' }], PROXY, p, readText);
-    applyRoute(store, PROXY, 'user', plans.flatMap((pl) => pl.changes));
+    const plans = planAgents(
+      [
+        { agent: 'claude-code', scope: 'user' },
+        { agent: 'roo', scope: 'user' },
+      ],
+      PROXY,
+      p,
+      readText,
+    );
+    applyRoute(
+      store,
+      PROXY,
+      'user',
+      plans.flatMap((pl) => pl.changes),
+    );
     const file = join(p.userDir, 'settings.json');
     const s = settleImport(readRecord(store)!, file, 'roo-cline.autoImportSettingsPath', readFileSync(file, 'utf8'))!;
     writeFileSync(file, s.text);

@@ -10,11 +10,27 @@ const schema = (props: Record<string, string>, required: string[]): Anthropic.To
 const TOOLS: Anthropic.Tool[] = [
   { name: 'read_file', description: 'Read a file', input_schema: schema({ path: 'file path' }, ['path']) },
   { name: 'list_files', description: 'List files', input_schema: schema({ path: 'directory' }, []) },
-  { name: 'search', description: 'Search the workspace', input_schema: schema({ pattern: 'regex', path: 'where' }, ['pattern']) },
-  { name: 'edit_file', description: 'Edit a file', input_schema: schema({ path: 'p', old_string: 'o', new_string: 'n' }, ['path', 'old_string', 'new_string']) },
-  { name: 'write_file', description: 'Write a file', input_schema: schema({ path: 'p', content: 'c' }, ['path', 'content']) },
+  {
+    name: 'search',
+    description: 'Search the workspace',
+    input_schema: schema({ pattern: 'regex', path: 'where' }, ['pattern']),
+  },
+  {
+    name: 'edit_file',
+    description: 'Edit a file',
+    input_schema: schema({ path: 'p', old_string: 'o', new_string: 'n' }, ['path', 'old_string', 'new_string']),
+  },
+  {
+    name: 'write_file',
+    description: 'Write a file',
+    input_schema: schema({ path: 'p', content: 'c' }, ['path', 'content']),
+  },
   { name: 'run_command', description: 'Run a command', input_schema: schema({ command: 'c' }, ['command']) },
-  { name: 'trim_tool_result', description: 'Trim an old tool result', input_schema: schema({ tool_use_id: 'id' }, ['tool_use_id']) },
+  {
+    name: 'trim_tool_result',
+    description: 'Trim an old tool result',
+    input_schema: schema({ tool_use_id: 'id' }, ['tool_use_id']),
+  },
 ];
 
 const FILES: Record<string, string> = {
@@ -27,15 +43,33 @@ const LISTING = [...Object.keys(FILES), 'src/cache/planner.test.ts', 'media/logo
 
 function execute(use: Anthropic.ToolUseBlock): Anthropic.ToolResultBlockParam {
   const input = use.input as Record<string, string>;
-  const ok = (content: string): Anthropic.ToolResultBlockParam => ({ type: 'tool_result', tool_use_id: use.id, content });
-  const fail = (content: string): Anthropic.ToolResultBlockParam => ({ type: 'tool_result', tool_use_id: use.id, content, is_error: true });
+  const ok = (content: string): Anthropic.ToolResultBlockParam => ({
+    type: 'tool_result',
+    tool_use_id: use.id,
+    content,
+  });
+  const fail = (content: string): Anthropic.ToolResultBlockParam => ({
+    type: 'tool_result',
+    tool_use_id: use.id,
+    content,
+    is_error: true,
+  });
   switch (use.name) {
     case 'list_files':
       return ok(LISTING);
     case 'read_file':
       return input.path in FILES ? ok(FILES[input.path]) : fail(`ENOENT: no such file: ${input.path}`);
     case 'search':
-      return ok(Object.entries(FILES).flatMap(([f, c]) => c.split('\n').filter((l) => l.toLowerCase().includes(input.pattern)).map((l) => `${f}: ${l}`)).join('\n'));
+      return ok(
+        Object.entries(FILES)
+          .flatMap(([f, c]) =>
+            c
+              .split('\n')
+              .filter((l) => l.toLowerCase().includes(input.pattern))
+              .map((l) => `${f}: ${l}`),
+          )
+          .join('\n'),
+      );
     case 'trim_tool_result':
       return ok(`trimmed ${input.tool_use_id}`);
     default:
@@ -43,14 +77,19 @@ function execute(use: Anthropic.ToolUseBlock): Anthropic.ToolResultBlockParam {
   }
 }
 
-async function runAgent(prompt: string, thinking = false): Promise<{ rounds: string[][]; answer: string; usage: Anthropic.Usage[]; valid: boolean }> {
+async function runAgent(
+  prompt: string,
+  thinking = false,
+): Promise<{ rounds: string[][]; answer: string; usage: Anthropic.Usage[]; valid: boolean }> {
   const server = await startTestServer();
   try {
     const client = new Anthropic({ apiKey: 'test', baseURL: server.url, maxRetries: 0 });
     const messages: Anthropic.MessageParam[] = [{ role: 'user', content: prompt }];
     const rounds: string[][] = [];
     const usage: Anthropic.Usage[] = [];
-    const system: Anthropic.TextBlockParam[] = [{ type: 'text', text: 'You are Trimline, a careful coding agent. '.repeat(100) }];
+    const system: Anthropic.TextBlockParam[] = [
+      { type: 'text', text: 'You are Trimline, a careful coding agent. '.repeat(100) },
+    ];
     for (let i = 0; i < 8; i++) {
       const msg = await client.messages
         .stream({
@@ -68,7 +107,10 @@ async function runAgent(prompt: string, thinking = false): Promise<{ rounds: str
       const uses = msg.content.filter((b): b is Anthropic.ToolUseBlock => b.type === 'tool_use');
       rounds.push(uses.map((u) => u.name));
       if (msg.stop_reason !== 'tool_use') {
-        const answer = msg.content.filter((b): b is Anthropic.TextBlock => b.type === 'text').map((b) => b.text).join('');
+        const answer = msg.content
+          .filter((b): b is Anthropic.TextBlock => b.type === 'text')
+          .map((b) => b.text)
+          .join('');
         return { rounds, answer, usage, valid: server.requests.every((r) => r.validation.ok) };
       }
       messages.push({ role: 'user', content: uses.map(execute) });
@@ -97,7 +139,9 @@ describe('demo policy', () => {
     const a = await runAgent(prompt);
     const b = await runAgent(prompt);
     expect(a.answer).toBe(b.answer);
-    expect(a.answer).toContain('`read_file` failed for `src/cache/missing.ts`: ENOENT: no such file: src/cache/missing.ts.');
+    expect(a.answer).toContain(
+      '`read_file` failed for `src/cache/missing.ts`: ENOENT: no such file: src/cache/missing.ts.',
+    );
     expect(a.answer).toContain('`README.md`');
   });
 

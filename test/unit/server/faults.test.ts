@@ -4,7 +4,9 @@ import { faults, startTestServer, type TestServer } from '../../../src/dev/serve
 
 const MODEL = 'claude-sonnet-4-6';
 const params = { model: MODEL, max_tokens: 64, messages: [{ role: 'user' as const, content: 'hello' }] };
-const reply = { content: [{ type: 'text' as const, text: 'A reply long enough to be cut into several text deltas by the server.' }] };
+const reply = {
+  content: [{ type: 'text' as const, text: 'A reply long enough to be cut into several text deltas by the server.' }],
+};
 let server: TestServer;
 
 beforeAll(async () => {
@@ -27,7 +29,10 @@ describe('test server: injected faults seen through the real SDK', () => {
   });
 
   it('retry-after-ms takes precedence, and 500s are retried too', async () => {
-    server.fault(faults.http(429, 'slow down', { retryAfterMs: 20 }), faults.http(500, 'Internal server error', { retryAfterMs: 20 }));
+    server.fault(
+      faults.http(429, 'slow down', { retryAfterMs: 20 }),
+      faults.http(500, 'Internal server error', { retryAfterMs: 20 }),
+    );
     server.script(reply);
     const msg = await client(2).messages.create(params);
     expect(msg.stop_reason).toBe('end_turn');
@@ -36,13 +41,19 @@ describe('test server: injected faults seen through the real SDK', () => {
 
   it('gives up after maxRetries with the error class, type and request id', async () => {
     server.fault(faults.overloaded());
-    const err = await client(0).messages.create(params).catch((e: unknown) => e);
+    const err = await client(0)
+      .messages.create(params)
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(Anthropic.InternalServerError);
     const apiErr = err as APIError;
     expect(apiErr.status).toBe(529);
     expect(apiErr.type).toBe('overloaded_error');
     expect(apiErr.requestID).toBe(server.requests[0].response?.requestId);
-    expect(apiErr.error).toEqual({ type: 'error', error: { type: 'overloaded_error', message: 'Overloaded' }, request_id: apiErr.requestID });
+    expect(apiErr.error).toEqual({
+      type: 'error',
+      error: { type: 'overloaded_error', message: 'Overloaded' },
+      request_id: apiErr.requestID,
+    });
   });
 
   it('x-should-retry: false stops the SDK from retrying a 429', async () => {
@@ -97,7 +108,8 @@ describe('test server: injected faults seen through the real SDK', () => {
     const reader = res.body!.getReader();
     const decoder = new TextDecoder();
     const perChunk: number[] = [];
-    for (let r = await reader.read(); !r.done; r = await reader.read()) perChunk.push((decoder.decode(r.value).match(/^event: /gm) ?? []).length);
+    for (let r = await reader.read(); !r.done; r = await reader.read())
+      perChunk.push((decoder.decode(r.value).match(/^event: /gm) ?? []).length);
     // 7 events (start, block start, ping, 1 delta, block stop, delta, stop), paused between: never two in one read.
     expect(perChunk.reduce((a, b) => a + b, 0)).toBe(7);
     expect(Math.max(...perChunk)).toBe(1);
@@ -107,7 +119,9 @@ describe('test server: injected faults seen through the real SDK', () => {
     server.fault(faults.stall(1000));
     server.script(reply);
     await expect(client(0, 200).messages.create(params)).rejects.toBeInstanceOf(APIConnectionTimeoutError);
-    await vi.waitFor(() => expect(server.requests[0].response).toMatchObject({ status: 499, interrupted: true }), { timeout: 2000 });
+    await vi.waitFor(() => expect(server.requests[0].response).toMatchObject({ status: 499, interrupted: true }), {
+      timeout: 2000,
+    });
     expect(server.pending()).toBe(1);
   });
 
@@ -128,9 +142,16 @@ describe('test server: authentication and size limits', () => {
       const err = await wrong.messages.create(params).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(Anthropic.AuthenticationError);
       expect((err as APIError).message).toContain('invalid x-api-key');
-      const missing = await fetch(`${keyed.url}/v1/messages`, { method: 'POST', headers: { 'anthropic-version': '2023-06-01' }, body: '{}' });
+      const missing = await fetch(`${keyed.url}/v1/messages`, {
+        method: 'POST',
+        headers: { 'anthropic-version': '2023-06-01' },
+        body: '{}',
+      });
       expect(missing.status).toBe(401);
-      expect(await missing.json()).toMatchObject({ type: 'error', error: { type: 'authentication_error', message: 'x-api-key header is required' } });
+      expect(await missing.json()).toMatchObject({
+        type: 'error',
+        error: { type: 'authentication_error', message: 'x-api-key header is required' },
+      });
       const right = new Anthropic({ apiKey: 'sk-right', baseURL: keyed.url, maxRetries: 0 });
       expect((await right.messages.create(params)).content[0]).toMatchObject({ text: 'echo: hello' });
       expect(keyed.requests.every((r) => r.headers['x-api-key'] === undefined)).toBe(true);

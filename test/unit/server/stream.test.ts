@@ -18,7 +18,9 @@ const ask = (text: string): Anthropic.MessageParam[] => [{ role: 'user', content
 
 describe('test server: streaming with the real SDK', () => {
   it('streams text deltas and finalMessage() carries usage', async () => {
-    server.script({ content: [{ type: 'text', text: 'Hello there! This reply is streamed in several small chunks.' }] });
+    server.script({
+      content: [{ type: 'text', text: 'Hello there! This reply is streamed in several small chunks.' }],
+    });
     const stream = client.messages.stream({ model: MODEL, max_tokens: 256, messages: ask('Say hello') });
     const deltas: string[] = [];
     stream.on('text', (d) => deltas.push(d));
@@ -50,7 +52,15 @@ describe('test server: streaming with the real SDK', () => {
     const frames = raw.split('\n\n').filter((f) => f !== '');
     expect(frames.every((f) => /^event: [a-z_]+\ndata: \{.*\}$/s.test(f))).toBe(true);
     const names = frames.map((f) => f.split('\n')[0].slice('event: '.length));
-    expect(names).toEqual(['message_start', 'content_block_start', 'ping', 'content_block_delta', 'content_block_stop', 'message_delta', 'message_stop']);
+    expect(names).toEqual([
+      'message_start',
+      'content_block_start',
+      'ping',
+      'content_block_delta',
+      'content_block_stop',
+      'message_delta',
+      'message_stop',
+    ]);
     for (const f of frames) {
       const data = JSON.parse(f.split('\n')[1].slice('data: '.length)) as { type: string };
       expect(data.type).toBe(f.split('\n')[0].slice('event: '.length));
@@ -58,7 +68,11 @@ describe('test server: streaming with the real SDK', () => {
   });
 
   it('parses parallel tool_use inputs streamed as split input_json_delta chunks', async () => {
-    const first = { path: 'src/core/session/log.ts', range: { start: 1, end: 80 }, note: 'quotes " and \\ and ünïcödé 😀' };
+    const first = {
+      path: 'src/core/session/log.ts',
+      range: { start: 1, end: 80 },
+      note: 'quotes " and \\ and ünïcödé 😀',
+    };
     const second = { pattern: 'cache_control', paths: ['src', 'test'], max: 50 };
     server.script({
       content: [
@@ -80,15 +94,33 @@ describe('test server: streaming with the real SDK', () => {
   });
 
   it('streams thinking with a signature the server later verifies', async () => {
-    server.script({ content: [{ type: 'thinking', thinking: 'Let me think about this carefully.' }, { type: 'text', text: 'Done.' }] });
-    const msg = await client.messages.stream({ model: MODEL, max_tokens: 2048, thinking: { type: 'enabled', budget_tokens: 1024 }, messages: ask('think') }).finalMessage();
+    server.script({
+      content: [
+        { type: 'thinking', thinking: 'Let me think about this carefully.' },
+        { type: 'text', text: 'Done.' },
+      ],
+    });
+    const msg = await client.messages
+      .stream({
+        model: MODEL,
+        max_tokens: 2048,
+        thinking: { type: 'enabled', budget_tokens: 1024 },
+        messages: ask('think'),
+      })
+      .finalMessage();
     const thinking = msg.content[0] as Anthropic.ThinkingBlock;
     expect(thinking.type).toBe('thinking');
     expect(thinking.signature).toBe(signThinking('Let me think about this carefully.'));
     // Sending it back modified is rejected like the API does.
     const tampered: Anthropic.MessageParam[] = [
       ...ask('think'),
-      { role: 'assistant', content: [{ ...thinking, thinking: 'edited' }, { type: 'text', text: 'Done.' }] },
+      {
+        role: 'assistant',
+        content: [
+          { ...thinking, thinking: 'edited' },
+          { type: 'text', text: 'Done.' },
+        ],
+      },
       { role: 'user', content: 'and now?' },
     ];
     server.script({ content: [{ type: 'text', text: 'x' }] });
@@ -98,7 +130,12 @@ describe('test server: streaming with the real SDK', () => {
   });
 
   it('answers non-streaming requests with a complete Message', async () => {
-    server.script({ content: [{ type: 'text', text: 'plain' }, { type: 'tool_use', name: 'list_files', input: { path: '.' } }] });
+    server.script({
+      content: [
+        { type: 'text', text: 'plain' },
+        { type: 'tool_use', name: 'list_files', input: { path: '.' } },
+      ],
+    });
     const msg = await client.messages.create({ model: MODEL, max_tokens: 64, messages: ask('list') });
     expect(msg.type).toBe('message');
     expect(msg.content[1]).toMatchObject({ type: 'tool_use', name: 'list_files', input: { path: '.' } });
@@ -107,7 +144,9 @@ describe('test server: streaming with the real SDK', () => {
   });
 
   it('reports cache writes and reads from the simulator', async () => {
-    const system: Anthropic.TextBlockParam[] = [{ type: 'text', text: 'You are a careful agent. '.repeat(200), cache_control: { type: 'ephemeral' } }];
+    const system: Anthropic.TextBlockParam[] = [
+      { type: 'text', text: 'You are a careful agent. '.repeat(200), cache_control: { type: 'ephemeral' } },
+    ];
     const body = { model: MODEL, max_tokens: 32, system, messages: ask('first question') };
     server.script({ content: [{ type: 'text', text: 'a' }] }, { content: [{ type: 'text', text: 'b' }] });
     const first = await client.messages.stream(body).finalMessage();
@@ -121,8 +160,18 @@ describe('test server: streaming with the real SDK', () => {
   });
 
   it('counts tokens and lists models', async () => {
-    const tools: Anthropic.Tool[] = [{ name: 'read_file', description: 'Read a file', input_schema: { type: 'object', properties: { path: { type: 'string' } } } }];
-    const counted = await client.messages.countTokens({ model: MODEL, messages: ask('How many tokens is this?'), tools });
+    const tools: Anthropic.Tool[] = [
+      {
+        name: 'read_file',
+        description: 'Read a file',
+        input_schema: { type: 'object', properties: { path: { type: 'string' } } },
+      },
+    ];
+    const counted = await client.messages.countTokens({
+      model: MODEL,
+      messages: ask('How many tokens is this?'),
+      tools,
+    });
     const toolChars = JSON.stringify(tools[0]).length;
     expect(counted.input_tokens).toBe(Math.ceil('How many tokens is this?'.length / 3.5) + Math.ceil(toolChars / 3.5));
     const models = await client.models.list();

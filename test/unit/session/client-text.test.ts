@@ -13,12 +13,18 @@ import { isPrompt } from '../../../src/core/trimming/message-index';
 import type { ContentBlockParam } from '../../../src/core/session/types';
 
 const text = (t: string): ContentBlockParam => ({ type: 'text', text: t });
-const ENV = '<environment_details>\n# VSCode Visible Files\nsrc/a.ts\n\n# Current Mode\nACT MODE\n</environment_details>';
+const ENV =
+  '<environment_details>\n# VSCode Visible Files\nsrc/a.ts\n\n# Current Mode\nACT MODE\n</environment_details>';
 const FEEDBACK = 'The user provided the following feedback:\n<feedback>\nKeep the old API too.\n</feedback>';
 
 describe('Cline-style user messages, block by block', () => {
   it('the classic form: a header block opens a run of output blocks, ended by feedback or the environment', () => {
-    const kinds = classifyUserBlocks([text("[read_file for 'src/a.ts'] Result:"), text('export const a = 1;\n'), text(FEEDBACK), text(ENV)]);
+    const kinds = classifyUserBlocks([
+      text("[read_file for 'src/a.ts'] Result:"),
+      text('export const a = 1;\n'),
+      text(FEEDBACK),
+      text(ENV),
+    ]);
     expect(kinds.map((k) => k?.toolName)).toEqual(['read_file', 'read_file', undefined, undefined]);
     expect(kinds[0]?.target).toBe('src/a.ts');
   });
@@ -26,26 +32,43 @@ describe('Cline-style user messages, block by block', () => {
   it('the one-block form (header and output together), errors and the skipped-tool answer are output', () => {
     const kinds = classifyUserBlocks([
       text("[execute_command for 'npm test'] Result:\nCommand executed.\nOutput:\n3 passing"),
-      text("[read_file for 'x.ts'] Result:\nThe tool execution failed with the following error:\n<error>\nENOENT\n</error>"),
-      text('Tool [write_to_file] was not executed because a tool has already been used in this message. Only one tool may be used per message.'),
+      text(
+        "[read_file for 'x.ts'] Result:\nThe tool execution failed with the following error:\n<error>\nENOENT\n</error>",
+      ),
+      text(
+        'Tool [write_to_file] was not executed because a tool has already been used in this message. Only one tool may be used per message.',
+      ),
       text('[attempt_completion] Result:\nThe user denied this operation.'),
       text(ENV),
     ]);
-    expect(kinds.map((k) => k?.toolName)).toEqual(['execute_command', 'read_file', 'write_to_file', 'attempt_completion', undefined]);
+    expect(kinds.map((k) => k?.toolName)).toEqual([
+      'execute_command',
+      'read_file',
+      'write_to_file',
+      'attempt_completion',
+      undefined,
+    ]);
   });
 
   it("a block that carries the user's words is theirs, whole, even behind a header", () => {
     const kinds = classifyUserBlocks([
-      text("[write_to_file for 'a.ts'] Result:\nThe user denied this operation and provided the following feedback:\n<feedback>\nnot this file\n</feedback>"),
+      text(
+        "[write_to_file for 'a.ts'] Result:\nThe user denied this operation and provided the following feedback:\n<feedback>\nnot this file\n</feedback>",
+      ),
       text("[ask_followup_question for 'Which runner?'] Result:\n<answer>\nvitest\n</answer>"),
       text('[attempt_completion] Result:'),
-      text('The user has provided feedback on the results. Consider their input to continue the task, and then attempt completion again.\n<feedback>\nadd docs\n</feedback>'),
+      text(
+        'The user has provided feedback on the results. Consider their input to continue the task, and then attempt completion again.\n<feedback>\nadd docs\n</feedback>',
+      ),
     ]);
     expect(kinds.map((k) => k?.toolName)).toEqual([undefined, undefined, 'attempt_completion', undefined]);
   });
 
   it('typed text, the task, images and native tool_result blocks are never output', () => {
-    const image: ContentBlockParam = { type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' } };
+    const image: ContentBlockParam = {
+      type: 'image',
+      source: { type: 'base64', media_type: 'image/png', data: 'iVBORw0KGgo=' },
+    };
     const kinds = classifyUserBlocks([
       text('<task>\nFix the totals.\n</task>'),
       text('Please also look at [read_file] Result: handling'),
@@ -69,7 +92,10 @@ describe('Cline-style user messages, block by block', () => {
     expect(isPrompt(m)).toBe(false);
     expect(isPrompt(s.messages[0])).toBe(true);
     // A Claude Code user message (no client header) stays a prompt, every block protected.
-    const cc = makeMessage('c1', 0, 'user', [text('<system-reminder>\nCLAUDE.md\n</system-reminder>'), text('Refactor it.')]);
+    const cc = makeMessage('c1', 0, 'user', [
+      text('<system-reminder>\nCLAUDE.md\n</system-reminder>'),
+      text('Refactor it.'),
+    ]);
     expect(cc.blocks.some((b) => b.observation)).toBe(false);
     expect(isPrompt(cc)).toBe(true);
   });
@@ -79,8 +105,21 @@ describe('Cline-style user messages, block by block', () => {
     const reg = new ProxySessions();
     const messages = [
       { role: 'user' as const, content: [text('<task>\nFix it.\n</task>'), text(ENV)] },
-      { role: 'assistant' as const, content: [text('Reading.'), { type: 'tool_use' as const, id: 'toolu_01', name: 'read_file', input: { path: 'src/a.ts' } }] },
-      { role: 'user' as const, content: [text(`[read_file for 'src/a.ts'] Result:\n${'const a = 1;\n'.repeat(50)}`), text(FEEDBACK), { type: 'text' as const, text: ENV, cache_control: cc }] },
+      {
+        role: 'assistant' as const,
+        content: [
+          text('Reading.'),
+          { type: 'tool_use' as const, id: 'toolu_01', name: 'read_file', input: { path: 'src/a.ts' } },
+        ],
+      },
+      {
+        role: 'user' as const,
+        content: [
+          text(`[read_file for 'src/a.ts'] Result:\n${'const a = 1;\n'.repeat(50)}`),
+          text(FEEDBACK),
+          { type: 'text' as const, text: ENV, cache_control: cc },
+        ],
+      },
     ];
     const { entry } = reg.match({ key: undefined, messages, model: 'claude-sonnet-4-5', now: 1 });
     const m = entry.session.messages[2];
@@ -89,7 +128,11 @@ describe('Cline-style user messages, block by block', () => {
       [false, undefined, undefined],
       [false, undefined, undefined],
     ]);
-    expect(m.blocks.map((b) => entry.session.userText.reasonOf(b.id)?.split(':')[0])).toEqual([undefined, 'user text', 'client context (Cline\'s, Roo\'s <environment_details>)']);
+    expect(m.blocks.map((b) => entry.session.userText.reasonOf(b.id)?.split(':')[0])).toEqual([
+      undefined,
+      'user text',
+      "client context (Cline's, Roo's <environment_details>)",
+    ]);
     expect(isPrompt(m)).toBe(false);
   });
 });

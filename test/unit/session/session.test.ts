@@ -43,8 +43,12 @@ describe('Session log and overlays', () => {
   it('pins win over strategies and the agent, not over the user', () => {
     const s = sample();
     s.addOverlay({ ...base, kind: 'pin', blockId: 'u1.0' });
-    expect(() => s.addOverlay({ ...base, author: 'strategy:x', kind: 'trim', blockId: 'u1.0', text: 't' })).toThrow(/pinned/);
-    expect(() => s.addOverlay({ ...base, author: 'agent', kind: 'prune', messageId: 'u1', blockId: 'u1.0' })).toThrow(/pinned/);
+    expect(() => s.addOverlay({ ...base, author: 'strategy:x', kind: 'trim', blockId: 'u1.0', text: 't' })).toThrow(
+      /pinned/,
+    );
+    expect(() => s.addOverlay({ ...base, author: 'agent', kind: 'prune', messageId: 'u1', blockId: 'u1.0' })).toThrow(
+      /pinned/,
+    );
     // A message-level prune by a strategy does not hide a pinned block either.
     const windowPrune = s.addOverlay({ ...base, author: 'strategy:w', kind: 'prune', messageId: 'u1' });
     expect(s.resolveMessage(2).blocks[0].state).toBe('pinned');
@@ -69,7 +73,9 @@ describe('Session log and overlays', () => {
     const s = sample();
     s.addOverlay({ ...base, kind: 'pin', blockId: 'u1.0' });
     expect(s.isPinned('a0.0')).toBe(true);
-    expect(() => s.addOverlay({ ...base, author: 'strategy:x', kind: 'prune', messageId: 'a0', blockId: 'a0.0' })).toThrow(/pinned/);
+    expect(() =>
+      s.addOverlay({ ...base, author: 'strategy:x', kind: 'prune', messageId: 'a0', blockId: 'a0.0' }),
+    ).toThrow(/pinned/);
     s.addOverlay({ ...base, author: 'strategy:tool-pruning', kind: 'prune', messageId: 'a0' });
     expect(s.resolveMessage(1).blocks[0].state).toBe('pinned');
     expect(s.resolveMessage(1).blocks[0].sent).toBe(s.messages[1].blocks[0].param);
@@ -77,7 +83,14 @@ describe('Session log and overlays', () => {
 
   it('summary covers a range; a strategy summary over a pinned block is inactive', () => {
     const s = sample();
-    const sum = s.addOverlay({ ...base, author: 'strategy:c', kind: 'summary', fromMessageId: 'a0', toMessageId: 'u1', text: 'S' });
+    const sum = s.addOverlay({
+      ...base,
+      author: 'strategy:c',
+      kind: 'summary',
+      fromMessageId: 'a0',
+      toMessageId: 'u1',
+      text: 'S',
+    });
     expect(s.resolveMessage(1).summaryStart?.id).toBe(sum.id);
     expect(s.resolveMessage(2).blocks[0].state).toBe('summarized');
     s.addOverlay({ ...base, kind: 'pin', blockId: 'u1.0' });

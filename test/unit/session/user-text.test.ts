@@ -5,11 +5,17 @@ import { RequestBuilder } from '../../../src/core/request/build';
 import { createPipeline } from '../../../src/core/trimming';
 import { Harness, round } from '../trimming/helpers';
 
-const REMINDERS = Array.from({ length: 8 }, (_, i) => `<system-reminder>\nReminder ${i}: CLAUDE.md says run the tests before committing.\n</system-reminder>`);
+const REMINDERS = Array.from(
+  { length: 8 },
+  (_, i) => `<system-reminder>\nReminder ${i}: CLAUDE.md says run the tests before committing.\n</system-reminder>`,
+);
 
 function ccSession(): Session {
   const s = new Session();
-  s.append('user', [...REMINDERS.map((text) => ({ type: 'text' as const, text })), { type: 'text', text: 'Refactor the parser.' }]);
+  s.append('user', [
+    ...REMINDERS.map((text) => ({ type: 'text' as const, text })),
+    { type: 'text', text: 'Refactor the parser.' },
+  ]);
   return s;
 }
 
@@ -27,9 +33,36 @@ describe("the user's words are protected from automatic strategies", () => {
     const s = ccSession();
     round(s, [{ name: 'Read', input: { file_path: 'a.ts' }, result: 'x'.repeat(500) }]);
     const task = s.messages[0].blocks[8];
-    s.addOverlay({ kind: 'prune', messageId: s.messages[0].id, author: 'strategy:tool-pruning', reason: 'test', callIndex: 0, tokensBefore: 10, tokensAfter: 0 });
-    s.addOverlay({ kind: 'trim', blockId: task.id, text: 'short', author: 'strategy:summarize-tool-results', reason: 'test', callIndex: 0, tokensBefore: 10, tokensAfter: 1 });
-    s.addOverlay({ kind: 'summary', fromMessageId: s.messages[0].id, toMessageId: s.messages[2].id, text: 'gone', author: 'strategy:atomic-window', reason: 'test', callIndex: 0, tokensBefore: 10, tokensAfter: 1 });
+    s.addOverlay({
+      kind: 'prune',
+      messageId: s.messages[0].id,
+      author: 'strategy:tool-pruning',
+      reason: 'test',
+      callIndex: 0,
+      tokensBefore: 10,
+      tokensAfter: 0,
+    });
+    s.addOverlay({
+      kind: 'trim',
+      blockId: task.id,
+      text: 'short',
+      author: 'strategy:summarize-tool-results',
+      reason: 'test',
+      callIndex: 0,
+      tokensBefore: 10,
+      tokensAfter: 1,
+    });
+    s.addOverlay({
+      kind: 'summary',
+      fromMessageId: s.messages[0].id,
+      toMessageId: s.messages[2].id,
+      text: 'gone',
+      author: 'strategy:atomic-window',
+      reason: 'test',
+      callIndex: 0,
+      tokensBefore: 10,
+      tokensAfter: 1,
+    });
     const r = s.resolveMessage(0);
     expect(r.summaryStart).toBeUndefined();
     expect(r.blocks.map((b) => b.state)).toEqual(Array(9).fill('verbatim'));
@@ -39,9 +72,28 @@ describe("the user's words are protected from automatic strategies", () => {
   it('the user may trim their own words, and compression they started may summarize them', () => {
     const s = ccSession();
     round(s, [{ name: 'Read', input: { file_path: 'a.ts' }, result: 'x'.repeat(500) }]);
-    s.addOverlay({ kind: 'trim', blockId: s.messages[0].blocks[0].id, text: 'short', author: 'user', reason: 'test', callIndex: 0, tokensBefore: 10, tokensAfter: 1 });
+    s.addOverlay({
+      kind: 'trim',
+      blockId: s.messages[0].blocks[0].id,
+      text: 'short',
+      author: 'user',
+      reason: 'test',
+      callIndex: 0,
+      tokensBefore: 10,
+      tokensAfter: 1,
+    });
     expect(s.resolveMessage(0).blocks[0].state).toBe('trimmed');
-    s.addOverlay({ kind: 'summary', fromMessageId: s.messages[0].id, toMessageId: s.messages[1].id, text: 'summary', author: 'strategy:whole-history', reason: 'test', callIndex: 0, tokensBefore: 10, tokensAfter: 1 });
+    s.addOverlay({
+      kind: 'summary',
+      fromMessageId: s.messages[0].id,
+      toMessageId: s.messages[1].id,
+      text: 'summary',
+      author: 'strategy:whole-history',
+      reason: 'test',
+      callIndex: 0,
+      tokensBefore: 10,
+      tokensAfter: 1,
+    });
     expect(s.resolveMessage(0).summaryStart?.text).toBe('summary');
   });
 
@@ -51,7 +103,8 @@ describe("the user's words are protected from automatic strategies", () => {
     const builder = new RequestBuilder();
     for (let i = 0; i < 40; i++) {
       round(s, [{ name: 'Read', input: { file_path: `src/m${i}.ts` }, result: `line of src/m${i}.ts\n`.repeat(300) }]);
-      if (i % 5 === 0) s.append('user', [{ type: 'text', text: `<system-reminder>\nTodo list changed (${i}).\n</system-reminder>` }]);
+      if (i % 5 === 0)
+        s.append('user', [{ type: 'text', text: `<system-reminder>\nTodo list changed (${i}).\n</system-reminder>` }]);
       h.run(i % 7 === 6 ? 10 * 60_000 : 2000);
       const body = builder.build(s, { model: 'claude-sonnet-4-5', maxTokens: 1000 }).body;
       const check = checkUserText(s.messages, 0, s.messages.length, body.messages);

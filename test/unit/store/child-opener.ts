@@ -41,7 +41,14 @@ export function buildOpener(dir: string): string {
   const entry = path.join(dir, 'opener.ts');
   const bundle = path.join(dir, 'opener.cjs');
   fs.writeFileSync(entry, OPENER);
-  buildSync({ entryPoints: [entry], bundle: true, platform: 'node', format: 'cjs', outfile: bundle, logLevel: 'silent' });
+  buildSync({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    outfile: bundle,
+    logLevel: 'silent',
+  });
   return bundle;
 }
 
@@ -49,7 +56,14 @@ export function buildOpener(dir: string): string {
 export async function raceOpeners(bundle: string, dir: string, id: string, n: number): Promise<string[]> {
   const go = path.join(dir, `go-${Math.random().toString(36).slice(2)}`);
   const children = Array.from({ length: n }, () => {
-    const child = spawn(process.execPath, ['-e', `require(${JSON.stringify(bundle)}).run(${JSON.stringify(dir)}, ${JSON.stringify(id)}, ${JSON.stringify(go)}, ${n})`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(
+      process.execPath,
+      [
+        '-e',
+        `require(${JSON.stringify(bundle)}).run(${JSON.stringify(dir)}, ${JSON.stringify(id)}, ${JSON.stringify(go)}, ${n})`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     let out = '';
     const ready = new Promise<void>((ok) =>
       child.stdout.on('data', (c: Buffer) => {

@@ -41,9 +41,20 @@ export async function spawnChildWriter(dir: string, sessionId: string): Promise<
   const entry = path.join(dir, 'writer.ts');
   const bundle = path.join(dir, 'writer.cjs');
   fs.writeFileSync(entry, WRITER);
-  buildSync({ entryPoints: [entry], bundle: true, platform: 'node', format: 'cjs', outfile: bundle, logLevel: 'silent' });
+  buildSync({
+    entryPoints: [entry],
+    bundle: true,
+    platform: 'node',
+    format: 'cjs',
+    outfile: bundle,
+    logLevel: 'silent',
+  });
   const file = journalPath(dir, sessionId);
-  const child = spawn(process.execPath, ['-e', `require(${JSON.stringify(bundle)}).run(${JSON.stringify(dir)}, ${JSON.stringify(sessionId)})`], { stdio: 'ignore' });
+  const child = spawn(
+    process.execPath,
+    ['-e', `require(${JSON.stringify(bundle)}).run(${JSON.stringify(dir)}, ${JSON.stringify(sessionId)})`],
+    { stdio: 'ignore' },
+  );
   const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
   const started = Date.now();
   while (lineCount(file) < MIN_LINES_BEFORE_KILL) {
@@ -52,7 +63,10 @@ export async function spawnChildWriter(dir: string, sessionId: string): Promise<
   }
   // Let it run a little longer so the kill lands at a random point of an append.
   await new Promise((r) => setTimeout(r, 20 + Math.random() * 30));
-  const messagesBefore = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.includes('"type":"message"')).length;
+  const messagesBefore = fs
+    .readFileSync(file, 'utf8')
+    .split('\n')
+    .filter((l) => l.includes('"type":"message"')).length;
   child.kill('SIGKILL');
   const signal = await exited;
   if (signal !== 'SIGKILL') throw new Error(`child ended by ${signal}, not SIGKILL`);

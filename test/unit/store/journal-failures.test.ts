@@ -60,7 +60,9 @@ describe('journal write errors', () => {
     journal.close();
     const loaded = loadJournal(journalPath(dir, 's1'));
     expect(loaded.issues).toEqual([]);
-    expect(loaded.session.messages.map((m) => m.blocks[0].param)).toEqual(['one', 'two', 'three'].map((text) => ({ type: 'text', text })));
+    expect(loaded.session.messages.map((m) => m.blocks[0].param)).toEqual(
+      ['one', 'two', 'three'].map((text) => ({ type: 'text', text })),
+    );
     expect(loaded.session.calls).toHaveLength(1);
   });
 
@@ -105,7 +107,8 @@ describe('journal write errors', () => {
     bad.attach(a);
     good.attach(b);
     const real = fs.writeSync.bind(fs) as (fd: number, b: Buffer, off: number, len: number) => number;
-    vi.spyOn(fs, 'writeSync').mockImplementation(((fd: number, buf: Buffer, off: number, len: number) => (buf.includes('for the bad one') ? enospc() : real(fd, buf, off, len))) as typeof fs.writeSync);
+    vi.spyOn(fs, 'writeSync').mockImplementation(((fd: number, buf: Buffer, off: number, len: number) =>
+      buf.includes('for the bad one') ? enospc() : real(fd, buf, off, len)) as typeof fs.writeSync);
     a.append('user', 'for the bad one');
     b.append('user', 'for the good one');
     expect(errors).toHaveLength(1);

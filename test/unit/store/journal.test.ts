@@ -74,7 +74,7 @@ describe('journal round trip', () => {
 });
 
 describe('one writer per journal', () => {
-  it('a second process cannot open a journal that a live process writes; a dead writer\'s lock is taken over', () => {
+  it("a second process cannot open a journal that a live process writes; a dead writer's lock is taken over", () => {
     const file = journalPath(dir, 's1');
     fs.writeFileSync(`${file}.lock`, '1');
     expect(() => openJournal(dir, 's1')).toThrow(/is being written by process 1; close that Trimline first/);
@@ -168,7 +168,9 @@ describe('durability', () => {
     expect(loaded.issues.filter((i) => !/torn last record/.test(i.message))).toEqual([]);
     expect(loaded.issues.length).toBeLessThanOrEqual(1);
     // Every surviving message is complete and in order; overlays refer to messages that exist.
-    loaded.session.messages.forEach((m, i) => expect(m.blocks[0].param).toEqual({ type: 'text', text: `message ${i}` }));
+    loaded.session.messages.forEach((m, i) =>
+      expect(m.blocks[0].param).toEqual({ type: 'text', text: `message ${i}` }),
+    );
     // And the journal can be resumed and appended to.
     const resumed = resumeSession(dir, 'crash');
     resumed.session.append('user', 'after the crash');
@@ -261,7 +263,12 @@ describe('listSessions', () => {
     fs.writeFileSync(path.join(dir, 'notes.txt'), 'not a journal');
     const list = listSessions(dir);
     expect(list.map((s) => s.sessionId)).toEqual(['newer', 'older']);
-    expect(list[1]).toMatchObject({ title: 'Fix the failing test in src/app.ts please', messageCount: 5, model: 'claude-test', updatedAt: '2024-01-01T00:00:00.000Z' });
+    expect(list[1]).toMatchObject({
+      title: 'Fix the failing test in src/app.ts please',
+      messageCount: 5,
+      model: 'claude-test',
+      updatedAt: '2024-01-01T00:00:00.000Z',
+    });
     expect(list[0]).toMatchObject({ title: '(no prompt yet)', messageCount: 0, model: 'm2' });
     expect(listSessions(path.join(dir, 'missing'))).toEqual([]);
   });

@@ -69,7 +69,10 @@ describe('journal lock', () => {
     for (let round = 0; round < 4; round++) {
       fs.writeFileSync(lock, `${DEAD_PID} stale${round}\n`);
       const said = await raceOpeners(bundle, dir, 'race', 6);
-      expect(said.filter((s) => s === 'owner'), said.join(', ')).toHaveLength(1);
+      expect(
+        said.filter((s) => s === 'owner'),
+        said.join(', '),
+      ).toHaveLength(1);
       expect(said.filter((s) => s === 'locked JournalLockedError')).toHaveLength(5);
       expect(fs.existsSync(lock)).toBe(false);
     }

@@ -30,16 +30,39 @@ const digests = (n: number, tag = 'm'): string[] => Array.from({ length: n }, (_
 const roles = (n: number): string[] => Array.from({ length: n }, (_, i) => (i % 2 ? 'assistant' : 'user'));
 function print(n: number, over: Partial<RequestFingerprint> = {}): RequestFingerprint {
   const messages = digests(n);
-  return { model: 'claude-sonnet-4-5', tools: TOOLS, system: ['s0'], messages, roles: roles(n), clientMessages: messages, ttlMs: 300_000, at: 1000 + n, ...over };
+  return {
+    model: 'claude-sonnet-4-5',
+    tools: TOOLS,
+    system: ['s0'],
+    messages,
+    roles: roles(n),
+    clientMessages: messages,
+    ttlMs: 300_000,
+    at: 1000 + n,
+    ...over,
+  };
 }
-const verdict = (call: number, sessionCall = call): CallVerdict => ({ call, sessionCall, miss: null, local: null, beyondRules: false, missCost: 0, usage: { read: 100 * call, written: 10, uncached: 3 } });
+const verdict = (call: number, sessionCall = call): CallVerdict => ({
+  call,
+  sessionCall,
+  miss: null,
+  local: null,
+  beyondRules: false,
+  missCost: 0,
+  usage: { read: 100 * call, written: 10, uncached: 3 },
+});
 
 /** A conversation whose requests append, change their tools, shorten, get rewritten by Trimline, change model. */
 const SEQUENCE: RequestFingerprint[] = [
   print(1),
   print(3),
   print(5, { tools: [...TOOLS, { name: 'Grep', hash: 'g1' }] }),
-  print(5, { tools: [{ name: 'Bash', hash: 'b1' }, { name: 'Read', hash: 'r2' }] }),
+  print(5, {
+    tools: [
+      { name: 'Bash', hash: 'b1' },
+      { name: 'Read', hash: 'r2' },
+    ],
+  }),
   print(2, { tools: TOOLS, ttlMs: undefined }),
   { ...print(6), messages: [...digests(3), 'trimmed3', ...digests(6).slice(4)], clientMessages: digests(6) },
   { ...print(8), messages: [...digests(3), 'trimmed3', ...digests(8).slice(4)], clientMessages: digests(8) },
@@ -104,7 +127,10 @@ describe('prints in the journal', () => {
     const dir = journalDir();
     const one = openJournal(dir, 's1');
     write(one, 0, SEQUENCE.slice(0, 5));
-    one.recordVerdict('key:K#side', verdict(100, 5), { print: print(1, { system: ['title'] }), responseId: 'msg_side' });
+    one.recordVerdict('key:K#side', verdict(100, 5), {
+      print: print(1, { system: ['title'] }),
+      responseId: 'msg_side',
+    });
     one.close();
     // A restarted proxy writes to the same file: its first print is full, the rest deltas again.
     const two = openJournal(dir, 's1');
@@ -113,7 +139,14 @@ describe('prints in the journal', () => {
     const loaded = loadJournal(journalPath(dir, 's1'));
     expect(loaded.issues.filter((i) => i.line !== undefined)).toEqual([]);
     const last = SEQUENCE.length;
-    expect(loaded.lastSent).toEqual({ lineage: 'key:K', call: last, sessionCall: last, print: SEQUENCE[SEQUENCE.length - 1], responseId: `msg_${last}`, usage: verdict(last).usage });
+    expect(loaded.lastSent).toEqual({
+      lineage: 'key:K',
+      call: last,
+      sessionCall: last,
+      print: SEQUENCE[SEQUENCE.length - 1],
+      responseId: `msg_${last}`,
+      usage: verdict(last).usage,
+    });
   });
 
   it('grows linearly: a long session appending two messages a call writes only the new digests', () => {
@@ -152,7 +185,9 @@ describe('prints in the journal', () => {
     fs.writeFileSync(file, lines.slice(0, -2).join('\n') + '\n');
     const corrupt = loadJournal(file);
     expect(corrupt.verdicts).toHaveLength(2);
-    expect(corrupt.issues.filter((i) => i.line !== undefined)).toEqual([{ line: expect.any(Number) as number, message: 'verdict record with an invalid print and responseId; ignored' }]);
+    expect(corrupt.issues.filter((i) => i.line !== undefined)).toEqual([
+      { line: expect.any(Number) as number, message: 'verdict record with an invalid print and responseId; ignored' },
+    ]);
     expect(corrupt.lastSent).toBeUndefined();
   });
 });

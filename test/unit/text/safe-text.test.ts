@@ -25,7 +25,13 @@ const hostile = fc
 
 /** Printable text: no control character, no bidi control (newlines and tabs allowed). */
 const printable = fc
-  .array(fc.oneof(fc.string({ unit: 'grapheme' }), fc.constantFrom('\n', '\t', 'é', '→ ✓', '中文', '👩‍💻', 'مرحبا', '\\u{1b}')), { maxLength: 30 })
+  .array(
+    fc.oneof(
+      fc.string({ unit: 'grapheme' }),
+      fc.constantFrom('\n', '\t', 'é', '→ ✓', '中文', '👩‍💻', 'مرحبا', '\\u{1b}'),
+    ),
+    { maxLength: 30 },
+  )
   .map((parts) => parts.join(''))
   .filter((s) => codePoints(s).every((cp) => cp === 0x0a || cp === 0x09 || (!isControl(cp) && !isBidi(cp))));
 
@@ -43,12 +49,16 @@ describe('terminalSafe', () => {
   });
 
   it('passes printable text unchanged, and is idempotent', () => {
-    fc.assert(fc.property(printable, (s) => {
-      expect(terminalSafe(s)).toBe(s);
-    }));
-    fc.assert(fc.property(hostile, (s) => {
-      expect(terminalSafe(terminalSafe(s))).toBe(terminalSafe(s));
-    }));
+    fc.assert(
+      fc.property(printable, (s) => {
+        expect(terminalSafe(s)).toBe(s);
+      }),
+    );
+    fc.assert(
+      fc.property(hostile, (s) => {
+        expect(terminalSafe(terminalSafe(s))).toBe(terminalSafe(s));
+      }),
+    );
   });
 
   it('makes ESC/OSC/C1/bidi visible as \\u{hex} and reads CRLF as a line break', () => {
@@ -65,7 +75,8 @@ describe('terminalSafeLine', () => {
   it('outputs no control character at all (line breaks and tabs escaped too)', () => {
     fc.assert(
       fc.property(hostile, (s) => {
-        for (const cp of codePoints(terminalSafeLine(s))) expect(isControl(cp) || isBidi(cp), `U+${cp.toString(16)}`).toBe(false);
+        for (const cp of codePoints(terminalSafeLine(s)))
+          expect(isControl(cp) || isBidi(cp), `U+${cp.toString(16)}`).toBe(false);
       }),
       { numRuns: 500 },
     );
@@ -73,9 +84,14 @@ describe('terminalSafeLine', () => {
   });
 
   it('passes one-line printable text unchanged', () => {
-    fc.assert(fc.property(printable.filter((s) => !/[\n\t]/.test(s)), (s) => {
-      expect(terminalSafeLine(s)).toBe(s);
-    }));
+    fc.assert(
+      fc.property(
+        printable.filter((s) => !/[\n\t]/.test(s)),
+        (s) => {
+          expect(terminalSafeLine(s)).toBe(s);
+        },
+      ),
+    );
   });
 });
 
@@ -84,7 +100,8 @@ describe('jsonTerminalSafe', () => {
     fc.assert(
       fc.property(fc.array(hostile, { maxLength: 4 }), (values) => {
         const json = jsonTerminalSafe(JSON.stringify({ values }, null, 2));
-        for (const cp of codePoints(json)) expect((isControl(cp) && cp !== 0x0a) || isBidi(cp), `U+${cp.toString(16)}`).toBe(false);
+        for (const cp of codePoints(json))
+          expect((isControl(cp) && cp !== 0x0a) || isBidi(cp), `U+${cp.toString(16)}`).toBe(false);
         expect(JSON.parse(json)).toEqual({ values });
       }),
       { numRuns: 300 },
@@ -95,11 +112,15 @@ describe('jsonTerminalSafe', () => {
 describe('bidiVisible (HTML views)', () => {
   it('escapes the bidi controls and nothing else', () => {
     expect(bidiVisible('a\u202eb\u2067c\u200fd')).toBe('a\\u{202e}b\\u{2067}c\\u{200f}d');
-    fc.assert(fc.property(printable, (s) => {
-      expect(bidiVisible(s)).toBe(s);
-    }));
-    fc.assert(fc.property(hostile, (s) => {
-      expect(codePoints(bidiVisible(s)).some(isBidi)).toBe(false);
-    }));
+    fc.assert(
+      fc.property(printable, (s) => {
+        expect(bidiVisible(s)).toBe(s);
+      }),
+    );
+    fc.assert(
+      fc.property(hostile, (s) => {
+        expect(codePoints(bidiVisible(s)).some(isBidi)).toBe(false);
+      }),
+    );
   });
 });

@@ -22,7 +22,25 @@ function rng(seed: number): () => number {
   };
 }
 
-const WORDS = ['alpha', 'beta', 'gamma', 'delta', 'function', 'return', 'const', 'value', 'error', 'path', 'file', 'the', 'of', '42', '{', '}', '();'];
+const WORDS = [
+  'alpha',
+  'beta',
+  'gamma',
+  'delta',
+  'function',
+  'return',
+  'const',
+  'value',
+  'error',
+  'path',
+  'file',
+  'the',
+  'of',
+  '42',
+  '{',
+  '}',
+  '();',
+];
 function words(r: () => number, n: number): string {
   return Array.from({ length: n }, () => WORDS[Math.floor(r() * WORDS.length)]).join(r() < 0.2 ? '\n' : ' ');
 }
@@ -31,7 +49,12 @@ function words(r: () => number, n: number): string {
 function step(r: () => number, i: number): ContentBlockParam[] {
   const blocks: ContentBlockParam[] = [];
   if (r() < 0.5) blocks.push({ type: 'text', text: words(r, 5 + Math.floor(r() * 40)) });
-  blocks.push({ type: 'tool_use', id: `toolu_${i}`, name: 'Bash', input: { command: words(r, 3 + Math.floor(r() * 10)) } });
+  blocks.push({
+    type: 'tool_use',
+    id: `toolu_${i}`,
+    name: 'Bash',
+    input: { command: words(r, 3 + Math.floor(r() * 10)) },
+  });
   blocks.push({ type: 'tool_result', tool_use_id: `toolu_${i}`, content: words(r, 10 + Math.floor(r() * 800)) });
   return blocks;
 }
@@ -44,7 +67,8 @@ function truth(raw: RawCounter, blocks: ContentBlockParam[], r: () => number): n
   let t = 2 * TRUE_PER_MESSAGE;
   for (const b of blocks) {
     if (b.type === 'text') t += TRUE_RATIO * raw.count(b.text);
-    if (b.type === 'tool_use') t += TRUE_PER_TOOL_BLOCK + TRUE_RATIO * raw.count(`${b.name} ${JSON.stringify(b.input)}`);
+    if (b.type === 'tool_use')
+      t += TRUE_PER_TOOL_BLOCK + TRUE_RATIO * raw.count(`${b.name} ${JSON.stringify(b.input)}`);
     if (b.type === 'tool_result') t += TRUE_PER_TOOL_BLOCK + TRUE_RATIO * raw.count(b.content as string);
   }
   return Math.round(t * (1 + (r() - 0.5) * 0.06));
@@ -100,7 +124,10 @@ describe('Calibrator', () => {
     expect(est.quality()).toBe('estimated');
     expect(est.block(block).quality).toBe('estimated');
     const r = rng(11);
-    expect(est.observe({ addedBlocks: step(r, 0), trueDelta: -500 })).toMatchObject({ accepted: false, reason: 'nonpositive' });
+    expect(est.observe({ addedBlocks: step(r, 0), trueDelta: -500 })).toMatchObject({
+      accepted: false,
+      reason: 'nonpositive',
+    });
     expect(est.observe({ addedBlocks: [], trueDelta: 100 })).toMatchObject({ accepted: false, reason: 'empty' });
     for (let i = 0; i < MIN_CALIBRATION_SAMPLES - 1; i++) {
       const b = step(r, i);
@@ -117,13 +144,27 @@ describe('Calibrator', () => {
 
   it('learns from a negative delta when removed blocks explain it', () => {
     const c = new Calibrator();
-    const thinking: ContentBlockParam = { type: 'thinking', thinking: 'earlier reasoning that the API stops counting '.repeat(30), signature: 's' };
+    const thinking: ContentBlockParam = {
+      type: 'thinking',
+      thinking: 'earlier reasoning that the API stops counting '.repeat(30),
+      signature: 's',
+    };
     const added: ContentBlockParam[] = [{ type: 'text', text: 'next question' }];
-    const predicted = c.predict('claude-sonnet-4-5', c.extractor.blocks(added, 1)) - c.predict('claude-sonnet-4-5', c.extractor.blocks([thinking]));
+    const predicted =
+      c.predict('claude-sonnet-4-5', c.extractor.blocks(added, 1)) -
+      c.predict('claude-sonnet-4-5', c.extractor.blocks([thinking]));
     expect(predicted).toBeLessThan(0);
-    const res = c.observe({ model: 'claude-sonnet-4-5', addedBlocks: added, addedMessages: 1, removedBlocks: [thinking], trueDelta: Math.round(predicted) });
+    const res = c.observe({
+      model: 'claude-sonnet-4-5',
+      addedBlocks: added,
+      addedMessages: 1,
+      removedBlocks: [thinking],
+      trueDelta: Math.round(predicted),
+    });
     expect(res).toEqual({ accepted: true, predicted: expect.closeTo(predicted, 6) });
-    expect(c.observe({ model: 'claude-sonnet-4-5', addedBlocks: added, addedMessages: 1, trueDelta: -200 }).reason).toBe('nonpositive');
+    expect(
+      c.observe({ model: 'claude-sonnet-4-5', addedBlocks: added, addedMessages: 1, trueDelta: -200 }).reason,
+    ).toBe('nonpositive');
   });
 
   it('rejects outliers once calibrated, but follows a persistent change', () => {
@@ -169,8 +210,18 @@ describe('Calibrator', () => {
 });
 
 describe('usageDelta', () => {
-  const usage = (n: number) => ({ input_tokens: 5, cache_creation_input_tokens: n, cache_read_input_tokens: 1000, output_tokens: 10 });
-  const call = (index: number, at: number, epochStart: number, n: number): CallRecord => ({ index, at, epochStart, usage: usage(n) });
+  const usage = (n: number) => ({
+    input_tokens: 5,
+    cache_creation_input_tokens: n,
+    cache_read_input_tokens: 1000,
+    output_tokens: 10,
+  });
+  const call = (index: number, at: number, epochStart: number, n: number): CallRecord => ({
+    index,
+    at,
+    epochStart,
+    usage: usage(n),
+  });
   it('is the difference of total inputs within an epoch, undefined across a compaction', () => {
     expect(usageDelta(call(0, 1, 0, 100), call(1, 3, 0, 350))).toBe(250);
     expect(usageDelta(call(0, 1, 0, 100), call(1, 3, 2, 350))).toBeUndefined();

@@ -8,12 +8,20 @@ import { describe, expect, it, vi } from 'vitest';
 import { ContextEngine } from '../../../src/core/engine';
 import { importTranscript } from '../../../src/core/import';
 import { Session, type ContentBlockParam } from '../../../src/core/session';
-import { CharRatios, cl100kCount, PRIOR_CHARS_PER_TOKEN, RawCounter, TokenEstimator, type DeferPolicy } from '../../../src/core/tokens';
+import {
+  CharRatios,
+  cl100kCount,
+  PRIOR_CHARS_PER_TOKEN,
+  RawCounter,
+  TokenEstimator,
+  type DeferPolicy,
+} from '../../../src/core/tokens';
 import { MessageIndex } from '../../../src/core/trimming';
 import { TRANSCRIPT_DIR } from '../../bench/tokens';
 
 const POLICY: DeferPolicy = { minChars: 512, budgetChars: 1_000 };
-const big = (seed: string, n = 2_000): string => Array.from({ length: n / 20 }, (_, i) => `${seed}${i}`.padEnd(19, '.')).join('\n');
+const big = (seed: string, n = 2_000): string =>
+  Array.from({ length: n / 20 }, (_, i) => `${seed}${i}`.padEnd(19, '.')).join('\n');
 
 describe('RawCounter with a defer policy', () => {
   it('estimates a big text from its characters without encoding it, the same way until refined', () => {
@@ -73,7 +81,15 @@ describe('RawCounter with a defer policy', () => {
   });
 
   it('a text whose count throws keeps its estimate and leaves the queue: the next step goes on (issue 27)', () => {
-    const rc = new RawCounter({ encode: (t) => (t.startsWith('bad') ? (() => { throw new RangeError('boom'); })() : t.length), defer: POLICY });
+    const rc = new RawCounter({
+      encode: (t) =>
+        t.startsWith('bad')
+          ? (() => {
+              throw new RangeError('boom');
+            })()
+          : t.length,
+      defer: POLICY,
+    });
     const bad = `bad${big('x')}`;
     const estimate = rc.quick(bad).tokens;
     rc.quick(big('y'));

@@ -50,13 +50,24 @@ describe('TokenEstimator', () => {
   });
 
   it('drops earlier turns’ thinking on models that do (sonnet-4-5), keeps it on opus-4-5', () => {
-    const thinking: ContentBlockParam = { type: 'thinking', thinking: 'let me think about this problem at length '.repeat(20), signature: 's' };
-    const latest: ContentBlockParam = { type: 'thinking', thinking: 'current turn reasoning '.repeat(10), signature: 's' };
+    const thinking: ContentBlockParam = {
+      type: 'thinking',
+      thinking: 'let me think about this problem at length '.repeat(20),
+      signature: 's',
+    };
+    const latest: ContentBlockParam = {
+      type: 'thinking',
+      thinking: 'current turn reasoning '.repeat(10),
+      signature: 's',
+    };
     const msgs: MessageParam[] = [
       { role: 'user', content: 'first question' },
       { role: 'assistant', content: [thinking, { type: 'text', text: 'answer' }] },
       { role: 'user', content: 'second question' },
-      { role: 'assistant', content: [latest, { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'ls' } }] },
+      {
+        role: 'assistant',
+        content: [latest, { type: 'tool_use', id: 'toolu_1', name: 'Bash', input: { command: 'ls' } }],
+      },
       { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: 'a b c' }] },
     ];
     expect([...uncountedThinking(msgs, 'claude-sonnet-4-5')]).toEqual([thinking]);
@@ -72,9 +83,15 @@ describe('TokenEstimator', () => {
   it('prices images by size, with the API’s downscaling, and a default when unknown', () => {
     expect(imageTokensForSize({ width: 750, height: 100 })).toBe(100);
     expect(imageTokensForSize({ width: 3000, height: 3000 })).toBe(1600);
-    expect(imageTokens({ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png(300, 250) } })).toBe(100);
-    expect(imageTokens({ type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } })).toBe(IMAGE_DEFAULT_TOKENS);
-    expect(imageTokens({ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } })).toBe(IMAGE_DEFAULT_TOKENS);
+    expect(
+      imageTokens({ type: 'image', source: { type: 'base64', media_type: 'image/png', data: png(300, 250) } }),
+    ).toBe(100);
+    expect(imageTokens({ type: 'image', source: { type: 'url', url: 'https://example.com/a.png' } })).toBe(
+      IMAGE_DEFAULT_TOKENS,
+    );
+    expect(imageTokens({ type: 'image', source: { type: 'base64', media_type: 'image/png', data: 'AAAA' } })).toBe(
+      IMAGE_DEFAULT_TOKENS,
+    );
     const est = new TokenEstimator();
     const withImage: ContentBlockParam = {
       type: 'tool_result',
@@ -89,8 +106,16 @@ describe('content classes', () => {
   it('tells code listings from prose', () => {
     const listing = Array.from({ length: 10 }, (_, i) => `    ${i + 1}→const a${i} = f(${i});`).join('\n');
     expect(looksLikeCode(listing)).toBe(true);
-    expect(looksLikeCode('function f(x) {\n  return g(x[0]) + h(x);\n}\nconst y = f([1, 2]);\nif (y > 3) { console.log(y); }\n')).toBe(true);
-    expect(looksLikeCode('This is a plain sentence about the build.\nIt has two lines of prose, and commas.\nAnd a third one too.')).toBe(false);
+    expect(
+      looksLikeCode(
+        'function f(x) {\n  return g(x[0]) + h(x);\n}\nconst y = f([1, 2]);\nif (y > 3) { console.log(y); }\n',
+      ),
+    ).toBe(true);
+    expect(
+      looksLikeCode(
+        'This is a plain sentence about the build.\nIt has two lines of prose, and commas.\nAnd a third one too.',
+      ),
+    ).toBe(false);
   });
 });
 

@@ -1,10 +1,15 @@
-/** Calibration on real Claude Code transcripts (copies in test/fixtures/transcripts): online error ≤ 10% and better than raw cl100k. */
+/**
+ * Calibration on real Claude Code transcripts (copies in test/fixtures/transcripts): online error ≤ 10% and better than
+ * raw cl100k.
+ */
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { TRANSCRIPT_DIR, deltaSamples, loadTranscript, measureCalibration } from '../../bench/tokens';
 
 /** A long Sonnet 4.5 session (205 calls) and an Opus 4.5 one with a 211 KB tool result. */
-const FILES = ['ff59cfd2-09dc-4a18-8c9f-0d46c3d4e8cd.jsonl', '43391f62-680a-4688-9dd8-3637467d6b23.jsonl'].map((f) => join(TRANSCRIPT_DIR, f));
+const FILES = ['ff59cfd2-09dc-4a18-8c9f-0d46c3d4e8cd.jsonl', '43391f62-680a-4688-9dd8-3637467d6b23.jsonl'].map((f) =>
+  join(TRANSCRIPT_DIR, f),
+);
 /** Goal from the design: calibrated median absolute error per call delta ≤ 10%. */
 const MAX_MEDIAN_ABS = 0.1;
 

@@ -1,7 +1,13 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { executeTool, MAX_LIST_FILES, MAX_READ_BYTES, MAX_READ_LINES, MAX_SEARCH_MATCHES } from '../../../src/core/agent/tools';
+import {
+  executeTool,
+  MAX_LIST_FILES,
+  MAX_READ_BYTES,
+  MAX_READ_LINES,
+  MAX_SEARCH_MATCHES,
+} from '../../../src/core/agent/tools';
 import { makeContext, makeTempDir, removeDir, type TestContext } from './helpers';
 
 let root: string;
@@ -47,7 +53,9 @@ describe('read_file', () => {
     expect(r.is_error).toBe(false);
     const lines = r.content.split('\n');
     expect(lines[MAX_READ_LINES - 1]).toBe(`${MAX_READ_LINES}\tx${MAX_READ_LINES}`);
-    expect(r.content).toContain(`showing lines 1-${MAX_READ_LINES} of ${n}. To read the rest, call read_file with start_line=${MAX_READ_LINES + 1}.`);
+    expect(r.content).toContain(
+      `showing lines 1-${MAX_READ_LINES} of ${n}. To read the rest, call read_file with start_line=${MAX_READ_LINES + 1}.`,
+    );
     const rest = await executeTool('read_file', { path: 'long.txt', start_line: MAX_READ_LINES + 1 }, ctx);
     expect(rest.content.split('\n')[0]).toBe(`${MAX_READ_LINES + 1}\tx${MAX_READ_LINES + 1}`);
   });
@@ -57,7 +65,9 @@ describe('read_file', () => {
     fs.writeFileSync(path.join(root, 'wide.txt'), Array.from({ length: 500 }, () => line).join('\n'));
     const r = await executeTool('read_file', { path: 'wide.txt' }, ctx);
     expect(Buffer.byteLength(r.content)).toBeLessThan(MAX_READ_BYTES + 500);
-    expect(r.content).toMatch(/\[Output cut at 100 KB: showing lines 1-(\d+) of 500\. To read the rest, call read_file with start_line=\d+\.\]/);
+    expect(r.content).toMatch(
+      /\[Output cut at 100 KB: showing lines 1-(\d+) of 500\. To read the rest, call read_file with start_line=\d+\.\]/,
+    );
   });
 
   it('errors: missing file, directory, binary, start_line past the end, end before start', async () => {
@@ -91,7 +101,9 @@ describe('list_files', () => {
   });
 
   it('filters by glob relative to path', async () => {
-    expect((await executeTool('list_files', { pattern: '**/*.ts' }, ctx)).content).toBe('src/app.ts\nsrc/util/helpers.ts');
+    expect((await executeTool('list_files', { pattern: '**/*.ts' }, ctx)).content).toBe(
+      'src/app.ts\nsrc/util/helpers.ts',
+    );
     expect((await executeTool('list_files', { path: 'src', pattern: '*.ts' }, ctx)).content).toBe('src/app.ts');
     expect((await executeTool('list_files', { pattern: '*.{md,txt}' }, ctx)).content).toBe('README.md');
   });
@@ -107,7 +119,8 @@ describe('list_files', () => {
   });
 
   it('caps the listing with a note', async () => {
-    for (let i = 0; i < MAX_LIST_FILES + 5; i++) fs.writeFileSync(path.join(root, `f${String(i).padStart(4, '0')}.txt`), '');
+    for (let i = 0; i < MAX_LIST_FILES + 5; i++)
+      fs.writeFileSync(path.join(root, `f${String(i).padStart(4, '0')}.txt`), '');
     const r = await executeTool('list_files', { pattern: '*.txt' }, ctx);
     const lines = r.content.split('\n');
     expect(lines.filter((l) => l.endsWith('.txt'))).toHaveLength(MAX_LIST_FILES);
@@ -115,7 +128,10 @@ describe('list_files', () => {
   });
 
   it('errors for a missing directory or a file', async () => {
-    expect(await executeTool('list_files', { path: 'missing' }, ctx)).toEqual({ is_error: true, content: 'directory not found: missing' });
+    expect(await executeTool('list_files', { path: 'missing' }, ctx)).toEqual({
+      is_error: true,
+      content: 'directory not found: missing',
+    });
     expect((await executeTool('list_files', { path: 'README.md' }, ctx)).content).toMatch(/is a file, not a directory/);
   });
 });
@@ -130,9 +146,15 @@ describe('search', () => {
   });
 
   it('supports regex and a path (file or directory)', async () => {
-    expect((await executeTool('search', { query: 'const \\w+ = \\d', regex: true }, ctx)).content).toBe('src/app.ts:3: const x = 1;');
-    expect((await executeTool('search', { query: 'line', path: 'src/app.ts' }, ctx)).content.split('\n')).toHaveLength(3);
-    expect((await executeTool('search', { query: 'todo', path: 'src' }, ctx)).content).toBe('src/util/helpers.ts:2: // TODO later');
+    expect((await executeTool('search', { query: 'const \\w+ = \\d', regex: true }, ctx)).content).toBe(
+      'src/app.ts:3: const x = 1;',
+    );
+    expect((await executeTool('search', { query: 'line', path: 'src/app.ts' }, ctx)).content.split('\n')).toHaveLength(
+      3,
+    );
+    expect((await executeTool('search', { query: 'todo', path: 'src' }, ctx)).content).toBe(
+      'src/util/helpers.ts:2: // TODO later',
+    );
   });
 
   it('reports no matches without an error, and invalid regexes as errors', async () => {
@@ -145,7 +167,10 @@ describe('search', () => {
 
   it('skips binary files and caps matches with a note', async () => {
     fs.writeFileSync(path.join(root, 'blob.bin'), Buffer.concat([Buffer.from('needle\n'), Buffer.from([0, 1, 2])]));
-    fs.writeFileSync(path.join(root, 'many.txt'), Array.from({ length: MAX_SEARCH_MATCHES + 50 }, () => 'needle').join('\n'));
+    fs.writeFileSync(
+      path.join(root, 'many.txt'),
+      Array.from({ length: MAX_SEARCH_MATCHES + 50 }, () => 'needle').join('\n'),
+    );
     const r = await executeTool('search', { query: 'needle' }, ctx);
     expect(r.content).not.toContain('blob.bin:');
     expect(r.content.split('\n').filter((l) => l.startsWith('many.txt:'))).toHaveLength(MAX_SEARCH_MATCHES);
@@ -163,9 +188,15 @@ describe('search', () => {
 
 describe('edit_file', () => {
   it('replaces a unique match and shows the edited region', async () => {
-    const r = await executeTool('edit_file', { path: 'src/app.ts', old_text: 'const x = 1;', new_text: 'const x = 2;\nconst y = 3;' }, ctx);
+    const r = await executeTool(
+      'edit_file',
+      { path: 'src/app.ts', old_text: 'const x = 1;', new_text: 'const x = 2;\nconst y = 3;' },
+      ctx,
+    );
     expect(r.is_error).toBe(false);
-    expect(r.content).toBe('Edited src/app.ts: replaced 1 line at line 3 with 2 lines.\n1\tline one\n2\tline two\n3\tconst x = 2;\n4\tconst y = 3;\n5\tline four');
+    expect(r.content).toBe(
+      'Edited src/app.ts: replaced 1 line at line 3 with 2 lines.\n1\tline one\n2\tline two\n3\tconst x = 2;\n4\tconst y = 3;\n5\tline four',
+    );
     expect(read('src/app.ts')).toBe('line one\nline two\nconst x = 2;\nconst y = 3;\nline four\n');
   });
 
@@ -177,7 +208,9 @@ describe('edit_file', () => {
   it('fails when not found, with a whitespace hint', async () => {
     const r = await executeTool('edit_file', { path: 'src/app.ts', old_text: '  const x = 1;  ', new_text: 'z' }, ctx);
     expect(r.is_error).toBe(true);
-    expect(r.content).toMatch(/old_text not found in src\/app\.ts\. The text without its leading\/trailing whitespace occurs at line 3/);
+    expect(r.content).toMatch(
+      /old_text not found in src\/app\.ts\. The text without its leading\/trailing whitespace occurs at line 3/,
+    );
     const r2 = await executeTool('edit_file', { path: 'src/app.ts', old_text: 'absent', new_text: 'z' }, ctx);
     expect(r2.content).toMatch(/old_text not found.*Copy old_text exactly as read_file shows it/);
     expect(read('src/app.ts')).toBe(SOURCE);
@@ -186,14 +219,22 @@ describe('edit_file', () => {
   it('fails when found several times, listing the lines', async () => {
     const r = await executeTool('edit_file', { path: 'src/app.ts', old_text: 'line', new_text: 'row' }, ctx);
     expect(r.is_error).toBe(true);
-    expect(r.content).toBe('old_text found 3 times in src/app.ts (lines 1, 2, 4). Include more surrounding lines in old_text so it matches exactly once.');
+    expect(r.content).toBe(
+      'old_text found 3 times in src/app.ts (lines 1, 2, 4). Include more surrounding lines in old_text so it matches exactly once.',
+    );
     expect(read('src/app.ts')).toBe(SOURCE);
   });
 
   it('errors: missing file (hint write_file), identical texts, empty old_text', async () => {
-    expect((await executeTool('edit_file', { path: 'nope.ts', old_text: 'a', new_text: 'b' }, ctx)).content).toMatch(/file not found: nope\.ts\. To create a file, use write_file/);
-    expect((await executeTool('edit_file', { path: 'src/app.ts', old_text: 'line one', new_text: 'line one' }, ctx)).content).toMatch(/identical/);
-    expect((await executeTool('edit_file', { path: 'src/app.ts', old_text: '', new_text: 'b' }, ctx)).content).toMatch(/`old_text` must not be empty/);
+    expect((await executeTool('edit_file', { path: 'nope.ts', old_text: 'a', new_text: 'b' }, ctx)).content).toMatch(
+      /file not found: nope\.ts\. To create a file, use write_file/,
+    );
+    expect(
+      (await executeTool('edit_file', { path: 'src/app.ts', old_text: 'line one', new_text: 'line one' }, ctx)).content,
+    ).toMatch(/identical/);
+    expect((await executeTool('edit_file', { path: 'src/app.ts', old_text: '', new_text: 'b' }, ctx)).content).toMatch(
+      /`old_text` must not be empty/,
+    );
   });
 
   it('keeps CRLF line endings and a BOM; refuses invalid UTF-8', async () => {
@@ -202,7 +243,9 @@ describe('edit_file', () => {
     expect(r.is_error).toBe(false);
     expect(read('win.txt')).toBe('\uFEFFa\r\nB\r\nb2\r\nc\r\n');
     fs.writeFileSync(path.join(root, 'latin1.txt'), Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]));
-    expect((await executeTool('edit_file', { path: 'latin1.txt', old_text: 'caf', new_text: 'x' }, ctx)).content).toMatch(/not valid UTF-8/);
+    expect(
+      (await executeTool('edit_file', { path: 'latin1.txt', old_text: 'caf', new_text: 'x' }, ctx)).content,
+    ).toMatch(/not valid UTF-8/);
   });
 });
 

@@ -29,9 +29,16 @@ export interface TestContext extends ToolContext {
 /** A tool context over `workspace` (or a NodeWorkspace on `root`); approve answers `allow`. */
 export function makeContext(
   rootOrWorkspace: string | Workspace,
-  opts: { allow?: boolean; session?: Session; signal?: AbortSignal; callIndex?: number; workspace?: NodeWorkspaceOptions } = {},
+  opts: {
+    allow?: boolean;
+    session?: Session;
+    signal?: AbortSignal;
+    callIndex?: number;
+    workspace?: NodeWorkspaceOptions;
+  } = {},
 ): TestContext {
-  const workspace = typeof rootOrWorkspace === 'string' ? new NodeWorkspace(rootOrWorkspace, opts.workspace) : rootOrWorkspace;
+  const workspace =
+    typeof rootOrWorkspace === 'string' ? new NodeWorkspace(rootOrWorkspace, opts.workspace) : rootOrWorkspace;
   const approvals: ApprovalRequest[] = [];
   return {
     workspace,

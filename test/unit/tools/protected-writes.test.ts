@@ -11,7 +11,13 @@ const CONFIG = '[core]\n\trepositoryformatversion = 0\n';
 let root: string;
 
 beforeEach(() => {
-  root = makeTempDir({ '.git/config': CONFIG, '.git/HEAD': 'ref: refs/heads/main\n', '.trimline/sessions/s.jsonl': '{}\n', 'src/app.ts': 'x\n', 'sub/.git/config': CONFIG });
+  root = makeTempDir({
+    '.git/config': CONFIG,
+    '.git/HEAD': 'ref: refs/heads/main\n',
+    '.trimline/sessions/s.jsonl': '{}\n',
+    'src/app.ts': 'x\n',
+    'sub/.git/config': CONFIG,
+  });
 });
 afterEach(() => removeDir(root));
 
@@ -20,7 +26,22 @@ const exists = (p: string): boolean => fs.existsSync(path.join(root, p));
 
 describe('protectedAreaOf', () => {
   it('finds .git and .trimline segments however they are spelled', () => {
-    for (const p of ['.git/config', '.GIT/config', '.Git/hooks/pre-commit', 'src/../.git/config', '.git/../.git/config', './.git/config', 'sub/.git/config', '.git', '.git./config', '.git /config', '.g\u200cit/config', 'GIT~1/config', '.git::$INDEX_ALLOCATION/config', 'a\\.git\\hooks\\x']) {
+    for (const p of [
+      '.git/config',
+      '.GIT/config',
+      '.Git/hooks/pre-commit',
+      'src/../.git/config',
+      '.git/../.git/config',
+      './.git/config',
+      'sub/.git/config',
+      '.git',
+      '.git./config',
+      '.git /config',
+      '.g\u200cit/config',
+      'GIT~1/config',
+      '.git::$INDEX_ALLOCATION/config',
+      'a\\.git\\hooks\\x',
+    ]) {
       expect(protectedAreaOf(p), p).toBe('.git');
     }
     expect(protectedAreaOf('.trimline/sessions/x.jsonl')).toBe('.trimline');
@@ -28,7 +49,16 @@ describe('protectedAreaOf', () => {
   });
 
   it('leaves ordinary files alone', () => {
-    for (const p of ['.gitignore', '.github/workflows/ci.yml', 'src/git.ts', 'my.git/x', '.gitattributes', 'docs/.trimlinerc', '.git-blame-ignore-revs', '.git/../src/a.ts']) {
+    for (const p of [
+      '.gitignore',
+      '.github/workflows/ci.yml',
+      'src/git.ts',
+      'my.git/x',
+      '.gitattributes',
+      'docs/.trimlinerc',
+      '.git-blame-ignore-revs',
+      '.git/../src/a.ts',
+    ]) {
       expect(protectedAreaOf(p), p).toBeUndefined();
     }
   });
@@ -56,7 +86,10 @@ describe('write_file and edit_file in .git and .trimline', () => {
       ['write_file', { path: path.join(root, '.git/config'), content: 'x' }],
       ['write_file', { path: 'sub/.git/config', content: 'x' }],
       ['write_file', { path: '.trimline/sessions/s.jsonl', content: 'forged\n' }],
-      ['edit_file', { path: '.git/config', old_text: 'repositoryformatversion = 0', new_text: 'fsmonitor = "touch pwned"' }],
+      [
+        'edit_file',
+        { path: '.git/config', old_text: 'repositoryformatversion = 0', new_text: 'fsmonitor = "touch pwned"' },
+      ],
     ];
     for (const [tool, input] of attempts) {
       const r = await executeTool(tool, input, ctx);
@@ -75,7 +108,9 @@ describe('write_file and edit_file in .git and .trimline', () => {
     fs.symlinkSync(path.join(root, '.git'), path.join(root, 'gitdir'));
     fs.symlinkSync(path.join(root, '.git', 'config'), path.join(root, 'innocent.cfg'));
     const ctx = makeContext(root);
-    expect((await executeTool('write_file', { path: 'gitdir/hooks/pre-commit', content: 'x' }, ctx)).is_error).toBe(true);
+    expect((await executeTool('write_file', { path: 'gitdir/hooks/pre-commit', content: 'x' }, ctx)).is_error).toBe(
+      true,
+    );
     expect((await executeTool('write_file', { path: 'innocent.cfg', content: 'x' }, ctx)).is_error).toBe(true);
     expect(read('.git/config')).toBe(CONFIG);
     expect(exists('.git/hooks/pre-commit')).toBe(false);
@@ -85,10 +120,14 @@ describe('write_file and edit_file in .git and .trimline', () => {
     const asked: ProtectedWrite[] = [];
     let answer = false;
     const ctx = makeContext(root, { workspace: { approveProtectedWrite: async (w) => (asked.push(w), answer) } });
-    expect((await executeTool('write_file', { path: '.git/info/exclude', content: 'tmp/\n' }, ctx)).is_error).toBe(true);
+    expect((await executeTool('write_file', { path: '.git/info/exclude', content: 'tmp/\n' }, ctx)).is_error).toBe(
+      true,
+    );
     expect(exists('.git/info/exclude')).toBe(false);
     answer = true;
-    expect((await executeTool('write_file', { path: '.git/info/exclude', content: 'tmp/\n' }, ctx)).is_error).toBe(false);
+    expect((await executeTool('write_file', { path: '.git/info/exclude', content: 'tmp/\n' }, ctx)).is_error).toBe(
+      false,
+    );
     expect(read('.git/info/exclude')).toBe('tmp/\n');
     // Ordinary files (even git-looking ones) are not asked about, and reading .git stays allowed.
     answer = false;
@@ -96,7 +135,10 @@ describe('write_file and edit_file in .git and .trimline', () => {
       expect((await executeTool('write_file', { path: p, content: 'ok\n' }, ctx)).is_error, p).toBe(false);
     }
     expect((await executeTool('read_file', { path: '.git/config' }, ctx)).is_error).toBe(false);
-    expect(asked.map((w) => [w.path, w.area])).toEqual([['.git/info/exclude', '.git'], ['.git/info/exclude', '.git']]);
+    expect(asked.map((w) => [w.path, w.area])).toEqual([
+      ['.git/info/exclude', '.git'],
+      ['.git/info/exclude', '.git'],
+    ]);
     expect(asked[0].why).toMatch(/git run commands/);
   });
 });

@@ -13,7 +13,15 @@ describe('toolDefinitions', () => {
   it('has a fixed order and stable key order', () => {
     const defs = toolDefinitions();
     expect(defs.map((d) => d.name)).toEqual([...TOOL_NAMES]);
-    expect(TOOL_NAMES).toEqual(['read_file', 'list_files', 'search', 'edit_file', 'write_file', 'run_command', 'trim_tool_result']);
+    expect(TOOL_NAMES).toEqual([
+      'read_file',
+      'list_files',
+      'search',
+      'edit_file',
+      'write_file',
+      'run_command',
+      'trim_tool_result',
+    ]);
     for (const d of defs) {
       expect(Object.keys(d)).toEqual(['name', 'description', 'input_schema']);
       expect(Object.keys(d.input_schema)).toEqual(['type', 'properties', 'required', 'additionalProperties']);
@@ -39,7 +47,9 @@ describe('executeTool', () => {
       'Invalid input for read_file: `start_line` must be an integer, got string "ten"; unknown property `extra`; missing required `path` (string). ' +
         'Expected {path: string, start_line?: integer, end_line?: integer}.',
     );
-    expect((await executeTool('read_file', 'a.txt', makeContext(root))).content).toMatch(/input must be a JSON object, got string "a\.txt"/);
+    expect((await executeTool('read_file', 'a.txt', makeContext(root))).content).toMatch(
+      /input must be a JSON object, got string "a\.txt"/,
+    );
   });
 
   it('treats null optional properties as absent', async () => {
@@ -80,17 +90,30 @@ describe('executeTool', () => {
       realpath: () => Promise.reject(new Error('x')),
     };
     const ctx: ToolContext = makeContext(broken);
-    expect(await executeTool('read_file', { path: 'a.txt' }, ctx)).toEqual({ is_error: true, content: 'read_file failed: disk on fire' });
-    expect(await executeTool('list_files', {}, ctx)).toEqual({ is_error: true, content: 'list_files failed: sync throw' });
+    expect(await executeTool('read_file', { path: 'a.txt' }, ctx)).toEqual({
+      is_error: true,
+      content: 'read_file failed: disk on fire',
+    });
+    expect(await executeTool('list_files', {}, ctx)).toEqual({
+      is_error: true,
+      content: 'list_files failed: sync throw',
+    });
   });
 
   it('honors the abort signal: before start and while running', async () => {
     const ac = new AbortController();
     ac.abort();
-    expect((await executeTool('read_file', { path: 'a.txt' }, makeContext(root, { signal: ac.signal }))).content).toMatch(/^cancelled/);
+    expect(
+      (await executeTool('read_file', { path: 'a.txt' }, makeContext(root, { signal: ac.signal }))).content,
+    ).toMatch(/^cancelled/);
 
     const slow = new AbortController();
-    const hanging: Workspace = { ...makeContext(root).workspace, root, trusted: true, stat: () => new Promise(() => {}) };
+    const hanging: Workspace = {
+      ...makeContext(root).workspace,
+      root,
+      trusted: true,
+      stat: () => new Promise(() => {}),
+    };
     setTimeout(() => slow.abort(), 50);
     const r = await executeTool('read_file', { path: 'a.txt' }, makeContext(hanging, { signal: slow.signal }));
     expect(r).toEqual({ is_error: true, content: 'cancelled: the user stopped this turn.' });

@@ -14,7 +14,14 @@ describe('run_command', () => {
     const ctx = makeContext(root);
     const r = await executeTool('run_command', { command: 'cat hello.txt && echo err >&2' }, ctx);
     expect(r).toEqual({ is_error: false, content: 'hi\nerr\n[exit code 0]' });
-    expect(ctx.approvals).toEqual([{ tool: 'run_command', command: 'cat hello.txt && echo err >&2', cwd: root, timeoutMs: DEFAULT_COMMAND_TIMEOUT_S * 1000 }]);
+    expect(ctx.approvals).toEqual([
+      {
+        tool: 'run_command',
+        command: 'cat hello.txt && echo err >&2',
+        cwd: root,
+        timeoutMs: DEFAULT_COMMAND_TIMEOUT_S * 1000,
+      },
+    ]);
   });
 
   it('reports a non-zero exit code as information, not a tool error', async () => {
@@ -50,9 +57,15 @@ describe('run_command', () => {
 
   it('kills the whole process group on timeout', async () => {
     // A process left running would hold the call past the test's timeout; the note says it was killed.
-    const r = await executeTool('run_command', { command: 'echo started; sleep 30; echo never', timeout_s: 1 }, makeContext(root));
+    const r = await executeTool(
+      'run_command',
+      { command: 'echo started; sleep 30; echo never', timeout_s: 1 },
+      makeContext(root),
+    );
     expect(r.is_error).toBe(true);
-    expect(r.content).toBe('started\n[timed out after 1 s; the process was killed. Pass a larger timeout_s (max 600) if it needs longer.]');
+    expect(r.content).toBe(
+      'started\n[timed out after 1 s; the process was killed. Pass a larger timeout_s (max 600) if it needs longer.]',
+    );
   });
 
   it('returns when the shell exits even if a background job keeps the pipes open', async () => {
@@ -94,6 +107,8 @@ describe('formatExecResult', () => {
   it('words signals and cancellation', () => {
     const base = { head: 'x', tail: '', omittedBytes: 0, timedOut: false, aborted: false };
     expect(formatExecResult({ ...base, exitCode: null, signal: 'SIGSEGV' }, 5)).toBe('x\n[killed by signal SIGSEGV]');
-    expect(formatExecResult({ ...base, exitCode: null, signal: 'SIGTERM', aborted: true }, 5)).toBe('x\n[cancelled by the user; the process was killed]');
+    expect(formatExecResult({ ...base, exitCode: null, signal: 'SIGTERM', aborted: true }, 5)).toBe(
+      'x\n[cancelled by the user; the process was killed]',
+    );
   });
 });

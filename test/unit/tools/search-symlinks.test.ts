@@ -1,4 +1,6 @@
-/** search over a workspace with a symlink pointing outside it: the link is skipped and counted, the rest is searched. */
+/**
+ * search over a workspace with a symlink pointing outside it: the link is skipped and counted, the rest is searched.
+ */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -38,6 +40,8 @@ describe('search with a symlink pointing outside the workspace', () => {
   it('says so also when nothing matched', async () => {
     const r = await executeTool('search', { query: 'absent' }, makeContext(root));
     expect(r.is_error).toBe(false);
-    expect(r.content).toMatch(/^No matches for "absent" in \. \(searched 2 files\)\. Skipped 1 symlink pointing outside the workspace\.$/);
+    expect(r.content).toMatch(
+      /^No matches for "absent" in \. \(searched 2 files\)\. Skipped 1 symlink pointing outside the workspace\.$/,
+    );
   });
 });

@@ -4,7 +4,9 @@ import { NodeWorkspace } from '../../../src/core/agent/node-workspace';
 import { Session } from '../../../src/core/session';
 import { makeContext } from './helpers';
 
-const BIG = Array.from({ length: 200 }, (_, i) => `${i + 1}\tsome long line of file content number ${i + 1}`).join('\n');
+const BIG = Array.from({ length: 200 }, (_, i) => `${i + 1}\tsome long line of file content number ${i + 1}`).join(
+  '\n',
+);
 
 let session: Session;
 let resultPos: number;
@@ -13,7 +15,9 @@ let resultPos: number;
 beforeEach(() => {
   session = new Session();
   session.append('user', 'Look at src/big.ts');
-  session.append('assistant', [{ type: 'tool_use', id: 'toolu_read', name: 'read_file', input: { path: 'src/big.ts' } }]);
+  session.append('assistant', [
+    { type: 'tool_use', id: 'toolu_read', name: 'read_file', input: { path: 'src/big.ts' } },
+  ]);
   resultPos = session.append('user', [{ type: 'tool_result', tool_use_id: 'toolu_read', content: BIG }]).seq;
   session.append('assistant', [
     { type: 'text', text: 'Done with that file.' },
@@ -31,7 +35,9 @@ describe('trim_tool_result', () => {
     const summary = 'src/big.ts: 200 lines of filler.\nNothing relevant to the bug.';
     const r = await executeTool('trim_tool_result', { tool_use_id: 'toolu_read', summary }, ctx());
     expect(r.is_error).toBe(false);
-    expect(r.content).toMatch(/^Trimmed the result of toolu_read \(read_file\): ~\d+ → ~\d+ tokens\. The original stays in the log; the user can restore it\.$/);
+    expect(r.content).toMatch(
+      /^Trimmed the result of toolu_read \(read_file\): ~\d+ → ~\d+ tokens\. The original stays in the log; the user can restore it\.$/,
+    );
 
     const [overlay] = session.allOverlays();
     const text = `${AGENT_TRIM_MARKER}\n${summary}`;
@@ -57,7 +63,7 @@ describe('trim_tool_result', () => {
     expect(JSON.stringify(restored.sent)).toBe(JSON.stringify(original));
   });
 
-  it('re-trimming replaces the agent\'s previous summary', async () => {
+  it("re-trimming replaces the agent's previous summary", async () => {
     await executeTool('trim_tool_result', { tool_use_id: 'toolu_read', summary: 'first' }, ctx());
     await executeTool('trim_tool_result', { tool_use_id: 'toolu_read', summary: 'second' }, ctx());
     const overlays = session.allOverlays();
@@ -68,11 +74,21 @@ describe('trim_tool_result', () => {
   it('refuses unknown ids, listing recent results', async () => {
     const r = await executeTool('trim_tool_result', { tool_use_id: 'toolu_nope', summary: 's' }, ctx());
     expect(r.is_error).toBe(true);
-    expect(r.content).toBe('no tool result with tool_use_id "toolu_nope" in this conversation. Recent results: toolu_read (read_file).');
+    expect(r.content).toBe(
+      'no tool result with tool_use_id "toolu_nope" in this conversation. Recent results: toolu_read (read_file).',
+    );
   });
 
   it('refuses a result pinned by the user (pins win)', async () => {
-    session.addOverlay({ kind: 'pin', blockId: session.toolResultBlockId('toolu_read')!, author: 'user', reason: 'keep', callIndex: 1, tokensBefore: 0, tokensAfter: 0 });
+    session.addOverlay({
+      kind: 'pin',
+      blockId: session.toolResultBlockId('toolu_read')!,
+      author: 'user',
+      reason: 'keep',
+      callIndex: 1,
+      tokensBefore: 0,
+      tokensAfter: 0,
+    });
     const r = await executeTool('trim_tool_result', { tool_use_id: 'toolu_read', summary: 's' }, ctx());
     expect(r.is_error).toBe(true);
     expect(r.content).toMatch(/pinned by the user/);
@@ -94,6 +110,8 @@ describe('trim_tool_result', () => {
 
   it('works in an untrusted workspace (it only changes the view)', async () => {
     const c = makeContext(new NodeWorkspace('/x', { trusted: false }), { session, callIndex: 4 });
-    expect((await executeTool('trim_tool_result', { tool_use_id: 'toolu_read', summary: 'short' }, c)).is_error).toBe(false);
+    expect((await executeTool('trim_tool_result', { tool_use_id: 'toolu_read', summary: 'short' }, c)).is_error).toBe(
+      false,
+    );
   });
 });

@@ -85,7 +85,9 @@ describe('resolveInWorkspace', () => {
     fs.symlinkSync(root, linkRoot);
     try {
       expect(await resolveInWorkspace(linkRoot, 'a.txt')).toBe(path.join(fs.realpathSync(root), 'a.txt'));
-      expect(await resolveInWorkspace(linkRoot, path.join(linkRoot, 'a.txt'))).toBe(path.join(fs.realpathSync(root), 'a.txt'));
+      expect(await resolveInWorkspace(linkRoot, path.join(linkRoot, 'a.txt'))).toBe(
+        path.join(fs.realpathSync(root), 'a.txt'),
+      );
     } finally {
       fs.unlinkSync(linkRoot);
     }

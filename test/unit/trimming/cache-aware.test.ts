@@ -10,7 +10,8 @@ function setup(oldReadChars: number, tailRounds: number) {
   const s = new Session();
   s.append('user', 'go');
   round(s, [{ name: 'Read', input: { file_path: 'a.ts' }, result: filler(oldReadChars / 5) }]);
-  for (let i = 0; i < tailRounds; i++) round(s, [{ name: 'Bash', input: { command: `c${i}` }, result: filler(400) + i }]);
+  for (let i = 0; i < tailRounds; i++)
+    round(s, [{ name: 'Bash', input: { command: `c${i}` }, result: filler(400) + i }]);
   const h = new Harness(s, createPipeline('supersede-stale-reads'));
   h.run(); // first call: writes the cache
   return { s, h };
@@ -45,7 +46,9 @@ describe('cache-aware application', () => {
     h.run(1000);
     const old = s.resolveMessage(2).blocks[0];
     expect(old.state).toBe('trimmed');
-    expect(h.decisions.about(old.block.id).at(-1)?.reason).toMatch(/batch of 1 saves \d+ tokens\/call, rewrites \d+ cached tokens .*→ pays/);
+    expect(h.decisions.about(old.block.id).at(-1)?.reason).toMatch(
+      /batch of 1 saves \d+ tokens\/call, rewrites \d+ cached tokens .*→ pays/,
+    );
   });
 
   it('applies at once when the target is after the cached prefix', () => {

@@ -1,4 +1,7 @@
-/** The decision log: entries keep the caller's fields in order, numbered; a reason written when read serializes like any other. */
+/**
+ * The decision log: entries keep the caller's fields in order, numbered; a reason written when read serializes like any
+ * other.
+ */
 import { describe, expect, it } from 'vitest';
 import { DecisionLog } from '../../../src/core/trimming/decisions';
 
@@ -8,12 +11,29 @@ describe('DecisionLog', () => {
     const seen: number[] = [];
     log.on((d) => seen.push(d.seq));
     log.add({ callIndex: 3, by: 'cache-aware', action: 'defer', targets: ['a', 'b'], reason: 'first', tokensSaved: 0 });
-    const second = log.add({ callIndex: 4, by: 'user', action: 'apply', targets: ['b'], reason: 'second', tokensSaved: 12, overlayIds: ['ov_1'] });
+    const second = log.add({
+      callIndex: 4,
+      by: 'user',
+      action: 'apply',
+      targets: ['b'],
+      reason: 'second',
+      tokensSaved: 12,
+      overlayIds: ['ov_1'],
+    });
     expect(second.seq).toBe(1);
     expect(seen).toEqual([0, 1]);
     expect(log.about('b').map((d) => d.reason)).toEqual(['first', 'second']);
     expect(log.since(1)).toEqual([second]);
-    expect(Object.keys(second)).toEqual(['callIndex', 'by', 'action', 'targets', 'reason', 'tokensSaved', 'overlayIds', 'seq']);
+    expect(Object.keys(second)).toEqual([
+      'callIndex',
+      'by',
+      'action',
+      'targets',
+      'reason',
+      'tokensSaved',
+      'overlayIds',
+      'seq',
+    ]);
   });
 
   it('a reason given as a getter is built only when read, and reads, serializes and clones as text', () => {

@@ -17,7 +17,8 @@ describe('reference ids', () => {
     const refs = extractRefs(text);
     expect(refs).toContain('/home/me/Projects2024/keys/ReleaseKey.asc');
     expect(refs).toContain('src/core/trimming/refs.ts');
-    for (const line of PEM_LINES) for (const seg of line.split('/')) if (seg.length >= 16) expect(refs.some((r) => r.includes(seg))).toBe(false);
+    for (const line of PEM_LINES)
+      for (const seg of line.split('/')) if (seg.length >= 16) expect(refs.some((r) => r.includes(seg))).toBe(false);
   });
 
   it('a long camel-case or dashed segment is a name, not encoded data', () => {
@@ -31,16 +32,30 @@ describe('tool-pruning digests', () => {
   const big = (t: string) => `${t} ` + 'data '.repeat(200);
   const digests = (s: Session): string[] => s.allOverlays().flatMap((o) => (o.kind === 'summary' ? [o.text] : []));
 
-  it('list a ref once: not again when an earlier digest lists it or the turn\'s final answer shows it', () => {
+  it("list a ref once: not again when an earlier digest lists it or the turn's final answer shows it", () => {
     const s = new Session();
     s.append('user', 'first task');
-    round(s, [{ name: 'Read', input: { file_path: 'src/shared.ts' }, result: big('see src/shared.ts and lib/one_only.py') }]);
+    round(s, [
+      { name: 'Read', input: { file_path: 'src/shared.ts' }, result: big('see src/shared.ts and lib/one_only.py') },
+    ]);
     s.append('assistant', [{ type: 'text', text: 'answer one' }]);
     s.append('user', 'second task');
-    round(s, [{ name: 'Read', input: { file_path: 'src/shared.ts' }, result: big('see src/shared.ts, lib/two_only.py and docs/answered.md') }]);
+    round(s, [
+      {
+        name: 'Read',
+        input: { file_path: 'src/shared.ts' },
+        result: big('see src/shared.ts, lib/two_only.py and docs/answered.md'),
+      },
+    ]);
     s.append('assistant', [{ type: 'text', text: 'answer two, from docs/answered.md' }]);
     s.append('user', 'third task');
-    const h = new Harness(s, createPipeline('tool-pruning', { strategies: { 'tool-pruning': { digest: true } }, cacheAware: { enabled: false } }));
+    const h = new Harness(
+      s,
+      createPipeline('tool-pruning', {
+        strategies: { 'tool-pruning': { digest: true } },
+        cacheAware: { enabled: false },
+      }),
+    );
     h.run();
     const [first, second] = digests(s);
     expect(first).toContain('src/shared.ts');
@@ -49,8 +64,11 @@ describe('tool-pruning digests', () => {
     expect(second).not.toContain('src/shared.ts');
     expect(second).not.toContain('docs/answered.md');
     // Every ref of the hidden steps is still somewhere in the view.
-    const view = s.messages.map((_, p) => JSON.stringify(s.resolveMessage(p).blocks.map((b) => b.sent))).join('\n') + digests(s).join('\n');
-    for (const ref of ['src/shared.ts', 'lib/one_only.py', 'lib/two_only.py', 'docs/answered.md']) expect(view).toContain(ref);
+    const view =
+      s.messages.map((_, p) => JSON.stringify(s.resolveMessage(p).blocks.map((b) => b.sent))).join('\n') +
+      digests(s).join('\n');
+    for (const ref of ['src/shared.ts', 'lib/one_only.py', 'lib/two_only.py', 'docs/answered.md'])
+      expect(view).toContain(ref);
   });
 });
 

@@ -4,17 +4,34 @@ import { DecisionLog, MessageIndex, type Pipeline, type CacheState } from '../..
 
 /** A transparent accountant for tests: one token per 4 characters. */
 export const charsAccountant: TokenAccountant = {
-  block: (p: ContentBlockParam): TokenCount => ({ tokens: Math.ceil(blockText(p).length / 4) + 3, quality: 'estimated' }),
+  block: (p: ContentBlockParam): TokenCount => ({
+    tokens: Math.ceil(blockText(p).length / 4) + 3,
+    quality: 'estimated',
+  }),
   text: (t: string): TokenCount => ({ tokens: Math.ceil(t.length / 4), quality: 'estimated' }),
   raw: (t: string) => Math.ceil(t.length / 4),
 };
 
 let n = 0;
 /** Append one tool round: assistant tool_use(s) + user tool_result(s). */
-export function round(s: Session, tools: { name: string; input: Record<string, unknown>; result: string; isError?: boolean }[]): string[] {
+export function round(
+  s: Session,
+  tools: { name: string; input: Record<string, unknown>; result: string; isError?: boolean }[],
+): string[] {
   const ids = tools.map(() => `toolu_${(n++).toString().padStart(6, '0')}`);
-  s.append('assistant', tools.map((t, i) => ({ type: 'tool_use', id: ids[i], name: t.name, input: t.input })));
-  s.append('user', tools.map((t, i) => ({ type: 'tool_result', tool_use_id: ids[i], content: t.result, ...(t.isError !== undefined ? { is_error: t.isError } : {}) })));
+  s.append(
+    'assistant',
+    tools.map((t, i) => ({ type: 'tool_use', id: ids[i], name: t.name, input: t.input })),
+  );
+  s.append(
+    'user',
+    tools.map((t, i) => ({
+      type: 'tool_result',
+      tool_use_id: ids[i],
+      content: t.result,
+      ...(t.isError !== undefined ? { is_error: t.isError } : {}),
+    })),
+  );
   return ids;
 }
 

@@ -10,7 +10,9 @@ describe('summarize-tool-results', () => {
     const s = new Session();
     s.append('user', 'fix the bug');
     const ids = [
-      round(s, [{ name: 'Read', input: { file_path: '/src/a.ts' }, result: `/src/a.ts line 1\n${big('A')} commit deadbeef12` }])[0],
+      round(s, [
+        { name: 'Read', input: { file_path: '/src/a.ts' }, result: `/src/a.ts line 1\n${big('A')} commit deadbeef12` },
+      ])[0],
       round(s, [{ name: 'Bash', input: { command: 'npm test' }, result: big('FAIL'), isError: true }])[0],
       round(s, [{ name: 'Read', input: { file_path: '/src/b.ts' }, result: big('B') }])[0],
       round(s, [{ name: 'Grep', input: { pattern: 'x' }, result: 'short' }])[0],
@@ -40,7 +42,15 @@ describe('summarize-tool-results', () => {
     const [b] = round(s, [{ name: 'Bash', input: {}, result: big('y') }]);
     round(s, [{ name: 'Bash', input: {}, result: 'ok' }]);
     round(s, [{ name: 'Bash', input: {}, result: 'ok' }]);
-    s.addOverlay({ kind: 'pin', blockId: s.toolResultBlockId(b)!, author: 'user', reason: 'keep', callIndex: 0, tokensBefore: 0, tokensAfter: 0 });
+    s.addOverlay({
+      kind: 'pin',
+      blockId: s.toolResultBlockId(b)!,
+      author: 'user',
+      reason: 'keep',
+      callIndex: 0,
+      tokensBefore: 0,
+      tokensAfter: 0,
+    });
     const h = new Harness(s, createPipeline('summarize-tool-results', { cacheAware: { enabled: false } }));
     h.run();
     const ra = s.resolveMessage(2).blocks[0];
@@ -85,18 +95,32 @@ describe('tool-pruning', () => {
 });
 
 describe('atomic-window', () => {
-  it('removes the oldest whole tool rounds, never splits pairs, keeps the user\'s words and the task', () => {
+  it("removes the oldest whole tool rounds, never splits pairs, keeps the user's words and the task", () => {
     const s = new Session();
-    s.append('user', [{ type: 'text', text: '<system-reminder>\nCLAUDE.md: run the tests.\n</system-reminder>' }, { type: 'text', text: 'task' }]);
+    s.append('user', [
+      { type: 'text', text: '<system-reminder>\nCLAUDE.md: run the tests.\n</system-reminder>' },
+      { type: 'text', text: 'task' },
+    ]);
     for (let i = 0; i < 20; i++) {
-      round(s, [{ name: 'Read', input: { file_path: `f${i}` }, result: big(`r${i}`) }, { name: 'Read', input: { file_path: `g${i}` }, result: big(`q${i}`) }]);
+      round(s, [
+        { name: 'Read', input: { file_path: `f${i}` }, result: big(`r${i}`) },
+        { name: 'Read', input: { file_path: `g${i}` }, result: big(`q${i}`) },
+      ]);
       // A hook's output beside the results: the user's words, never removed.
       if (i === 3) s.append('user', [{ type: 'text', text: 'hook: lint passed' }]);
     }
-    const h = new Harness(s, createPipeline('atomic-window', { strategies: { 'atomic-window': { maxTokens: 4000 } }, cacheAware: { enabled: false } }));
+    const h = new Harness(
+      s,
+      createPipeline('atomic-window', {
+        strategies: { 'atomic-window': { maxTokens: 4000 } },
+        cacheAware: { enabled: false },
+      }),
+    );
     h.run();
     expect(s.resolveMessage(0).blocks.map((b) => b.state)).toEqual(['verbatim', 'verbatim']);
-    const hook = s.messages.findIndex((m) => m.blocks.some((b) => b.param.type === 'text' && b.param.text === 'hook: lint passed'));
+    const hook = s.messages.findIndex((m) =>
+      m.blocks.some((b) => b.param.type === 'text' && b.param.text === 'hook: lint passed'),
+    );
     expect(s.resolveMessage(hook).blocks[0].state).toBe('verbatim');
     // Whole rounds: a pruned tool_use always has its result pruned, a kept one its result kept.
     for (let p = 1; p < s.messages.length; p++) {
@@ -110,7 +134,7 @@ describe('atomic-window', () => {
     expect(h.index.rangeTokens(0, s.messages.length)).toBeLessThanOrEqual(4000);
   });
 
-  it('by default its budget is 75% of the model\'s context window: a history under it is left alone', () => {
+  it("by default its budget is 75% of the model's context window: a history under it is left alone", () => {
     const s = new Session();
     s.append('user', 'task');
     for (let i = 0; i < 20; i++) round(s, [{ name: 'Read', input: { file_path: `f${i}` }, result: big(`r${i}`) }]);
@@ -118,10 +142,18 @@ describe('atomic-window', () => {
     probe.index.update();
     const tokens = probe.index.rangeTokens(0, s.messages.length);
     expect(tokens).toBeGreaterThan(1000);
-    const under = new Harness(s, createPipeline('atomic-window', { cacheAware: { enabled: false } }), Math.ceil(tokens / 0.75) + 10);
+    const under = new Harness(
+      s,
+      createPipeline('atomic-window', { cacheAware: { enabled: false } }),
+      Math.ceil(tokens / 0.75) + 10,
+    );
     under.run();
     expect(under.states().filter((x) => x !== 'verbatim')).toEqual([]);
-    const over = new Harness(s, createPipeline('atomic-window', { cacheAware: { enabled: false } }), Math.floor(tokens / 0.75) - 10);
+    const over = new Harness(
+      s,
+      createPipeline('atomic-window', { cacheAware: { enabled: false } }),
+      Math.floor(tokens / 0.75) - 10,
+    );
     over.run();
     expect(over.states()).toContain('pruned');
   });

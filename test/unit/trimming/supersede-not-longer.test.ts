@@ -18,7 +18,8 @@ describe('supersede-stale-reads: a pointer longer than the result', () => {
     round(s, [{ name: 'Read', input: { file_path: 'src/y.ts' }, result: short(4) }]);
     const h = new Harness(s, createPipeline('supersede-stale-reads', { cacheAware: { enabled: false } }));
     h.run();
-    const state = (id: string) => s.resolveMessage(s.position(s.block(s.toolResultBlockId(id)!)!.messageId)!).blocks[0].state;
+    const state = (id: string) =>
+      s.resolveMessage(s.position(s.block(s.toolResultBlockId(id)!)!.messageId)!).blocks[0].state;
     expect(state(normal1)).toBe('trimmed');
     expect(state(long1)).toBe('verbatim');
     for (const o of s.allOverlays()) if (o.kind === 'trim') expect(o.tokensAfter).toBeLessThan(o.tokensBefore);

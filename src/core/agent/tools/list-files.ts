@@ -22,7 +22,8 @@ const schema: ObjectSchema = {
     path: { type: 'string', description: 'Directory to list, relative to the workspace root. Default: the root.' },
     pattern: {
       type: 'string',
-      description: 'Glob relative to path: * (within a directory), ** (any depth), ?, {a,b}, [abc]. Example: **/*.ts. Default: all files.',
+      description:
+        'Glob relative to path: * (within a directory), ** (any depth), ?, {a,b}, [abc]. Example: **/*.ts. Default: all files.',
     },
   },
   required: [],
@@ -48,7 +49,11 @@ async function run(input: ListFilesInput, ctx: ToolContext): Promise<ToolResult>
   const st = await ctx.workspace.stat(dir);
   if (!st) return fail(`directory not found: ${dir}`);
   if (st.type !== 'directory') return fail(`${dir} is a file, not a directory; use read_file to read it.`);
-  const { files, truncated } = await ctx.workspace.list(dir, { pattern, ignore: ignoreFor(dir), limit: MAX_LIST_FILES });
+  const { files, truncated } = await ctx.workspace.list(dir, {
+    pattern,
+    ignore: ignoreFor(dir),
+    limit: MAX_LIST_FILES,
+  });
   if (!files.length) {
     let text = pattern ? `No files match ${JSON.stringify(pattern)} under ${dir}.` : `No files under ${dir}.`;
     if (pattern && !pattern.includes('/') && !pattern.includes('**')) {

@@ -32,7 +32,11 @@ const schema: ObjectSchema = {
   properties: {
     path: { type: 'string', description: 'File path, relative to the workspace root.', minLength: 1 },
     start_line: { type: 'integer', description: 'First line to show (1-based). Default 1.', minimum: 1 },
-    end_line: { type: 'integer', description: 'Last line to show (inclusive). Default: end of file, within the size cap.', minimum: 1 },
+    end_line: {
+      type: 'integer',
+      description: 'Last line to show (inclusive). Default: end of file, within the size cap.',
+      minimum: 1,
+    },
   },
   required: ['path'],
   additionalProperties: false,
@@ -60,19 +64,29 @@ function takeWithinCaps(lines: readonly string[], firstLine: number): { shown: s
 
 async function run(input: ReadFileInput, ctx: ToolContext): Promise<ToolResult> {
   const st = await ctx.workspace.stat(input.path);
-  if (!st) throw new WorkspaceError('not-found', `file not found: ${input.path}. Use list_files or search to find the right path.`);
+  if (!st)
+    throw new WorkspaceError(
+      'not-found',
+      `file not found: ${input.path}. Use list_files or search to find the right path.`,
+    );
   if (st.type === 'directory') return fail(`${input.path} is a directory; use list_files to see its contents.`);
   if (st.size > MAX_READ_FILE_BYTES) {
-    return fail(`${input.path} is too large to read (${st.size.toLocaleString('en-US')} bytes, limit ${MAX_READ_FILE_BYTES.toLocaleString('en-US')}); use search, or run_command with head/tail/sed.`);
+    return fail(
+      `${input.path} is too large to read (${st.size.toLocaleString('en-US')} bytes, limit ${MAX_READ_FILE_BYTES.toLocaleString('en-US')}); use search, or run_command with head/tail/sed.`,
+    );
   }
   const bytes = await ctx.workspace.readFile(input.path);
-  if (isBinary(bytes)) return fail(`${input.path} is a binary file (${bytes.length.toLocaleString('en-US')} bytes); read_file shows text only.`);
+  if (isBinary(bytes))
+    return fail(
+      `${input.path} is a binary file (${bytes.length.toLocaleString('en-US')} bytes); read_file shows text only.`,
+    );
   const lines = splitLines(decodeText(bytes));
   const total = lines.length;
   if (total === 0) return ok(`(${input.path} is empty)`);
   const start = input.start_line ?? 1;
   if (start > total) return fail(`start_line ${start} is past the end of ${input.path} (${total} lines).`);
-  if (input.end_line !== undefined && input.end_line < start) return fail(`end_line ${input.end_line} is before start_line ${start}.`);
+  if (input.end_line !== undefined && input.end_line < start)
+    return fail(`end_line ${input.end_line} is before start_line ${start}.`);
   const end = Math.min(input.end_line ?? total, total);
   const { shown, cutBy } = takeWithinCaps(lines.slice(start - 1, end), start);
   const last = start + shown.length - 1;

@@ -15,10 +15,26 @@ import { fail, type ToolContext, type ToolDefinition, type ToolResult, type Tool
 import { writeFileTool } from './write-file';
 
 /** Every tool, in the order the model sees them. Changing it changes the cached prompt prefix. */
-const TOOLS = [readFileTool, listFilesTool, searchTool, editFileTool, writeFileTool, runCommandTool, trimToolResultTool] as const;
+const TOOLS = [
+  readFileTool,
+  listFilesTool,
+  searchTool,
+  editFileTool,
+  writeFileTool,
+  runCommandTool,
+  trimToolResultTool,
+] as const;
 
 /** The tool names, in definition order (part of the product's contract). */
-export const TOOL_NAMES = ['read_file', 'list_files', 'search', 'edit_file', 'write_file', 'run_command', 'trim_tool_result'] as const;
+export const TOOL_NAMES = [
+  'read_file',
+  'list_files',
+  'search',
+  'edit_file',
+  'write_file',
+  'run_command',
+  'trim_tool_result',
+] as const;
 export type ToolName = (typeof TOOL_NAMES)[number];
 
 /** The spec of a tool, type-erased: input has been validated against its schema before `run`. */
@@ -29,7 +45,10 @@ export function isToolName(name: string): name is ToolName {
   return BY_NAME.has(name);
 }
 
-/** Tool definitions for the Messages API, in a fixed order with stable key order. Fresh copies: callers may add cache_control. */
+/**
+ * Tool definitions for the Messages API, in a fixed order with stable key order. Fresh copies: callers may add
+ * cache_control.
+ */
 export function toolDefinitions(): ToolDefinition[] {
   return TOOLS.map((t) => ({
     name: t.name,
@@ -45,7 +64,9 @@ export function toolDefinitions(): ToolDefinition[] {
 
 const CANCELLED = 'cancelled: the user stopped this turn.';
 
-/** The message of a thrown error, prefixed with the tool name unless it is a WorkspaceError already meant for the model. */
+/**
+ * The message of a thrown error, prefixed with the tool name unless it is a WorkspaceError already meant for the model.
+ */
 function errorText(name: string, e: unknown): string {
   if (e instanceof WorkspaceError) return `${name}: ${e.message}`;
   const msg = e instanceof Error ? e.message : String(e);
@@ -71,8 +92,15 @@ function untrustedText(name: string): string {
   );
 }
 
-/** Start a tool call and await it, or a cancellation result when `signal` aborts first; a throw becomes an is_error result. */
-async function settle(name: string, start: () => Promise<ToolResult>, signal: AbortSignal | undefined): Promise<ToolResult> {
+/**
+ * Start a tool call and await it, or a cancellation result when `signal` aborts first; a throw becomes an is_error
+ * result.
+ */
+async function settle(
+  name: string,
+  start: () => Promise<ToolResult>,
+  signal: AbortSignal | undefined,
+): Promise<ToolResult> {
   const aborted = whenAborted(signal);
   try {
     const running = start();

@@ -28,7 +28,11 @@ export interface RunCommandInput {
 const schema: ObjectSchema = {
   type: 'object',
   properties: {
-    command: { type: 'string', description: 'Shell command, run in the workspace root. The user approves each command.', minLength: 1 },
+    command: {
+      type: 'string',
+      description: 'Shell command, run in the workspace root. The user approves each command.',
+      minLength: 1,
+    },
     timeout_s: {
       type: 'integer',
       description: `Timeout in seconds (default ${DEFAULT_COMMAND_TIMEOUT_S}, max ${MAX_COMMAND_TIMEOUT_S}). The process is killed when it expires.`,
@@ -54,7 +58,8 @@ export function formatExecResult(r: ExecResult, timeoutS: number): string {
   }
   if (!body.trim()) body = '(no output)\n';
   else if (!body.endsWith('\n')) body += '\n';
-  if (r.timedOut) return `${body}[timed out after ${timeoutS} s; the process was killed. Pass a larger timeout_s (max ${MAX_COMMAND_TIMEOUT_S}) if it needs longer.]`;
+  if (r.timedOut)
+    return `${body}[timed out after ${timeoutS} s; the process was killed. Pass a larger timeout_s (max ${MAX_COMMAND_TIMEOUT_S}) if it needs longer.]`;
   if (r.aborted) return `${body}[cancelled by the user; the process was killed]`;
   if (r.exitCode === null) return `${body}[killed by signal ${r.signal ?? 'unknown'}]`;
   return `${body}[exit code ${r.exitCode}]`;
@@ -64,10 +69,19 @@ async function run(input: RunCommandInput, ctx: ToolContext): Promise<ToolResult
   const exec = ctx.workspace.exec?.bind(ctx.workspace);
   if (!exec) return fail('run_command is not available here: this host cannot run shell commands.');
   const timeoutS = input.timeout_s ?? DEFAULT_COMMAND_TIMEOUT_S;
-  const approved = await ctx.approve({ tool: 'run_command', command: input.command, cwd: ctx.workspace.root, timeoutMs: timeoutS * 1000 });
+  const approved = await ctx.approve({
+    tool: 'run_command',
+    command: input.command,
+    cwd: ctx.workspace.root,
+    timeoutMs: timeoutS * 1000,
+  });
   if (!approved) return fail('denied by user: the command was not run. Ask the user, or continue without it.');
   if (ctx.signal?.aborted) return fail('cancelled: the user stopped this turn.');
-  const r = await exec(input.command, { timeoutMs: timeoutS * 1000, maxOutputBytes: MAX_COMMAND_OUTPUT_BYTES, signal: ctx.signal });
+  const r = await exec(input.command, {
+    timeoutMs: timeoutS * 1000,
+    maxOutputBytes: MAX_COMMAND_OUTPUT_BYTES,
+    signal: ctx.signal,
+  });
   const text = formatExecResult(r, timeoutS);
   return r.timedOut || r.aborted ? fail(text) : ok(text);
 }

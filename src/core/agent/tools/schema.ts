@@ -52,7 +52,8 @@ function checkProperty(name: string, p: PropertySchema, v: unknown): string | un
       if (p.minLength !== undefined && v.length < p.minLength) return `\`${name}\` must not be empty`;
       return undefined;
     case 'integer':
-      if (typeof v !== 'number' || !Number.isInteger(v)) return `\`${name}\` must be an integer, got ${describeValue(v)}`;
+      if (typeof v !== 'number' || !Number.isInteger(v))
+        return `\`${name}\` must be an integer, got ${describeValue(v)}`;
       if (p.minimum !== undefined && v < p.minimum) return `\`${name}\` must be ≥ ${p.minimum}, got ${v}`;
       if (p.maximum !== undefined && v > p.maximum) return `\`${name}\` must be ≤ ${p.maximum}, got ${v}`;
       return undefined;
@@ -86,7 +87,8 @@ export function validateInput(schema: ObjectSchema, input: unknown): ValidationR
     else value[name] = v;
   }
   for (const name of schema.required) {
-    if (given[name] === undefined) problems.push(`missing required \`${name}\` (${schema.properties[name]?.type ?? 'value'})`);
+    if (given[name] === undefined)
+      problems.push(`missing required \`${name}\` (${schema.properties[name]?.type ?? 'value'})`);
   }
   return problems.length ? { ok: false, problems } : { ok: true, value };
 }
@@ -94,6 +96,8 @@ export function validateInput(schema: ObjectSchema, input: unknown): ValidationR
 /** `{path: string, start_line?: integer}`: the expected shape, for error messages. */
 export function schemaSignature(schema: ObjectSchema): string {
   const required = new Set(schema.required);
-  const parts = Object.entries(schema.properties).map(([name, p]) => `${name}${required.has(name) ? '' : '?'}: ${p.type}`);
+  const parts = Object.entries(schema.properties).map(
+    ([name, p]) => `${name}${required.has(name) ? '' : '?'}: ${p.type}`,
+  );
   return `{${parts.join(', ')}}`;
 }

@@ -48,8 +48,15 @@ export interface SearchInput {
 const schema: ObjectSchema = {
   type: 'object',
   properties: {
-    query: { type: 'string', description: 'Text to find (literal unless regex is true). All-lowercase queries match case-insensitively.', minLength: 1 },
-    path: { type: 'string', description: 'File or directory to search, relative to the workspace root. Default: the whole workspace.' },
+    query: {
+      type: 'string',
+      description: 'Text to find (literal unless regex is true). All-lowercase queries match case-insensitively.',
+      minLength: 1,
+    },
+    path: {
+      type: 'string',
+      description: 'File or directory to search, relative to the workspace root. Default: the whole workspace.',
+    },
     regex: {
       type: 'boolean',
       description: 'Treat query as a regular expression (RE2 syntax: no lookaround or backreferences). Default false.',
@@ -169,11 +176,14 @@ async function scanFile(file: string, match: LineMatcher, ctx: ToolContext, scan
 
 function notes(scan: Scan, listingCut: boolean): string[] {
   const out: string[] = [];
-  if (scan.matches.length > MAX_SEARCH_MATCHES) out.push(`Showing the first ${MAX_SEARCH_MATCHES} matches; narrow the search with path or a more specific query.`);
+  if (scan.matches.length > MAX_SEARCH_MATCHES)
+    out.push(`Showing the first ${MAX_SEARCH_MATCHES} matches; narrow the search with path or a more specific query.`);
   if (listingCut) out.push(`Only the first ${plural(MAX_SEARCH_FILES, 'file')} were searched; pass a narrower path.`);
-  if (scan.skippedLarge) out.push(`Skipped ${plural(scan.skippedLarge, 'file')} over ${MAX_SEARCH_FILE_BYTES / 1_000_000} MB.`);
+  if (scan.skippedLarge)
+    out.push(`Skipped ${plural(scan.skippedLarge, 'file')} over ${MAX_SEARCH_FILE_BYTES / 1_000_000} MB.`);
   if (scan.skippedBinary) out.push(`Skipped ${plural(scan.skippedBinary, 'binary file')}.`);
-  if (scan.skippedOutside) out.push(`Skipped ${plural(scan.skippedOutside, 'symlink')} pointing outside the workspace.`);
+  if (scan.skippedOutside)
+    out.push(`Skipped ${plural(scan.skippedOutside, 'symlink')} pointing outside the workspace.`);
   if (scan.skippedLines) {
     out.push(`Skipped ${plural(scan.skippedLines, 'line')} too long for this regex; use a simpler one or a literal.`);
   }
@@ -213,9 +223,17 @@ export async function runSearch(
   }
   const start = limits.now();
   const scan: Scan = {
-    matches: [], searched: 0, skippedLarge: 0, skippedBinary: 0, skippedOutside: 0,
-    slowFiles: 0, skippedLines: 0, outOfTime: false,
-    limits, deadline: start + limits.totalMs, sliceStart: start,
+    matches: [],
+    searched: 0,
+    skippedLarge: 0,
+    skippedBinary: 0,
+    skippedOutside: 0,
+    slowFiles: 0,
+    skippedLines: 0,
+    outOfTime: false,
+    limits,
+    deadline: start + limits.totalMs,
+    sliceStart: start,
   };
   const cancelled = fail('cancelled: the user stopped this turn.');
   for (const file of files) {

@@ -11,7 +11,8 @@ import type { ObjectSchema } from './schema';
 import { fail, ok, type ToolContext, type ToolResult, type ToolSpec } from './types';
 
 /** Prefix of the trimmed text, so the model later knows it reads its own summary, not the tool's output. */
-export const AGENT_TRIM_MARKER = '[Summary by the agent of an earlier tool result; the original is kept and the user can restore it]';
+export const AGENT_TRIM_MARKER =
+  '[Summary by the agent of an earlier tool result; the original is kept and the user can restore it]';
 /** Recent tool_use ids listed when the model names an unknown one. */
 const LISTED_RECENT_IDS = 5;
 /** Characters of the summary's first line used in the overlay's reason. */
@@ -25,10 +26,15 @@ export interface TrimToolResultInput {
 const schema: ObjectSchema = {
   type: 'object',
   properties: {
-    tool_use_id: { type: 'string', description: 'The id of the tool_use whose result to replace (toolu_…).', minLength: 1 },
+    tool_use_id: {
+      type: 'string',
+      description: 'The id of the tool_use whose result to replace (toolu_…).',
+      minLength: 1,
+    },
     summary: {
       type: 'string',
-      description: 'What you still need from that result: the facts, paths, line numbers and snippets that matter. It replaces the result in your context.',
+      description:
+        'What you still need from that result: the facts, paths, line numbers and snippets that matter. It replaces the result in your context.',
       minLength: 1,
     },
   },
@@ -50,7 +56,8 @@ function recentResultIds(session: Session): string[] {
   const out: string[] = [];
   for (let p = session.messages.length - 1; p >= 0 && out.length < LISTED_RECENT_IDS; p--) {
     for (const b of session.messages[p].blocks) {
-      if (b.kind === 'tool_result' && b.toolUseId && out.length < LISTED_RECENT_IDS) out.push(`${b.toolUseId} (${b.toolName ?? 'tool'})`);
+      if (b.kind === 'tool_result' && b.toolUseId && out.length < LISTED_RECENT_IDS)
+        out.push(`${b.toolUseId} (${b.toolName ?? 'tool'})`);
     }
   }
   return out;
@@ -66,16 +73,22 @@ async function run(input: TrimToolResultInput, ctx: ToolContext): Promise<ToolRe
   const { session } = ctx;
   const id = input.tool_use_id.trim();
   if (currentBatch(session).has(id)) {
-    return fail(`${id} belongs to the tool calls being executed right now; you have not seen its result yet. Trim it in a later turn.`);
+    return fail(
+      `${id} belongs to the tool calls being executed right now; you have not seen its result yet. Trim it in a later turn.`,
+    );
   }
   const blockId = session.toolResultBlockId(id);
   const block = blockId ? session.block(blockId) : undefined;
   if (!blockId || !block) {
     const recent = recentResultIds(session);
-    return fail(`no tool result with tool_use_id ${JSON.stringify(id)} in this conversation.${recent.length ? ` Recent results: ${recent.join(', ')}.` : ''}`);
+    return fail(
+      `no tool result with tool_use_id ${JSON.stringify(id)} in this conversation.${recent.length ? ` Recent results: ${recent.join(', ')}.` : ''}`,
+    );
   }
   if (session.isPinned(blockId)) {
-    return fail(`the result of ${id} is pinned by the user, so it stays verbatim (pins win). Do not try to trim it again.`);
+    return fail(
+      `the result of ${id} is pinned by the user, so it stays verbatim (pins win). Do not try to trim it again.`,
+    );
   }
   const own = session.overlaysOnBlock(blockId);
   if (own.some((o) => o.kind === 'trim' && o.author === 'user')) {
@@ -86,7 +99,9 @@ async function run(input: TrimToolResultInput, ctx: ToolContext): Promise<ToolRe
   const tokensBefore = ctx.tokens(original);
   const tokensAfter = ctx.tokens(text);
   if (tokensAfter >= tokensBefore) {
-    return fail(`the summary (~${tokensAfter} tokens) is not shorter than the result (~${tokensBefore} tokens); nothing was trimmed.`);
+    return fail(
+      `the summary (~${tokensAfter} tokens) is not shorter than the result (~${tokensBefore} tokens); nothing was trimmed.`,
+    );
   }
   // Re-trimming replaces the agent's previous summary instead of stacking on it.
   for (const o of own) if (o.kind === 'trim' && o.author === 'agent') session.removeOverlay(o.id, 'agent');
@@ -102,7 +117,9 @@ async function run(input: TrimToolResultInput, ctx: ToolContext): Promise<ToolRe
     createdAt: new Date().toISOString(),
   });
   const tool = block.toolName ? ` (${block.toolName})` : '';
-  return ok(`Trimmed the result of ${id}${tool}: ~${tokensBefore} → ~${tokensAfter} tokens. The original stays in the log; the user can restore it.`);
+  return ok(
+    `Trimmed the result of ${id}${tool}: ~${tokensBefore} → ~${tokensAfter} tokens. The original stays in the log; the user can restore it.`,
+  );
 }
 
 export const trimToolResultTool: ToolSpec<TrimToolResultInput> = {

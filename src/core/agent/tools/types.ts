@@ -33,7 +33,9 @@ export type ToolResultPart = Anthropic.TextBlockParam | Anthropic.ImageBlockPara
 
 /** The tool_result content for one call. */
 export interface ToolResult {
-  /** The result as text (images as `[image]`): what logs and the CLI show; the model's content unless `blocks` is set. */
+  /**
+   * The result as text (images as `[image]`): what logs and the CLI show; the model's content unless `blocks` is set.
+   */
   readonly content: string;
   readonly is_error: boolean;
   /** Rich content sent to the model instead of `content` (text and image blocks). */

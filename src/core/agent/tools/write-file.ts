@@ -11,7 +11,11 @@ export interface WriteFileInput {
 const schema: ObjectSchema = {
   type: 'object',
   properties: {
-    path: { type: 'string', description: 'File to write, relative to the workspace root. Parent directories are created.', minLength: 1 },
+    path: {
+      type: 'string',
+      description: 'File to write, relative to the workspace root. Parent directories are created.',
+      minLength: 1,
+    },
     content: { type: 'string', description: 'The complete new content of the file.' },
   },
   required: ['path', 'content'],
@@ -30,9 +34,9 @@ async function run(input: WriteFileInput, ctx: ToolContext): Promise<ToolResult>
 export const writeFileTool: ToolSpec<WriteFileInput> = {
   name: 'write_file',
   description:
-    'Create a file, or replace a file\'s entire content. Parent directories are created. ' +
+    "Create a file, or replace a file's entire content. Parent directories are created. " +
     'Prefer edit_file for changes to an existing file: it is cheaper and cannot drop content by accident. ' +
-    'Writes into .git or .trimline need the user\'s approval.',
+    "Writes into .git or .trimline need the user's approval.",
   schema,
   requiresTrust: true,
   run,

@@ -34,11 +34,16 @@ export interface CompressionHost {
   readonly model: string;
   readonly decisions?: DecisionLog;
   /** A Pipeline fits: its strategies, and its applier's pending proposals. */
-  readonly pipeline?: { readonly strategies: readonly Strategy[]; readonly applier?: { isPending(id: string): boolean } };
+  readonly pipeline?: {
+    readonly strategies: readonly Strategy[];
+    readonly applier?: { isPending(id: string): boolean };
+  };
 }
 
 /** The compression strategies of a pipeline, in order. */
-export function compressionStrategies(pipeline: { readonly strategies: readonly Strategy[] } | undefined): CompressionStrategy[] {
+export function compressionStrategies(
+  pipeline: { readonly strategies: readonly Strategy[] } | undefined,
+): CompressionStrategy[] {
   return (pipeline?.strategies ?? []).filter((s): s is CompressionStrategy => s instanceof CompressionStrategy);
 }
 
@@ -68,7 +73,11 @@ export interface PrepareCompressionOptions {
  * now, and the pipeline run inside `engine.prepare` applies the result. Model errors are
  * reported in the outcomes (and the decision log), never thrown; an abort is thrown.
  */
-export async function prepareCompression(session: Session, host: CompressionHost, opts: PrepareCompressionOptions = {}): Promise<CompressionOutcome[]> {
+export async function prepareCompression(
+  session: Session,
+  host: CompressionHost,
+  opts: PrepareCompressionOptions = {},
+): Promise<CompressionOutcome[]> {
   const out: CompressionOutcome[] = [];
   for (const s of compressionStrategies(host.pipeline)) {
     if (opts.summarizer) s.attach(opts.summarizer, { decisions: host.decisions });
@@ -110,7 +119,10 @@ export interface CompactResult {
   readonly skipped?: string;
 }
 
-function resolveStrategy(host: CompressionHost, strategy: CompressionStrategy | CompressionKind | undefined): CompressionStrategy {
+function resolveStrategy(
+  host: CompressionHost,
+  strategy: CompressionStrategy | CompressionKind | undefined,
+): CompressionStrategy {
   if (strategy instanceof CompressionStrategy) return strategy;
   const mine = compressionStrategies(host.pipeline);
   if (strategy === undefined) return mine[0] ?? new CompressionStrategy('whole-history');
@@ -133,7 +145,10 @@ export async function compactNow(
 ): Promise<CompactResult> {
   const s = resolveStrategy(host, strategy);
   const summarizer = opts.summarizer ?? s.attachedSummarizer;
-  if (!summarizer) throw new Error(`Compact Now: no summarizer for ${s.name} (pass one, or attach it to the pipeline with attachSummarizer)`);
+  if (!summarizer)
+    throw new Error(
+      `Compact Now: no summarizer for ${s.name} (pass one, or attach it to the pipeline with attachSummarizer)`,
+    );
   s.cancel();
   const callIndex = opts.callIndex ?? session.calls.length;
   const plan = s.plan({
@@ -146,7 +161,11 @@ export async function compactNow(
     onDemand: true,
   });
   const none = { strategy: s.name, applied: [], removed: [], tokensBefore: 0, tokensAfter: 0 };
-  if (!plan) return { ...none, skipped: 'nothing to compress: only the current turn, the first prompt and pinned messages are left' };
+  if (!plan)
+    return {
+      ...none,
+      skipped: 'nothing to compress: only the current turn, the first prompt and pinned messages are left',
+    };
   const prepared = await s.summarize(plan, summarizer, signal);
   if (signal?.aborted) throw signal.reason ?? new Error('aborted');
   const applied: SummaryOverlay[] = [];
@@ -155,7 +174,9 @@ export async function compactNow(
   let after = 0;
   let dropped = plan.summaries.length - prepared.summaries.length;
   for (const p of prepared.summaries) {
-    const built = s.stillValid(session, p.planned) ? s.overlayFor(session, host.index, host.tokens, p, callIndex, 'on demand (Compact Now)') : undefined;
+    const built = s.stillValid(session, p.planned)
+      ? s.overlayFor(session, host.index, host.tokens, p, callIndex, 'on demand (Compact Now)')
+      : undefined;
     if (!built) {
       dropped++;
       continue;
@@ -167,8 +188,27 @@ export async function compactNow(
     if (added.kind === 'summary') applied.push(added);
     before += added.tokensBefore;
     after += added.tokensAfter;
-    host.decisions?.add({ callIndex, by: s.author, action: 'apply', targets: [p.planned.fromMessageId], reason: added.reason, tokensSaved: built.saved, overlayIds: [added.id] });
+    host.decisions?.add({
+      callIndex,
+      by: s.author,
+      action: 'apply',
+      targets: [p.planned.fromMessageId],
+      reason: added.reason,
+      tokensSaved: built.saved,
+      overlayIds: [added.id],
+    });
   }
-  const skipped = dropped > 0 ? `${dropped} of ${plan.summaries.length} ranges not applied (empty answer, no saving, or changed meanwhile)` : undefined;
-  return { strategy: s.name, applied, removed, tokensBefore: before, tokensAfter: after, usage: prepared.usage, skipped };
+  const skipped =
+    dropped > 0
+      ? `${dropped} of ${plan.summaries.length} ranges not applied (empty answer, no saving, or changed meanwhile)`
+      : undefined;
+  return {
+    strategy: s.name,
+    applied,
+    removed,
+    tokensBefore: before,
+    tokensAfter: after,
+    usage: prepared.usage,
+    skipped,
+  };
 }

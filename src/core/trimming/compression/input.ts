@@ -84,10 +84,17 @@ function cut(t: string, max: number): string {
  * The transcript of messages [from, to] within `maxTokens`: long blocks are cut first
  * (halving the per-block limit), then the oldest messages are left out. Deterministic.
  */
-export function transcript(session: Session, from: number, to: number, skip: ReadonlySet<string>, maxTokens: number): { text: string; messages: number } {
+export function transcript(
+  session: Session,
+  from: number,
+  to: number,
+  skip: ReadonlySet<string>,
+  maxTokens: number,
+): { text: string; messages: number } {
   const all = entries(session, from, to, skip);
   const budget = maxTokens * CHARS_PER_TOKEN;
-  const size = (list: readonly Entry[], max: number): number => list.reduce((n, e) => n + e.parts.reduce((k, t) => k + Math.min(t.length, max), 0), 0);
+  const size = (list: readonly Entry[], max: number): number =>
+    list.reduce((n, e) => n + e.parts.reduce((k, t) => k + Math.min(t.length, max), 0), 0);
   let max = MAX_BLOCK_CHARS;
   while (max > MIN_BLOCK_CHARS && size(all, max) > budget) max = Math.max(MIN_BLOCK_CHARS, Math.floor(max / 2));
   let first = 0;
@@ -144,7 +151,13 @@ export function parseFacts(answer: string, concepts: readonly Concept[]): Map<st
     const heading = /^#{1,6}\s+(.+)$/.exec(line);
     if (heading) {
       const h = norm(heading[1]);
-      current = byLength.find((c) => h === norm(c.keyword) || h.startsWith(`${norm(c.keyword)} `) || h.startsWith(`${norm(c.keyword)}:`) || h.startsWith(`${norm(c.keyword)}(`));
+      current = byLength.find(
+        (c) =>
+          h === norm(c.keyword) ||
+          h.startsWith(`${norm(c.keyword)} `) ||
+          h.startsWith(`${norm(c.keyword)}:`) ||
+          h.startsWith(`${norm(c.keyword)}(`),
+      );
       continue;
     }
     const item = /^(?:[-*•]|\d+[.)])\s+(.+)$/.exec(line);
@@ -160,7 +173,11 @@ export function parseFacts(answer: string, concepts: readonly Concept[]): Map<st
 }
 
 /** The facts list an overlay carries (concept order), or undefined when nothing was found. */
-export function renderFacts(header: string, concepts: readonly Concept[], facts: ReadonlyMap<string, readonly string[]>): string | undefined {
+export function renderFacts(
+  header: string,
+  concepts: readonly Concept[],
+  facts: ReadonlyMap<string, readonly string[]>,
+): string | undefined {
   const lines = [header];
   for (const c of concepts) {
     const list = facts.get(c.keyword);

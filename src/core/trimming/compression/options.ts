@@ -25,7 +25,10 @@ export interface CompressionOptions {
   preserveMemory: boolean;
   /** The first user prompt of the conversation (the original task) stays verbatim. */
   keepFirstPrompt: boolean;
-  /** The latest user prompt and everything after it stay verbatim. When false, only the latest prompt and the last `keepRecentMessages` messages do. */
+  /**
+   * The latest user prompt and everything after it stay verbatim. When false, only the latest prompt and the last
+   * `keepRecentMessages` messages do.
+   */
   keepCurrentTurn: boolean;
   keepRecentMessages: number;
   /** last-n-messages: messages the summary is made from; chunked: messages per chunk. */
@@ -53,8 +56,16 @@ export const COMPRESSION_TRIGGER_FRACTION = 0.8;
 /** Concepts of `retrieve-facts` when none are configured: what a coding agent needs to go on. */
 export const DEFAULT_CONCEPTS: readonly Concept[] = [
   { keyword: 'task', description: "the user's goal, requirements and what counts as done", factType: 'single' },
-  { keyword: 'files', description: 'files read, created or changed, and what matters about each', factType: 'multiple' },
-  { keyword: 'decisions', description: 'decisions made and constraints or preferences the user stated', factType: 'multiple' },
+  {
+    keyword: 'files',
+    description: 'files read, created or changed, and what matters about each',
+    factType: 'multiple',
+  },
+  {
+    keyword: 'decisions',
+    description: 'decisions made and constraints or preferences the user stated',
+    factType: 'multiple',
+  },
   { keyword: 'errors', description: 'errors met, their causes, and whether they were fixed', factType: 'multiple' },
   { keyword: 'progress', description: 'where the work stands and the next step', factType: 'single' },
 ];
@@ -86,7 +97,16 @@ export function compressionDefaults(kind: CompressionKind): CompressionOptions {
 
 /** Options a kind accepts (n only where it means something, concepts only for facts). */
 function knownOptions(kind: CompressionKind): string[] {
-  const common = ['preserveMemory', 'keepFirstPrompt', 'keepCurrentTurn', 'keepRecentMessages', 'minTokens', 'maxSummaryTokens', 'maxInputTokens', 'background'];
+  const common = [
+    'preserveMemory',
+    'keepFirstPrompt',
+    'keepCurrentTurn',
+    'keepRecentMessages',
+    'minTokens',
+    'maxSummaryTokens',
+    'maxInputTokens',
+    'background',
+  ];
   if (kind === 'last-n-messages' || kind === 'chunked') common.push('n');
   if (kind === 'retrieve-facts') common.push('concepts');
   return common;
@@ -105,7 +125,13 @@ function parseConcepts(v: unknown, name: string): Concept[] {
   return v.map((c: unknown) => {
     if (!c || typeof c !== 'object') throw new Error(bad);
     const { keyword, description, factType } = c as Record<string, unknown>;
-    if (typeof keyword !== 'string' || !keyword.trim() || typeof description !== 'string' || (factType !== 'single' && factType !== 'multiple')) throw new Error(bad);
+    if (
+      typeof keyword !== 'string' ||
+      !keyword.trim() ||
+      typeof description !== 'string' ||
+      (factType !== 'single' && factType !== 'multiple')
+    )
+      throw new Error(bad);
     if (seen.has(keyword.trim().toLowerCase())) throw new Error(`${name}: concept "${keyword}" is listed twice`);
     seen.add(keyword.trim().toLowerCase());
     return { keyword: keyword.trim(), description: description.trim(), factType };
@@ -130,9 +156,15 @@ export function parseCompressionOptions(kind: CompressionKind, opts: Record<stri
       continue;
     }
     const want = typeof record[k];
-    if (typeof v !== want) throw new Error(`${kind}: option "${k}" must be a ${want}, got ${Array.isArray(v) ? 'array' : typeof v}`);
-    if (typeof v === 'number' && (!Number.isFinite(v) || v < 0 || (POSITIVE_INTS.has(k) && (v < 1 || !Number.isInteger(v))))) {
-      throw new Error(`${kind}: option "${k}" must be a ${POSITIVE_INTS.has(k) ? 'positive integer' : 'non-negative number'}`);
+    if (typeof v !== want)
+      throw new Error(`${kind}: option "${k}" must be a ${want}, got ${Array.isArray(v) ? 'array' : typeof v}`);
+    if (
+      typeof v === 'number' &&
+      (!Number.isFinite(v) || v < 0 || (POSITIVE_INTS.has(k) && (v < 1 || !Number.isInteger(v))))
+    ) {
+      throw new Error(
+        `${kind}: option "${k}" must be a ${POSITIVE_INTS.has(k) ? 'positive integer' : 'non-negative number'}`,
+      );
     }
     record[k] = v;
   }
@@ -142,30 +174,99 @@ export function parseCompressionOptions(kind: CompressionKind, opts: Record<stri
 function optionDocs(kind: CompressionKind): StrategyOptionDoc[] {
   const d = compressionDefaults(kind);
   const docs: StrategyOptionDoc[] = [
-    { name: 'preserveMemory', type: 'boolean', default: d.preserveMemory, description: kind === 'chunked' ? 'earlier chunk summaries stay as they are (false: they are re-chunked with the new messages)' : 'earlier compression summaries are carried verbatim into the new one instead of being lost' },
-    { name: 'keepFirstPrompt', type: 'boolean', default: d.keepFirstPrompt, description: 'the first user prompt (the original task) stays verbatim' },
-    { name: 'keepCurrentTurn', type: 'boolean', default: d.keepCurrentTurn, description: 'the latest prompt and the current turn stay verbatim (false: only the last keepRecentMessages messages)' },
-    { name: 'keepRecentMessages', type: 'number', default: d.keepRecentMessages, description: 'messages kept verbatim when keepCurrentTurn is false' },
+    {
+      name: 'preserveMemory',
+      type: 'boolean',
+      default: d.preserveMemory,
+      description:
+        kind === 'chunked'
+          ? 'earlier chunk summaries stay as they are (false: they are re-chunked with the new messages)'
+          : 'earlier compression summaries are carried verbatim into the new one instead of being lost',
+    },
+    {
+      name: 'keepFirstPrompt',
+      type: 'boolean',
+      default: d.keepFirstPrompt,
+      description: 'the first user prompt (the original task) stays verbatim',
+    },
+    {
+      name: 'keepCurrentTurn',
+      type: 'boolean',
+      default: d.keepCurrentTurn,
+      description:
+        'the latest prompt and the current turn stay verbatim (false: only the last keepRecentMessages messages)',
+    },
+    {
+      name: 'keepRecentMessages',
+      type: 'number',
+      default: d.keepRecentMessages,
+      description: 'messages kept verbatim when keepCurrentTurn is false',
+    },
   ];
-  if (kind === 'last-n-messages') docs.push({ name: 'n', type: 'number', default: d.n, description: 'the summary is made from the last n messages of the compressed range; older ones are dropped' });
-  if (kind === 'chunked') docs.push({ name: 'n', type: 'number', default: d.n, description: 'messages per chunk; each chunk gets its own summary' });
+  if (kind === 'last-n-messages')
+    docs.push({
+      name: 'n',
+      type: 'number',
+      default: d.n,
+      description: 'the summary is made from the last n messages of the compressed range; older ones are dropped',
+    });
+  if (kind === 'chunked')
+    docs.push({
+      name: 'n',
+      type: 'number',
+      default: d.n,
+      description: 'messages per chunk; each chunk gets its own summary',
+    });
   if (kind === 'retrieve-facts') {
-    docs.push({ name: 'concepts', type: 'string[]', default: d.concepts, description: 'list of {keyword, description, factType: "single" | "multiple"} objects: the facts kept' });
+    docs.push({
+      name: 'concepts',
+      type: 'string[]',
+      default: d.concepts,
+      description: 'list of {keyword, description, factType: "single" | "multiple"} objects: the facts kept',
+    });
   }
   docs.push(
-    { name: 'minTokens', type: 'number', default: d.minTokens, description: 'automatic runs: new content needed to be worth a summarization call' },
-    { name: 'maxSummaryTokens', type: 'number', default: d.maxSummaryTokens, description: 'max_tokens of each summarization call' },
-    { name: 'maxInputTokens', type: 'number', default: d.maxInputTokens, description: 'transcript budget of the summarization call (long tool results are cut first)' },
-    { name: 'background', type: 'boolean', default: d.background, description: 'without prepareAsync: summarize in the background and apply when ready' },
+    {
+      name: 'minTokens',
+      type: 'number',
+      default: d.minTokens,
+      description: 'automatic runs: new content needed to be worth a summarization call',
+    },
+    {
+      name: 'maxSummaryTokens',
+      type: 'number',
+      default: d.maxSummaryTokens,
+      description: 'max_tokens of each summarization call',
+    },
+    {
+      name: 'maxInputTokens',
+      type: 'number',
+      default: d.maxInputTokens,
+      description: 'transcript budget of the summarization call (long tool results are cut first)',
+    },
+    {
+      name: 'background',
+      type: 'boolean',
+      default: d.background,
+      description: 'without prepareAsync: summarize in the background and apply when ready',
+    },
   );
   return docs;
 }
 
 const SUMMARIES: Record<CompressionKind, string> = {
-  'whole-history': 'LLM summary (TL;DR) of the whole history before the current turn; first prompt, pins and current turn stay verbatim. Default trigger 0.8.',
-  'last-n-messages': 'LLM summary made from the last n messages before the current turn only; the older ones are dropped (their memory is carried with preserveMemory).',
-  chunked: 'LLM summary per chunk of n messages; with preserveMemory, earlier chunks stay and only new full chunks are summarized (cache-friendly).',
-  'retrieve-facts': 'LLM extraction of facts about configured concepts (single or multiple) in place of the history before the current turn.',
+  'whole-history':
+    'LLM summary (TL;DR) of the whole history before the current turn; first prompt, pins and current turn stay verbatim. Default trigger 0.8.',
+  'last-n-messages':
+    'LLM summary made from the last n messages before the current turn only; the older ones are dropped (their memory is carried with preserveMemory).',
+  chunked:
+    'LLM summary per chunk of n messages; with preserveMemory, earlier chunks stay and only new full chunks are summarized (cache-friendly).',
+  'retrieve-facts':
+    'LLM extraction of facts about configured concepts (single or multiple) in place of the history before the current turn.',
 };
 
-export const COMPRESSION_DOCS: readonly StrategyDoc[] = COMPRESSION_KINDS.map((k) => ({ name: k, summary: SUMMARIES[k], options: optionDocs(k) }));
+export const COMPRESSION_DOCS: readonly StrategyDoc[] = COMPRESSION_KINDS.map((k) => ({
+  name: k,
+  summary: SUMMARIES[k],
+  options: optionDocs(k),
+}));

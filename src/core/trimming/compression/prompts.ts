@@ -52,7 +52,10 @@ Answer in exactly this format, one section per concept, in the order given, noth
 
 /** Closing instruction of a summary request (after the transcript). */
 export function summaryInstruction(messages: number, lastN?: number): string {
-  const scope = lastN !== undefined ? `the last ${messages} of the messages being compressed (older ones are dropped)` : `${messages} messages`;
+  const scope =
+    lastN !== undefined
+      ? `the last ${messages} of the messages being compressed (older ones are dropped)`
+      : `${messages} messages`;
   return `Write the TL;DR of the ${scope} above now.`;
 }
 
@@ -72,7 +75,8 @@ export const MEMORY_CLOSE = '[End of memory]';
 
 /** First line of a compression summary: what it replaces and that the originals are restorable. */
 export function summaryHeader(strategy: string, messages: number, what: 'summary' | 'facts'): string {
-  const body = what === 'facts' ? `facts extracted from ${messages} earlier messages` : `summary of ${messages} earlier messages`;
+  const body =
+    what === 'facts' ? `facts extracted from ${messages} earlier messages` : `summary of ${messages} earlier messages`;
   return `[Trimline ${strategy}: ${body}; the originals are restorable]`;
 }
 

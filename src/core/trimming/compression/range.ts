@@ -95,13 +95,15 @@ export class Shape {
 
   /** A range may end at p (inclusive) and the next one start at p + 1. */
   validCut(p: number): boolean {
-    return !this.callsTools(p) && !(p + 1 < this.session.messages.length && this.answersCalls(p + 1)) && !this.endsInside(p);
+    return (
+      !this.callsTools(p) && !(p + 1 < this.session.messages.length && this.answersCalls(p + 1)) && !this.endsInside(p)
+    );
   }
 
   /** Shrink a segment until both ends obey the rules; undefined when nothing is left. */
   adjust(seg: Segment): Segment | undefined {
     let { from, to } = seg;
-    for (let changed = true; changed && from <= to; ) {
+    for (let changed = true; changed && from <= to;) {
       changed = false;
       const a = this.startsInside(from);
       if (a) {
@@ -153,7 +155,8 @@ export function compressibleSegments(inp: RangeInput, shape: Shape): Segment[] {
   keep.add(latest);
   if (inp.keepFirstPrompt) keep.add(prompts[0]);
   if (inp.keepCompressed) {
-    for (const s of shape.spans) if (isCompressionAuthor(s.overlay.author)) for (let p = s.from; p <= s.to; p++) keep.add(p);
+    for (const s of shape.spans)
+      if (isCompressionAuthor(s.overlay.author)) for (let p = s.from; p <= s.to; p++) keep.add(p);
   }
   const raw: Segment[] = [];
   let start = -1;
@@ -174,7 +177,13 @@ export function compressibleSegments(inp: RangeInput, shape: Shape): Segment[] {
 }
 
 /** Split a segment into chunks of about n visible messages, cut only where the rules allow. */
-export function chunksOf(seg: Segment, n: number, shape: Shape, visible: (p: number) => boolean, includeRemainder: boolean): Segment[] {
+export function chunksOf(
+  seg: Segment,
+  n: number,
+  shape: Shape,
+  visible: (p: number) => boolean,
+  includeRemainder: boolean,
+): Segment[] {
   const out: Segment[] = [];
   let start = seg.from;
   let count = 0;

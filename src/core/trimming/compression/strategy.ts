@@ -125,7 +125,12 @@ export class CompressionStrategy implements Strategy {
     const ranges: { from: string; to: string }[] = [];
     this.restored.set(session, (list = ranges));
     session.on((e) => {
-      if (e.type === 'overlay-removed' && e.by === 'user' && e.overlay.kind === 'summary' && e.overlay.author === this.author) {
+      if (
+        e.type === 'overlay-removed' &&
+        e.by === 'user' &&
+        e.overlay.kind === 'summary' &&
+        e.overlay.author === this.author
+      ) {
         ranges.push({ from: e.overlay.fromMessageId, to: e.overlay.toMessageId });
       }
     });
@@ -139,15 +144,28 @@ export class CompressionStrategy implements Strategy {
     const restored = this.watch(session);
     const o = this.options;
     const shape = new Shape(session, activeSpans(session));
-    const keep = inp.onDemand || !restored.length
-      ? undefined
-      : (p: number): boolean => restored.some((r) => (session.position(r.from) ?? Infinity) <= p && p <= (session.position(r.to) ?? -1));
+    const keep =
+      inp.onDemand || !restored.length
+        ? undefined
+        : (p: number): boolean =>
+            restored.some((r) => (session.position(r.from) ?? Infinity) <= p && p <= (session.position(r.to) ?? -1));
     const segments = compressibleSegments(
-      { session, index, epochStart: inp.epochStart, upTo: inp.upTo, keepFirstPrompt: o.keepFirstPrompt, keepCurrentTurn: o.keepCurrentTurn, keepRecentMessages: o.keepRecentMessages, keepCompressed: this.name === 'chunked' && o.preserveMemory, keep },
+      {
+        session,
+        index,
+        epochStart: inp.epochStart,
+        upTo: inp.upTo,
+        keepFirstPrompt: o.keepFirstPrompt,
+        keepCurrentTurn: o.keepCurrentTurn,
+        keepRecentMessages: o.keepRecentMessages,
+        keepCompressed: this.name === 'chunked' && o.preserveMemory,
+        keep,
+      },
       shape,
     );
     const visible = (p: number): boolean => index.messageTokens(p) > 0;
-    const ranges = this.name === 'chunked' ? segments.flatMap((s) => chunksOf(s, o.n, shape, visible, inp.onDemand)) : segments;
+    const ranges =
+      this.name === 'chunked' ? segments.flatMap((s) => chunksOf(s, o.n, shape, visible, inp.onDemand)) : segments;
     const summaries: PlannedSummary[] = [];
     for (const r of ranges) {
       const s = this.planRange(inp, shape, r, visible);
@@ -159,7 +177,12 @@ export class CompressionStrategy implements Strategy {
     return { strategy: this.name, callIndex: inp.callIndex, summaries };
   }
 
-  private planRange(inp: PlanInput, shape: Shape, r: Segment, visible: (p: number) => boolean): PlannedSummary | undefined {
+  private planRange(
+    inp: PlanInput,
+    shape: Shape,
+    r: Segment,
+    visible: (p: number) => boolean,
+  ): PlannedSummary | undefined {
     const { session, index } = inp;
     const inside = shape.spans.filter((s) => s.from >= r.from && s.to <= r.to && isCompressionAuthor(s.overlay.author));
     const carry = this.options.preserveMemory && this.name !== 'chunked' ? inside : [];
@@ -169,7 +192,13 @@ export class CompressionStrategy implements Strategy {
     const isMemory = (p: number): boolean => carry.some((s) => p >= s.from && p <= s.to);
     const counted = (p: number): boolean => visible(p) && !isMemory(p);
     const inputFrom = this.name === 'last-n-messages' ? lastN(r, this.options.n, shape, counted) : r.from;
-    const t = transcript(session, inputFrom, r.to, new Set(carry.map((s) => s.overlay.id)), this.options.maxInputTokens);
+    const t = transcript(
+      session,
+      inputFrom,
+      r.to,
+      new Set(carry.map((s) => s.overlay.id)),
+      this.options.maxInputTokens,
+    );
     if (t.messages === 0) return undefined;
     let messages = 0;
     for (let p = r.from; p <= r.to; p++) if (counted(p)) messages++;
@@ -181,15 +210,39 @@ export class CompressionStrategy implements Strategy {
       if (a <= r.to && b >= r.from) replaces.push(o.id);
     }
     const memory = carry.flatMap((s) => memoryOf(s.overlay.text));
-    const request = summaryRequest({ kind: this.name, transcript: t.text, messages: t.messages, memory, concepts: this.options.concepts, model: inp.model, maxTokens: this.options.maxSummaryTokens });
-    return { from: r.from, to: r.to, fromMessageId: session.messages[r.from].id, toMessageId: session.messages[r.to].id, messages, newTokens, memory, replaces, inputFrom, inputMessages: t.messages, request };
+    const request = summaryRequest({
+      kind: this.name,
+      transcript: t.text,
+      messages: t.messages,
+      memory,
+      concepts: this.options.concepts,
+      model: inp.model,
+      maxTokens: this.options.maxSummaryTokens,
+    });
+    return {
+      from: r.from,
+      to: r.to,
+      fromMessageId: session.messages[r.from].id,
+      toMessageId: session.messages[r.to].id,
+      messages,
+      newTokens,
+      memory,
+      replaces,
+      inputFrom,
+      inputMessages: t.messages,
+      request,
+    };
   }
 
   /** The overlay text for one answer; undefined when the answer has nothing usable. */
   finalText(p: PlannedSummary, answer: string): string | undefined {
     let body: string | undefined;
     if (this.name === 'retrieve-facts') {
-      body = renderFacts(summaryHeader(this.name, p.messages, 'facts'), this.options.concepts, parseFacts(answer, this.options.concepts));
+      body = renderFacts(
+        summaryHeader(this.name, p.messages, 'facts'),
+        this.options.concepts,
+        parseFacts(answer, this.options.concepts),
+      );
     } else if (answer.trim()) {
       body = `${summaryHeader(this.name, p.messages, 'summary')}\n${answer.trim()}`;
     }
@@ -214,7 +267,8 @@ export class CompressionStrategy implements Strategy {
   stillValid(session: Session, p: PlannedSummary): boolean {
     if (session.position(p.fromMessageId) !== p.from || session.position(p.toMessageId) !== p.to) return false;
     for (let pos = p.from; pos <= p.to; pos++) {
-      if (session.messages[pos].blocks.some((b) => session.isPinned(b.id) || session.isUserRestored(b.id))) return false;
+      if (session.messages[pos].blocks.some((b) => session.isPinned(b.id) || session.isUserRestored(b.id)))
+        return false;
     }
     for (const s of activeSpans(session)) {
       if (p.replaces.includes(s.overlay.id) || s.to < p.from || s.from > p.to) continue;
@@ -225,16 +279,32 @@ export class CompressionStrategy implements Strategy {
   }
 
   /** The summary overlay for a prepared range, with the tokens it saves; undefined when it saves nothing. */
-  overlayFor(session: Session, index: MessageIndex, tokens: TokenAccountant, s: PreparedSummary, callIndex: number, why: string): { overlay: NewOverlay; saved: number } | undefined {
+  overlayFor(
+    session: Session,
+    index: MessageIndex,
+    tokens: TokenAccountant,
+    s: PreparedSummary,
+    callIndex: number,
+    why: string,
+  ): { overlay: NewOverlay; saved: number } | undefined {
     const { planned } = s;
     index.update();
     const before = index.rangeTokens(planned.from, planned.to + 1);
     const after = tokens.text(s.text).tokens;
     if (after >= before) return undefined;
-    const what = this.name === 'retrieve-facts' ? 'reduced to facts' : planned.inputFrom > planned.from ? `summarized from their last ${planned.inputMessages}` : 'summarized';
-    const carried = planned.memory.length ? `; carries ${planned.memory.length} earlier summar${planned.memory.length === 1 ? 'y' : 'ies'}` : '';
+    const what =
+      this.name === 'retrieve-facts'
+        ? 'reduced to facts'
+        : planned.inputFrom > planned.from
+          ? `summarized from their last ${planned.inputMessages}`
+          : 'summarized';
+    const carried = planned.memory.length
+      ? `; carries ${planned.memory.length} earlier summar${planned.memory.length === 1 ? 'y' : 'ies'}`
+      : '';
     // The one path that may summarize the user's own words: it says so (session/user-text.ts).
-    const userWords = session.userText.inRange(planned.from, planned.to) ? "; includes the user's own words (prompts, reminders), summarized because compression was asked for" : '';
+    const userWords = session.userText.inRange(planned.from, planned.to)
+      ? "; includes the user's own words (prompts, reminders), summarized because compression was asked for"
+      : '';
     return {
       saved: before - after,
       overlay: {
@@ -252,7 +322,14 @@ export class CompressionStrategy implements Strategy {
   }
 
   private log(plan: CompressionPlan, action: DecisionAction, reason: string): void {
-    this.decisions?.add({ callIndex: plan.callIndex, by: this.author, action, targets: plan.summaries.map((s) => s.fromMessageId), reason, tokensSaved: 0 });
+    this.decisions?.add({
+      callIndex: plan.callIndex,
+      by: this.author,
+      action,
+      targets: plan.summaries.map((s) => s.fromMessageId),
+      reason,
+      tokensSaved: 0,
+    });
   }
 
   private start(plan: CompressionPlan, summarizer: Summarizer, external?: AbortSignal): Job {
@@ -268,14 +345,19 @@ export class CompressionStrategy implements Strategy {
             this.failures = 0;
             this.lastError = undefined;
             if (prepared.summaries.length) this.ready = prepared;
-            else this.log(plan, 'skip', `${this.name}: the summarizer's answer had nothing usable; history left as it is`);
+            else
+              this.log(plan, 'skip', `${this.name}: the summarizer's answer had nothing usable; history left as it is`);
           },
           (e: unknown) => {
             if (controller.signal.aborted) return;
             this.failures++;
             this.retryAt = plan.callIndex + RETRY_AFTER_CALLS * 2 ** (this.failures - 1);
             this.lastError = e instanceof Error ? e.message : String(e);
-            this.log(plan, 'skip', `${this.name}: summarization failed (${this.lastError}); next attempt from call ${this.retryAt}`);
+            this.log(
+              plan,
+              'skip',
+              `${this.name}: summarization failed (${this.lastError}); next attempt from call ${this.retryAt}`,
+            );
           },
         )
         .finally(() => {
@@ -288,7 +370,12 @@ export class CompressionStrategy implements Strategy {
   }
 
   private outcome(status: CompressionStatus): CompressionOutcome {
-    return { strategy: this.name, status, error: status === 'failed' ? this.lastError : undefined, usage: this.ready?.usage };
+    return {
+      strategy: this.name,
+      status,
+      error: status === 'failed' ? this.lastError : undefined,
+      usage: this.ready?.usage,
+    };
   }
 
   /**
@@ -308,8 +395,21 @@ export class CompressionStrategy implements Strategy {
     const upTo = i.upTo ?? i.session.messages.length;
     const epochStart = i.epochStart ?? 0;
     i.index.update();
-    if (this.trigger.kind === 'above' && i.index.rangeTokens(epochStart, upTo) < this.trigger.fraction * i.contextWindow) return this.outcome('below-threshold');
-    const plan = this.plan({ session: i.session, index: i.index, epochStart, upTo, callIndex: i.callIndex, model: i.model, onDemand: false, isPending: i.isPending });
+    if (
+      this.trigger.kind === 'above' &&
+      i.index.rangeTokens(epochStart, upTo) < this.trigger.fraction * i.contextWindow
+    )
+      return this.outcome('below-threshold');
+    const plan = this.plan({
+      session: i.session,
+      index: i.index,
+      epochStart,
+      upTo,
+      callIndex: i.callIndex,
+      model: i.model,
+      onDemand: false,
+      isPending: i.isPending,
+    });
     if (!plan) return this.outcome('nothing-to-compress');
     await this.start(plan, summarizer, i.signal).promise;
     if (i.signal?.aborted) throw abortReason(i.signal);
@@ -328,7 +428,16 @@ export class CompressionStrategy implements Strategy {
     if (!summarizer || this.job || !this.options.background || ctx.callIndex < this.retryAt) return;
     const model = this.model ?? ctx.session.model;
     if (!model) return;
-    const plan = this.plan({ session: ctx.session, index: ctx.index, epochStart: ctx.epochStart, upTo: ctx.upTo, callIndex: ctx.callIndex, model, onDemand: false, isPending: ctx.isPending });
+    const plan = this.plan({
+      session: ctx.session,
+      index: ctx.index,
+      epochStart: ctx.epochStart,
+      upTo: ctx.upTo,
+      callIndex: ctx.callIndex,
+      model,
+      onDemand: false,
+      isPending: ctx.isPending,
+    });
     if (plan) this.start(plan, summarizer);
   }
 
@@ -337,7 +446,11 @@ export class CompressionStrategy implements Strategy {
     const { session } = ctx;
     const valid = prepared.summaries.filter((s) => this.stillValid(session, s.planned));
     if (valid.length < prepared.summaries.length) {
-      this.log(prepared.plan, 'skip', `${this.name}: ${prepared.summaries.length - valid.length} prepared summar${prepared.summaries.length - valid.length === 1 ? 'y is' : 'ies are'} stale (pin, restore or another compression since): dropped`);
+      this.log(
+        prepared.plan,
+        'skip',
+        `${this.name}: ${prepared.summaries.length - valid.length} prepared summar${prepared.summaries.length - valid.length === 1 ? 'y is' : 'ies are'} stale (pin, restore or another compression since): dropped`,
+      );
     }
     if (!valid.length) return;
     const position = Math.min(...valid.map((s) => s.planned.from));
@@ -345,7 +458,14 @@ export class CompressionStrategy implements Strategy {
     const urgent = used >= URGENT_FRACTION;
     const taken = new Set<string>();
     for (const s of valid) {
-      const built = this.overlayFor(session, ctx.index, ctx.tokens, s, ctx.callIndex, `view at ${Math.round(used * 100)}% of the context window`);
+      const built = this.overlayFor(
+        session,
+        ctx.index,
+        ctx.tokens,
+        s,
+        ctx.callIndex,
+        `view at ${Math.round(used * 100)}% of the context window`,
+      );
       if (!built) continue;
       const replaces = s.planned.replaces.filter((id) => !taken.has(id));
       for (const id of replaces) taken.add(id);
@@ -364,6 +484,9 @@ export class CompressionStrategy implements Strategy {
 }
 
 /** Factory for the registry: `createPipeline('tool-pruning,whole-history', config)`. */
-export function createCompressionStrategy(kind: CompressionKind, opts: Record<string, unknown> = {}): CompressionStrategy {
+export function createCompressionStrategy(
+  kind: CompressionKind,
+  opts: Record<string, unknown> = {},
+): CompressionStrategy {
   return new CompressionStrategy(kind, parseCompressionOptions(kind, opts));
 }

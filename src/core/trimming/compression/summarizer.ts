@@ -42,7 +42,10 @@ export interface SdkSummarizerOptions {
 /** Just what the summarizer uses of the SDK client (an `Anthropic` instance fits). */
 export interface MessagesCreateClient {
   readonly messages: {
-    create(body: Anthropic.MessageCreateParamsNonStreaming, options?: { signal?: AbortSignal }): PromiseLike<Anthropic.Message>;
+    create(
+      body: Anthropic.MessageCreateParamsNonStreaming,
+      options?: { signal?: AbortSignal },
+    ): PromiseLike<Anthropic.Message>;
   };
 }
 

@@ -55,7 +55,8 @@ export interface PreparedCompression {
   readonly usage: CallUsage;
 }
 
-export type CompressionStatus = 'ready' | 'below-threshold' | 'nothing-to-compress' | 'no-summarizer' | 'cooling-down' | 'failed' | 'empty';
+export type CompressionStatus =
+  'ready' | 'below-threshold' | 'nothing-to-compress' | 'no-summarizer' | 'cooling-down' | 'failed' | 'empty';
 
 export interface CompressionOutcome {
   readonly strategy: CompressionKind;
@@ -82,7 +83,12 @@ export interface Job {
   readonly controller: AbortController;
 }
 
-export const ZERO_USAGE: CallUsage = { input_tokens: 0, output_tokens: 0, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 };
+export const ZERO_USAGE: CallUsage = {
+  input_tokens: 0,
+  output_tokens: 0,
+  cache_creation_input_tokens: 0,
+  cache_read_input_tokens: 0,
+};
 
 export function addUsage(a: CallUsage, b: CallUsage): CallUsage {
   return {
