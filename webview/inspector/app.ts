@@ -9,7 +9,7 @@
  * whole, new ones at the end) patches the grid's model instead of rebuilding it, so
  * an update costs what it changed plus the visible rows.
  */
-import { applyDelta } from '../../src/protocol/delta';
+import { applyDelta } from '../../src/protocol/delta-apply';
 import type {
   Finding,
   HostMessage,

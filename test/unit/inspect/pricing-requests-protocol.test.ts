@@ -1,4 +1,4 @@
-/** The requests and results issue 17 adds are checked on both sides like the rest of the protocol. */
+/** Price, sessions and head requests, and the verdicts, prices and heads answering them, are checked on both sides. */
 import { describe, expect, it } from 'vitest';
 import { parseWebviewMessage } from '../../../src/protocol';
 import { isSnapshotDelta } from '../../../src/protocol/delta-guards';
@@ -23,7 +23,7 @@ const isCallPointForTest = (point: unknown): boolean =>
     calls: [point],
   });
 
-describe('issue 17 protocol', () => {
+describe('pricing, sessions and head protocol', () => {
   it('accepts the new requests and only well-formed ones', () => {
     expect(req({ op: 'price', action: { op: 'trim', blockId: 'b1', text: 'x' } })).toEqual({
       type: 'request',
