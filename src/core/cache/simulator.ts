@@ -36,7 +36,9 @@
 import { keepsPriorThinking, minCacheableTokens } from '../models';
 import { chain, hashString } from './hash';
 import { PrefixTable } from './prefix-table';
-import { LOOKBACK_BLOCKS, thinkingDroppedBefore, thinkingDroppedIn, TTL_1H_MS, ttlMs } from '../api/cache-rules';
+import { readAndWrite } from './sim-read-write';
+import { BlockIdentities } from './sim-identity';
+import { LOOKBACK_BLOCKS, thinkingDroppedBefore, thinkingDroppedIn, ttlMs } from '../api/cache-rules';
 import {
   blockJson,
   isCacheable,
@@ -54,7 +56,6 @@ import type {
   CacheTrace,
   CacheUsage,
   SimBlock,
-  SimMessage,
   SimRequest,
   TokensOf,
 } from './sim-types';
@@ -88,16 +89,12 @@ const UNASKED_LOCATION: BlockLocation = Object.freeze({
 export class CacheSimulator {
   /** Cache entries by the 64-bit chain hash of their prefix. */
   private readonly entries = new PrefixTable();
-  private readonly blockHashes = new WeakMap<object, [number, number]>();
-  private readonly modelHashes = new Map<string, [number, number]>();
-  private readonly plainBoundaries = new Map<number, [number, number]>();
-  private readonly normalized = new WeakMap<object, readonly SimBlock[]>();
+  /** Block, model and boundary hashes, memoized per object. */
+  private readonly ids = new BlockIdentities();
   private readonly minTokens: (model: string) => number;
   private readonly dropsThinking: (model: string) => boolean;
   private readonly lookback: number;
   private steps = 0;
-  /** Bumped by {@link invalidateMessages}: part of every message prefix's key. */
-  private messageEpoch = 0;
   // Per-step scratch, grown as needed and reused across steps.
   private chainA = new Uint32Array(1024);
   private chainB = new Uint32Array(1024);
@@ -134,7 +131,7 @@ export class CacheSimulator {
    * are new ones; tools and system stay cached.
    */
   invalidateMessages(): void {
-    this.messageEpoch++;
+    this.ids.newMessageEpoch();
   }
 
   clear(): void {
@@ -160,7 +157,7 @@ export class CacheSimulator {
     let lastCacheableHasCc = false;
     /** Tokens of thinking blocks waiting for the next position (see the file comment). */
     let carried = 0;
-    [a, b] = this.modelHash(body.model);
+    [a, b] = this.ids.model(body.model);
 
     const push = (block: SimBlock, at: BlockLocation, tag: number, hash: [number, number]): void => {
       [a, b] = chain(a, b, hash[0], hash[1], tag);
@@ -185,7 +182,7 @@ export class CacheSimulator {
     const wantsAt = tokensOf.length > 1;
     const tools = body.tools ?? [];
     for (let index = 0; index < tools.length; index++)
-      push(tools[index], wantsAt ? { section: 'tools', index } : UNASKED_LOCATION, TAG_TOOL, this.hashOf(tools[index]));
+      push(tools[index], wantsAt ? { section: 'tools', index } : UNASKED_LOCATION, TAG_TOOL, this.ids.of(tools[index]));
     const system = body.system;
     if (typeof system === 'string') {
       if (system.length > 0) {
@@ -198,7 +195,7 @@ export class CacheSimulator {
           system[index],
           wantsAt ? { section: 'system', index } : UNASKED_LOCATION,
           TAG_SYSTEM,
-          this.hashOf(system[index]),
+          this.ids.of(system[index]),
         );
     }
 
@@ -214,7 +211,7 @@ export class CacheSimulator {
 
     // tool_choice, thinking settings and the presence of images invalidate the message cache only
     // (and so does a change the request does not show, see invalidateMessages).
-    const boundary = this.boundaryHash(body.tool_choice ?? null, body.thinking ?? null, images);
+    const boundary = this.ids.boundary(body.tool_choice ?? null, body.thinking ?? null, images);
     [a, b] = chain(a, b, boundary[0], boundary[1], 0);
 
     const head: HeadState | undefined = reusable ? { a, b, n, total, tokensOf } : undefined;
@@ -235,7 +232,7 @@ export class CacheSimulator {
     }
     for (let messageIndex = from; messageIndex < msgs.length; messageIndex++) {
       const msg = msgs[messageIndex];
-      const blocks = this.blocksOf(msg);
+      const blocks = this.ids.blocksOf(msg);
       const roleTag = ROLE_TAG[msg.role] ?? TAG_OTHER_ROLE;
       const dropThinking = thinkingDroppedIn(msg.role, messageIndex, lastHuman);
       let first = true;
@@ -252,7 +249,7 @@ export class CacheSimulator {
           blk,
           wantsAt ? { section: 'messages', messageIndex, blockIndex, role: msg.role } : UNASKED_LOCATION,
           tag,
-          this.hashOf(blk),
+          this.ids.of(blk),
         );
       });
       if (head) {
@@ -301,12 +298,12 @@ export class CacheSimulator {
   ): CacheUsage {
     const breakpoints: number[] = [];
     const bpTtl: number[] = [];
-    let [a, b] = this.modelHash(model);
+    let [a, b] = this.ids.model(model);
     let total = 0;
     this.ensure(system.length);
     for (let n = 0; n < system.length; n++) {
       const blk = system[n];
-      const h = this.hashOf(blk);
+      const h = this.ids.of(blk);
       [a, b] = chain(a, b, h[0], h[1], TAG_SYSTEM);
       this.chainA[n] = a;
       this.chainB[n] = b;
@@ -327,80 +324,20 @@ export class CacheSimulator {
     nowMs: number,
     refreshMs: number,
   ): CacheUsage {
-    // Reads: longest live prefix reachable from any breakpoint within the lookback window.
-    let readPos = -1;
-    for (const p of breakpoints) {
-      const stop = Math.max(0, p - this.lookback + 1);
-      for (let k = p; k >= stop; k--) {
-        const slot = this.entries.find(this.chainA[k], this.chainB[k]);
-        if (slot >= 0 && this.entries.expiresAt(slot) > nowMs) {
-          this.entries.touch(slot, refreshMs);
-          if (k > readPos) readPos = k;
-          break;
-        }
-      }
-    }
-    const readTokens = readPos >= 0 ? this.cum[readPos] : 0;
-
-    // Writes: every breakpoint past the read point whose prefix reaches the minimum.
-    const min = this.minTokens(model);
-    const writes: number[] = [];
-    const below: number[] = [];
-    let start = readTokens;
-    let created5m = 0;
-    let created1h = 0;
-    breakpoints.forEach((p, i) => {
-      if (p <= readPos) return;
-      if (this.cum[p] < min) {
-        below.push(p);
-        return;
-      }
-      const ttl = bpTtl[i];
-      const prior = this.entries.find(this.chainA[p], this.chainB[p]);
-      const keepTtl =
-        prior >= 0 && this.entries.expiresAt(prior) > nowMs ? Math.max(this.entries.ttl(prior), ttl) : ttl;
-      this.entries.set(this.chainA[p], this.chainB[p], refreshMs + keepTtl, keepTtl);
-      const segment = this.cum[p] - start;
-      if (segment > 0) {
-        if (ttl === TTL_1H_MS) created1h += segment;
-        else created5m += segment;
-      }
-      start = Math.max(start, this.cum[p]);
-      writes.push(p);
-    });
-
+    const positions = { chainA: this.chainA, chainB: this.chainB, cum: this.cum };
+    const rules = { lookback: this.lookback, minTokens: this.minTokens(model) };
+    const { usage, trace } = readAndWrite(
+      this.entries,
+      positions,
+      rules,
+      { n, total, breakpoints, bpTtl },
+      nowMs,
+      refreshMs,
+    );
     this.steps++;
     if (this.steps % SWEEP_EVERY_STEPS === 0) this.entries.sweep(nowMs);
-    this.last = {
-      totalTokens: total,
-      blockCount: n,
-      breakpoints: [...breakpoints],
-      readPosition: readPos,
-      writePositions: writes,
-      belowMinimum: below,
-    };
-    const creation = created5m + created1h;
-    return {
-      input_tokens: total - readTokens - creation,
-      cache_creation_input_tokens: creation,
-      cache_read_input_tokens: readTokens,
-      cache_creation: { ephemeral_5m_input_tokens: created5m, ephemeral_1h_input_tokens: created1h },
-    };
-  }
-
-  /** The chain's start for a model, hashed once per model. */
-  private modelHash(model: string): [number, number] {
-    return this.modelHashes.get(model) ?? this.modelHashes.set(model, hashString(`model:${model}`)).get(model)!;
-  }
-
-  /**
-   * The message boundary's hash (tool_choice, thinking, images, epoch); without settings, once per epoch and images.
-   */
-  private boundaryHash(toolChoice: unknown, thinking: unknown, images: boolean): [number, number] {
-    const hash = (): [number, number] => hashString(JSON.stringify([toolChoice, thinking, images, this.messageEpoch]));
-    if (toolChoice !== null || thinking !== null) return hash();
-    const k = this.messageEpoch * 2 + (images ? 1 : 0);
-    return this.plainBoundaries.get(k) ?? this.plainBoundaries.set(k, hash()).get(k)!;
+    this.last = trace;
+    return usage;
   }
 
   /**
@@ -408,27 +345,7 @@ export class CacheSimulator {
    * the same content identity, so the same hash, without serializing the copy.
    */
   shareIdentity(copy: SimBlock, original: SimBlock): void {
-    this.blockHashes.set(copy, this.hashOf(original));
-  }
-
-  private hashOf(block: SimBlock): [number, number] {
-    let h = this.blockHashes.get(block);
-    if (!h) {
-      h = hashString(blockJson(block));
-      this.blockHashes.set(block, h);
-    }
-    return h;
-  }
-
-  /** Message content as blocks; string content becomes one text block (memoized per message object). */
-  private blocksOf(msg: SimMessage): readonly SimBlock[] {
-    if (typeof msg.content !== 'string') return msg.content;
-    let blocks = this.normalized.get(msg);
-    if (!blocks) {
-      blocks = msg.content.length > 0 ? [{ type: 'text', text: msg.content } as SimBlock] : [];
-      this.normalized.set(msg, blocks);
-    }
-    return blocks;
+    this.ids.share(copy, original);
   }
 
   private ensure(size: number): void {
