@@ -274,3 +274,17 @@ function summary(prompt: string, calls: ReadonlyMap<string, Call>, toolCount: nu
   );
   return lines.join('\n');
 }
+
+/** The `echo` fallback: the last user message's text, block types in brackets for the rest. */
+export function echoTurn(body: MessagesBody): ScriptedTurn {
+  const last = [...body.messages].reverse().find((m) => m.role === 'user');
+  let text = '';
+  if (last) {
+    if (typeof last.content === 'string') text = last.content;
+    else
+      text = last.content
+        .map((b) => (b.type === 'text' && typeof b.text === 'string' ? b.text : `[${b.type}]`))
+        .join(' ');
+  }
+  return { content: [{ type: 'text', text: `echo: ${text || '(nothing)'}` }] };
+}

@@ -16,19 +16,12 @@ import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CacheSimulator, type SimRequest } from '../core/cache/simulator';
-import { demoTurn } from './demo-policy';
+import { deliver, sendJson, sleep } from './deliver';
+import { demoTurn, echoTurn } from './demo-policy';
 import { DiagnosticsMemory, diagnosticsAsk, type DiagnosticsAsk } from './diagnostics';
-import { errorBody, randomId, seededId, statusForErrorType } from './errors';
+import { errorBody, randomId, seededId } from './errors';
 import { modelInfo, modelTable, type ModelSpec } from './models';
-import {
-  encodeEvent,
-  errorEvent,
-  materialize,
-  messageJson,
-  streamEvents,
-  verifyThinking,
-  type OutMessage,
-} from './sse';
+import { materialize, verifyThinking, type OutMessage } from './sse';
 import { blockTokens, outputTokens } from './tokens';
 import type {
   Fault,
@@ -89,8 +82,6 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
 export async function startTestServer(opts: TestServerOptions = {}): Promise<TestServer> {
   const models = modelTable(opts.models);
   const cache = new CacheSimulator({ minTokens: opts.minCacheTokens });
@@ -105,17 +96,6 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
   let predicate: FaultPredicate | undefined;
   let seq = 0;
 
-  const send = (
-    res: ServerResponse,
-    status: number,
-    rid: string,
-    body: unknown,
-    headers: Record<string, string> = {},
-  ): void => {
-    const text = JSON.stringify(body);
-    res.writeHead(status, { 'content-type': 'application/json', 'request-id': rid, ...headers });
-    res.end(text);
-  };
   const reject = (
     rec: RecordedRequest,
     res: ServerResponse,
@@ -127,7 +107,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     rec.validation = { ...rec.validation, ok: false, status, errorType: type, message };
     rec.response = { status, requestId: rid, kind: 'error' };
     // The API marks validation failures as not worth retrying.
-    send(res, status, rid, errorBody(type, message, rid), { 'x-should-retry': 'false' });
+    sendJson(res, status, rid, errorBody(type, message, rid), { 'x-should-retry': 'false' });
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -183,7 +163,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     if (route === 'GET /v1/models') {
       const data = [...models.values()].map(modelInfo);
       rec.response = { status: 200, requestId: rid, kind: 'json' };
-      return send(res, 200, rid, {
+      return sendJson(res, 200, rid, {
         data,
         has_more: false,
         first_id: data[0]?.id ?? null,
@@ -194,7 +174,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       const m = models.get(decodeURIComponent(path.slice('/v1/models/'.length)));
       if (!m) return reject(rec, res, rid, 404, 'not_found_error', `model: ${path.slice('/v1/models/'.length)}`);
       rec.response = { status: 200, requestId: rid, kind: 'json' };
-      return send(res, 200, rid, modelInfo(m));
+      return sendJson(res, 200, rid, modelInfo(m));
     }
     if (route !== 'POST /v1/messages' && route !== 'POST /v1/messages/count_tokens') {
       return reject(rec, res, rid, 404, 'not_found_error', 'Not Found');
@@ -240,7 +220,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       if (fault.retryAfterMs !== undefined) h['retry-after-ms'] = String(fault.retryAfterMs);
       if (fault.shouldRetry !== undefined) h['x-should-retry'] = String(fault.shouldRetry);
       rec.response = { status: fault.status, requestId: rid, kind: 'error', fault };
-      return send(res, fault.status, rid, errorBody(fault.errorType, fault.message, rid), h);
+      return sendJson(res, fault.status, rid, errorBody(fault.errorType, fault.message, rid), h);
     }
 
     const check = checkRequest(body, {
@@ -266,7 +246,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     if ('error' in ask) return reject(rec, res, rid, 400, 'invalid_request_error', ask.error);
     if (countOnly) {
       rec.response = { status: 200, requestId: rid, kind: 'json' };
-      return send(res, 200, rid, { input_tokens: check.promptTokens });
+      return sendJson(res, 200, rid, { input_tokens: check.promptTokens });
     }
     return respond(rec, res, rid, check.body, fault, ask);
   }
@@ -287,7 +267,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
     if (entry !== undefined) turn = typeof entry === 'function' ? entry(call) : entry;
     else if (opts.fallback === 'fail' && !cutShort) {
       rec.response = { status: 500, requestId: rid, kind: 'error' };
-      return send(res, 500, rid, errorBody('api_error', 'test server: no scripted turn left', rid));
+      return sendJson(res, 500, rid, errorBody('api_error', 'test server: no scripted turn left', rid));
     } else if (opts.fallback === 'echo' || opts.fallback === 'fail') turn = echoTurn(body);
     else turn = demoTurn(body);
     // An injected fault cuts the response short: the scripted turn stays queued for the retry.
@@ -326,75 +306,14 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       ...(missReason !== undefined ? { cacheMissReason: missReason } : {}),
     };
 
-    if (!body.stream) {
-      if (fault?.kind === 'reset') {
-        restore();
-        rec.response = { ...base, kind: 'reset', interrupted: true };
-        res.socket?.destroy();
-        return;
-      }
-      if (fault?.kind === 'sse-error') {
-        restore();
-        const status = statusForErrorType(fault.errorType);
-        rec.response = { ...base, status, kind: 'error', interrupted: true };
-        return send(res, status, rid, errorBody(fault.errorType, fault.message, rid));
-      }
-      if (fault?.kind === 'slow') await sleep(fault.delayMs);
-      rec.response = base;
-      return send(res, 200, rid, messageJson(msg));
-    }
-
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache',
-      connection: 'keep-alive',
-      'request-id': rid,
-    });
-    res.flushHeaders();
-    let clientGone = false;
-    let wakeOnClose: (() => void) | undefined;
-    res.on('close', () => {
-      if (!res.writableFinished) clientGone = true;
-      wakeOnClose?.();
-    });
-    // Resolves when the chunk is flushed, or at once if the client went away (the callback may never come).
-    const write = (chunk: string): Promise<void> =>
-      new Promise<void>((resolve) => {
-        if (clientGone) return resolve();
-        wakeOnClose = resolve;
-        res.write(chunk, () => resolve());
-      });
-    const events = streamEvents(msg, seed ^ (rec.seq * 2654435761));
-    const delay = fault?.kind === 'slow' ? fault.delayMs : 0;
-    for (let i = 0; i <= events.length; i++) {
-      if (clientGone) {
-        rec.response = { ...base, interrupted: true };
-        return;
-      }
-      if (fault?.kind === 'reset' && i === fault.afterEvents) {
-        restore();
-        rec.response = { ...base, kind: 'reset', interrupted: true };
-        res.socket?.destroy();
-        return;
-      }
-      if (fault?.kind === 'sse-error' && i === fault.afterEvents) {
-        restore();
-        rec.response = { ...base, interrupted: true };
-        res.end(encodeEvent(errorEvent(fault.errorType, fault.message)));
-        return;
-      }
-      if (i === events.length) break;
-      await write(encodeEvent(events[i]));
-      if (delay > 0 && i < events.length - 1) await sleep(delay);
-    }
-    rec.response = base;
-    res.end();
+    const eventSeed = seed ^ (rec.seq * 2654435761);
+    return deliver(res, rec, msg, base, { stream: body.stream === true, fault, restore, eventSeed });
   }
 
   const server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       const rid = randomId('req_');
-      if (!res.headersSent) send(res, 500, rid, errorBody('api_error', `test server error: ${String(err)}`, rid));
+      if (!res.headersSent) sendJson(res, 500, rid, errorBody('api_error', `test server error: ${String(err)}`, rid));
       else res.destroy();
     });
   });
@@ -431,19 +350,6 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
         server.closeAllConnections();
       }),
   };
-}
-
-function echoTurn(body: MessagesBody): ScriptedTurn {
-  const last = [...body.messages].reverse().find((m) => m.role === 'user');
-  let text = '';
-  if (last) {
-    if (typeof last.content === 'string') text = last.content;
-    else
-      text = last.content
-        .map((b) => (b.type === 'text' && typeof b.text === 'string' ? b.text : `[${b.type}]`))
-        .join(' ');
-  }
-  return { content: [{ type: 'text', text: `echo: ${text || '(nothing)'}` }] };
 }
 
 export { faults } from './errors';
