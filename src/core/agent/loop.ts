@@ -18,10 +18,9 @@
  */
 import Anthropic from '@anthropic-ai/sdk';
 import { ContextEngine } from '../engine/context-engine';
-import { ttlMsOf } from '../api/cache-rules';
 import { RequestRefusedError } from '../request/build';
 import type { Session } from '../session/session';
-import type { CallUsage, ContentBlockParam, LogMessage } from '../session/types';
+import type { ContentBlockParam, LogMessage } from '../session/types';
 import type { Journal } from '../store/journal';
 import type { CompressionEntry } from '../store/load';
 import { TokenEstimator } from '../tokens';
@@ -37,11 +36,12 @@ import {
   type AgentEvent,
   type TurnEndReason,
 } from './events';
+import { recordInterrupted, recordResponse, recordSummary, type CallBook } from './call-record';
 import { UsageLedger } from './ledger';
 import { callModel, type PreparedRequest } from './model-call';
-import { CALIBRATION_ID_PREFIX } from './persistence';
 import { applyEmergencyTrim } from './recovery';
-import { callUsage, partialContent, responseContent, toolUses } from './stream-call';
+import { toolUses } from './stream-call';
+import { offeredTools, refreshTools } from './offered-tools';
 import { DEFAULT_SYSTEM_PROMPT } from './system-prompt';
 import {
   closingResults,
@@ -50,13 +50,7 @@ import {
   runToolBatch,
   unansweredToolUses,
 } from './tool-batch';
-import {
-  toolDefinitions,
-  type ApprovalRequest,
-  type ExternalTools,
-  type ToolContext,
-  type ToolDefinition,
-} from './tools';
+import { type ApprovalRequest, type ExternalTools, type ToolContext } from './tools';
 import type { Workspace } from './workspace';
 
 export interface AgentLoopOptions {
@@ -94,11 +88,6 @@ export interface TurnResult {
 
 const DENY = async (): Promise<boolean> => false;
 
-/** Whether two tool lists are the same (same JSON: the cached prefix survives). */
-function sameTools(a: readonly ToolDefinition[] | undefined, b: readonly ToolDefinition[]): boolean {
-  return a !== undefined && JSON.stringify(a) === JSON.stringify(b);
-}
-
 /** Stop reasons after which the model is done with this turn (no tools asked for). */
 function endReason(stop: Anthropic.StopReason | null): TurnEndReason {
   if (stop === 'max_tokens') return 'max_tokens';
@@ -121,6 +110,8 @@ export class AgentLoop {
   private readonly clock: () => number;
   private readonly detach: (() => void)[] = [];
   private controller?: AbortController;
+  /** Where each call's outcome is kept (call-record.ts). */
+  private readonly book: CallBook;
 
   constructor(opts: AgentLoopOptions) {
     const { session, config } = opts;
@@ -135,7 +126,7 @@ export class AgentLoop {
     this.emitter = new AgentEmitter(opts.onListenerError);
     this.client = opts.client ?? new Anthropic(clientOptions(config));
     // The tools this loop executes are the tools the model is offered.
-    session.tools = this.offeredTools(true);
+    session.tools = offeredTools(this.external, true);
     session.system ??= config.system ?? DEFAULT_SYSTEM_PROMPT;
     session.model ??= config.model;
     const estimator = opts.calibration !== undefined ? TokenEstimator.fromJSON(opts.calibration) : undefined;
@@ -149,13 +140,14 @@ export class AgentLoop {
     });
     for (const d of opts.decisions ?? []) this.engine.decisions.add({ ...d });
     this.ledger = new UsageLedger(config.ttl, config.prices);
+    this.book = { session, engine: this.engine, journal: this.journal, ledger: this.ledger, emitter: this.emitter };
     for (const c of session.calls) if (c.usage) this.ledger.addPrevious(c.usage, c.model ?? config.model);
     for (const c of opts.compressions ?? []) this.ledger.addPrevious(c.usage, c.model);
     if (compressionStrategies(this.engine.pipeline).length) {
       // LLM history compression: its summaries go through the same client (optionally a cheaper model) and are billed.
       const summarizer = new SdkSummarizer(this.client, {
         model: config.summaryModel,
-        onUsage: (u, model) => this.countSummary(u, model),
+        onUsage: (u, model) => recordSummary(this.book, u, model),
       });
       attachSummarizer(this.engine.pipeline, summarizer, { model: config.model, decisions: this.engine.decisions });
     }
@@ -262,11 +254,11 @@ export class AgentLoop {
         return this.end('error', state.calls, outcome.error);
       }
       if (outcome.kind === 'cancelled') {
-        this.recordInterrupted(outcome.partial, outcome.request);
+        recordInterrupted(this.book, outcome.partial, outcome.request);
         return this.end('cancelled', state.calls);
       }
       state.calls++;
-      const content = this.recordResponse(outcome.message, outcome.request);
+      const content = recordResponse(this.book, outcome.message, outcome.request);
       const uses = toolUses(content);
       if (!uses.length) return this.end(endReason(outcome.message.stop_reason), state.calls);
       if (outcome.message.stop_reason === 'max_tokens') {
@@ -316,44 +308,9 @@ export class AgentLoop {
     return !signal.aborted;
   }
 
-  /** A summarization call of history compression: billed like any call, not part of the conversation. */
-  private countSummary(usage: CallUsage, model: string): void {
-    this.journal?.recordCompression({ callIndex: this.session.calls.length, model, usage });
-    const cost = this.ledger.add(usage, model);
-    this.emitter.emit('usage', {
-      kind: 'summary',
-      callIndex: this.session.calls.length,
-      usage,
-      cost,
-      run: this.ledger.run,
-      session: this.ledger.session,
-    });
-  }
-
-  /** Built-in tools, then the external ones (deferred switches applied only when `cacheCold`). */
-  private offeredTools(cacheCold: boolean): ToolDefinition[] {
-    return [...toolDefinitions(), ...(this.external?.definitions({ cacheCold }) ?? [])];
-  }
-
-  /** The prompt cache has expired: no call within the TTL (or none at all). */
-  private cacheCold(now: number): boolean {
-    const last = this.session.calls.at(-1)?.timestamp;
-    return last === undefined || now - Date.parse(last) >= ttlMsOf(this.config.ttl);
-  }
-
-  /**
-   * Refresh the offered tools before a call (an MCP server's list changed, or a switch is due); unchanged lists keep
-   * the cache.
-   */
-  private refreshTools(): void {
-    if (!this.external) return;
-    const tools = this.offeredTools(this.cacheCold(this.clock()));
-    if (!sameTools(this.session.tools, tools)) this.session.tools = tools;
-  }
-
   /** The request for the next call, or why it cannot be built (the builder refuses invalid requests). */
   private prepare(): PreparedRequest | AgentErrorInfo {
-    this.refreshTools();
+    if (this.external) refreshTools(this.session, this.external, this.config.ttl, this.clock());
     const upTo = this.session.messages.length;
     const epochStart = this.engine.builder.epochStart(this.session, upTo);
     const callIndex = this.session.calls.length;
@@ -382,82 +339,6 @@ export class AgentLoop {
     });
     this.emitter.emit('context-recovery', { callIndex, tokens, maximum, budget, overlaysAdded });
     return this.prepare();
-  }
-
-  /** Record a complete response: message, call, calibration, cost. Returns the recorded content. */
-  private recordResponse(message: Anthropic.Message, request: PreparedRequest): ContentBlockParam[] {
-    const usage = callUsage(message.usage);
-    const timestamp = new Date().toISOString();
-    const content = responseContent(message.content);
-    const logged = this.session.append('assistant', content, {
-      usage,
-      model: message.model,
-      apiMessageId: message.id,
-      timestamp,
-    });
-    this.emitter.emit('message', { message: logged });
-    const call = this.session.recordCall({
-      at: request.upTo,
-      epochStart: request.epochStart,
-      apiMessageId: message.id,
-      model: message.model,
-      timestamp,
-      usage,
-    });
-    this.journal?.recordCall(call);
-    this.engine.observeUsage(usage, request.upTo, request.epochStart);
-    this.journal?.recordCalibration(
-      { callIndex: call.index, state: this.engine.tokens.toJSON() },
-      `${CALIBRATION_ID_PREFIX}${call.index}`,
-    );
-    const cost = this.ledger.add(usage, message.model);
-    this.emitter.emit('usage', {
-      kind: 'call',
-      callIndex: call.index,
-      usage,
-      cost,
-      run: this.ledger.run,
-      session: this.ledger.session,
-    });
-    return content;
-  }
-
-  /**
-   * A cancelled call: keep the text said so far as an interrupted message, and
-   * count the call if the API had started answering (it is billed).
-   */
-  private recordInterrupted(partial: Anthropic.Message | undefined, request: PreparedRequest): void {
-    if (!partial) return;
-    const timestamp = new Date().toISOString();
-    const content = partialContent(partial);
-    if (content.length) {
-      const logged = this.session.append('assistant', content, {
-        interrupted: true,
-        model: partial.model,
-        apiMessageId: partial.id,
-        timestamp,
-      });
-      this.emitter.emit('message', { message: logged });
-    }
-    const usage = callUsage(partial.usage);
-    const call = this.session.recordCall({
-      at: request.upTo,
-      epochStart: request.epochStart,
-      apiMessageId: partial.id,
-      model: partial.model,
-      timestamp,
-      usage,
-    });
-    this.journal?.recordCall(call);
-    const cost = this.ledger.add(usage, partial.model);
-    this.emitter.emit('usage', {
-      kind: 'call',
-      callIndex: call.index,
-      usage,
-      cost,
-      run: this.ledger.run,
-      session: this.ledger.session,
-    });
   }
 
   private toolContext(callIndex: number, signal: AbortSignal): ToolContext {
