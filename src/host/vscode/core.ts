@@ -1,15 +1,14 @@
 /**
  * The heavy core of the extension (dist/extension-core.js), created on first use:
  * the live chat session, approvals, the workspace adapter, inspector backends
- * (live session, imported transcripts) and the session commands.
+ * (live session; imported transcripts in import-inspectors.ts) and the session commands;
+ * routing commands are in routing-commands.ts.
  */
 import * as path from 'node:path';
 import * as vscode from 'vscode';
-import { ReplayInspector } from '../standalone/replay-inspector';
-import { AgentRouting } from './agent-routing';
-import { ProxyRouting } from './proxy-routing';
 import type { ChatEvent, HostMessage, WebviewRequest } from '../../protocol';
 import { Approvals, PROPOSED_SCHEME } from './approvals';
+import { ImportInspectors } from './import-inspectors';
 import { ChatTranscript } from './chat-transcript';
 import { readSettings, type TrimlineSettings } from './config-map';
 import { LIVE_EMPTY_ACTIONS, type Core, type CoreDeps, type InspectorHandle } from './host-types';
@@ -17,6 +16,7 @@ import { LiveSession } from './live-session';
 import { McpHost } from './mcp-host';
 import { totalInput } from '../../core/session/types';
 import { compactSession, exportSession, loadTranscript, pickSession, pickTranscript } from './session-commands';
+import { RoutingCommands } from './routing-commands';
 import { VscodeWorkspace } from './workspace-adapter';
 
 const LAST_SESSION_KEY = 'trimline.lastSessionId';
@@ -24,7 +24,9 @@ const LAST_SESSION_KEY = 'trimline.lastSessionId';
 const SNAPSHOT_THROTTLE_MS = 150;
 
 export const RESTRICTED_NOTICE =
-  'Restricted Mode: this workspace is not trusted, so Trimline can read and search files but edit_file, write_file and run_command are off. Trust the workspace ("Manage Workspace Trust") to turn them on.';
+  'Restricted Mode: this workspace is not trusted, so Trimline can read and search files ' +
+  'but edit_file, write_file and run_command are off. ' +
+  'Trust the workspace ("Manage Workspace Trust") to turn them on.';
 
 class TrimlineCore implements Core {
   private live?: LiveSession;
@@ -33,23 +35,15 @@ class TrimlineCore implements Core {
   private readonly approvals: Approvals;
   private readonly mcp: McpHost;
   private readonly workspace?: VscodeWorkspace;
-  private readonly imports = new Map<InspectorHandle, ReplayInspector>();
+  private readonly imports: ImportInspectors;
   private readonly disposables: vscode.Disposable[] = [];
   private snapshotTimer?: NodeJS.Timeout;
-  private readonly routing: ProxyRouting;
-  private readonly agents: AgentRouting;
+  private readonly routing: RoutingCommands;
 
   constructor(private readonly deps: CoreDeps) {
     const { log } = deps;
-    this.routing = new ProxyRouting(deps, () => {
-      const cfg = vscode.workspace.getConfiguration('trimline.proxy');
-      return {
-        strategy: cfg.get<string>('strategy') || 'none',
-        upstream: cfg.get<string>('upstream') || undefined,
-        cacheDiagnostics: cfg.get<boolean>('cacheDiagnostics') ?? false,
-      };
-    });
-    this.agents = new AgentRouting(deps, this.routing);
+    this.routing = new RoutingCommands(deps);
+    this.imports = new ImportInspectors(() => this.settings(), log);
     this.transcript = new ChatTranscript((e) => deps.postChat(e));
     this.approvals = new Approvals(
       (e) => this.transcript.push(e),
@@ -239,7 +233,7 @@ class TrimlineCore implements Core {
 
   async inspectorReady(panel: InspectorHandle): Promise<void> {
     if (panel.source.kind === 'proxy') {
-      panel.post(this.routing.message());
+      panel.post(this.routing.inspectorMessage());
       return;
     }
     if (panel.source.kind === 'live') {
@@ -249,40 +243,12 @@ class TrimlineCore implements Core {
       if (mcp) panel.post(mcp);
       return;
     }
-    panel.post({ type: 'snapshot', snapshot: this.importBackend(panel).snapshot() });
-  }
-
-  private importBackend(panel: InspectorHandle): ReplayInspector {
-    let backend = this.imports.get(panel);
-    if (!backend) {
-      if (panel.source.kind !== 'import') throw new Error('not an import panel');
-      const s = this.settings();
-      const imp = loadTranscript(panel.source.file);
-      backend = new ReplayInspector(imp, {
-        strategy: panel.source.strategy ?? s.strategy,
-        config: s.pipeline,
-        title: path.basename(panel.source.file),
-      });
-      this.imports.set(panel, backend);
-      this.deps.log.info(
-        `imported ${panel.source.file} (strategy ${panel.source.strategy ?? s.strategy}): ${imp.format}, ${imp.messages.length} messages, ${imp.calls.length} calls${imp.issues.length ? `, ${imp.issues.length} issues` : ''}`,
-      );
-    }
-    return backend;
+    this.imports.ready(panel);
   }
 
   async inspectorRequest(panel: InspectorHandle, req: WebviewRequest): Promise<unknown> {
-    if (panel.source.kind === 'proxy') {
-      if (req.op === 'setStrategy')
-        throw new Error("The proxy's strategy is the setting trimline.proxy.strategy (restart routing to apply it).");
-      return this.routing.handle(req);
-    }
-    if (panel.source.kind === 'import') {
-      const backend = this.importBackend(panel);
-      const result = backend.handle(req);
-      if (ReplayInspector.mutates(req)) panel.post({ type: 'snapshot', snapshot: backend.snapshot() });
-      return result;
-    }
+    if (panel.source.kind === 'proxy') return this.routing.inspectorRequest(req);
+    if (panel.source.kind === 'import') return this.imports.request(panel, req);
     if (req.op === 'setStrategy') {
       await vscode.workspace
         .getConfiguration('trimline')
@@ -307,7 +273,7 @@ class TrimlineCore implements Core {
   }
 
   inspectorClosed(panel: InspectorHandle): void {
-    this.imports.delete(panel);
+    this.imports.closed(panel);
   }
 
   async newChat(): Promise<void> {
@@ -355,49 +321,28 @@ class TrimlineCore implements Core {
     this.deps.openImportInspector(file);
   }
 
-  async routeTerminals(): Promise<void> {
-    if (!vscode.workspace.isTrusted)
-      throw new Error('Routing terminals is off in Restricted Mode: trust the workspace first.');
-    const url = await this.routing.start();
-    this.deps.openProxyInspector();
-    void vscode.window
-      .showInformationMessage(
-        `Trimline: new terminals send Anthropic API calls through ${url}. Start Claude Code (or any SDK program) in a new terminal to see its context.`,
-        'New Terminal',
-      )
-      .then((pick) => {
-        if (pick) vscode.window.createTerminal({ name: 'Trimline-routed' }).show();
-      });
+  routeTerminals(): Promise<void> {
+    return this.routing.routeTerminals();
   }
 
-  async pickProxiedSession(): Promise<void> {
-    if (await this.routing.pick()) this.deps.openProxyInspector();
+  pickProxiedSession(): Promise<void> {
+    return this.routing.pickProxiedSession();
   }
 
-  async stopRouting(): Promise<void> {
-    if (!this.routing.url) {
-      void vscode.window.showInformationMessage('Trimline: terminals are not routed through Trimline.');
-      return;
-    }
-    await this.routing.stop();
-    const agents = this.agents.routed()
-      ? ' VS Code agents routed through it point at a closed port: run "Trimline: Stop Routing VS Code Agents".'
-      : '';
-    void vscode.window.showInformationMessage(
-      `Trimline: routing stopped. Terminals opened while routing keep the old ANTHROPIC_BASE_URL until they are closed.${agents}`,
-    );
+  stopRouting(): Promise<void> {
+    return this.routing.stopRouting();
   }
 
   routeAgents(): Promise<void> {
-    return this.agents.route();
+    return this.routing.routeAgents();
   }
 
   stopRoutingAgents(): Promise<void> {
-    return this.agents.stop();
+    return this.routing.stopRoutingAgents();
   }
 
   resumeAgentRouting(): Promise<void> {
-    return this.agents.resume();
+    return this.routing.resumeAgentRouting();
   }
 
   configChanged(): void {
