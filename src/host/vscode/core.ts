@@ -321,29 +321,13 @@ class TrimlineCore implements Core {
     this.deps.openImportInspector(file);
   }
 
-  routeTerminals(): Promise<void> {
-    return this.routing.routeTerminals();
-  }
-
-  pickProxiedSession(): Promise<void> {
-    return this.routing.pickProxiedSession();
-  }
-
-  stopRouting(): Promise<void> {
-    return this.routing.stopRouting();
-  }
-
-  routeAgents(): Promise<void> {
-    return this.routing.routeAgents();
-  }
-
-  stopRoutingAgents(): Promise<void> {
-    return this.routing.stopRoutingAgents();
-  }
-
-  resumeAgentRouting(): Promise<void> {
-    return this.routing.resumeAgentRouting();
-  }
+  // The routing commands (routing-commands.ts).
+  readonly routeTerminals = (): Promise<void> => this.routing.routeTerminals();
+  readonly pickProxiedSession = (): Promise<void> => this.routing.pickProxiedSession();
+  readonly stopRouting = (): Promise<void> => this.routing.stopRouting();
+  readonly routeAgents = (): Promise<void> => this.routing.routeAgents();
+  readonly stopRoutingAgents = (): Promise<void> => this.routing.stopRoutingAgents();
+  readonly resumeAgentRouting = (): Promise<void> => this.routing.resumeAgentRouting();
 
   configChanged(): void {
     this.live?.markStale();
