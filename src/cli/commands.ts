@@ -54,7 +54,9 @@ ${FILE_FORMATS}`,
   options: {
     strategy: {
       ...STRATEGY,
-      help: 'replay through strategy S (default: default for a transcript; a Trimline\njournal shows what was sent unless S is given)',
+      help:
+        'replay through strategy S (default: default for a transcript; a Trimline\njournal shows what was sent ' +
+        'unless S is given)',
     },
     config: CONFIG,
     json: flag('the view as JSON (rows, totals, breakpoints, decisions)'),

@@ -131,7 +131,8 @@ export function runInspect(file: string, opts: InspectOptions): string {
   if (r.imp.issues.length > 5) out.push(`  note: … ${r.imp.issues.length - 5} more import notes (--json lists all)`);
   out.push('');
   out.push(
-    `${pad('#', 8)} ${pad('role', 9)} ${pad('kind', 12)} ${pad('tool', 14)} ${padStart('tokens', 8)} ${pad('q', 2)} ${pad('state', 10)} why`,
+    `${pad('#', 8)} ${pad('role', 9)} ${pad('kind', 12)} ${pad('tool', 14)} ${padStart('tokens', 8)} ` +
+      `${pad('q', 2)} ${pad('state', 10)} why`,
   );
   for (const h of r.inferred) {
     const why = `${h.what}; ${INFERRED_NOTE}`;
@@ -148,7 +149,9 @@ export function runInspect(file: string, opts: InspectOptions): string {
     const tokens = row.sent ? String(row.tokens) : `(${row.originalTokens})`;
     const mark = row.breakpoint ? ' ◆cache' : '';
     out.push(
-      `${pad(line(row.ref), 8)} ${pad(line(row.role), 9)} ${pad(line(row.kind), 12)} ${pad(line(row.tool ?? ''), 14)} ${padStart(tokens, 8)} ${pad(row.quality[0], 2)} ${pad(line(row.state), 10)} ${line(row.why ?? '')}${mark}`,
+      `${pad(line(row.ref), 8)} ${pad(line(row.role), 9)} ${pad(line(row.kind), 12)} ` +
+        `${pad(line(row.tool ?? ''), 14)} ${padStart(tokens, 8)} ${pad(row.quality[0], 2)} ` +
+        `${pad(line(row.state), 10)} ${line(row.why ?? '')}${mark}`,
     );
   }
   const t = r.totals;
@@ -160,10 +163,14 @@ export function runInspect(file: string, opts: InspectOptions): string {
       .join(', ')}`,
   );
   out.push(
-    `messages sent: ~${t.sentTokens} tokens (untrimmed ${t.untrimmedTokens}, ${t.untrimmedTokens ? Math.round((100 * t.sentTokens) / t.untrimmedTokens) : 100}%), quality ${r.rows[0]?.quality ?? 'estimated'}; breakpoints ${r.next.breakpoints.length}; repairs ${r.next.repairs.length}`,
+    `messages sent: ~${t.sentTokens} tokens (untrimmed ${t.untrimmedTokens}, ` +
+      `${t.untrimmedTokens ? Math.round((100 * t.sentTokens) / t.untrimmedTokens) : 100}%), quality ` +
+      `${r.rows[0]?.quality ?? 'estimated'}; breakpoints ${r.next.breakpoints.length}; repairs ` +
+      `${r.next.repairs.length}`,
   );
   out.push(
-    `next request: input ${c.usage.input_tokens}, cache write ${c.usage.cache_creation_input_tokens}, cache read ${c.usage.cache_read_input_tokens} tokens → ${usd(c.cost.total)} input cost`,
+    `next request: input ${c.usage.input_tokens}, cache write ${c.usage.cache_creation_input_tokens}, cache read ` +
+      `${c.usage.cache_read_input_tokens} tokens → ${usd(c.cost.total)} input cost`,
   );
   const b = r.bill;
   const hits = `cache hit ratio ${(100 * r.ledger.hitRatio()).toFixed(1)}%`;
@@ -188,7 +195,9 @@ export function runInspect(file: string, opts: InspectOptions): string {
 export function parsePort(v: string | undefined): number {
   if (v === undefined) return 0;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new UsageError(`--port must be an integer 0–65535, got "${v}"`);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) {
+    throw new UsageError(`--port must be an integer 0–65535, got "${v}"`);
+  }
   return n;
 }
 

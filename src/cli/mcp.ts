@@ -67,7 +67,8 @@ export function mcpApprover(auto: boolean, note: Note): (r: McpApprovalRequest) 
       const preview = input.length > INPUT_PREVIEW_CHARS ? `${input.slice(0, INPUT_PREVIEW_CHARS)}…` : input;
       // The tool and server names come from the server: the question goes through the terminal sanitizer.
       rl.question(
-        `Run MCP tool ${terminalSafeLine(r.tool)} of server "${terminalSafeLine(r.server)}"?\n  ${jsonTerminalSafe(preview)}\n[y/N/a = always this server] `,
+        `Run MCP tool ${terminalSafeLine(r.tool)} of server "${terminalSafeLine(r.server)}"?\n  ` +
+          `${jsonTerminalSafe(preview)}\n[y/N/a = always this server] `,
         (answer) => {
           rl.close();
           const a = answer.trim().toLowerCase();

@@ -47,7 +47,9 @@ export function reportWorkerScript(dir: string = __dirname): string | undefined 
 export function parseWorkers(v: string | undefined): number | undefined {
   if (v === undefined) return undefined;
   const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new UsageError(`report: --workers must be a whole number ≥ 0 (got "${v}")`);
+  if (!Number.isInteger(n) || n < 0) {
+    throw new UsageError(`report: --workers must be a whole number ≥ 0 (got "${v}")`);
+  }
   return n;
 }
 
@@ -167,7 +169,8 @@ function explainCli(
   });
   if (!shown.length) {
     err.write(
-      `trimline report: no session matching "${terminalSafeLine(session)}" under ${terminalSafeLine(paths.join(', '))}\n`,
+      `trimline report: no session matching "${terminalSafeLine(session)}" under ` +
+        `${terminalSafeLine(paths.join(', '))}\n`,
     );
     return 1;
   }

@@ -120,7 +120,8 @@ export class RunPrinter {
     });
     loop.on('context-recovery', (e) =>
       this.note(
-        `prompt too long (${e.tokens} tokens > ${e.maximum} maximum): trimmed the history to ~${e.budget} tokens (${e.overlaysAdded} overlays), trying once more`,
+        `prompt too long (${e.tokens} tokens > ${e.maximum} maximum): trimmed the history to ~${e.budget} tokens ` +
+          `(${e.overlaysAdded} overlays), trying once more`,
       ),
     );
     loop.on('error', (e) => this.note(`error: ${e.error.message}`));
@@ -151,7 +152,8 @@ function parseRunArgs(argv: string[]): RunArgs {
   const { values, positionals } = parseCommand(RUN_COMMAND, argv);
   if (values.session && values.resume)
     throw new UsageError(
-      'run: --session and --resume are exclusive (--session names a new or existing session, --resume needs an existing one)',
+      'run: --session and --resume are exclusive (--session names a new or existing session, --resume needs an ' +
+        'existing one)',
     );
   const prompt = positionals.join(' ').trim() || undefined;
   if (!prompt && !values.resume && !values.session)
@@ -213,7 +215,8 @@ function protectedWriteApprover(printer: RunPrinter): (w: ProtectedWrite) => Pro
   if (!process.stdin.isTTY) {
     return async (w) => {
       printer.note(
-        `write to ${w.path} refused: it is inside ${w.area} (${w.why}); such writes need approval and there is no terminal to ask`,
+        `write to ${w.path} refused: it is inside ${w.area} (${w.why}); such writes need approval and there is ` +
+          'no terminal to ask',
       );
       return false;
     };
@@ -237,8 +240,10 @@ function openSession(a: RunArgs, model: string): AgentSessionHandle {
 export function costLine(run: LedgerTotals, session: LedgerTotals): string {
   const approx = run.exactPrices && session.exactPrices ? '' : ' (approximate prices)';
   return (
-    `tokens: input ${run.inputTokens}, cache write ${run.cacheWriteTokens}, cache read ${run.cacheReadTokens}, output ${run.outputTokens} ` +
-    `(${run.calls} calls) · cost $${run.cost.toFixed(6)} this run, $${session.cost.toFixed(6)} for the session (${session.calls} calls)${approx}`
+    `tokens: input ${run.inputTokens}, cache write ${run.cacheWriteTokens}, cache read ${run.cacheReadTokens}, ` +
+    `output ${run.outputTokens} ` +
+    `(${run.calls} calls) · cost $${run.cost.toFixed(6)} this run, $${session.cost.toFixed(6)} for the session ` +
+    `(${session.calls} calls)${approx}`
   );
 }
 
@@ -283,7 +288,8 @@ export async function runAgentCli(argv: string[]): Promise<number> {
   printer.attach(loop);
   const state = handle.resumed ? `resumed, ${handle.session.messages.length} messages` : 'new';
   printer.note(
-    `session ${handle.sessionId} (${state}) · model ${config.model} · strategy ${config.strategy} · journal ${handle.file}`,
+    `session ${handle.sessionId} (${state}) · model ${config.model} · strategy ${config.strategy} · journal ` +
+      `${handle.file}`,
   );
   for (const issue of handle.issues)
     printer.note(`journal: ${issue.line ? `line ${issue.line}: ` : ''}${issue.message}`);
@@ -303,8 +309,10 @@ export async function runAgentCli(argv: string[]): Promise<number> {
     if (result.reason === 'call-limit')
       printer.note(`stopped after ${result.calls} model calls in one turn (limit ${config.maxCallsPerTurn})`);
     printer.line(costLine(loop.ledger.run, loop.ledger.session));
+    const dir =
+      a.sessionsDir === path.join(a.workspace, DEFAULT_SESSIONS_SUBDIR) ? '' : ` --sessions-dir ${a.sessionsDir}`;
     printer.note(
-      `resume with: trimline run --resume ${handle.sessionId} --workspace ${a.workspace}${a.sessionsDir === path.join(a.workspace, DEFAULT_SESSIONS_SUBDIR) ? '' : ` --sessions-dir ${a.sessionsDir}`} ["<prompt>"]`,
+      `resume with: trimline run --resume ${handle.sessionId} --workspace ${a.workspace}${dir} ["<prompt>"]`,
     );
     return exitCode(result);
   } finally {

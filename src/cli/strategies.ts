@@ -27,7 +27,8 @@ export function runStrategies(json: boolean): string {
   for (const d of ANCHOR_DOCS) out.push(`${d.name}\n  ${d.summary}`);
   out.push(
     '',
-    'Options go in a JSON file given with --config: {"strategies": {"summarize-tool-results": {"keepTurns": 3}}, "cacheAware": {"enabled": true}}',
+    'Options go in a JSON file given with --config: {"strategies": {"summarize-tool-results": {"keepTurns": 3}}, ' +
+      '"cacheAware": {"enabled": true}}',
   );
   return terminalSafe(out.join('\n'));
 }

@@ -24,9 +24,10 @@ const FILES_TO_READ = 2;
 const TRIM_MIN_CHARS = 6000;
 const PREVIEW_CHARS = 100;
 const STOPWORDS = new Set(
-  'what which where when this that there these those with from into about does have please could would should explain tell show give find look their them your code file files the and for are how why'.split(
-    ' ',
-  ),
+  (
+    'what which where when this that there these those with from into about does have please could would should ' +
+    'explain tell show give find look their them your code file files the and for are how why'
+  ).split(' '),
 );
 const SKIP_EXT = /\.(png|jpe?g|gif|ico|svg|woff2?|ttf|zip|gz|tgz|lock|map|min\.js|pdf|bin|exe)$/i;
 const FILE_RE = /[A-Za-z0-9_./-]*[A-Za-z0-9_-]\.[A-Za-z0-9]{1,10}\b/g;
@@ -230,7 +231,10 @@ function summary(prompt: string, calls: ReadonlyMap<string, Call>, toolCount: nu
   const lines: string[] = [];
   const all = [...calls.values()];
   if (toolCount === 0 || all.length === 0) {
-    return `I could not inspect the workspace (no file tools were available), so this answer is based only on your message: "${preview(prompt)}".`;
+    return (
+      'I could not inspect the workspace (no file tools were available), so this answer is based only on your ' +
+      `message: "${preview(prompt)}".`
+    );
   }
   lines.push(`Here is what I found about "${preview(prompt)}":`, '');
   const read: string[] = [];
@@ -269,7 +273,8 @@ function summary(prompt: string, calls: ReadonlyMap<string, Call>, toolCount: nu
   lines.push('');
   lines.push(
     read.length > 0
-      ? `Summary: the answer centers on ${read.map((f) => `\`${f}\``).join(' and ')}; the details above are taken from those files.`
+      ? `Summary: the answer centers on ${read.map((f) => `\`${f}\``).join(' and ')}; the details above are taken ` +
+          'from those files.'
       : 'Summary: I could not read any file, so I can only report what the listing and search showed.',
   );
   return lines.join('\n');

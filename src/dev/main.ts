@@ -63,7 +63,8 @@ async function main(): Promise<void> {
   const opts = parseArgs(process.argv.slice(2));
   if (opts.help) {
     process.stdout.write(
-      'usage: dev-server [--port N] [--host H] [--api-key K] [--fallback demo|echo|fail] [--context-window N] [--seed N]\n',
+      'usage: dev-server [--port N] [--host H] [--api-key K] [--fallback demo|echo|fail] [--context-window N] ' +
+        '[--seed N]\n',
     );
     return;
   }
@@ -77,7 +78,8 @@ async function main(): Promise<void> {
       const res = r.response;
       if (!res) break;
       const usage = res.usage
-        ? ` in=${res.usage.input_tokens} write=${res.usage.cache_creation_input_tokens} read=${res.usage.cache_read_input_tokens} out=${res.usage.output_tokens}`
+        ? ` in=${res.usage.input_tokens} write=${res.usage.cache_creation_input_tokens} ` +
+          `read=${res.usage.cache_read_input_tokens} out=${res.usage.output_tokens}`
         : '';
       const why = r.validation.ok ? '' : ` ${r.validation.message ?? ''}`;
       process.stdout.write(`#${r.seq} ${r.method} ${r.path} -> ${res.status}${usage}${why}\n`);

@@ -214,7 +214,8 @@ function checkPairing(messages: readonly WireMessage[]): void {
         const id = String(block.tool_use_id);
         if (!allowed.has(id)) {
           bad(
-            `messages.${messageIndex}.content.${blockIndex}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. ${RESULT_PAIR_HINT}`,
+            `messages.${messageIndex}.content.${blockIndex}: unexpected \`tool_use_id\` found in \`tool_result\` ` +
+              `blocks: ${id}. ${RESULT_PAIR_HINT}`,
           );
         }
       }
@@ -233,7 +234,8 @@ function checkPairing(messages: readonly WireMessage[]): void {
         const id = String(block.tool_use_id);
         if (!uses.some((u) => String(u.block.id) === id)) {
           bad(
-            `messages.${messageIndex}.content.${blockIndex}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${id}. ${RESULT_PAIR_HINT}`,
+            `messages.${messageIndex}.content.${blockIndex}: unexpected \`tool_use_id\` found in \`tool_result\` ` +
+              `blocks: ${id}. ${RESULT_PAIR_HINT}`,
           );
         }
       }
@@ -242,7 +244,8 @@ function checkPairing(messages: readonly WireMessage[]): void {
     if (missing.length > 0) {
       const ids = missing.map((u) => String(u.block.id)).join(', ');
       bad(
-        `messages.${missing[0].messageIndex}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${ids}. ${TOOL_PAIR_HINT}`,
+        `messages.${missing[0].messageIndex}: \`tool_use\` ids were found without \`tool_result\` blocks ` +
+          `immediately after: ${ids}. ${TOOL_PAIR_HINT}`,
       );
     }
     if (next) {
@@ -250,7 +253,8 @@ function checkPairing(messages: readonly WireMessage[]): void {
       const lastResult = next.blocks.map((b) => b.block.type).lastIndexOf('tool_result');
       if (firstOther !== -1 && firstOther < lastResult) {
         bad(
-          `messages.${next.firstMessage}: Did not find ${uses.length} \`tool_result\` block(s) at the beginning of this message. ` +
+          `messages.${next.firstMessage}: Did not find ${uses.length} \`tool_result\` block(s) at the beginning ` +
+            'of this message. ' +
             'Messages following `tool_use` blocks must begin with a matching number of `tool_result` blocks.',
         );
       }
@@ -325,11 +329,13 @@ function checkThinkingRules(body: MessagesBody): void {
       bad(`messages.${tail.messageIndex}: The final block in an assistant message cannot be \`thinking\`.`);
     if (on)
       bad(
-        `messages.${body.messages.length - 1}: When \`thinking\` is enabled, the conversation must end with a \`user\` message.`,
+        `messages.${body.messages.length - 1}: When \`thinking\` is enabled, the conversation must end with a ` +
+          `\`user\` message.`,
       );
     if (last.blocks.some((b) => THINKING_TYPES.has(b.block.type))) {
       bad(
-        `messages.${last.firstMessage}.content.0: When thinking is disabled, an \`assistant\` message in the final position cannot contain \`thinking\`. To use thinking blocks, enable \`thinking\` in your request.`,
+        `messages.${last.firstMessage}.content.0: When thinking is disabled, an \`assistant\` message in the ` +
+          `final position cannot contain \`thinking\`. To use thinking blocks, enable \`thinking\` in your request.`,
       );
     }
     return;
@@ -339,8 +345,10 @@ function checkThinkingRules(body: MessagesBody): void {
   const first = head.blocks[0]?.block.type ?? 'nothing';
   if (THINKING_TYPES.has(first)) return;
   bad(
-    `messages.${head.firstMessage}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found \`${first}\`. ` +
-      'When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the lastmost set of `tool_use` and `tool_result` blocks). ' +
+    `messages.${head.firstMessage}.content.0.type: Expected \`thinking\` or \`redacted_thinking\`, but found ` +
+      `\`${first}\`. ` +
+      'When `thinking` is enabled, a final `assistant` message must start with a thinking block (preceeding the ' +
+      'lastmost set of `tool_use` and `tool_result` blocks). ' +
       'We recommend you include thinking blocks from previous turns. To avoid this requirement, disable `thinking`.',
   );
 }

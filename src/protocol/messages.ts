@@ -309,7 +309,7 @@ export type WebviewRequest =
 /** `ready` also asks for a whole snapshot again (a delta that did not fit the webview's revision). */
 export type WebviewMessage = { type: 'ready' } | { type: 'request'; id: number; request: WebviewRequest };
 
-// ── Snapshot deltas ──────────────────────────────────────────────────────────
+// ── Snapshot deltas ──
 // A live inspector is updated with deltas, not whole snapshots (a 10,000-block
 // snapshot is megabytes). The host sends a whole `snapshot` with a `revision` first
 // (after every `ready`), then `snapshotDelta`s, each naming the revision it applies to

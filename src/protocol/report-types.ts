@@ -27,8 +27,8 @@ export interface SessionFit {
   /** Simulated `none` input-side cost / recorded input-side cost − 1. */
   readonly error: number | null;
   /**
-   * Median over calls of |simulated − recorded| / recorded total input (sizes are read off the usage, so near 0 unless
-   * the history did not fit).
+   * Median over calls of |simulated − recorded| / recorded total input (sizes are read off the usage,
+   * so near 0 unless the history did not fit).
    */
   readonly medianCallTotalError: number | null;
   /** Median over calls of |simulated − recorded| / recorded input-side cost. */
@@ -210,4 +210,5 @@ export const ANCHOR_TOLERANCE = 0.05;
 /** The honest counterfactual, in one sentence every output repeats. */
 export const COUNTERFACTUAL_NOTE =
   'Counterfactual: the same recorded responses, replayed with the requests each strategy would have sent; ' +
-  'every strategy is priced on the same inferred system/tools prefix and cache rules as `none`, which is checked against the recorded bill (fit).';
+  'every strategy is priced on the same inferred system/tools prefix and cache rules as `none`, which is checked ' +
+  'against the recorded bill (fit).';

@@ -66,26 +66,35 @@ export function barChart(title: string, series: readonly string[], groups: reado
   const parts: string[] = [];
   series.forEach((s, i) => {
     parts.push(
-      `<rect x="${LABEL_WIDTH + i * 120}" y="6" width="10" height="10" fill="${COLORS[i % COLORS.length]}"/><text x="${LABEL_WIDTH + i * 120 + 14}" y="15">${escapeHtml(s)}</text>`,
+      `<rect x="${LABEL_WIDTH + i * 120}" y="6" width="10" height="10" ` +
+        `fill="${COLORS[i % COLORS.length]}"/><text x="${LABEL_WIDTH + i * 120 + 14}" ` +
+        `y="15">${escapeHtml(s)}</text>`,
     );
   });
   groups.forEach((g, gi) => {
     const y0 = legendH + gi * groupH;
     parts.push(
-      `<text x="${LABEL_WIDTH - 6}" y="${y0 + (series.length * BAR_HEIGHT) / 2 + 4}" text-anchor="end">${escapeHtml(g.label)}</text>`,
+      `<text x="${LABEL_WIDTH - 6}" y="${y0 + (series.length * BAR_HEIGHT) / 2 + 4}" ` +
+        `text-anchor="end">${escapeHtml(g.label)}</text>`,
     );
     g.values.forEach((v, i) => {
       const w = Math.max(0.5, v * scale);
       const y = y0 + i * BAR_HEIGHT;
+      const title = escapeHtml(`${g.label} · ${series[i]}: ${dollars(v)}`);
       parts.push(
-        `<rect x="${LABEL_WIDTH}" y="${y}" width="${w.toFixed(1)}" height="${BAR_HEIGHT - 1}" fill="${COLORS[i % COLORS.length]}"><title>${escapeHtml(`${g.label} · ${series[i]}: ${dollars(v)}`)}</title></rect>`,
+        `<rect x="${LABEL_WIDTH}" y="${y}" width="${w.toFixed(1)}" height="${BAR_HEIGHT - 1}" ` +
+          `fill="${COLORS[i % COLORS.length]}"><title>${title}</title></rect>`,
       );
       parts.push(
         `<text x="${(LABEL_WIDTH + w + 4).toFixed(1)}" y="${y + BAR_HEIGHT - 1}" class="v">${dollars(v)}</text>`,
       );
     });
   });
-  return `<figure><figcaption>${escapeHtml(title)}</figcaption><svg role="img" aria-label="${escapeHtml(title)}" width="${CHART_WIDTH}" height="${height}" viewBox="0 0 ${CHART_WIDTH} ${height}">${parts.join('')}</svg></figure>`;
+  return (
+    `<figure><figcaption>${escapeHtml(title)}</figcaption><svg role="img" aria-label="${escapeHtml(title)}" ` +
+    `width="${CHART_WIDTH}" height="${height}" viewBox="0 0 ${CHART_WIDTH} ` +
+    `${height}">${parts.join('')}</svg></figure>`
+  );
 }
 
 /** Chart groups per session (costliest first) and per week. */
@@ -122,7 +131,8 @@ export function chartGroups(
 
 const CSS = `body{font:14px system-ui,sans-serif;margin:24px;color:#222;max-width:1300px}
 table{border-collapse:collapse;margin:12px 0}td,th{padding:3px 8px;border-bottom:1px solid #ddd;text-align:right}
-td:first-child,th:first-child,td.l,th.l{text-align:left}tr.total td{font-weight:600;border-top:2px solid #999}td.loose{color:#b00}svg text{font:11px system-ui,sans-serif;fill:#222}svg text.v{fill:#555}
+td:first-child,th:first-child,td.l,th.l{text-align:left}tr.total td{font-weight:600;border-top:2px solid #999}\
+td.loose{color:#b00}svg text{font:11px system-ui,sans-serif;fill:#222}svg text.v{fill:#555}
 table.sessions td{white-space:nowrap}span.id{display:block;color:#777;font-size:11px}
 tr.folded td{color:#555;font-style:italic}details{margin:8px 0}
 figure{margin:16px 0}figcaption{font-weight:600;margin-bottom:4px}.note{color:#555;max-width:900px}`;
@@ -215,9 +225,14 @@ function offenderRows(rep: Report): string {
   if (!rep.totals.offenders.length) return '';
   const rows = rep.totals.offenders.map(
     (o) =>
-      `<tr><td>${dollars(o.dollars)}</td><td class="l">${escapeHtml(o.tool)}</td><td class="l">${escapeHtml(oneLine(o.target))}</td><td>${o.tokens.toLocaleString('en-US')}</td><td>${o.timesResent}</td></tr>`,
+      `<tr><td>${dollars(o.dollars)}</td><td class="l">${escapeHtml(o.tool)}</td>` +
+      `<td class="l">${escapeHtml(oneLine(o.target))}</td>` +
+      `<td>${o.tokens.toLocaleString('en-US')}</td><td>${o.timesResent}</td></tr>`,
   );
-  return `<h2>Top offenders</h2><table><tr><th>dollars</th><th class="l">tool</th><th class="l">path or command</th><th>tokens</th><th>times re-sent</th></tr>${rows.join('')}</table>`;
+  return (
+    '<h2>Top offenders</h2><table><tr><th>dollars</th><th class="l">tool</th><th class="l">path or ' +
+    `command</th><th>tokens</th><th>times re-sent</th></tr>${rows.join('')}</table>`
+  );
 }
 
 function fitNoteList(rep: Report): string {
@@ -237,7 +252,8 @@ function skippedList(rep: Report): string {
   const s = skippedSummary(rep.skipped);
   if (!s.counted && !s.listed.length) return '';
   const items = s.listed.map((x) => `<li>${escapeHtml(oneLine(x.file))}: ${escapeHtml(oneLine(x.reason))}</li>`);
-  return `<h2>Skipped</h2>${s.counted ? `<p>${escapeHtml(s.counted)}</p>` : ''}${items.length ? `<ul>${items.join('')}</ul>` : ''}`;
+  const counted = s.counted ? `<p>${escapeHtml(s.counted)}</p>` : '';
+  return `<h2>Skipped</h2>${counted}${items.length ? `<ul>${items.join('')}</ul>` : ''}`;
 }
 
 /** The whole report page; dates in `o.timezone` (else the periods' zone, else the system's). */
@@ -245,7 +261,9 @@ export function reportHtml(rep: Report, o: { timezone?: string } = {}): string {
   const tz = o.timezone ?? rep.periods?.timezone ?? localTimeZone();
   const g = chartGroups(rep, tz);
   const t = rep.totals;
-  const summary = `${t.sessions} session(s), ${t.calls} billed call(s); recorded spend ${dollars(t.recorded.inputCost + t.recorded.outputCost)} (input side ${dollars(t.recorded.inputCost)}).`;
+  const summary =
+    `${t.sessions} session(s), ${t.calls} billed call(s); recorded spend ` +
+    `${dollars(t.recorded.inputCost + t.recorded.outputCost)} (input side ${dollars(t.recorded.inputCost)}).`;
   return `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
 <title>Trimline report</title><style>${CSS}</style></head><body>

@@ -72,7 +72,8 @@ export function headlineLines(rep: Report): string[] {
   const lines: string[] = [];
   const replayed = t.anchored.sessions + t.loose.sessions;
   lines.push(
-    `Headline (anchored sessions only: ${t.anchored.sessions} of ${replayed} replayed, ${pct(t.anchored.share)} of the recorded input-side spend, ${usd(t.anchoredRecordedInputCost)}):`,
+    `Headline (anchored sessions only: ${t.anchored.sessions} of ${replayed} replayed, ${pct(t.anchored.share)} ` +
+      `of the recorded input-side spend, ${usd(t.anchoredRecordedInputCost)}):`,
   );
   const saves = headlineSavings(rep);
   if (!saves.length) lines.push('  no anchored session: no saving can be stated (see the fit notes).');
@@ -84,12 +85,14 @@ export function headlineLines(rep: Report): string[] {
     const saves =
       h.vsBill > -0.0005 ? `saves ${pct(h.vsBill)} of the bill` : `costs ${pct(-h.vsBill)} more than the bill`;
     lines.push(
-      `  ${h.strategy}: ${usd(h.cost)} instead of ${usd(h.recorded)} recorded: ${saves}, ${pct(h.vsNone)} of simulated none${documented}.`,
+      `  ${h.strategy}: ${usd(h.cost)} instead of ${usd(h.recorded)} recorded: ${saves}, ${pct(h.vsNone)} of ` +
+        `simulated none${documented}.`,
     );
   }
   if (t.loose.sessions) {
     lines.push(
-      `  Left out: ${t.loose.sessions} session(s) with a loose fit (simulated none beyond ±5% of the bill; ${usd(t.loose.recordedInputCost)} recorded input side); their notes say what the model could not follow.`,
+      `  Left out: ${t.loose.sessions} session(s) with a loose fit (simulated none beyond ±5% of the bill; ` +
+        `${usd(t.loose.recordedInputCost)} recorded input side); their notes say what the model could not follow.`,
     );
   }
   return lines;
@@ -120,12 +123,15 @@ export function nextStepLines(rep: Report): string[] {
   const best = headlineSavings(rep).sort((a, b) => b.vsBill - a.vsBill)[0];
   if (!best || best.vsBill <= 0) {
     return [
-      'Next: no strategy saved on the anchored sessions; keep `trimline proxy` (strategy none) to observe, or try others with `trimline report --strategy S`.',
+      'Next: no strategy saved on the anchored sessions; keep `trimline proxy` (strategy none) to observe, or ' +
+        'try others with `trimline report --strategy S`.',
     ];
   }
   return [
-    `Next: run Claude Code through Trimline with \`trimline proxy --strategy ${best.strategy}\` and set ANTHROPIC_BASE_URL to the URL it prints`,
-    `(in VS Code: "Trimline: Route Terminal Agents Through Trimline"). On the anchored sessions above it would have saved ${usd(best.recorded - best.cost)} (${pct(best.vsBill)} of their recorded input-side bill).`,
+    `Next: run Claude Code through Trimline with \`trimline proxy --strategy ${best.strategy}\` and set ` +
+      'ANTHROPIC_BASE_URL to the URL it prints',
+    '(in VS Code: "Trimline: Route Terminal Agents Through Trimline"). On the anchored sessions above it would ' +
+      `have saved ${usd(best.recorded - best.cost)} (${pct(best.vsBill)} of their recorded input-side bill).`,
   ];
 }
 
@@ -138,11 +144,13 @@ export function nothingFoundLines(rep: Report, exists: (path: string) => boolean
   const lines = ['trimline report: no recorded session found.'];
   for (const p of where)
     lines.push(
-      `  looked in ${oneLine(p)}: ${exists(p) ? 'no Claude Code session or Cline task with billed usage there' : 'it does not exist'}`,
+      `  looked in ${oneLine(p)}: ` +
+        `${exists(p) ? 'no Claude Code session or Cline task with billed usage there' : 'it does not exist'}`,
     );
   lines.push(
     'Claude Code keeps its sessions in ~/.claude/projects ($CLAUDE_CONFIG_DIR/projects when that is set).',
-    'Point the report elsewhere: `trimline report <directory or file>…` (e.g. a copied projects folder, a single .jsonl, or a Cline task folder), or set CLAUDE_CONFIG_DIR.',
+    'Point the report elsewhere: `trimline report <directory or file>…` (e.g. a copied projects folder, a ' +
+      'single .jsonl, or a Cline task folder), or set CLAUDE_CONFIG_DIR.',
   );
   return lines;
 }

@@ -217,7 +217,10 @@ export function formatReport(rep: Report, exists?: (path: string) => boolean, o:
   lines.push('');
   lines.push(...sessionTableLines(rep, tz));
   lines.push(
-    `Recorded spend: ${dollars(t.recorded.inputCost + t.recorded.outputCost)} (input side ${dollars(t.recorded.inputCost)}, output ${dollars(t.recorded.outputCost)}; ${t.recorded.cacheWrite1hTokens.toLocaleString('en-US')} of ${t.recorded.cacheWriteTokens.toLocaleString('en-US')} cache-write tokens were 1-hour writes).`,
+    `Recorded spend: ${dollars(t.recorded.inputCost + t.recorded.outputCost)} (input side ` +
+      `${dollars(t.recorded.inputCost)}, output ${dollars(t.recorded.outputCost)}; ` +
+      `${t.recorded.cacheWrite1hTokens.toLocaleString('en-US')} of ` +
+      `${t.recorded.cacheWriteTokens.toLocaleString('en-US')} cache-write tokens were 1-hour writes).`,
   );
   const periods = periodLines(rep);
   if (periods.length) lines.push('', ...periods);
@@ -234,7 +237,8 @@ export function formatReport(rep: Report, exists?: (path: string) => boolean, o:
     lines.push('', 'Top offenders (tool results that cost the most over all the calls that re-sent them, in `none`):');
     for (const o of t.offenders) {
       lines.push(
-        `  ${pad(dollars(o.dollars), 9, true)}  ${pad(o.tool, 10)} ${pad(oneLine(o.target) || '—', 60)} ${o.tokens.toLocaleString('en-US')} tok × ${o.timesResent} re-sent  (${offenderSession(o.file)})`,
+        `  ${pad(dollars(o.dollars), 9, true)}  ${pad(o.tool, 10)} ${pad(oneLine(o.target) || '—', 60)} ` +
+          `${o.tokens.toLocaleString('en-US')} tok × ${o.timesResent} re-sent  (${offenderSession(o.file)})`,
       );
     }
   }

@@ -36,7 +36,8 @@ const emptyState = h(
   h(
     'p',
     {},
-    'Ask Trimline to work in this workspace. It reads, searches and edits files and can run commands after you approve them.',
+    'Ask Trimline to work in this workspace. It reads, searches and edits files and can run commands after you ' +
+      'approve them.',
   ),
   h('p', {}, 'The context inspector shows exactly what the model sees, and lets you pin, trim and restore it.'),
 );
@@ -80,7 +81,9 @@ emptyState.append(
     button('Open the inspector', () => void client.request({ op: 'openInspector' }).catch(showFailure), {
       class: 'secondary',
     }),
-    button('Resume a session…', () => void client.request({ op: 'resume' }).catch(showFailure), { class: 'secondary' }),
+    button('Resume a session…', () => void client.request({ op: 'resume' }).catch(showFailure), {
+      class: 'secondary',
+    }),
   ),
   h('p', { class: 'hint' }, 'Enter sends · Shift+Enter adds a line · Escape stops'),
 );

@@ -190,7 +190,8 @@ export class Transcript {
     if (status) status.textContent = isError ? 'error' : `${lines} line${lines === 1 ? '' : 's'}`;
     const shown =
       content.length > MAX_RESULT_CHARS
-        ? `${content.slice(0, MAX_RESULT_CHARS)}\n… (${content.length - MAX_RESULT_CHARS} more characters; the full result is in the inspector)`
+        ? `${content.slice(0, MAX_RESULT_CHARS)}\n… (${content.length - MAX_RESULT_CHARS} more characters; the ` +
+          'full result is in the inspector)'
         : content;
     const details = h(
       'details',

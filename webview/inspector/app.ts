@@ -298,7 +298,7 @@ export class InspectorApp {
     this.save();
   }
 
-  // ── requests ───────────────────────────────────────────────────────────────
+  // ── requests ──
 
   private run(req: Parameters<StatusLine['run']>[0], pending: string): void {
     void this.statusLine.run(req, pending);
@@ -317,7 +317,7 @@ export class InspectorApp {
     else if (a.blockId) this.run({ op: a.kind, blockId: a.blockId }, `${a.label}…`);
   }
 
-  // ── navigation ─────────────────────────────────────────────────────────────
+  // ── navigation ──
 
   private showBlock(blockId: string): void {
     this.tabs.select('context', true);

@@ -96,7 +96,8 @@ export class CallChart {
     this.plot.setAttribute(
       'aria-label',
       last
-        ? `Input tokens over ${this.points.length} calls; last call sent ${last.sent} tokens, ${last.cached} from the cache, ${last.untrimmed} untrimmed${misses ? `; ${misses} calls missed the cache (marked)` : ''}`
+        ? `Input tokens over ${this.points.length} calls; last call sent ${last.sent} tokens, ${last.cached} from ` +
+            `the cache, ${last.untrimmed} untrimmed${misses ? `; ${misses} calls missed the cache (marked)` : ''}`
         : 'No calls recorded yet',
     );
     this.plot.append(svg('title', {}, this.plot.getAttribute('aria-label') ?? ''));
@@ -138,7 +139,9 @@ export class CallChart {
       const cx = x(i);
       const label = `Call ${p.call}: ${verdictLine(v)}`;
       const mark = svg('path', {
-        d: `M${(cx - 5).toFixed(1)},${PAD.top - 8} L${(cx + 5).toFixed(1)},${PAD.top - 8} L${cx.toFixed(1)},${PAD.top} Z`,
+        d:
+          `M${(cx - 5).toFixed(1)},${PAD.top - 8} L${(cx + 5).toFixed(1)},${PAD.top - 8} ` +
+          `L${cx.toFixed(1)},${PAD.top} Z`,
         class: 'miss-mark',
         tabindex: 0,
         role: 'button',
@@ -173,7 +176,8 @@ export class CallChart {
     const why = isRealMiss(v) ? ` · ${verdictLine(v)}` : '';
     setText(
       this.readout,
-      `${name}: ${fmtTokens(p.sent)} sent, ${fmtTokens(p.cached)} cached, ${fmtTokens(p.untrimmed)} untrimmed, ${fmtUsd(p.cost)}${why}`,
+      `${name}: ${fmtTokens(p.sent)} sent, ${fmtTokens(p.cached)} cached, ${fmtTokens(p.untrimmed)} untrimmed, ` +
+        `${fmtUsd(p.cost)}${why}`,
     );
   }
 }

@@ -41,7 +41,10 @@ function textBlock(text: string, cls = ''): HTMLElement {
 const MAX_RANGE_LISTED = 40;
 
 function blockHead(b: OriginalBlock): string {
-  return `${b.ref} · ${b.role} · ${b.kind.replace('_', ' ')}${b.tool ? ` · ${b.tool}` : ''} · ${fmtTokens(b.tokens)} tokens`;
+  return (
+    `${b.ref} · ${b.role} · ${b.kind.replace('_', ' ')}${b.tool ? ` · ${b.tool}` : ''} · ` +
+    `${fmtTokens(b.tokens)} tokens`
+  );
 }
 
 /** What the overlay sends instead (summaries), this row's original in full, and the rest of the range by name. */

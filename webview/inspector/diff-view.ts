@@ -96,7 +96,8 @@ export class DiffView {
           'div',
           { class: 'cache-break warn' },
           h('strong', {}, `Cached prefix breaks at ${d.cacheBreakAt}`),
-          ` — ${fmtTokens(d.invalidatedTokens)} tokens that were cached are written again; the request is ${fmtTokens(Math.max(0, d.savedTokens))} tokens smaller for it.`,
+          ` — ${fmtTokens(d.invalidatedTokens)} tokens that were cached are written again; the request is ` +
+            `${fmtTokens(Math.max(0, d.savedTokens))} tokens smaller for it.`,
         )
       : h(
           'div',

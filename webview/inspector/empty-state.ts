@@ -71,7 +71,9 @@ export class EmptyState {
         h(
           'p',
           { class: 'empty-about' },
-          'The Context Inspector shows what the model sees on every request: each block of the context, what was trimmed and why, where the prompt cache ends and what the next request costs. You can pin, trim and restore blocks here.',
+          'The Context Inspector shows what the model sees on every request: each block of the context, what was ' +
+            'trimmed and why, where the prompt cache ends and what the next request costs. You can pin, trim and ' +
+            'restore blocks here.',
         ),
         this.lead,
         this.list,

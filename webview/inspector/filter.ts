@@ -20,7 +20,7 @@ export type GridItem =
 
 /** The text a search looks at: what the row shows. */
 function haystack(r: InspectorRow): string {
-  return `${r.ref} ${r.role} ${r.kind} ${r.tool ?? ''} ${r.state} ${r.by ?? ''} ${r.why ?? ''} ${r.preview}`.toLowerCase();
+  return [r.ref, r.role, r.kind, r.tool ?? '', r.state, r.by ?? '', r.why ?? '', r.preview].join(' ').toLowerCase();
 }
 
 export function isFiltered(f: RowFilter): boolean {

@@ -32,6 +32,8 @@ export interface GridHandlers {
 }
 
 const COLUMNS = ['#', 'Role', 'Kind', 'Tool', 'Tokens', 'State', 'Content', 'Why', 'Cache', 'Actions'];
+/** Each column's class (`c-<name>`), in the order of COLUMNS. */
+const COLUMN_CLASSES = ['ref', 'role', 'kind', 'tool', 'tokens', 'state', 'content', 'why', 'cache', 'actions'];
 
 /** Move an item element to its offset (no write when it is there already). */
 function place(el: HTMLElement, y: number): void {
@@ -80,7 +82,7 @@ export class VirtualGrid {
             'div',
             {
               role: 'columnheader',
-              class: `c c-${['ref', 'role', 'kind', 'tool', 'tokens', 'state', 'content', 'why', 'cache', 'actions'][i]}`,
+              class: `c c-${COLUMN_CLASSES[i]}`,
             },
             c,
           ),

@@ -15,7 +15,8 @@ function rowEl(r: HeadRow, calls: number): HTMLElement {
     r.section !== 'tools'
       ? ''
       : unused
-        ? `never used — ${fmtTokens(r.tokens)} tokens on each of ${calls} calls${r.unusedCost !== undefined ? ` (${fmtUsd(r.unusedCost)} so far)` : ''}`
+        ? `never used — ${fmtTokens(r.tokens)} tokens on each of ${calls} ` +
+          `calls${r.unusedCost !== undefined ? ` (${fmtUsd(r.unusedCost)} so far)` : ''}`
         : `used ${r.uses} time${r.uses === 1 ? '' : 's'}`;
   const summary = h(
     'summary',
@@ -74,7 +75,13 @@ export class HeadView {
     const cost = unused.reduce((a, r) => a + (r.unusedCost ?? 0), 0);
     setText(
       this.summary,
-      `${system.length} system blocks (${fmtTokens(sum(system))} tokens), ${tools.length} tool definitions (${fmtTokens(sum(tools))} tokens)${unused.length ? `; ${unused.length} never used: ${fmtTokens(sum(unused))} tokens per call, ${fmtUsd(cost)} over ${v.calls} calls` : ''}.`,
+      `${system.length} system blocks (${fmtTokens(sum(system))} tokens), ${tools.length} tool definitions ` +
+        `(${fmtTokens(sum(tools))} tokens)` +
+        (unused.length
+          ? `; ${unused.length} never used: ${fmtTokens(sum(unused))} tokens per call, ` +
+            `${fmtUsd(cost)} over ${v.calls} calls`
+          : '') +
+        '.',
     );
     for (const r of [...tools, ...system]) {
       const el = rowEl(r, v.calls);

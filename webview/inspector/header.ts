@@ -106,7 +106,8 @@ export class Header {
 
   update(s: InspectorSnapshot): void {
     setText(this.title, s.title);
-    setText(this.meta, `${s.model} · ${fmtInt(s.rows.length)} blocks · ${s.calls.length} calls · tokens ${s.quality}`);
+    const counts = `${fmtInt(s.rows.length)} blocks · ${s.calls.length} calls`;
+    setText(this.meta, `${s.model} · ${counts} · tokens ${s.quality}`);
     setText(this.mode, s.live ? 'live' : 'replay');
     this.mode.className = `mode-badge ${s.live ? 'live' : 'replay'}`;
     this.updateStrategies(s);
@@ -115,7 +116,9 @@ export class Header {
     setText(this.cache.value, `${fmtPct(c.hitRatio)} hits`);
     setText(
       this.cache.sub,
-      `next: ${fmtTokens(c.nextCachedTokens)} read${c.cachedUpToRef ? ` (prefix ends at ${c.cachedUpToRef})` : ' (prefix broken)'} · ${c.breakpoints} breakpoint${c.breakpoints === 1 ? '' : 's'}`,
+      `next: ${fmtTokens(c.nextCachedTokens)} ` +
+        `read${c.cachedUpToRef ? ` (prefix ends at ${c.cachedUpToRef})` : ' (prefix broken)'} · ${c.breakpoints} ` +
+        `breakpoint${c.breakpoints === 1 ? '' : 's'}`,
     );
     setText(this.session.value, fmtUsd(s.cost.session));
     const v = s.cost.vsNone;
@@ -154,7 +157,8 @@ export class Header {
     this.gauge.setAttribute('aria-valuenow', String(t.sentTokens));
     this.gauge.setAttribute(
       'aria-valuetext',
-      `${fmtTokens(t.sentTokens)} of ${fmtTokens(w)} tokens (${fmtPct(sentShare)}), ${fmtTokens(t.untrimmedTokens)} untrimmed`,
+      `${fmtTokens(t.sentTokens)} of ${fmtTokens(w)} tokens (${fmtPct(sentShare)}), ` +
+        `${fmtTokens(t.untrimmedTokens)} untrimmed`,
     );
     setText(this.context.value, `${fmtTokens(t.sentTokens)} / ${fmtTokens(w)}`);
     const saved = t.untrimmedTokens > 0 ? 1 - t.sentTokens / t.untrimmedTokens : 0;
@@ -173,7 +177,8 @@ export class Header {
     const t = c.nextTokens;
     setText(
       this.next.sub,
-      `read ${fmtTokens(t.cacheRead)} ${fmtUsd(c.nextCacheRead)} · write ${fmtTokens(t.cacheWrite)} ${fmtUsd(c.nextCacheWrite)} · input ${fmtTokens(t.input)} ${fmtUsd(c.nextInput)}`,
+      `read ${fmtTokens(t.cacheRead)} ${fmtUsd(c.nextCacheRead)} · write ${fmtTokens(t.cacheWrite)} ` +
+        `${fmtUsd(c.nextCacheWrite)} · input ${fmtTokens(t.input)} ${fmtUsd(c.nextInput)}`,
     );
     this.next.sub.title =
       'Tokens of the next request read from the cache, written to it, and sent uncached, with their cost';

@@ -41,7 +41,8 @@ export class McpView {
     this.empty.hidden = info.servers.length > 0;
     const mcpTokens = info.servers.reduce((s, x) => s + x.tokens, 0);
     this.summary.textContent = info.servers.length
-      ? `Tool definitions: ${fmtTokens(info.toolsTokens)} tokens on every call, ${fmtTokens(mcpTokens)} of them from ${info.servers.length} MCP server${info.servers.length === 1 ? '' : 's'}.`
+      ? `Tool definitions: ${fmtTokens(info.toolsTokens)} tokens on every call, ${fmtTokens(mcpTokens)} of them ` +
+        `from ${info.servers.length} MCP server${info.servers.length === 1 ? '' : 's'}.`
       : '';
     clear(this.pending);
     const waiting =
@@ -49,14 +50,20 @@ export class McpView {
       info.servers.reduce((n, s) => n + s.tools.filter((t) => t.pending).length, 0);
     if (waiting) {
       const a = info.applyNow;
+      const paidOff = a?.breakEvenCalls != null ? `, paid off after ${a.breakEvenCalls} calls` : '';
+      const saved =
+        a && a.savedPerCallUsd > 0
+          ? `then ${usd(a.savedPerCallUsd)} saved per call${paidOff}`
+          : 'and nothing saved per call';
       const price = a
-        ? ` Apply now: +${usd(a.rewriteUsd)} on the next call (the prompt cache is rewritten), ${a.savedPerCallUsd > 0 ? `then ${usd(a.savedPerCallUsd)} saved per call${a.breakEvenCalls !== null ? `, paid off after ${a.breakEvenCalls} calls` : ''}` : 'and nothing saved per call'}.`
+        ? ` Apply now: +${usd(a.rewriteUsd)} on the next call (the prompt cache is rewritten), ${saved}.`
         : '';
       this.pending.append(
         h(
           'span',
           {},
-          `${waiting} switch${waiting === 1 ? ' waits' : 'es wait'} for the prompt cache to expire (no extra cost).${price}`,
+          `${waiting} switch${waiting === 1 ? ' waits' : 'es wait'} for the prompt cache to expire (no extra ` +
+            `cost).${price}`,
         ),
         button('Apply now', () => this.handlers.applyNow(), { class: 'secondary', 'data-action': 'mcp-apply' }),
       );
@@ -83,7 +90,8 @@ export class McpView {
       h(
         'span',
         { class: 'muted' },
-        ` ${s.origin} · ${s.tools.length} tools · ${fmtTokens(s.tokens)} tokens${s.pending ? ' · switch pending' : ''}${state}`,
+        ` ${s.origin} · ${s.tools.length} tools · ${fmtTokens(s.tokens)} ` +
+          `tokens${s.pending ? ' · switch pending' : ''}${state}`,
       ),
     );
     const rows = s.tools.map((t) => this.tool(s.name, t));

@@ -170,7 +170,9 @@ export function bindRow(v: RowView, r: InspectorRow, expanded: boolean, detail: 
   v.boundDetail = detail;
   const c = v.cells;
   v.el.dataset.block = r.blockId;
-  v.el.className = `grid-row role-${r.role} state-${r.state}${r.cached ? ' cached' : ''}${r.sent ? '' : ' unsent'}${expanded ? ' expanded' : ''}`;
+  v.el.className =
+    `grid-row role-${r.role} ` +
+    `state-${r.state}${r.cached ? ' cached' : ''}${r.sent ? '' : ' unsent'}${expanded ? ' expanded' : ''}`;
   v.el.setAttribute('aria-expanded', String(expanded));
   setText(c.twisty, expanded ? '▾' : '▸');
   setText(c.ref, r.ref);

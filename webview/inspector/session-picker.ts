@@ -99,7 +99,9 @@ export class SessionPicker {
       ),
     );
     for (const { entry, depth } of rows) {
-      const label = `${depth ? '\u21b3 ' : ''}${entry.title}${entry.client ? ` · ${entry.client}` : ''} · ${entry.calls} call${entry.calls === 1 ? '' : 's'}`;
+      const label =
+        `${depth ? '\u21b3 ' : ''}${entry.title}${entry.client ? ` · ${entry.client}` : ''} · ${entry.calls} ` +
+        `call${entry.calls === 1 ? '' : 's'}`;
       this.dropdown.append(h('vscode-option', { value: entry.id, 'data-depth': depth }, label));
     }
   }

@@ -48,7 +48,10 @@ export function missText(m: CacheMiss): string {
 export function verdictLine(v: CallVerdict): string {
   if (!v.miss) return v.usage ? `Cache held: ${fmtTokens(v.usage.read)} tokens read.` : 'Cache held.';
   if (v.miss.reason === 'first_call') return 'First call: the cache is written.';
-  return `Missed the cache: ${missText(v.miss)} — ${fmtTokens(v.miss.missedTokens)} tokens not read, ${fmtUsd(v.missCost)} [${v.miss.source === 'api' ? 'API' : 'local diff'}]`;
+  return (
+    `Missed the cache: ${missText(v.miss)} — ${fmtTokens(v.miss.missedTokens)} tokens not read, ` +
+    `${fmtUsd(v.missCost)} [${v.miss.source === 'api' ? 'API' : 'local diff'}]`
+  );
 }
 
 /** The verdict block of a call's diff. */
@@ -68,7 +71,8 @@ export function verdictSection(v: CallVerdict): HTMLElement {
       h(
         'div',
         { class: 'muted' },
-        `read ${fmtTokens(v.usage.read)} · written ${fmtTokens(v.usage.written)} · uncached ${fmtTokens(v.usage.uncached)} tokens`,
+        `read ${fmtTokens(v.usage.read)} · written ${fmtTokens(v.usage.written)} · uncached ` +
+          `${fmtTokens(v.usage.uncached)} tokens`,
       ),
     );
   if (v.beyondRules)
@@ -84,7 +88,8 @@ export function verdictSection(v: CallVerdict): HTMLElement {
       h(
         'div',
         { class: 'muted' },
-        `API: ${v.api ? missText(v.api) : 'no divergence'} · local diff: ${v.local ? missText(v.local) : 'nothing changed'}`,
+        `API: ${v.api ? missText(v.api) : 'no divergence'} · local diff: ` +
+          `${v.local ? missText(v.local) : 'nothing changed'}`,
       ),
     );
   if (v.disagreement)

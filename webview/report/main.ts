@@ -207,7 +207,8 @@ function render(rep: Report): void {
     h(
       'p',
       { class: 'summary' },
-      `${t.sessions} session(s), ${t.calls} billed call(s); recorded spend ${dollars(t.recorded.inputCost + t.recorded.outputCost)} (input side ${dollars(t.recorded.inputCost)}).`,
+      `${t.sessions} session(s), ${t.calls} billed call(s); recorded spend ` +
+        `${dollars(t.recorded.inputCost + t.recorded.outputCost)} (input side ${dollars(t.recorded.inputCost)}).`,
     ),
     h('p', { class: 'note' }, GLOSSARY),
     ...headlineLines(rep).map((l) => h('p', { class: 'summary' }, l.trim())),

@@ -105,7 +105,8 @@ export function resolveAgentConfig(input: AgentConfigInput = {}, env: AgentEnv =
 
 /** How to tell the user to set credentials (used in the 401 message and by the CLI). */
 export const CREDENTIALS_HINT =
-  'set ANTHROPIC_API_KEY to your key from console.anthropic.com (or ANTHROPIC_BASE_URL for an Anthropic-compatible endpoint)';
+  'set ANTHROPIC_API_KEY to your key from console.anthropic.com (or ANTHROPIC_BASE_URL for an ' +
+  'Anthropic-compatible endpoint)';
 
 /** A one-line problem when there is no way to reach a model at all; undefined when there is. */
 export function missingCredentials(config: Pick<AgentConfig, 'apiKey' | 'authToken' | 'baseURL'>): string | undefined {

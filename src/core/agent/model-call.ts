@@ -102,7 +102,9 @@ export async function callModel(
         return { kind: 'cancelled', partial: call.partial(), request };
       case 'retryable': {
         if (retries >= policy.maxRetries) {
-          const message = `the API did not answer after ${retries + 1} attempts (last: ${failure.reason}); the session is saved, try again later.`;
+          const message =
+            `the API did not answer after ${retries + 1} attempts (last: ${failure.reason}); the session is saved, ` +
+            'try again later.';
           return {
             kind: 'failed',
             error: { kind: 'retries-exhausted', message, status: failure.status, requestId: failure.requestId },
@@ -124,7 +126,8 @@ export async function callModel(
       case 'prompt-too-long': {
         if (tooLong) {
           const message =
-            `the conversation is too long for ${config.model} even after trimming: ${failure.tokens} tokens > ${failure.maximum} maximum ` +
+            `the conversation is too long for ${config.model} even after trimming: ${failure.tokens} tokens > ` +
+            `${failure.maximum} maximum ` +
             `(before trimming: ${tooLong.tokens} tokens). Start a new session, or restore and pin less of this one.`;
           return {
             kind: 'failed',

@@ -84,7 +84,8 @@ export function protectedWrite(rel: string, forms: readonly string[]): Protected
 /** The error message for a protected write that was not approved (meant for the model and the user). */
 export function protectedWriteRefusal(w: ProtectedWrite): string {
   return (
-    `refused: ${w.path} is inside ${w.area} (${w.why}). Writing there needs the user's approval, which was not given. ` +
+    `refused: ${w.path} is inside ${w.area} (${w.why}). Writing there needs the user's approval, which was not ` +
+    'given. ' +
     'Do not retry or work around it; tell the user what you wanted to change and why.'
   );
 }

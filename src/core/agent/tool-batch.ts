@@ -21,10 +21,12 @@ const READ_ONLY_TOOLS: ReadonlySet<string> = new Set(['read_file', 'list_files',
  * (crash, kill) or the response was cut: the model decides whether to repeat it.
  */
 export const INTERRUPTED_TOOL_TEXT =
-  'interrupted: Trimline stopped before this tool call finished, so its result is unknown (it may or may not have taken effect). Check the current state before repeating it.';
+  'interrupted: Trimline stopped before this tool call finished, so its result is unknown (it may or may not ' +
+  'have taken effect). Check the current state before repeating it.';
 /** Result for tool calls of a response cut at max_tokens: their input may be incomplete, so they were not run. */
 export const MAX_TOKENS_TOOL_TEXT =
-  'not run: your response reached max_tokens before this tool call was complete. Repeat the call with a shorter input if it is still needed.';
+  'not run: your response reached max_tokens before this tool call was complete. Repeat the call with a shorter ' +
+  'input if it is still needed.';
 
 export interface BatchHooks {
   start(use: Anthropic.ToolUseBlockParam): void;

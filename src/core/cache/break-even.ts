@@ -84,6 +84,7 @@ export function describeQuote(q: RewriteQuote): string {
   return (
     `saves ${Math.round(q.saved)} tokens/call, rewrites ${Math.round(q.rewritten)} cached tokens (${q.ttl} TTL): ` +
     `rewrite costs ${Math.round(q.rewriteCost)}, saving ${Math.round(q.savingPerCall)}/call (base-input tokens), ` +
-    `break-even ${be} calls vs ${q.expectedCalls.toFixed(1)} expected warm calls → ${q.pays ? 'pays' : 'does not pay yet'}`
+    `break-even ${be} calls vs ${q.expectedCalls.toFixed(1)} expected warm calls → ` +
+    `${q.pays ? 'pays' : 'does not pay yet'}`
   );
 }

@@ -86,8 +86,10 @@ export function quoteLongTtl(i: LongTtlInput): LongTtlQuote {
 /** One line for the decision log: both prices, the expectation and the verdict. */
 export function describeLongTtl(q: LongTtlQuote): string {
   return (
-    `writes ${Math.round(q.written)} tokens, prefix ${Math.round(q.prefix)}: 1-hour TTL costs ${Math.round(q.extra)} more now; ` +
-    `if the loop ends here (p ${q.pEnd.toFixed(2)}) and the pause lasts 5–60 min (p ${q.pMid.toFixed(2)}, ${q.gapsMs.length} pauses seen) it saves ${Math.round(q.gain)} ` +
+    `writes ${Math.round(q.written)} tokens, prefix ${Math.round(q.prefix)}: 1-hour TTL costs ` +
+    `${Math.round(q.extra)} more now; ` +
+    `if the loop ends here (p ${q.pEnd.toFixed(2)}) and the pause lasts 5–60 min (p ${q.pMid.toFixed(2)}, ` +
+    `${q.gapsMs.length} pauses seen) it saves ${Math.round(q.gain)} ` +
     `(base-input tokens) → ${q.pays ? '1-hour TTL' : '5-minute TTL'}`
   );
 }

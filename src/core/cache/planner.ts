@@ -306,7 +306,9 @@ export function planBreakpoints(input: RequestBody, opts: PlanOptions): Plan {
     if (written && gap >= BREAKPOINT_LOOKBACK_BLOCKS && isCacheable(written.block) && written.prefix >= min) {
       anchors.push({
         p: written,
-        reason: `read anchor: previous write, ${gap} blocks before the ${edge ? 'edit' : 'tail'} (lookback is ${BREAKPOINT_LOOKBACK_BLOCKS})`,
+        reason:
+          `read anchor: previous write, ${gap} blocks before the ${edge ? 'edit' : 'tail'} (lookback is ` +
+          `${BREAKPOINT_LOOKBACK_BLOCKS})`,
       });
     }
     if (edge)

@@ -75,7 +75,8 @@ function toolsChange(prev: RequestFingerprint, cur: RequestFingerprint): string 
   const edited = b.filter((t) => a.some((x) => x.name === t.name && x.hash !== t.hash)).map((t) => t.name);
   if (edited.length) return `definition changed: ${edited.join(', ')}`;
   const first = firstDifference(names(a), names(b));
-  return `reordered from position ${first}: ${names(a).slice(first).join(', ')} → ${names(b).slice(first).join(', ')}`;
+  const [was, now] = [names(a).slice(first).join(', '), names(b).slice(first).join(', ')];
+  return `reordered from position ${first}: ${was} → ${now}`;
 }
 
 /** Whether a list of digests still starts with all of `prev` (only appended to). */
@@ -160,16 +161,21 @@ const API_SILENT: ReadonlySet<MissReason> = new Set<MissReason>(['first_call', '
 const API_UNKNOWING: ReadonlySet<MissReason> = new Set<MissReason>(['previous_message_not_found', 'unavailable']);
 
 /** Where the API's answer and the local diff disagree, in words; undefined when they agree. */
+/** A local miss as a verdict says it: the reason, and where when known. */
+function localFinding(local: CacheMiss): string {
+  return `${local.reason}${local.where ? ` (${local.where})` : ''}`;
+}
+
 export function disagreement(local: CacheMiss | null, api: CacheMiss | null | undefined): string | undefined {
   if (api === undefined) return undefined;
   if (api && API_UNKNOWING.has(api.reason))
     return local ? `the API could not compare (${api.reason}); the local diff found ${local.reason}` : undefined;
   if (api && local && api.reason !== local.reason)
-    return `the API reports ${api.reason}; the local diff found ${local.reason}${local.where ? ` (${local.where})` : ''}`;
+    return `the API reports ${api.reason}; the local diff found ${localFinding(local)}`;
   if (api && !local)
     return `the API reports ${api.reason} (${api.missedTokens} tokens); the local diff found nothing that changed`;
   if (!api && local && !API_SILENT.has(local.reason))
-    return `the local diff found ${local.reason}${local.where ? ` (${local.where})` : ''}; the API reports no divergence`;
+    return `the local diff found ${localFinding(local)}; the API reports no divergence`;
   return undefined;
 }
 

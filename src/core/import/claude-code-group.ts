@@ -156,7 +156,9 @@ function addAssistantLine(drafts: Draft[], l: ConvLine, seenIds: Set<string>, is
     if (id !== undefined && seenIds.has(id) && !preserved) {
       issues.push({
         line: l.line,
-        message: `assistant message.id ${id} seen again after other messages: kept as a separate message, counted as one call`,
+        message:
+          `assistant message.id ${id} seen again after other messages: kept as a separate message, counted as one ` +
+          'call',
       });
     }
     if (id !== undefined) seenIds.add(id);
@@ -169,7 +171,8 @@ function addAssistantLine(drafts: Draft[], l: ConvLine, seenIds: Set<string>, is
     if (first !== undefined) {
       issues.push({
         line: l.line,
-        message: `${b.type} block recorded twice under message.id ${id ?? '(none)'} (first on line ${first}): kept once`,
+        message:
+          `${b.type} block recorded twice under message.id ${id ?? '(none)'} ` + `(first on line ${first}): kept once`,
       });
       continue;
     }

@@ -104,10 +104,14 @@ function keptOf(b: PreservedBoundary, links: ParentLinks): Set<string> | string 
       'compact boundary: preserved segment does not link tail to head; the history restarts at the summary'
     );
   if (b.lastKeptUuid === undefined)
-    return '"summarize from here" compact boundary without logicalParentUuid: kept messages not followed, the history restarts at the summary';
+    return (
+      '"summarize from here" compact boundary without logicalParentUuid: kept messages not followed, the history ' +
+      'restarts at the summary'
+    );
   return (
     walk(b.lastKeptUuid, links) ??
-    `"summarize from here" compact boundary: the kept messages do not link back from ${b.lastKeptUuid} (missing link or loop); the history restarts at the summary`
+    `"summarize from here" compact boundary: the kept messages do not link back from ${b.lastKeptUuid} (missing ` +
+      'link or loop); the history restarts at the summary'
   );
 }
 

@@ -201,13 +201,15 @@ export function clineRecorded(file: string, imp: ImportedSession, counted: Set<s
   const notes: string[] = [];
   if (imp.calls.length && pairs.every((p) => p === undefined)) {
     notes.push(
-      `no response could be paired with a request: ${usage.requests.length} request(s) in ${CLINE_UI_FILE_NAME} for ${imp.calls.length} response(s), without timestamps to place them; recorded spend only`,
+      `no response could be paired with a request: ${usage.requests.length} request(s) in ${CLINE_UI_FILE_NAME} ` +
+        `for ${imp.calls.length} response(s), without timestamps to place them; recorded spend only`,
     );
   }
   const unpaired = usage.requests.filter((r, i) => !r.deleted && !pairs.includes(i)).length;
   if (unpaired)
     notes.push(
-      `${unpaired} request(s) in ${CLINE_UI_FILE_NAME} have no response in the history (failed, cancelled or retried): billed, not replayed`,
+      `${unpaired} request(s) in ${CLINE_UI_FILE_NAME} have no response in the history (failed, cancelled or ` +
+        'retried): billed, not replayed',
     );
   const deleted = usage.requests.filter((r) => r.deleted).length;
   if (deleted)

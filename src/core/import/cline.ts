@@ -83,7 +83,9 @@ function cleanRaw(raw: RawMessage, issues: ImportIssue[]): RawMessage {
   raw.blocks.forEach((b, i) => {
     if (b.type === 'thinking' && !(b as unknown as JsonRecord).signature) {
       issues.push({
-        message: `messages[${raw.index}].content[${i}]: thinking block without signature left out (Cline drops it before sending)`,
+        message:
+          `messages[${raw.index}].content[${i}]: thinking block without signature left out (Cline drops it before ` +
+          'sending)',
       });
       return;
     }

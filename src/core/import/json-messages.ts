@@ -144,7 +144,9 @@ function mergeResponses(raws: readonly RawMessage[], issues: ImportIssue[]): Raw
     flush();
     if (id !== undefined && seen.has(id)) {
       issues.push({
-        message: `messages[${raw.index}]: assistant id ${id} seen again after other messages: kept as a separate message, counted as one call`,
+        message:
+          `messages[${raw.index}]: assistant id ${id} seen again after other messages: kept as a separate message, ` +
+          'counted as one call',
       });
     }
     if (id !== undefined) seen.add(id);
@@ -164,7 +166,9 @@ function mergeRun(run: readonly RawMessage[], issues: ImportIssue[]): RawMessage
       const at = firstIndex.get(b);
       if (at !== undefined) {
         issues.push({
-          message: `messages[${raw.index}]: ${b.type} block recorded twice under id ${String(first.rec.id)} (first in messages[${at}]): kept once`,
+          message:
+            `messages[${raw.index}]: ${b.type} block recorded twice under id ${String(first.rec.id)} (first in ` +
+            `messages[${at}]): kept once`,
         });
         continue;
       }

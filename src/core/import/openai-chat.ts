@@ -309,7 +309,8 @@ function addToolResults(
       call = pending.find((p) => !p.answered);
       if (call && orig !== undefined) {
         problems.push(
-          `answers tool call ${orig}, which the preceding assistant message did not make (or was answered already): paired with its unanswered call ${call.orig}`,
+          `answers tool call ${orig}, which the preceding assistant message did not make (or was answered ` +
+            `already): paired with its unanswered call ${call.orig}`,
         );
       }
     }

@@ -92,7 +92,9 @@ function parseOpenHands(input: TranscriptInput): ImportedSession {
       push(index, { role: e.source === 'user' ? 'user' : 'assistant', content: withImages(text, args.image_urls) });
     } else if (!('action' in e ? SILENT_ACTIONS : SILENT_OBSERVATIONS).has(kind)) {
       issues.push({
-        message: `events[${index}]: ${'action' in e ? 'action' : 'observation'} ${JSON.stringify(kind)} from ${String(e.source)} has no place in the model's messages: left out`,
+        message:
+          `events[${index}]: ${'action' in e ? 'action' : 'observation'} ${JSON.stringify(kind)} from ` +
+          `${String(e.source)} has no place in the model's messages: left out`,
       });
     }
   });

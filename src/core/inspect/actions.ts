@@ -89,7 +89,9 @@ export function applyUserAction(engine: ContextEngine, req: UserAction, callInde
         removed.map((o) => o.id),
       );
       return {
-        message: `Restored ${ref} (${removed.length} overlay${removed.length === 1 ? '' : 's'} removed): the original is sent again`,
+        message:
+          `Restored ${ref} (${removed.length} overlay${removed.length === 1 ? '' : 's'} removed): the original is ` +
+          'sent again',
       };
     }
   }
@@ -139,7 +141,10 @@ function trim(engine: ContextEngine, block: LogBlock, text: string | undefined, 
 /** Why a trim or a compaction that would not make the context smaller is refused. */
 export function notShorter(what: string, before: number, after: number): string {
   const how = after > before ? 'would be longer than the original' : 'would be no shorter than the original';
-  return `Not trimmed: the summary of ${what} ${how} (${fmtTokens(before)} → ${fmtTokens(after)} tokens); the original is kept.`;
+  return (
+    `Not trimmed: the summary of ${what} ${how} (${fmtTokens(before)} → ${fmtTokens(after)} tokens); the ` +
+    'original is kept.'
+  );
 }
 
 /** A window may start at an assistant message or at a user prompt, never at tool results (pairs stay whole). */

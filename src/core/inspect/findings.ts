@@ -78,7 +78,9 @@ function windowFinding(c: FindingContext): Finding[] {
     {
       id: 'window',
       severity: share >= WINDOW_WARN ? 'warning' : 'info',
-      message: `The next request uses ${pct}% of the ${fmtTokens(c.contextWindow)}-token context window (${fmtTokens(c.sentTokens)} tokens).`,
+      message:
+        `The next request uses ${pct}% of the ${fmtTokens(c.contextWindow)}-token context window ` +
+        `(${fmtTokens(c.sentTokens)} tokens).`,
       blockIds: [],
       tokens: c.sentTokens,
       action: { kind: 'compact', label: 'Compact' },
@@ -100,7 +102,9 @@ function largeResults(c: FindingContext): Finding[] {
     .map((r) => ({
       id: `large:${r.blockId}`,
       severity: r.tokens >= 2 * LARGE_RESULT_TOKENS ? 'warning' : 'info',
-      message: `Large ${r.tool ?? 'tool'} result at ${r.ref} is sent in full: ${fmtTokens(r.tokens)} tokens on every request.`,
+      message:
+        `Large ${r.tool ?? 'tool'} result at ${r.ref} is sent in full: ${fmtTokens(r.tokens)} tokens on every ` +
+        'request.',
       blockIds: [r.blockId],
       tokens: r.tokens,
       action: { kind: 'trim', blockId: r.blockId, label: 'Trim' },
@@ -149,7 +153,9 @@ function staleReads(c: FindingContext): Finding[] {
     return {
       id: `stale:${path}`,
       severity: tokens >= LARGE_RESULT_TOKENS ? 'warning' : 'info',
-      message: `${path} was ${why}: ${n} outdated ${n === 1 ? 'copy is' : 'copies are'} still sent (${fmtTokens(tokens)} tokens).`,
+      message:
+        `${path} was ${why}: ${n} outdated ${n === 1 ? 'copy is' : 'copies are'} still sent (${fmtTokens(tokens)} ` +
+        'tokens).',
       blockIds: s.rows.map((r) => r.blockId),
       tokens,
       action: { kind: 'trim', blockId: s.rows[0].blockId, label: n > 1 ? 'Trim oldest' : 'Trim' },
@@ -175,7 +181,9 @@ function repeatedOutputs(c: FindingContext): Finding[] {
     out.push({
       id: `repeat:${rows[0].blockId}`,
       severity: 'info',
-      message: `The same ${rows[0].tool ?? 'tool'} output is sent ${rows.length} times (${rows.map((r) => r.ref).join(', ')}); the earlier copies cost ${fmtTokens(tokens)} tokens.`,
+      message:
+        `The same ${rows[0].tool ?? 'tool'} output is sent ${rows.length} times ` +
+        `(${rows.map((r) => r.ref).join(', ')}); the earlier copies cost ${fmtTokens(tokens)} tokens.`,
       blockIds: earlier.map((r) => r.blockId),
       tokens,
       action: { kind: 'trim', blockId: earlier[0].blockId, label: 'Trim oldest' },
@@ -199,7 +207,9 @@ function unusedTools(c: FindingContext): Finding[] {
     {
       id: 'unused-tools',
       severity: 'info',
-      message: `${unused.length} of ${tools.length} tool definitions were never used (${shown}): ${fmtTokens(tokens)} tokens in every request.`,
+      message:
+        `${unused.length} of ${tools.length} tool definitions were never used (${shown}): ${fmtTokens(tokens)} ` +
+        'tokens in every request.',
       blockIds: [],
       tokens,
     },

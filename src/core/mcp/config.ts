@@ -217,7 +217,8 @@ export function mergeServers(configs: readonly ParsedMcpConfig[]): {
     for (const s of c.servers) {
       if (byName.has(s.name))
         problems.push(
-          `${s.origin}: server ${JSON.stringify(s.name)} is also defined in ${byName.get(s.name)!.origin}; that one is used`,
+          `${s.origin}: server ${JSON.stringify(s.name)} is also defined in ${byName.get(s.name)!.origin}; that ` +
+            'one is used',
         );
       else byName.set(s.name, s);
     }

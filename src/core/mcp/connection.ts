@@ -77,7 +77,8 @@ export class McpConnection {
     // One log line per event: multi-line errors (an HTML error page) are folded.
     const clean = redact(line, this.config.secrets).replace(/\s*\n\s*/g, ' ');
     this.hooks.log(
-      `[mcp ${this.config.name}] ${clean.length > MAX_LOG_LINE_CHARS ? `${clean.slice(0, MAX_LOG_LINE_CHARS)}…` : clean}`,
+      `[mcp ${this.config.name}] ` +
+        `${clean.length > MAX_LOG_LINE_CHARS ? `${clean.slice(0, MAX_LOG_LINE_CHARS)}…` : clean}`,
     );
   }
 
@@ -226,7 +227,8 @@ export class McpConnection {
     if (e instanceof McpError && e.code === ErrorCode.RequestTimeout) {
       void this.close();
       return new McpCallError(
-        `${server} did not answer within ${this.config.timeoutMs / 1000} s: the call was abandoned and the server stopped; it is started again on its next use.`,
+        `${server} did not answer within ${this.config.timeoutMs / 1000} s: the call was abandoned and the ` +
+          'server stopped; it is started again on its next use.',
         'timeout',
       );
     }

@@ -64,7 +64,8 @@ export function convertContent(c: ContentBlock, secrets: readonly string[]): Too
       const bytes = 'blob' in r && typeof r.blob === 'string' ? base64Bytes(r.blob) : 0;
       return [
         text(
-          `[resource] ${r.uri}${mime} ${leftOut(`binary content (${bytes} bytes)`, 'binary resources are not sent to the model')}`,
+          `[resource] ${r.uri}${mime} ` +
+            `${leftOut(`binary content (${bytes} bytes)`, 'binary resources are not sent to the model')}`,
         ),
       ];
     }

@@ -53,7 +53,8 @@ export interface McpEntry {
 }
 
 export const RESTRICTED_TEXT =
-  'MCP tools do not run in Restricted Mode: this workspace is not trusted (VS Code Workspace Trust). Tell the user; they can trust the workspace with the "Manage Workspace Trust" command.';
+  'MCP tools do not run in Restricted Mode: this workspace is not trusted (VS Code Workspace Trust). Tell the ' +
+  'user; they can trust the workspace with the "Manage Workspace Trust" command.';
 
 const DENY = async (): Promise<McpApproval> => 'deny';
 

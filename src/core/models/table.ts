@@ -65,7 +65,8 @@ const SONNET_MIN = 'minimum cacheable length not in the reference: 1,024 like ev
  * Sonnet 4.5/4.6, Opus 4/4.1 and Opus 4.8. One third-party article still says 2,048 for Opus 4.7 (an older copy).
  */
 const OPUS_5_MIN =
-  'minimum cacheable length not in the reference: 2,048 kept (third-party migration notes say 512 for Opus 5; unverified)';
+  'minimum cacheable length not in the reference: 2,048 kept (third-party migration notes say 512 for Opus 5; ' +
+  'unverified)';
 
 export const MODEL_TABLE: Readonly<Record<string, ModelRow>> = {
   'claude-sonnet-5': {

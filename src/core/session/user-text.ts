@@ -40,21 +40,27 @@ export function mayChangeUserText(author: Author): boolean {
 }
 
 export const PROTECTED_REASON = {
-  text: "user text: the user's own words (prompt, system-reminder, hook output) reach the model verbatim under every automatic strategy",
+  text:
+    "user text: the user's own words (prompt, system-reminder, hook output) reach the model verbatim under every " +
+    'automatic strategy',
   first: 'first user message: the task and the context the client injected reach the model whole',
   context:
-    "client context (Cline's, Roo's <environment_details>): injected by the client every turn, kept verbatim like a system reminder",
+    "client context (Cline's, Roo's <environment_details>): injected by the client every turn, kept verbatim " +
+    'like a system reminder',
   result:
-    "the user's words inside a tool result (a Roo <feedback> or <answer>): reach the model verbatim under every automatic strategy",
+    "the user's words inside a tool result (a Roo <feedback> or <answer>): reach the model verbatim under every " +
+    'automatic strategy',
 } as const;
 
 /** Why an observation block is not protected (shown where a protected block would show its reason). */
 export const OBSERVATION_REASON =
-  "environment output: the answer to the agent's action (the recording marks it), not the user's words; trimmed like a tool result";
+  "environment output: the answer to the agent's action (the recording marks it), not the user's words; trimmed " +
+  'like a tool result';
 
 /** Why a client's text-form tool output (Cline, Roo: session/client-text.ts) is not protected. */
 export const CLIENT_OUTPUT_REASON =
-  'tool output the client sent as text (its "[tool] Result:" header says so), not the user\'s words; trimmed like a tool result';
+  'tool output the client sent as text (its "[tool] Result:" header says so), not the user\'s words; trimmed ' +
+  'like a tool result';
 
 /** The reason shown on an unprotected observation block (environment output, or a client's text-form result). */
 export function outputReason(block: LogBlock): string | undefined {

@@ -27,8 +27,8 @@ import { solveSpd } from './linalg';
 import { modelKey, tokenizerGeneration, type TokenizerGeneration } from '../models';
 
 /**
- * Parameters: [g, δ_text, δ_tool_use, δ_tool_result, δ_thinking, δ_code, δ_other, perMessage, perBlock, perToolBlock,
- * perThinkingBlock].
+ * Parameters: [g, δ_text, δ_tool_use, δ_tool_result, δ_thinking, δ_code, δ_other,
+ * perMessage, perBlock, perToolBlock, perThinkingBlock].
  */
 const P = 11;
 const P_MSG = 7;
@@ -56,7 +56,10 @@ export const OUTLIER_REL = 1.0;
 export const MAX_CONSECUTIVE_OUTLIERS = 3;
 /** Per-sample forgetting: an effective memory of ~500 deltas, so a changed tokenizer or harness is followed. */
 export const FORGETTING = 0.998;
-/** Typical relative noise of one delta (measured: p10/p90 ≈ −8%/+7.5% for the fitted model); sets prior strength. */
+/**
+ * Typical relative noise of one delta (measured: p10/p90 ≈ −8%/+7.5% for the fitted model); sets prior
+ * strength.
+ */
 const NOISE_REL = 0.1;
 
 /** Prior belief about a generation's parameters (means and standard deviations). */

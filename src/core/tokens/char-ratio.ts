@@ -13,7 +13,10 @@
  */
 import type { ContentClass } from './types';
 
-/** Measured priors (see above). `other` is mostly opaque data (redacted thinking, base64): cl100k ≈ 2.5 chars/token. */
+/**
+ * Measured priors (see above). `other` is mostly opaque data (redacted thinking, base64): cl100k ≈ 2.5
+ * chars/token.
+ */
 export const PRIOR_CHARS_PER_TOKEN: Readonly<Record<ContentClass, number>> = {
   text: 3.73,
   tool_use: 3.73,

@@ -69,8 +69,10 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
   });
   const inspector = new LiveInspector(loop.engine, {
     sessionId: handle.sessionId,
-    title: () =>
-      `Demo: ${handle.session.messages.find((m) => m.role === 'user')?.blocks[0]?.param.type === 'text' ? DEMO_PROMPTS[0] : 'new session'}`,
+    title: () => {
+      const first = handle.session.messages.find((m) => m.role === 'user')?.blocks[0];
+      return `Demo: ${first?.param.type === 'text' ? DEMO_PROMPTS[0] : 'new session'}`;
+    },
     strategy,
     strategies: ['default', 'none', ...strategyNames()],
     onVerdict: (v) => handle.journal.recordVerdict(`agent:${handle.sessionId}`, v),
@@ -97,7 +99,8 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
   loop.on('tool-result', (e) => log(`  ${e.result.is_error ? '✗' : '✓'} ${e.name}`));
   loop.on('error', (e) => log(`  error: ${e.error.message}`));
   log(
-    `Trimline demo: ${model ? 'offline model (local Anthropic-compatible server)' : 'your ANTHROPIC endpoint'}, strategy ${strategy}`,
+    `Trimline demo: ${model ? 'offline model (local Anthropic-compatible server)' : 'your ANTHROPIC endpoint'}, ` +
+      `strategy ${strategy}`,
   );
   log(`Workspace: ${workspace}`);
   // The inspector needs a first prompt in the session to draw a request: serve once it is there.
@@ -117,7 +120,9 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
     }
     const t = loop.ledger.session;
     log(
-      `\nDone: ${handle.session.calls.length} calls, $${t.cost.toFixed(4)} (${t.cacheReadTokens} tokens read from the cache). The inspector stays open: pin or trim something, then send another prompt from it; Ctrl+C to stop.`,
+      `\nDone: ${handle.session.calls.length} calls, $${t.cost.toFixed(4)} (${t.cacheReadTokens} tokens read ` +
+        'from the cache). The inspector stays open: pin or trim something, then send another prompt from it; ' +
+        'Ctrl+C to stop.',
     );
     scripted = false;
   })();

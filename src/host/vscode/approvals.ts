@@ -108,7 +108,8 @@ export class Approvals implements vscode.TextDocumentContentProvider, vscode.Dis
     if (!p) throw new Error('this approval is no longer pending');
     this.settle(requestId, p, approved, always);
     this.log(
-      `${approved ? 'approved' : 'denied'}${always ? ' (always, for this server)' : ''} by user: ${p.proposal ? p.proposal.path : 'command'}`,
+      `${approved ? 'approved' : 'denied'}${always ? ' (always, for this server)' : ''} by user: ` +
+        `${p.proposal ? p.proposal.path : 'command'}`,
     );
   }
 

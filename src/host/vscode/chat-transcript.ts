@@ -76,14 +76,17 @@ export function chatEventsOf(e: AgentEvent): ChatEvent[] {
         {
           kind: 'retrying',
           id: assistantId(e.callIndex),
-          text: `Retrying in ${Math.ceil(e.delayMs / 1000)} s (${e.reason}; attempt ${e.attempt} of ${e.maxRetries})…`,
+          text: `Retrying in ${Math.ceil(e.delayMs / 1000)} s (${e.reason}; ${attemptOf(e.attempt, e.maxRetries)})…`,
         },
       ];
     case 'context-recovery':
       return [
         {
           kind: 'notice',
-          text: `The context (${e.tokens.toLocaleString('en-US')} tokens) was over the model's window (${e.maximum.toLocaleString('en-US')}); an emergency trim to ${e.budget.toLocaleString('en-US')} tokens was applied and the request sent again.`,
+          text:
+            `The context (${e.tokens.toLocaleString('en-US')} tokens) was over the model's window ` +
+            `(${e.maximum.toLocaleString('en-US')}); an emergency trim to ${e.budget.toLocaleString('en-US')} ` +
+            'tokens was applied and the request sent again.',
         },
       ];
     default:
@@ -138,4 +141,9 @@ export function historyEvents(session: Session): ChatEvent[] {
       });
   }
   return out;
+}
+
+/** "attempt N of M", as the retry notice says it. */
+function attemptOf(attempt: number, maxRetries: number): string {
+  return `attempt ${attempt} of ${maxRetries}`;
 }

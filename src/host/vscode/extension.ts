@@ -129,7 +129,8 @@ export function activate(context: vscode.ExtensionContext): void {
 
   const activateMs = performance.now() - t0;
   log.info(
-    `Trimline ${String((context.extension.packageJSON as { version?: unknown }).version)} activated in ${activateMs.toFixed(1)} ms (module evaluated ${(t0 - started).toFixed(1)} ms before activate)`,
+    `Trimline ${String((context.extension.packageJSON as { version?: unknown }).version)} activated in ` +
+      `${activateMs.toFixed(1)} ms (module evaluated ${(t0 - started).toFixed(1)} ms before activate)`,
   );
 }
 

@@ -10,6 +10,7 @@ import {
   openAgentSession,
   resolveAgentConfig,
   type AgentConfig,
+  type AgentErrorInfo,
   type AgentEvent,
   type AgentSessionHandle,
   type ExternalTools,
@@ -42,14 +43,16 @@ export interface LiveSessionDeps {
 }
 
 export const NO_KEY_MESSAGE =
-  'No API key: run "Trimline: Set API Key" (stored in Secret Storage), set ANTHROPIC_API_KEY, or point trimline.baseUrl at an Anthropic-compatible endpoint.';
+  'No API key: run "Trimline: Set API Key" (stored in Secret Storage), set ANTHROPIC_API_KEY, or point ' +
+  'trimline.baseUrl at an Anthropic-compatible endpoint.';
 
 /** The loop's messages name the CLI's ways to set a key; in VS Code there is a command for it. */
 function userMessage(message: string): string {
   return message
     .split(CREDENTIALS_HINT)
     .join(
-      'run "Trimline: Set API Key" (kept in Secret Storage) or set ANTHROPIC_API_KEY; trimline.baseUrl selects another endpoint',
+      'run "Trimline: Set API Key" (kept in Secret Storage) or set ANTHROPIC_API_KEY; trimline.baseUrl selects ' +
+        'another endpoint',
     );
 }
 
@@ -115,7 +118,8 @@ export class LiveSession {
         );
     }
     deps.log.info(
-      `${handle.resumed ? 'resumed' : 'new'} session ${handle.sessionId} (${config.model}, strategy ${config.strategy}, journal ${handle.file})`,
+      `${handle.resumed ? 'resumed' : 'new'} session ${handle.sessionId} (${config.model}, strategy ` +
+        `${config.strategy}, journal ${handle.file})`,
     );
     return live;
   }
@@ -188,7 +192,8 @@ export class LiveSession {
     this.detach = this.loop.onAny((e) => this.onEvent(e));
     this.inspector.setEngine(this.loop.engine);
     this.deps.log.info(
-      `settings or API key changed: session ${this.sessionId} continues with ${config.model}, strategy ${config.strategy}`,
+      `settings or API key changed: session ${this.sessionId} continues with ${config.model}, strategy ` +
+        `${config.strategy}`,
     );
   }
 
@@ -254,8 +259,10 @@ export class LiveSession {
       case 'call-start':
         this.inspector.onCallStart(e);
         log.info(
-          `call ${e.callIndex}: ${this.loop.config.model}, ${e.requestMessages} messages, ~${e.stats.sentTokens} message tokens ` +
-            `(${e.stats.untrimmedTokens} untrimmed, ${e.stats.overlays} overlays, ${e.stats.appliedThisCall} applied now, ${e.stats.pending} deferred), ` +
+          `call ${e.callIndex}: ${this.loop.config.model}, ${e.requestMessages} messages, ~${e.stats.sentTokens} ` +
+            'message tokens ' +
+            `(${e.stats.untrimmedTokens} untrimmed, ${e.stats.overlays} overlays, ${e.stats.appliedThisCall} ` +
+            `applied now, ${e.stats.pending} deferred), ` +
             `${e.breakpoints.length} cache breakpoints, ${e.stats.repairs} repairs`,
         );
         break;
@@ -265,7 +272,9 @@ export class LiveSession {
         this.turnCost += e.cost.total;
         this.inspector.onUsage(e.callIndex, u);
         log.info(
-          `call ${e.callIndex} usage: input ${u.input_tokens}, cache write ${u.cache_creation_input_tokens ?? 0}, cache read ${u.cache_read_input_tokens ?? 0}, output ${u.output_tokens}, $${e.cost.total.toFixed(4)}`,
+          `call ${e.callIndex} usage: input ${u.input_tokens}, cache write ` +
+            `${u.cache_creation_input_tokens ?? 0}, cache read ${u.cache_read_input_tokens ?? 0}, output ` +
+            `${u.output_tokens}, $${e.cost.total.toFixed(4)}`,
         );
         break;
       }
@@ -274,13 +283,16 @@ export class LiveSession {
         break;
       case 'context-recovery':
         log.warn(
-          `call ${e.callIndex}: prompt too long (${e.tokens} > ${e.maximum}); emergency trim to ${e.budget}, ${e.overlaysAdded} overlays`,
+          `call ${e.callIndex}: prompt too long (${e.tokens} > ${e.maximum}); emergency trim to ${e.budget}, ` +
+            `${e.overlaysAdded} overlays`,
         );
         break;
       case 'decision': {
         const d = e.decision;
         log.info(
-          `decision (call ${d.callIndex}) ${d.by} ${d.action} ${d.targets.slice(0, 3).join(', ')}${d.targets.length > 3 ? '…' : ''}: ${d.reason}${d.tokensSaved ? ` (saves ~${d.tokensSaved} tokens)` : ''}`,
+          `decision (call ${d.callIndex}) ${d.by} ${d.action} ` +
+            `${d.targets.slice(0, 3).join(', ')}${d.targets.length > 3 ? '…' : ''}: ` +
+            `${d.reason}${d.tokensSaved ? ` (saves ~${d.tokensSaved} tokens)` : ''}`,
         );
         this.inspector.invalidate();
         break;
@@ -294,9 +306,7 @@ export class LiveSession {
         log.info(`tool ${e.name} ${e.result.is_error ? 'failed' : 'done'} in ${e.durationMs} ms`);
         break;
       case 'error':
-        log.error(
-          `${e.error.kind}${e.error.status ? ` ${e.error.status}` : ''}${e.error.requestId ? ` (request ${e.error.requestId})` : ''}: ${e.error.message}`,
-        );
+        log.error(errorLine(e.error));
         transcript.push({
           kind: 'error',
           message: userMessage(e.error.message),
@@ -321,4 +331,11 @@ export class LiveSession {
     this.detach();
     this.loop.close();
   }
+}
+
+/** An agent error as the log shows it: kind, status, request id, message. */
+function errorLine(error: AgentErrorInfo): string {
+  const status = error.status ? ` ${error.status}` : '';
+  const request = error.requestId ? ` (request ${error.requestId})` : '';
+  return `${error.kind}${status}${request}: ${error.message}`;
 }

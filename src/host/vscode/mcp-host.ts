@@ -218,7 +218,8 @@ export class McpHost implements vscode.Disposable {
     const source = this.source;
     if (!source)
       throw new Error(
-        'No MCP servers are running: configure them in .vscode/mcp.json, .mcp.json or trimline.mcpServers, then start a chat.',
+        'No MCP servers are running: configure them in .vscode/mcp.json, .mcp.json or trimline.mcpServers, then ' +
+          'start a chat.',
       );
     if (req.op === 'mcpApply') {
       source.applyPending();
@@ -234,7 +235,11 @@ export class McpHost implements vscode.Disposable {
       `MCP: ${what} switched ${req.enabled ? 'on' : 'off'} ${req.now ? 'now' : 'at the cache expiry'}`,
     );
     return {
-      message: `${what} switched ${req.enabled ? 'on' : 'off'} ${req.now ? 'now (the next call rewrites the prompt cache)' : 'when the prompt cache expires (no extra cost); "Apply now" does it at once'}.`,
+      message:
+        `${what} switched ${req.enabled ? 'on' : 'off'} ` +
+        (req.now
+          ? 'now (the next call rewrites the prompt cache).'
+          : 'when the prompt cache expires (no extra cost); "Apply now" does it at once.'),
     };
   }
 

@@ -65,7 +65,8 @@ export class ProxyRouting implements vscode.Disposable {
     const env = this.deps.context.environmentVariableCollection;
     env.persistent = false;
     env.description = new vscode.MarkdownString(
-      `Trimline routes Anthropic API calls of new terminals through its proxy at \`${this.proxy.url}\` (strategy \`${s.strategy}\`), so their context shows in the Context Inspector.`,
+      `Trimline routes Anthropic API calls of new terminals through its proxy at \`${this.proxy.url}\` (strategy ` +
+        `\`${s.strategy}\`), so their context shows in the Context Inspector.`,
     );
     env.replace('ANTHROPIC_BASE_URL', this.proxy.url);
     this.deps.log.info(

@@ -78,7 +78,8 @@ export class ReportPanels implements vscode.Disposable {
     );
     const report = run.report;
     this.log.info(
-      `report: ${report.totals.sessions} sessions, ${report.totals.calls} calls, ${report.skipped.length} skipped; ${run.fromCache} of ${run.files} files unchanged (from the cache ${this.cacheFile})`,
+      `report: ${report.totals.sessions} sessions, ${report.totals.calls} calls, ${report.skipped.length} ` +
+        `skipped; ${run.fromCache} of ${run.files} files unchanged (from the cache ${this.cacheFile})`,
     );
     if (run.cacheError) this.log.warn(`report: the cache could not be written: ${run.cacheError}`);
     this.show(report);

@@ -32,7 +32,8 @@ export async function pickSession(dir: string, current?: string): Promise<string
   }
   const items = sessions.map((s) => ({
     label: s.title,
-    description: `${s.messageCount} messages${s.model ? ` · ${s.model}` : ''}${s.sessionId === current ? ' · current' : ''}`,
+    description:
+      `${s.messageCount} messages${s.model ? ` · ${s.model}` : ''}` + (s.sessionId === current ? ' · current' : ''),
     detail: `${new Date(s.updatedAt).toLocaleString()} · ${s.sessionId}`,
     id: s.sessionId,
   }));
@@ -94,7 +95,11 @@ export async function compactSession(live: LiveSession, log: Log): Promise<strin
   const client = new Anthropic(clientOptions(live.loop.config));
   const summarizer = new SdkSummarizer(client, { onUsage: (usage, model) => live.loop.ledger.add(usage, model) });
   const result = await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Notification, title: `Trimline: compacting with ${kind}…`, cancellable: true },
+    {
+      location: vscode.ProgressLocation.Notification,
+      title: `Trimline: compacting with ${kind}…`,
+      cancellable: true,
+    },
     async (_progress, token) => {
       const ac = new AbortController();
       const sub = token.onCancellationRequested(() => ac.abort());
@@ -107,7 +112,9 @@ export async function compactSession(live: LiveSession, log: Log): Promise<strin
   );
   live.overlaysChanged();
   const message = result.applied.length
-    ? `Compacted with ${kind}: ${result.applied.length} summary${result.applied.length === 1 ? '' : 'ies'}, ~${result.tokensBefore.toLocaleString('en-US')} → ~${result.tokensAfter.toLocaleString('en-US')} tokens (restorable in the inspector).`
+    ? `Compacted with ${kind}: ${result.applied.length} summary${result.applied.length === 1 ? '' : 'ies'}, ` +
+      `~${result.tokensBefore.toLocaleString('en-US')} → ~${result.tokensAfter.toLocaleString('en-US')} tokens ` +
+      '(restorable in the inspector).'
     : `Nothing compacted with ${kind}: ${result.skipped ?? 'no change'}.`;
   log.info(`compact now: ${message}${result.skipped && result.applied.length ? ` (${result.skipped})` : ''}`);
   return message;
@@ -128,7 +135,8 @@ export async function exportSession(live: LiveSession, log: Log): Promise<void> 
   const json = `${JSON.stringify({ model, system, tools, messages }, null, 2)}\n`;
   await vscode.workspace.fs.writeFile(target, new TextEncoder().encode(json));
   log.info(
-    `exported session ${live.sessionId} (${messages.length} messages, as the model sees it now) to ${target.toString(true)}`,
+    `exported session ${live.sessionId} (${messages.length} messages, as the model sees it now) to ` +
+      `${target.toString(true)}`,
   );
   const open = await vscode.window.showInformationMessage(
     `Trimline: exported ${messages.length} messages as Anthropic JSON.`,
@@ -141,7 +149,8 @@ export async function exportSession(live: LiveSession, log: Log): Promise<void> 
 export async function pickTranscript(): Promise<string | undefined> {
   const picked = await vscode.window.showOpenDialog({
     title:
-      'Trimline: Import Transcript (Claude Code JSONL, Cline export, OpenAI chat / SWE-agent, OpenHands, Anthropic JSON)',
+      'Trimline: Import Transcript (Claude Code JSONL, Cline export, OpenAI chat / SWE-agent, OpenHands, ' +
+      'Anthropic JSON)',
     canSelectMany: false,
     filters: { Transcripts: ['jsonl', 'json', 'traj'], 'All files': ['*'] },
     openLabel: 'Open in Inspector',

@@ -38,7 +38,8 @@ export class StatusBar implements vscode.Disposable {
     this.routing.text = `$(plug) Trimline :${port}${agent ? ` · ${agent}` : ''}`;
     const from = agent ? `\n\nSession shown: from **${agent}**.` : '';
     this.routing.tooltip = new vscode.MarkdownString(
-      `**Trimline proxy** at \`${url}\`\n\nNew terminals and routed agents send Anthropic API calls through it.${from} Click to open the inspector of terminal agents; run *Trimline: Stop Routing* to stop.`,
+      `**Trimline proxy** at \`${url}\`\n\nNew terminals and routed agents send Anthropic API calls through ` +
+        `it.${from} Click to open the inspector of terminal agents; run *Trimline: Stop Routing* to stop.`,
     );
     this.routing.accessibilityInformation = {
       label: `Trimline routes terminal agents through port ${port}. Opens their inspector.`,
@@ -54,15 +55,21 @@ export class StatusBar implements vscode.Disposable {
     const share = info.contextWindow ? info.contextTokens / info.contextWindow : 0;
     const pct = Math.round(share * 100);
     const approx = info.calibrated ? '' : '~';
-    this.item.text = `${info.busy ? '$(sync~spin)' : '$(layers)'} ${approx}${compact(info.contextTokens)}/${compact(info.contextWindow)} (${pct}%) · ${money(info.cost)}`;
+    this.item.text =
+      `${info.busy ? '$(sync~spin)' : '$(layers)'} ` +
+      `${approx}${compact(info.contextTokens)}/${compact(info.contextWindow)} (${pct}%) · ${money(info.cost)}`;
     const tip = new vscode.MarkdownString(
       `**Trimline context**\n\n` +
-        `${approx}${info.contextTokens.toLocaleString('en-US')} of ${info.contextWindow.toLocaleString('en-US')} tokens in the next request (${pct}% of the window)` +
-        `${info.calibrated ? '' : ', estimated'}.\n\nSession cost: ${money(info.cost)}.\n\nClick to open the context inspector.`,
+        `${approx}${info.contextTokens.toLocaleString('en-US')} of ${info.contextWindow.toLocaleString('en-US')} ` +
+        `tokens in the next request (${pct}% of the window)` +
+        `${info.calibrated ? '' : ', estimated'}.\n\nSession cost: ${money(info.cost)}.\n\nClick to open the ` +
+        'context inspector.',
     );
     this.item.tooltip = tip;
     this.item.accessibilityInformation = {
-      label: `Trimline context ${pct} percent of the window used, session cost ${money(info.cost)}. Opens the context inspector.`,
+      label:
+        `Trimline context ${pct} percent of the window used, session cost ${money(info.cost)}. Opens the context ` +
+        'inspector.',
     };
     this.item.backgroundColor =
       share >= WARN_FRACTION ? new vscode.ThemeColor('statusBarItem.warningBackground') : undefined;

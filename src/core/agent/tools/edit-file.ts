@@ -31,7 +31,8 @@ const schema: ObjectSchema = {
     old_text: {
       type: 'string',
       description:
-        'Exact text to replace, including whitespace and indentation (without read_file line numbers). Must occur exactly once.',
+        'Exact text to replace, including whitespace and indentation (without read_file line numbers). Must ' +
+        'occur exactly once.',
       minLength: 1,
     },
     new_text: { type: 'string', description: 'Replacement text (may be empty to delete old_text).' },
@@ -56,12 +57,15 @@ function matchLineEndings(content: string, text: string): string {
 /** The error for zero matches, with the best hint we can give. */
 function notFound(path: string, content: string, oldText: string): ToolResult {
   let hint =
-    'Copy old_text exactly as read_file shows it (without the line-number prefix), or read the file again if it may have changed.';
+    'Copy old_text exactly as read_file shows it (without the line-number prefix), or read the file again if it ' +
+    'may have changed.';
   const squeezed = oldText.trim();
   if (squeezed && squeezed !== oldText) {
     const loose = occurrences(content, squeezed);
     if (loose.length)
-      hint = `The text without its leading/trailing whitespace occurs at line ${lineAt(content, loose[0])}; check indentation and blank lines.`;
+      hint =
+        `The text without its leading/trailing whitespace occurs at line ${lineAt(content, loose[0])}; check ` +
+        'indentation and blank lines.';
   }
   return fail(`old_text not found in ${path}. ${hint}`);
 }
@@ -86,7 +90,8 @@ async function run(input: EditFileInput, ctx: ToolContext): Promise<ToolResult> 
   const content = decodeStrict(bytes);
   if (content === undefined)
     return fail(
-      `${input.path} is not valid UTF-8; editing it here would corrupt it. Use run_command with a suitable tool instead.`,
+      `${input.path} is not valid UTF-8; editing it here would corrupt it. Use run_command with a suitable tool ` +
+        'instead.',
     );
   const oldText = matchLineEndings(content, input.old_text);
   const newText = matchLineEndings(content, input.new_text);

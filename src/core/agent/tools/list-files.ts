@@ -23,7 +23,8 @@ const schema: ObjectSchema = {
     pattern: {
       type: 'string',
       description:
-        'Glob relative to path: * (within a directory), ** (any depth), ?, {a,b}, [abc]. Example: **/*.ts. Default: all files.',
+        'Glob relative to path: * (within a directory), ** (any depth), ?, {a,b}, [abc]. Example: **/*.ts. ' +
+        'Default: all files.',
     },
   },
   required: [],
@@ -57,13 +58,17 @@ async function run(input: ListFilesInput, ctx: ToolContext): Promise<ToolResult>
   if (!files.length) {
     let text = pattern ? `No files match ${JSON.stringify(pattern)} under ${dir}.` : `No files under ${dir}.`;
     if (pattern && !pattern.includes('/') && !pattern.includes('**')) {
-      text += ` Note: ${JSON.stringify(pattern)} matches only directly in ${dir}; use ${JSON.stringify(`**/${pattern}`)} to include subdirectories.`;
+      text +=
+        ` Note: ${JSON.stringify(pattern)} matches only directly in ${dir}; use ${JSON.stringify(`**/${pattern}`)} ` +
+        'to include subdirectories.';
     }
     return ok(text);
   }
   let text = files.join('\n');
   if (truncated) {
-    text += `\n\n[Listing cut at ${plural(files.length, 'file')}. Narrow it with a deeper path or a more specific pattern.]`;
+    text +=
+      `\n\n[Listing cut at ${plural(files.length, 'file')}. Narrow it with a deeper path or a more specific ` +
+      'pattern.]';
   }
   return ok(text);
 }
@@ -72,7 +77,8 @@ export const listFilesTool: ToolSpec<ListFilesInput> = {
   name: 'list_files',
   description:
     'List files in the workspace (recursively), optionally filtered by a glob pattern relative to path. ' +
-    'Returns workspace-relative paths, one per line, sorted. .git, node_modules and .trimline are skipped unless path points into them. ' +
+    'Returns workspace-relative paths, one per line, sorted. .git, node_modules and .trimline are skipped unless ' +
+    'path points into them. ' +
     `At most ${MAX_LIST_FILES.toLocaleString('en-US')} paths; a note says when the listing was cut.`,
   schema,
   requiresTrust: false,

@@ -72,7 +72,8 @@ async function run(input: ReadFileInput, ctx: ToolContext): Promise<ToolResult> 
   if (st.type === 'directory') return fail(`${input.path} is a directory; use list_files to see its contents.`);
   if (st.size > MAX_READ_FILE_BYTES) {
     return fail(
-      `${input.path} is too large to read (${st.size.toLocaleString('en-US')} bytes, limit ${MAX_READ_FILE_BYTES.toLocaleString('en-US')}); use search, or run_command with head/tail/sed.`,
+      `${input.path} is too large to read (${st.size.toLocaleString('en-US')} bytes, limit ` +
+        `${MAX_READ_FILE_BYTES.toLocaleString('en-US')}); use search, or run_command with head/tail/sed.`,
     );
   }
   const bytes = await ctx.workspace.readFile(input.path);
@@ -92,7 +93,9 @@ async function run(input: ReadFileInput, ctx: ToolContext): Promise<ToolResult> 
   const last = start + shown.length - 1;
   let text = numberLines(shown, start).join('\n');
   if (cutBy) {
-    text += `\n\n[Output cut at ${cutBy}: showing lines ${start}-${last} of ${total}. To read the rest, call read_file with start_line=${last + 1}.]`;
+    text +=
+      `\n\n[Output cut at ${cutBy}: showing lines ${start}-${last} of ${total}. To read the rest, call read_file ` +
+      `with start_line=${last + 1}.]`;
   } else if (start > 1 || end < total) {
     text += `\n\n[Showing lines ${start}-${last} of ${total}.]`;
   }
@@ -102,8 +105,10 @@ async function run(input: ReadFileInput, ctx: ToolContext): Promise<ToolResult> 
 export const readFileTool: ToolSpec<ReadFileInput> = {
   name: 'read_file',
   description:
-    'Read a text file from the workspace. Lines come numbered: the line number, a tab, then the line exactly as in the file ' +
-    `(the number and tab are not part of the file). Output is capped at ${MAX_READ_LINES.toLocaleString('en-US')} lines or ${MAX_READ_BYTES / 1000} KB; ` +
+    'Read a text file from the workspace. Lines come numbered: the line number, a tab, then the line exactly as ' +
+    'in the file ' +
+    '(the number and tab are not part of the file). Output is capped at ' +
+    `${MAX_READ_LINES.toLocaleString('en-US')} lines or ${MAX_READ_BYTES / 1000} KB; ` +
     'a note at the end says how to read the rest. Use start_line/end_line to read part of a long file.',
   schema,
   requiresTrust: false,

@@ -35,7 +35,9 @@ const schema: ObjectSchema = {
     },
     timeout_s: {
       type: 'integer',
-      description: `Timeout in seconds (default ${DEFAULT_COMMAND_TIMEOUT_S}, max ${MAX_COMMAND_TIMEOUT_S}). The process is killed when it expires.`,
+      description:
+        `Timeout in seconds (default ${DEFAULT_COMMAND_TIMEOUT_S}, max ${MAX_COMMAND_TIMEOUT_S}). The process is ` +
+        'killed when it expires.',
       minimum: 1,
       maximum: MAX_COMMAND_TIMEOUT_S,
     },
@@ -53,13 +55,19 @@ export function stripAnsi(text: string): string {
 export function formatExecResult(r: ExecResult, timeoutS: number): string {
   let body = stripAnsi(r.head);
   if (r.omittedBytes > 0) {
-    body += `\n[… ${r.omittedBytes.toLocaleString('en-US')} bytes of output omitted (output capped at ${MAX_COMMAND_OUTPUT_BYTES.toLocaleString('en-US')} bytes: first and last parts kept); redirect to a file and search it to see everything …]\n`;
+    body +=
+      `\n[… ${r.omittedBytes.toLocaleString('en-US')} bytes of output omitted (output capped at ` +
+      `${MAX_COMMAND_OUTPUT_BYTES.toLocaleString('en-US')} bytes: first and last parts kept); redirect to a file ` +
+      'and search it to see everything …]\n';
     body += stripAnsi(r.tail);
   }
   if (!body.trim()) body = '(no output)\n';
   else if (!body.endsWith('\n')) body += '\n';
   if (r.timedOut)
-    return `${body}[timed out after ${timeoutS} s; the process was killed. Pass a larger timeout_s (max ${MAX_COMMAND_TIMEOUT_S}) if it needs longer.]`;
+    return (
+      `${body}[timed out after ${timeoutS} s; the process was killed. Pass a larger timeout_s (max ` +
+      `${MAX_COMMAND_TIMEOUT_S}) if it needs longer.]`
+    );
   if (r.aborted) return `${body}[cancelled by the user; the process was killed]`;
   if (r.exitCode === null) return `${body}[killed by signal ${r.signal ?? 'unknown'}]`;
   return `${body}[exit code ${r.exitCode}]`;
@@ -89,8 +97,10 @@ async function run(input: RunCommandInput, ctx: ToolContext): Promise<ToolResult
 export const runCommandTool: ToolSpec<RunCommandInput> = {
   name: 'run_command',
   description:
-    'Run a shell command in the workspace root (non-interactive: stdin is closed). The user must approve each command. ' +
-    `Returns stdout and stderr interleaved, capped at ${MAX_COMMAND_OUTPUT_BYTES.toLocaleString('en-US')} bytes (first and last parts kept), ` +
+    'Run a shell command in the workspace root (non-interactive: stdin is closed). The user must approve each ' +
+    'command. ' +
+    `Returns stdout and stderr interleaved, capped at ${MAX_COMMAND_OUTPUT_BYTES.toLocaleString('en-US')} bytes ` +
+    '(first and last parts kept), ' +
     `then the exit code. Default timeout ${DEFAULT_COMMAND_TIMEOUT_S} s.`,
   schema,
   requiresTrust: true,

@@ -248,7 +248,8 @@ export async function runSearch(
   }
   const extra = notes(scan, listingCut);
   if (!scan.matches.length) {
-    const head = `No matches for ${JSON.stringify(input.query)} in ${where} (searched ${plural(scan.searched, 'file')}).`;
+    const searched = plural(scan.searched, 'file');
+    const head = `No matches for ${JSON.stringify(input.query)} in ${where} (searched ${searched}).`;
     return ok([head, ...extra].join(' '));
   }
   const shown = scan.matches.slice(0, MAX_SEARCH_MATCHES).join('\n');
@@ -258,7 +259,8 @@ export async function runSearch(
 export const searchTool: ToolSpec<SearchInput> = {
   name: 'search',
   description:
-    'Search file contents in the workspace. Returns matching lines as `path:line: text`. The query is literal text unless regex is true ' +
+    'Search file contents in the workspace. Returns matching lines as `path:line: text`. The query is literal ' +
+    'text unless regex is true ' +
     '(RE2 syntax: JavaScript syntax without lookaround or backreferences). ' +
     'Smart case: a query with no uppercase letters ignores case. ' +
     'Skips binary files, .git, node_modules and .trimline. ' +

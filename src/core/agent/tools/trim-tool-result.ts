@@ -34,7 +34,8 @@ const schema: ObjectSchema = {
     summary: {
       type: 'string',
       description:
-        'What you still need from that result: the facts, paths, line numbers and snippets that matter. It replaces the result in your context.',
+        'What you still need from that result: the facts, paths, line numbers and snippets that matter. It ' +
+        'replaces the result in your context.',
       minLength: 1,
     },
   },
@@ -74,7 +75,8 @@ async function run(input: TrimToolResultInput, ctx: ToolContext): Promise<ToolRe
   const id = input.tool_use_id.trim();
   if (currentBatch(session).has(id)) {
     return fail(
-      `${id} belongs to the tool calls being executed right now; you have not seen its result yet. Trim it in a later turn.`,
+      `${id} belongs to the tool calls being executed right now; you have not seen its result yet. Trim it in a ` +
+        'later turn.',
     );
   }
   const blockId = session.toolResultBlockId(id);
@@ -82,7 +84,8 @@ async function run(input: TrimToolResultInput, ctx: ToolContext): Promise<ToolRe
   if (!blockId || !block) {
     const recent = recentResultIds(session);
     return fail(
-      `no tool result with tool_use_id ${JSON.stringify(id)} in this conversation.${recent.length ? ` Recent results: ${recent.join(', ')}.` : ''}`,
+      `no tool result with tool_use_id ${JSON.stringify(id)} in this ` +
+        `conversation.${recent.length ? ` Recent results: ${recent.join(', ')}.` : ''}`,
     );
   }
   if (session.isPinned(blockId)) {
@@ -100,7 +103,8 @@ async function run(input: TrimToolResultInput, ctx: ToolContext): Promise<ToolRe
   const tokensAfter = ctx.tokens(text);
   if (tokensAfter >= tokensBefore) {
     return fail(
-      `the summary (~${tokensAfter} tokens) is not shorter than the result (~${tokensBefore} tokens); nothing was trimmed.`,
+      `the summary (~${tokensAfter} tokens) is not shorter than the result (~${tokensBefore} tokens); nothing ` +
+        'was trimmed.',
     );
   }
   // Re-trimming replaces the agent's previous summary instead of stacking on it.
@@ -118,7 +122,8 @@ async function run(input: TrimToolResultInput, ctx: ToolContext): Promise<ToolRe
   });
   const tool = block.toolName ? ` (${block.toolName})` : '';
   return ok(
-    `Trimmed the result of ${id}${tool}: ~${tokensBefore} → ~${tokensAfter} tokens. The original stays in the log; the user can restore it.`,
+    `Trimmed the result of ${id}${tool}: ~${tokensBefore} → ~${tokensAfter} tokens. The original stays in the ` +
+      'log; the user can restore it.',
   );
 }
 
