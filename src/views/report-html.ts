@@ -67,8 +67,7 @@ export function barChart(title: string, series: readonly string[], groups: reado
   series.forEach((s, i) => {
     parts.push(
       `<rect x="${LABEL_WIDTH + i * 120}" y="6" width="10" height="10" ` +
-        `fill="${COLORS[i % COLORS.length]}"/><text x="${LABEL_WIDTH + i * 120 + 14}" ` +
-        `y="15">${escapeHtml(s)}</text>`,
+        `fill="${COLORS[i % COLORS.length]}"/><text x="${LABEL_WIDTH + i * 120 + 14}" y="15">${escapeHtml(s)}</text>`,
     );
   });
   groups.forEach((g, gi) => {
@@ -92,8 +91,7 @@ export function barChart(title: string, series: readonly string[], groups: reado
   });
   return (
     `<figure><figcaption>${escapeHtml(title)}</figcaption><svg role="img" aria-label="${escapeHtml(title)}" ` +
-    `width="${CHART_WIDTH}" height="${height}" viewBox="0 0 ${CHART_WIDTH} ` +
-    `${height}">${parts.join('')}</svg></figure>`
+    `width="${CHART_WIDTH}" height="${height}" viewBox="0 0 ${CHART_WIDTH} ${height}">${parts.join('')}</svg></figure>`
   );
 }
 

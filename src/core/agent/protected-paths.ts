@@ -85,7 +85,6 @@ export function protectedWrite(rel: string, forms: readonly string[]): Protected
 export function protectedWriteRefusal(w: ProtectedWrite): string {
   return (
     `refused: ${w.path} is inside ${w.area} (${w.why}). Writing there needs the user's approval, which was not ` +
-    'given. ' +
-    'Do not retry or work around it; tell the user what you wanted to change and why.'
+    'given. Do not retry or work around it; tell the user what you wanted to change and why.'
   );
 }

@@ -84,7 +84,6 @@ export function describeHoldBack(q: HoldBackQuote): string {
     `plain input now saves ${Math.round(q.gainNow)}, if the loop goes on (p ${q.pContinue.toFixed(2)}, ` +
     `${q.restOfLoop.toFixed(1)} expected calls) ${Math.round(q.ifContinues)}, ` +
     `if the turn ends (warm pause p ${q.pWarmGap.toFixed(2)}) ${Math.round(q.ifEnds)} (base-input tokens) → ` +
-    `net ${Math.round(q.net)}: ` +
-    `${q.pays ? 'held out of the cache write' : 'written as usual'}`
+    `net ${Math.round(q.net)}: ${q.pays ? 'held out of the cache write' : 'written as usual'}`
   );
 }

@@ -106,8 +106,7 @@ export const readFileTool: ToolSpec<ReadFileInput> = {
   name: 'read_file',
   description:
     'Read a text file from the workspace. Lines come numbered: the line number, a tab, then the line exactly as ' +
-    'in the file ' +
-    '(the number and tab are not part of the file). Output is capped at ' +
+    'in the file (the number and tab are not part of the file). Output is capped at ' +
     `${MAX_READ_LINES.toLocaleString('en-US')} lines or ${MAX_READ_BYTES / 1000} KB; ` +
     'a note at the end says how to read the rest. Use start_line/end_line to read part of a long file.',
   schema,

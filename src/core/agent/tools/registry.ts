@@ -89,8 +89,7 @@ function untrustedText(name: string): string {
     `${name} is unavailable: this workspace is not trusted (VS Code Workspace Trust, restricted mode), so the ` +
     'agent may not ' +
     'edit files or run commands. Read-only tools (read_file, list_files, search) still work. Tell the user; they ' +
-    'can trust ' +
-    'the workspace with the "Manage Workspace Trust" command.'
+    'can trust the workspace with the "Manage Workspace Trust" command.'
   );
 }
 

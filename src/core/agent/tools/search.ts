@@ -260,8 +260,7 @@ export const searchTool: ToolSpec<SearchInput> = {
   name: 'search',
   description:
     'Search file contents in the workspace. Returns matching lines as `path:line: text`. The query is literal ' +
-    'text unless regex is true ' +
-    '(RE2 syntax: JavaScript syntax without lookaround or backreferences). ' +
+    'text unless regex is true (RE2 syntax: JavaScript syntax without lookaround or backreferences). ' +
     'Smart case: a query with no uppercase letters ignores case. ' +
     'Skips binary files, .git, node_modules and .trimline. ' +
     `At most ${MAX_SEARCH_MATCHES} matches.`,
