@@ -157,6 +157,10 @@ export class BillModel {
   private readonly epochMsgs = new WeakMap<BillMessage, Map<number, SimMessage>>();
   /** Per simulator block: its copies carrying a breakpoint, by TTL. */
   private readonly marked = new WeakMap<SimBlock, Map<string, SimBlock>>();
+  /** The earlier conversation's block of the last step (see {@link earlierBlock}). */
+  private lastEarlier?: { key: string; block: SimBlock };
+  /** Whether a step ran (the prefix warm at the start is written before the first). */
+  private started = false;
 
   constructor(
     readonly model: string,
@@ -284,6 +288,20 @@ export class BillModel {
   }
 
   /**
+   * The earlier conversation a request sent after the system prompt (no breakpoint of its own: it is the
+   * start of the messages), one block per revision and epoch: a client invalidation rewrites it too.
+   */
+  private earlierBlock(part: { key: string; tokens: number }, epoch: number): SimBlock {
+    const key = `earlier:${part.key}${epoch ? `#${epoch}` : ''}`;
+    const last = this.lastEarlier;
+    if (last?.key === key && this.sizes.get(last.block) === part.tokens) return last.block;
+    const block = { type: 'text', text: key } as SimBlock;
+    this.sizes.set(block, part.tokens);
+    this.lastEarlier = { key, block };
+    return block;
+  }
+
+  /**
    * The simulator's block for a content id at a size (same id, same bytes: same cache identity whatever the size), in
    * an epoch.
    */
@@ -309,7 +327,7 @@ export class BillModel {
     const version = req.prefixKey ?? '';
     const sysTtl = req.systemTtl ?? req.ttl;
     const shared = this.systemBlock('shared', version, 0, sysTtl);
-    if (this.prefix.sharedWarm && this.prefix.shared > 0) {
+    if (this.prefix.sharedWarm && this.prefix.shared > 0 && req.othersWarm !== false) {
       // Another session of the same client reads the shared prefix just before: it stays warm.
       this.sim.stepSystem(this.model, [shared], this.tokensOf, req.now, req.refresh);
     }
@@ -343,9 +361,19 @@ export class BillModel {
       messages[mi] = { role: messages[mi].role, content };
       patched.push(mi);
     }
-    spans?.(parts, this.prefix.shared + this.prefix.session);
+    const earlier = req.earlier && req.earlier.tokens > 0 ? this.earlierBlock(req.earlier, req.epoch ?? 0) : undefined;
+    spans?.(parts, this.prefix.shared + this.prefix.session + (earlier ? this.tokensOf(earlier) : 0));
     const sessionBlock = this.systemBlock('session', version, restarts, sysTtl);
     const system = this.prefix.shared > 0 ? [shared, sessionBlock] : [sessionBlock];
+    if (earlier) {
+      if (!this.started && this.prefix.warmAtStart) {
+        // The first call read its earlier conversation: the calls before the transcript left it in cache.
+        const marked = this.withCc(earlier, this.tokensOf(earlier), cc);
+        this.sim.stepSystem(this.model, [...system, marked], this.tokensOf, req.now, req.now);
+      }
+      system.push(earlier);
+    }
+    this.started = true;
     const usage = this.sim.step({ model: this.model, system, messages }, this.tokensOf, req.now, req.refresh);
     // Priced by the one pricer (cache/cost.ts): writes split by TTL, reads, uncached input.
     const c = inputSideCost(usage, this.price);

@@ -60,6 +60,13 @@ export interface BillRequest {
    * first block on, so the cache restarts after the system prompt.
    */
   readonly epoch?: number;
+  /**
+   * Whether the client's other sessions had the shared prefix warm at this request (default: true when the
+   * prefix is {@link InferredPrefix.sharedWarm}); false where the recording read less than it.
+   */
+  readonly othersWarm?: boolean;
+  /** What the request sent of an earlier conversation the transcript does not hold, after the system prompt. */
+  readonly earlier?: { readonly key: string; readonly tokens: number };
 }
 
 /** The part of every request the transcript does not hold, inferred from usage. */
@@ -70,6 +77,14 @@ export interface InferredPrefix {
   readonly sharedWarm: boolean;
   /** Project system block and injected reminders. */
   readonly session: number;
+  /**
+   * An earlier conversation the transcript does not hold, sent after the system prompt by the first call
+   * (a transcript that starts mid-conversation; report/earlier-conversation.ts); per call in
+   * {@link BillRequest.earlier}.
+   */
+  readonly earlier?: number;
+  /** The first call read its earlier conversation from cache: warm from the calls before the transcript. */
+  readonly warmAtStart?: boolean;
 }
 
 export interface BillStep {

@@ -15,6 +15,7 @@ import { TTL_1H_MS, TTL_5M_MS } from '../cache/simulator';
 import { callTimings, type CallTiming } from './call-timings';
 import { clientInvalidations, epochsOf, sharedFromInvalidations, SYSTEM_READ_SLACK_TOKENS } from './invalidations';
 import { callContexts, clearedSpans } from './call-contexts';
+import type { EarlierPart, EarlierRewrite } from './earlier-conversation';
 
 export { callTimings, TTL_SLACK_MS, type CallTiming } from './call-timings';
 export { clientInvalidations, epochsOf, sharedFromInvalidations } from './invalidations';
@@ -48,6 +49,12 @@ export interface FitResult {
   readonly placement: (string | undefined)[];
   /** Calls where the client sent a shorter history than the transcript holds. */
   readonly rewrites: { call: number; tokens: number }[];
+  /** Per call, what it sent of an earlier conversation the transcript does not hold (earlier-conversation.ts). */
+  readonly earlier: readonly (EarlierPart | undefined)[];
+  /** Calls from which that earlier conversation changed: shrank, or dropped by a compaction. */
+  readonly earlierRewrites: readonly EarlierRewrite[];
+  /** Per call: whether the client's other sessions kept the shared prefix warm (undefined: no usage to tell). */
+  readonly othersWarm: readonly (boolean | undefined)[];
   /** Calls where the client invalidated its own messages (see {@link clientInvalidations}), and each call's epoch. */
   readonly invalidations: number[];
   readonly epochs: number[];
@@ -116,30 +123,57 @@ export function breakpointPlacement(
 /** The documented rules would have read this many more tokens: a miss the transcript does not explain. */
 const UNEXPLAINED_MISS_TOKENS = 5_000;
 
-/**
- * The request of call `i`, as sent (no trimming); `messages` per call when the client cleared results (microcompact).
- */
-export function noneRequest(
-  i: number,
-  calls: readonly CallRecord[],
-  messages: readonly BillMessage[] | ((i: number) => readonly BillMessage[]),
-  timings: readonly CallTiming[],
-  placement: readonly (string | undefined)[] = [],
-  epochs: readonly number[] = [],
-  contexts: readonly CallContext[] = [],
-  sessionEpochs: readonly number[] = [],
-): BillRequest {
+/** What the `none` requests of a session are built from, per call. */
+export interface NonePlan {
+  readonly calls: readonly CallRecord[];
+  /** The messages per call (sizes as that call sent them, results the client cleared as placeholders). */
+  readonly messages: (i: number) => readonly BillMessage[];
+  readonly timings: readonly CallTiming[];
+  readonly placement: readonly (string | undefined)[];
+  readonly contexts: readonly CallContext[];
+  readonly earlier: readonly (EarlierPart | undefined)[];
+  /** Per call: whether the client's other sessions kept the shared prefix warm (see {@link othersKeptWarm}). */
+  readonly othersWarm: readonly (boolean | undefined)[];
+  /** Client invalidations followed (left out: the documented rules alone). */
+  readonly epochs?: readonly number[];
+  readonly sessionEpochs?: readonly number[];
+}
+
+/** The request of call `i`, as sent (no trimming). */
+export function noneRequest(i: number, plan: NonePlan): BillRequest {
+  const { timings, contexts } = plan;
   return {
     now: timings[i].now,
     refresh: timings[i].refresh,
     ttl: timings[i].ttl,
     systemTtl: contexts[i]?.systemTtl ?? timings[i].systemTtl,
     prefixKey: contexts[i]?.prefixKey,
-    messages: requestMessages(typeof messages === 'function' ? messages(i) : messages, calls[i]),
-    breakpointAt: placement[i],
-    epoch: epochs[i],
-    sessionEpoch: sessionEpochs[i],
+    messages: requestMessages(plan.messages(i), plan.calls[i]),
+    breakpointAt: plan.placement[i],
+    epoch: plan.epochs?.[i],
+    sessionEpoch: plan.sessionEpochs?.[i],
+    earlier: plan.earlier[i],
+    othersWarm: plan.othersWarm[i],
   };
+}
+
+/**
+ * Per call, whether the client's other sessions had the shared prefix (tools and stable system blocks) warm:
+ * the API caches per organization, so another session of the same client version keeps it warm
+ * (docs/anthropic-api.md), but only while it runs. That is no rule of this session's: the recording tells.
+ * A call that read less than the shared prefix found it cold (entire-dev 37_a33a6a62fd call 4,
+ * bc_cc3b2d7e10 call 50, 7e_72a8d8fdb8 call 7: nothing read after gaps past the TTL); one that read it may
+ * have found it warm. m-claude's author ran sessions side by side: there it is read after 40-minute gaps.
+ */
+export function othersKeptWarm(
+  calls: readonly CallRecord[],
+  prefixOf: (i: number) => InferredPrefix,
+): (boolean | undefined)[] {
+  return calls.map((c, i) => {
+    const p = prefixOf(i);
+    if (!c.usage || !p.sharedWarm) return undefined;
+    return (c.usage.cache_read_input_tokens ?? 0) + SYSTEM_READ_SLACK_TOKENS >= p.shared;
+  });
 }
 
 /** A side request priced as recorded (its own usage; nothing to simulate). */
@@ -169,12 +203,17 @@ export function fitNone(
   let prefixes = sized.prefixes;
   const prefixOf = (i: number): InferredPrefix => prefixes.get(contexts[i].model) ?? sized.prefix;
   const systemOf = (i: number): number => prefixOf(i).shared + prefixOf(i).session;
-  const placement = breakpointPlacement(imp.calls, messagesAt, (i) => contexts[i].model, systemOf);
+  // The message breakpoint counts from the end of everything before the transcript's messages.
+  const beforeMessages = (i: number): number => systemOf(i) + (sized.earlier[i]?.tokens ?? 0);
+  const placement = breakpointPlacement(imp.calls, messagesAt, (i) => contexts[i].model, beforeMessages);
   // A full miss right after a model switch or a client upgrade is the documented rules' doing, not the client's.
   const seenModels = new Set<string>();
   const firstOfModel = contexts.map((c) => !seenModels.has(c.model) && seenModels.add(c.model) !== undefined);
+  // So is a read that ends at the system prompt where the earlier conversation changed (earlier-conversation.ts).
+  const earlierAt = new Set(sized.earlierRewrites.map((r) => r.call));
   const explained = (i: number): boolean =>
     firstOfModel[i] ||
+    earlierAt.has(i) ||
     contexts[i].model !== contexts[i - 1].model ||
     contexts[i].prefixKey !== contexts[i - 1].prefixKey;
   const invalidations = clientInvalidations(imp.calls, systemOf, explained);
@@ -190,13 +229,23 @@ export function fitNone(
   );
   const sessionEpochs = epochsOf(imp.calls.length, sessionInvalidations);
   const bill = new SessionBill(prefixes, prefix);
+  const othersWarm = othersKeptWarm(imp.calls, (i) => prefixOf(i));
+  const plan: NonePlan = {
+    calls: imp.calls,
+    messages: messagesAt,
+    timings,
+    placement,
+    contexts,
+    earlier: sized.earlier,
+    othersWarm,
+  };
   const billedCall = (c: CallRecord): RecordedCall | undefined =>
     c.apiMessageId ? recorded.get(c.apiMessageId) : undefined;
   const foreign = new Set(sized.foreign);
   // One request at a time (built, priced, dropped): a long session's requests are never all alive at once.
   const steps = imp.calls.map((c, i) => {
     if (foreign.has(i)) return foreignStep(c, contexts[i].model, billedCall(c));
-    const r = noneRequest(i, imp.calls, messagesAt, timings, placement, epochs, contexts, sessionEpochs);
+    const r = noneRequest(i, { ...plan, epochs, sessionEpochs });
     const s = bill.step(contexts[i].model, r, offenders?.spans);
     offenders?.commit(s, r.ttl, billedCall(imp.calls[i]) !== undefined);
     return s;
@@ -227,9 +276,7 @@ export function fitNone(
     const at = new Set(invalidations);
     let cost = 0;
     imp.calls.forEach((_, i) => {
-      const s = foreign.has(i)
-        ? steps[i]
-        : plain.step(contexts[i].model, noneRequest(i, imp.calls, messagesAt, timings, placement, [], contexts));
+      const s = foreign.has(i) ? steps[i] : plain.step(contexts[i].model, noneRequest(i, plan));
       if (billed[i]) cost += s.cost;
       if (at.has(i) && s.readTokens - steps[i].readTokens > UNEXPLAINED_MISS_TOKENS) unexplained.push(i);
     });
@@ -275,6 +322,9 @@ export function fitNone(
     unexplained,
     unanchoredError,
     rewrites: sized.rewrites.map((r) => ({ call: r.call, tokens: r.tokens })),
+    earlier: sized.earlier,
+    earlierRewrites: sized.earlierRewrites,
+    othersWarm,
     steps,
     billed,
     simulatedCost,

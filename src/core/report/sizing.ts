@@ -22,6 +22,7 @@ import { totalInput } from '../session/types';
 import type { BillBlock, BillMessage, InferredPrefix } from './bill-model';
 import { blockChars, CHARS_PER_TOKEN, spread } from './block-chars';
 import { countedBlocks, RunningSum } from './counted-blocks';
+import { ModelPrefix, type EarlierPart, type EarlierRewrite } from './earlier-conversation';
 
 export { blockChars, CHARS_PER_TOKEN, spread } from './block-chars';
 
@@ -105,6 +106,23 @@ export interface SizedSession {
    * recorded.
    */
   readonly foreign: number[];
+  /** Per call: what it sent of an earlier conversation the transcript does not hold (earlier-conversation.ts). */
+  readonly earlier: (EarlierPart | undefined)[];
+  /** Calls from which that earlier conversation changed (shrank, or was dropped by a compaction). */
+  readonly earlierRewrites: EarlierRewrite[];
+}
+
+/**
+ * A model's prefix as the bill model sends it. A first read past the system prompt was the session's own
+ * earlier conversation, warm from the calls before this file (not the client's other sessions).
+ */
+function inferredPrefix(p: ModelPrefix): InferredPrefix {
+  const system = p.systemTokens;
+  const earlier = p.split ? p.first - system : 0;
+  if (earlier > 0 && p.firstRead > system)
+    return { shared: 0, sharedWarm: false, session: system, earlier, warmAtStart: true };
+  const shared = p.firstRead > 0 && p.firstRead <= system ? p.firstRead : 0;
+  return { shared, sharedWarm: shared > 0, session: system - shared, ...(earlier > 0 ? { earlier } : {}) };
 }
 
 /** Sizes of a response's blocks from its output tokens, or undefined for a placeholder/missing usage. */
@@ -153,7 +171,7 @@ export function sizeSession(imp: ImportedSession, model: string, cleared: readon
   const same = (id: string): string => imp.copiedBlocks?.get(id) ?? id;
   const logMsgs = imp.messages;
   const human = logMsgs.map(isHumanTurn);
-  const prefixes = new Map<string, { total: number; shared: number }>();
+  const prefixes = new Map<string, ModelPrefix>();
   let responsesSized = 0;
   const totalErrors: (number | undefined)[] = [];
   const rewrites: SizeRewrite[] = [];
@@ -203,12 +221,12 @@ export function sizeSession(imp: ImportedSession, model: string, cleared: readon
     const guessNew = chars.reduce((a, c) => a + c / CHARS_PER_TOKEN, 0);
     let p = prefixes.get(callModel);
     const firstOfModel = !p;
+    const read = usage.cache_read_input_tokens ?? 0;
     if (!p) {
       const total = Math.max(0, recorded - known - guessNew);
-      const read = usage.cache_read_input_tokens ?? 0;
-      prefixes.set(callModel, (p = { total, shared: read > 0 && read <= total ? read : 0 }));
+      prefixes.set(callModel, (p = new ModelPrefix(callModel, total, read, call.epochStart)));
     }
-    const prefixTotal = p.total;
+    let prefixTotal = p.total(call);
     let rest = recorded - prefixTotal - known;
     if (
       callModel !== model &&
@@ -223,7 +241,13 @@ export function sizeSession(imp: ImportedSession, model: string, cleared: readon
       totalErrors.push(undefined);
       continue;
     }
-    if (rest < -(REWRITE_SLACK_TOKENS + REWRITE_SLACK_SHARE * recorded)) {
+    const short = (): boolean => rest < -(REWRITE_SLACK_TOKENS + REWRITE_SLACK_SHARE * recorded);
+    if (short() && !firstOfModel && p.rewrite(call, read, Math.max(0, recorded - known - guessNew))) {
+      // The earlier conversation in the prefix changed (earlier-conversation.ts): the prefix shrinks, not the blocks.
+      prefixTotal = p.total(call);
+      rest = recorded - prefixTotal - known;
+    }
+    if (short()) {
       // The client sent less than the transcript holds: shrink what it re-sent to fit, and say so.
       const factor = Math.max(0, (recorded - prefixTotal - guessNew) / known);
       counted ??= countedBlocks(logMsgs, human, call, drops);
@@ -247,8 +271,7 @@ export function sizeSession(imp: ImportedSession, model: string, cleared: readon
     totalErrors.push(Math.abs(simulated - recorded) / recorded);
   }
   const inferred = new Map<string, InferredPrefix>();
-  for (const [m, p] of prefixes)
-    inferred.set(m, { shared: p.shared, sharedWarm: p.shared > 0, session: p.total - p.shared });
+  for (const [m, p] of prefixes) inferred.set(m, inferredPrefix(p));
   return {
     messages: logMsgs.map((m, i) => ({
       role: m.role,
@@ -261,5 +284,7 @@ export function sizeSession(imp: ImportedSession, model: string, cleared: readon
     foreign,
     totalErrors,
     rewrites,
+    earlier: imp.calls.map((c) => prefixes.get(c.model ?? model)?.partOf(c.index)),
+    earlierRewrites: [...prefixes.values()].flatMap((p) => p.rewrites).sort((a, b) => a.call - b.call),
   };
 }
