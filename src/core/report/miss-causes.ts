@@ -18,6 +18,8 @@ export const CAUSE_LABELS: Readonly<Record<CauseKind | 'none', string>> = {
   version: 'client version change (new system prompt)',
   microcompact: 'microcompact (the client cleared old tool results)',
   rewrite: 'client rewrote the history (resumed or edited)',
+  earlier: 'client changed an earlier conversation the transcript does not hold (compaction, microcompact)',
+  'others-cold': "shared prefix cold (the client's other sessions had not kept it warm)",
   'session-prompt': 'client rewrote the session part of the system prompt',
   unexplained: 'client invalidation the transcript does not explain',
   invalidation: 'client invalidation',
