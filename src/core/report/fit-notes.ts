@@ -42,7 +42,6 @@ function earlierNotes(fit: FitResult): string[] {
   if (!fit.earlierRewrites.length) return [];
   const first = fit.prefixes.get(fit.earlierRewrites[0].model) ?? fit.prefix;
   const system = Math.round(first.shared + first.session);
-  const warm = first.warmAtStart ? '; its first call read it from cache, warm from the calls before this file' : '';
   const changes = fit.earlierRewrites.map((r) =>
     r.compaction
       ? `call ${r.call}: a compaction dropped it (${Math.round(r.to)} tokens of context sent again)`

@@ -211,9 +211,15 @@ export function fitNone(
   const firstOfModel = contexts.map((c) => !seenModels.has(c.model) && seenModels.add(c.model) !== undefined);
   // So is a read that ends at the system prompt where the earlier conversation changed (earlier-conversation.ts).
   const earlierAt = new Set(sized.earlierRewrites.map((r) => r.call));
+  // And a miss after a gap past the TTL where the client's other sessions had not kept the shared prefix warm.
+  // (Invalidations only split prefixes the first call did not read, never warm ones: the sized prefixes tell.)
+  const othersWarm = othersKeptWarm(imp.calls, (i) => sized.prefixes.get(contexts[i].model) ?? sized.prefix);
+  const pastTtl = (i: number): boolean =>
+    timings[i].now > timings[i - 1].refresh + (timings[i].ttl === '1h' ? TTL_1H_MS : TTL_5M_MS);
   const explained = (i: number): boolean =>
     firstOfModel[i] ||
     earlierAt.has(i) ||
+    (othersWarm[i] === false && pastTtl(i)) ||
     contexts[i].model !== contexts[i - 1].model ||
     contexts[i].prefixKey !== contexts[i - 1].prefixKey;
   const invalidations = clientInvalidations(imp.calls, systemOf, explained);
@@ -229,7 +235,6 @@ export function fitNone(
   );
   const sessionEpochs = epochsOf(imp.calls.length, sessionInvalidations);
   const bill = new SessionBill(prefixes, prefix);
-  const othersWarm = othersKeptWarm(imp.calls, (i) => prefixOf(i));
   const plan: NonePlan = {
     calls: imp.calls,
     messages: messagesAt,
