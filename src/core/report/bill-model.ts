@@ -18,6 +18,11 @@
  *   just the system prefix). This is the main thing a TTL-only model misses.
  * - TTL from the recorded timestamps; 1-hour breakpoints where the recorded
  *   usage shows 1-hour writes.
+ * - A transcript that starts mid-conversation sends an earlier conversation
+ *   after the system prompt: one more block, re-sized where the client changed
+ *   it (earlier-conversation.ts), warm at the first call when that call read it.
+ * - The shared prefix is warm from the client's other sessions only where the
+ *   recording read it (fit.ts othersKeptWarm).
  * The cache itself is the shared simulator (src/core/cache/simulator.ts).
  */
 import { inputSideCost } from '../cache/cost';
