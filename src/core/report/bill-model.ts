@@ -29,7 +29,16 @@ import { inputSideCost } from '../cache/cost';
 import { thinkingDropIndex, thinkingDroppedIn } from '../api/cache-rules';
 import { CacheSimulator, type SimBlock, type SimMessage } from '../cache/simulator';
 import { keepsPriorThinking, minCacheableTokens, modelPrice, type ModelPrice } from '../models';
-import type { BillBlock, BillMessage, BillRequest, BillStep, InferredPrefix, SpanParts, SpanSink } from './bill-types';
+import type {
+  BillBlock,
+  BillMessage,
+  BillRequest,
+  BillStep,
+  InferredPrefix,
+  SpanParts,
+  SpanSink,
+  TurnEndWrite,
+} from './bill-types';
 
 export type { BillBlock, BillMessage, BillRequest, BillStep, InferredPrefix, SpanParts, SpanSink } from './bill-types';
 
@@ -307,6 +316,37 @@ export class BillModel {
   }
 
   /**
+   * A request the transcript does not hold, made when the previous turn ended (`at`: the end of its response):
+   * the messages up to the last response, a breakpoint on its last block. It writes the cache through that
+   * response; what it cost is not in the recording, so it is not priced.
+   */
+  private writeThroughResponse(
+    system: readonly SimBlock[],
+    messages: readonly SimMessage[],
+    write: TurnEndWrite,
+    cc: { type: string; ttl?: string },
+  ): void {
+    const parts = this.work.parts;
+    let last = messages.length - 1;
+    while (last >= 0 && (messages[last].role !== 'assistant' || !parts[last].sim.length)) last--;
+    if (last < 0) return;
+    let at: [number, number] = [last, parts[last].sim.length - 1];
+    for (let mi = last; mi >= 0; mi--) {
+      const bi = parts[mi].folded.findIndex((f) => f.block.id === write.block);
+      if (bi >= 0) {
+        at = [mi, bi];
+        break;
+      }
+    }
+    const [mi, bi] = at;
+    const upTo = messages.slice(0, mi + 1);
+    const content = [...(upTo[mi].content as readonly SimBlock[])];
+    content[bi] = this.withCc(content[bi], parts[mi].folded[bi].tokens, cc);
+    upTo[mi] = { role: upTo[mi].role, content };
+    this.sim.step({ model: this.model, system, messages: upTo }, this.tokensOf, write.at, write.at);
+  }
+
+  /**
    * The simulator's block for a content id at a size (same id, same bytes: same cache identity whatever the size), in
    * an epoch.
    */
@@ -332,10 +372,6 @@ export class BillModel {
     const version = req.prefixKey ?? '';
     const sysTtl = req.systemTtl ?? req.ttl;
     const shared = this.systemBlock('shared', version, 0, sysTtl);
-    if (this.prefix.sharedWarm && this.prefix.shared > 0 && req.othersWarm !== false) {
-      // Another session of the same client reads the shared prefix just before: it stays warm.
-      this.sim.stepSystem(this.model, [shared], this.tokensOf, req.now, req.refresh);
-    }
     const k = this.partsOf(req.messages);
     // A rewritten session part counts as a restart would (both only grow, so their sum changes whenever either does).
     const restarts =
@@ -349,6 +385,23 @@ export class BillModel {
     if (req.epoch && parts.length && parts[0].sim.length) {
       messages[0] = this.epochMessage(effs[0], parts[0], req.epoch);
       patched.push(0);
+    }
+    const earlier = req.earlier && req.earlier.tokens > 0 ? this.earlierBlock(req.earlier, req.epoch ?? 0) : undefined;
+    const sessionBlock = this.systemBlock('session', version, restarts, sysTtl);
+    const system = this.prefix.shared > 0 ? [shared, sessionBlock] : [sessionBlock];
+    if (earlier) {
+      if (!this.started && this.prefix.warmAtStart) {
+        // The first call read its earlier conversation: the calls before the transcript left it in cache.
+        const marked = this.withCc(earlier, this.tokensOf(earlier), cc);
+        this.sim.stepSystem(this.model, [...system, marked], this.tokensOf, req.now, req.now);
+      }
+      system.push(earlier);
+    }
+    this.started = true;
+    if (req.turnEndWrite !== undefined) this.writeThroughResponse(system, messages, req.turnEndWrite, cc);
+    if (this.prefix.sharedWarm && this.prefix.shared > 0 && req.othersWarm !== false) {
+      // Another session of the same client reads the shared prefix just before: it stays warm.
+      this.sim.stepSystem(this.model, [shared], this.tokensOf, req.now, req.refresh);
     }
     // The message breakpoint: on the block the client put it on, else on the last block.
     let at: [number, number] | undefined;
@@ -366,19 +419,7 @@ export class BillModel {
       messages[mi] = { role: messages[mi].role, content };
       patched.push(mi);
     }
-    const earlier = req.earlier && req.earlier.tokens > 0 ? this.earlierBlock(req.earlier, req.epoch ?? 0) : undefined;
     spans?.(parts, this.prefix.shared + this.prefix.session + (earlier ? this.tokensOf(earlier) : 0));
-    const sessionBlock = this.systemBlock('session', version, restarts, sysTtl);
-    const system = this.prefix.shared > 0 ? [shared, sessionBlock] : [sessionBlock];
-    if (earlier) {
-      if (!this.started && this.prefix.warmAtStart) {
-        // The first call read its earlier conversation: the calls before the transcript left it in cache.
-        const marked = this.withCc(earlier, this.tokensOf(earlier), cc);
-        this.sim.stepSystem(this.model, [...system, marked], this.tokensOf, req.now, req.now);
-      }
-      system.push(earlier);
-    }
-    this.started = true;
     const usage = this.sim.step({ model: this.model, system, messages }, this.tokensOf, req.now, req.refresh);
     // Priced by the one pricer (cache/cost.ts): writes split by TTL, reads, uncached input.
     const c = inputSideCost(usage, this.price);

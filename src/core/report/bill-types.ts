@@ -36,6 +36,13 @@ export interface BillMessage {
   readonly clientRestart?: boolean;
 }
 
+/** A write by a request the transcript does not hold: when, and the block its breakpoint was on. */
+export interface TurnEndWrite {
+  readonly at: number;
+  /** The block's id (the last block of the last response when no block of the request has it). */
+  readonly block: string;
+}
+
 export interface BillRequest {
   readonly now: number;
   /** Client invalidations so far that rewrote the session part of the system prompt (a new session block each). */
@@ -65,6 +72,11 @@ export interface BillRequest {
    * prefix is {@link InferredPrefix.sharedWarm}); false where the recording read less than it.
    */
   readonly othersWarm?: boolean;
+  /**
+   * When the previous turn ended (the end of its response), a request the transcript does not hold wrote the
+   * cache up to a block of the history (fit.ts turnEndWritesOf); undefined: none.
+   */
+  readonly turnEndWrite?: TurnEndWrite;
   /** What the request sent of an earlier conversation the transcript does not hold, after the system prompt. */
   readonly earlier?: { readonly key: string; readonly tokens: number };
 }

@@ -57,6 +57,7 @@ export type CauseKind =
   | 'rewrite'
   | 'earlier'
   | 'others-cold'
+  | 'turn-end'
   | 'session-prompt'
   | 'unexplained'
   | 'invalidation'
@@ -79,6 +80,8 @@ export function causesOf(fit: FitResult, i: number, gapMs = gapOf(fit, i)): { ki
   if (rw) add('rewrite', `client sent ${rw.tokens} tokens less than the transcript (rescaled)`);
   const er = fit.earlierRewrites.find((r) => r.call === i);
   if (er) add('earlier', earlierRule(er));
+  if (fit.turnEndWrites[i])
+    add('turn-end', 'read past the last request: one the transcript does not hold wrote it when the turn ended');
   if (i > 0 && fit.sessionEpochs[i] > fit.sessionEpochs[i - 1]) {
     add('session-prompt', 'the session part of the system prompt rewritten (the shared part read alone)');
   }

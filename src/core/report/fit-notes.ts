@@ -105,6 +105,12 @@ export function fitNotes(
     );
   }
   notes.push(...othersColdNote(fit));
+  const turnEnds = fit.turnEndWrites.flatMap((w, i) => (w && fit.billed[i] ? [i] : []));
+  if (turnEnds.length)
+    notes.push(
+      `${turnEnds.length} call(s) after a turn ended read past the previous request (calls ${turnEnds.join(', ')}): ` +
+        'a request the transcript does not hold wrote the cache through the response, and the model follows that',
+    );
   if (fit.lateReads.length) {
     notes.push(
       `${fit.lateReads.length} call(s) read the cache more than its TTL after the previous request, ` +

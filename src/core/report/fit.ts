@@ -16,6 +16,7 @@ import { callTimings, type CallTiming } from './call-timings';
 import { clientInvalidations, epochsOf, sharedFromInvalidations, SYSTEM_READ_SLACK_TOKENS } from './invalidations';
 import { callContexts, clearedSpans } from './call-contexts';
 import type { EarlierPart, EarlierRewrite } from './earlier-conversation';
+import type { TurnEndWrite } from './bill-types';
 
 export { callTimings, TTL_SLACK_MS, type CallTiming } from './call-timings';
 export { clientInvalidations, epochsOf, sharedFromInvalidations } from './invalidations';
@@ -55,6 +56,8 @@ export interface FitResult {
   readonly earlierRewrites: readonly EarlierRewrite[];
   /** Per call: whether the client's other sessions kept the shared prefix warm (undefined: no usage to tell). */
   readonly othersWarm: readonly (boolean | undefined)[];
+  /** Per call: when the cache was written through the previous response by a request not in the transcript. */
+  readonly turnEndWrites: readonly (TurnEndWrite | undefined)[];
   /** Calls where the client invalidated its own messages (see {@link clientInvalidations}), and each call's epoch. */
   readonly invalidations: number[];
   readonly epochs: number[];
@@ -134,6 +137,8 @@ export interface NonePlan {
   readonly earlier: readonly (EarlierPart | undefined)[];
   /** Per call: whether the client's other sessions kept the shared prefix warm (see {@link othersKeptWarm}). */
   readonly othersWarm: readonly (boolean | undefined)[];
+  /** Per call: when a request the transcript does not hold wrote the cache through the last response (see below). */
+  readonly turnEndWrites: readonly (TurnEndWrite | undefined)[];
   /** Client invalidations followed (left out: the documented rules alone). */
   readonly epochs?: readonly number[];
   readonly sessionEpochs?: readonly number[];
@@ -154,6 +159,7 @@ export function noneRequest(i: number, plan: NonePlan): BillRequest {
     sessionEpoch: plan.sessionEpochs?.[i],
     earlier: plan.earlier[i],
     othersWarm: plan.othersWarm[i],
+    turnEndWrite: plan.turnEndWrites[i],
   };
 }
 
@@ -173,6 +179,44 @@ export function othersKeptWarm(
     const p = prefixOf(i);
     if (!c.usage || !p.sharedWarm) return undefined;
     return (c.usage.cache_read_input_tokens ?? 0) + SYSTEM_READ_SLACK_TOKENS >= p.shared;
+  });
+}
+
+/** A read this far past the previous request's whole input was written by a request the transcript does not hold. */
+const READ_PAST_TOKENS = 64;
+
+/**
+ * Per call, when a request the transcript does not hold wrote the cache through the previous response: a human
+ * turn's call that read more than the whole previous request (its breakpoint's write included). Claude Code makes
+ * such a request after a turn ends, on the same model, with the history and that response: 120 of 181 turn ends
+ * in entire-dev, 22 of 63 in m-claude (docs/anthropic-api.md); the next call reads through the response (and a
+ * few hundred tokens of what both put after it, not modelled). Followed where the recording shows it.
+ */
+export function turnEndWritesOf(
+  calls: readonly CallRecord[],
+  messagesAt: (i: number) => readonly BillMessage[],
+  timings: readonly CallTiming[],
+  modelOf: (i: number) => string,
+  beforeMessages: (i: number) => number,
+  foreign: readonly number[],
+): (TurnEndWrite | undefined)[] {
+  const side = new Set(foreign);
+  return calls.map((c, i) => {
+    const prev = calls[i - 1];
+    const u = c.usage;
+    const p = prev?.usage;
+    if (!u || !p || side.has(i) || side.has(i - 1) || modelOf(i) !== modelOf(i - 1)) return undefined;
+    const msgs = requestMessages(messagesAt(i), c);
+    const lastMessage = msgs[msgs.length - 1];
+    if (!lastMessage || lastMessage.role !== 'user' || !lastMessage.humanTurn) return undefined;
+    const before = p.input_tokens + (p.cache_creation_input_tokens ?? 0) + (p.cache_read_input_tokens ?? 0);
+    const read = u.cache_read_input_tokens ?? 0;
+    if (read <= before + READ_PAST_TOKENS) return undefined;
+    // Its breakpoint: the block of the history up to the response that ends nearest where the next call read.
+    let last = msgs.length - 1;
+    while (last >= 0 && msgs[last].role !== 'assistant') last--;
+    const block = blockEndingNear(msgs.slice(0, last + 1), modelOf(i), read - beforeMessages(i));
+    return block === undefined ? undefined : { at: timings[i - 1].refresh, block };
   });
 }
 
@@ -235,6 +279,8 @@ export function fitNone(
   );
   const sessionEpochs = epochsOf(imp.calls.length, sessionInvalidations);
   const bill = new SessionBill(prefixes, prefix);
+  const modelAt = (i: number): string => contexts[i].model;
+  const turnEndWrites = turnEndWritesOf(imp.calls, messagesAt, timings, modelAt, beforeMessages, sized.foreign);
   const plan: NonePlan = {
     calls: imp.calls,
     messages: messagesAt,
@@ -243,6 +289,7 @@ export function fitNone(
     contexts,
     earlier: sized.earlier,
     othersWarm,
+    turnEndWrites,
   };
   const billedCall = (c: CallRecord): RecordedCall | undefined =>
     c.apiMessageId ? recorded.get(c.apiMessageId) : undefined;
@@ -330,6 +377,7 @@ export function fitNone(
     earlier: sized.earlier,
     earlierRewrites: sized.earlierRewrites,
     othersWarm,
+    turnEndWrites,
     steps,
     billed,
     simulatedCost,

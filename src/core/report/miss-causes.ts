@@ -20,6 +20,7 @@ export const CAUSE_LABELS: Readonly<Record<CauseKind | 'none', string>> = {
   rewrite: 'client rewrote the history (resumed or edited)',
   earlier: 'client changed an earlier conversation the transcript does not hold (compaction, microcompact)',
   'others-cold': "shared prefix cold (the client's other sessions had not kept it warm)",
+  'turn-end': 'a request the transcript does not hold wrote the cache when the turn ended',
   'session-prompt': 'client rewrote the session part of the system prompt',
   unexplained: 'client invalidation the transcript does not explain',
   invalidation: 'client invalidation',

@@ -225,6 +225,7 @@ export function priceStrategy(
       sessionEpoch: fit.sessionEpochs[i],
       earlier: fit.earlier[i],
       othersWarm: fit.othersWarm[i],
+      turnEndWrite: fit.turnEndWrites[i],
     };
     // A side request of its own (fit.foreign) costs what it cost, whatever the strategy.
     const s = foreign.has(i) ? fit.steps[i] : bill.step(ctx.model, req);
@@ -241,6 +242,7 @@ export function priceStrategy(
             breakpointAt: req.breakpointAt,
             earlier: req.earlier,
             othersWarm: req.othersWarm,
+            turnEndWrite: req.turnEndWrite,
           });
       if (fit.billed[i]) documentedInputCost += d.cost;
     }

@@ -120,3 +120,27 @@ describe("a shared prefix the client's other sessions had not kept warm (37_a33a
     expect(s.calls[cold].rule).toContain("shared prefix cold too: the client's other sessions had not kept it warm");
   });
 });
+
+describe('a request the transcript does not hold writes the cache when a turn ends (70_33bba9319c)', () => {
+  const { text, fit, recorded, notes } = fitted('entire-dev-turn-end-write.jsonl');
+  const totalBefore = (i: number): number => totalOf(recorded[i - 1].usage);
+  const past = recorded.flatMap((c, i) => (i > 0 && c.usage.cache_read_input_tokens > totalBefore(i) + 64 ? [i] : []));
+
+  it('the next human turn reads past the previous request, and so does the model, where the recording shows it', () => {
+    expect(past.length).toBeGreaterThan(0);
+    // The first such call: the previous request sent its last 7939 tokens uncached, the next one read them.
+    const i = past[0];
+    expect(recorded[i - 1].usage.input_tokens).toBeGreaterThan(5_000);
+    expect(fit.turnEndWrites[i]).toBeDefined();
+    expect(fit.steps[i].usage.cache_read_input_tokens).toBeGreaterThan(totalBefore(i));
+    expect(near(fit.steps[i].usage.cache_read_input_tokens, recorded[i].usage.cache_read_input_tokens)).toBe(true);
+    expect(fit.turnEndWrites.filter(Boolean)).toHaveLength(past.length);
+    expect(Math.abs(fit.costError!)).toBeLessThanOrEqual(0.01);
+  });
+
+  it("says so in the row's notes and in --explain", () => {
+    expect(notes()).toContain(`${past.length} call(s) after a turn ended read past the previous request`);
+    const [s] = explainFile('entire-dev-turn-end-write.jsonl', text, '04cd0da1');
+    expect(s.calls[past[0]].rule).toContain('read past the last request');
+  });
+});
