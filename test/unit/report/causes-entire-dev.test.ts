@@ -32,7 +32,7 @@ const totalOf = (u: RecordedCall['usage']): number =>
   u.input_tokens + u.cache_creation_input_tokens + u.cache_read_input_tokens;
 const near = (a: number, b: number, share = 0.02): boolean => Math.abs(a - b) <= share * Math.max(a, b, 1);
 
-describe('a transcript that starts mid-conversation, whose earlier conversation the client rewrites (50_a05055ba87)', () => {
+describe('a transcript that starts mid-conversation, its earlier conversation rewritten (50_a05055ba87)', () => {
   const { text, fit, recorded, notes } = fitted('entire-dev-mid-conversation-rewrite.jsonl');
   // The call that sent less than the one before, and read up to the end of the system prompt only.
   const at = recorded.findIndex((c, i) => i > 0 && totalOf(c.usage) < totalOf(recorded[i - 1].usage) - 10_000);
@@ -64,7 +64,9 @@ describe('a transcript that starts mid-conversation, whose earlier conversation 
   it("says so in the row's notes and in --explain", () => {
     expect(notes()).toMatch(
       new RegExp(
-        `the first call sent \\d+ tokens the transcript does not hold after the system prompt \\(${recorded[at].usage.cache_read_input_tokens} tokens\\): an earlier conversation: the transcript starts mid-conversation.*call ${at}: the client rewrote it to \\d+ tokens`,
+        `the first call sent \\d+ tokens the transcript does not hold after the system prompt ` +
+          `\\(${recorded[at].usage.cache_read_input_tokens} tokens\\): an earlier conversation: ` +
+          `the transcript starts mid-conversation.*call ${at}: the client rewrote it to \\d+ tokens`,
       ),
     );
     const [s] = explainFile('entire-dev-mid-conversation-rewrite.jsonl', text, '44df7d08');
@@ -114,7 +116,8 @@ describe("a shared prefix the client's other sessions had not kept warm (37_a33a
 
   it("says so in the row's notes and in --explain", () => {
     expect(notes()).toContain(
-      `1 call(s) read less than the shared prefix (${recorded[0].usage.cache_read_input_tokens} tokens: tools and stable system blocks; calls ${cold})`,
+      `1 call(s) read less than the shared prefix (${recorded[0].usage.cache_read_input_tokens} tokens: ` +
+        `tools and stable system blocks; calls ${cold})`,
     );
     const [s] = explainFile('entire-dev-shared-prefix-cold.jsonl', text, 'ea0a65af');
     expect(s.calls[cold].rule).toContain("shared prefix cold too: the client's other sessions had not kept it warm");
