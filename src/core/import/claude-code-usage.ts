@@ -7,7 +7,9 @@
  *   placeholders, the cache counts are the same on every line);
  * - 5-minute and 1-hour cache writes are kept apart
  *   (`usage.cache_creation.ephemeral_{5m,1h}_input_tokens`), output apart from input;
- * - subagent lines (`isSidechain`) are their own row, keyed by `agentId` when present;
+ * - subagent lines (`isSidechain`) are their own row, keyed by `agentId` when present; without it (Claude
+ *   Code 1.0.x wrote every subagent inline, without `agentId`), by the first line of the subagent's own
+ *   `parentUuid` chain: each Task starts a chain of its own, and parallel ones interleave in the file;
  * - a response already counted (in this file or another, e.g. a resumed
  *   session that copied its parent's lines) is not counted again; a row is
  *   named by the session id of its own lines (the last ones: copied lines
@@ -39,6 +41,27 @@ function isObj(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/**
+ * The row key of a subagent line: its `agentId`, else the uuid of the first line of its `parentUuid` chain among
+ * the subagent lines read so far (lines come after their parents; one without a uuid joins the last chain).
+ */
+export class SubagentKeys {
+  private readonly rootOf = new Map<string, string>();
+  private last = '';
+
+  of(rec: Record<string, unknown>): string {
+    if (typeof rec.agentId === 'string') return rec.agentId;
+    const uuid = typeof rec.uuid === 'string' ? rec.uuid : undefined;
+    if (!uuid) return this.last;
+    let root = this.rootOf.get(uuid);
+    if (root === undefined) {
+      const parent = typeof rec.parentUuid === 'string' ? this.rootOf.get(rec.parentUuid) : undefined;
+      this.rootOf.set(uuid, (root = parent ?? uuid));
+    }
+    return (this.last = root);
+  }
+}
+
 interface Pending {
   conv: RecordedConversation;
   model: string;
@@ -56,8 +79,8 @@ interface Pending {
 export function readRecorded(text: string, counted: Set<string>): RecordedFile {
   const convs = new Map<string, RecordedConversation>();
   const events = new Map<string, ClientEventsBuilder>();
-  const eventsOf = (rec: Record<string, unknown>): ClientEventsBuilder => {
-    const id = rec.isSidechain === true ? `side:${typeof rec.agentId === 'string' ? rec.agentId : ''}` : 'main';
+  const subagents = new SubagentKeys();
+  const eventsOf = (rec: Record<string, unknown>, id: string): ClientEventsBuilder => {
     let e = events.get(id);
     if (!e) events.set(id, (e = new ClientEventsBuilder()));
     return e;
@@ -69,10 +92,10 @@ export function readRecorded(text: string, counted: Set<string>): RecordedFile {
   let badLines = 0;
   let claudeCode = false;
   let hasMain = false;
-  const convOf = (rec: Record<string, unknown>): RecordedConversation => {
+  const convOf = (rec: Record<string, unknown>, id: string): RecordedConversation => {
     const sidechain = rec.isSidechain === true;
-    const agentId = sidechain && typeof rec.agentId === 'string' ? rec.agentId : undefined;
-    const id = sidechain ? `side:${agentId ?? ''}` : 'main';
+    // A 1.0.x subagent is named by the first line of its chain (sidechainText selects its lines by it).
+    const agentId = sidechain ? id.slice('side:'.length) || undefined : undefined;
     let c = convs.get(id);
     if (!c) {
       const sessionId = typeof rec.sessionId === 'string' ? rec.sessionId : undefined;
@@ -93,19 +116,19 @@ export function readRecorded(text: string, counted: Set<string>): RecordedFile {
     const { raw: line, rec } = l;
     if (isObj(rec) && typeof rec.sessionId === 'string') claudeCode = true;
     if (isObj(rec) && (rec.type === 'user' || rec.type === 'assistant') && rec.isSidechain !== true) hasMain = true;
-    if (isObj(rec) && rec.type === 'system' && rec.subtype === 'microcompact_boundary') {
-      eventsOf(rec).microcompact(isObj(rec.microcompactMetadata) ? rec.microcompactMetadata : {});
-    }
     if (!isObj(rec)) continue;
+    const convId = rec.isSidechain === true ? `side:${subagents.of(rec)}` : 'main';
+    if (rec.type === 'system' && rec.subtype === 'microcompact_boundary') {
+      eventsOf(rec, convId).microcompact(isObj(rec.microcompactMetadata) ? rec.microcompactMetadata : {});
+    }
     const time = typeof rec.timestamp === 'string' ? rec.timestamp : undefined;
-    const convId = rec.isSidechain === true ? `side:${typeof rec.agentId === 'string' ? rec.agentId : ''}` : 'main';
     const before = time === undefined ? undefined : lastTime.get(convId);
     if (time !== undefined) lastTime.set(convId, time);
     if (rec.type !== 'assistant' || !isObj(rec.message)) continue;
     const msg = rec.message;
-    if (typeof msg.id === 'string') eventsOf(rec).response(msg.id, rec.version);
+    if (typeof msg.id === 'string') eventsOf(rec, convId).response(msg.id, rec.version);
     if (!isObj(msg.usage) || msg.model === SYNTHETIC_MODEL) continue;
-    const conv = convOf(rec);
+    const conv = convOf(rec, convId);
     const requestId = typeof rec.requestId === 'string' ? rec.requestId : '';
     const key = `${typeof msg.id === 'string' ? msg.id : line}|${requestId}`;
     const usage = recordedUsage(msg.usage);
@@ -140,10 +163,11 @@ export function readRecorded(text: string, counted: Set<string>): RecordedFile {
 /** The lines of one subagent of a main file, as their own transcript. */
 export function sidechainText(text: string, agentId: string | undefined): string {
   const out: string[] = [];
+  const subagents = new SubagentKeys();
   for (const l of jsonLines(text)) {
-    const r = l.rec as { isSidechain?: unknown; agentId?: unknown } | null | undefined;
-    const side = typeof r === 'object' && r !== null && r.isSidechain === true;
-    const ours = side && (agentId === undefined || r.agentId === agentId);
+    const r = l.rec;
+    const side = isObj(r) && r.isSidechain === true;
+    const ours = side && (agentId === undefined || subagents.of(r) === agentId);
     if (ours) out.push(l.raw);
   }
   return out.join('\n');

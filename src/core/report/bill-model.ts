@@ -18,15 +18,31 @@
  *   just the system prefix). This is the main thing a TTL-only model misses.
  * - TTL from the recorded timestamps; 1-hour breakpoints where the recorded
  *   usage shows 1-hour writes.
+ * - A transcript that starts mid-conversation sends an earlier conversation
+ *   after the system prompt: one more block, re-sized where the client changed
+ *   it (earlier-conversation.ts), warm at the first call when that call read it.
+ * - The shared prefix is warm from the client's other sessions only where the
+ *   recording read it (fit.ts othersKeptWarm).
  * The cache itself is the shared simulator (src/core/cache/simulator.ts).
  */
 import { inputSideCost } from '../cache/cost';
-import { thinkingDropIndex, thinkingDroppedIn } from '../api/cache-rules';
+import { thinkingDroppedIn } from '../api/cache-rules';
 import { CacheSimulator, type SimBlock, type SimMessage } from '../cache/simulator';
 import { keepsPriorThinking, minCacheableTokens, modelPrice, type ModelPrice } from '../models';
-import type { BillBlock, BillMessage, BillRequest, BillStep, InferredPrefix, SpanParts, SpanSink } from './bill-types';
+import { foldThinking, thinkingDropAt, withoutThinking } from './bill-blocks';
+import type {
+  BillBlock,
+  BillMessage,
+  BillRequest,
+  BillStep,
+  InferredPrefix,
+  SpanParts,
+  SpanSink,
+  TurnEndWrite,
+} from './bill-types';
 
 export type { BillBlock, BillMessage, BillRequest, BillStep, InferredPrefix, SpanParts, SpanSink } from './bill-types';
+export { blockEndingNear, effectiveMessages, foldThinking, messageTokens } from './bill-blocks';
 
 /**
  * A message's blocks folded (thinking carried by the next block), their simulator blocks, and the simulator message.
@@ -35,84 +51,6 @@ interface SimParts extends SpanParts {
   readonly folded: { block: BillBlock; tokens: number }[];
   readonly sim: SimBlock[];
   readonly msg: SimMessage;
-}
-
-/** The thinking rule (cache/rules.ts) on bill messages: the index before which earlier turns' thinking is dropped. */
-function thinkingDropAt(messages: readonly BillMessage[], drops: boolean): number {
-  return thinkingDropIndex((i) => messages[i].role === 'user' && messages[i].humanTurn, 0, messages.length, drops);
-}
-
-/**
- * Messages as the API counts them: for models that drop earlier thinking,
- * thinking blocks before the last human turn are left out.
- */
-export function effectiveMessages(messages: readonly BillMessage[], model: string): readonly BillMessage[] {
-  const dropBefore = thinkingDropAt(messages, !keepsPriorThinking(model));
-  if (dropBefore <= 0) return messages;
-  return messages.map((m, i) => (thinkingDroppedIn(m.role, i, dropBefore) ? withoutThinking(m) : m));
-}
-
-/** An assistant message without its thinking blocks (the same object when it has none). */
-function withoutThinking(m: BillMessage): BillMessage {
-  return m.role === 'assistant' && m.blocks.some((b) => b.thinking)
-    ? { ...m, blocks: m.blocks.filter((b) => !b.thinking) }
-    : m;
-}
-
-/**
- * Thinking blocks do not key the cache: measured on the m-claude Sonnet 4.5
- * sessions, when a human turn drops a whole turn's thinking (the total input
- * shrinks by it) the next call still reads everything else from cache, up to
- * the previous call's breakpoint. So a thinking block's tokens are carried by
- * the next block of its message (the last one before it when none follows),
- * and the block itself is no cache position.
- */
-export function foldThinking(blocks: readonly BillBlock[]): { block: BillBlock; tokens: number }[] {
-  const out: { block: BillBlock; tokens: number }[] = [];
-  let carry = 0;
-  for (const b of blocks) {
-    if (b.thinking) {
-      carry += b.tokens;
-      continue;
-    }
-    out.push({ block: b, tokens: b.tokens + carry });
-    carry = 0;
-  }
-  if (carry > 0) {
-    if (out.length) out[out.length - 1].tokens += carry;
-    else if (blocks.length) out.push({ block: blocks[blocks.length - 1], tokens: carry });
-  }
-  return out;
-}
-
-/**
- * The block that ends closest to `offset` tokens into the messages (as
- * counted: thinking dropped and folded). Used to place the client's message
- * breakpoint where the recorded usage says it was: `input_tokens` are the
- * tokens after the last breakpoint.
- */
-export function blockEndingNear(messages: readonly BillMessage[], model: string, offset: number): string | undefined {
-  let cum = 0;
-  let best: string | undefined;
-  let bestDist = Infinity;
-  for (const m of effectiveMessages(messages, model)) {
-    for (const f of foldThinking(m.blocks)) {
-      cum += f.tokens;
-      const d = Math.abs(cum - offset);
-      if (d < bestDist) {
-        bestDist = d;
-        best = f.block.id;
-      }
-    }
-  }
-  return best;
-}
-
-/** Sum of the tokens of effective messages. */
-export function messageTokens(messages: readonly BillMessage[]): number {
-  let n = 0;
-  for (const m of messages) for (const b of m.blocks) n += b.tokens;
-  return n;
 }
 
 /**
@@ -157,6 +95,10 @@ export class BillModel {
   private readonly epochMsgs = new WeakMap<BillMessage, Map<number, SimMessage>>();
   /** Per simulator block: its copies carrying a breakpoint, by TTL. */
   private readonly marked = new WeakMap<SimBlock, Map<string, SimBlock>>();
+  /** The earlier conversation's block of the last step (see {@link earlierBlock}). */
+  private lastEarlier?: { key: string; block: SimBlock };
+  /** Whether a step ran (the prefix warm at the start is written before the first). */
+  private started = false;
 
   constructor(
     readonly model: string,
@@ -284,6 +226,51 @@ export class BillModel {
   }
 
   /**
+   * The earlier conversation a request sent after the system prompt (no breakpoint of its own: it is the
+   * start of the messages), one block per revision and epoch: a client invalidation rewrites it too.
+   */
+  private earlierBlock(part: { key: string; tokens: number }, epoch: number): SimBlock {
+    const key = `earlier:${part.key}${epoch ? `#${epoch}` : ''}`;
+    const last = this.lastEarlier;
+    if (last?.key === key && this.sizes.get(last.block) === part.tokens) return last.block;
+    const block = { type: 'text', text: key } as SimBlock;
+    this.sizes.set(block, part.tokens);
+    this.lastEarlier = { key, block };
+    return block;
+  }
+
+  /**
+   * A request the transcript does not hold, made when the previous turn ended (`at`: the end of its response):
+   * the messages up to the last response, a breakpoint on its last block. It writes the cache through that
+   * response; what it cost is not in the recording, so it is not priced.
+   */
+  private writeThroughResponse(
+    system: readonly SimBlock[],
+    messages: readonly SimMessage[],
+    write: TurnEndWrite,
+    cc: { type: string; ttl?: string },
+  ): void {
+    const parts = this.work.parts;
+    let last = messages.length - 1;
+    while (last >= 0 && (messages[last].role !== 'assistant' || !parts[last].sim.length)) last--;
+    if (last < 0) return;
+    let at: [number, number] = [last, parts[last].sim.length - 1];
+    for (let mi = last; mi >= 0; mi--) {
+      const bi = parts[mi].folded.findIndex((f) => f.block.id === write.block);
+      if (bi >= 0) {
+        at = [mi, bi];
+        break;
+      }
+    }
+    const [mi, bi] = at;
+    const upTo = messages.slice(0, mi + 1);
+    const content = [...(upTo[mi].content as readonly SimBlock[])];
+    content[bi] = this.withCc(content[bi], parts[mi].folded[bi].tokens, cc);
+    upTo[mi] = { role: upTo[mi].role, content };
+    this.sim.step({ model: this.model, system, messages: upTo }, this.tokensOf, write.at, write.at);
+  }
+
+  /**
    * The simulator's block for a content id at a size (same id, same bytes: same cache identity whatever the size), in
    * an epoch.
    */
@@ -309,10 +296,6 @@ export class BillModel {
     const version = req.prefixKey ?? '';
     const sysTtl = req.systemTtl ?? req.ttl;
     const shared = this.systemBlock('shared', version, 0, sysTtl);
-    if (this.prefix.sharedWarm && this.prefix.shared > 0) {
-      // Another session of the same client reads the shared prefix just before: it stays warm.
-      this.sim.stepSystem(this.model, [shared], this.tokensOf, req.now, req.refresh);
-    }
     const k = this.partsOf(req.messages);
     // A rewritten session part counts as a restart would (both only grow, so their sum changes whenever either does).
     const restarts =
@@ -326,6 +309,23 @@ export class BillModel {
     if (req.epoch && parts.length && parts[0].sim.length) {
       messages[0] = this.epochMessage(effs[0], parts[0], req.epoch);
       patched.push(0);
+    }
+    const earlier = req.earlier && req.earlier.tokens > 0 ? this.earlierBlock(req.earlier, req.epoch ?? 0) : undefined;
+    const sessionBlock = this.systemBlock('session', version, restarts, sysTtl);
+    const system = this.prefix.shared > 0 ? [shared, sessionBlock] : [sessionBlock];
+    if (earlier) {
+      if (!this.started && this.prefix.warmAtStart) {
+        // The first call read its earlier conversation: the calls before the transcript left it in cache.
+        const marked = this.withCc(earlier, this.tokensOf(earlier), cc);
+        this.sim.stepSystem(this.model, [...system, marked], this.tokensOf, req.now, req.now);
+      }
+      system.push(earlier);
+    }
+    this.started = true;
+    if (req.turnEndWrite !== undefined) this.writeThroughResponse(system, messages, req.turnEndWrite, cc);
+    if (this.prefix.sharedWarm && this.prefix.shared > 0 && req.othersWarm !== false) {
+      // Another session of the same client reads the shared prefix just before: it stays warm.
+      this.sim.stepSystem(this.model, [shared], this.tokensOf, req.now, req.refresh);
     }
     // The message breakpoint: on the block the client put it on, else on the last block.
     let at: [number, number] | undefined;
@@ -343,9 +343,7 @@ export class BillModel {
       messages[mi] = { role: messages[mi].role, content };
       patched.push(mi);
     }
-    spans?.(parts, this.prefix.shared + this.prefix.session);
-    const sessionBlock = this.systemBlock('session', version, restarts, sysTtl);
-    const system = this.prefix.shared > 0 ? [shared, sessionBlock] : [sessionBlock];
+    spans?.(parts, this.prefix.shared + this.prefix.session + (earlier ? this.tokensOf(earlier) : 0));
     const usage = this.sim.step({ model: this.model, system, messages }, this.tokensOf, req.now, req.refresh);
     // Priced by the one pricer (cache/cost.ts): writes split by TTL, reads, uncached input.
     const c = inputSideCost(usage, this.price);

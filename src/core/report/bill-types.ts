@@ -36,6 +36,13 @@ export interface BillMessage {
   readonly clientRestart?: boolean;
 }
 
+/** A write by a request the transcript does not hold: when, and the block its breakpoint was on. */
+export interface TurnEndWrite {
+  readonly at: number;
+  /** The block's id (the last block of the last response when no block of the request has it). */
+  readonly block: string;
+}
+
 export interface BillRequest {
   readonly now: number;
   /** Client invalidations so far that rewrote the session part of the system prompt (a new session block each). */
@@ -60,6 +67,18 @@ export interface BillRequest {
    * first block on, so the cache restarts after the system prompt.
    */
   readonly epoch?: number;
+  /**
+   * Whether the client's other sessions had the shared prefix warm at this request (default: true when the
+   * prefix is {@link InferredPrefix.sharedWarm}); false where the recording read less than it.
+   */
+  readonly othersWarm?: boolean;
+  /**
+   * When the previous turn ended (the end of its response), a request the transcript does not hold wrote the
+   * cache up to a block of the history (fit.ts turnEndWritesOf); undefined: none.
+   */
+  readonly turnEndWrite?: TurnEndWrite;
+  /** What the request sent of an earlier conversation the transcript does not hold, after the system prompt. */
+  readonly earlier?: { readonly key: string; readonly tokens: number };
 }
 
 /** The part of every request the transcript does not hold, inferred from usage. */
@@ -70,6 +89,14 @@ export interface InferredPrefix {
   readonly sharedWarm: boolean;
   /** Project system block and injected reminders. */
   readonly session: number;
+  /**
+   * An earlier conversation the transcript does not hold, sent after the system prompt by the first call
+   * (a transcript that starts mid-conversation; report/earlier-conversation.ts); per call in
+   * {@link BillRequest.earlier}.
+   */
+  readonly earlier?: number;
+  /** The first call read its earlier conversation from cache: warm from the calls before the transcript. */
+  readonly warmAtStart?: boolean;
 }
 
 export interface BillStep {

@@ -17,9 +17,11 @@ import type { Skipped, SessionReport } from '../../protocol/report-types';
  * summary, microcompact-cleared attachments followed; 6: OpenAI-style chat transcripts imported, whole-JSON files have
  * no corrupt lines; 7: "summarize from here" compactions send their kept messages before the summary, and kept copies
  * share the cache identity and size of the blocks they copy; 8: a client rewrite shrinks only the calls from it on, the
- * TTL counts from the end of the response; 9: rows carry cwd, usage per 15-minute slot and misses by cause).
+ * TTL counts from the end of the response; 9: rows carry cwd, usage per 15-minute slot and misses by cause; 10: the
+ * prefix part a transcript does not hold after the system prompt, the shared prefix cold where the recording says so,
+ * inline subagents without agentId a row each).
  */
-export const REPORT_CACHE_VERSION = 9;
+export const REPORT_CACHE_VERSION = 10;
 
 export interface CachedFile {
   readonly size: number;

@@ -55,6 +55,9 @@ export type CauseKind =
   | 'version'
   | 'microcompact'
   | 'rewrite'
+  | 'earlier'
+  | 'others-cold'
+  | 'turn-end'
   | 'session-prompt'
   | 'unexplained'
   | 'invalidation'
@@ -75,14 +78,30 @@ export function causesOf(fit: FitResult, i: number, gapMs = gapOf(fit, i)): { ki
   if (cleared) add('microcompact', 'microcompact: cleared results rewrite the history');
   const rw = fit.rewrites.find((r) => r.call === i);
   if (rw) add('rewrite', `client sent ${rw.tokens} tokens less than the transcript (rescaled)`);
+  const er = fit.earlierRewrites.find((r) => r.call === i);
+  if (er) add('earlier', earlierRule(er));
+  if (fit.turnEndWrites[i])
+    add('turn-end', 'read past the last request: one the transcript does not hold wrote it when the turn ended');
   if (i > 0 && fit.sessionEpochs[i] > fit.sessionEpochs[i - 1]) {
     add('session-prompt', 'the session part of the system prompt rewritten (the shared part read alone)');
   }
   if (fit.unexplained.includes(i)) add('unexplained', 'client invalidation the transcript does not explain (followed)');
   else if (fit.invalidations.includes(i)) add('invalidation', 'client invalidation (followed)');
   const ttlMs = fit.timings[i].ttl === '1h' ? TTL_1H_MS : TTL_5M_MS;
-  if (gapMs !== undefined && gapMs > ttlMs + TTL_SLACK_MS) add('ttl', `gap past the ${fit.timings[i].ttl} TTL`);
+  const gap = gapMs !== undefined && gapMs > ttlMs + TTL_SLACK_MS;
+  if (gap) add('ttl', `gap past the ${fit.timings[i].ttl} TTL`);
+  // After such a gap the shared prefix is warm only if other sessions kept it so (fit.ts othersKeptWarm).
+  if (gap && fit.othersWarm[i] === false)
+    add('others-cold', "shared prefix cold too: the client's other sessions had not kept it warm");
   return why;
+}
+
+/** "prefix part not in the transcript 94153 → 67218 tokens (…)": how that part of the prefix changed. */
+export function earlierRule(r: { from: number; to: number; compaction: boolean }): string {
+  const how = r.compaction
+    ? 'a compaction dropped the earlier conversation; what is left is context the client sent again'
+    : 'the client cleared or rewrote part of it, other bytes from the system prompt on';
+  return `prefix part not in the transcript ${Math.round(r.from)} → ${Math.round(r.to)} tokens (${how})`;
 }
 
 /** The rule that decided call i's simulated usage, and whether the recording agrees. */

@@ -10,7 +10,9 @@ import type { InferredPrefix } from './bill-types';
 /** The engine's view of an inferred prefix: all of it in front of the messages; shared when the first call read it. */
 export function clientPrefixOf(p: InferredPrefix): ClientPrefix {
   // Whole tokens: the sizes are spread from usage and may carry fractions; a request counts whole tokens.
-  return { tokens: Math.round(p.shared + p.session), shared: p.sharedWarm ? Math.round(p.shared) : 0 };
+  // An earlier conversation the transcript does not hold is sent in front of its messages too.
+  const tokens = Math.round(p.shared + p.session + (p.earlier ?? 0));
+  return { tokens, shared: p.sharedWarm ? Math.round(p.shared) : 0 };
 }
 
 /** The prefix in front of a transcript's messages when the transcript does not hold it; undefined without usage. */

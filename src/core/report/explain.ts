@@ -98,7 +98,8 @@ export function explainFile(file: string, text: string, session: string): Explai
 
 function usageCells(u: UsageRow | undefined): string {
   if (!u) return `${'—'.padStart(8)}${''.padStart(24)}${''.padStart(9)}`;
-  return `${String(u.input).padStart(8)}${String(u.write5m).padStart(8)}${String(u.write1h).padStart(8)}${String(u.read).padStart(8)}${u.cost.toFixed(4).padStart(9)}`;
+  const cells = [u.input, u.write5m, u.write1h, u.read].map((n) => String(n).padStart(8)).join('');
+  return `${cells}${u.cost.toFixed(4).padStart(9)}`;
 }
 
 /** An explained session as text: a header, then one line per call. */
@@ -107,12 +108,15 @@ export function formatExplained(s: ExplainedSession): string {
   const head = [
     `${s.file}  session ${s.sessionId ?? '?'}${s.agentId ? ` agent ${s.agentId}` : ''}  model ${s.model}`,
     `recorded input-side $${s.recordedCost.toFixed(4)}, simulated none $${s.simulatedCost.toFixed(4)}${err}`,
-    `call   gap(min) ttl    | recorded: input   w5m     w1h     read    cost | simulated: input w5m w1h read cost |   Δ$     rule`,
+    'call   gap(min) ttl    | recorded: input   w5m     w1h     read    cost ' +
+      '| simulated: input w5m w1h read cost |   Δ$     rule',
   ];
   const lines = s.calls.map((c) => {
     const gap = c.gapMinutes === undefined ? '' : c.gapMinutes.toFixed(1);
     const model = c.model === s.model ? '' : ` [${c.model}]`;
-    return `${String(c.call).padStart(4)} ${gap.padStart(8)} ${c.ttl.padEnd(6)} |${usageCells(c.recorded)} |${usageCells(c.simulated)} | ${c.costDelta.toFixed(4).padStart(8)} ${c.rule}${model}`;
+    const head = `${String(c.call).padStart(4)} ${gap.padStart(8)} ${c.ttl.padEnd(6)}`;
+    const cells = `|${usageCells(c.recorded)} |${usageCells(c.simulated)} |`;
+    return `${head} ${cells} ${c.costDelta.toFixed(4).padStart(8)} ${c.rule}${model}`;
   });
   return [...head, ...lines].join('\n');
 }

@@ -9,78 +9,21 @@ import type { OffenderTally } from './offenders';
 import type { RecordedCall } from '../import/recorded';
 import { callCost } from './recorded';
 import { recordedStep, SessionBill, withCleared, type CallContext } from './session-bill';
-import { clearedAt, requestMessages, sizeSession, type ClearedSpan } from './sizing';
+import { requestMessages, sizeSession } from './sizing';
 import { sizesByCall } from './rewrites';
 import { TTL_1H_MS, TTL_5M_MS } from '../cache/simulator';
+import { callTimings, type CallTiming } from './call-timings';
+import { clientInvalidations, epochsOf, sharedFromInvalidations, SYSTEM_READ_SLACK_TOKENS } from './invalidations';
+import { callContexts, clearedSpans } from './call-contexts';
+import type { EarlierPart, EarlierRewrite } from './earlier-conversation';
+import type { TurnEndWrite } from './bill-types';
+
+export { callTimings, TTL_SLACK_MS, type CallTiming } from './call-timings';
+export { clientInvalidations, epochsOf, sharedFromInvalidations } from './invalidations';
+export { clearedSpans } from './call-contexts';
 
 /** Below this many calls the fit says little (the issue's bar: sessions with ≥ 10 calls). */
 export const MIN_CALLS_FOR_FIT = 10;
-
-/**
- * How long past its TTL a cache entry was still read, in the recorded sessions: 5-minute entries were
- * read up to 5 min 6 s after the end of the response that last used them (request time: the client's last
- * line before the call), and missed from 5 min 21 s on (entire-dev, the half the fit was tuned on).
- */
-export const TTL_SLACK_MS = 15_000;
-
-export interface CallTiming {
-  /**
-   * When the request reached the cache (the client's last line before it, less {@link TTL_SLACK_MS}); else its
-   * response's first line.
-   */
-  readonly now: number;
-  /** When the entries it used start their TTL again: the end of its response (its last line). */
-  readonly refresh: number;
-  /** TTL of the message breakpoint. */
-  readonly ttl: '5m' | '1h';
-  /** TTL of the system-prompt breakpoints. */
-  readonly systemTtl: '5m' | '1h';
-}
-
-/**
- * Time of each call: its response's first line (else previous + 1 s). The
- * message before it is no better a clock: a merged user message carries the
- * time of its first line, minutes before the request when the user typed
- * after tool results.
- *
- * TTL per breakpoint, from the recorded write split: the API requires
- * longer-TTL breakpoints before shorter ones, so a call that wrote both
- * 1-hour and 5-minute tokens had its system breakpoints at 1 h and its message
- * breakpoint at 5 m; a call that wrote only 1-hour tokens had 1 h on the
- * message breakpoint (and the system ones before it); only 5-minute writes
- * set the message breakpoint to 5 m. A call that wrote nothing keeps the last
- * known TTLs (Claude Code does not change them mid-session).
- */
-export function callTimings(calls: readonly CallRecord[], recorded: ReadonlyMap<string, RecordedCall>): CallTiming[] {
-  let now = 0;
-  let ttl: '5m' | '1h' = '5m';
-  let systemTtl: '5m' | '1h' = '5m';
-  return calls.map((c) => {
-    const r = c.apiMessageId ? recorded.get(c.apiMessageId) : undefined;
-    const t = c.timestamp ? Date.parse(c.timestamp) : NaN;
-    const sent = r?.requestTimestamp ? Date.parse(r.requestTimestamp) : NaN;
-    const done = r?.endTimestamp ? Date.parse(r.endTimestamp) : NaN;
-    now =
-      Number.isFinite(sent) && sent <= (Number.isFinite(t) ? t : Infinity)
-        ? sent - TTL_SLACK_MS
-        : Number.isFinite(t)
-          ? t
-          : now + 1000;
-    const refresh = Number.isFinite(done) && done >= now ? done : now;
-    const split =
-      r?.usage.cache_creation ??
-      (
-        c.usage as
-          { cache_creation?: { ephemeral_5m_input_tokens?: number; ephemeral_1h_input_tokens?: number } } | undefined
-      )?.cache_creation;
-    const w1h = split?.ephemeral_1h_input_tokens ?? 0;
-    const w5m = split?.ephemeral_5m_input_tokens ?? 0;
-    if (w1h > 0 && w5m > 0) [systemTtl, ttl] = ['1h', '5m'];
-    else if (w1h > 0) [systemTtl, ttl] = ['1h', '1h'];
-    else if (w5m > 0) ttl = '5m';
-    return { now, refresh, ttl, systemTtl };
-  });
-}
 
 export interface FitResult {
   readonly prefix: InferredPrefix;
@@ -107,6 +50,14 @@ export interface FitResult {
   readonly placement: (string | undefined)[];
   /** Calls where the client sent a shorter history than the transcript holds. */
   readonly rewrites: { call: number; tokens: number }[];
+  /** Per call, what it sent of an earlier conversation the transcript does not hold (earlier-conversation.ts). */
+  readonly earlier: readonly (EarlierPart | undefined)[];
+  /** Calls from which that earlier conversation changed: shrank, or dropped by a compaction. */
+  readonly earlierRewrites: readonly EarlierRewrite[];
+  /** Per call: whether the client's other sessions kept the shared prefix warm (undefined: no usage to tell). */
+  readonly othersWarm: readonly (boolean | undefined)[];
+  /** Per call: when the cache was written through the previous response by a request not in the transcript. */
+  readonly turnEndWrites: readonly (TurnEndWrite | undefined)[];
   /** Calls where the client invalidated its own messages (see {@link clientInvalidations}), and each call's epoch. */
   readonly invalidations: number[];
   readonly epochs: number[];
@@ -175,163 +126,97 @@ export function breakpointPlacement(
 /** The documented rules would have read this many more tokens: a miss the transcript does not explain. */
 const UNEXPLAINED_MISS_TOKENS = 5_000;
 
-/** A read this close to the end of the system prompt is a read of the system prompt alone. */
-const SYSTEM_READ_SLACK_TOKENS = 256;
-
-/**
- * Calls where the recorded usage read nothing past the system prompt (the
- * client's system breakpoints) although messages were sent. Where the
- * documented rules (TTL, lookback, dropped thinking) already explain that,
- * following it changes nothing; where they do not, the client changed
- * something early in its messages that the transcript does not hold (in the
- * m-claude sessions: right after some human turns and after API errors, with
- * the cache 0.2–3 minutes warm). The bill model follows the recording there
- * for every strategy alike: the messages are other bytes from that call on.
- */
-export function clientInvalidations(
-  calls: readonly CallRecord[],
-  systemTokens: number | ((i: number) => number),
-  explained?: (i: number) => boolean,
-): number[] {
-  const out: number[] = [];
-  calls.forEach((c, i) => {
-    const u = c.usage;
-    if (i === 0 || !u || explained?.(i)) return;
-    const sys = typeof systemTokens === 'function' ? systemTokens(i) : systemTokens;
-    const read = u.cache_read_input_tokens ?? 0;
-    const total = u.input_tokens + (u.cache_creation_input_tokens ?? 0) + read;
-    if (read <= sys + SYSTEM_READ_SLACK_TOKENS && total > sys + SYSTEM_READ_SLACK_TOKENS) out.push(i);
-  });
-  return out;
+/** What the `none` requests of a session are built from, per call. */
+export interface NonePlan {
+  readonly calls: readonly CallRecord[];
+  /** The messages per call (sizes as that call sent them, results the client cleared as placeholders). */
+  readonly messages: (i: number) => readonly BillMessage[];
+  readonly timings: readonly CallTiming[];
+  readonly placement: readonly (string | undefined)[];
+  readonly contexts: readonly CallContext[];
+  readonly earlier: readonly (EarlierPart | undefined)[];
+  /** Per call: whether the client's other sessions kept the shared prefix warm (see {@link othersKeptWarm}). */
+  readonly othersWarm: readonly (boolean | undefined)[];
+  /** Per call: when a request the transcript does not hold wrote the cache through the last response (see below). */
+  readonly turnEndWrites: readonly (TurnEndWrite | undefined)[];
+  /** Client invalidations followed (left out: the documented rules alone). */
+  readonly epochs?: readonly number[];
+  readonly sessionEpochs?: readonly number[];
 }
 
-/**
- * Where the shared part of the system prompt ends, when the first call did not tell (it read nothing): a
- * client invalidation reads that part alone (tools and the stable system blocks, unchanged while the
- * session part and the messages are rewritten), so the first one that reads less than the whole prefix
- * splits it there. The shared part was cold at the first call: other sessions do not keep it warm.
- */
-export function sharedFromInvalidations(
-  prefixes: ReadonlyMap<string, InferredPrefix>,
-  invalidations: readonly number[],
-  calls: readonly CallRecord[],
-  modelOf: (i: number) => string,
-): ReadonlyMap<string, InferredPrefix> {
-  // Per model, the reads that end inside the prefix. A read ends on a breakpoint, and the only one inside
-  // the prefix is where the shared part ends: reads that disagree are no such read, and split nothing.
-  const reads = new Map<string, number[]>();
-  for (const i of invalidations) {
-    const m = modelOf(i);
-    const p = prefixes.get(m);
-    const read = calls[i].usage?.cache_read_input_tokens ?? 0;
-    if (!p || p.shared > 0 || read <= SYSTEM_READ_SLACK_TOKENS || read >= p.session - SYSTEM_READ_SLACK_TOKENS)
-      continue;
-    const r = reads.get(m);
-    if (r) r.push(read);
-    else reads.set(m, [read]);
-  }
-  if (!reads.size) return prefixes;
-  const out = new Map(prefixes);
-  for (const [m, r] of reads) {
-    const p = prefixes.get(m);
-    if (!p || Math.max(...r) - Math.min(...r) > SYSTEM_READ_SLACK_TOKENS) continue;
-    out.set(m, { shared: r[0], sharedWarm: false, session: p.session - r[0] });
-  }
-  return out;
-}
-
-/** Each call's epoch: how many client invalidations happened at or before it. */
-export function epochsOf(calls: number, invalidations: readonly number[]): number[] {
-  const at = new Set(invalidations);
-  let e = 0;
-  return Array.from({ length: calls }, (_, i) => (at.has(i) ? ++e : e));
-}
-
-/**
- * The request of call `i`, as sent (no trimming); `messages` per call when the client cleared results (microcompact).
- */
-export function noneRequest(
-  i: number,
-  calls: readonly CallRecord[],
-  messages: readonly BillMessage[] | ((i: number) => readonly BillMessage[]),
-  timings: readonly CallTiming[],
-  placement: readonly (string | undefined)[] = [],
-  epochs: readonly number[] = [],
-  contexts: readonly CallContext[] = [],
-  sessionEpochs: readonly number[] = [],
-): BillRequest {
+/** The request of call `i`, as sent (no trimming). */
+export function noneRequest(i: number, plan: NonePlan): BillRequest {
+  const { timings, contexts } = plan;
   return {
     now: timings[i].now,
     refresh: timings[i].refresh,
     ttl: timings[i].ttl,
     systemTtl: contexts[i]?.systemTtl ?? timings[i].systemTtl,
     prefixKey: contexts[i]?.prefixKey,
-    messages: requestMessages(typeof messages === 'function' ? messages(i) : messages, calls[i]),
-    breakpointAt: placement[i],
-    epoch: epochs[i],
-    sessionEpoch: sessionEpochs[i],
+    messages: requestMessages(plan.messages(i), plan.calls[i]),
+    breakpointAt: plan.placement[i],
+    epoch: plan.epochs?.[i],
+    sessionEpoch: plan.sessionEpochs?.[i],
+    earlier: plan.earlier[i],
+    othersWarm: plan.othersWarm[i],
+    turnEndWrite: plan.turnEndWrites[i],
   };
 }
 
 /**
- * Microcompact boundaries as cleared spans: from the first response after the boundary, the named
- * tool results and the named attachments the importer holds as blocks (`attachmentBlocks`). A cleared
- * attachment counts as a cleared result's placeholder (sizing.ts `CLEARED_RESULT_TOKENS`); how Claude Code
- * marks it is not recorded, and a few tokens either way do not move the fit.
+ * Per call, whether the client's other sessions had the shared prefix (tools and stable system blocks) warm:
+ * the API caches per organization, so another session of the same client version keeps it warm
+ * (docs/anthropic-api.md), but only while it runs. That is no rule of this session's: the recording tells.
+ * A call that read less than the shared prefix found it cold (entire-dev 37_a33a6a62fd call 4,
+ * bc_cc3b2d7e10 call 50, 7e_72a8d8fdb8 call 7: nothing read after gaps past the TTL); one that read it may
+ * have found it warm. m-claude's author ran sessions side by side: there it is read after 40-minute gaps.
  */
-export function clearedSpans(imp: ImportedSession, events: ClientEvents | undefined): ClearedSpan[] {
-  if (!events?.microcompacts.length) return [];
-  const byTool = new Map<string, string>();
-  for (const m of imp.messages)
-    for (const b of m.blocks) if (b.param.type === 'tool_result') byTool.set(b.param.tool_use_id, b.id);
-  const out: ClearedSpan[] = [];
-  for (const mc of events.microcompacts) {
-    const fromCall = mc.firstResponseId ? imp.calls.findIndex((c) => c.apiMessageId === mc.firstResponseId) : -1;
-    if (fromCall < 0) continue;
-    const results = mc.toolIds.map((t) => byTool.get(t)).filter((x): x is string => x !== undefined);
-    const attachments = mc.attachmentUuids
-      .map((u) => imp.attachmentBlocks?.get(u))
-      .filter((x): x is string => x !== undefined);
-    const blockIds = new Set([...results, ...attachments]);
-    if (blockIds.size || mc.attachmentUuids.length)
-      out.push({
-        fromCall,
-        blockIds,
-        results: new Set(results).size,
-        attachments: mc.attachmentUuids.length,
-        attachmentsFollowed: new Set(attachments).size,
-      });
-  }
-  return out.sort((a, b) => a.fromCall - b.fromCall);
+export function othersKeptWarm(
+  calls: readonly CallRecord[],
+  prefixOf: (i: number) => InferredPrefix,
+): (boolean | undefined)[] {
+  return calls.map((c, i) => {
+    const p = prefixOf(i);
+    if (!c.usage || !p.sharedWarm) return undefined;
+    return (c.usage.cache_read_input_tokens ?? 0) + SYSTEM_READ_SLACK_TOKENS >= p.shared;
+  });
 }
 
+/** A read this far past the previous request's whole input was written by a request the transcript does not hold. */
+const READ_PAST_TOKENS = 64;
+
 /**
- * Per call: model, client version (carried forward where a line has none), system TTL, cleared
- * results (one set object per span count). A version change counts as a new system prompt only
- * where the recording shows it: the call read nothing past the system prompt (older clients did
- * not stamp their version into it).
+ * Per call, when a request the transcript does not hold wrote the cache through the previous response: a human
+ * turn's call that read more than the whole previous request (its breakpoint's write included). Claude Code makes
+ * such a request after a turn ends, on the same model, with the history and that response: 120 of 181 turn ends
+ * in entire-dev, 22 of 63 in m-claude (docs/anthropic-api.md); the next call reads through the response (and a
+ * few hundred tokens of what both put after it, not modelled). Followed where the recording shows it.
  */
-function callContexts(
-  imp: ImportedSession,
-  model: string,
+export function turnEndWritesOf(
+  calls: readonly CallRecord[],
+  messagesAt: (i: number) => readonly BillMessage[],
   timings: readonly CallTiming[],
-  events: ClientEvents | undefined,
-  spans: readonly ClearedSpan[],
-  systemOf: (model: string) => number,
-): CallContext[] {
-  let version: string | undefined;
-  let active = -1;
-  let set: ReadonlySet<string> | undefined;
-  return imp.calls.map((c, i) => {
-    const m = c.model ?? model;
-    const v = c.apiMessageId ? events?.versionOf.get(c.apiMessageId) : undefined;
-    if (v && v !== version) {
-      const read = c.usage?.cache_read_input_tokens ?? 0;
-      if (version === undefined || !c.usage || read <= systemOf(m) + SYSTEM_READ_SLACK_TOKENS) version = v;
-    }
-    const n = spans.filter((s) => s.fromCall <= i).length;
-    if (n !== active) [active, set] = [n, clearedAt(spans, i)];
-    return { model: m, prefixKey: version, systemTtl: timings[i].systemTtl, cleared: set };
+  modelOf: (i: number) => string,
+  beforeMessages: (i: number) => number,
+  foreign: readonly number[],
+): (TurnEndWrite | undefined)[] {
+  const side = new Set(foreign);
+  return calls.map((c, i) => {
+    const prev = calls[i - 1];
+    const u = c.usage;
+    const p = prev?.usage;
+    if (!u || !p || side.has(i) || side.has(i - 1) || modelOf(i) !== modelOf(i - 1)) return undefined;
+    const msgs = requestMessages(messagesAt(i), c);
+    const lastMessage = msgs[msgs.length - 1];
+    if (!lastMessage || lastMessage.role !== 'user' || !lastMessage.humanTurn) return undefined;
+    const before = p.input_tokens + (p.cache_creation_input_tokens ?? 0) + (p.cache_read_input_tokens ?? 0);
+    const read = u.cache_read_input_tokens ?? 0;
+    if (read <= before + READ_PAST_TOKENS) return undefined;
+    // Its breakpoint: the block of the history up to the response that ends nearest where the next call read.
+    let last = msgs.length - 1;
+    while (last >= 0 && msgs[last].role !== 'assistant') last--;
+    const block = blockEndingNear(msgs.slice(0, last + 1), modelOf(i), read - beforeMessages(i));
+    return block === undefined ? undefined : { at: timings[i - 1].refresh, block };
   });
 }
 
@@ -362,12 +247,23 @@ export function fitNone(
   let prefixes = sized.prefixes;
   const prefixOf = (i: number): InferredPrefix => prefixes.get(contexts[i].model) ?? sized.prefix;
   const systemOf = (i: number): number => prefixOf(i).shared + prefixOf(i).session;
-  const placement = breakpointPlacement(imp.calls, messagesAt, (i) => contexts[i].model, systemOf);
+  // The message breakpoint counts from the end of everything before the transcript's messages.
+  const beforeMessages = (i: number): number => systemOf(i) + (sized.earlier[i]?.tokens ?? 0);
+  const placement = breakpointPlacement(imp.calls, messagesAt, (i) => contexts[i].model, beforeMessages);
   // A full miss right after a model switch or a client upgrade is the documented rules' doing, not the client's.
   const seenModels = new Set<string>();
   const firstOfModel = contexts.map((c) => !seenModels.has(c.model) && seenModels.add(c.model) !== undefined);
+  // So is a read that ends at the system prompt where the earlier conversation changed (earlier-conversation.ts).
+  const earlierAt = new Set(sized.earlierRewrites.map((r) => r.call));
+  // And a miss after a gap past the TTL where the client's other sessions had not kept the shared prefix warm.
+  // (Invalidations only split prefixes the first call did not read, never warm ones: the sized prefixes tell.)
+  const othersWarm = othersKeptWarm(imp.calls, (i) => sized.prefixes.get(contexts[i].model) ?? sized.prefix);
+  const pastTtl = (i: number): boolean =>
+    timings[i].now > timings[i - 1].refresh + (timings[i].ttl === '1h' ? TTL_1H_MS : TTL_5M_MS);
   const explained = (i: number): boolean =>
     firstOfModel[i] ||
+    earlierAt.has(i) ||
+    (othersWarm[i] === false && pastTtl(i)) ||
     contexts[i].model !== contexts[i - 1].model ||
     contexts[i].prefixKey !== contexts[i - 1].prefixKey;
   const invalidations = clientInvalidations(imp.calls, systemOf, explained);
@@ -383,13 +279,25 @@ export function fitNone(
   );
   const sessionEpochs = epochsOf(imp.calls.length, sessionInvalidations);
   const bill = new SessionBill(prefixes, prefix);
+  const modelAt = (i: number): string => contexts[i].model;
+  const turnEndWrites = turnEndWritesOf(imp.calls, messagesAt, timings, modelAt, beforeMessages, sized.foreign);
+  const plan: NonePlan = {
+    calls: imp.calls,
+    messages: messagesAt,
+    timings,
+    placement,
+    contexts,
+    earlier: sized.earlier,
+    othersWarm,
+    turnEndWrites,
+  };
   const billedCall = (c: CallRecord): RecordedCall | undefined =>
     c.apiMessageId ? recorded.get(c.apiMessageId) : undefined;
   const foreign = new Set(sized.foreign);
   // One request at a time (built, priced, dropped): a long session's requests are never all alive at once.
   const steps = imp.calls.map((c, i) => {
     if (foreign.has(i)) return foreignStep(c, contexts[i].model, billedCall(c));
-    const r = noneRequest(i, imp.calls, messagesAt, timings, placement, epochs, contexts, sessionEpochs);
+    const r = noneRequest(i, { ...plan, epochs, sessionEpochs });
     const s = bill.step(contexts[i].model, r, offenders?.spans);
     offenders?.commit(s, r.ttl, billedCall(imp.calls[i]) !== undefined);
     return s;
@@ -420,9 +328,7 @@ export function fitNone(
     const at = new Set(invalidations);
     let cost = 0;
     imp.calls.forEach((_, i) => {
-      const s = foreign.has(i)
-        ? steps[i]
-        : plain.step(contexts[i].model, noneRequest(i, imp.calls, messagesAt, timings, placement, [], contexts));
+      const s = foreign.has(i) ? steps[i] : plain.step(contexts[i].model, noneRequest(i, plan));
       if (billed[i]) cost += s.cost;
       if (at.has(i) && s.readTokens - steps[i].readTokens > UNEXPLAINED_MISS_TOKENS) unexplained.push(i);
     });
@@ -468,6 +374,10 @@ export function fitNone(
     unexplained,
     unanchoredError,
     rewrites: sized.rewrites.map((r) => ({ call: r.call, tokens: r.tokens })),
+    earlier: sized.earlier,
+    earlierRewrites: sized.earlierRewrites,
+    othersWarm,
+    turnEndWrites,
     steps,
     billed,
     simulatedCost,

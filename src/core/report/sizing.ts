@@ -15,19 +15,17 @@
  * fall back to characters and the call's total no longer matches exactly:
  * the fit column shows it.
  */
-import { isHumanPromptOf, isThinkingType, thinkingDropIndex, thinkingDroppedIn } from '../api/cache-rules';
+import { isHumanPromptOf } from '../api/cache-rules';
 import { keepsPriorThinking } from '../models';
-import type { CallRecord, ContentBlockParam, ImportedSession, LogBlock, LogMessage } from '../session/types';
+import type { CallRecord, ImportedSession, LogBlock, LogMessage } from '../session/types';
 import { totalInput } from '../session/types';
 import type { BillBlock, BillMessage, InferredPrefix } from './bill-model';
+import { blockChars, CHARS_PER_TOKEN, spread } from './block-chars';
+import { countedBlocks, RunningSum } from './counted-blocks';
+import { ModelPrefix, type EarlierPart, type EarlierRewrite } from './earlier-conversation';
 
-/**
- * Characters per token when nothing better is known (the first prompt, blocks
- * without usage). Measured on the m-claude transcripts: tool results and
- * prose run 3–4 characters per Claude token; only the first call's few
- * hundred tokens of prompt depend on it.
- */
-export const CHARS_PER_TOKEN = 3.5;
+export { blockChars, CHARS_PER_TOKEN, spread } from './block-chars';
+
 /** Output tokens below characters / this are a `message_start` placeholder, not the response's size. */
 const PLACEHOLDER_CHARS_PER_TOKEN = 12;
 /**
@@ -38,55 +36,6 @@ const PLACEHOLDER_CHARS_PER_TOKEN = 12;
  */
 const REWRITE_SLACK_TOKENS = 500;
 const REWRITE_SLACK_SHARE = 0.02;
-/** Rough size of an image in the transcript when no usage tells (about a 1000×1000 picture / 750). */
-const IMAGE_TOKENS = 1_500;
-
-/** {@link blockChars} per param object (params are never mutated; a tool input's JSON is built once). */
-const charsOf = new WeakMap<object, number>();
-
-/** Characters that stand for a block's content (for spreading a known size over blocks). */
-export function blockChars(p: ContentBlockParam): number {
-  let n = charsOf.get(p);
-  if (n === undefined) charsOf.set(p, (n = countChars(p)));
-  return n;
-}
-
-function countChars(p: ContentBlockParam): number {
-  switch (p.type) {
-    case 'text':
-      return p.text.length;
-    case 'thinking':
-      return p.thinking.length;
-    case 'redacted_thinking':
-      return p.data.length / 4;
-    case 'tool_use':
-      return p.name.length + JSON.stringify(p.input ?? {}).length;
-    case 'tool_result': {
-      const c = p.content;
-      if (typeof c === 'string') return c.length;
-      if (!c) return 1;
-      let n = 0;
-      for (const b of c)
-        n +=
-          b.type === 'text'
-            ? b.text.length
-            : b.type === 'image'
-              ? IMAGE_TOKENS * CHARS_PER_TOKEN
-              : JSON.stringify(b).length;
-      return n;
-    }
-    case 'image':
-      return IMAGE_TOKENS * CHARS_PER_TOKEN;
-    default:
-      return JSON.stringify(p).length;
-  }
-}
-
-/** Split `total` tokens over blocks in proportion to their characters (each at least 1 when total allows). */
-export function spread(total: number, chars: readonly number[]): number[] {
-  const sum = chars.reduce((a, b) => a + Math.max(1, b), 0);
-  return chars.map((c) => (total * Math.max(1, c)) / sum);
-}
 
 /**
  * Claude Code's local commands after which it starts again with a rebuilt
@@ -157,6 +106,23 @@ export interface SizedSession {
    * recorded.
    */
   readonly foreign: number[];
+  /** Per call: what it sent of an earlier conversation the transcript does not hold (earlier-conversation.ts). */
+  readonly earlier: (EarlierPart | undefined)[];
+  /** Calls from which that earlier conversation changed (shrank, or was dropped by a compaction). */
+  readonly earlierRewrites: EarlierRewrite[];
+}
+
+/**
+ * A model's prefix as the bill model sends it. A first read past the system prompt was the session's own
+ * earlier conversation, warm from the calls before this file (not the client's other sessions).
+ */
+function inferredPrefix(p: ModelPrefix): InferredPrefix {
+  const system = p.systemTokens;
+  const earlier = p.split ? p.first - system : 0;
+  if (earlier > 0 && p.firstRead > system)
+    return { shared: 0, sharedWarm: false, session: system, earlier, warmAtStart: true };
+  const shared = p.firstRead > 0 && p.firstRead <= system ? p.firstRead : 0;
+  return { shared, sharedWarm: shared > 0, session: system - shared, ...(earlier > 0 ? { earlier } : {}) };
 }
 
 /** Sizes of a response's blocks from its output tokens, or undefined for a placeholder/missing usage. */
@@ -179,114 +145,6 @@ function billBlock(b: LogBlock, tokens: number, id = b.id): BillBlock {
 /** Messages of the request of `call`. */
 export function requestMessages<T>(all: readonly T[], call: CallRecord): readonly T[] {
   return all.slice(call.epochStart, call.at);
-}
-
-/** The blocks of a call's request the API counts (earlier turns' thinking left out for models that drop it). */
-function countedBlocks(
-  logMsgs: readonly LogMessage[],
-  human: readonly boolean[],
-  call: CallRecord,
-  dropsThinking: boolean,
-): LogBlock[] {
-  const dropBefore = thinkingDropIndex((i) => human[i], call.epochStart, call.at, dropsThinking);
-  const out: LogBlock[] = [];
-  for (let i = call.epochStart; i < call.at; i++) {
-    const m = logMsgs[i];
-    const drop = thinkingDroppedIn(m.role, i, dropBefore);
-    for (const b of m.blocks) if (!(drop && isThinkingType(b.kind))) out.push(b);
-  }
-  return out;
-}
-
-/**
- * The sum of the sizes of the blocks a call counts ({@link countedBlocks}), carried from the
- * last sized call to the next when the next only adds messages to the same epoch and drops
- * the same thinking. Exactly the sum a walk over every block gives: the same additions in the
- * same order (all earlier blocks are sized by then, and their sizes do not change until a
- * rewrite, which resets it).
- */
-class RunningSum {
-  /** After the last sized call: its window, where its thinking stopped counting, the sum of every counted block. */
-  private last?: {
-    epochStart: number;
-    at: number;
-    drops: boolean;
-    dropBefore: number;
-    lastHuman: number;
-    known: number;
-  };
-
-  constructor(
-    private readonly msgs: readonly LogMessage[],
-    private readonly human: readonly boolean[],
-    private readonly sizes: ReadonlyMap<string, number>,
-    private readonly same: (id: string) => string,
-  ) {}
-
-  /**
-   * The call's window against the last sized one: whether it only adds messages to it, its last human
-   * turn (found among the new messages when it does) and where its thinking stops counting.
-   */
-  private window(call: CallRecord, drops: boolean): { follows: boolean; lastHuman: number; dropBefore: number } {
-    const l = this.last;
-    const follows = l !== undefined && l.epochStart === call.epochStart && l.drops === drops && call.at >= l.at;
-    // The thinking rule over the new messages only (cache/rules.ts); the last sized call's prompt when none is new.
-    const start = follows ? Math.max(l.at, call.epochStart) : call.epochStart;
-    const found = thinkingDropIndex((i) => this.human[i], start - 1, call.at, drops);
-    const lastHuman = drops && found >= start ? found : follows ? l.lastHuman : -1;
-    const dropBefore = drops && lastHuman > call.epochStart ? lastHuman : call.epochStart;
-    return { follows: follows && l.dropBefore === dropBefore, lastHuman: drops ? lastHuman : -1, dropBefore };
-  }
-
-  /**
-   * `known` plus the sizes of the counted blocks of messages [from, to), in order; blocks without a size go to
-   * `unsized`.
-   */
-  private add(known: number, from: number, to: number, dropBefore: number, unsized?: LogBlock[]): number {
-    for (let i = from; i < to; i++) {
-      const m = this.msgs[i];
-      const drop = thinkingDroppedIn(m.role, i, dropBefore);
-      for (const b of m.blocks) {
-        if (drop && isThinkingType(b.kind)) continue;
-        const t = this.sizes.get(this.same(b.id));
-        if (t !== undefined) known += t;
-        else unsized?.push(b);
-      }
-    }
-    return known;
-  }
-
-  /**
-   * For a call that only adds messages since the last sized one: the sum over the sized counted blocks and the unsized
-   * ones.
-   */
-  extend(call: CallRecord, drops: boolean): { known: number; unsized: LogBlock[] } | undefined {
-    const w = this.window(call, drops);
-    if (!w.follows) return undefined;
-    const unsized: LogBlock[] = [];
-    return { known: this.add(this.last!.known, this.last!.at, call.at, w.dropBefore, unsized), unsized };
-  }
-
-  /** The call's blocks are all sized now: remember the sum over them for the next call. */
-  sized(call: CallRecord, drops: boolean): void {
-    const w = this.window(call, drops);
-    const known = w.follows
-      ? this.add(this.last!.known, this.last!.at, call.at, w.dropBefore)
-      : this.add(0, call.epochStart, call.at, w.dropBefore);
-    this.last = {
-      epochStart: call.epochStart,
-      at: call.at,
-      drops,
-      dropBefore: w.dropBefore,
-      lastHuman: w.lastHuman,
-      known,
-    };
-  }
-
-  /** Sizes of counted blocks changed (a rewrite) or the call's counted set was not a plain window (cleared results). */
-  reset(): void {
-    this.last = undefined;
-  }
 }
 
 /** Whether the request of `call` holds the log block `id`. */
@@ -313,7 +171,7 @@ export function sizeSession(imp: ImportedSession, model: string, cleared: readon
   const same = (id: string): string => imp.copiedBlocks?.get(id) ?? id;
   const logMsgs = imp.messages;
   const human = logMsgs.map(isHumanTurn);
-  const prefixes = new Map<string, { total: number; shared: number }>();
+  const prefixes = new Map<string, ModelPrefix>();
   let responsesSized = 0;
   const totalErrors: (number | undefined)[] = [];
   const rewrites: SizeRewrite[] = [];
@@ -363,12 +221,12 @@ export function sizeSession(imp: ImportedSession, model: string, cleared: readon
     const guessNew = chars.reduce((a, c) => a + c / CHARS_PER_TOKEN, 0);
     let p = prefixes.get(callModel);
     const firstOfModel = !p;
+    const read = usage.cache_read_input_tokens ?? 0;
     if (!p) {
       const total = Math.max(0, recorded - known - guessNew);
-      const read = usage.cache_read_input_tokens ?? 0;
-      prefixes.set(callModel, (p = { total, shared: read > 0 && read <= total ? read : 0 }));
+      prefixes.set(callModel, (p = new ModelPrefix(callModel, total, read, call.epochStart)));
     }
-    const prefixTotal = p.total;
+    let prefixTotal = p.total(call);
     let rest = recorded - prefixTotal - known;
     if (
       callModel !== model &&
@@ -383,7 +241,13 @@ export function sizeSession(imp: ImportedSession, model: string, cleared: readon
       totalErrors.push(undefined);
       continue;
     }
-    if (rest < -(REWRITE_SLACK_TOKENS + REWRITE_SLACK_SHARE * recorded)) {
+    const short = (): boolean => rest < -(REWRITE_SLACK_TOKENS + REWRITE_SLACK_SHARE * recorded);
+    if (short() && !firstOfModel && p.rewrite(call, read, Math.max(0, recorded - known - guessNew))) {
+      // The earlier conversation in the prefix changed (earlier-conversation.ts): the prefix shrinks, not the blocks.
+      prefixTotal = p.total(call);
+      rest = recorded - prefixTotal - known;
+    }
+    if (short()) {
       // The client sent less than the transcript holds: shrink what it re-sent to fit, and say so.
       const factor = Math.max(0, (recorded - prefixTotal - guessNew) / known);
       counted ??= countedBlocks(logMsgs, human, call, drops);
@@ -407,8 +271,7 @@ export function sizeSession(imp: ImportedSession, model: string, cleared: readon
     totalErrors.push(Math.abs(simulated - recorded) / recorded);
   }
   const inferred = new Map<string, InferredPrefix>();
-  for (const [m, p] of prefixes)
-    inferred.set(m, { shared: p.shared, sharedWarm: p.shared > 0, session: p.total - p.shared });
+  for (const [m, p] of prefixes) inferred.set(m, inferredPrefix(p));
   return {
     messages: logMsgs.map((m, i) => ({
       role: m.role,
@@ -421,5 +284,7 @@ export function sizeSession(imp: ImportedSession, model: string, cleared: readon
     foreign,
     totalErrors,
     rewrites,
+    earlier: imp.calls.map((c) => prefixes.get(c.model ?? model)?.partOf(c.index)),
+    earlierRewrites: [...prefixes.values()].flatMap((p) => p.rewrites).sort((a, b) => a.call - b.call),
   };
 }

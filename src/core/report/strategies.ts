@@ -223,6 +223,9 @@ export function priceStrategy(
       breakpointAt,
       epoch: fit.epochs[i],
       sessionEpoch: fit.sessionEpochs[i],
+      earlier: fit.earlier[i],
+      othersWarm: fit.othersWarm[i],
+      turnEndWrite: fit.turnEndWrites[i],
     };
     // A side request of its own (fit.foreign) costs what it cost, whatever the strategy.
     const s = foreign.has(i) ? fit.steps[i] : bill.step(ctx.model, req);
@@ -237,6 +240,9 @@ export function priceStrategy(
             prefixKey: req.prefixKey,
             messages: sent,
             breakpointAt: req.breakpointAt,
+            earlier: req.earlier,
+            othersWarm: req.othersWarm,
+            turnEndWrite: req.turnEndWrite,
           });
       if (fit.billed[i]) documentedInputCost += d.cost;
     }
