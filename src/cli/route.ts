@@ -115,9 +115,9 @@ export async function runRoute(args: string[]): Promise<number> {
   const port = values.port !== undefined ? parsePort(values.port) : routedPort;
   // Each routed agent's first request is announced once (its session named by the request's own headers and shape).
   const awaiting = new Set<string>(wanted);
-  let started: ProxyHandle | undefined;
+  const live: { proxy?: ProxyHandle } = {};
   const arrived = (): void => {
-    for (const e of started?.engine.sessions.all() ?? []) {
+    for (const e of live.proxy?.engine.sessions.all() ?? []) {
       const kind: ClientKind | undefined = e.client;
       if (!kind || !awaiting.delete(kind)) continue;
       line(`${CLIENT_LABELS[kind]}'s requests now arrive through Trimline (session ${e.id}).`);
@@ -131,7 +131,7 @@ export async function runRoute(args: string[]): Promise<number> {
     warn: (l) => process.stderr.write(`${terminalSafe(l)}\n`),
     onChange: () => arrived(),
   });
-  started = proxy;
+  live.proxy = proxy;
   const failed = plan(wanted as AgentId[], proxy.url).filter((p) => 'error' in p);
   if (failed.length > 0) {
     describePlans(failed);
