@@ -1,9 +1,12 @@
 /**
  * supersede-stale-reads: once a later read or edit of the same file is in the view,
  * earlier read results of that file become a one-line pointer (the newer content is
- * what counts); identical repeated tool results collapse to the latest one.
+ * what counts); identical repeated tool results collapse to the latest one; a client's
+ * context block (Cline's `<environment_details>`, its task_progress block) restated by a
+ * later one becomes a pointer too (session/client-text.ts; the newest copy stays).
  * Incremental: each new message is scanned once; lookups are by path and content hash.
  */
+import { clientContextKind, supersedesContext, type ClientContextKind } from '../session/client-text';
 import { toolResultText } from '../session/log';
 import { applyTrim } from '../session/trim';
 import type { ToolUseBlockParam } from '../session/types';
@@ -113,6 +116,8 @@ export class SupersedeStaleReads implements Strategy {
   /** Latest call of each state tool: [tool_use block, its position]. */
   private readonly lastState = new Map<string, Seen>();
   private readonly editSet: Set<string>;
+  /** The newest client context block of each kind (session/client-text.ts). */
+  private readonly lastContext = new Map<ClientContextKind, Seen>();
 
   constructor(private readonly o: SupersedeOptions = SUPERSEDE_DEFAULTS) {
     this.trigger = o.trigger;
@@ -158,9 +163,23 @@ export class SupersedeStaleReads implements Strategy {
             { path: b.toolTarget?.replace(/\\/g, '/'), kind, name },
             false,
           );
+        } else if (m.role === 'user' && b.param.type === 'text') {
+          const kind = clientContextKind(b.param.text);
+          if (kind) this.context(ctx, kind, { blockId: b.id, pos: this.scanned });
         }
       }
     }
+  }
+
+  /** A client context block: the earlier ones it restates point at it (point() leaves protected ones alone). */
+  private context(ctx: StrategyContext, kind: ClientContextKind, seen: Seen): void {
+    for (const [earlier, s] of [...this.lastContext]) {
+      if (!supersedesContext(kind, earlier)) continue;
+      const what = earlier === 'focus-chain' ? 'task_progress block' : '<environment_details>';
+      this.point(ctx, s, `the client restated its ${what} later (message ${seen.pos})`);
+      this.lastContext.delete(earlier);
+    }
+    this.lastContext.set(kind, seen);
   }
 
   /** One tool result (a tool_result block, or text-form output) of `use`, at the scan position. */

@@ -38,6 +38,14 @@ function typedTexts(s: ReturnType<typeof importTranscript>, upTo: number): strin
   return out;
 }
 
+/** The last `<environment_details>` block of the messages before `upTo`. */
+function typedEnv(s: ReturnType<typeof importTranscript>, upTo: number): string | undefined {
+  for (let p = upTo - 1; p >= 0; p--)
+    for (const b of s.messages[p].blocks)
+      if (b.param.type === 'text' && b.param.text.startsWith('<environment_details>')) return b.param.text;
+  return undefined;
+}
+
 function sentText(body: RequestBody): string {
   return body.messages
     .map((m) =>
@@ -55,7 +63,11 @@ interface Run {
   chars: number;
   invalid: string[];
   retention: number;
+  /** `<environment_details>` blocks sent whole in the last call (the newest always among them). */
+  envCopies: number;
 }
+
+const ENV_BLOCK = /<environment_details>[^]*?<\/environment_details>/g;
 
 function run(file: string, strategy: string): Run {
   const imp = importTranscript(file);
@@ -63,6 +75,7 @@ function run(file: string, strategy: string): Run {
   const invalid: string[] = [];
   const retention = new RetentionTracker();
   let chars = 0;
+  let envCopies = 0;
   replayAll(imp, { strategy }, ({ call, prepared }) => {
     const body = prepared.body;
     const where = `${path.basename(path.dirname(path.dirname(file)))} ${strategy} call ${call.index}`;
@@ -82,10 +95,14 @@ function run(file: string, strategy: string): Run {
       );
     if (!file.includes('roo-native'))
       expect(loopThinkingChanged(imp, call.epochStart, call.at, body), `${where}: loop thinking`).toBe(false);
+    // The newest environment block (Cline re-sends it every turn) reaches the model verbatim on every call.
+    const newest = typedEnv(imp, call.at);
+    if (newest) expect(text.includes(newest) || text.includes(JSON.stringify(newest).slice(1, -1)), where).toBe(true);
+    envCopies = text.match(ENV_BLOCK)?.length ?? 0;
     retention.check(imp.messages, call.at, body);
     chars += JSON.stringify(body.messages).length;
   });
-  return { chars, invalid, retention: retention.ratio() };
+  return { chars, invalid, retention: retention.ratio(), envCopies };
 }
 
 describe('Cline and Roo task folders through the strategies', () => {
@@ -104,5 +121,7 @@ describe('Cline and Roo task folders through the strategies', () => {
     expect([...none.invalid, ...def.invalid, ...pruning.invalid]).toEqual([]);
     expect(def.chars).toBeLessThan(0.8 * none.chars);
     expect(def.retention).toBeGreaterThanOrEqual(0.97);
+    // Older copies of the environment block, restated by later ones, were trimmed (none sends every one).
+    expect(def.envCopies).toBeLessThan(none.envCopies / 2);
   });
 });
