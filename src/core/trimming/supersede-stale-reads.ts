@@ -199,24 +199,7 @@ export class SupersedeStaleReads implements Strategy {
     // The call's long values are summarize-tool-results' to compact once the round is old: a trim here would stop it.
     if (compactInput(rest, SUMMARIZE_DEFAULTS.trimInputsOver)) return;
     const why = `a later call (message ${pos}) restates the task_progress checklist`;
-    const text = JSON.stringify({ ...input, [PROGRESS_FIELD]: `${TRIM_MARKER}: superseded] ${why}` });
-    const before = ctx.tokens.block(use.param).tokens;
-    const after = ctx.tokens.block(applyTrim(use.param, text)).tokens;
-    if (after >= before) return;
-    ctx.propose({
-      position: prev.pos,
-      saved: before - after,
-      overlay: {
-        kind: 'trim',
-        blockId: use.id,
-        text,
-        author: `strategy:${this.name}`,
-        reason: `stale: ${why}`,
-        callIndex: ctx.callIndex,
-        tokensBefore: before,
-        tokensAfter: after,
-      },
-    });
+    this.trimTo(ctx, prev, JSON.stringify({ ...input, [PROGRESS_FIELD]: `${TRIM_MARKER}: superseded] ${why}` }), why);
   }
 
   /** A client context block: the earlier ones it restates point at it (point() leaves protected ones alone). */
@@ -277,28 +260,7 @@ export class SupersedeStaleReads implements Strategy {
       !session.overlaysOnBlock(use.id).length
     ) {
       const compact = compactInput(use.param.input, 0);
-      if (compact) {
-        const text = JSON.stringify(compact);
-        const before = ctx.tokens.block(use.param).tokens;
-        // As sent: the block the trim makes (session/trim.ts).
-        const after = ctx.tokens.block(applyTrim(use.param, text)).tokens;
-        if (after < before) {
-          ctx.propose({
-            position: prev.pos,
-            saved: before - after,
-            overlay: {
-              kind: 'trim',
-              blockId: use.id,
-              text,
-              author: `strategy:${this.name}`,
-              reason: `stale: ${why}`,
-              callIndex: ctx.callIndex,
-              tokensBefore: before,
-              tokensAfter: after,
-            },
-          });
-        }
-      }
+      if (compact) this.trimTo(ctx, prev, JSON.stringify(compact), why);
     }
     const resultId = use.toolUseId ? session.toolResultBlockId(use.toolUseId) : undefined;
     const resultPos = resultId ? session.position(session.block(resultId)!.messageId) : undefined;
@@ -312,11 +274,15 @@ export class SupersedeStaleReads implements Strategy {
     if (session.overlaysOnBlock(s.blockId).length || session.userText.reasonOf(s.blockId)) return;
     const block = session.block(s.blockId)!;
     if (toolResultText(block.param).length <= this.o.minChars) return;
-    const text = `${TRIM_MARKER}: superseded; original restorable] ${why}.`;
+    this.trimTo(ctx, s, `${TRIM_MARKER}: superseded; original restorable] ${why}.`, why);
+  }
+
+  /** Propose `text` in place of the block at `s` when it is shorter as sent (as every other strategy checks). */
+  private trimTo(ctx: StrategyContext, s: Seen, text: string, why: string): void {
+    const block = ctx.session.block(s.blockId)!;
     const before = ctx.tokens.block(block.param).tokens;
-    // As sent: the block with its new text (a tool_result keeps its markup, which a bare text count leaves out).
+    // As sent: the block the trim makes (session/trim.ts; a tool_result keeps its markup, a bare text count leaves out).
     const after = ctx.tokens.block(applyTrim(block.param, text)).tokens;
-    // A pointer no shorter than the result would make the context bigger (as every other strategy checks).
     if (after >= before) return;
     ctx.propose({
       position: s.pos,
