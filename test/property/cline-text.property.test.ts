@@ -53,6 +53,8 @@ const stepShape = fc.record({
   said: fc.nat({ max: 12 }),
   /** Cline's task_progress: in the call's input, and its focus chain block in the answer. */
   progress: fc.boolean(),
+  /** Reads called beside it in the same response (native shapes), answered in order. */
+  parallel: fc.nat({ max: 2 }),
 });
 const taskShape = fc.record({
   shape: fc.constantFrom('cline-native', 'cline-xml', 'roo-native'),
@@ -65,6 +67,17 @@ interface Built {
   readonly json: string;
   /** Typed texts by the index of the message that carries them. */
   readonly typed: { readonly at: number; readonly text: string }[];
+}
+
+type Step = Task['steps'][number];
+
+/** The parallel reads of a step (none beside a question or a completion, which end Cline's response). */
+function extraReads(s: Step): number[] {
+  return s.tool === 'ask_followup_question' || s.tool === 'attempt_completion' ? [] : [...Array(s.parallel).keys()];
+}
+
+function other(s: Step, k: number): string {
+  return `src/f${(s.file + k + 1) % 4}.ts`;
 }
 
 function build(t: Task): Built {
@@ -100,6 +113,8 @@ function build(t: Task): Built {
       const progress = `- [x] read ${path}\n${'- [ ] a step to do\n'.repeat(s.lines % 20)}`;
       const input = s.progress && t.shape === 'cline-native' ? { path, task_progress: progress } : { path };
       a.push({ type: 'text', text: 'Next.' }, { type: 'tool_use', id, name: s.tool, input });
+      for (const k of extraReads(s))
+        a.push({ type: 'tool_use', id: `${id}p${k}`, name: 'read_file', input: { path: other(s, k) } });
     }
     msgs.push({ role: 'assistant', content: a });
     const said = `${'and keep src/legacy.ts as it is, '.repeat(s.said)}(${i})`;
@@ -118,6 +133,13 @@ function build(t: Task): Built {
     if (t.shape === 'cline-native') u.push({ type: 'text', text: `${header}\n${out}` });
     else if (t.shape === 'cline-xml') u.push({ type: 'text', text: header }, { type: 'text', text: out });
     else u.push({ type: 'tool_result', tool_use_id: id, content: out });
+    if (t.shape !== 'cline-xml')
+      for (const k of extraReads(s)) {
+        const read = `${other(s, k)} line\n`.repeat(s.lines);
+        if (t.shape === 'cline-native')
+          u.push({ type: 'text', text: `[read_file for '${other(s, k)}'] Result:\n${read}` });
+        else u.push({ type: 'tool_result', tool_use_id: `${id}p${k}`, content: read });
+      }
     // What the user typed (in a text block, or inside a Roo tool_result).
     if (/<feedback>|<answer>/.test(out)) typed.push({ at: msgs.length, text: out });
     if (s.extra === 'feedback') {
@@ -252,6 +274,7 @@ describe("Cline and Roo histories: the user's words verbatim, every request vali
         extra: 'none',
         said: 0,
         progress: false,
+        parallel: 0,
       })),
     };
     const imp = parseTranscript(build(t).json, 'api_conversation_history.json');
