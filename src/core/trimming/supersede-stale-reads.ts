@@ -3,8 +3,7 @@
  * earlier read results of that file become a one-line pointer (the newer content is
  * what counts); identical repeated tool results collapse to the latest one; a client's
  * context block (Cline's `<environment_details>`, its task_progress block) restated by a
- * later one becomes a pointer too (session/client-text.ts; the newest copy stays), and so does
- * the `task_progress` checklist of an earlier Cline tool call once a later call restates it.
+ * later one becomes a pointer too (session/client-text.ts; the newest copy stays).
  * Incremental: each new message is scanned once; lookups are by path and content hash.
  */
 import { clientContextKind, supersedesContext, type ClientContextKind } from '../session/client-text';
@@ -13,7 +12,6 @@ import { applyTrim } from '../session/trim';
 import type { ToolUseBlockParam } from '../session/types';
 import { compactInput } from './compact-input';
 import { TRIM_MARKER } from './summary-text';
-import { SUMMARIZE_DEFAULTS } from './summarize-tool-results';
 import type { Strategy, StrategyContext, StrategyDoc, Trigger } from './types';
 import { hashString } from '../cache/hash';
 
@@ -101,12 +99,6 @@ interface PendingUse {
   readonly name: string;
 }
 
-/**
- * Cline's checklist parameter: every tool call may carry the whole list again (cline/cline
- * src/core/prompts/system-prompt/components/task_progress.ts, focus-chain/index.ts).
- */
-const PROGRESS_FIELD = 'task_progress';
-
 interface Seen {
   blockId: string;
   pos: number;
@@ -126,8 +118,6 @@ export class SupersedeStaleReads implements Strategy {
   private readonly editSet: Set<string>;
   /** The newest client context block of each kind (session/client-text.ts). */
   private readonly lastContext = new Map<ClientContextKind, Seen>();
-  /** The newest tool call carrying a task_progress checklist. */
-  private lastProgress: Seen | undefined;
 
   constructor(private readonly o: SupersedeOptions = SUPERSEDE_DEFAULTS) {
     this.trigger = o.trigger;
@@ -153,10 +143,6 @@ export class SupersedeStaleReads implements Strategy {
         if (b.param.type === 'tool_use') {
           const kind = this.readSet.has(b.param.name) ? 'read' : this.editSet.has(b.param.name) ? 'edit' : 'other';
           this.pendingUses.set(b.param.id, { path: this.pathOf(b.param), kind, name: b.param.name });
-          if (typeof (b.param.input as Record<string, unknown> | null)?.[PROGRESS_FIELD] === 'string') {
-            if (this.lastProgress) this.supersedeProgress(ctx, this.lastProgress, this.scanned);
-            this.lastProgress = { blockId: b.id, pos: this.scanned };
-          }
           if (this.stateSet.has(b.param.name)) {
             const prev = this.lastState.get(b.param.name);
             if (prev) this.supersedeState(ctx, prev, b.param.name, this.scanned);
@@ -183,23 +169,6 @@ export class SupersedeStaleReads implements Strategy {
         }
       }
     }
-  }
-
-  /** An earlier call's task_progress checklist, restated by the call at `pos`: a marker in its place. */
-  private supersedeProgress(ctx: StrategyContext, prev: Seen, pos: number): void {
-    const { session } = ctx;
-    const use = session.block(prev.blockId);
-    if (!use || use.param.type !== 'tool_use' || ctx.isPending(use.id) || session.isPinned(use.id)) return;
-    if (session.isUserRestored(use.id) || session.overlaysOnBlock(use.id).length) return;
-    const input = use.param.input as Record<string, unknown>;
-    const progress = input[PROGRESS_FIELD];
-    if (typeof progress !== 'string' || progress.length <= this.o.minChars) return;
-    const rest: Record<string, unknown> = { ...input };
-    delete rest[PROGRESS_FIELD];
-    // The call's long values are summarize-tool-results' to compact once the round is old: a trim here would stop it.
-    if (compactInput(rest, SUMMARIZE_DEFAULTS.trimInputsOver)) return;
-    const why = `a later call (message ${pos}) restates the task_progress checklist`;
-    this.trimTo(ctx, prev, JSON.stringify({ ...input, [PROGRESS_FIELD]: `${TRIM_MARKER}: superseded] ${why}` }), why);
   }
 
   /** A client context block: the earlier ones it restates point at it (point() leaves protected ones alone). */
