@@ -56,7 +56,8 @@ export type ClientContextKind = 'environment' | 'environment-files' | 'focus-cha
 /** The kind of client context a text is, or undefined (the user's words, tool output). */
 export function clientContextKind(text: string): ClientContextKind | undefined {
   if (CONTEXT.test(text)) return FILE_LISTING.test(text) ? 'environment-files' : 'environment';
-  return FOCUS_CHAIN.test(text) ? 'focus-chain' : undefined;
+  // Every focus chain prompt names the task_progress parameter: a typed "# TODO LIST" prompt stays the user's.
+  return FOCUS_CHAIN.test(text) && text.includes('task_progress') ? 'focus-chain' : undefined;
 }
 
 /**

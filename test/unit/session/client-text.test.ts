@@ -154,6 +154,7 @@ describe('Cline-style user messages, block by block', () => {
     );
     expect(clientContextKind(listing)).toBe('environment-files');
     expect(clientContextKind('Please add a # TODO LIST to the readme')).toBeUndefined();
+    expect(clientContextKind('# TODO LIST\n- [ ] ship it\nKeep this list, it is mine.')).toBeUndefined();
     expect(clientContextKind('<task>\n# TODO LIST\n</task>')).toBeUndefined();
     // The listing is restated only by a block that lists the files again.
     expect(supersedesContext('environment', 'environment')).toBe(true);
