@@ -8,9 +8,10 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { CLIENT_LABELS, type ClientKind } from '../core/proxy/client-kind';
 import { AGENTS, isAgentId, type AgentId, type RouteScope } from '../core/route/agents';
 import { planAgent, planAgents, type AgentPlan, type RoutePaths } from '../core/route/plan';
-import { startProxy } from '../host/proxy/server';
+import { startProxy, type ProxyHandle } from '../host/proxy/server';
 import { applyRoute, readRecord, readText, restoreRoute } from '../host/route/files';
 import { terminalSafe } from '../protocol/safe-text';
 import { parseCommand } from './args';
@@ -112,13 +113,25 @@ export async function runRoute(args: string[]): Promise<number> {
   const record = readRecord(dir);
   const routedPort = record ? Number(new URL(record.url).port) : undefined;
   const port = values.port !== undefined ? parsePort(values.port) : routedPort;
+  // Each routed agent's first request is announced once (its session named by the request's own headers and shape).
+  const awaiting = new Set<string>(wanted);
+  const live: { proxy?: ProxyHandle } = {};
+  const arrived = (): void => {
+    for (const e of live.proxy?.engine.sessions.all() ?? []) {
+      const kind: ClientKind | undefined = e.client;
+      if (!kind || !awaiting.delete(kind)) continue;
+      line(`${CLIENT_LABELS[kind]}'s requests now arrive through Trimline (session ${e.id}).`);
+    }
+  };
   const proxy = await startProxy({
     port,
     upstream: values.upstream,
     strategy: values.strategy ?? 'none',
     journalDir: join(userDataDir(), 'proxy-sessions'),
     warn: (l) => process.stderr.write(`${terminalSafe(l)}\n`),
+    onChange: () => arrived(),
   });
+  live.proxy = proxy;
   const failed = plan(wanted as AgentId[], proxy.url).filter((p) => 'error' in p);
   if (failed.length > 0) {
     describePlans(failed);

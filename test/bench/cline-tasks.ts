@@ -4,9 +4,10 @@
  * through `none`, `default` and `tool-pruning` with their usage from `ui_messages.json`, priced
  * by the same simulator as the main table (engine-bench.ts). Besides cost, references and
  * invalid requests: the user's words (every `<task>`, `<feedback>`, `<answer>` and typed text)
- * verbatim on every call, and the thinking of every response of the tool loop a request
- * continues (after the last real prompt) sent unchanged: a stricter ruler than the API's
- * latest-message rule.
+ * verbatim on every call, and "loop thinking changed": requests where the thinking of an earlier
+ * response of the loop being continued (after the last real prompt) was dropped. The API checks
+ * only the latest response's thinking (counted as invalid); default drops older responses'
+ * thinking on models that bill it (Opus 4.5 on), so this column is informational.
  */
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';

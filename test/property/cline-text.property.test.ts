@@ -8,8 +8,8 @@
  * timing off so that every proposed trim is applied). Every request must pass the
  * validator (thinking judged from the recorded response) and the test server's checker; under
  * every automatic strategy every typed text (the `<task>`, each `<feedback>` and `<answer>`)
- * reaches the model verbatim on every call, and in text-form loops the thinking of every
- * response of the loop being continued is sent unchanged. TRIMLINE_PROP_RUNS overrides the
+ * reaches the model verbatim on every call, so does the newest client context, and the thinking of
+ * the latest response is sent unchanged (older responses' may go). TRIMLINE_PROP_RUNS overrides the
  * number of cases.
  */
 import fc from 'fast-check';
@@ -30,8 +30,12 @@ const RUNS = Math.max(40, Number(process.env.TRIMLINE_PROP_RUNS ?? 10_000) / 40)
 const DEV_MODELS = modelTable();
 const ANCHORS: ReadonlySet<string> = new Set(ANCHOR_STRATEGIES);
 
+const TABS = 'src/f0.ts\nsrc/f1.ts\nsrc/f2.ts\nsrc/f3.ts\ntest/f.test.ts\npackage.json\nREADME.md';
 const ENV = (n: number): string =>
-  `<environment_details>\n# VSCode Visible Files\nsrc/f${n % 3}.ts\n\n# Current Time\n1/14/2026, 5:${10 + (n % 50)} PM\n\n# Current Mode\nACT MODE\n</environment_details>`;
+  `<environment_details>\n# VSCode Visible Files\nsrc/f${n % 3}.ts\n\n# VSCode Open Tabs\n${TABS}\n\n# Current Time\n1/14/2026, 5:${10 + (n % 50)} PM\n\n# Current Mode\nACT MODE\n</environment_details>`;
+/** Cline's focus chain block (cline/cline src/core/task/focus-chain/index.ts), with the checklist of step `n`. */
+const FOCUS = (n: number): string =>
+  `\n\t\t\t\t# TODO LIST UPDATE REQUIRED - You MUST include the task_progress parameter in your NEXT tool call.\n**Current Progress: ${n}/9 items completed**\n${'- [x] a step done\n'.repeat(n % 9)}- [ ] the rest\n\n1. To create or update a todo list, include the task_progress parameter in the next tool call`;
 
 const stepShape = fc.record({
   tool: fc.constantFrom(
@@ -47,6 +51,10 @@ const stepShape = fc.record({
   extra: fc.constantFrom('none', 'none', 'none', 'feedback', 'denied', 'error'),
   /** Typed words can be long (a pasted stack trace, a detailed instruction). */
   said: fc.nat({ max: 12 }),
+  /** Cline's task_progress: in the call's input, and its focus chain block in the answer. */
+  progress: fc.boolean(),
+  /** Reads called beside it in the same response (native shapes), answered in order. */
+  parallel: fc.nat({ max: 2 }),
 });
 const taskShape = fc.record({
   shape: fc.constantFrom('cline-native', 'cline-xml', 'roo-native'),
@@ -59,6 +67,17 @@ interface Built {
   readonly json: string;
   /** Typed texts by the index of the message that carries them. */
   readonly typed: { readonly at: number; readonly text: string }[];
+}
+
+type Step = Task['steps'][number];
+
+/** The parallel reads of a step (none beside a question or a completion, which end Cline's response). */
+function extraReads(s: Step): number[] {
+  return s.tool === 'ask_followup_question' || s.tool === 'attempt_completion' ? [] : [...Array(s.parallel).keys()];
+}
+
+function other(s: Step, k: number): string {
+  return `src/f${(s.file + k + 1) % 4}.ts`;
 }
 
 function build(t: Task): Built {
@@ -90,7 +109,13 @@ function build(t: Task): Built {
       : [];
     if (t.shape === 'cline-xml')
       a.push({ type: 'text', text: `Next.\n\n<${s.tool}>\n<path>${path}</path>\n</${s.tool}>` });
-    else a.push({ type: 'text', text: 'Next.' }, { type: 'tool_use', id, name: s.tool, input: { path } });
+    else {
+      const progress = `- [x] read ${path}\n${'- [ ] a step to do\n'.repeat(s.lines % 20)}`;
+      const input = s.progress && t.shape === 'cline-native' ? { path, task_progress: progress } : { path };
+      a.push({ type: 'text', text: 'Next.' }, { type: 'tool_use', id, name: s.tool, input });
+      for (const k of extraReads(s))
+        a.push({ type: 'tool_use', id: `${id}p${k}`, name: 'read_file', input: { path: other(s, k) } });
+    }
     msgs.push({ role: 'assistant', content: a });
     const said = `${'and keep src/legacy.ts as it is, '.repeat(s.said)}(${i})`;
     let out =
@@ -108,6 +133,13 @@ function build(t: Task): Built {
     if (t.shape === 'cline-native') u.push({ type: 'text', text: `${header}\n${out}` });
     else if (t.shape === 'cline-xml') u.push({ type: 'text', text: header }, { type: 'text', text: out });
     else u.push({ type: 'tool_result', tool_use_id: id, content: out });
+    if (t.shape !== 'cline-xml')
+      for (const k of extraReads(s)) {
+        const read = `${other(s, k)} line\n`.repeat(s.lines);
+        if (t.shape === 'cline-native')
+          u.push({ type: 'text', text: `[read_file for '${other(s, k)}'] Result:\n${read}` });
+        else u.push({ type: 'tool_result', tool_use_id: `${id}p${k}`, content: read });
+      }
     // What the user typed (in a text block, or inside a Roo tool_result).
     if (/<feedback>|<answer>/.test(out)) typed.push({ at: msgs.length, text: out });
     if (s.extra === 'feedback') {
@@ -115,6 +147,7 @@ function build(t: Task): Built {
       u.push({ type: 'text', text: fb });
       typed.push({ at: msgs.length, text: fb });
     }
+    if (s.progress && t.shape !== 'roo-native') u.push({ type: 'text', text: FOCUS(i) });
     u.push({ type: 'text', text: ENV(i + 1) });
     msgs.push({ role: 'user', content: u });
   });
@@ -166,9 +199,24 @@ function check(t: Task, strategy: string, eager = false): void {
           texts.some((s) => s.includes(x.text)),
           `${where}: ${x.text.slice(0, 60)}`,
         ).toBe(true);
-    if (t.shape !== 'roo-native')
+    // The latest response's thinking is checked by validateRequest above (the API's rule); older ones may go.
+    if (strategy === 'none')
       expect(loopThinkingChanged(imp, call.epochStart, call.at, body), `${where}: loop thinking`).toBe(false);
+    // The client's context: older copies may go, the newest of each reaches the model verbatim.
+    for (const newest of newestContext(imp, call.at)) expect(texts, `${where}: newest context`).toContain(newest);
   });
+}
+
+/** The newest environment block and the newest focus chain block of the messages before `upTo`. */
+function newestContext(imp: ReturnType<typeof parseTranscript>, upTo: number): string[] {
+  const out = new Map<string, string>();
+  for (const m of imp.messages.slice(0, upTo))
+    for (const b of m.blocks) {
+      if (m.role !== 'user' || b.param.type !== 'text') continue;
+      if (b.param.text.startsWith('<environment_details>')) out.set('env', b.param.text);
+      if (b.param.text.includes('# TODO LIST UPDATE REQUIRED')) out.set('focus', b.param.text);
+    }
+  return [...out.values()];
 }
 
 /**
@@ -219,7 +267,15 @@ describe("Cline and Roo histories: the user's words verbatim, every request vali
     const t: Task = {
       shape: 'cline-native',
       thinking: true,
-      steps: [0, 1, 2, 3].map((file) => ({ tool: 'read_file', file, lines: 100, extra: 'none', said: 0 })),
+      steps: [0, 1, 2, 3].map((file) => ({
+        tool: 'read_file',
+        file,
+        lines: 100,
+        extra: 'none',
+        said: 0,
+        progress: false,
+        parallel: 0,
+      })),
     };
     const imp = parseTranscript(build(t).json, 'api_conversation_history.json');
     expect(

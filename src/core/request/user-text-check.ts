@@ -2,11 +2,13 @@
  * Did the user's words reach the model? For a request built from log messages
  * [from, to), every protected block of those messages (session/user-text.ts: every
  * text block of a user message, and the first user message whole) must appear verbatim
- * in a user message of the request. Used by the bench, the property tests and the proxy
+ * in a user message of the request; a client context block (Cline's `<environment_details>`, its
+ * task_progress block) only when no later block of the request restates it (the newest copy). Used by the bench, the property tests and the proxy
  * tests; independent of how the engine decided (it reads only the log and the body).
  */
 import { blockIdentityJson } from '../api/cache-rules';
-import { protectedReason } from '../session/user-text';
+import { supersedesContext, type ClientContextKind } from '../session/client-text';
+import { protectedReason, staleableContext } from '../session/user-text';
 import type { ContentBlockParam, LogMessage, MessageParam } from '../session/types';
 
 export interface UserTextCheck {
@@ -63,6 +65,22 @@ export function checkUserText(
       m.role === 'user' && m.blocks.some((b) => b.kind === 'tool_result' && protectedReason(m, b, false) !== undefined);
   }
   const have = userBlocks(messages, results);
+  // Client context blocks a later one of the request restates: stale, not needed (the newest copy is).
+  const stale = new Set<string>();
+  const later = new Set<ClientContextKind>();
+  for (let p = to - 1; p >= from; p--) {
+    const m = log[p];
+    if (m.role !== 'user') continue;
+    const first = p === firstUserPos || m.meta.compactBoundary === true;
+    const own: ClientContextKind[] = [];
+    for (const b of m.blocks) {
+      const kind = staleableContext(b, protectedReason(m, b, first));
+      if (!kind) continue;
+      if ([...later].some((k) => supersedesContext(k, kind))) stale.add(b.id);
+      own.push(kind);
+    }
+    for (const k of own) later.add(k);
+  }
   let needed = 0;
   let kept = 0;
   const missing: { position: number; preview: string }[] = [];
@@ -71,7 +89,7 @@ export function checkUserText(
     if (m.role !== 'user') continue;
     const first = p === firstUserPos || m.meta.compactBoundary === true;
     for (const b of m.blocks) {
-      if (!protectedReason(m, b, first)) continue;
+      if (!protectedReason(m, b, first) || stale.has(b.id)) continue;
       needed++;
       const k = keyOf(b.param);
       const n = have.get(k) ?? 0;

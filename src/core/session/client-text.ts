@@ -14,9 +14,13 @@
  * The user's own words sit in the same messages: `<feedback>` (ToolResultUtils
  * pushAdditionalToolFeedback, responses.ts toolDeniedWithFeedback, attempt_completion's
  * "The user has provided feedback on the results…"), `<answer>` (ask_followup_question),
- * `<user_message>` (task resumption), `<task>`, typed text and images. Client-injected context
- * (`<environment_details>`, re-sent every turn) is kept verbatim like Claude Code's
- * `<system-reminder>`.
+ * `<user_message>` (task resumption), `<task>`, typed text and images. Client-injected context is
+ * kept verbatim like Claude Code's `<system-reminder>` until a later copy restates it: Cline's and
+ * Roo's `<environment_details>` (re-sent every turn; cline/cline src/core/task/index.ts
+ * getEnvironmentDetails, the cwd file listing only when it includes file details) and Cline's focus
+ * chain block (its task_progress checklist and reminder, pushed as its own block by loadContext:
+ * src/core/task/focus-chain/index.ts generateFocusChainInstructions, prompts.ts). An older copy
+ * whose content a later one restates is stale: session/user-text.ts stops protecting it.
  *
  * Only tool output is marked; everything else stays the user's (protected). A block that holds
  * output and the user's words together (a result whose text carries a `<feedback>`) is kept
@@ -38,6 +42,33 @@ const NOT_EXECUTED = /^Tool \[([\w-]+)\] was not executed because a tool has alr
 const USER_WORDS = /<(?:feedback|answer|user_message|task)>/;
 /** Client-injected context, re-sent every turn. */
 const CONTEXT = /^\s*<environment_details>/;
+/** Cline's focus chain block (the headings of its focus-chain prompts), pushed beside the turn's content. */
+const FOCUS_CHAIN = /^\s*(?:# (?:task_progress|TODO LIST|Todo List)\b|\*\*All \d+ items have been completed!\*\*)/;
+/** The cwd file listing Cline adds to the environment block when it includes file details (first turn, resumption). */
+const FILE_LISTING = /^# Current Working Directory \(.*\) Files$/m;
+
+/**
+ * Kinds of client context: the environment block without and with the file listing, the focus chain block. A later
+ * block supersedes an earlier one when it restates all the earlier one holds ({@link supersedesContext}).
+ */
+export type ClientContextKind = 'environment' | 'environment-files' | 'focus-chain';
+
+/** The kind of client context a text is, or undefined (the user's words, tool output). */
+export function clientContextKind(text: string): ClientContextKind | undefined {
+  if (CONTEXT.test(text)) return FILE_LISTING.test(text) ? 'environment-files' : 'environment';
+  // Every focus chain prompt names the task_progress parameter: a typed "# TODO LIST" prompt stays the user's.
+  return FOCUS_CHAIN.test(text) && text.includes('task_progress') ? 'focus-chain' : undefined;
+}
+
+/**
+ * Whether a later context block of kind `later` restates everything one of kind `earlier` holds: any environment block
+ * restates the visible files, open tabs, time and mode; only one with the file listing restates a listing; a focus chain
+ * block restates the previous checklist.
+ */
+export function supersedesContext(later: ClientContextKind, earlier: ClientContextKind): boolean {
+  if (earlier === 'focus-chain' || later === 'focus-chain') return later === earlier;
+  return earlier === 'environment' || later === 'environment-files';
+}
 
 /**
  * Whether a native tool_result of such a client carries the user's words (Roo Code puts an
@@ -51,9 +82,9 @@ export function resultCarriesUserWords(block: ContentBlockParam, message: readon
   return USER_WORDS.test(text) && message.some((b) => b.type === 'text' && isClientContext(b.text));
 }
 
-/** Whether a text is the client's environment block (kept verbatim, like a system reminder). */
+/** Whether a text is client context (kept verbatim like a system reminder until a later copy restates it). */
 export function isClientContext(text: string): boolean {
-  return CONTEXT.test(text);
+  return clientContextKind(text) !== undefined;
 }
 
 /** Whether a text opens a tool's output (a result header, or the answer to a call that was not run). */

@@ -17,7 +17,13 @@
  * user made (an explicit action), LLM history compression the user started (it says so in
  * its summary), and the anchors that reproduce other products' behaviour for comparison.
  */
-import { isClientContext, resultCarriesUserWords } from './client-text';
+import {
+  clientContextKind,
+  isClientContext,
+  resultCarriesUserWords,
+  supersedesContext,
+  type ClientContextKind,
+} from './client-text';
 import type { Author } from './overlay';
 import { lowerBound } from './sorted';
 import type { LogBlock, LogMessage } from './types';
@@ -45,8 +51,8 @@ export const PROTECTED_REASON = {
     'automatic strategy',
   first: 'first user message: the task and the context the client injected reach the model whole',
   context:
-    "client context (Cline's, Roo's <environment_details>): injected by the client every turn, kept verbatim " +
-    'like a system reminder',
+    "client context (Cline's, Roo's <environment_details>, Cline's task_progress block): injected by the client " +
+    'every turn, kept verbatim like a system reminder until a later copy restates it',
   result:
     "the user's words inside a tool result (a Roo <feedback> or <answer>): reach the model verbatim under every " +
     'automatic strategy',
@@ -88,27 +94,49 @@ export function protectedReason(message: LogMessage, block: LogBlock, firstUser:
     : PROTECTED_REASON.text;
 }
 
+/** The kind of client context a protected block is, when its protection lasts only until a later copy. */
+export function staleableContext(block: LogBlock, reason: string | undefined): ClientContextKind | undefined {
+  return reason === PROTECTED_REASON.context && block.param.type === 'text'
+    ? clientContextKind(block.param.text)
+    : undefined;
+}
+
 /**
  * Positions of messages that hold a protected block, ascending (appended in log order), so a
- * range check is a binary search: O(log n), not O(range).
+ * range check is a binary search: O(log n), not O(range). A client context block stops being
+ * protected when a later message restates it (session/client-text.ts supersedesContext): the
+ * newest copy stays; its message's position stays listed (range checks err on the side of the user).
  */
 export class ProtectedIndex {
   private readonly positions: number[] = [];
   private readonly reasons = new Map<string, string>();
   private sawUser = false;
+  /** The newest protected client context block of each kind, by block id. */
+  private readonly latestContext = new Map<ClientContextKind, string>();
 
   /** Called for each appended message, in log order. */
   add(message: LogMessage, position: number): void {
     const first = message.role === 'user' && (!this.sawUser || message.meta.compactBoundary === true);
     if (message.role === 'user') this.sawUser = true;
     let any = false;
+    const context: [ClientContextKind, string][] = [];
     for (const b of message.blocks) {
       const why = protectedReason(message, b, first);
       if (!why) continue;
       this.reasons.set(b.id, why);
       any = true;
+      const kind = staleableContext(b, why);
+      if (kind) context.push([kind, b.id]);
     }
     if (any) this.positions.push(position);
+    for (const [kind] of context) {
+      for (const [earlier, old] of [...this.latestContext])
+        if (supersedesContext(kind, earlier)) {
+          this.reasons.delete(old);
+          this.latestContext.delete(earlier);
+        }
+    }
+    for (const [kind, id] of context) this.latestContext.set(kind, id);
   }
 
   reasonOf(blockId: string): string | undefined {

@@ -12,6 +12,7 @@ import { toolResultText } from '../session/log';
 import { applyTrim } from '../session/trim';
 import { compactInput } from './compact-input';
 import type { ToolRound } from './message-index';
+import { keepsPriorThinking } from '../models/behavior';
 import { actionWord, isClientToolOutput } from './observation';
 import { compilePatterns, DEFAULT_REF_PATTERNS, type RefPattern } from './refs';
 import { summarizeToolResult } from './summary-text';
@@ -268,15 +269,18 @@ export class SummarizeToolResults implements Strategy {
 }
 
 /**
- * A round answered with a client's text-form output (Cline, Roo) keeps its thinking: the API
- * cannot tell such a loop from a new human turn, so the thinking of every response in it is
- * sent as the model produced it (and on models that drop earlier turns' thinking it is not
- * billed anyway: dropping it would change bytes for nothing).
+ * Whether an old round keeps its thinking. A round whose calls got no answer (a denial with the user's words in text)
+ * does. A round answered with a client's text-form output (Cline, Roo) is old like any other, and its thinking goes
+ * (the API checks only the latest response's thinking, which the last round, kept verbatim, carries), except on a model
+ * known to drop earlier turns' thinking (Sonnet 4.5 and older: every Cline answer is a new turn to the API, so that
+ * thinking is neither billed nor keys the cache, and dropping it would change bytes for nothing). On models that keep
+ * earlier thinking (Opus 4.5 on) it is billed on every call.
  */
 function keepsThinking(ctx: StrategyContext, r: ToolRound): boolean {
-  // Calls with no tool_result (answered by the user's words in text, e.g. a denial with feedback) count too.
   if (r.toolUseIds.length > 0 && r.resultPos < 0) return true;
-  return r.observationIds?.some((id) => isClientToolOutput(ctx.session.block(id))) === true;
+  if (!r.observationIds?.some((id) => isClientToolOutput(ctx.session.block(id)))) return false;
+  const model = ctx.session.messages[r.assistantPos]?.meta.model;
+  return model !== undefined && !keepsPriorThinking(model);
 }
 
 /** The result blocks of a round: its tool_results, or its observation blocks. */

@@ -1,9 +1,12 @@
 /**
  * supersede-stale-reads: once a later read or edit of the same file is in the view,
  * earlier read results of that file become a one-line pointer (the newer content is
- * what counts); identical repeated tool results collapse to the latest one.
+ * what counts); identical repeated tool results collapse to the latest one; a client's
+ * context block (Cline's `<environment_details>`, its task_progress block) restated by a
+ * later one becomes a pointer too (session/client-text.ts; the newest copy stays).
  * Incremental: each new message is scanned once; lookups are by path and content hash.
  */
+import { clientContextKind, supersedesContext, type ClientContextKind } from '../session/client-text';
 import { toolResultText } from '../session/log';
 import { applyTrim } from '../session/trim';
 import type { ToolUseBlockParam } from '../session/types';
@@ -113,6 +116,8 @@ export class SupersedeStaleReads implements Strategy {
   /** Latest call of each state tool: [tool_use block, its position]. */
   private readonly lastState = new Map<string, Seen>();
   private readonly editSet: Set<string>;
+  /** The newest client context block of each kind (session/client-text.ts). */
+  private readonly lastContext = new Map<ClientContextKind, Seen>();
 
   constructor(private readonly o: SupersedeOptions = SUPERSEDE_DEFAULTS) {
     this.trigger = o.trigger;
@@ -158,9 +163,23 @@ export class SupersedeStaleReads implements Strategy {
             { path: b.toolTarget?.replace(/\\/g, '/'), kind, name },
             false,
           );
+        } else if (m.role === 'user' && b.param.type === 'text') {
+          const kind = clientContextKind(b.param.text);
+          if (kind) this.context(ctx, kind, { blockId: b.id, pos: this.scanned });
         }
       }
     }
+  }
+
+  /** A client context block: the earlier ones it restates point at it (point() leaves protected ones alone). */
+  private context(ctx: StrategyContext, kind: ClientContextKind, seen: Seen): void {
+    for (const [earlier, s] of [...this.lastContext]) {
+      if (!supersedesContext(kind, earlier)) continue;
+      const what = earlier === 'focus-chain' ? 'task_progress block' : '<environment_details>';
+      this.point(ctx, s, `the client restated its ${what} later (message ${seen.pos})`);
+      this.lastContext.delete(earlier);
+    }
+    this.lastContext.set(kind, seen);
   }
 
   /** One tool result (a tool_result block, or text-form output) of `use`, at the scan position. */
@@ -210,28 +229,7 @@ export class SupersedeStaleReads implements Strategy {
       !session.overlaysOnBlock(use.id).length
     ) {
       const compact = compactInput(use.param.input, 0);
-      if (compact) {
-        const text = JSON.stringify(compact);
-        const before = ctx.tokens.block(use.param).tokens;
-        // As sent: the block the trim makes (session/trim.ts).
-        const after = ctx.tokens.block(applyTrim(use.param, text)).tokens;
-        if (after < before) {
-          ctx.propose({
-            position: prev.pos,
-            saved: before - after,
-            overlay: {
-              kind: 'trim',
-              blockId: use.id,
-              text,
-              author: `strategy:${this.name}`,
-              reason: `stale: ${why}`,
-              callIndex: ctx.callIndex,
-              tokensBefore: before,
-              tokensAfter: after,
-            },
-          });
-        }
-      }
+      if (compact) this.trimTo(ctx, prev, JSON.stringify(compact), why);
     }
     const resultId = use.toolUseId ? session.toolResultBlockId(use.toolUseId) : undefined;
     const resultPos = resultId ? session.position(session.block(resultId)!.messageId) : undefined;
@@ -245,11 +243,15 @@ export class SupersedeStaleReads implements Strategy {
     if (session.overlaysOnBlock(s.blockId).length || session.userText.reasonOf(s.blockId)) return;
     const block = session.block(s.blockId)!;
     if (toolResultText(block.param).length <= this.o.minChars) return;
-    const text = `${TRIM_MARKER}: superseded; original restorable] ${why}.`;
+    this.trimTo(ctx, s, `${TRIM_MARKER}: superseded; original restorable] ${why}.`, why);
+  }
+
+  /** Propose `text` in place of the block at `s` when it is shorter as sent (as every other strategy checks). */
+  private trimTo(ctx: StrategyContext, s: Seen, text: string, why: string): void {
+    const block = ctx.session.block(s.blockId)!;
     const before = ctx.tokens.block(block.param).tokens;
-    // As sent: the block with its new text (a tool_result keeps its markup, which a bare text count leaves out).
+    // As sent: the block the trim makes (session/trim.ts; a tool_result keeps its markup, a bare text count leaves out).
     const after = ctx.tokens.block(applyTrim(block.param, text)).tokens;
-    // A pointer no shorter than the result would make the context bigger (as every other strategy checks).
     if (after >= before) return;
     ctx.propose({
       position: s.pos,

@@ -5,7 +5,12 @@
  * src/core/assistant-message/presentAssistantMessage.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { classifyUserBlocks, isClientContext } from '../../../src/core/session/client-text';
+import {
+  classifyUserBlocks,
+  clientContextKind,
+  isClientContext,
+  supersedesContext,
+} from '../../../src/core/session/client-text';
 import { makeMessage } from '../../../src/core/session/log';
 import { Session } from '../../../src/core/session';
 import { ProxySessions } from '../../../src/core/proxy/registry';
@@ -131,8 +136,51 @@ describe('Cline-style user messages, block by block', () => {
     expect(m.blocks.map((b) => entry.session.userText.reasonOf(b.id)?.split(':')[0])).toEqual([
       undefined,
       'user text',
-      "client context (Cline's, Roo's <environment_details>)",
+      "client context (Cline's, Roo's <environment_details>, Cline's task_progress block)",
     ]);
     expect(isPrompt(m)).toBe(false);
+  });
+
+  it("Cline's focus chain block is client context, restated by the next one; an environment block by the next one", () => {
+    // cline/cline src/core/task/focus-chain/prompts.ts and index.ts generateFocusChainInstructions (indented headings).
+    const focus =
+      '\n\t\t\t\t# TODO LIST UPDATE REQUIRED - You MUST include the task_progress parameter in your NEXT tool call.';
+    expect(clientContextKind('\n# task_progress RECOMMENDED\n\nWhen starting a new task…')).toBe('focus-chain');
+    expect(clientContextKind(focus)).toBe('focus-chain');
+    expect(clientContextKind(ENV)).toBe('environment');
+    const listing = ENV.replace(
+      '# Current Mode',
+      '# Current Working Directory (/home/dev/app) Files\nsrc/\n\n# Current Mode',
+    );
+    expect(clientContextKind(listing)).toBe('environment-files');
+    expect(clientContextKind('Please add a # TODO LIST to the readme')).toBeUndefined();
+    expect(clientContextKind('# TODO LIST\n- [ ] ship it\nKeep this list, it is mine.')).toBeUndefined();
+    expect(clientContextKind('<task>\n# TODO LIST\n</task>')).toBeUndefined();
+    // The listing is restated only by a block that lists the files again.
+    expect(supersedesContext('environment', 'environment')).toBe(true);
+    expect(supersedesContext('environment-files', 'environment')).toBe(true);
+    expect(supersedesContext('environment', 'environment-files')).toBe(false);
+    expect(supersedesContext('focus-chain', 'environment')).toBe(false);
+    expect(supersedesContext('focus-chain', 'focus-chain')).toBe(true);
+    // A focus chain block after a result ends the result's run: it is not tool output.
+    const kinds = classifyUserBlocks([text("[read_file for 'a.ts'] Result:"), text('x'), text(focus), text(ENV)]);
+    expect(kinds.map((k) => k?.toolName)).toEqual(['read_file', 'read_file', undefined, undefined]);
+  });
+
+  it('an environment block stops being protected once a later message restates it; the newest stays', () => {
+    const s = new Session();
+    const env = (n: number): string => ENV.replace('ACT MODE', `ACT MODE ${n}`);
+    s.append('user', [text('<task>\nFix it.\n</task>'), text(env(0))]);
+    s.append('assistant', [text('Reading.')]);
+    s.append('user', [text(FEEDBACK), text(env(1))]);
+    const [, second] = [s.messages[0], s.messages[2]];
+    expect(s.userText.reasonOf(second.blocks[1].id)).toMatch(/^client context/);
+    s.append('assistant', [text('Done.')]);
+    s.append('user', [text('Thanks, one more thing.'), text(env(2))]);
+    // The first user message stays whole; the user's words stay; the restated block is no longer protected.
+    expect(s.userText.reasonOf(s.messages[0].blocks[1].id)).toMatch(/^first user message/);
+    expect(s.userText.reasonOf(second.blocks[0].id)).toMatch(/^user text/);
+    expect(s.userText.reasonOf(second.blocks[1].id)).toBeUndefined();
+    expect(s.userText.reasonOf(s.messages[4].blocks[1].id)).toMatch(/^client context/);
   });
 });
