@@ -123,6 +123,18 @@ function trimTrailingPunctuation(s: string): string {
   return e === s.length ? s : s.slice(0, e);
 }
 
+/**
+ * A path as grep prints it beside a line: `src/a.go-51-` (a context line, the line's first word may follow) or
+ * `src/a.go-51` names `src/a.go`. Without the suffix every line of one file would take a ref slot of its own.
+ */
+const GREP_LINE_SUFFIX = /^(.+\.[A-Za-z][A-Za-z0-9]{0,7})-\d+(?:-[\w@+-]*)?$/;
+
+/** A path match without a grep line suffix (see {@link GREP_LINE_SUFFIX}). */
+function withoutLineSuffix(ref: string): string {
+  const m = GREP_LINE_SUFFIX.exec(ref);
+  return m ? m[1] : ref;
+}
+
 /** One zeroed buffer of at least `n` bytes, reused from scan to scan (refs are extracted one text at a time). */
 let coveredBuffer = new Uint8Array(0);
 function coveredFor(n: number): Uint8Array {
@@ -147,7 +159,8 @@ export function extractRefs(
       const end = at + match.length;
       if (covered[at] || covered[end - 1]) return;
       covered.fill(1, at, end);
-      const ref = trimTrailingPunctuation(group ?? match);
+      const bare = trimTrailingPunctuation(group ?? match);
+      const ref = p.name === 'path' ? withoutLineSuffix(bare) : bare;
       if (ref.length < min || seen.has(ref)) return;
       if (p.name === 'path' && (/^\d+([\\/]\d+)+$/.test(ref) || looksEncoded(ref))) return;
       seen.add(ref);

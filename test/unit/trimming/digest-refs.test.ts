@@ -83,3 +83,32 @@ describe('digest over its ref limit', () => {
     expect(text).toContain('refs seen: src/common.ts new/latest.py (+2 more)');
   });
 });
+
+describe('digest keeps what the model named', () => {
+  it('over its limit, a ref a hidden step named (a tool input, its text) comes before refs only results mention', () => {
+    const s = new Session();
+    s.append('user', 'task');
+    round(s, [{ name: 'Bash', input: { command: 'ls' }, result: 'src/common.ts src/picked.ts src/other.ts' }]);
+    round(s, [{ name: 'Read', input: { file_path: 'src/picked.ts' }, result: 'src/common.ts contents' }]);
+    s.append('assistant', [{ type: 'text', text: 'looking at src/other.ts next' }]);
+    round(s, [{ name: 'Bash', input: { command: 'x' }, result: 'src/common.ts and new/latest.py' }]);
+    const text = buildDigest(s, 1, s.messages.length - 1, 'steps', { maxRefs: 2, maxPrompts: 0, promptChars: 0 });
+    expect(text).toContain('src/picked.ts');
+    expect(text).toContain('src/other.ts');
+    // Mentioned by three results but never named by the model: it gives way.
+    expect(text).not.toContain('src/common.ts');
+    expect(text).toContain('(+2 more)');
+  });
+});
+
+describe('grep line suffixes', () => {
+  it('a path as grep prints it beside a line number names the file once', () => {
+    const grep = ['src/a/b.go-51-}', 'src/a/b.go-52-func x() {', 'src/a/b.go:53:  return', 'src/a/c.go-9-'].join('\n');
+    const refs = extractRefs(grep);
+    expect(refs).toEqual(['src/a/b.go', 'src/a/c.go']);
+  });
+
+  it('a name that ends in a dash and digits without an extension before them is left alone', () => {
+    expect(extractRefs('see releases/v1-2 and build/out-3')).toEqual(['releases/v1-2', 'build/out-3']);
+  });
+});
