@@ -91,6 +91,44 @@ function namedText(param: ContentBlockParam): string {
   return out.join('\n');
 }
 
+/** Lists longer than this are not folded (the fold compares every pair). */
+const MAX_FOLDED = 1500;
+
+interface Ranked {
+  readonly ref: string;
+  /** Tool results that mentioned it (or a ref it contains). */
+  mentions: number;
+  /** 1 when the model named it (or a ref it contains), else 0. */
+  named: number;
+}
+
+/**
+ * The refs in first-seen order, each with its rank; a ref another one contains (`cli/a.go` inside `/repo/cli/a.go`) is
+ * folded into the longer one, which shows it anyway: one slot, and the longer one carries both ranks.
+ */
+function foldContained(
+  list: readonly string[],
+  refs: ReadonlyMap<string, number>,
+  named: ReadonlySet<string>,
+): Ranked[] {
+  const ranked = list.map((ref) => ({ ref, mentions: refs.get(ref) ?? 0, named: named.has(ref) ? 1 : 0 }));
+  if (ranked.length > MAX_FOLDED) return ranked;
+  const byLength = [...ranked].sort((a, b) => b.ref.length - a.ref.length);
+  const folded = new Set<Ranked>();
+  for (let i = 0; i < byLength.length; i++) {
+    const short = byLength[i];
+    for (let j = 0; j < i; j++) {
+      const long = byLength[j];
+      if (folded.has(long) || long.ref.length === short.ref.length || !long.ref.includes(short.ref)) continue;
+      long.mentions += short.mentions;
+      long.named = Math.max(long.named, short.named);
+      folded.add(short);
+      break;
+    }
+  }
+  return folded.size ? ranked.filter((r) => !folded.has(r)) : ranked;
+}
+
 /**
  * The digest of messages [from, to]; refs for which `shown` says yes are left out (the view
  * shows them elsewhere: an earlier digest, the kept text). Work grows with what is new since the last digest from
@@ -105,19 +143,19 @@ export function digestNote(
   shown?: (ref: string) => boolean,
 ): { text: string; refs: readonly string[] } {
   const { refs, named, prompts } = collect(session, from, to, o);
-  const list = shown ? [...refs.keys()].filter((r) => !shown(r)) : [...refs.keys()];
+  const list = foldContained(shown ? [...refs.keys()].filter((r) => !shown(r)) : [...refs.keys()], refs, named);
   // Over the limit: the refs the model itself named first (a step that used a path or an id is the best sign a later
   // step will use it again), then those more results mentioned (what the steps kept coming back to), then the most
   // recent; listed in first-seen order.
   const kept =
     list.length <= o.maxRefs
-      ? list
+      ? list.map((x) => x.ref)
       : list
-          .map((r, i) => ({ r, i, n: refs.get(r) ?? 0, used: named.has(r) ? 1 : 0 }))
-          .sort((a, b) => b.used - a.used || b.n - a.n || b.i - a.i)
+          .map((x, i) => ({ ...x, i }))
+          .sort((a, b) => b.named - a.named || b.mentions - a.mentions || b.i - a.i)
           .slice(0, o.maxRefs)
           .sort((a, b) => a.i - b.i)
-          .map((x) => x.r);
+          .map((x) => x.ref);
   const parts = [`${TRIM_MARKER}: ${what}; the originals are restorable]`];
   if (prompts.length) parts.push(`user asked: ${prompts.map((p) => `"${p}"`).join('; ')}`);
   if (kept.length)

@@ -8,6 +8,7 @@
  * Incremental: each turn is pruned once, when the next prompt arrives.
  */
 import { digestNote, DIGEST_DEFAULTS } from './digest';
+import { extractRefs } from './refs';
 import type { ContentBlockParam } from '../session/types';
 import type { ToolRound } from './message-index';
 import type { Strategy, StrategyContext, StrategyDoc, Trigger } from './types';
@@ -49,7 +50,7 @@ export const TOOL_PRUNING_DOC: StrategyDoc = {
 };
 
 /** The text blocks of a message, joined. */
-function finalText(blocks: readonly { readonly param: ContentBlockParam }[]): string {
+function textOf(blocks: readonly { readonly param: ContentBlockParam }[]): string {
   return blocks.map((b) => (b.param.type === 'text' ? b.param.text : '')).join('\n');
 }
 
@@ -64,6 +65,8 @@ export class ToolPruning implements Strategy {
    * way: the earlier digest is in the view, or (not applied, restored) the messages it stands for are.
    */
   private readonly listed = new Set<string>();
+  /** Refs the kept text of pruned turns shows (their prompts and final answers stay in the view): not listed again. */
+  private readonly visible = new Set<string>();
 
   constructor(private readonly o: ToolPruningOptions = TOOL_PRUNING_DEFAULTS) {
     this.trigger = o.trigger;
@@ -90,7 +93,7 @@ export class ToolPruning implements Strategy {
     const keep = this.protectedPositions(ctx, start, end);
     const last = final > 0 ? final - 1 : end - 1;
     if (this.o.digest && keep.size === 0 && last > start && !session.userText.inRange(start + 1, last)) {
-      this.digestRange(ctx, start + 1, last, final > 0 ? finalText(session.messages[final].blocks) : '');
+      this.digestRange(ctx, start + 1, last, final > 0 ? textOf(session.messages[final].blocks) : '');
       if (final > 0) this.pruneFinalExtras(ctx, final);
       return;
     }
@@ -149,7 +152,10 @@ export class ToolPruning implements Strategy {
     if (session.activeSummaryAt(from)) return;
     const before = ctx.index.rangeTokens(from, to + 1);
     if (before === 0) return;
-    const shown = (ref: string): boolean => this.listed.has(ref) || kept.includes(ref);
+    // The turn's prompt and final answer stay, as do those of the turns pruned before: what they show is not listed.
+    const prompt = textOf(session.messages[from - 1].blocks);
+    for (const text of [prompt, kept]) for (const r of extractRefs(text)) this.visible.add(r);
+    const shown = (ref: string): boolean => this.listed.has(ref) || this.visible.has(ref) || kept.includes(ref);
     const { text, refs } = digestNote(
       session,
       from,

@@ -112,3 +112,35 @@ describe('grep line suffixes', () => {
     expect(extractRefs('see releases/v1-2 and build/out-3')).toEqual(['releases/v1-2', 'build/out-3']);
   });
 });
+
+describe('digest without repeats', () => {
+  it('a ref a longer listed ref contains takes no slot of its own', () => {
+    const s = new Session();
+    s.append('user', 'task');
+    round(s, [{ name: 'Grep', input: { pattern: 'x' }, result: '/repo/cli/a.go and cli/a.go and lib/b.py' }]);
+    const text = buildDigest(s, 1, s.messages.length - 1, 'steps', { maxRefs: 10, maxPrompts: 0, promptChars: 0 });
+    expect(text).toContain('refs seen: /repo/cli/a.go lib/b.py');
+    expect(text).not.toMatch(/ cli\/a\.go/);
+  });
+
+  it("a ref the turn's prompt already shows is not listed again", () => {
+    const s = new Session();
+    s.append('user', 'look at docs/plan.md please');
+    round(s, [
+      { name: 'Read', input: { file_path: 'x' }, result: 'docs/plan.md links lib/other.py ' + 'z '.repeat(300) },
+    ]);
+    s.append('assistant', [{ type: 'text', text: 'done' }]);
+    s.append('user', 'next');
+    const h = new Harness(
+      s,
+      createPipeline('tool-pruning', {
+        strategies: { 'tool-pruning': { digest: true } },
+        cacheAware: { enabled: false },
+      }),
+    );
+    h.run();
+    const digest = s.allOverlays().flatMap((o) => (o.kind === 'summary' ? [o.text] : []))[0];
+    expect(digest).toContain('lib/other.py');
+    expect(digest).not.toContain('docs/plan.md');
+  });
+});
