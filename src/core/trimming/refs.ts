@@ -48,6 +48,13 @@ function isHashWord(text: string, start: number, end: number): boolean {
   return letter && digit;
 }
 
+/** Extensions a bare file name (`config.json`) ends in to count as a ref. */
+const FILE_EXTENSIONS = [
+  ...['ts', 'tsx', 'js', 'jsx', 'mjs', 'cjs', 'json', 'md', 'py', 'rs', 'go', 'java', 'kt', 'c', 'h', 'cpp', 'hpp'],
+  ...['cs', 'rb', 'php', 'sh', 'ps1', 'yml', 'yaml', 'toml', 'ini', 'cfg', 'txt', 'html', 'css', 'scss', 'sql', 'xml'],
+  ...['lock', 'log', 'csv', 'vue', 'svelte'],
+];
+
 /** Default patterns, most specific first. Each regex must be global. */
 export const DEFAULT_REF_PATTERNS: readonly RefPattern[] = [
   // `ref_id: X`, and the JSON form `"ref_id": "X"` MCP servers often answer with.
@@ -73,7 +80,7 @@ export const DEFAULT_REF_PATTERNS: readonly RefPattern[] = [
   },
   {
     name: 'file',
-    re: /\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|json|md|py|rs|go|java|kt|c|h|cpp|hpp|cs|rb|php|sh|ps1|yml|yaml|toml|ini|cfg|txt|html|css|scss|sql|xml|lock|log|csv|vue|svelte)\b/g,
+    re: new RegExp(`\\b[\\w-]+\\.(?:${FILE_EXTENSIONS.join('|')})\\b`, 'g'),
     shape: { anchor: '.', allowed: (c) => isWordChar(c) || c === 45 || c === 46 },
   },
   {

@@ -176,7 +176,9 @@ export class ToolPruning implements Strategy {
         toMessageId: session.messages[to].id,
         text,
         author: `strategy:${this.name}`,
-        reason: `intermediate steps of the prior turn that began at message ${from - 1}: replaced by a digest (${before} → ${after} tokens)`,
+        reason:
+          `intermediate steps of the prior turn that began at message ${from - 1}: ` +
+          `replaced by a digest (${before} → ${after} tokens)`,
         callIndex: ctx.callIndex,
         tokensBefore: before,
         tokensAfter: after,
