@@ -9,6 +9,7 @@
  */
 import { digestNote, DIGEST_DEFAULTS } from './digest';
 import { extractRefs } from './refs';
+import { keepsPriorThinking } from '../models';
 import type { ContentBlockParam } from '../session/types';
 import type { ToolRound } from './message-index';
 import type { Strategy, StrategyContext, StrategyDoc, Trigger } from './types';
@@ -21,12 +22,15 @@ export interface ToolPruningOptions {
   digest: boolean;
   /** Most reference ids a digest lists (the most mentioned, then the most recent). */
   digestRefs: number;
+  /** Drop the thinking of earlier turns' final answers on models that bill it on every later call. */
+  dropEarlierThinking: boolean;
   trigger: Trigger;
 }
 
 export const TOOL_PRUNING_DEFAULTS: ToolPruningOptions = {
   digest: false,
   digestRefs: DIGEST_DEFAULTS.maxRefs,
+  dropEarlierThinking: false,
   trigger: { kind: 'always' },
 };
 
@@ -45,6 +49,12 @@ export const TOOL_PRUNING_DOC: StrategyDoc = {
       type: 'number',
       default: DIGEST_DEFAULTS.maxRefs,
       description: 'most reference ids a note lists (the most mentioned, then the most recent)',
+    },
+    {
+      name: 'dropEarlierThinking',
+      type: 'boolean',
+      default: false,
+      description: "drop earlier final answers' thinking on models that bill it (Opus 4.5 and later)",
     },
   ],
 };
@@ -91,6 +101,7 @@ export class ToolPruning implements Strategy {
         break;
       }
     const keep = this.protectedPositions(ctx, start, end);
+    if (final > 0 && this.o.dropEarlierThinking) this.dropEarlierThinking(ctx, start - 1);
     const last = final > 0 ? final - 1 : end - 1;
     if (this.o.digest && keep.size === 0 && last > start && !session.userText.inRange(start + 1, last)) {
       this.digestRange(ctx, start + 1, last, final > 0 ? textOf(session.messages[final].blocks) : '');
@@ -140,6 +151,25 @@ export class ToolPruning implements Strategy {
     for (const b of m.blocks) {
       if (b.kind !== 'tool_use' || ctx.isPending(b.id) || ctx.session.overlaysOnBlock(b.id).length) continue;
       this.prune(ctx, m.id, final, ctx.tokens.block(b.param).tokens, `tool call of a prior turn's final answer`, b.id);
+    }
+  }
+
+  /**
+   * The thinking of the final answer before this turn's prompt, on models that keep earlier turns' thinking (and bill
+   * it on every later call): once this turn has an answer of its own, that final answer is no longer the latest
+   * assistant message, which is the only one the API wants verbatim. Dropped with this turn's pruning, so the rewrite
+   * starts only just before the edits this turn makes anyway.
+   */
+  private dropEarlierThinking(ctx: StrategyContext, pos: number): void {
+    const { session } = ctx;
+    const m = pos >= ctx.epochStart ? session.messages[pos] : undefined;
+    if (!m || m.role !== 'assistant' || !keepsPriorThinking(session.calls.at(-1)?.model ?? session.model)) return;
+    for (const b of m.blocks) {
+      if (b.kind !== 'thinking' && b.kind !== 'redacted_thinking') continue;
+      if (ctx.isPending(b.id) || session.overlaysOnBlock(b.id).length || session.isPinned(b.id)) continue;
+      if (session.isUserRestored(b.id)) continue;
+      const why = `thinking of a prior turn's final answer (this model bills earlier turns' thinking on every call)`;
+      this.prune(ctx, m.id, pos, ctx.tokens.block(b.param).tokens, why, b.id);
     }
   }
 
