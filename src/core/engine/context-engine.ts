@@ -4,10 +4,9 @@
  * call; work per call grows with what is new (incremental index, cached renders).
  */
 import { contextWindow, minCacheableTokens } from '../models';
-import { RequestBuilder, type BlockMap } from '../request/build';
-import type { Breakpoint, CacheTtl, Repair, RequestBody } from '../api/wire';
+import { RequestBuilder } from '../request/build';
+import type { Breakpoint, CacheTtl } from '../api/wire';
 import type { Session } from '../session/session';
-import { lastBelow } from '../session/sorted';
 import {
   totalInput,
   type CallUsage,
@@ -16,19 +15,23 @@ import {
   type TextBlockParam,
 } from '../session/types';
 import { describeHoldBack, type HoldBackQuote } from '../cache/hold-back';
-import { describeLongTtl, quoteLongTtl } from '../cache/long-ttl';
-import { TTL_1H_MS, ttlMsOf } from '../api/cache-rules';
+import { describeLongTtl } from '../cache/long-ttl';
+import { ttlMsOf } from '../api/cache-rules';
 import { TokenEstimator } from '../tokens';
 import { placeholderSystem, type ClientPrefix } from './client-prefix';
+import { CacheWrites } from './cache-writes';
+import { quoteCallTtl } from './call-ttl';
+import { RepairLog } from './repair-log';
+import type { CallStats, EngineOptions, PreparedCall, PrepareInput } from './call-types';
+
+export type { CallStats, EngineOptions, PreparedCall, PrepareInput } from './call-types';
 import { SavingsGuard, type SavingsSnapshot } from './savings-guard';
-import type { TokenQuality } from '../tokens/types';
 import {
   DecisionLog,
   MessageIndex,
   createPipeline,
   type CacheState,
   type Pipeline,
-  type PipelineConfig,
   type PipelineRunResult,
 } from '../trimming';
 
@@ -39,70 +42,6 @@ export const DEFAULT_MAX_TOKENS = 8192;
  * edit of ours, lost the cache for a reason its request does not show (a client change, an eviction).
  */
 const LOST_SHARE = 0.5;
-/**
- * Recent message writes remembered as read anchors (a request has at most 4 breakpoints; older writes are rarely
- * reachable).
- */
-const RECENT_WRITES = 8;
-
-export interface EngineOptions {
-  model?: string;
-  maxTokens?: number;
-  /** Strategy spec: `none`, `default` or a comma list. */
-  strategy?: string;
-  config?: PipelineConfig;
-  ttl?: CacheTtl;
-  estimator?: TokenEstimator;
-  /** The client's system prompt and tools when the session does not hold them (a replayed transcript). */
-  clientPrefix?: ClientPrefix;
-}
-
-export interface CallStats {
-  callIndex: number;
-  messages: number;
-  blocks: number;
-  /** Estimated tokens of the messages sent (excludes system and tools). */
-  sentTokens: number;
-  /** The same without any trimming. */
-  untrimmedTokens: number;
-  quality: TokenQuality;
-  overlays: number;
-  appliedThisCall: number;
-  pending: number;
-  pendingSavings: number;
-  repairs: number;
-  breakpoints: number;
-}
-
-export interface PreparedCall {
-  body: RequestBody;
-  breakpoints: Breakpoint[];
-  repairs: readonly Repair[];
-  blockMap: BlockMap;
-  stats: CallStats;
-  /** The messages before breakpoints were planned. */
-  messages: readonly MessageParam[];
-  /** First request message that differs from the previous prepared request (undefined on the first). */
-  firstChanged?: number;
-  /**
-   * Log position from which messages were held out of the cache write (cache/hold-back.ts); undefined when none were.
-   */
-  heldFrom?: number;
-}
-
-export interface PrepareInput {
-  callIndex: number;
-  /** Messages [epochStart, upTo) form the request (default: all). */
-  upTo?: number;
-  epochStart?: number;
-  /** Time of the call (ms), for the cache TTL. */
-  now?: number;
-  /**
-   * The caller knows the cache is cold from a message position on for this call (e.g. the
-   * proxied client changed its system prompt or tools: position 0), and why.
-   */
-  coldFrom?: { position: number; why: string };
-}
 
 export class ContextEngine {
   readonly tokens: TokenEstimator;
@@ -120,8 +59,8 @@ export class ContextEngine {
   private lastModel?: string;
   private lastEpoch?: number;
   private previousBreakpoints: Breakpoint[] = [];
-  /** Message breakpoints of recent calls, newest first, with the time they were last written or read and their TTL. */
-  private recentWrites: { bp: Breakpoint; at: number; ttl: CacheTtl }[] = [];
+  /** Message breakpoints of recent calls, with the time they were last written or read and their TTL. */
+  private readonly writes: CacheWrites;
   /** TTL the previous call wrote with (the cache's TTL at this call); tools + system tokens it had. */
   private lastTtl?: CacheTtl;
   private headTokens = 0;
@@ -152,9 +91,7 @@ export class ContextEngine {
   /** The last prepared request changed a message the one before it had sent (our own edit: a loss it explains). */
   private editedInside = false;
   private overlaysChanged = false;
-  private readonly loggedRepairs = new Set<string>();
-  /** Repair objects already counted (those of rendered messages recur as the same objects). */
-  private readonly seenRepairs = new WeakSet<Repair>();
+  private readonly repairs = new RepairLog(this.decisions);
   /** Saved so far vs `none`, and the guard against rewrites that do not pay back. */
   private readonly guard = new SavingsGuard(() => this.model);
   /** The client's prefix this replay decides with, and the placeholder system block standing for it. */
@@ -169,6 +106,7 @@ export class ContextEngine {
     this.ttl = opts.ttl ?? '5m';
     this.tokens = (opts.estimator ?? new TokenEstimator()).forModel(this.model);
     this.index = new MessageIndex(session, this.tokens);
+    this.writes = new CacheWrites(session);
     // The TTL is read per call (this.ttl may follow the client's breakpoints), not fixed here.
     this.pipeline = createPipeline(opts.strategy ?? 'default', opts.config ?? {});
     const prefix = opts.clientPrefix;
@@ -219,7 +157,7 @@ export class ContextEngine {
       input.callIndex,
       epochStart,
       upTo,
-      this.anchorsAt(now),
+      this.writes.anchorsAt(now),
       run,
       this.previousMessages,
       hold?.q.pays ? hold.position : undefined,
@@ -243,23 +181,7 @@ export class ContextEngine {
         tokensSaved: 0,
       });
     }
-    for (const r of prepared.repairs) {
-      // A repair repeats on every call while its cause is in view: log it once. A rendered
-      // message's repairs are the same objects from call to call: known without a key.
-      if (this.seenRepairs.has(r)) continue;
-      this.seenRepairs.add(r);
-      const key = `${r.rule}:${r.blockIds.join(',')}`;
-      if (this.loggedRepairs.has(key)) continue;
-      this.loggedRepairs.add(key);
-      this.decisions.add({
-        callIndex: input.callIndex,
-        by: 'request-builder',
-        action: 'repair',
-        targets: [...r.blockIds],
-        reason: `${r.rule}: ${r.description}`,
-        tokensSaved: 0,
-      });
-    }
+    this.repairs.add(input.callIndex, prepared.repairs);
     const planned = prepared.breakpoints.find((b) => b.messageIndex === undefined)?.prefixTokens ?? this.headTokens;
     const sizes = { head: this.inferred?.prefix.tokens ?? planned, sharedHead: this.sharedHead };
     const { index, model, ttl: noneTtl } = this;
@@ -272,7 +194,7 @@ export class ContextEngine {
       prepared.firstChanged < this.previousMessages.length;
     this.previousBreakpoints = prepared.breakpoints;
     this.previousMessages = prepared.messages;
-    this.remember(prepared, now, ttl);
+    this.writes.remember(prepared, now, ttl);
     this.lastTtl = ttl;
     const head = prepared.breakpoints.find((b) => b.messageIndex === undefined);
     if (head) this.headTokens = head.prefixTokens;
@@ -295,11 +217,11 @@ export class ContextEngine {
       cold(0, 'the history was compacted or rewritten: a new cached prefix starts');
     // The cache's TTL is the longest of the writes still alive (a pause under it finds the cache warm), else the
     // previous call's.
-    const hour = this.recentWrites.some((w) => w.ttl === '1h' && now - w.at < TTL_1H_MS);
+    const hour = this.writes.hourAlive(now);
     // Written out, not spread: V8's spread-then-add is a slow path, and this runs every call.
     const { cachedUpTo, lastCallAt } = this.cache;
     const ttl = hour ? '1h' : (this.lastTtl ?? this.ttl);
-    return { cachedUpTo, lastCallAt, ttl, coldFrom, writeEnds: this.writeEnds(now), guard: this.guard };
+    return { cachedUpTo, lastCallAt, ttl, coldFrom, writeEnds: this.writes.writeEnds(now), guard: this.guard };
   }
 
   /** Saved so far vs `none` on this session (the guard's shadow cache). */
@@ -321,27 +243,20 @@ export class ContextEngine {
   ): CacheTtl {
     if (this.ttl === '1h' || !this.pipeline.applier.adaptiveTtl || !this.longTtlAllowed) return this.ttl;
     const { loop } = this.pipeline.applier.expectedCalls(run.evidence, this.ttl);
-    // Written this call: what is new since the cached end, from this call's first applied edit on, and from where
-    // the cache is cold this call (a model switch, a new epoch: its start; idle past the TTL: everything, head
-    // included).
-    const expired = cache.lastCallAt === undefined || now - cache.lastCallAt >= ttlMsOf(cache.ttl ?? this.ttl);
-    const coldAt = expired ? epochStart : (cache.coldFrom?.position ?? Infinity);
-    const fromMessage = Math.max(epochStart, Math.min(cache.cachedUpTo, upTo, run.firstApplied, coldAt));
-    const own = Math.max(0, this.headTokens - this.sharedHead);
-    const written = this.index.rangeTokens(fromMessage, upTo) + (expired ? own : 0);
-    // With closed turns pruned (tool-pruning), the next prompt rewrites from the current turn's steps on: only what
-    // comes before them is read.
-    const turn = lastBelow(this.index.prompts, upTo, -1);
-    const readTo = turn >= epochStart && this.pipeline.strategies.some((st) => st.prunesClosedTurns) ? turn + 1 : upTo;
     const k = run.evidence.currentLoopCalls <= 1 ? 0 : 1;
-    const lossRate = this.unexplainedLosses[k] / (this.observedCalls[k] + 1);
-    const q = quoteLongTtl({
-      written,
-      prefix: own + this.index.rangeTokens(epochStart, readTo),
+    const q = quoteCallTtl({
+      index: this.index,
+      run,
+      cache,
+      epochStart,
+      upTo,
+      now,
+      ttl: this.ttl,
+      headTokens: this.headTokens,
+      sharedHead: this.sharedHead,
+      prunesClosedTurns: this.pipeline.strategies.some((st) => st.prunesClosedTurns),
       restOfLoop: loop,
-      gapsMs: run.evidence.gapsMs,
-      lossRate,
-      atRisk: own + this.index.rangeTokens(epochStart, upTo),
+      lossRate: this.unexplainedLosses[k] / (this.observedCalls[k] + 1),
       minTokens: minCacheableTokens(this.model),
     });
     const long = q.pays ? '1h' : this.ttl;
@@ -373,41 +288,6 @@ export class ContextEngine {
       upTo,
       input.previousBreakpoints ?? this.previousBreakpoints,
     );
-  }
-
-  /** Recent message writes still alive at `now` (the TTL in use), newest first. */
-  private anchorsAt(now: number): Breakpoint[] {
-    this.recentWrites = this.recentWrites.filter((w) => now - w.at < ttlMsOf(w.ttl));
-    return this.recentWrites.map((w) => w.bp);
-  }
-
-  /** Keep this call's writes; forget older ones at or after the first changed message (their prefix is gone). */
-  private remember(prepared: PreparedCall, now: number, ttl: CacheTtl): void {
-    const fresh = prepared.breakpoints.filter((b) => b.messageIndex !== undefined);
-    const ids = new Set(fresh.map((b) => b.at));
-    const changedId =
-      prepared.firstChanged === undefined ? undefined : prepared.blockMap.idAt(prepared.firstChanged, 0);
-    const changedMsg = changedId ? this.session.messageOf(changedId) : undefined;
-    const changedAt = changedMsg ? (this.session.position(changedMsg.id) ?? Infinity) : Infinity;
-    const alive = this.recentWrites.filter((w) => {
-      if (ids.has(w.bp.at)) return false;
-      const m = this.session.messageOf(w.bp.at);
-      const pos = m ? this.session.position(m.id) : undefined;
-      return pos !== undefined && pos < changedAt;
-    });
-    this.recentWrites = [...fresh.map((bp) => ({ bp, at: now, ttl })), ...alive].slice(0, RECENT_WRITES);
-  }
-
-  /** Log positions (exclusive ends) where an alive write lets a rewrite start: the applier's B. */
-  private writeEnds(now: number): number[] {
-    const out: number[] = [];
-    for (const bp of this.anchorsAt(now)) {
-      const m = this.session.messageOf(bp.at);
-      const pos = m ? this.session.position(m.id) : undefined;
-      if (pos === undefined) continue;
-      out.push(m!.blocks[m!.blocks.length - 1].id === bp.at ? pos + 1 : pos);
-    }
-    return out;
   }
 
   /**
@@ -501,7 +381,7 @@ export class ContextEngine {
       if (warm && same && !this.editedInside && (usage.cache_read_input_tokens ?? 0) < cached * LOST_SHARE) {
         this.unexplainedLosses[k]++;
         // What earlier calls wrote is gone with it: only this call's writes are alive.
-        this.recentWrites = this.recentWrites.filter((w) => w.at === at);
+        this.writes.keepOnlyWrittenAt(at);
       }
     }
     if (prev && prev.epochStart === epochStart && upTo > prev.upTo && (untrimmedDelta || !this.overlaysChanged)) {

@@ -54,7 +54,8 @@ export const WINDOW_DEFAULTS: WindowOptions = {
 export const WINDOW_DOC: StrategyDoc = {
   name: 'atomic-window',
   summary:
-    "Safety net near the context limit: removes the oldest whole tool rounds; never splits a tool_use from its tool_result, never drops the system prompt or the user's words.",
+    'Safety net near the context limit: removes the oldest whole tool rounds; ' +
+    "never splits a tool_use from its tool_result, never drops the system prompt or the user's words.",
   options: [
     {
       name: 'maxTokens',
@@ -186,7 +187,9 @@ export class AtomicWindow implements Strategy {
     if (cut <= this.start) return;
     const from = this.start;
     const author = `strategy:${this.name}` as const;
-    const why = `window over its ${budget}-token budget: messages ${from}–${cut - 1} removed as whole tool rounds (the user's words stay)`;
+    const why =
+      `window over its ${budget}-token budget: messages ${from}–${cut - 1} removed as whole tool rounds ` +
+      "(the user's words stay)";
     const end = cut;
     const done = (): void => {
       this.start = Math.max(this.start, end);

@@ -159,7 +159,8 @@ export class CacheAwareApplier {
         ? 'cache-aware application off'
         : cache.lastCallAt === undefined
           ? 'free moment: nothing cached yet'
-          : `free moment: cache expired (${Math.round(idle / 1000)} s idle ≥ the ${ttl} TTL), rewriting costs nothing extra`;
+          : `free moment: cache expired (${Math.round(idle / 1000)} s idle ≥ the ${ttl} TTL), ` +
+            'rewriting costs nothing extra';
       cache.guard?.freeMoment();
       for (const p of all) applied += this.apply(ctx, p, why);
       return applied;
@@ -237,7 +238,9 @@ export class CacheAwareApplier {
       const rejected = bestRejected;
       let text: string | undefined;
       const reason = (): string =>
-        (text ??= `deferred: inside the cached prefix (batch of ${pending} pending)${rejected ? `; best batch ${describeQuote(rejected)}` : ''}`);
+        (text ??=
+          `deferred: inside the cached prefix (batch of ${pending} pending)` +
+          (rejected ? `; best batch ${describeQuote(rejected)}` : ''));
       for (const p of costly) {
         if (this.deferLogged.has(p)) continue;
         this.deferLogged.add(p);

@@ -48,6 +48,13 @@ function isHashWord(text: string, start: number, end: number): boolean {
   return letter && digit;
 }
 
+/** Extensions a bare file name (`config.json`) ends in to count as a ref. */
+const FILE_EXTENSIONS = [
+  ...['ts', 'tsx', 'js', 'jsx', 'mjs', 'cjs', 'json', 'md', 'py', 'rs', 'go', 'java', 'kt', 'c', 'h', 'cpp', 'hpp'],
+  ...['cs', 'rb', 'php', 'sh', 'ps1', 'yml', 'yaml', 'toml', 'ini', 'cfg', 'txt', 'html', 'css', 'scss', 'sql', 'xml'],
+  ...['lock', 'log', 'csv', 'vue', 'svelte'],
+];
+
 /** Default patterns, most specific first. Each regex must be global. */
 export const DEFAULT_REF_PATTERNS: readonly RefPattern[] = [
   // `ref_id: X`, and the JSON form `"ref_id": "X"` MCP servers often answer with.
@@ -73,7 +80,7 @@ export const DEFAULT_REF_PATTERNS: readonly RefPattern[] = [
   },
   {
     name: 'file',
-    re: /\b[\w-]+\.(?:ts|tsx|js|jsx|mjs|cjs|json|md|py|rs|go|java|kt|c|h|cpp|hpp|cs|rb|php|sh|ps1|yml|yaml|toml|ini|cfg|txt|html|css|scss|sql|xml|lock|log|csv|vue|svelte)\b/g,
+    re: new RegExp(`\\b[\\w-]+\\.(?:${FILE_EXTENSIONS.join('|')})\\b`, 'g'),
     shape: { anchor: '.', allowed: (c) => isWordChar(c) || c === 45 || c === 46 },
   },
   {
@@ -123,6 +130,18 @@ function trimTrailingPunctuation(s: string): string {
   return e === s.length ? s : s.slice(0, e);
 }
 
+/**
+ * A path as grep prints it beside a line: `src/a.go-51-` (a context line, the line's first word may follow) or
+ * `src/a.go-51` names `src/a.go`. Without the suffix every line of one file would take a ref slot of its own.
+ */
+const GREP_LINE_SUFFIX = /^(.+\.[A-Za-z][A-Za-z0-9]{0,7})-\d+(?:-[\w@+-]*)?$/;
+
+/** A path match without a grep line suffix (see {@link GREP_LINE_SUFFIX}). */
+function withoutLineSuffix(ref: string): string {
+  const m = GREP_LINE_SUFFIX.exec(ref);
+  return m ? m[1] : ref;
+}
+
 /** One zeroed buffer of at least `n` bytes, reused from scan to scan (refs are extracted one text at a time). */
 let coveredBuffer = new Uint8Array(0);
 function coveredFor(n: number): Uint8Array {
@@ -147,7 +166,8 @@ export function extractRefs(
       const end = at + match.length;
       if (covered[at] || covered[end - 1]) return;
       covered.fill(1, at, end);
-      const ref = trimTrailingPunctuation(group ?? match);
+      const bare = trimTrailingPunctuation(group ?? match);
+      const ref = p.name === 'path' ? withoutLineSuffix(bare) : bare;
       if (ref.length < min || seen.has(ref)) return;
       if (p.name === 'path' && (/^\d+([\\/]\d+)+$/.test(ref) || looksEncoded(ref))) return;
       seen.add(ref);

@@ -109,7 +109,7 @@ export const DEFAULT_SPEC = ['supersede-stale-reads', 'tool-pruning', 'summarize
  * chosen leave-one-session-out (`npm run bench`, section "Default parameters").
  */
 export const DEFAULT_OPTIONS: Record<string, Record<string, unknown>> = {
-  'tool-pruning': { digest: true, digestRefs: 80 },
+  'tool-pruning': { digest: true, digestRefs: 80, dropEarlierThinking: true },
   'summarize-tool-results': { keepTurns: 1 },
 };
 

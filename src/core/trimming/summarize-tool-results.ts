@@ -49,7 +49,8 @@ export const SUMMARIZE_DEFAULTS: SummarizeOptions = {
 export const SUMMARIZE_DOC: StrategyDoc = {
   name: 'summarize-tool-results',
   summary:
-    'Older tool results become short summaries (tool, OK/ERROR, reference ids, marker); the last N rounds stay verbatim.',
+    'Older tool results become short summaries (tool, OK/ERROR, reference ids, marker); ' +
+    'the last N rounds stay verbatim.',
   options: [
     { name: 'keepTurns', type: 'number', default: 2, description: 'most recent tool rounds kept verbatim' },
     { name: 'minChars', type: 'number', default: 150, description: 'results this short are left alone' },
@@ -141,7 +142,9 @@ export class SummarizeToolResults implements Strategy {
             blockId: b.id,
             text: t.text,
             author: `strategy:${this.name}`,
-            reason: `${t.name} input of a round older than the last ${this.o.keepTurns}: long values replaced by their size (${t.before} → ${t.after} tokens)`,
+            reason:
+              `${t.name} input of a round older than the last ${this.o.keepTurns}: ` +
+              `long values replaced by their size (${t.before} → ${t.after} tokens)`,
             callIndex: ctx.callIndex,
             tokensBefore: t.before,
             tokensAfter: t.after,
@@ -259,7 +262,8 @@ export class SummarizeToolResults implements Strategy {
         blockId,
         text,
         author: `strategy:${this.name}`,
-        reason: `${what} older than the last ${this.o.keepTurns} tool rounds: summarized (${before} → ${after} tokens)`,
+        reason:
+          `${what} older than the last ${this.o.keepTurns} tool rounds: ` + `summarized (${before} → ${after} tokens)`,
         callIndex: ctx.callIndex,
         tokensBefore: before,
         tokensAfter: after,

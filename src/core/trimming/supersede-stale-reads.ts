@@ -55,7 +55,8 @@ export const SUPERSEDE_DEFAULTS: SupersedeOptions = {
 export const SUPERSEDE_DOC: StrategyDoc = {
   name: 'supersede-stale-reads',
   summary:
-    "A file's earlier read results become a pointer once a later read or edit of it is in view; identical results collapse to the latest.",
+    "A file's earlier read results become a pointer once a later read or edit of it is in view; " +
+    'identical results collapse to the latest.',
   options: [
     {
       name: 'readTools',
@@ -211,7 +212,8 @@ export class SupersedeStaleReads implements Strategy {
       this.point(
         ctx,
         s,
-        `${path} was ${kind === 'read' ? 'read again' : 'edited'} later (message ${pos}); the newer content is what counts`,
+        `${path} was ${kind === 'read' ? 'read again' : 'edited'} later (message ${pos}); ` +
+          'the newer content is what counts',
       );
     this.reads.delete(path);
   }

@@ -8,6 +8,8 @@
  * Incremental: each turn is pruned once, when the next prompt arrives.
  */
 import { digestNote, DIGEST_DEFAULTS } from './digest';
+import { extractRefs } from './refs';
+import { keepsPriorThinking } from '../models';
 import type { ContentBlockParam } from '../session/types';
 import type { ToolRound } from './message-index';
 import type { Strategy, StrategyContext, StrategyDoc, Trigger } from './types';
@@ -20,12 +22,15 @@ export interface ToolPruningOptions {
   digest: boolean;
   /** Most reference ids a digest lists (the most mentioned, then the most recent). */
   digestRefs: number;
+  /** Drop the thinking of earlier turns' final answers on models that bill it on every later call. */
+  dropEarlierThinking: boolean;
   trigger: Trigger;
 }
 
 export const TOOL_PRUNING_DEFAULTS: ToolPruningOptions = {
   digest: false,
   digestRefs: DIGEST_DEFAULTS.maxRefs,
+  dropEarlierThinking: false,
   trigger: { kind: 'always' },
 };
 
@@ -45,11 +50,17 @@ export const TOOL_PRUNING_DOC: StrategyDoc = {
       default: DIGEST_DEFAULTS.maxRefs,
       description: 'most reference ids a note lists (the most mentioned, then the most recent)',
     },
+    {
+      name: 'dropEarlierThinking',
+      type: 'boolean',
+      default: false,
+      description: "drop earlier final answers' thinking on models that bill it (Opus 4.5 and later)",
+    },
   ],
 };
 
 /** The text blocks of a message, joined. */
-function finalText(blocks: readonly { readonly param: ContentBlockParam }[]): string {
+function textOf(blocks: readonly { readonly param: ContentBlockParam }[]): string {
   return blocks.map((b) => (b.param.type === 'text' ? b.param.text : '')).join('\n');
 }
 
@@ -64,6 +75,8 @@ export class ToolPruning implements Strategy {
    * way: the earlier digest is in the view, or (not applied, restored) the messages it stands for are.
    */
   private readonly listed = new Set<string>();
+  /** Refs the kept text of pruned turns shows (their prompts and final answers stay in the view): not listed again. */
+  private readonly visible = new Set<string>();
 
   constructor(private readonly o: ToolPruningOptions = TOOL_PRUNING_DEFAULTS) {
     this.trigger = o.trigger;
@@ -88,9 +101,10 @@ export class ToolPruning implements Strategy {
         break;
       }
     const keep = this.protectedPositions(ctx, start, end);
+    if (final > 0 && this.o.dropEarlierThinking) this.dropEarlierThinking(ctx, start - 1);
     const last = final > 0 ? final - 1 : end - 1;
     if (this.o.digest && keep.size === 0 && last > start && !session.userText.inRange(start + 1, last)) {
-      this.digestRange(ctx, start + 1, last, final > 0 ? finalText(session.messages[final].blocks) : '');
+      this.digestRange(ctx, start + 1, last, final > 0 ? textOf(session.messages[final].blocks) : '');
       if (final > 0) this.pruneFinalExtras(ctx, final);
       return;
     }
@@ -140,6 +154,25 @@ export class ToolPruning implements Strategy {
     }
   }
 
+  /**
+   * The thinking of the final answer before this turn's prompt, on models that keep earlier turns' thinking (and bill
+   * it on every later call): once this turn has an answer of its own, that final answer is no longer the latest
+   * assistant message, which is the only one the API wants verbatim. Dropped with this turn's pruning, so the rewrite
+   * starts only just before the edits this turn makes anyway.
+   */
+  private dropEarlierThinking(ctx: StrategyContext, pos: number): void {
+    const { session } = ctx;
+    const m = pos >= ctx.epochStart ? session.messages[pos] : undefined;
+    if (!m || m.role !== 'assistant' || !keepsPriorThinking(session.calls.at(-1)?.model ?? session.model)) return;
+    for (const b of m.blocks) {
+      if (b.kind !== 'thinking' && b.kind !== 'redacted_thinking') continue;
+      if (ctx.isPending(b.id) || session.overlaysOnBlock(b.id).length || session.isPinned(b.id)) continue;
+      if (session.isUserRestored(b.id)) continue;
+      const why = `thinking of a prior turn's final answer (this model bills earlier turns' thinking on every call)`;
+      this.prune(ctx, m.id, pos, ctx.tokens.block(b.param).tokens, why, b.id);
+    }
+  }
+
   /** `kept`: the text the turn keeps after the range (its final answer): refs it shows are not listed again. */
   private digestRange(ctx: StrategyContext, from: number, to: number, kept: string): void {
     const { session } = ctx;
@@ -149,7 +182,10 @@ export class ToolPruning implements Strategy {
     if (session.activeSummaryAt(from)) return;
     const before = ctx.index.rangeTokens(from, to + 1);
     if (before === 0) return;
-    const shown = (ref: string): boolean => this.listed.has(ref) || kept.includes(ref);
+    // The turn's prompt and final answer stay, as do those of the turns pruned before: what they show is not listed.
+    const prompt = textOf(session.messages[from - 1].blocks);
+    for (const text of [prompt, kept]) for (const r of extractRefs(text)) this.visible.add(r);
+    const shown = (ref: string): boolean => this.listed.has(ref) || this.visible.has(ref) || kept.includes(ref);
     const { text, refs } = digestNote(
       session,
       from,
@@ -170,7 +206,9 @@ export class ToolPruning implements Strategy {
         toMessageId: session.messages[to].id,
         text,
         author: `strategy:${this.name}`,
-        reason: `intermediate steps of the prior turn that began at message ${from - 1}: replaced by a digest (${before} → ${after} tokens)`,
+        reason:
+          `intermediate steps of the prior turn that began at message ${from - 1}: ` +
+          `replaced by a digest (${before} → ${after} tokens)`,
         callIndex: ctx.callIndex,
         tokensBefore: before,
         tokensAfter: after,

@@ -83,3 +83,64 @@ describe('digest over its ref limit', () => {
     expect(text).toContain('refs seen: src/common.ts new/latest.py (+2 more)');
   });
 });
+
+describe('digest keeps what the model named', () => {
+  it('over its limit, a ref a hidden step named (a tool input, its text) comes before refs only results mention', () => {
+    const s = new Session();
+    s.append('user', 'task');
+    round(s, [{ name: 'Bash', input: { command: 'ls' }, result: 'src/common.ts src/picked.ts src/other.ts' }]);
+    round(s, [{ name: 'Read', input: { file_path: 'src/picked.ts' }, result: 'src/common.ts contents' }]);
+    s.append('assistant', [{ type: 'text', text: 'looking at src/other.ts next' }]);
+    round(s, [{ name: 'Bash', input: { command: 'x' }, result: 'src/common.ts and new/latest.py' }]);
+    const text = buildDigest(s, 1, s.messages.length - 1, 'steps', { maxRefs: 2, maxPrompts: 0, promptChars: 0 });
+    expect(text).toContain('src/picked.ts');
+    expect(text).toContain('src/other.ts');
+    // Mentioned by three results but never named by the model: it gives way.
+    expect(text).not.toContain('src/common.ts');
+    expect(text).toContain('(+2 more)');
+  });
+});
+
+describe('grep line suffixes', () => {
+  it('a path as grep prints it beside a line number names the file once', () => {
+    const grep = ['src/a/b.go-51-}', 'src/a/b.go-52-func x() {', 'src/a/b.go:53:  return', 'src/a/c.go-9-'].join('\n');
+    const refs = extractRefs(grep);
+    expect(refs).toEqual(['src/a/b.go', 'src/a/c.go']);
+  });
+
+  it('a name that ends in a dash and digits without an extension before them is left alone', () => {
+    expect(extractRefs('see releases/v1-2 and build/out-3')).toEqual(['releases/v1-2', 'build/out-3']);
+  });
+});
+
+describe('digest without repeats', () => {
+  it('a ref a longer listed ref contains takes no slot of its own', () => {
+    const s = new Session();
+    s.append('user', 'task');
+    round(s, [{ name: 'Grep', input: { pattern: 'x' }, result: '/repo/cli/a.go and cli/a.go and lib/b.py' }]);
+    const text = buildDigest(s, 1, s.messages.length - 1, 'steps', { maxRefs: 10, maxPrompts: 0, promptChars: 0 });
+    expect(text).toContain('refs seen: /repo/cli/a.go lib/b.py');
+    expect(text).not.toMatch(/ cli\/a\.go/);
+  });
+
+  it("a ref the turn's prompt already shows is not listed again", () => {
+    const s = new Session();
+    s.append('user', 'look at docs/plan.md please');
+    round(s, [
+      { name: 'Read', input: { file_path: 'x' }, result: 'docs/plan.md links lib/other.py ' + 'z '.repeat(300) },
+    ]);
+    s.append('assistant', [{ type: 'text', text: 'done' }]);
+    s.append('user', 'next');
+    const h = new Harness(
+      s,
+      createPipeline('tool-pruning', {
+        strategies: { 'tool-pruning': { digest: true } },
+        cacheAware: { enabled: false },
+      }),
+    );
+    h.run();
+    const digest = s.allOverlays().flatMap((o) => (o.kind === 'summary' ? [o.text] : []))[0];
+    expect(digest).toContain('lib/other.py');
+    expect(digest).not.toContain('docs/plan.md');
+  });
+});

@@ -119,7 +119,9 @@ function parseTrigger(v: unknown, name: string): Trigger {
 }
 
 function parseConcepts(v: unknown, name: string): Concept[] {
-  const bad = `${name}: option "concepts" must be a non-empty list of {keyword, description, factType: "single" | "multiple"}`;
+  const bad =
+    `${name}: option "concepts" must be a non-empty list of ` +
+    '{keyword, description, factType: "single" | "multiple"}';
   if (!Array.isArray(v) || v.length === 0) throw new Error(bad);
   const seen = new Set<string>();
   return v.map((c: unknown) => {
@@ -256,13 +258,17 @@ function optionDocs(kind: CompressionKind): StrategyOptionDoc[] {
 
 const SUMMARIES: Record<CompressionKind, string> = {
   'whole-history':
-    'LLM summary (TL;DR) of the whole history before the current turn; first prompt, pins and current turn stay verbatim. Default trigger 0.8.',
+    'LLM summary (TL;DR) of the whole history before the current turn; ' +
+    'first prompt, pins and current turn stay verbatim. Default trigger 0.8.',
   'last-n-messages':
-    'LLM summary made from the last n messages before the current turn only; the older ones are dropped (their memory is carried with preserveMemory).',
+    'LLM summary made from the last n messages before the current turn only; ' +
+    'the older ones are dropped (their memory is carried with preserveMemory).',
   chunked:
-    'LLM summary per chunk of n messages; with preserveMemory, earlier chunks stay and only new full chunks are summarized (cache-friendly).',
+    'LLM summary per chunk of n messages; with preserveMemory, earlier chunks stay ' +
+    'and only new full chunks are summarized (cache-friendly).',
   'retrieve-facts':
-    'LLM extraction of facts about configured concepts (single or multiple) in place of the history before the current turn.',
+    'LLM extraction of facts about configured concepts (single or multiple) ' +
+    'in place of the history before the current turn.',
 };
 
 export const COMPRESSION_DOCS: readonly StrategyDoc[] = COMPRESSION_KINDS.map((k) => ({
