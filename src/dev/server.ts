@@ -68,6 +68,11 @@ export interface TestServerOptions {
   readonly apiVersions?: readonly string[];
   /** The cache diagnostics beta (diagnostics.ts; default true); false: refuse it like an upstream without it. */
   readonly cacheDiagnostics?: boolean;
+  /**
+   * Tokens of a block in `usage` (default: characters / 3.5, ./tokens.ts). A replay of a recorded session passes
+   * the sizes its recorded usage implies, so the server counts what the real API counted.
+   */
+  readonly tokensOf?: (block: object) => number;
 }
 
 export interface TestServer {
@@ -295,7 +300,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       if (entry !== undefined) queue.unshift(entry);
     };
 
-    const usage = cache.step(body as unknown as SimRequest, blockTokens, now());
+    const usage = cache.step(body as unknown as SimRequest, opts.tokensOf ?? blockTokens, now());
     const { content, stopReason } = materialize(turn, seed * 7919 + rec.seq);
     const id = seededId('msg_', seed * 104729 + rec.seq);
     const missReason = 'asked' in ask && ask.asked ? diagnostics.reason(ask.previous, body) : undefined;

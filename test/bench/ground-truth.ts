@@ -22,6 +22,8 @@ import { parseTranscript } from '../../src/core/import';
 import { modelPrice } from '../../src/core/models';
 import { inferClientPrefix } from '../../src/core/report';
 import { reportFile } from '../../src/core/report/session-report';
+import { sizeSession } from '../../src/core/report/sizing';
+import { blockIdentityJson } from '../../src/core/api/cache-rules';
 import type { ContentBlockParam, ImportedSession } from '../../src/core/session/types';
 import { blockTokens, CHARS_PER_TOKEN } from '../../src/dev/tokens';
 import { startTestServer } from '../../src/dev/server';
@@ -54,7 +56,7 @@ function cacheable(b: ContentBlockParam): boolean {
 /**
  * Claude Code's system prompt: the part shared with its other sessions, then this session's, each with a breakpoint.
  */
-interface ClientSystem {
+export interface ClientSystem {
   readonly shared: string;
   readonly session: string;
   /** Other sessions of the client keep the shared part warm (the first call read it from the cache). */
@@ -87,16 +89,45 @@ function clientBody(imp: ImportedSession, i: number, sys: ClientSystem, model: s
   return { model: call.model ?? model, max_tokens: 1024, system, messages };
 }
 
-/** One session through the proxy with one strategy: USD by the server's usage, and refusals. */
-async function drive(
+/**
+ * The server's token count of a block: the size the recorded usage implies for a block of the transcript (sizing.ts,
+ * the real tokenizer's counts spread over the blocks), else the server's own estimate (a block a strategy rewrote).
+ */
+export function recordedMeter(imp: ImportedSession, model: string): (block: object) => number {
+  const sized = sizeSession(imp, model).messages;
+  const byBytes = new Map<string, number>();
+  imp.messages.forEach((m, i) =>
+    m.blocks.forEach((b, j) => byBytes.set(blockIdentityJson(b.param), sized[i].blocks[j].tokens)),
+  );
+  return (block) => {
+    const t = byBytes.get(blockIdentityJson(block));
+    return t !== undefined ? Math.round(t) : blockTokens(block);
+  };
+}
+
+/** One call's answer from the server, through the proxy. */
+export interface TruthCall {
+  readonly call: number;
+  readonly at: number;
+  readonly usage: { input_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number };
+  readonly usd: number;
+  /** Where the upstream request carried message breakpoints: `message.block` of each, in request positions. */
+  readonly breakpoints: string[];
+  /** Messages of the upstream request. */
+  readonly messages: number;
+}
+
+/** One session through the proxy with one strategy: USD by the server's usage, refusals, and each call's usage. */
+export async function drive(
   imp: ImportedSession,
   strategy: string,
   system: ClientSystem,
   model: string,
   sessionId: string,
-): Promise<{ usd: number; refused: number }> {
+  meter?: (block: object) => number,
+): Promise<{ usd: number; refused: number; calls: TruthCall[] }> {
   let clock = 0;
-  const server = await startTestServer({ now: () => clock, fallback: 'echo' });
+  const server = await startTestServer({ now: () => clock, fallback: 'echo', tokensOf: meter });
   const proxy = await startProxy({
     upstream: server.url,
     strategy,
@@ -105,6 +136,7 @@ async function drive(
   });
   let usd = 0;
   let refused = 0;
+  const calls: TruthCall[] = [];
   try {
     let last = 0;
     for (let i = 0; i < imp.calls.length; i++) {
@@ -155,12 +187,31 @@ async function drive(
         recordedTtl(call) ?? '5m',
       );
       usd += c.input + c.cacheWrite + c.cacheRead;
+      const sent = server.requests[server.requests.length - 1]?.body as { messages?: { content: unknown }[] };
+      const marks: string[] = [];
+      sent?.messages?.forEach((m, mi) =>
+        (Array.isArray(m.content) ? (m.content as { cache_control?: unknown }[]) : []).forEach(
+          (b, bi) => b.cache_control && marks.push(`${mi}.${bi}`),
+        ),
+      );
+      calls.push({
+        call: i,
+        breakpoints: marks,
+        messages: sent?.messages?.length ?? 0,
+        at: clock,
+        usd: c.input + c.cacheWrite + c.cacheRead,
+        usage: {
+          input_tokens: u.input_tokens,
+          cache_creation_input_tokens: u.cache_creation_input_tokens ?? 0,
+          cache_read_input_tokens: u.cache_read_input_tokens ?? 0,
+        },
+      });
     }
   } finally {
     await proxy.close();
     await server.close();
   }
-  return { usd, refused };
+  return { usd, refused, calls };
 }
 
 /** The report's default / none for a file's main conversation (anchored rows only). */
@@ -170,6 +221,17 @@ function reportRatio(file: string, text: string): number | undefined {
   const n = row?.strategies.none?.inputCost;
   const d = row?.strategies.default?.inputCost;
   return n && d !== undefined ? d / n : undefined;
+}
+
+/** The client's system prompt for a session: sized by the report's inference (client-prefix.ts). */
+export function clientSystem(imp: ImportedSession): ClientSystem {
+  const prefix = inferClientPrefix(imp);
+  const shared = prefix?.shared ?? 0;
+  return {
+    shared: systemText(shared),
+    session: systemText((prefix?.tokens ?? 0) - shared),
+    sharedWarm: shared > 0,
+  };
 }
 
 export async function groundTruth(files: readonly string[], minCalls = 10): Promise<TruthRow[]> {
@@ -184,19 +246,14 @@ export async function groundTruth(files: readonly string[], minCalls = 10): Prom
     }
     if (imp.calls.length < minCalls) continue;
     const model = imp.model ?? imp.calls.find((c) => c.model)?.model ?? 'claude-sonnet-4-5';
-    const prefix = inferClientPrefix(imp);
-    const shared = prefix?.shared ?? 0;
-    const system: ClientSystem = {
-      shared: systemText(shared),
-      session: systemText((prefix?.tokens ?? 0) - shared),
-      sharedWarm: shared > 0,
-    };
+    const system = clientSystem(imp);
     const id =
       basename(file)
         .replace(/[^A-Za-z0-9._-]/g, '')
         .slice(0, 60) || 'session';
-    const none = await drive(imp, 'none', system, model, id);
-    const def = await drive(imp, 'default', system, model, id);
+    const meter = recordedMeter(imp, model);
+    const none = await drive(imp, 'none', system, model, id, meter);
+    const def = await drive(imp, 'default', system, model, id, meter);
     rows.push({
       session: basename(file).slice(0, 8),
       calls: imp.calls.length,
