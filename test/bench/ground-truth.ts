@@ -23,6 +23,9 @@ import { modelPrice } from '../../src/core/models';
 import { inferClientPrefix } from '../../src/core/report';
 import { reportFile } from '../../src/core/report/session-report';
 import { sizeSession } from '../../src/core/report/sizing';
+import { sizesByCall } from '../../src/core/report/rewrites';
+import type { BillMessage } from '../../src/core/report/bill-types';
+import { RESULT_NOT_RECORDED } from '../../src/core/request/assemble';
 import { blockIdentityJson } from '../../src/core/api/cache-rules';
 import type { ContentBlockParam, ImportedSession } from '../../src/core/session/types';
 import { blockTokens, CHARS_PER_TOKEN } from '../../src/dev/tokens';
@@ -63,6 +66,28 @@ export interface ClientSystem {
   readonly sharedWarm: boolean;
 }
 
+type ClientMessage = { role: string; content: ContentBlockParam[] };
+
+/**
+ * A tool use the transcript records no result for (an interrupted call) gets one, as the client sends it: the API
+ * refuses a tool_use without a tool_result right after it. The engine's builder answers it the same way.
+ */
+function answerToolUses(messages: ClientMessage[]): void {
+  for (let k = 0; k < messages.length; k++) {
+    if (messages[k].role !== 'assistant') continue;
+    const ids = messages[k].content.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []));
+    if (!ids.length) continue;
+    const next = messages[k + 1]?.role === 'user' ? messages[k + 1] : undefined;
+    const answered = new Set(next?.content.flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : [])));
+    const missing = ids
+      .filter((id) => !answered.has(id))
+      .map((id) => ({ type: 'tool_result', tool_use_id: id, content: RESULT_NOT_RECORDED }) as ContentBlockParam);
+    if (!missing.length) continue;
+    if (next) messages[k + 1] = { role: 'user', content: [...missing, ...next.content] };
+    else messages.splice(k + 1, 0, { role: 'user', content: missing });
+  }
+}
+
 /** Claude Code's request for one recorded call. */
 function clientBody(imp: ImportedSession, i: number, sys: ClientSystem, model: string): Record<string, unknown> {
   const call = imp.calls[i];
@@ -70,10 +95,11 @@ function clientBody(imp: ImportedSession, i: number, sys: ClientSystem, model: s
   const cc = ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
   // Blank text blocks are in the transcript but not in what the client sends (the API refuses them).
   const sent = (b: ContentBlockParam): boolean => !(b.type === 'text' && !b.text.trim());
-  const messages = imp.messages
+  const messages: ClientMessage[] = imp.messages
     .slice(call.epochStart, call.at)
     .map((m) => ({ role: m.role, content: m.blocks.map((b) => b.param).filter(sent) }))
     .filter((m) => m.content.length > 0);
+  answerToolUses(messages);
   for (let k = messages.length - 1; k >= 0; k--) {
     const at = messages[k].content.map(cacheable).lastIndexOf(true);
     if (at < 0) continue;
@@ -91,17 +117,33 @@ function clientBody(imp: ImportedSession, i: number, sys: ClientSystem, model: s
 
 /**
  * The server's token count of a block: the size the recorded usage implies for a block of the transcript (sizing.ts,
- * the real tokenizer's counts spread over the blocks), else the server's own estimate (a block a strategy rewrote).
+ * the real tokenizer's counts spread over the blocks; per call, as the client sent it: a later rewrite's shrinking
+ * applies from that call on, rewrites.ts), else the server's own estimate (a block a strategy rewrote).
  */
-export function recordedMeter(imp: ImportedSession, model: string): (block: object) => number {
-  const sized = sizeSession(imp, model).messages;
-  const byBytes = new Map<string, number>();
-  imp.messages.forEach((m, i) =>
-    m.blocks.forEach((b, j) => byBytes.set(blockIdentityJson(b.param), sized[i].blocks[j].tokens)),
-  );
-  return (block) => {
-    const t = byBytes.get(blockIdentityJson(block));
-    return t !== undefined ? Math.round(t) : blockTokens(block);
+export interface RecordedMeter {
+  /** Sizes as of call `i` (set before each request). */
+  at(i: number): void;
+  readonly tokensOf: (block: object) => number;
+}
+
+export function recordedMeter(imp: ImportedSession, model: string): RecordedMeter {
+  const sized = sizeSession(imp, model);
+  const byCall = sizesByCall(sized.messages, sized.rewrites);
+  const bytes = imp.messages.map((m) => m.blocks.map((b) => blockIdentityJson(b.param)));
+  let current: readonly BillMessage[] | undefined;
+  let byBytes = new Map<string, number>();
+  return {
+    at(i) {
+      const messages = byCall(i);
+      if (messages === current) return;
+      current = messages;
+      byBytes = new Map();
+      messages.forEach((m, mi) => m.blocks.forEach((b, bi) => byBytes.set(bytes[mi][bi], b.tokens)));
+    },
+    tokensOf: (block) => {
+      const t = byBytes.get(blockIdentityJson(block));
+      return t !== undefined ? Math.round(t) : blockTokens(block);
+    },
   };
 }
 
@@ -124,10 +166,10 @@ export async function drive(
   system: ClientSystem,
   model: string,
   sessionId: string,
-  meter?: (block: object) => number,
+  meter?: RecordedMeter,
 ): Promise<{ usd: number; refused: number; calls: TruthCall[] }> {
   let clock = 0;
-  const server = await startTestServer({ now: () => clock, fallback: 'echo', tokensOf: meter });
+  const server = await startTestServer({ now: () => clock, fallback: 'echo', tokensOf: meter?.tokensOf });
   const proxy = await startProxy({
     upstream: server.url,
     strategy,
@@ -145,6 +187,7 @@ export async function drive(
       const t = call.timestamp ? Date.parse(call.timestamp) : NaN;
       clock = Number.isFinite(t) ? Math.max(t, last) : last + 1000;
       last = clock;
+      meter?.at(i);
       const body = clientBody(imp, i, system, model);
       // Another session of the client reads the shared part just before: it stays warm, as in the recording.
       if (system.sharedWarm && system.shared)

@@ -101,16 +101,30 @@ export function priceStrategy(
   config: PipelineConfig,
   opts: PriceOptions = {},
 ): StrategyCost {
+  // Each call's blocks at the sizes it sent (a later rewrite shrinks them from its call on: rewrites.ts).
   const sized = new Map<string, BillBlock>();
-  for (const m of fit.messages) for (const b of m.blocks) sized.set(b.id, b);
+  let sizedFrom: readonly BillMessage[] | undefined;
+  const sizesOf = (call: number): void => {
+    const messages = fit.sizesAt(call);
+    if (messages === sizedFrom) return;
+    if (sizedFrom) {
+      // Blocks and messages built at the earlier sizes are built again.
+      memo = new WeakMap();
+      messageMemo = new WeakMap();
+      byFirstBlock = new WeakMap();
+      prev = undefined;
+    }
+    sizedFrom = messages;
+    for (const m of messages) for (const b of m.blocks) sized.set(b.id, b);
+  };
   const logBlocks = new Map<string, LogBlock>();
   for (const m of imp.messages) for (const b of m.blocks) logBlocks.set(b.id, b);
   const origJson = new Map<string, string>();
   const restartBlocks = new Set<string>();
   for (const m of fit.messages) if (m.clientRestart) for (const b of m.blocks) restartBlocks.add(b.id);
-  const memo = new WeakMap<object, BillBlock>();
-  const messageMemo = new WeakMap<object, { role: string; ids: readonly string[]; message: BillMessage }>();
-  const byFirstBlock = new WeakMap<BillBlock, BillMessage>();
+  let memo = new WeakMap<object, BillBlock>();
+  let messageMemo = new WeakMap<object, { role: string; ids: readonly string[]; message: BillMessage }>();
+  let byFirstBlock = new WeakMap<BillBlock, BillMessage>();
 
   const billBlock = (param: Content['param'], logId: string | undefined): BillBlock => {
     const hit = memo.get(param);
@@ -167,6 +181,7 @@ export function priceStrategy(
   const clientPrefix = clientPrefixOf(fit.prefix);
   for (const step of replay(imp, { strategy, config, estimator, calibrate: false, clientPrefix })) {
     const i = step.call.index;
+    sizesOf(i);
     const body = step.prepared.body;
     // The previous call's bill messages, as far as this request sends the same message objects with the same ids.
     const rows = step.prepared.blockMap.rows;
