@@ -22,6 +22,7 @@ import { recordedTtl } from '../../src/core/engine/replay';
 import { modelPrice } from '../../src/core/models';
 import { reportFile } from '../../src/core/report/session-report';
 import { blockTokens } from '../../src/dev/tokens';
+import { formatYardsticks, yardsticks } from './yardsticks';
 import {
   clientBody,
   clientFacts,
@@ -35,6 +36,7 @@ import { SESSION_HEADER } from '../../src/core/proxy/session-key';
 import { startProxy } from '../../src/host/proxy/server';
 
 export interface TruthRow {
+  readonly file: string;
   readonly session: string;
   readonly calls: number;
   /** USD, input side, by the server's usage. */
@@ -186,6 +188,7 @@ export async function groundTruth(files: readonly string[], minCalls = 10): Prom
     const none = await drive(f, 'none', id, meter);
     const def = await drive(f, 'default', id, meter);
     rows.push({
+      file,
       session: basename(file).slice(0, 8),
       calls: f.imp.calls.length,
       none: none.usd,
@@ -234,7 +237,16 @@ export async function groundTruthSection(): Promise<string[]> {
     const files = readdirSync(dir)
       .filter((f) => f.endsWith('.jsonl'))
       .map((f) => join(dir, f));
-    out.push(`### ${set}`, '', ...formatTruth(await groundTruth(files)), '');
+    const rows = await groundTruth(files);
+    out.push(`### ${set}`, '', ...formatTruth(rows), '');
+    out.push(
+      `#### ${set}: four yardsticks`,
+      '',
+      "`default`'s cost as a share of `none`'s per session: the bench's engine section, `trimline report`, `trimline inspect` and the ground truth above (test/bench/yardsticks.ts).",
+      '',
+      ...formatYardsticks(rows.map((r) => yardsticks(r.file, r))),
+      '',
+    );
   }
   return out;
 }
