@@ -13,7 +13,8 @@ import { replay } from '../engine';
 import type { ContentBlockParam, ImportedSession, LogBlock } from '../session/types';
 import type { PipelineConfig } from '../trimming';
 import type { Breakpoint } from '../api/wire';
-import type { BillBlock, BillMessage, BillRequest } from './bill-model';
+import type { BillBlock, BillMessage, BillRequest, InferredPrefix } from './bill-model';
+import { MAX_BREAKPOINTS } from '../api/cache-rules';
 import { SessionBill, withCleared } from './session-bill';
 import type { FitResult } from './fit';
 import { blockChars, CHARS_PER_TOKEN } from './sizing';
@@ -90,6 +91,35 @@ function lastMessageBreakpoint(bps: readonly Breakpoint[]): { messageIndex: numb
     if (later) out = { messageIndex: b.messageIndex, blockIndex: b.blockIndex };
   }
   return out;
+}
+
+/** Message breakpoints the proxy passes: the API's limit less the client's system-prompt ones (shared, session). */
+function messageBudget(p: InferredPrefix | undefined): number {
+  return MAX_BREAKPOINTS - (p ? (p.shared > 0 ? 1 : 0) + (p.session > 0 ? 1 : 0) : 1);
+}
+
+/**
+ * The engine's message breakpoints before its tail, as the proxy sends them (upstream.ts fitBreakpoints: the latest
+ * ones within the budget, the tail counted), by the bill block each sits on.
+ */
+function anchorIds(
+  bps: readonly Breakpoint[],
+  tail: { messageIndex: number; blockIndex: number } | undefined,
+  sent: readonly BillMessage[],
+  budget: number,
+): string[] {
+  if (!tail) return [];
+  const ids: string[] = [];
+  const inOrder = [...bps].sort(
+    (a, b) => (a.messageIndex ?? -1) - (b.messageIndex ?? -1) || (a.blockIndex ?? -1) - (b.blockIndex ?? -1),
+  );
+  for (const b of inOrder) {
+    if (b.messageIndex === undefined || b.blockIndex === undefined) continue;
+    if (b.messageIndex === tail.messageIndex && b.blockIndex === tail.blockIndex) continue;
+    const id = sent[b.messageIndex]?.blocks[b.blockIndex]?.id;
+    if (id !== undefined) ids.push(id);
+  }
+  return ids.slice(Math.max(0, ids.length - (budget - 1)));
 }
 
 /** Price a strategy on a session already fitted with {@link fitNone}. */
@@ -226,6 +256,7 @@ export function priceStrategy(
     // The message breakpoint the proxy would send: the engine's tail (before messages it held out of the write).
     const tail = lastMessageBreakpoint(step.prepared.breakpoints);
     const breakpointAt = (tail && sent[tail.messageIndex]?.blocks[tail.blockIndex]?.id) ?? fit.placement[i];
+    const anchors = anchorIds(step.prepared.breakpoints, tail, sent, messageBudget(fit.prefixes.get(ctx.model)));
     const { now, refresh, ttl } = fit.timings[i];
     const { systemTtl, prefixKey } = ctx;
     const req: BillRequest = {
@@ -236,6 +267,7 @@ export function priceStrategy(
       prefixKey,
       messages: sent,
       breakpointAt,
+      anchors,
       epoch: fit.epochs[i],
       sessionEpoch: fit.sessionEpochs[i],
     };
@@ -252,6 +284,7 @@ export function priceStrategy(
             prefixKey: req.prefixKey,
             messages: sent,
             breakpointAt: req.breakpointAt,
+            anchors,
           });
       if (fit.billed[i]) documentedInputCost += d.cost;
     }
