@@ -68,7 +68,13 @@ export async function drive(
   meter?: RecordedMeter,
 ): Promise<{ usd: number; refused: number; calls: TruthCall[] }> {
   let clock = 0;
-  const server = await startTestServer({ now: () => clock, fallback: 'echo', tokensOf: meter?.tokensOf });
+  let refresh = 0;
+  const server = await startTestServer({
+    now: () => clock,
+    refresh: () => Math.max(refresh, clock),
+    fallback: 'echo',
+    tokensOf: meter?.tokensOf,
+  });
   const proxy = await startProxy({
     upstream: server.url,
     strategy,
@@ -88,11 +94,13 @@ export async function drive(
       // The recorded request time (the report's clock, fit.ts callTimings).
       clock = Math.max(fit.timings[i].now, last);
       last = clock;
+      // The entries it uses start their TTL again at the recorded end of its response.
+      refresh = fit.timings[i].refresh;
       meter?.at(i);
       const body = clientBody(f, i);
       // Another session of the client reads the shared part just before: it stays warm, as in the recording.
       if (sharedWarm(f, String(body.model)))
-        server.cache.stepSystem(String(body.model), [(body.system as object[])[0]], blockTokens, clock);
+        server.cache.stepSystem(String(body.model), [(body.system as object[])[0]], blockTokens, clock, refresh);
       // The client changed its messages in a way the transcript does not hold: nothing past the system prompt is read.
       if (invalidated.has(i)) server.cache.invalidateMessages();
       const res = await fetch(`${proxy.url}/v1/messages`, {

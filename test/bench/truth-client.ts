@@ -65,8 +65,9 @@ function cacheable(b: ContentBlockParam): boolean {
 type ClientMessage = { role: string; content: ContentBlockParam[] };
 
 /**
- * A tool use the transcript records no result for (an interrupted call) gets one, as the client sends it: the API
- * refuses a tool_use without a tool_result right after it. The engine's builder answers it the same way.
+ * A tool use the transcript records no result for (an interrupted call) gets one, as the client sends it, and the
+ * results open the next message: the API refuses a tool_use without its tool_result at the start of the next
+ * message. The engine's builder answers and orders them the same way.
  */
 function answerToolUses(messages: ClientMessage[]): void {
   for (let k = 0; k < messages.length; k++) {
@@ -78,8 +79,12 @@ function answerToolUses(messages: ClientMessage[]): void {
     const missing = ids
       .filter((id) => !answered.has(id))
       .map((id) => ({ type: 'tool_result', tool_use_id: id, content: RESULT_NOT_RECORDED }) as ContentBlockParam);
-    if (!missing.length) continue;
-    if (next) messages[k + 1] = { role: 'user', content: [...missing, ...next.content] };
+    // The results first, as the API wants them (a transcript may hold a reminder or a prompt before them).
+    const results = next?.content.filter((b) => b.type === 'tool_result') ?? [];
+    const rest = next?.content.filter((b) => b.type !== 'tool_result') ?? [];
+    const inOrder = next?.content.every((b, j) => j < results.length === (b.type === 'tool_result'));
+    if (!missing.length && inOrder) continue;
+    if (next) messages[k + 1] = { role: 'user', content: [...missing, ...results, ...rest] };
     else messages.splice(k + 1, 0, { role: 'user', content: missing });
   }
 }
