@@ -100,19 +100,39 @@ export function clientBody(f: ClientFacts, i: number): Record<string, unknown> {
     cleared?.has(b.id) && b.param.type === 'tool_result' ? { ...b.param, content: CLEARED_TEXT } : b.param;
   // Blank text blocks are in the transcript but not in what the client sends (the API refuses them).
   const sent = (b: ContentBlockParam): boolean => !(b.type === 'text' && !b.text.trim());
+  const idOf = new WeakMap<object, string>();
   const messages: ClientMessage[] = imp.messages
     .slice(call.epochStart, call.at)
-    .map((m) => ({ role: m.role, content: m.blocks.map(param).filter(sent) }))
+    .map((m) => ({
+      role: m.role,
+      content: m.blocks
+        .filter((b) => sent(b.param))
+        .map((b) => {
+          const out = param(b);
+          idOf.set(out, b.id);
+          return out;
+        }),
+    }))
     .filter((m) => m.content.length > 0);
   answerToolUses(messages);
-  for (let k = messages.length - 1; k >= 0; k--) {
-    const at = messages[k].content.map(cacheable).lastIndexOf(true);
-    if (at < 0) continue;
+  // The client's message breakpoint where the recorded usage puts it (fit.ts breakpointPlacement), else on the last
+  // block it can cache.
+  const placed = fit.placement[i];
+  let mark: [number, number] | undefined;
+  for (let k = messages.length - 1; placed !== undefined && !mark && k >= 0; k--) {
+    const j = messages[k].content.findIndex((b) => idOf.get(b) === placed);
+    if (j >= 0) mark = [k, j];
+  }
+  for (let k = messages.length - 1; !mark && k >= 0; k--) {
+    const j = messages[k].content.map(cacheable).lastIndexOf(true);
+    if (j >= 0) mark = [k, j];
+  }
+  if (mark) {
+    const [k, at] = mark;
     messages[k] = {
       ...messages[k],
       content: messages[k].content.map((b, j) => (j === at ? { ...b, cache_control: cc } : b)) as ContentBlockParam[],
     };
-    break;
   }
   const model = call.model ?? f.model;
   const p = fit.prefixes.get(model) ?? fit.prefix;
