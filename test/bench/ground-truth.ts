@@ -142,6 +142,7 @@ export async function drive(
       );
       usd += c.input + c.cacheWrite + c.cacheRead;
       const sent = server.requests[server.requests.length - 1]?.body as { messages?: { content: unknown }[] };
+      if (process.env.TRUTH_DUMP === `${strategy}:${i}`) process.stderr.write(`${JSON.stringify(sent)}\n`);
       const marks: string[] = [];
       sent?.messages?.forEach((m, mi) =>
         (Array.isArray(m.content) ? (m.content as { cache_control?: unknown }[]) : []).forEach(
