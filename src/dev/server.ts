@@ -61,6 +61,16 @@ export interface TestServerOptions {
   readonly apiVersions?: readonly string[];
   /** The cache diagnostics beta (diagnostics.ts; default true); false: refuse it like an upstream without it. */
   readonly cacheDiagnostics?: boolean;
+  /**
+   * Tokens of a block in `usage` (default: characters / 3.5, ./tokens.ts). A replay of a recorded session passes
+   * the sizes its recorded usage implies, so the server counts what the real API counted.
+   */
+  readonly tokensOf?: (block: object) => number;
+  /**
+   * When the cache entries a request used start their TTL again (default: when it arrived, `now`). A replay on a
+   * recorded clock passes the recorded end of the response: the recordings read entries up to 5 minutes after it.
+   */
+  readonly refresh?: () => number;
 }
 
 export interface TestServer {
@@ -275,7 +285,8 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       if (entry !== undefined) queue.unshift(entry);
     };
 
-    const usage = cache.step(body as unknown as SimRequest, blockTokens, now());
+    const at = now();
+    const usage = cache.step(body as unknown as SimRequest, opts.tokensOf ?? blockTokens, at, opts.refresh?.() ?? at);
     const { content, stopReason } = materialize(turn, seed * 7919 + rec.seq);
     const id = seededId('msg_', seed * 104729 + rec.seq);
     const missReason = 'asked' in ask && ask.asked ? diagnostics.reason(ask.previous, body) : undefined;

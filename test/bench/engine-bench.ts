@@ -26,6 +26,7 @@ import { validateRequest } from '../../src/core/request/validate';
 import type { ContentBlockParam, ImportedSession } from '../../src/core/session/types';
 import type { TokenAccountant } from '../../src/core/tokens/types';
 import type { PipelineConfig } from '../../src/core/trimming';
+import { reportPrice } from './report-price';
 import { RetentionTracker } from './retention';
 import type { BenchSession } from './session-setup';
 
@@ -80,6 +81,13 @@ export interface Row {
   callsLosingUserText: number;
   /** Input cost priced with the documented rules alone (not following the recording's unexplained misses). */
   inputCostUnanchored: number;
+  /**
+   * Who priced inputCost: `report` (the report's figure for this file and strategy, report-price.ts) or
+   * `simulator` (a file the report cannot price, e.g. one without recorded usage: the bench's own replay priced).
+   */
+  pricedBy: 'report' | 'simulator';
+  /** The bench's own replay priced by the engine's cache simulator (the cross-check's input), USD. */
+  simulatedCost: number;
   ms: number;
 }
 
@@ -140,6 +148,12 @@ export interface RunOptions {
   onStep?: (body: RequestBody, engineTokens: TokenAccountant, replayNow: number) => void;
 }
 
+/** The contenders' specs that share `c`'s config: the report prices them in one pass. */
+function sameConfig(c: Contender): string[] {
+  const k = JSON.stringify(c.config ?? {});
+  return CONTENDERS.filter((x) => JSON.stringify(x.config ?? {}) === k).map((x) => x.spec);
+}
+
 export function runOne(s: BenchSession, c: Contender, opts: RunOptions = {}): Run {
   const t0 = performance.now();
   const { imp } = s;
@@ -181,14 +195,15 @@ export function runOne(s: BenchSession, c: Contender, opts: RunOptions = {}): Ru
       invalidList.push({ call: requests.length, rule: x.rule, message: `refused: ${x.message}` });
   }
   const priced = opts.simulate === false ? undefined : priceRequests(s, requests);
+  const billed = opts.simulate === false ? undefined : reportPrice(imp.file, c.spec, c.config, sameConfig(c));
   const unanchored =
-    opts.simulate === false ? undefined : priceRequests(s, requests, { withoutClientInvalidations: true });
+    opts.simulate === false || billed ? undefined : priceRequests(s, requests, { withoutClientInvalidations: true });
   const row: Row = {
     transcript: s.name,
     contender: c.name,
     calls: imp.calls.length,
     tokensSent: priced?.tokens ?? 0,
-    inputCost: priced?.cost ?? 0,
+    inputCost: billed?.inputCost ?? priced?.cost ?? 0,
     hitRatio: priced && priced.tokens ? priced.read / priced.tokens : 0,
     invalid,
     invalidList,
@@ -198,7 +213,9 @@ export function runOne(s: BenchSession, c: Contender, opts: RunOptions = {}): Ru
     userTextNeeded,
     userTextKept,
     callsLosingUserText,
-    inputCostUnanchored: unanchored?.cost ?? 0,
+    inputCostUnanchored: billed?.documentedInputCost ?? unanchored?.cost ?? 0,
+    pricedBy: billed ? 'report' : 'simulator',
+    simulatedCost: priced?.cost ?? 0,
     ms: performance.now() - t0,
   };
   return { row, requests };

@@ -9,26 +9,34 @@
  * and is priced by the one price table. `none` then `default`, each on a fresh server and proxy;
  * the ratio is compared per session with the report's default/none.
  *
- * Sizes are the server's (characters / 3.5, the report's own ratio), not the recorded ones: absolute
- * dollars differ from the report's, the ratio default/none is what is compared. The shared part of
- * the system prompt is kept warm as the client's other sessions kept it (a system-only read before
- * each call) when the recording's first call read it from the cache.
+ * The client's requests and the server's sizes are test/bench/truth-client.ts's: the facts the
+ * recording gives about the client (sizes per call, cleared results, rewrites of its system prompt, its
+ * own invalidations, request times), read by the report's fit, so the two sides differ only in what
+ * the proxy and the server do. The shared part of the system prompt is kept warm as the client's other
+ * sessions kept it (a system-only read before each call) when the recording's first call read it.
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { inputSideCost } from '../../src/core/cache/cost';
 import { recordedTtl } from '../../src/core/engine/replay';
-import { parseTranscript } from '../../src/core/import';
 import { modelPrice } from '../../src/core/models';
-import { inferClientPrefix } from '../../src/core/report';
 import { reportFile } from '../../src/core/report/session-report';
-import type { ContentBlockParam, ImportedSession } from '../../src/core/session/types';
-import { blockTokens, CHARS_PER_TOKEN } from '../../src/dev/tokens';
+import { blockTokens } from '../../src/dev/tokens';
+import { formatYardsticks, yardsticks } from './yardsticks';
+import {
+  clientBody,
+  clientFacts,
+  recordedMeter,
+  sharedWarm,
+  type ClientFacts,
+  type RecordedMeter,
+} from './truth-client';
 import { startTestServer } from '../../src/dev/server';
 import { SESSION_HEADER } from '../../src/core/proxy/session-key';
 import { startProxy } from '../../src/host/proxy/server';
 
 export interface TruthRow {
+  readonly file: string;
   readonly session: string;
   readonly calls: number;
   /** USD, input side, by the server's usage. */
@@ -40,63 +48,33 @@ export interface TruthRow {
   readonly refused: { none: number; default: number };
 }
 
-const FILLER = 'The client system prompt and tool definitions the transcript does not hold. ';
-
-function systemText(tokens: number): string {
-  const chars = Math.round(tokens * CHARS_PER_TOKEN);
-  return FILLER.repeat(Math.ceil(chars / FILLER.length)).slice(0, chars);
+/** One call's answer from the server, through the proxy. */
+export interface TruthCall {
+  readonly call: number;
+  readonly at: number;
+  readonly usage: { input_tokens: number; cache_creation_input_tokens: number; cache_read_input_tokens: number };
+  readonly usd: number;
+  /** Where the upstream request carried message breakpoints: `message.block` of each, in request positions. */
+  readonly breakpoints: string[];
+  /** Messages of the upstream request. */
+  readonly messages: number;
 }
 
-function cacheable(b: ContentBlockParam): boolean {
-  return b.type !== 'thinking' && b.type !== 'redacted_thinking' && !(b.type === 'text' && !b.text.trim());
-}
-
-/**
- * Claude Code's system prompt: the part shared with its other sessions, then this session's, each with a breakpoint.
- */
-interface ClientSystem {
-  readonly shared: string;
-  readonly session: string;
-  /** Other sessions of the client keep the shared part warm (the first call read it from the cache). */
-  readonly sharedWarm: boolean;
-}
-
-/** Claude Code's request for one recorded call. */
-function clientBody(imp: ImportedSession, i: number, sys: ClientSystem, model: string): Record<string, unknown> {
-  const call = imp.calls[i];
-  const ttl = recordedTtl(call);
-  const cc = ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
-  // Blank text blocks are in the transcript but not in what the client sends (the API refuses them).
-  const sent = (b: ContentBlockParam): boolean => !(b.type === 'text' && !b.text.trim());
-  const messages = imp.messages
-    .slice(call.epochStart, call.at)
-    .map((m) => ({ role: m.role, content: m.blocks.map((b) => b.param).filter(sent) }))
-    .filter((m) => m.content.length > 0);
-  for (let k = messages.length - 1; k >= 0; k--) {
-    const at = messages[k].content.map(cacheable).lastIndexOf(true);
-    if (at < 0) continue;
-    messages[k] = {
-      ...messages[k],
-      content: messages[k].content.map((b, j) => (j === at ? { ...b, cache_control: cc } : b)) as ContentBlockParam[],
-    };
-    break;
-  }
-  const system = [sys.shared, sys.session]
-    .filter((t) => t.length > 0)
-    .map((text) => ({ type: 'text', text, cache_control: cc }));
-  return { model: call.model ?? model, max_tokens: 1024, system, messages };
-}
-
-/** One session through the proxy with one strategy: USD by the server's usage, and refusals. */
-async function drive(
-  imp: ImportedSession,
+/** One session through the proxy with one strategy: USD by the server's usage, refusals, and each call's usage. */
+export async function drive(
+  f: ClientFacts,
   strategy: string,
-  system: ClientSystem,
-  model: string,
   sessionId: string,
-): Promise<{ usd: number; refused: number }> {
+  meter?: RecordedMeter,
+): Promise<{ usd: number; refused: number; calls: TruthCall[] }> {
   let clock = 0;
-  const server = await startTestServer({ now: () => clock, fallback: 'echo' });
+  let refresh = 0;
+  const server = await startTestServer({
+    now: () => clock,
+    refresh: () => Math.max(refresh, clock),
+    fallback: 'echo',
+    tokensOf: meter?.tokensOf,
+  });
   const proxy = await startProxy({
     upstream: server.url,
     strategy,
@@ -105,18 +83,26 @@ async function drive(
   });
   let usd = 0;
   let refused = 0;
+  const calls: TruthCall[] = [];
   try {
+    const { imp, fit } = f;
+    const invalidated = new Set(fit.invalidations);
     let last = 0;
     for (let i = 0; i < imp.calls.length; i++) {
       const call = imp.calls[i];
       if (call.at <= call.epochStart) continue;
-      const t = call.timestamp ? Date.parse(call.timestamp) : NaN;
-      clock = Number.isFinite(t) ? Math.max(t, last) : last + 1000;
+      // The recorded request time (the report's clock, fit.ts callTimings).
+      clock = Math.max(fit.timings[i].now, last);
       last = clock;
-      const body = clientBody(imp, i, system, model);
+      // The entries it uses start their TTL again at the recorded end of its response.
+      refresh = fit.timings[i].refresh;
+      meter?.at(i);
+      const body = clientBody(f, i);
       // Another session of the client reads the shared part just before: it stays warm, as in the recording.
-      if (system.sharedWarm && system.shared)
-        server.cache.stepSystem(String(body.model), [(body.system as object[])[0]], blockTokens, clock);
+      if (sharedWarm(f, String(body.model)))
+        server.cache.stepSystem(String(body.model), [(body.system as object[])[0]], blockTokens, clock, refresh);
+      // The client changed its messages in a way the transcript does not hold: nothing past the system prompt is read.
+      if (invalidated.has(i)) server.cache.invalidateMessages();
       const res = await fetch(`${proxy.url}/v1/messages`, {
         method: 'POST',
         headers: {
@@ -155,12 +141,32 @@ async function drive(
         recordedTtl(call) ?? '5m',
       );
       usd += c.input + c.cacheWrite + c.cacheRead;
+      const sent = server.requests[server.requests.length - 1]?.body as { messages?: { content: unknown }[] };
+      if (process.env.TRUTH_DUMP === `${strategy}:${i}`) process.stderr.write(`${JSON.stringify(sent)}\n`);
+      const marks: string[] = [];
+      sent?.messages?.forEach((m, mi) =>
+        (Array.isArray(m.content) ? (m.content as { cache_control?: unknown }[]) : []).forEach(
+          (b, bi) => b.cache_control && marks.push(`${mi}.${bi}`),
+        ),
+      );
+      calls.push({
+        call: i,
+        breakpoints: marks,
+        messages: sent?.messages?.length ?? 0,
+        at: clock,
+        usd: c.input + c.cacheWrite + c.cacheRead,
+        usage: {
+          input_tokens: u.input_tokens,
+          cache_creation_input_tokens: u.cache_creation_input_tokens ?? 0,
+          cache_read_input_tokens: u.cache_read_input_tokens ?? 0,
+        },
+      });
     }
   } finally {
     await proxy.close();
     await server.close();
   }
-  return { usd, refused };
+  return { usd, refused, calls };
 }
 
 /** The report's default / none for a file's main conversation (anchored rows only). */
@@ -176,30 +182,24 @@ export async function groundTruth(files: readonly string[], minCalls = 10): Prom
   const rows: TruthRow[] = [];
   for (const file of files) {
     const text = readFileSync(file, 'utf8');
-    let imp: ImportedSession;
+    let f: ClientFacts | undefined;
     try {
-      imp = parseTranscript(text, file);
+      f = clientFacts(file, text);
     } catch {
       continue;
     }
-    if (imp.calls.length < minCalls) continue;
-    const model = imp.model ?? imp.calls.find((c) => c.model)?.model ?? 'claude-sonnet-4-5';
-    const prefix = inferClientPrefix(imp);
-    const shared = prefix?.shared ?? 0;
-    const system: ClientSystem = {
-      shared: systemText(shared),
-      session: systemText((prefix?.tokens ?? 0) - shared),
-      sharedWarm: shared > 0,
-    };
+    if (!f || f.imp.calls.length < minCalls) continue;
     const id =
       basename(file)
         .replace(/[^A-Za-z0-9._-]/g, '')
         .slice(0, 60) || 'session';
-    const none = await drive(imp, 'none', system, model, id);
-    const def = await drive(imp, 'default', system, model, id);
+    const meter = recordedMeter(f);
+    const none = await drive(f, 'none', id, meter);
+    const def = await drive(f, 'default', id, meter);
     rows.push({
+      file,
       session: basename(file).slice(0, 8),
-      calls: imp.calls.length,
+      calls: f.imp.calls.length,
       none: none.usd,
       default: def.usd,
       reportRatio: reportRatio(file, text),
@@ -246,7 +246,16 @@ export async function groundTruthSection(): Promise<string[]> {
     const files = readdirSync(dir)
       .filter((f) => f.endsWith('.jsonl'))
       .map((f) => join(dir, f));
-    out.push(`### ${set}`, '', ...formatTruth(await groundTruth(files)), '');
+    const rows = await groundTruth(files);
+    out.push(`### ${set}`, '', ...formatTruth(rows), '');
+    out.push(
+      `#### ${set}: four yardsticks`,
+      '',
+      "`default`'s cost as a share of `none`'s per session: the bench's engine section, `trimline report`, `trimline inspect` and the ground truth above (test/bench/yardsticks.ts).",
+      '',
+      ...formatYardsticks(rows.map((r) => yardsticks(r.file, r))),
+      '',
+    );
   }
   return out;
 }

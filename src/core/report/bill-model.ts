@@ -336,12 +336,20 @@ export class BillModel {
       }
     }
     for (let mi = parts.length - 1; !at && mi >= 0; mi--) if (parts[mi].sim.length) at = [mi, parts[mi].sim.length - 1];
-    if (at) {
-      const [mi, bi] = at;
+    const marks: [number, number][] = at ? [at] : [];
+    for (const id of req.anchors ?? []) {
+      for (let mi = at?.[0] ?? parts.length - 1; mi >= 0; mi--) {
+        const bi = parts[mi].folded.findIndex((f) => f.block.id === id);
+        if (bi < 0) continue;
+        if (!marks.some(([m, b]) => m === mi && b === bi)) marks.push([mi, bi]);
+        break;
+      }
+    }
+    for (const [mi, bi] of marks) {
       const content = [...(messages[mi].content as readonly SimBlock[])];
       content[bi] = this.withCc(content[bi], parts[mi].folded[bi].tokens, cc);
       messages[mi] = { role: messages[mi].role, content };
-      patched.push(mi);
+      if (!patched.includes(mi)) patched.push(mi);
     }
     spans?.(parts, this.prefix.shared + this.prefix.session + (earlier ? this.tokensOf(earlier) : 0));
     const usage = this.sim.step({ model: this.model, system, messages }, this.tokensOf, req.now, req.refresh);

@@ -62,6 +62,11 @@ export interface BillRequest {
   /** Id of the block carrying the message breakpoint; default (or when absent): the last block. */
   readonly breakpointAt?: string;
   /**
+   * Ids of blocks carrying further message breakpoints before it (the engine's read anchors, which the proxy sends
+   * as placed): each is a write and a lookback start of its own.
+   */
+  readonly anchors?: readonly string[];
+  /**
    * Client-side invalidations so far (see {@link clientInvalidations}): the
    * messages of epoch n are other bytes than those of epoch n−1 from their
    * first block on, so the cache restarts after the system prompt.

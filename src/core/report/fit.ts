@@ -30,6 +30,8 @@ export interface FitResult {
   /** The inferred system prompt of every model the session called. */
   readonly prefixes: ReadonlyMap<string, InferredPrefix>;
   readonly messages: BillMessage[];
+  /** The messages at the sizes call `i` sent them (before a later rewrite shrank them, rewrites.ts). */
+  readonly sizesAt: (call: number) => readonly BillMessage[];
   readonly timings: CallTiming[];
   /** Per call: its model, client version, system TTL and the results the client had cleared. */
   readonly contexts: CallContext[];
@@ -378,6 +380,7 @@ export function fitNone(
     earlierRewrites: sized.earlierRewrites,
     othersWarm,
     turnEndWrites,
+    sizesAt: sent,
     steps,
     billed,
     simulatedCost,

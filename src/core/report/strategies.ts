@@ -13,7 +13,8 @@ import { replay } from '../engine';
 import type { ContentBlockParam, ImportedSession, LogBlock } from '../session/types';
 import type { PipelineConfig } from '../trimming';
 import type { Breakpoint } from '../api/wire';
-import type { BillBlock, BillMessage, BillRequest } from './bill-model';
+import type { BillBlock, BillMessage, BillRequest, InferredPrefix } from './bill-model';
+import { MAX_BREAKPOINTS } from '../api/cache-rules';
 import { SessionBill, withCleared } from './session-bill';
 import type { FitResult } from './fit';
 import { blockChars, CHARS_PER_TOKEN } from './sizing';
@@ -92,6 +93,35 @@ function lastMessageBreakpoint(bps: readonly Breakpoint[]): { messageIndex: numb
   return out;
 }
 
+/** Message breakpoints the proxy passes: the API's limit less the client's system-prompt ones (shared, session). */
+function messageBudget(p: InferredPrefix | undefined): number {
+  return MAX_BREAKPOINTS - (p ? (p.shared > 0 ? 1 : 0) + (p.session > 0 ? 1 : 0) : 1);
+}
+
+/**
+ * The engine's message breakpoints before its tail, as the proxy sends them (upstream.ts fitBreakpoints: the latest
+ * ones within the budget, the tail counted), by the bill block each sits on.
+ */
+function anchorIds(
+  bps: readonly Breakpoint[],
+  tail: { messageIndex: number; blockIndex: number } | undefined,
+  sent: readonly BillMessage[],
+  budget: number,
+): string[] {
+  if (!tail) return [];
+  const ids: string[] = [];
+  const inOrder = [...bps].sort(
+    (a, b) => (a.messageIndex ?? -1) - (b.messageIndex ?? -1) || (a.blockIndex ?? -1) - (b.blockIndex ?? -1),
+  );
+  for (const b of inOrder) {
+    if (b.messageIndex === undefined || b.blockIndex === undefined) continue;
+    if (b.messageIndex === tail.messageIndex && b.blockIndex === tail.blockIndex) continue;
+    const id = sent[b.messageIndex]?.blocks[b.blockIndex]?.id;
+    if (id !== undefined) ids.push(id);
+  }
+  return ids.slice(Math.max(0, ids.length - (budget - 1)));
+}
+
 /** Price a strategy on a session already fitted with {@link fitNone}. */
 export function priceStrategy(
   imp: ImportedSession,
@@ -101,16 +131,30 @@ export function priceStrategy(
   config: PipelineConfig,
   opts: PriceOptions = {},
 ): StrategyCost {
+  // Each call's blocks at the sizes it sent (a later rewrite shrinks them from its call on: rewrites.ts).
   const sized = new Map<string, BillBlock>();
-  for (const m of fit.messages) for (const b of m.blocks) sized.set(b.id, b);
+  let sizedFrom: readonly BillMessage[] | undefined;
+  const sizesOf = (call: number): void => {
+    const messages = fit.sizesAt(call);
+    if (messages === sizedFrom) return;
+    if (sizedFrom) {
+      // Blocks and messages built at the earlier sizes are built again.
+      memo = new WeakMap();
+      messageMemo = new WeakMap();
+      byFirstBlock = new WeakMap();
+      prev = undefined;
+    }
+    sizedFrom = messages;
+    for (const m of messages) for (const b of m.blocks) sized.set(b.id, b);
+  };
   const logBlocks = new Map<string, LogBlock>();
   for (const m of imp.messages) for (const b of m.blocks) logBlocks.set(b.id, b);
   const origJson = new Map<string, string>();
   const restartBlocks = new Set<string>();
   for (const m of fit.messages) if (m.clientRestart) for (const b of m.blocks) restartBlocks.add(b.id);
-  const memo = new WeakMap<object, BillBlock>();
-  const messageMemo = new WeakMap<object, { role: string; ids: readonly string[]; message: BillMessage }>();
-  const byFirstBlock = new WeakMap<BillBlock, BillMessage>();
+  let memo = new WeakMap<object, BillBlock>();
+  let messageMemo = new WeakMap<object, { role: string; ids: readonly string[]; message: BillMessage }>();
+  let byFirstBlock = new WeakMap<BillBlock, BillMessage>();
 
   const billBlock = (param: Content['param'], logId: string | undefined): BillBlock => {
     const hit = memo.get(param);
@@ -167,6 +211,7 @@ export function priceStrategy(
   const clientPrefix = clientPrefixOf(fit.prefix);
   for (const step of replay(imp, { strategy, config, estimator, calibrate: false, clientPrefix })) {
     const i = step.call.index;
+    sizesOf(i);
     const body = step.prepared.body;
     // The previous call's bill messages, as far as this request sends the same message objects with the same ids.
     const rows = step.prepared.blockMap.rows;
@@ -211,6 +256,7 @@ export function priceStrategy(
     // The message breakpoint the proxy would send: the engine's tail (before messages it held out of the write).
     const tail = lastMessageBreakpoint(step.prepared.breakpoints);
     const breakpointAt = (tail && sent[tail.messageIndex]?.blocks[tail.blockIndex]?.id) ?? fit.placement[i];
+    const anchors = anchorIds(step.prepared.breakpoints, tail, sent, messageBudget(fit.prefixes.get(ctx.model)));
     const { now, refresh, ttl } = fit.timings[i];
     const { systemTtl, prefixKey } = ctx;
     const req: BillRequest = {
@@ -221,6 +267,7 @@ export function priceStrategy(
       prefixKey,
       messages: sent,
       breakpointAt,
+      anchors,
       epoch: fit.epochs[i],
       sessionEpoch: fit.sessionEpochs[i],
       earlier: fit.earlier[i],
@@ -243,6 +290,7 @@ export function priceStrategy(
             earlier: req.earlier,
             othersWarm: req.othersWarm,
             turnEndWrite: req.turnEndWrite,
+            anchors,
           });
       if (fit.billed[i]) documentedInputCost += d.cost;
     }

@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { ImportedSession } from '../session/types';
 import type { PipelineConfig } from '../trimming';
+import type { SessionReport } from '../../protocol/report-types';
 import type { InferredPrefix } from './bill-types';
 import { reportFile } from './session-report';
 import { sizeSession } from './sizing';
@@ -40,7 +41,7 @@ export function transcriptBill(
     const body = text ?? readFileSync(imp.file, 'utf8');
     const strategies = strategy === 'none' ? [] : [strategy];
     const rows = reportFile(imp.file, body, new Set(), { strategies, config }).rows;
-    const row = rows.find((r) => !r.sidechain && r.strategies.none) ?? rows.find((r) => r.strategies.none);
+    const row = mainRow(rows);
     const none = row?.strategies.none;
     if (!row || !none) return undefined;
     const priced = strategy === 'none' ? none : row.strategies[strategy];
@@ -57,6 +58,11 @@ export function transcriptBill(
     // A transcript the report cannot price (unreadable, no usage): the inspector shows what it has.
     return undefined;
   }
+}
+
+/** The row a transcript's figures are read from: its main conversation, else the first priced one. */
+export function mainRow(rows: readonly SessionReport[]): SessionReport | undefined {
+  return rows.find((r) => !r.sidechain && r.strategies.none) ?? rows.find((r) => r.strategies.none);
 }
 
 const SHARED = 'tool definitions and the stable system prompt';

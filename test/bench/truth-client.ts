@@ -1,0 +1,180 @@
+/**
+ * The ground truth's client: the requests Claude Code sent for a recorded session, as far as the
+ * recording shows them, read by the report's own fit (report/fit.ts) so both sides start from the same
+ * facts about the client:
+ * - the recorded messages, the tool results the client had cleared by then (microcompact) sent as its
+ *   placeholder, and an answer for a tool use the transcript records none for;
+ * - a system prompt of the size the recorded usage implies (shared part, then the session's), each with
+ *   a breakpoint, and the session part rewritten where the recording shows the client rewrote it;
+ * - a breakpoint on the last message's last block, the recorded TTL;
+ * - its messages invalidated where the recording read nothing past the system prompt although the cache
+ *   rules keep them (the client changed them in a way the transcript does not hold);
+ * - sent at the recorded request time.
+ * The server counts each block at the size the recorded usage implies for the call (the real tokenizer's
+ * counts), a block a strategy rewrote at its own estimate.
+ */
+import { readFileSync } from 'node:fs';
+import { blockIdentityJson } from '../../src/core/api/cache-rules';
+import { recordedTtl } from '../../src/core/engine/replay';
+import { readTranscriptRecord } from '../../src/core/import';
+import type { RecordedCall } from '../../src/core/import/recorded';
+import { fitNone, type FitResult } from '../../src/core/report/fit';
+import { RESULT_NOT_RECORDED } from '../../src/core/request/assemble';
+import type { ContentBlockParam, ImportedSession } from '../../src/core/session/types';
+import { blockTokens, CHARS_PER_TOKEN } from '../../src/dev/tokens';
+
+/** What the client sends in place of a result it cleared (Claude Code's microcompact). */
+export const CLEARED_TEXT = '[Old tool result content cleared]';
+
+const FILLER = 'The client system prompt and tool definitions the transcript does not hold. ';
+
+/** What the recording tells of a session's client, by the report's fit. */
+export interface ClientFacts {
+  readonly file: string;
+  readonly imp: ImportedSession;
+  /** The row's main model (the report's). */
+  readonly model: string;
+  readonly fit: FitResult;
+}
+
+/** The facts of a file's main conversation, or undefined when the report has nothing to fit it on. */
+export function clientFacts(file: string, text = readFileSync(file, 'utf8')): ClientFacts | undefined {
+  const rec = readTranscriptRecord(text, file, new Set()).recorded;
+  const conv = rec.conversations.find((c) => !c.sidechain) ?? rec.conversations[0];
+  if (!conv?.calls.length) return undefined;
+  const imp = conv.session();
+  const n = new Map<string, number>();
+  for (const c of conv.calls) n.set(c.model, (n.get(c.model) ?? 0) + 1);
+  const model = [...n].sort((a, b) => b[1] - a[1])[0]?.[0] ?? imp.model ?? 'claude-sonnet-4-5';
+  const byId = new Map<string, RecordedCall>();
+  for (const c of conv.calls) byId.set(c.key.slice(0, c.key.lastIndexOf('|')), c);
+  return { file, imp, model, fit: fitNone(imp, model, byId, undefined, conv.events) };
+}
+
+function systemText(tokens: number, epoch = 0): string {
+  const chars = Math.round(tokens * CHARS_PER_TOKEN);
+  const text = FILLER.repeat(Math.ceil(chars / FILLER.length)).slice(0, chars);
+  // A rewritten session part: other bytes, the same size.
+  return epoch ? `#${epoch} ${text}`.slice(0, chars) : text;
+}
+
+function cacheable(b: ContentBlockParam): boolean {
+  return b.type !== 'thinking' && b.type !== 'redacted_thinking' && !(b.type === 'text' && !b.text.trim());
+}
+
+type ClientMessage = { role: string; content: ContentBlockParam[] };
+
+/**
+ * A tool use the transcript records no result for (an interrupted call) gets one, as the client sends it, and the
+ * results open the next message: the API refuses a tool_use without its tool_result at the start of the next
+ * message. The engine's builder answers and orders them the same way.
+ */
+function answerToolUses(messages: ClientMessage[]): void {
+  for (let k = 0; k < messages.length; k++) {
+    if (messages[k].role !== 'assistant') continue;
+    const ids = messages[k].content.flatMap((b) => (b.type === 'tool_use' ? [b.id] : []));
+    if (!ids.length) continue;
+    const next = messages[k + 1]?.role === 'user' ? messages[k + 1] : undefined;
+    const answered = new Set(next?.content.flatMap((b) => (b.type === 'tool_result' ? [b.tool_use_id] : [])));
+    const missing = ids
+      .filter((id) => !answered.has(id))
+      .map((id) => ({ type: 'tool_result', tool_use_id: id, content: RESULT_NOT_RECORDED }) as ContentBlockParam);
+    // The results first, as the API wants them (a transcript may hold a reminder or a prompt before them).
+    const results = next?.content.filter((b) => b.type === 'tool_result') ?? [];
+    const rest = next?.content.filter((b) => b.type !== 'tool_result') ?? [];
+    const inOrder = next?.content.every((b, j) => j < results.length === (b.type === 'tool_result'));
+    if (!missing.length && inOrder) continue;
+    if (next) messages[k + 1] = { role: 'user', content: [...missing, ...results, ...rest] };
+    else messages.splice(k + 1, 0, { role: 'user', content: missing });
+  }
+}
+
+/** Claude Code's request for recorded call `i`. */
+export function clientBody(f: ClientFacts, i: number): Record<string, unknown> {
+  const { imp, fit } = f;
+  const call = imp.calls[i];
+  const ttl = recordedTtl(call);
+  const cc = ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
+  const cleared = fit.contexts[i]?.cleared;
+  const param = (b: ImportedSession['messages'][number]['blocks'][number]): ContentBlockParam =>
+    cleared?.has(b.id) && b.param.type === 'tool_result' ? { ...b.param, content: CLEARED_TEXT } : b.param;
+  // Blank text blocks are in the transcript but not in what the client sends (the API refuses them).
+  const sent = (b: ContentBlockParam): boolean => !(b.type === 'text' && !b.text.trim());
+  const idOf = new WeakMap<object, string>();
+  const messages: ClientMessage[] = imp.messages
+    .slice(call.epochStart, call.at)
+    .map((m) => ({
+      role: m.role,
+      content: m.blocks
+        .filter((b) => sent(b.param))
+        .map((b) => {
+          const out = param(b);
+          idOf.set(out, b.id);
+          return out;
+        }),
+    }))
+    .filter((m) => m.content.length > 0);
+  answerToolUses(messages);
+  // The client's message breakpoint where the recorded usage puts it (fit.ts breakpointPlacement), else on the last
+  // block it can cache.
+  const placed = fit.placement[i];
+  let mark: [number, number] | undefined;
+  for (let k = messages.length - 1; placed !== undefined && !mark && k >= 0; k--) {
+    const j = messages[k].content.findIndex((b) => idOf.get(b) === placed);
+    if (j >= 0) mark = [k, j];
+  }
+  for (let k = messages.length - 1; !mark && k >= 0; k--) {
+    const j = messages[k].content.map(cacheable).lastIndexOf(true);
+    if (j >= 0) mark = [k, j];
+  }
+  if (mark) {
+    const [k, at] = mark;
+    messages[k] = {
+      ...messages[k],
+      content: messages[k].content.map((b, j) => (j === at ? { ...b, cache_control: cc } : b)) as ContentBlockParam[],
+    };
+  }
+  const model = call.model ?? f.model;
+  const p = fit.prefixes.get(model) ?? fit.prefix;
+  const sysTtl = fit.timings[i]?.systemTtl ?? ttl ?? '5m';
+  const scc = sysTtl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
+  const system = [systemText(p.shared), systemText(p.session, fit.sessionEpochs[i] ?? 0)]
+    .filter((t) => t.length > 0)
+    .map((text) => ({ type: 'text', text, cache_control: scc }));
+  return { model, max_tokens: 1024, system, messages };
+}
+
+/** The shared part of the system prompt is kept warm by the client's other sessions (its first call read it). */
+export function sharedWarm(f: ClientFacts, model: string): boolean {
+  const p = f.fit.prefixes.get(model) ?? f.fit.prefix;
+  return p.sharedWarm && p.shared > 0;
+}
+
+/**
+ * The server's token count of a block: the size the recorded usage implies for a block of the transcript at call
+ * `i` (the fit's sizes, as the client sent them then), else the server's own estimate (a block a strategy rewrote).
+ */
+export interface RecordedMeter {
+  /** Sizes as of call `i` (set before each request). */
+  at(i: number): void;
+  readonly tokensOf: (block: object) => number;
+}
+
+export function recordedMeter(f: ClientFacts): RecordedMeter {
+  const bytes = f.imp.messages.map((m) => m.blocks.map((b) => blockIdentityJson(b.param)));
+  let current: unknown;
+  let byBytes = new Map<string, number>();
+  return {
+    at(i) {
+      const messages = f.fit.sizesAt(i);
+      if (messages === current) return;
+      current = messages;
+      byBytes = new Map();
+      messages.forEach((m, mi) => m.blocks.forEach((b, bi) => bytes[mi] && byBytes.set(bytes[mi][bi], b.tokens)));
+    },
+    tokensOf: (block) => {
+      const t = byBytes.get(blockIdentityJson(block));
+      return t !== undefined ? Math.round(t) : blockTokens(block);
+    },
+  };
+}
