@@ -65,75 +65,89 @@ interface Pending {
   readonly done: (r: FileJobResult) => void;
 }
 
-/** Worker threads taking jobs from one queue; urgent jobs (re-runs the merge waits for) go first. */
+/**
+ * Jobs a worker holds at once: it starts the next as soon as it ends one, while this thread,
+ * busy with a file of its own, has not yet read the reply.
+ */
+const WORKER_DEPTH = 2;
+
+/**
+ * Worker threads and this thread taking jobs from one queue, in file order. This thread takes
+ * one ({@link Pool.takeHere}) whenever the merge waits; each worker holds {@link WORKER_DEPTH}.
+ */
 class Pool {
   private readonly queue: Pending[] = [];
-  private readonly idle: Worker[] = [];
-  private readonly busy = new Map<Worker, Pending>();
+  private readonly busy = new Map<Worker, Pending[]>();
   private readonly workers: Worker[] = [];
   private nextId = 0;
 
   constructor(
     private readonly script: string,
-    private readonly size: number,
+    private size: number,
     private readonly setup: WorkerSetup,
   ) {}
 
-  run(path: string, prior: readonly string[], urgent = false): Promise<FileJobResult> {
+  run(path: string, prior: readonly string[]): Promise<FileJobResult> {
     return new Promise((done) => {
-      const p: Pending = { job: { id: this.nextId++, path, prior }, done };
-      if (urgent) this.queue.unshift(p);
-      else this.queue.push(p);
+      this.queue.push({ job: { id: this.nextId++, path, prior }, done });
       this.pump();
     });
   }
 
+  /** Run the next queued job in this thread; false when none is queued. */
+  takeHere(): boolean {
+    const p = this.queue.shift();
+    if (!p) return false;
+    p.done(this.inProcess(p.job));
+    return true;
+  }
+
   async close(): Promise<void> {
     const all = this.workers.splice(0);
-    this.idle.length = 0;
+    this.busy.clear();
     await Promise.all(all.map((w) => w.terminate()));
   }
 
   private pump(): void {
-    while (this.queue.length) {
-      const w = this.idle.pop() ?? (this.workers.length < this.size ? this.spawn() : undefined);
-      if (!w) return;
-      const p = this.queue.shift()!;
-      this.busy.set(w, p);
-      w.postMessage(p.job);
+    while (this.workers.length < this.size) this.spawn();
+    for (let depth = 1; depth <= WORKER_DEPTH; depth++) {
+      for (const w of this.workers) {
+        const held = this.busy.get(w)!;
+        if (held.length >= depth || !this.queue.length) continue;
+        const p = this.queue.shift()!;
+        held.push(p);
+        w.postMessage(p.job);
+      }
     }
   }
 
-  private spawn(): Worker {
+  private spawn(): void {
     const w = new Worker(this.script, {
       workerData: this.setup,
       resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
     });
     this.workers.push(w);
+    this.busy.set(w, []);
     w.on('message', (reply: JobReply) => {
-      const p = this.busy.get(w);
-      this.busy.delete(w);
-      this.idle.push(w);
+      const p = this.busy.get(w)?.shift();
       if (p) p.done('result' in reply ? reply.result : this.inProcess(p.job));
       this.pump();
     });
-    // A worker that fails (cannot start, crashes) is dropped; its job and the rest run without it, in process at worst.
+    // A worker that fails (cannot start, crashes) is dropped; its jobs and the rest run without it, in process at worst.
     w.on('error', () => this.drop(w));
     w.on('exit', () => this.drop(w));
-    return w;
   }
 
   private drop(w: Worker): void {
     const i = this.workers.indexOf(w);
     if (i < 0) return;
     this.workers.splice(i, 1);
-    const j = this.idle.indexOf(w);
-    if (j >= 0) this.idle.splice(j, 1);
-    const p = this.busy.get(w);
+    const held = this.busy.get(w) ?? [];
     this.busy.delete(w);
-    if (p) p.done(this.inProcess(p.job));
-    if (!this.workers.length) for (const q of this.queue.splice(0)) q.done(this.inProcess(q.job));
-    else this.pump();
+    // Not replaced: the size shrinks with it, and this thread takes what is left.
+    this.size--;
+    for (const p of held) p.done(this.inProcess(p.job));
+    this.pump();
   }
 
   private inProcess(job: JobRequest): FileJobResult {
@@ -202,11 +216,18 @@ export async function buildReportParallel(o: ParallelReportOptions): Promise<Rep
     }
     return finish(acc, strategies, o.cache, searched);
   }
-  const pool = new Pool(o.workerScript, size, { strategies, config: o.config });
+  // This thread is one of the `size` threads at work: it takes queued files while the merge waits.
+  const pool = new Pool(o.workerScript, size - 1, { strategies, config: o.config });
   try {
-    // Every file the cache will not answer is started now; the merge below takes them in order.
-    const first = files.map((f) =>
-      o.cache?.peek(f.path, f.size, f.mtimeMs, setup) ? undefined : pool.run(f.path, []),
+    // Every file the cache will not answer is queued now; the merge below takes them in order.
+    const results: (FileJobResult | undefined)[] = [];
+    const first = files.map((f, i) =>
+      o.cache?.peek(f.path, f.size, f.mtimeMs, setup)
+        ? undefined
+        : pool.run(f.path, []).then((r) => {
+            results[i] = r;
+            return r;
+          }),
     );
     for (let i = 0; i < files.length; i++) {
       const f = files[i];
@@ -215,9 +236,12 @@ export async function buildReportParallel(o: ParallelReportOptions): Promise<Rep
         for (const k of hit.keys) acc.counted.add(k);
         push(acc, f, hit);
       } else {
-        let r = await (first[i] ?? pool.run(f.path, [], true));
+        const job = { strategies, config: o.config };
+        // Work here until this file is done (by a worker or here); a yield lets the workers' replies in.
+        while (first[i] && !results[i] && pool.takeHere()) await new Promise((r) => setImmediate(r));
+        let r = await (first[i] ?? Promise.resolve(runFileJob(f.path, [], job)));
         const prior = r.unreadable ? [] : r.keys.filter((k) => acc.counted.has(k));
-        if (prior.length) r = await pool.run(f.path, prior, true);
+        if (prior.length) r = runFileJob(f.path, prior, job);
         if (r.unreadable) acc.skipped.push({ file: f.path, reason: r.unreadable });
         else {
           for (const k of r.keys) acc.counted.add(k);
