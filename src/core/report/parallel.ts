@@ -1,14 +1,14 @@
 /**
- * The report on every core: files are reported by a pool of worker threads
- * and merged in the main thread in counting order, so the output is the
- * sequential one (buildReport), row for row.
+ * The report on every core: files are reported by the main thread and a pool
+ * of worker threads, and merged in the main thread in counting order, so the
+ * output is the sequential one (buildReport), row for row.
  *
  * Which responses a file counts depends on the files before it (a resumed
  * session copies its parent's lines). Each file is first reported as if
  * nothing were counted before it; at its turn in the merge, the keys it
  * counted are checked against those counted so far. Almost always none are
- * (the result stands); otherwise the file is reported again, first in the
- * queue, with just those keys counted (jobs.ts: that gives the sequential
+ * (the result stands); otherwise the file is reported again, in the main
+ * thread, with just those keys counted (jobs.ts: that gives the sequential
  * rows exactly). The per-file cache works as in the sequential run: a file it
  * answers is not sent to a worker, and a cached file whose responses were
  * counted earlier in this run is reported anew.
@@ -29,14 +29,20 @@ import type { JobReply, JobRequest, WorkerSetup } from './worker';
 const WORKER_YOUNG_GENERATION_MB = 96;
 
 /**
- * On two cores, below this many bytes in all one thread finishes first. Each worker loads the
- * bundle and warms up its own JIT (a cold process reads its first 8 MB of sessions about 3×
- * slower than a warm one), and two busy threads share the cores with V8's helpers. Measured
- * here (copies of the m-claude sessions, `none` + `default`, wall): 34 MB 2.3 s in this thread
- * vs 2.5–2.7 s in two workers; 67 MB 3.3 vs 3.5–3.7 s; 133 MB 5.4 vs 5.1 s; 205 MB 7.3 vs 6.5 s.
+ * On two cores, below this many bytes in all one thread finishes first. This thread reports files
+ * too, so a second thread costs one worker: it loads the bundle and warms up its own JIT (a cold
+ * thread reads its first 8 MB of sessions about 3× slower than a warm one). Measured here with two
+ * workers beside an idle merge thread (copies of the m-claude sessions, `none` + `default`, wall):
+ * 34 MB 2.3 s in this thread vs 2.5–2.7 s; 67 MB 3.3 vs 3.5–3.7 s; 133 MB 5.4 vs 5.1 s. With this
+ * thread at work and one worker (entire-dev, 43 MB, `none` + `default`): 3.5–3.7 s of CPU in this
+ * thread, 4.5–4.8 s in two; 8 MB (m-claude) 1.8–1.9 vs 2.1–2.2 s. The second core then saves wall
+ * time from about 20 MB on, when it is free (on a loaded machine it only adds CPU).
  */
-export const PARALLEL_MIN_BYTES = 96_000_000;
-/** Two workers did the work of 1.22 threads here (205 MB: 6.1 s of work in one thread, 5.0 s in two, warm-up aside). */
+export const PARALLEL_MIN_BYTES = 24_000_000;
+/**
+ * Two workers did the work of 1.22 threads here (205 MB: 6.1 s of work in one thread, 5.0 s in two, warm-up aside): the
+ * share of a core a worker adds, for the crossover on more cores.
+ */
 const WORKER_EFFICIENCY = 0.61;
 
 /**
@@ -53,9 +59,9 @@ export interface ParallelReportOptions extends ReportOptions {
   /** The worker script (dist/report-worker.js: src/cli/report-worker.ts). */
   readonly workerScript: string;
   /**
-   * Worker threads (at most one per file); 0 or 1: in this thread (synchronously).
-   * Default: the cores available, or this thread when the files are fewer than
-   * {@link parallelMinBytes} in all.
+   * Threads at work (at most one per file): this thread and N − 1 worker threads; 0 or 1: this
+   * thread alone (synchronously). Default: the cores available, or this thread alone when the
+   * files are fewer than {@link parallelMinBytes} in all.
    */
   readonly workers?: number;
 }

@@ -56,6 +56,9 @@ export class ResumableAssembly {
   resumed = 0;
   full = 0;
 
+  /** `margin`: how far from the end a checkpoint sits at the least, in rendered messages (tests use a short one). */
+  constructor(private readonly margin = RESUME_MARGIN) {}
+
   assemble(rendered: readonly RenderedMessage[], opts: AssembleOptions): Assembled {
     const cp = this.checkpoint;
     if (cp && usable(cp, rendered, opts)) {
@@ -82,7 +85,7 @@ export class ResumableAssembly {
       if (cp) for (const r of cp.repairs[p]) repairs.push(r);
       for (let k = run.passStart[p]; k < run.passStart[p + 1]; k++) repairs.push(run.repairs[k]);
     }
-    const next = advance(rendered, run, done.turns, outs, cp);
+    const next = advance(rendered, run, done.turns, outs, cp, this.margin);
     if (next) this.checkpoint = next;
     return { messages, repairs, latestThinking: done.latestThinking };
   }
@@ -111,7 +114,7 @@ function renew(cp: Checkpoint): AssembledMessage[] {
 
 /**
  * The checkpoint after this run: at the last assistant turn that follows a user turn and starts
- * {@link RESUME_MARGIN} or more rendered messages before the end (else the one the run started from).
+ * `margin` or more rendered messages before the end (else the one the run started from).
  */
 function advance(
   rendered: readonly RenderedMessage[],
@@ -119,11 +122,12 @@ function advance(
   turns: readonly Turn[],
   outs: readonly { message: AssembledMessage; fresh: boolean }[],
   cp: Checkpoint | undefined,
+  margin: number,
 ): Checkpoint | undefined {
   let i = turns.length - 1;
   for (; i >= 0; i--) {
     const t = turns[i];
-    if (t.role !== 'assistant' || t.start < 0 || t.start > rendered.length - RESUME_MARGIN) continue;
+    if (t.role !== 'assistant' || t.start < 0 || t.start > rendered.length - margin) continue;
     if (i === 0 ? cp !== undefined : turns[i - 1].role === 'user') break;
   }
   if (i < 0) return cp;

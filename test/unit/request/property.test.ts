@@ -7,7 +7,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RequestBuilder, RequestRefusedError } from '../../../src/core/request/build';
-import { orphanText } from '../../../src/core/request/assemble';
+import { assemble, orphanText } from '../../../src/core/request/assemble';
+import { ResumableAssembly } from '../../../src/core/request/assemble-resume';
 import { isSyntheticId } from '../../../src/core/request/render';
 import { RULE, validateRequest } from '../../../src/core/request/validate';
 import type { Author } from '../../../src/core/session/overlay';
@@ -256,5 +257,57 @@ describe('RequestBuilder property', () => {
       }),
       { numRuns: Math.max(200, RUNS / 2) },
     );
+  });
+
+  it('an assembly resumed from the last call checkpoint equals the whole assembly at every step, whatever changes', () => {
+    let resumed = 0;
+    const step = fc.record({
+      grow: fc.nat({ max: 3 }),
+      add: fc.option(overlay, { nil: undefined }),
+      remove: fc.nat(),
+      removeIt: fc.boolean(),
+      back: fc.nat({ max: 4 }),
+    });
+    fc.assert(
+      fc.property(
+        scenario,
+        fc.array(step, { minLength: 2, maxLength: 16 }),
+        fc.integer({ min: 1, max: 4 }),
+        (sc, steps, margin) => {
+          const s = sessionFor({ ...sc, overlays: [] });
+          // Rendered messages are kept per revision by the builder: unchanged ones are the same objects.
+          const rb = new RequestBuilder();
+          const asm = new ResumableAssembly(margin);
+          const common = { reason: 'prop', callIndex: 0, tokensBefore: 1, tokensAfter: 0 };
+          const pairOf = (id: string, want: 'use' | 'result'): string | undefined =>
+            want === 'use' ? s.toolUseBlockId(id) : s.toolResultBlockId(id);
+          const shape = (a: ReturnType<typeof assemble>): string =>
+            JSON.stringify([a.messages.map((m) => [m.param, m.ids]), a.repairs, a.latestThinking]);
+          let shown = 1;
+          for (const st of steps) {
+            shown = Math.min(s.messages.length, shown + st.grow);
+            if (st.add) {
+              try {
+                addOverlay(s, st.add, common);
+              } catch {
+                // refused by the session's rules
+              }
+            }
+            const all = s.allOverlays();
+            if (st.removeIt && all.length > 0) s.removeOverlay(all[st.remove % all.length].id, 'user');
+            // Mostly the history so far; sometimes a shorter one (the checkpoint may then lie past the end).
+            const upTo = Math.max(0, shown - (st.back === 4 ? 3 : 0));
+            const rendered = [];
+            for (let p = 0; p < upTo; p++) rendered.push(rb.rendered(s, p));
+            const before = asm.resumed;
+            expect(shape(asm.assemble(rendered, { pairOf }))).toBe(shape(assemble(rendered, { pairOf })));
+            resumed += asm.resumed - before;
+          }
+        },
+      ),
+      { numRuns: Math.max(200, RUNS / 2) },
+    );
+    // The property is about resumed assemblies: many of the runs must have resumed.
+    expect(resumed).toBeGreaterThan(100);
   });
 });
