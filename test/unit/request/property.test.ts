@@ -177,6 +177,24 @@ function check(sc: Scenario, builder: RequestBuilder): void {
   });
 }
 
+/** One step of a growing history: more of the log shown, an overlay added or removed. Returns what is shown. */
+function nextStep(
+  s: Session,
+  st: { grow: number; add?: Scenario['overlays'][number]; remove: number; removeIt: boolean },
+  shown: number,
+): number {
+  if (st.add) {
+    try {
+      addOverlay(s, st.add, { reason: 'prop', callIndex: 0, tokensBefore: 1, tokensAfter: 0 });
+    } catch {
+      // refused by the session's rules
+    }
+  }
+  const all = s.allOverlays();
+  if (st.removeIt && all.length > 0) s.removeOverlay(all[st.remove % all.length].id, 'user');
+  return Math.min(s.messages.length, shown + st.grow);
+}
+
 describe('RequestBuilder property', () => {
   it(`random logs with random overlays always build to a valid request (${RUNS} runs)`, () => {
     fc.assert(
@@ -227,7 +245,6 @@ describe('RequestBuilder property', () => {
         // The whole log, then built over a window that grows: messages [0, shown) are the history so far.
         const s = sessionFor({ ...sc, overlays: [] });
         const builder = new RequestBuilder();
-        const common = { reason: 'prop', callIndex: 0, tokensBefore: 1, tokensAfter: 0 };
         const opts = { model: sc.model, maxTokens: 100, cacheTtl: sc.cacheTtl, accountant: charsAccountant };
         const built = (b: RequestBuilder, from: number | undefined, upTo: number): string => {
           try {
@@ -239,16 +256,7 @@ describe('RequestBuilder property', () => {
         };
         let shown = 1;
         for (const st of steps) {
-          shown = Math.min(s.messages.length, shown + st.grow);
-          if (st.add) {
-            try {
-              addOverlay(s, st.add, common);
-            } catch {
-              // refused by the session's rules
-            }
-          }
-          const all = s.allOverlays();
-          if (st.removeIt && all.length > 0) s.removeOverlay(all[st.remove % all.length].id, 'user');
+          shown = nextStep(s, st, shown);
           // Mostly the whole history so far; sometimes a shorter window or another start.
           const upTo = Math.max(0, shown - (st.upToBack === 3 ? 2 : 0));
           const from = st.from === undefined || st.from % 3 !== 0 ? undefined : st.from % (upTo + 1);
@@ -278,23 +286,13 @@ describe('RequestBuilder property', () => {
           // Rendered messages are kept per revision by the builder: unchanged ones are the same objects.
           const rb = new RequestBuilder();
           const asm = new ResumableAssembly(margin);
-          const common = { reason: 'prop', callIndex: 0, tokensBefore: 1, tokensAfter: 0 };
           const pairOf = (id: string, want: 'use' | 'result'): string | undefined =>
             want === 'use' ? s.toolUseBlockId(id) : s.toolResultBlockId(id);
           const shape = (a: ReturnType<typeof assemble>): string =>
             JSON.stringify([a.messages.map((m) => [m.param, m.ids]), a.repairs, a.latestThinking]);
           let shown = 1;
           for (const st of steps) {
-            shown = Math.min(s.messages.length, shown + st.grow);
-            if (st.add) {
-              try {
-                addOverlay(s, st.add, common);
-              } catch {
-                // refused by the session's rules
-              }
-            }
-            const all = s.allOverlays();
-            if (st.removeIt && all.length > 0) s.removeOverlay(all[st.remove % all.length].id, 'user');
+            shown = nextStep(s, st, shown);
             // Mostly the history so far; sometimes a shorter one (the checkpoint may then lie past the end).
             const upTo = Math.max(0, shown - (st.back === 4 ? 3 : 0));
             const rendered = [];
