@@ -31,8 +31,12 @@ import {
 import type { RenderedMessage } from './render';
 import { freshCopy, isFresh, type Turn } from './turns';
 
-/** Rendered messages at least this far from the end are behind the checkpoint (what later calls change is after). */
-export const RESUME_MARGIN = 24;
+/**
+ * Rendered messages at least this far from the end are behind the checkpoint: what later calls mostly change (the
+ * last response's view, the round a strategy trims next) is after it. On entire-dev (`none` + `default`) a margin of
+ * 4 resumed 87% of the assemblies, 8 80%, 24 54%: the others had no checkpoint yet or one an overlay had passed.
+ */
+export const RESUME_MARGIN = 4;
 
 interface Checkpoint {
   readonly rendered: readonly RenderedMessage[];
