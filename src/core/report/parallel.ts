@@ -139,7 +139,7 @@ class Pool {
       if (p) p.done('result' in reply ? reply.result : this.inProcess(p.job));
       this.pump();
     });
-    // A worker that fails (cannot start, crashes) is dropped; its jobs and the rest run without it, in process at worst.
+    // A worker that fails (cannot start, crashes) is dropped; its jobs and the rest run without it, here at worst.
     w.on('error', () => this.drop(w));
     w.on('exit', () => this.drop(w));
   }
