@@ -1,14 +1,14 @@
 /**
- * The report on every core: files are reported by the main thread and a pool
- * of worker threads, and merged in the main thread in counting order, so the
- * output is the sequential one (buildReport), row for row.
+ * The report on every core: files are reported by a pool of worker threads
+ * and merged in the main thread in counting order, so the output is the
+ * sequential one (buildReport), row for row.
  *
  * Which responses a file counts depends on the files before it (a resumed
  * session copies its parent's lines). Each file is first reported as if
  * nothing were counted before it; at its turn in the merge, the keys it
  * counted are checked against those counted so far. Almost always none are
- * (the result stands); otherwise the file is reported again, in the main
- * thread, with just those keys counted (jobs.ts: that gives the sequential
+ * (the result stands); otherwise the file is reported again, first in the
+ * queue, with just those keys counted (jobs.ts: that gives the sequential
  * rows exactly). The per-file cache works as in the sequential run: a file it
  * answers is not sent to a worker, and a cached file whose responses were
  * counted earlier in this run is reported anew.
@@ -29,20 +29,14 @@ import type { JobReply, JobRequest, WorkerSetup } from './worker';
 const WORKER_YOUNG_GENERATION_MB = 96;
 
 /**
- * On two cores, below this many bytes in all one thread finishes first. This thread reports files
- * too, so a second thread costs one worker: it loads the bundle and warms up its own JIT (a cold
- * thread reads its first 8 MB of sessions about 3× slower than a warm one). Measured here with two
- * workers beside an idle merge thread (copies of the m-claude sessions, `none` + `default`, wall):
- * 34 MB 2.3 s in this thread vs 2.5–2.7 s; 67 MB 3.3 vs 3.5–3.7 s; 133 MB 5.4 vs 5.1 s. With this
- * thread at work and one worker (entire-dev, 43 MB, `none` + `default`): 3.5–3.7 s of CPU in this
- * thread, 4.5–4.8 s in two; 8 MB (m-claude) 1.8–1.9 vs 2.1–2.2 s. The second core then saves wall
- * time from about 20 MB on, when it is free (on a loaded machine it only adds CPU).
+ * On two cores, below this many bytes in all one thread finishes first. Each worker loads the
+ * bundle and warms up its own JIT (a cold process reads its first 8 MB of sessions about 3×
+ * slower than a warm one), and two busy threads share the cores with V8's helpers. Measured
+ * here (copies of the m-claude sessions, `none` + `default`, wall): 34 MB 2.3 s in this thread
+ * vs 2.5–2.7 s in two workers; 67 MB 3.3 vs 3.5–3.7 s; 133 MB 5.4 vs 5.1 s; 205 MB 7.3 vs 6.5 s.
  */
-export const PARALLEL_MIN_BYTES = 24_000_000;
-/**
- * Two workers did the work of 1.22 threads here (205 MB: 6.1 s of work in one thread, 5.0 s in two, warm-up aside): the
- * share of a core a worker adds, for the crossover on more cores.
- */
+export const PARALLEL_MIN_BYTES = 96_000_000;
+/** Two workers did the work of 1.22 threads here (205 MB: 6.1 s of work in one thread, 5.0 s in two, warm-up aside). */
 const WORKER_EFFICIENCY = 0.61;
 
 /**
@@ -59,9 +53,9 @@ export interface ParallelReportOptions extends ReportOptions {
   /** The worker script (dist/report-worker.js: src/cli/report-worker.ts). */
   readonly workerScript: string;
   /**
-   * Threads at work (at most one per file): this thread and N − 1 worker threads; 0 or 1: this
-   * thread alone (synchronously). Default: the cores available, or this thread alone when the
-   * files are fewer than {@link parallelMinBytes} in all.
+   * Worker threads (at most one per file); 0 or 1: in this thread (synchronously).
+   * Default: the cores available, or this thread when the files are fewer than
+   * {@link parallelMinBytes} in all.
    */
   readonly workers?: number;
 }
@@ -71,89 +65,75 @@ interface Pending {
   readonly done: (r: FileJobResult) => void;
 }
 
-/**
- * Jobs a worker holds at once: it starts the next as soon as it ends one, while this thread,
- * busy with a file of its own, has not yet read the reply.
- */
-const WORKER_DEPTH = 2;
-
-/**
- * Worker threads and this thread taking jobs from one queue, in file order. This thread takes
- * one ({@link Pool.takeHere}) whenever the merge waits; each worker holds {@link WORKER_DEPTH}.
- */
+/** Worker threads taking jobs from one queue; urgent jobs (re-runs the merge waits for) go first. */
 class Pool {
   private readonly queue: Pending[] = [];
-  private readonly busy = new Map<Worker, Pending[]>();
+  private readonly idle: Worker[] = [];
+  private readonly busy = new Map<Worker, Pending>();
   private readonly workers: Worker[] = [];
   private nextId = 0;
 
   constructor(
     private readonly script: string,
-    private size: number,
+    private readonly size: number,
     private readonly setup: WorkerSetup,
   ) {}
 
-  run(path: string, prior: readonly string[]): Promise<FileJobResult> {
+  run(path: string, prior: readonly string[], urgent = false): Promise<FileJobResult> {
     return new Promise((done) => {
-      this.queue.push({ job: { id: this.nextId++, path, prior }, done });
+      const p: Pending = { job: { id: this.nextId++, path, prior }, done };
+      if (urgent) this.queue.unshift(p);
+      else this.queue.push(p);
       this.pump();
     });
   }
 
-  /** Run the next queued job in this thread; false when none is queued. */
-  takeHere(): boolean {
-    const p = this.queue.shift();
-    if (!p) return false;
-    p.done(this.inProcess(p.job));
-    return true;
-  }
-
   async close(): Promise<void> {
     const all = this.workers.splice(0);
-    this.busy.clear();
+    this.idle.length = 0;
     await Promise.all(all.map((w) => w.terminate()));
   }
 
   private pump(): void {
-    while (this.workers.length < this.size) this.spawn();
-    for (let depth = 1; depth <= WORKER_DEPTH; depth++) {
-      for (const w of this.workers) {
-        const held = this.busy.get(w)!;
-        if (held.length >= depth || !this.queue.length) continue;
-        const p = this.queue.shift()!;
-        held.push(p);
-        w.postMessage(p.job);
-      }
+    while (this.queue.length) {
+      const w = this.idle.pop() ?? (this.workers.length < this.size ? this.spawn() : undefined);
+      if (!w) return;
+      const p = this.queue.shift()!;
+      this.busy.set(w, p);
+      w.postMessage(p.job);
     }
   }
 
-  private spawn(): void {
+  private spawn(): Worker {
     const w = new Worker(this.script, {
       workerData: this.setup,
       resourceLimits: { maxYoungGenerationSizeMb: WORKER_YOUNG_GENERATION_MB },
     });
     this.workers.push(w);
-    this.busy.set(w, []);
     w.on('message', (reply: JobReply) => {
-      const p = this.busy.get(w)?.shift();
+      const p = this.busy.get(w);
+      this.busy.delete(w);
+      this.idle.push(w);
       if (p) p.done('result' in reply ? reply.result : this.inProcess(p.job));
       this.pump();
     });
-    // A worker that fails (cannot start, crashes) is dropped; its jobs and the rest run without it, here at worst.
+    // A worker that fails (cannot start, crashes) is dropped; its job and the rest run without it, in process at worst.
     w.on('error', () => this.drop(w));
     w.on('exit', () => this.drop(w));
+    return w;
   }
 
   private drop(w: Worker): void {
     const i = this.workers.indexOf(w);
     if (i < 0) return;
     this.workers.splice(i, 1);
-    const held = this.busy.get(w) ?? [];
+    const j = this.idle.indexOf(w);
+    if (j >= 0) this.idle.splice(j, 1);
+    const p = this.busy.get(w);
     this.busy.delete(w);
-    // Not replaced: the size shrinks with it, and this thread takes what is left.
-    this.size--;
-    for (const p of held) p.done(this.inProcess(p.job));
-    this.pump();
+    if (p) p.done(this.inProcess(p.job));
+    if (!this.workers.length) for (const q of this.queue.splice(0)) q.done(this.inProcess(q.job));
+    else this.pump();
   }
 
   private inProcess(job: JobRequest): FileJobResult {
@@ -222,18 +202,11 @@ export async function buildReportParallel(o: ParallelReportOptions): Promise<Rep
     }
     return finish(acc, strategies, o.cache, searched);
   }
-  // This thread is one of the `size` threads at work: it takes queued files while the merge waits.
-  const pool = new Pool(o.workerScript, size - 1, { strategies, config: o.config });
+  const pool = new Pool(o.workerScript, size, { strategies, config: o.config });
   try {
-    // Every file the cache will not answer is queued now; the merge below takes them in order.
-    const results: (FileJobResult | undefined)[] = [];
-    const first = files.map((f, i) =>
-      o.cache?.peek(f.path, f.size, f.mtimeMs, setup)
-        ? undefined
-        : pool.run(f.path, []).then((r) => {
-            results[i] = r;
-            return r;
-          }),
+    // Every file the cache will not answer is started now; the merge below takes them in order.
+    const first = files.map((f) =>
+      o.cache?.peek(f.path, f.size, f.mtimeMs, setup) ? undefined : pool.run(f.path, []),
     );
     for (let i = 0; i < files.length; i++) {
       const f = files[i];
@@ -242,12 +215,9 @@ export async function buildReportParallel(o: ParallelReportOptions): Promise<Rep
         for (const k of hit.keys) acc.counted.add(k);
         push(acc, f, hit);
       } else {
-        const job = { strategies, config: o.config };
-        // Work here until this file is done (by a worker or here); a yield lets the workers' replies in.
-        while (first[i] && !results[i] && pool.takeHere()) await new Promise((r) => setImmediate(r));
-        let r = await (first[i] ?? Promise.resolve(runFileJob(f.path, [], job)));
+        let r = await (first[i] ?? pool.run(f.path, [], true));
         const prior = r.unreadable ? [] : r.keys.filter((k) => acc.counted.has(k));
-        if (prior.length) r = runFileJob(f.path, prior, job);
+        if (prior.length) r = await pool.run(f.path, prior, true);
         if (r.unreadable) acc.skipped.push({ file: f.path, reason: r.unreadable });
         else {
           for (const k of r.keys) acc.counted.add(k);
