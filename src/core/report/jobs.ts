@@ -53,12 +53,16 @@ export function runFileJob(path: string, prior: readonly string[], opts: FileRep
 export function completeLines(text: string): string {
   if (text.endsWith('\n') || !text.startsWith('{')) return text;
   const last = text.lastIndexOf('\n');
-  if (last < 0 || parseJson(text).ok) return text;
-  const tail = text.slice(last + 1);
+  if (last < 0 || lineParses(text.slice(last + 1)) || parseJson(text).ok) return text;
+  return text.slice(0, last + 1);
+}
+
+/** Whether one line is a JSON document. */
+export function lineParses(line: string): boolean {
   try {
-    JSON.parse(tail);
-    return text;
+    JSON.parse(line);
+    return true;
   } catch {
-    return text.slice(0, last + 1);
+    return false;
   }
 }

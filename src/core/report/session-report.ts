@@ -160,12 +160,14 @@ function fittedRow(file: string, conv: RecordedSession, opts: FileReportOptions)
   for (const [name, v] of Object.entries(strategies)) {
     if (name === 'none' || v.documentedInputCost === undefined || !none.documentedInputCost) continue;
     explained.notes.push(
-      `${name} saves ${pct(1 - v.inputCost / none.inputCost)} of none following the recording's misses, ${pct(1 - v.documentedInputCost / none.documentedInputCost)} with the documented cache rules alone`,
+      `${name} saves ${pct(1 - v.inputCost / none.inputCost)} of none following the recording's misses, ` +
+        `${pct(1 - v.documentedInputCost / none.documentedInputCost)} with the documented cache rules alone`,
     );
   }
   if (unmatched.length)
     explained.notes.push(
-      `${unmatched.length} billed response(s) are not in the replayed history: carried at their recorded cost in every strategy`,
+      `${unmatched.length} billed response(s) are not in the replayed history: ` +
+        'carried at their recorded cost in every strategy',
     );
   const error = fit.costError ?? null;
   const anchored = error !== null && Math.abs(error) <= ANCHOR_TOLERANCE;

@@ -33,15 +33,17 @@
  * - Thinking: the latest assistant message keeps every thinking block verbatim (overlays on
  *   them are ignored) and thinking first; older turns lose their thinking when a merge left it
  *   behind another block (older thinking may be dropped).
+ * The pairing pass is tool-pairs.ts, the thinking pass thinking-pass.ts; a request that adds to
+ * the last one resumes the assembly from a checkpoint (assemble-resume.ts).
  */
-import type { ContentBlockParam, MessageParam, TextBlockParam, ToolResultBlockParam } from '../session/types';
+import type { ContentBlockParam, MessageParam } from '../session/types';
 import { isThinking } from '../api/blocks';
-import { summaryBlock, SYNTHETIC, type RenderedMessage, type SentBlock } from './render';
+import { summaryBlock, type RenderedMessage, type SentBlock } from './render';
 import { thinkingPass } from './thinking-pass';
+import { lostResult, pairTurns, SeenIds, type PassHost } from './tool-pairs';
 import {
-  hasToolResult,
-  hasToolResultBefore,
-  hasToolUse,
+  freshBlock,
+  isFresh,
   mutable,
   sameVisible,
   setBlocks,
@@ -54,11 +56,7 @@ import {
 } from './turns';
 import type { Repair } from '../api/wire';
 
-/** Content of the tool_result synthesized for a Cline-style call answered in text. */
-export const UNANSWERED_RESULT_TEXT = 'The result of this tool call is given in the text that follows.';
-
-/** Content of the `is_error` tool_result synthesized for a call whose result the log never recorded. */
-export const RESULT_NOT_RECORDED = 'result not recorded';
+export { orphanText, RESULT_NOT_RECORDED, UNANSWERED_RESULT_TEXT } from './tool-pairs';
 
 export interface AssembleOptions {
   /**
@@ -67,39 +65,6 @@ export interface AssembleOptions {
    * missing half counts as never recorded.
    */
   readonly pairOf?: (toolUseId: string, want: 'use' | 'result') => string | undefined;
-}
-
-/**
- * The text-form output of a call named `name` in `next` (a Cline-style answer, render.ts
- * SentBlock.output), taken out of it and made the call's tool_result, as Cline sends a result
- * whose call it knows (cline/cline src/core/task/tools/utils/ToolResultUtils.ts:
- * `{type: "tool_result", tool_use_id, content: "[tool for 'x'] Result:\n…"}`). The first run of
- * output for that tool (else the first run of any tool) answers it; undefined when `next` holds
- * none. The tool_result keeps the id of the run's opening block.
- */
-function takeTextAnswer(next: Turn, name: string, id: string): { block: SentBlock; ids: string[] } | undefined {
-  const runs = next.blocks.filter((b) => b.output && !b.hidden);
-  const run = (runs.find((b) => b.output?.tool === name) ?? runs[0])?.output?.run;
-  if (run === undefined) return undefined;
-  const taken = next.blocks.filter((b) => b.output?.run === run && !b.hidden);
-  setBlocks(
-    next,
-    next.blocks.filter((b) => b.output?.run !== run || b.hidden),
-  );
-  const texts = taken.map((b) => b.param).filter((p): p is TextBlockParam => p.type === 'text');
-  const content = texts.length === 1 ? texts[0].text : texts.map((p) => ({ type: 'text' as const, text: p.text }));
-  return {
-    block: { id: taken[0].id, param: { type: 'tool_result', tool_use_id: id, content } },
-    ids: taken.map((b) => b.id),
-  };
-}
-
-/** A tool_result whose call is not in the conversation, as text that keeps what it said. */
-export function orphanText(p: ToolResultBlockParam): string {
-  const c = p.content;
-  const body =
-    typeof c === 'string' ? c : (c ?? []).map((x) => (x.type === 'text' ? x.text : `[${x.type}]`)).join('\n');
-  return `[Result of tool call ${p.tool_use_id}${p.is_error ? ' (error)' : ''}, whose call is not in this conversation]\n${body}`;
 }
 
 export interface AssembledMessage {
@@ -113,6 +78,21 @@ export interface Assembled {
   readonly repairs: Repair[];
   /** The thinking blocks the latest assistant message must carry, as the model produced them. */
   readonly latestThinking: ContentBlockParam[];
+}
+
+/** The passes, in order (a turn's marks and a run's repairs are kept per pass). */
+export const PASSES = 5;
+const COLLECT = 0;
+const PAIR = 1;
+const COMPACT = 2;
+const RESULTS_FIRST = 3;
+const THINKING = 4;
+
+/** A pair question asked while assembling, and its answer (a checkpoint asks them again before it is used). */
+export interface PairQuery {
+  readonly id: string;
+  readonly want: 'use' | 'result';
+  readonly answer: string | undefined;
 }
 
 /**
@@ -136,28 +116,101 @@ function mergeRepair(t: Turn): Repair {
   return r;
 }
 
-class Assembler {
-  readonly repairs: Repair[] = [];
-  constructor(private readonly opts: AssembleOptions) {}
+/** What a run continues from: the state of the assembly just before the turn of rendered message `from`. */
+export interface RunStart {
+  readonly from: number;
+  /** Tool_use ids of the turns before. */
+  readonly uses: ReadonlySet<string>;
+  /** Summaries emitted before. */
+  readonly summaries: ReadonlySet<string>;
+}
 
-  /** For the passes in other modules. */
-  report(rule: string, description: string, ids: (string | undefined)[]): void {
-    this.repair(rule, description, ids);
+/** One run of the passes over rendered messages [start.from, end) (all of them without a start). */
+export class Run implements PassHost {
+  readonly repairs: Repair[] = [];
+  /** Index in `repairs` where each pass began. */
+  readonly passStart: number[] = [];
+  readonly queries: PairQuery[] = [];
+  /** Index in `queries` where each pass began. */
+  readonly queryStart: number[] = [];
+  /** Summaries emitted by this run, in order. */
+  readonly summaries: string[] = [];
+  readonly seen: SeenIds;
+  /** The turns as the pairing pass left them (before compaction). */
+  paired: Turn[] = [];
+  private readonly emitted: Set<string>;
+
+  constructor(
+    private readonly opts: AssembleOptions,
+    private readonly start?: RunStart,
+  ) {
+    this.seen = new SeenIds(start?.uses);
+    this.emitted = new Set();
   }
 
-  private repair(rule: string, description: string, ids: (string | undefined)[]): void {
+  report(rule: string, description: string, ids: (string | undefined)[]): void {
     this.repairs.push({ rule, description, blockIds: ids.filter((x): x is string => x !== undefined) });
   }
 
+  pairOf(id: string, want: 'use' | 'result'): string | undefined {
+    const answer = this.opts.pairOf?.(id, want);
+    this.queries.push({ id, want, answer });
+    return answer;
+  }
+
+  reach(pass: number, t: Turn): void {
+    // Only a turn of a rendered assistant message can hold a checkpoint (assemble-resume.ts).
+    if (t.start < 0 || t.role !== 'assistant') return;
+    const m = (t.marks ??= { repairs: [], queries: [], summaries: 0 });
+    m.repairs[pass] = this.repairs.length;
+    m.queries[pass] = this.queries.length;
+    if (pass === COLLECT) m.summaries = this.summaries.length;
+    if (pass === PAIR) m.uses = this.seen.own.size;
+  }
+
+  private begin(pass: number): void {
+    this.passStart[pass] = this.repairs.length;
+    this.queryStart[pass] = this.queries.length;
+  }
+
+  /**
+   * All passes. Returns the turns to send and the latest turn's thinking, or undefined when a
+   * run from a start would change a turn before it (the caller then runs from the beginning).
+   */
+  passes(rendered: readonly RenderedMessage[]): { turns: Turn[]; latestThinking: ContentBlockParam[] } | undefined {
+    this.begin(COLLECT);
+    const turns = this.collect(rendered);
+    const first = turns[0];
+    // From a start: the first turn is the assistant turn of rendered message `from`, pushed after a user turn.
+    if (this.start && (first?.start !== this.start.from || first.role !== 'assistant')) return undefined;
+    this.begin(PAIR);
+    pairTurns(this, turns, this.seen);
+    this.paired = turns.slice();
+    this.begin(COMPACT);
+    const out = this.compact(turns);
+    if (this.start && out[0] !== first) return undefined;
+    this.begin(RESULTS_FIRST);
+    this.resultsFirst(out);
+    this.begin(THINKING);
+    const latestThinking = thinkingPass(
+      out,
+      (r, d, ids) => this.report(r, d, ids),
+      (t) => this.reach(THINKING, t),
+    );
+    this.passStart[PASSES] = this.repairs.length;
+    return { turns: out, latestThinking };
+  }
+
   /** Append a turn, merging it into the previous one when the roles match. */
-  private push(out: Turn[], t: Turn): void {
+  private push(out: Turn[], t: Turn, pass: number): void {
     const top = out[out.length - 1];
     if (!top || top.role !== t.role) {
+      if (pass === COLLECT) this.reach(COLLECT, t);
       out.push(t);
       return;
     }
     if (t.role === 'assistant' && sameVisible(top, t)) {
-      this.repair('duplicate-response', 'dropped a second copy of an assistant response recorded twice', visibleIds(t));
+      this.report('duplicate-response', 'dropped a second copy of an assistant response recorded twice', visibleIds(t));
       return;
     }
     if (t.role === 'assistant' && t.thinkingFrom && top.blocks.some((b) => isThinking(b.param))) {
@@ -167,7 +220,7 @@ class Assembler {
         top,
         top.blocks.filter((b) => !isThinking(b.param)),
       );
-      this.repair(
+      this.report(
         'merged-thinking-dropped',
         "dropped the earlier response's thinking when merging two assistant messages",
         dropped.filter((b) => !b.hidden).map((b) => b.id),
@@ -183,15 +236,17 @@ class Assembler {
   }
 
   /** Rendered messages → alternating turns; a summary range starting before the window still gets its summary. */
-  collect(rendered: readonly RenderedMessage[]): Turn[] {
+  private collect(rendered: readonly RenderedMessage[]): Turn[] {
     const out: Turn[] = [];
-    const emitted = new Set<string>();
-    for (const r of rendered) {
-      if (r.summary && !emitted.has(r.summary.id)) {
-        emitted.add(r.summary.id);
+    const before = this.start?.summaries;
+    for (let i = this.start?.from ?? 0; i < rendered.length; i++) {
+      const r = rendered[i];
+      if (r.summary && !this.emitted.has(r.summary.id) && !before?.has(r.summary.id)) {
+        this.emitted.add(r.summary.id);
+        this.summaries.push(r.summary.id);
         const block = summaryBlock(r.summary);
         if (r.blocks[0]?.id !== block.id) {
-          this.push(out, userTurn([block]));
+          this.push(out, userTurn([freshBlock(block)]), COLLECT);
         }
       }
       if (r.visible > 0) {
@@ -202,7 +257,7 @@ class Assembler {
           const lost = this.lostResults(top);
           if (lost.length > 0) out.push(userTurn(lost));
         }
-        this.push(out, turnOf(r));
+        this.push(out, turnOf(r, i), COLLECT);
       }
     }
     return out;
@@ -214,144 +269,26 @@ class Assembler {
   private lostResults(t: Turn): SentBlock[] {
     const out: SentBlock[] = [];
     for (const b of t.blocks) {
-      if (b.param.type === 'tool_use' && !b.hidden && this.opts.pairOf?.(b.param.id, 'result') === undefined)
-        out.push(this.lostResult(b.id, b.param.id));
+      if (b.param.type === 'tool_use' && !b.hidden && this.pairOf(b.param.id, 'result') === undefined)
+        out.push(lostResult(this, b.id, b.param.id));
     }
     return out;
   }
 
-  /** The `is_error` result that answers a call whose result the transcript never recorded. */
-  private lostResult(blockId: string, toolUseId: string): SentBlock {
-    this.repair(
-      'lost-tool-result',
-      `synthesized an is_error tool_result for ${toolUseId}: the transcript never recorded its result`,
-      [blockId],
-    );
-    return {
-      id: `${SYNTHETIC.toolResult}${toolUseId}`,
-      param: { type: 'tool_result', tool_use_id: toolUseId, content: RESULT_NOT_RECORDED, is_error: true },
-    };
-  }
-
-  /** Keep exactly the tool pairs whose use and result are both present (see module doc). */
-  pair(turns: Turn[]): void {
-    const seen = new Set<string>();
-    for (let i = 0; i < turns.length; i++) {
-      const t = turns[i];
-      if (t.role === 'assistant') {
-        const lost = this.pairUses(t, turns[i + 1], seen);
-        if (lost) turns.splice(i + 1, 0, userTurn(lost));
-      } else this.pairResults(t, i > 0 ? turns[i - 1] : undefined);
-    }
-  }
-
   /**
-   * Drop uses that are repeated or whose recorded result is not in `next`; synthesize results
-   * for calls answered as text (Cline) or never recorded. Returns the synthetic results that need
-   * a user message of their own (`next` is not a user message).
+   * Drop emptied turns, re-merge, drop a leading assistant turn (and its results) and the trailing one. From a start,
+   * the turns follow a user turn: none is leading.
    */
-  private pairUses(t: Turn, next: Turn | undefined, seen: Set<string>): SentBlock[] | undefined {
-    const blocks = t.blocks;
-    let keep: SentBlock[] | undefined;
-    let synth: SentBlock[] | undefined;
-    for (let k = 0; k < blocks.length; k++) {
-      const b = blocks[k];
-      let drop = false;
-      if (b.param.type === 'tool_use') {
-        const id = b.param.id;
-        if (seen.has(id)) {
-          drop = true;
-          this.repair('duplicate-tool-use', `dropped a repeated tool_use id ${id}`, [b.id]);
-        } else {
-          seen.add(id);
-          const recorded = this.opts.pairOf?.(id, 'result');
-          if (hasToolResult(next, id)) {
-            // answered
-          } else if (next?.unanswered) {
-            const answer = takeTextAnswer(next, b.param.name, id);
-            if (answer) {
-              (synth ??= []).push(answer.block);
-              this.repair(
-                'text-result-as-tool-result',
-                `sent the text-form result of ${id} as its tool_result, the way the client does`,
-                [b.id, ...answer.ids],
-              );
-            } else {
-              (synth ??= []).push({
-                id: `${SYNTHETIC.toolResult}${id}`,
-                param: { type: 'tool_result', tool_use_id: id, content: UNANSWERED_RESULT_TEXT },
-              });
-              this.repair('unanswered-tool-use', `synthesized a tool_result for ${id}: its result was given as text`, [
-                b.id,
-              ]);
-            }
-          } else if (recorded === undefined) {
-            (synth ??= []).push(this.lostResult(b.id, id));
-          } else {
-            drop = true;
-            this.repair('tool-use-without-result', `dropped tool_use ${id}: no tool_result in the next message`, [
-              b.id,
-              recorded,
-            ]);
-          }
-        }
-      }
-      if (drop) keep ??= blocks.slice(0, k);
-      else keep?.push(b);
-    }
-    if (keep) setBlocks(t, keep);
-    if (!synth) return undefined;
-    if (next?.role !== 'user') return synth;
-    mutable(next).unshift(...synth);
-    return undefined;
-  }
-
-  /** Drop results whose use is not in `prev` (already paired), and second results for one use. */
-  private pairResults(t: Turn, prev: Turn | undefined): void {
-    const blocks = t.blocks;
-    let keep: SentBlock[] | undefined;
-    for (let k = 0; k < blocks.length; k++) {
-      const b = blocks[k];
-      let drop = false;
-      if (b.param.type === 'tool_result') {
-        const id = b.param.tool_use_id;
-        if (!hasToolUse(prev, id) && this.opts.pairOf?.(id, 'use') === undefined) {
-          (keep ??= blocks.slice(0, k)).push({ id: b.id, param: { type: 'text', text: orphanText(b.param) } });
-          this.repair(
-            'orphan-result-as-text',
-            `sent tool_result ${id} as text: the transcript never recorded its tool_use`,
-            [b.id],
-          );
-          continue;
-        } else if (!hasToolUse(prev, id)) {
-          drop = true;
-          this.repair('orphan-tool-result', `dropped tool_result ${id}: its tool_use is not in the previous message`, [
-            b.id,
-            this.opts.pairOf?.(id, 'use'),
-          ]);
-        } else if (hasToolResultBefore(blocks, k, id)) {
-          drop = true;
-          this.repair('duplicate-tool-result', `dropped a second tool_result for ${id}`, [b.id]);
-        }
-      }
-      if (drop) keep ??= blocks.slice(0, k);
-      else keep?.push(b);
-    }
-    if (keep) setBlocks(t, keep);
-  }
-
-  /**
-   * Drop emptied turns, re-merge, drop a leading assistant turn (and its results) and the trailing one.
-   */
-  compact(turns: Turn[]): Turn[] {
+  private compact(turns: Turn[]): Turn[] {
     const out: Turn[] = [];
     let orphans: Set<string> | undefined;
     for (const t of turns) {
+      this.reach(COMPACT, t);
       if (orphans && t.role === 'user') {
         const drop = orphans;
         const keep = t.blocks.filter((b) => !(b.param.type === 'tool_result' && drop.has(b.param.tool_use_id)));
         if (keep.length !== t.blocks.length) {
-          this.repair(
+          this.report(
             'orphan-tool-result',
             'dropped results of a dropped leading assistant message',
             t.blocks.filter((b) => !keep.includes(b)).map((b) => b.id),
@@ -361,8 +298,8 @@ class Assembler {
         orphans = undefined;
       }
       if (visibleCount(t) === 0) continue;
-      if (out.length === 0 && t.role === 'assistant') {
-        this.repair(
+      if (out.length === 0 && t.role === 'assistant' && !this.start) {
+        this.report(
           'leading-assistant',
           'dropped an assistant message at the start (the first message must be user)',
           visibleIds(t),
@@ -372,7 +309,7 @@ class Assembler {
         orphans = uses.size > 0 ? uses : undefined;
         continue;
       }
-      this.push(out, t);
+      this.push(out, t, COMPACT);
     }
     this.dropTrailingAssistant(out);
     return out;
@@ -383,7 +320,7 @@ class Assembler {
     const last = out[out.length - 1];
     if (last?.role !== 'assistant') return;
     out.pop();
-    this.repair(
+    this.report(
       'trailing-assistant',
       'dropped the final assistant message: the request must end with a user message',
       visibleIds(last),
@@ -391,8 +328,9 @@ class Assembler {
   }
 
   /** Stable partition of each user turn: tool_result blocks first. */
-  resultsFirst(turns: Turn[]): void {
+  private resultsFirst(turns: Turn[]): void {
     for (const t of turns) {
+      this.reach(RESULTS_FIRST, t);
       if (t.role !== 'user') continue;
       let other = false;
       let late = false;
@@ -403,7 +341,7 @@ class Assembler {
       if (!late) continue;
       const results = t.blocks.filter((b) => b.param.type === 'tool_result');
       setBlocks(t, [...results, ...t.blocks.filter((b) => b.param.type !== 'tool_result')]);
-      this.repair(
+      this.report(
         'tool-results-first',
         'moved tool_result blocks before the other blocks of their message',
         results.map((b) => b.id),
@@ -420,18 +358,20 @@ class Assembler {
  */
 const lastOutput = new WeakMap<object, AssembledMessage>();
 
-function output(t: Turn): AssembledMessage {
-  if (!t.own && t.source && !t.more) return t.source.output();
+/** A turn's message; `fresh` when it holds a param made anew on every call ({@link isFresh}). */
+export function output(t: Turn): { message: AssembledMessage; fresh: boolean } {
+  if (!t.own && t.source && !t.more) return { message: t.source.output(), fresh: false };
   const vis = t.blocks.filter((b) => !b.hidden);
+  const fresh = vis.some((b) => isFresh(b.param));
   const key = vis[0]?.param;
   const hit = key ? lastOutput.get(key) : undefined;
-  if (hit && hit.param.role === t.role && sameBlocks(hit, vis)) return hit;
+  if (hit && hit.param.role === t.role && sameBlocks(hit, vis)) return { message: hit, fresh };
   const out: AssembledMessage = {
     param: { role: t.role, content: vis.map((b) => b.param) },
     ids: vis.map((b) => b.id),
   };
   if (key) lastOutput.set(key, out);
-  return out;
+  return { message: out, fresh };
 }
 
 /** The same block objects with the same ids, in the same order. */
@@ -444,11 +384,7 @@ function sameBlocks(m: AssembledMessage, vis: readonly SentBlock[]): boolean {
 
 /** Rendered messages (in log order) → valid messages, the repairs made, and the latest turn's thinking. */
 export function assemble(rendered: readonly RenderedMessage[], opts: AssembleOptions): Assembled {
-  const a = new Assembler(opts);
-  const turns = a.collect(rendered);
-  a.pair(turns);
-  const out = a.compact(turns);
-  a.resultsFirst(out);
-  const latestThinking = thinkingPass(out, (r, d, ids) => a.report(r, d, ids));
-  return { messages: out.map(output), repairs: a.repairs, latestThinking };
+  const run = new Run(opts);
+  const { turns, latestThinking } = run.passes(rendered)!;
+  return { messages: turns.map((t) => output(t).message), repairs: run.repairs, latestThinking };
 }

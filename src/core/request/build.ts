@@ -17,13 +17,16 @@ import type { Session } from '../session/session';
 import { lastBelow } from '../session/sorted';
 import type { ContentBlockParam, MessageParam, TextBlockParam } from '../session/types';
 import type { TokenAccountant } from '../tokens/types';
-import { assemble } from './assemble';
+import { ResumableAssembly } from './assemble-resume';
 import { cacheControlOf, isBlank, withoutCacheControl } from '../api/blocks';
 import { renderMessage, type RenderedMessage } from './render';
 import type { Breakpoint, CacheTtl, Repair, RequestBody, Violation } from '../api/wire';
 import { userTextRequired } from './user-text-carried';
 import { thinkingEnabled } from './validate';
 import { RequestStreamValidator } from './validate-stream';
+import { firstChangedMessage } from './first-changed';
+
+export { firstChangedMessage } from './first-changed';
 
 /** Top-level params passed through untouched (thinking, tool_choice, metadata, temperature…). */
 export type ExtraParams = Omit<
@@ -102,55 +105,6 @@ export interface BuildResult {
   readonly heldFrom?: number;
 }
 
-/**
- * Index of the first message of `cur` that differs from `prev` (by object, then block by block,
- * then by JSON for small messages a repair rebuilt): where the previous cached prefix breaks.
- */
-export function firstChangedMessage(prev: readonly MessageParam[], cur: readonly MessageParam[]): number {
-  const n = Math.min(prev.length, cur.length);
-  for (let i = 0; i < n; i++) {
-    const a = prev[i];
-    const b = cur[i];
-    if (a === b) continue;
-    if (a.role !== b.role) return i;
-    const ac = a.content;
-    const bc = b.content;
-    if (typeof ac === 'string' || typeof bc === 'string') {
-      if (ac !== bc) return i;
-      continue;
-    }
-    if (ac.length !== bc.length) return i;
-    for (let k = 0; k < ac.length; k++) {
-      if (ac[k] === bc[k]) continue;
-      // Another type or another length of text is other bytes: no JSON needed to tell.
-      if (ac[k].type !== bc[k].type || textLength(ac[k]) !== textLength(bc[k])) return i;
-      const ja = smallJson(ac[k]);
-      if (ja === undefined || ja !== smallJson(bc[k])) return i;
-    }
-  }
-  return n;
-}
-
-/** Characters of a block's text (text, thinking, a tool result's text). */
-function textLength(b: ContentBlockParam): number {
-  if (b.type === 'text') return b.text.length;
-  if (b.type === 'thinking') return b.thinking.length;
-  if (b.type !== 'tool_result') return 0;
-  return typeof b.content === 'string'
-    ? b.content.length
-    : (b.content ?? []).reduce((a, c) => a + (c.type === 'text' ? c.text.length : 0), 0);
-}
-
-/**
- * A block's JSON when it is at most {@link SAME_BLOCK_JSON_LIMIT} long; a block whose text alone is longer is not
- * serialized.
- */
-function smallJson(b: ContentBlockParam): string | undefined {
-  if (textLength(b) > SAME_BLOCK_JSON_LIMIT) return undefined;
-  const json = JSON.stringify(b);
-  return json.length > SAME_BLOCK_JSON_LIMIT ? undefined : json;
-}
-
 /** The first request message that starts at or after a log position, with the log position it starts at. */
 function requestIndexFrom(
   session: Session,
@@ -168,9 +122,6 @@ function requestIndexFrom(
   }
   return found;
 }
-
-/** Blocks that differ by object are compared as JSON only up to this size (else: counted as changed). */
-const SAME_BLOCK_JSON_LIMIT = 64 * 1024;
 
 /** Violations quoted in the error message (all of them are on `violations`). */
 const SHOWN_VIOLATIONS = 5;
@@ -203,6 +154,8 @@ interface SessionCache {
    * changed.
    */
   readonly validator: RequestStreamValidator;
+  /** The session's requests are assembled as a stream too: from a checkpoint of the last one when they can be. */
+  readonly assembly: ResumableAssembly;
   /** Positions of compact-boundary messages, ascending, for positions < scanned. */
   readonly boundaries: number[];
   scanned: number;
@@ -217,7 +170,13 @@ export class RequestBuilder {
     if (!c)
       this.caches.set(
         session,
-        (c = { rendered: new Map(), validator: new RequestStreamValidator(), boundaries: [], scanned: 0 }),
+        (c = {
+          rendered: new Map(),
+          validator: new RequestStreamValidator(),
+          assembly: new ResumableAssembly(),
+          boundaries: [],
+          scanned: 0,
+        }),
       );
     return c;
   }
@@ -246,7 +205,8 @@ export class RequestBuilder {
     const upTo = Math.max(0, Math.min(opts.upTo ?? n, n));
     const from = Math.max(0, Math.min(opts.from ?? this.epochStart(session, upTo), upTo));
     const rendered: RenderedMessage[] = [];
-    const cache = this.cacheOf(session).rendered;
+    const sessionCache = this.cacheOf(session);
+    const cache = sessionCache.rendered;
     for (let p = from; p < upTo; p++) {
       const r = this.rendered(session, p, cache);
       rendered.push(r);
@@ -258,7 +218,7 @@ export class RequestBuilder {
     const repairs: Repair[] = [];
     for (const r of rendered) if (r.repairs.length) repairs.push(...r.repairs);
 
-    const assembled = assemble(rendered, {
+    const assembled = sessionCache.assembly.assemble(rendered, {
       pairOf: (id, want) => (want === 'use' ? session.toolUseBlockId(id) : session.toolResultBlockId(id)),
     });
     repairs.push(...assembled.repairs);
@@ -306,7 +266,7 @@ export class RequestBuilder {
 
     // A response with thinking was made with thinking on: the request continuing it is sent so too.
     const thinking = thinkingEnabled(body) || assembled.latestThinking.length > 0;
-    const violations = this.cacheOf(session).validator.validate(body, {
+    const violations = sessionCache.validator.validate(body, {
       model: opts.model,
       latestAssistantThinking: assembled.latestThinking,
       thinking,

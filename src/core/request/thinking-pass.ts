@@ -11,11 +11,15 @@ import { setBlocks, type Turn } from './turns';
 /** How a pass reports a repair (rule, description, block ids). */
 export type Report = (rule: string, description: string, ids: (string | undefined)[]) => void;
 
-/** Thinking rules (see module doc); returns the thinking the latest assistant message must carry. */
-export function thinkingPass(turns: Turn[], repair: Report): ContentBlockParam[] {
+/**
+ * Thinking rules (see module doc); returns the thinking the latest assistant message must carry. `reach` is told of
+ * each turn as the pass comes to it.
+ */
+export function thinkingPass(turns: Turn[], repair: Report, reach?: (t: Turn) => void): ContentBlockParam[] {
   let latest = -1;
   for (let i = 0; i < turns.length; i++) if (turns[i].role === 'assistant') latest = i;
   turns.forEach((t, i) => {
+    reach?.(t);
     if (t.role !== 'assistant') return;
     if (i === latest) keepLatestThinking(t, repair);
     else dropMisplacedThinking(t, repair);

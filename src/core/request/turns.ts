@@ -17,10 +17,48 @@ export interface Turn {
   unanswered: boolean;
   /** The one response whose thinking this (assistant) turn carries. */
   thinkingFrom: RenderedMessage | undefined;
+  /** Index of `source` in the rendered list (-1: a turn the assembler made). */
+  start: number;
+  /** Where each pass stood when it reached this turn (the assembler's checkpoints, assemble-resume.ts). */
+  marks?: TurnMarks;
 }
 
-export function turnOf(r: RenderedMessage): Turn {
+/** Per pass: the repairs made and pair questions asked before the pass reached a turn. */
+export interface TurnMarks {
+  readonly repairs: number[];
+  readonly queries: number[];
+  /** Summaries emitted before the turn (the collect pass). */
+  summaries: number;
+  /** Tool_use ids the pairing pass had seen (in this run) before the turn. */
+  uses?: number;
+}
+
+/**
+ * Params the assembler makes anew on every call (synthetic results, a summary's text, a result
+ * sent as text). A message holding one is a new object on every call: whatever compares messages
+ * or counts tokens by object sees it as new, call after call, as it always has.
+ */
+const freshParams = new WeakSet<object>();
+
+export function freshBlock(b: SentBlock): SentBlock {
+  freshParams.add(b.param);
+  return b;
+}
+
+/** A new copy of a param made anew on every call (the copy is one too). */
+export function freshCopy<T extends object>(param: T): T {
+  const copy = { ...param };
+  freshParams.add(copy);
+  return copy;
+}
+
+export function isFresh(param: object): boolean {
+  return freshParams.has(param);
+}
+
+export function turnOf(r: RenderedMessage, start: number): Turn {
   return {
+    start,
     role: r.role,
     blocks: r.blocks,
     own: false,
@@ -33,6 +71,7 @@ export function turnOf(r: RenderedMessage): Turn {
 
 export function userTurn(blocks: SentBlock[]): Turn {
   return {
+    start: -1,
     role: 'user',
     blocks,
     own: true,

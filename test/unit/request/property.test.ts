@@ -7,7 +7,8 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { RequestBuilder, RequestRefusedError } from '../../../src/core/request/build';
-import { orphanText } from '../../../src/core/request/assemble';
+import { assemble, orphanText } from '../../../src/core/request/assemble';
+import { ResumableAssembly } from '../../../src/core/request/assemble-resume';
 import { isSyntheticId } from '../../../src/core/request/render';
 import { RULE, validateRequest } from '../../../src/core/request/validate';
 import type { Author } from '../../../src/core/session/overlay';
@@ -176,6 +177,24 @@ function check(sc: Scenario, builder: RequestBuilder): void {
   });
 }
 
+/** One step of a growing history: more of the log shown, an overlay added or removed. Returns what is shown. */
+function nextStep(
+  s: Session,
+  st: { grow: number; add?: Scenario['overlays'][number]; remove: number; removeIt: boolean },
+  shown: number,
+): number {
+  if (st.add) {
+    try {
+      addOverlay(s, st.add, { reason: 'prop', callIndex: 0, tokensBefore: 1, tokensAfter: 0 });
+    } catch {
+      // refused by the session's rules
+    }
+  }
+  const all = s.allOverlays();
+  if (st.removeIt && all.length > 0) s.removeOverlay(all[st.remove % all.length].id, 'user');
+  return Math.min(s.messages.length, shown + st.grow);
+}
+
 describe('RequestBuilder property', () => {
   it(`random logs with random overlays always build to a valid request (${RUNS} runs)`, () => {
     fc.assert(
@@ -226,7 +245,6 @@ describe('RequestBuilder property', () => {
         // The whole log, then built over a window that grows: messages [0, shown) are the history so far.
         const s = sessionFor({ ...sc, overlays: [] });
         const builder = new RequestBuilder();
-        const common = { reason: 'prop', callIndex: 0, tokensBefore: 1, tokensAfter: 0 };
         const opts = { model: sc.model, maxTokens: 100, cacheTtl: sc.cacheTtl, accountant: charsAccountant };
         const built = (b: RequestBuilder, from: number | undefined, upTo: number): string => {
           try {
@@ -238,16 +256,7 @@ describe('RequestBuilder property', () => {
         };
         let shown = 1;
         for (const st of steps) {
-          shown = Math.min(s.messages.length, shown + st.grow);
-          if (st.add) {
-            try {
-              addOverlay(s, st.add, common);
-            } catch {
-              // refused by the session's rules
-            }
-          }
-          const all = s.allOverlays();
-          if (st.removeIt && all.length > 0) s.removeOverlay(all[st.remove % all.length].id, 'user');
+          shown = nextStep(s, st, shown);
           // Mostly the whole history so far; sometimes a shorter window or another start.
           const upTo = Math.max(0, shown - (st.upToBack === 3 ? 2 : 0));
           const from = st.from === undefined || st.from % 3 !== 0 ? undefined : st.from % (upTo + 1);
@@ -256,5 +265,47 @@ describe('RequestBuilder property', () => {
       }),
       { numRuns: Math.max(200, RUNS / 2) },
     );
+  });
+
+  it('an assembly resumed from the last call checkpoint equals the whole assembly at every step, whatever changes', () => {
+    let resumed = 0;
+    const step = fc.record({
+      grow: fc.nat({ max: 3 }),
+      add: fc.option(overlay, { nil: undefined }),
+      remove: fc.nat(),
+      removeIt: fc.boolean(),
+      back: fc.nat({ max: 4 }),
+    });
+    fc.assert(
+      fc.property(
+        scenario,
+        fc.array(step, { minLength: 2, maxLength: 16 }),
+        fc.integer({ min: 1, max: 4 }),
+        (sc, steps, margin) => {
+          const s = sessionFor({ ...sc, overlays: [] });
+          // Rendered messages are kept per revision by the builder: unchanged ones are the same objects.
+          const rb = new RequestBuilder();
+          const asm = new ResumableAssembly(margin);
+          const pairOf = (id: string, want: 'use' | 'result'): string | undefined =>
+            want === 'use' ? s.toolUseBlockId(id) : s.toolResultBlockId(id);
+          const shape = (a: ReturnType<typeof assemble>): string =>
+            JSON.stringify([a.messages.map((m) => [m.param, m.ids]), a.repairs, a.latestThinking]);
+          let shown = 1;
+          for (const st of steps) {
+            shown = nextStep(s, st, shown);
+            // Mostly the history so far; sometimes a shorter one (the checkpoint may then lie past the end).
+            const upTo = Math.max(0, shown - (st.back === 4 ? 3 : 0));
+            const rendered = [];
+            for (let p = 0; p < upTo; p++) rendered.push(rb.rendered(s, p));
+            const before = asm.resumed;
+            expect(shape(asm.assemble(rendered, { pairOf }))).toBe(shape(assemble(rendered, { pairOf })));
+            resumed += asm.resumed - before;
+          }
+        },
+      ),
+      { numRuns: Math.max(200, RUNS / 2) },
+    );
+    // The property is about resumed assemblies: many of the runs must have resumed.
+    expect(resumed).toBeGreaterThan(100);
   });
 });
