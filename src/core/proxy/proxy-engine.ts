@@ -9,22 +9,15 @@
  * Fail open: if anything here throws or the result would be refused, the client's original bytes go
  * upstream and the reason is kept for the inspector. Auth never reaches this module.
  */
-import { ContextEngine, type PreparedCall } from '../engine/context-engine';
-import { LiveInspector } from '../inspect/live';
 import type { RequestBody } from '../api/wire';
 import { thinkingEnabled, validateRequest } from '../request/validate';
 import type { ToolDefinition } from '../session/types';
-import type { Finding } from '../../protocol';
-import type { Session } from '../session/session';
-import type { Journal } from '../store/journal';
-import { TokenEstimator, type DeferPolicy } from '../tokens';
-import { strategyNames, type PipelineConfig } from '../trimming';
+import type { DeferPolicy } from '../tokens';
+import type { PipelineConfig } from '../trimming';
 import { classifyClient } from './client-kind';
 import { ProxyFaults } from './faults';
 import { ProxySessions, type ProxiedSession } from './registry';
-import { SessionJournals } from './session-journals';
-import { restoreSession } from './restore';
-import { titleOf } from './title';
+import { SessionStates, type SessionState } from './session-states';
 import { sessionKeyOf, type Headers } from './session-key';
 import type { ResponseFacts } from './sse-usage';
 import { clientTtl, headAllowsLongTtl, upstreamBody } from './upstream';
@@ -68,23 +61,7 @@ export interface Forward {
   readonly failOpen?: string;
 }
 
-/** Per-session state kept beside the registry entry. */
-export interface SessionState {
-  readonly entry: ProxiedSession;
-  readonly engine: ContextEngine;
-  readonly inspector: LiveInspector;
-  /** Undefined while it could not be opened (a full disk): opening is tried again on the next call. */
-  journal?: Journal;
-  /** The last reason a request went untouched (shown by the inspector). */
-  lastFailOpen?: string;
-  /** The journal's last write error while records are still waiting for a retry (shown by the inspector). */
-  journalError?: string;
-  prepared?: PreparedCall;
-  /** Stop following the session's overlay events. */
-  readonly unsubscribe: () => void;
-  /** Each call of the log (by its index) numbered as the journal and the verdicts number it (its lineage's). */
-  readonly callNumbers: Map<number, number>;
-}
+export type { SessionState } from './session-states';
 
 export class ProxyEngine {
   readonly sessions: ProxySessions;
@@ -92,22 +69,18 @@ export class ProxyEngine {
   readonly verdicts = new ProxyVerdicts();
   /** Failures of the engine's own work, for stderr and the inspector's findings (faults.ts). */
   readonly faults: ProxyFaults;
-  private readonly journals: SessionJournals;
-  private readonly states = new Map<string, SessionState>();
-  /** Live sessions with at least one overlay (so `hasOverlays` is one lookup, not a loop). */
-  private readonly withOverlays = new Set<string>();
+  private readonly states: SessionStates;
   /** The journal batch of the request being handled (its new messages and call record: one fsync). */
   private releaseBatch?: () => void;
-  /** Call numbers of sessions restored from their journal, until their inspector is made. */
-  private readonly restoredNumbers = new Map<string, Map<number, number>>();
 
   constructor(private readonly o: ProxyEngineOptions) {
     const warn = (line: string): void => (o.warn ?? o.log)?.(line);
     this.faults = new ProxyFaults(warn, (id) => this.showFault(id));
-    this.journals = new SessionJournals(o.journalDir, (line) => o.log?.(line), warn);
+    const defer = o.defer === false ? undefined : (o.defer ?? PROXY_DEFER);
+    this.states = new SessionStates({ ...o, defer, faults: this.faults, verdicts: this.verdicts, warn });
     this.sessions = new ProxySessions({
-      restore: (id) => this.restore(id),
-      onEvict: (entry) => this.forget(entry.id),
+      restore: (id) => this.states.restore(id),
+      onEvict: (entry) => this.states.forget(entry.id),
       beforeAppend: (entry) => {
         this.releaseBatch ??= this.states.get(entry.id)?.journal?.hold();
       },
@@ -117,24 +90,6 @@ export class ProxyEngine {
   /** Number of sessions with engine state (bounded by the registry's MAX_LIVE_SESSIONS). */
   get liveSessions(): number {
     return this.states.size;
-  }
-
-  /** Free a session the registry forgot: its engine, inspector and journal (descriptor and lock). */
-  private forget(id: string): void {
-    const st = this.states.get(id);
-    if (!st) return;
-    this.states.delete(id);
-    this.withOverlays.delete(id);
-    this.faults.forget(id);
-    st.unsubscribe();
-    this.journals.close(id, st.journal);
-  }
-
-  /** A session journaled by an earlier run (the proxy was restarted), with its overlays and call numbers. */
-  private restore(id: string): Session | undefined {
-    const r = restoreSession(this.journals, this.verdicts, id, this.o.log);
-    if (r) this.restoredNumbers.set(id, r.callNumbers);
-    return r?.session;
   }
 
   get strategy(): string {
@@ -147,7 +102,7 @@ export class ProxyEngine {
 
   /** Whether any proxied session has an overlay (a user's pin or trim under observe-only `none`). */
   hasOverlays(): boolean {
-    return this.withOverlays.size > 0;
+    return this.states.anyOverlays();
   }
 
   /**
@@ -159,7 +114,7 @@ export class ProxyEngine {
   mayRestore(headers: Headers): boolean {
     const key = this.o.journalDir === undefined ? undefined : sessionKeyOf(headers, {});
     if (key === undefined || this.sessions.all().some((e) => e.key === key)) return false;
-    return this.journals.has(key);
+    return this.states.journaled(key);
   }
 
   /** Whether any proxied session has actions waiting for a cold cache (requests then go through the engine). */
@@ -208,9 +163,9 @@ export class ProxyEngine {
         now,
         raw,
       });
-      st = this.stateOf(m.entry);
+      st = this.states.of(m.entry);
       m.entry.client ??= classifyClient(headers, body);
-      if (!st.journal) this.reopenJournal(st);
+      if (!st.journal) this.states.reopenJournal(st);
       this.releaseBatch ??= st.journal?.hold();
       const s = m.entry.session;
       const call = s.recordCall({
@@ -278,28 +233,8 @@ export class ProxyEngine {
       const release = this.releaseBatch;
       this.releaseBatch = undefined;
       release?.();
-      if (st) this.checkJournal(st);
+      if (st) this.states.checkJournal(st);
     }
-  }
-
-  /** The journal wrote its queued records again after an error: the inspector stops warning. */
-  private checkJournal(st: SessionState): void {
-    if (st.journalError === undefined || !st.journal || st.journal.unwritten > 0) return;
-    st.journalError = undefined;
-    st.inspector.invalidate();
-    this.o.log?.(`session ${st.entry.id}: journal writes again`);
-  }
-
-  /** A journal write failed: its records wait for the next write; the user hears of it. */
-  private journalFailed(id: string, error: Error): void {
-    const st = this.states.get(id);
-    const why = `journal write failed (records kept for a retry): ${error.message}`;
-    // Once per error, not once per retry (a full disk must not flood the log).
-    if (st?.journalError !== why) (this.o.warn ?? this.o.log)?.(`session ${id}: ${why}`);
-    if (!st) return;
-    st.journalError = why;
-    st.inspector.invalidate();
-    this.o.onChange?.(st.entry);
   }
 
   /**
@@ -361,7 +296,7 @@ export class ProxyEngine {
     const s = st.entry.session;
     const call = s.completeCall(callIndex, { usage: facts.usage, apiMessageId: facts.id });
     st.journal?.recordUsage(callIndex, facts.usage);
-    this.checkJournal(st);
+    this.states.checkJournal(st);
     const judged = this.verdicts.onResponse(sessionId, callIndex, facts);
     if (judged) {
       st.journal?.recordVerdict(judged.lineage, judged.verdict, { print: judged.print, responseId: facts.id });
@@ -398,68 +333,12 @@ export class ProxyEngine {
   }
 
   close(): void {
-    for (const id of [...this.states.keys()]) this.forget(id);
+    this.states.close();
   }
 
   private failOpen(st: SessionState, why: string, raw: Buffer, callIndex: number | undefined): Forward {
     st.lastFailOpen = why;
     this.o.log?.(`session ${st.entry.id}: sent untouched: ${why}`);
     return { body: raw, transformed: false, failOpen: why, sessionId: st.entry.id, callIndex };
-  }
-
-  /** A session whose journal could not be opened: try again (the disk may have space now). */
-  private reopenJournal(st: SessionState): void {
-    const { journal, error } = this.journals.open(
-      st.entry,
-      { onError: (e) => this.journalFailed(st.entry.id, e) },
-      st.journalError,
-    );
-    if (!journal) return void (st.journalError = error);
-    st.journal = journal;
-    // A catch-up that could not be written keeps the write's error (journalFailed) until a retry writes it.
-    if (journal.unwritten === 0) st.journalError = undefined;
-    st.inspector.invalidate();
-    this.o.log?.(`session ${st.entry.id}: journaled again`);
-  }
-
-  private stateOf(entry: ProxiedSession): SessionState {
-    let st = this.states.get(entry.id);
-    if (st) return st;
-    const estimator = new TokenEstimator({ defer: this.o.defer === false ? undefined : (this.o.defer ?? PROXY_DEFER) });
-    const engine = new ContextEngine(entry.session, {
-      strategy: this.o.strategy,
-      config: this.o.config,
-      model: entry.session.model,
-      estimator,
-    });
-    const { journal, error: notJournaled } = this.journals.open(entry, {
-      onError: (e) => this.journalFailed(entry.id, e),
-    });
-    const findings = (): Finding[] => this.faults.findings(entry.id, this.states.get(entry.id)?.journalError);
-    const callNumbers = this.restoredNumbers.get(entry.id) ?? new Map<number, number>();
-    this.restoredNumbers.delete(entry.id);
-    const meta = { sessionId: entry.id, title: () => titleOf(entry), strategy: this.o.strategy, findings };
-    const strategies = ['none', 'default', ...strategyNames()];
-    const inspector = new LiveInspector(engine, {
-      ...meta,
-      strategies,
-      externalVerdicts: true,
-      callNumber: (i) => callNumbers.get(i),
-    });
-    const s = entry.session;
-    const overlays = (): void => {
-      if (s.overlayCount > 0) this.withOverlays.add(entry.id);
-      else this.withOverlays.delete(entry.id);
-    };
-    overlays();
-    const unsubscribe = s.on((e) => {
-      if (e.type !== 'message') overlays();
-    });
-    st = { entry, engine, inspector, journal, journalError: notJournaled, unsubscribe, callNumbers };
-    this.states.set(entry.id, st);
-    this.o.log?.(
-      `session ${entry.id}: new (${entry.key ? `client session ${entry.key}` : 'matched by message prefix'}${entry.epoch > 1 ? `, epoch ${entry.epoch}: the client rewrote its history` : ''})`,
-    );
-    return st;
   }
 }
