@@ -10,18 +10,21 @@
  * upstream and the reason is kept for the inspector. Auth never reaches this module.
  */
 import type { RequestBody } from '../api/wire';
-import { thinkingEnabled, validateRequest } from '../request/validate';
-import type { ToolDefinition } from '../session/types';
 import type { DeferPolicy } from '../tokens';
 import type { PipelineConfig } from '../trimming';
-import { classifyClient } from './client-kind';
 import { ProxyFaults } from './faults';
-import { ProxySessions, type ProxiedSession } from './registry';
+import { Lanes } from './lanes';
+import { inThreadOffload, nextTurn, type Offload } from './offload';
+import { ProxySessions, type KnownPrefix, type ProxiedSession } from './registry';
+import * as step from './request-steps';
 import { SessionStates, type SessionState } from './session-states';
 import { sessionKeyOf, type Headers } from './session-key';
 import type { ResponseFacts } from './sse-usage';
-import { clientTtl, headAllowsLongTtl, upstreamBody } from './upstream';
 import { ProxyVerdicts } from './verdicts';
+
+type Forward = step.Forward;
+export type { Forward } from './request-steps';
+export type { SessionState } from './session-states';
 
 /**
  * Token counting on the request path: js-tiktoken encodes ~1.2 MB/s, so a long session
@@ -33,6 +36,11 @@ import { ProxyVerdicts } from './verdicts';
 export const PROXY_DEFER: DeferPolicy = { minChars: 512, budgetChars: 2_048 };
 /** Text encoded per refinement step (≈ 3–4 ms at 1.2 MB/s), so relayed streams never wait long between steps. */
 export const REFINE_STEP_CHARS = 4_096;
+/**
+ * New bytes from which a request is handled in steps (`handle`): parsed, digested and serialized
+ * off the event loop, its session work in turns of its own. Below it all of it takes a few ms.
+ */
+export const BIG_BODY_BYTES = 512 * 1024;
 
 export interface ProxyEngineOptions {
   /** `none` (observe only), `default`, or a strategy spec. */
@@ -48,20 +56,11 @@ export interface ProxyEngineOptions {
   readonly warn?: (line: string) => void;
   /** Token counting on the request path (default PROXY_DEFER); false: exact counts, however long (benchmarks). */
   readonly defer?: DeferPolicy | false;
+  /** Where a big request's parsing, digests and serialization run (default: this thread, a turn each). */
+  readonly offload?: Offload;
+  /** A request with at least this many new bytes is handled in steps (default BIG_BODY_BYTES). */
+  readonly bigBodyBytes?: number;
 }
-
-/** What to send upstream for one client request. */
-export interface Forward {
-  /** The exact bytes to send (the client's own when `transformed` is false). */
-  readonly body: Buffer;
-  readonly transformed: boolean;
-  readonly sessionId?: string;
-  readonly callIndex?: number;
-  /** Why the client's request went untouched although a strategy is on. */
-  readonly failOpen?: string;
-}
-
-export type { SessionState } from './session-states';
 
 export class ProxyEngine {
   readonly sessions: ProxySessions;
@@ -70,8 +69,9 @@ export class ProxyEngine {
   /** Failures of the engine's own work, for stderr and the inspector's findings (faults.ts). */
   readonly faults: ProxyFaults;
   private readonly states: SessionStates;
-  /** The journal batch of the request being handled (its new messages and call record: one fsync). */
-  private releaseBatch?: () => void;
+  private readonly steps: step.StepsContext;
+  private readonly offload: Offload;
+  private readonly lanes = new Lanes();
 
   constructor(private readonly o: ProxyEngineOptions) {
     const warn = (line: string): void => (o.warn ?? o.log)?.(line);
@@ -81,10 +81,15 @@ export class ProxyEngine {
     this.sessions = new ProxySessions({
       restore: (id) => this.states.restore(id),
       onEvict: (entry) => this.states.forget(entry.id),
+      // The new messages and the call record reach the session's journal with one fsync, not one per record.
       beforeAppend: (entry) => {
-        this.releaseBatch ??= this.states.get(entry.id)?.journal?.hold();
+        const c = this.steps.matching.call;
+        if (c) c.release ??= this.states.get(entry.id)?.journal?.hold();
       },
     });
+    const { sessions, states, verdicts } = this;
+    this.steps = { sessions, states, verdicts, strategy: o.strategy, log: o.log, matching: {} };
+    this.offload = o.offload ?? inThreadOffload();
   }
 
   /** Number of sessions with engine state (bounded by the registry's MAX_LIVE_SESSIONS). */
@@ -129,136 +134,95 @@ export class ProxyEngine {
     return e && this.states.get(e.id);
   }
 
-  /** Decide what goes upstream for a client's `POST /v1/messages` body. Never throws. */
+  /** Decide what goes upstream for a client's `POST /v1/messages` body, in one go. Never throws. */
   onRequest(raw: Buffer, headers: Headers, now = Date.now()): Forward {
-    const untouched = (failOpen?: string, sessionId?: string, callIndex?: number): Forward => ({
-      body: raw,
-      transformed: false,
-      failOpen,
-      sessionId,
-      callIndex,
-    });
-    let body = this.parseKnown(raw, headers);
-    try {
-      body ??= JSON.parse(raw.toString('utf8')) as RequestBody;
-    } catch {
-      return untouched('the request body is not JSON');
-    }
-    if (typeof body !== 'object' || body === null || !Array.isArray(body.messages) || typeof body.model !== 'string')
-      return untouched('not a Messages API request');
-    let st: SessionState | undefined;
-    let callIndex: number | undefined;
-    // The new messages and the call record reach the session's journal with one fsync, not one per
-    // record: the registry opens the batch on the matched session before it appends (beforeAppend).
-    this.releaseBatch = undefined;
-    try {
-      // Tools go upstream as sent; the session keeps them for token counts (server tools count as their JSON).
-      const tools = body.tools as ToolDefinition[] | undefined;
-      const m = this.sessions.match({
-        key: sessionKeyOf(headers, body),
-        messages: body.messages,
-        system: body.system,
-        tools,
-        model: body.model,
-        now,
-        raw,
-      });
-      st = this.states.of(m.entry);
-      m.entry.client ??= classifyClient(headers, body);
-      if (!st.journal) this.states.reopenJournal(st);
-      this.releaseBatch ??= st.journal?.hold();
-      const s = m.entry.session;
-      const call = s.recordCall({
-        at: s.messages.length,
-        epochStart: 0,
-        model: body.model,
-        timestamp: new Date(now).toISOString(),
-      });
-      st.journal?.recordCall(call);
-      callIndex = call.index;
-      const verdict = this.verdicts.onRequest({
-        sessionId: m.entry.id,
-        key: m.entry.key,
-        sessionCall: callIndex,
-        body,
-        digests: m.entry.digests,
-        now,
-        clientAsked: 'diagnostics' in body,
-      });
-      // One numbering everywhere: the inspector shows the call as the journal and the verdicts number it.
-      st.callNumbers.set(callIndex, verdict.call);
-      const earlier = verdict.previousSession === undefined ? undefined : this.states.get(verdict.previousSession);
-      if (earlier) st.inspector.continues(earlier.inspector);
-      // What the inspector shows for this call is this call's request, never an earlier one's.
-      st.prepared = undefined;
-      // The engine follows the client: its breakpoints' TTL and its model.
-      st.engine.ttl = clientTtl(body);
-      st.engine.longTtlAllowed = headAllowsLongTtl(body);
-      st.engine.model = body.model;
-      for (const done of st.inspector.applyDeferredIfCold(now))
-        this.o.log?.(`session ${m.entry.id}: deferred action applied on a cold cache: ${done}`);
-      // Observe only: the client's bytes, unless the user pinned, trimmed or restored something here.
-      if (this.o.strategy === 'none' && s.overlayCount === 0) return untouched(undefined, m.entry.id, callIndex);
-      const coldFrom = verdict.headChanged
-        ? { position: 0, why: 'the client changed its system prompt or tools: its cached prefix is gone' }
-        : undefined;
-      const prepared = st.engine.prepare({ callIndex, upTo: s.messages.length, epochStart: 0, now, coldFrom });
-      st.prepared = prepared;
-      // The builder had to repair something: if the client's own request breaks a rule, the
-      // client gets the API's answer to what it sent, not a request we made valid for it.
-      if (prepared.repairs.length > 0) {
-        const own = validateRequest(body, { model: body.model, thinking: thinkingEnabled(body) });
-        if (own.length > 0)
-          return this.failOpen(
-            st,
-            `the client's request breaks an API rule as sent: ${own[0].message}`,
-            raw,
-            callIndex,
-          );
-      }
-      const up = upstreamBody(body, prepared.body.messages);
-      if ('error' in up) return this.failOpen(st, up.error, raw, callIndex);
-      st.lastFailOpen = undefined;
-      this.verdicts.sentAs(m.entry.id, callIndex, up.body, body.messages);
-      return {
-        body: Buffer.from(JSON.stringify(up.body), 'utf8'),
-        transformed: true,
-        sessionId: m.entry.id,
-        callIndex,
-      };
-    } catch (e) {
-      const why = `the engine failed on this request: ${e instanceof Error ? e.message : String(e)}`;
-      return st ? this.failOpen(st, why, raw, callIndex) : untouched(why);
-    } finally {
-      const release = this.releaseBatch;
-      this.releaseBatch = undefined;
-      release?.();
-      if (st) this.states.checkJournal(st);
-    }
+    const body = this.parse(raw, headers);
+    return isForward(body) ? body : this.run(raw, body, headers, now);
   }
 
   /**
-   * The body of a request that continues a recent session's last request byte for byte,
-   * parsed without its known messages (they are the session's own), or undefined (then the
-   * caller parses everything). The session key must be the one that session has.
+   * Decide what goes upstream without holding the event loop long (the server's entry): a body
+   * with at least `bigBodyBytes` new bytes is parsed, digested and serialized off the event loop
+   * (offload.ts) and its session work runs in turns of its own, so other sessions' calls are
+   * answered meanwhile; a call of the same session waits for it (lanes.ts). Other bodies go as
+   * `onRequest`, to the same bytes. Never rejects.
    */
-  private parseKnown(raw: Buffer, headers: Headers): RequestBody | undefined {
-    const peek = this.sessions.peek(raw);
-    if (!peek) return undefined;
+  async handle(raw: Buffer, headers: Headers, now = Date.now()): Promise<Forward> {
     try {
-      const body = JSON.parse(peek.json) as RequestBody;
-      if (
-        typeof body !== 'object' ||
-        body === null ||
-        !Array.isArray(body.messages) ||
-        sessionKeyOf(headers, body) !== peek.entry.key
-      )
-        return undefined;
-      body.messages = [...this.sessions.knownMessages(peek.entry, peek.count), ...body.messages];
-      return body;
-    } catch {
-      return undefined;
+      const known = this.sessions.known(raw);
+      const fresh = raw.length - (known ? known.skip.tail - known.skip.open : 0);
+      if (fresh >= (this.o.bigBodyBytes ?? BIG_BODY_BYTES)) return await this.big(raw, headers, now, known);
+      const body = this.parse(raw, headers);
+      if (isForward(body)) return body;
+      const key = sessionKeyOf(headers, body);
+      if (!this.lanes.busy(key)) return this.run(raw, body, headers, now);
+      return await this.lanes.run(key, () => Promise.resolve(this.run(raw, body, headers, now)));
+    } catch (e) {
+      return step.untouched(raw, `the engine failed on this request: ${e instanceof Error ? e.message : String(e)}`);
     }
+  }
+
+  /** The body as parsed (only what is new when it continues a recent session's bytes), or the client's bytes. */
+  private parse(raw: Buffer, headers: Headers): RequestBody | Forward {
+    let body: unknown = step.parseKnown(this.sessions, raw, headers);
+    try {
+      body ??= JSON.parse(raw.toString('utf8'));
+    } catch {
+      body = undefined;
+    }
+    return step.checkBody(raw, body);
+  }
+
+  /** Every step of a call in one go. */
+  private run(raw: Buffer, body: RequestBody, headers: Headers, now: number): Forward {
+    const c: step.Call = { raw, body };
+    try {
+      const observed = step.begin(this.steps, c, headers, now);
+      if (observed) return observed;
+      const p = step.plan(this.steps, c, now);
+      if (isForward(p)) return p;
+      return step.sent(this.steps, c, p.up, Buffer.from(JSON.stringify(p.up), 'utf8'));
+    } catch (e) {
+      return step.failed(this.steps, c, e);
+    } finally {
+      step.end(this.steps, c);
+    }
+  }
+
+  /** A big body: parsed off the event loop, then its steps in its session's lane. */
+  private async big(raw: Buffer, headers: Headers, now: number, known?: KnownPrefix): Promise<Forward> {
+    const parsed = await this.offload.parse({ raw, skip: known?.skip });
+    let body = parsed.body;
+    if (known) {
+      body = step.withKnown(this.sessions, body, headers, known.entry, known.count);
+      // Not the known session's after all (another key): read all of it.
+      if (body === undefined) return this.big(raw, headers, now);
+    }
+    const checked = step.checkBody(raw, body);
+    if (isForward(checked)) return checked;
+    const offset = known?.count ?? 0;
+    const digests: (string | undefined)[] = [...Array<undefined>(offset), ...parsed.digests];
+    const c: step.Call = { raw, body: checked };
+    return this.lanes.run(sessionKeyOf(headers, checked), async () => {
+      try {
+        const observed = step.begin(this.steps, c, headers, now, digests);
+        step.rememberRefs(c, parsed.refs, offset);
+        if (observed) return observed;
+        await nextTurn();
+        const p = step.plan(this.steps, c, now);
+        if (isForward(p)) return p;
+        // The journal's records (the new messages: megabytes) are written in a turn of their own.
+        await nextTurn();
+        step.end(this.steps, c);
+        const undigested = this.verdicts.undigested(p.up.messages);
+        this.verdicts.remember(undigested, await this.offload.digests(undigested));
+        return step.sent(this.steps, c, p.up, await this.offload.serialize(p.up));
+      } catch (e) {
+        return step.failed(this.steps, c, e);
+      } finally {
+        step.end(this.steps, c);
+      }
+    });
   }
 
   /** After the request went upstream: the inspector's view of the call (off the latency path). */
@@ -334,11 +298,10 @@ export class ProxyEngine {
 
   close(): void {
     this.states.close();
+    this.offload.close();
   }
+}
 
-  private failOpen(st: SessionState, why: string, raw: Buffer, callIndex: number | undefined): Forward {
-    st.lastFailOpen = why;
-    this.o.log?.(`session ${st.entry.id}: sent untouched: ${why}`);
-    return { body: raw, transformed: false, failOpen: why, sessionId: st.entry.id, callIndex };
-  }
+function isForward<T extends object>(x: T | Forward): x is Forward {
+  return 'transformed' in x;
 }

@@ -142,15 +142,23 @@ export function nextPrefix(
 }
 
 /**
+ * Where the body's first `prev.count` messages are, when `raw` starts with the bytes `prev` covers:
+ * the JSON without them is bytes [0, open] and [tail, end) (see elidedJson). Undefined otherwise.
+ */
+export function elidedSpan(prev: RawPrefix, raw: Buffer): { open: number; tail: number } | undefined {
+  if (knownPrefix(prev, raw) !== prev.count || prev.count === 0) return undefined;
+  const p = skipWs(raw, prev.end);
+  const tail = raw[p] === 0x2c ? p + 1 : raw[p] === 0x5d ? p : -1;
+  return tail < 0 ? undefined : { open: prev.open, tail };
+}
+
+/**
  * The body's JSON text without its first `prev.count` messages, when `raw` starts with the
  * bytes `prev` covers: what is left to parse is the rest of the body and the new messages,
  * not the history (decoding and parsing megabytes of known messages was most of the proxy's
  * request path). Undefined when `raw` does not start that way.
  */
 export function elidedJson(prev: RawPrefix, raw: Buffer): string | undefined {
-  if (knownPrefix(prev, raw) !== prev.count || prev.count === 0) return undefined;
-  const p = skipWs(raw, prev.end);
-  const tail = raw[p] === 0x2c ? p + 1 : raw[p] === 0x5d ? p : -1;
-  if (tail < 0) return undefined;
-  return raw.toString('utf8', 0, prev.open + 1) + raw.toString('utf8', tail);
+  const span = elidedSpan(prev, raw);
+  return span && raw.toString('utf8', 0, span.open + 1) + raw.toString('utf8', span.tail);
 }

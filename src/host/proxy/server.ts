@@ -15,7 +15,10 @@
  * `Host` and refuses other sites' `Origin`s; the target must be a path (src/host/request-guard.ts).
  * No body larger than the API accepts is held: it streams upstream untouched.
  */
+import { existsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { workerOffload } from '../../core/proxy/offload';
 import { ProxyEngine, type Forward } from '../../core/proxy/proxy-engine';
 import { clientHeaders } from '../../core/proxy/client-kind';
 import { SessionFollower, sessionStatus } from '../../core/proxy/session-list';
@@ -64,6 +67,17 @@ export interface ProxyOptions {
   readonly token?: string;
   /** How long slow clients are waited for (default: client-timeouts.ts). */
   readonly timeouts?: ClientTimeouts;
+  /**
+   * The worker thread script for big requests' parsing and serialization (default: dist/proxy-worker.js beside
+   * this bundle); without one they run on the event loop, in turns of their own.
+   */
+  readonly workerScript?: string;
+}
+
+/** The worker script beside the bundle (dist/proxy-worker.js); undefined when running from sources. */
+function defaultWorkerScript(): string | undefined {
+  const script = join(__dirname, 'proxy-worker.js');
+  return existsSync(script) ? script : undefined;
 }
 
 export interface ProxyHandle {
@@ -110,7 +124,10 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
     }, BROADCAST_MS);
   };
   const diagnostics = o.cacheDiagnostics ? new CacheDiagnostics(o.notice ?? o.log ?? (() => undefined)) : undefined;
+  const workerScript = o.workerScript ?? defaultWorkerScript();
+  const report = (e: unknown): void => engine.faults.report('parsing a big request in the worker thread', e);
   const engine = new ProxyEngine({
+    offload: workerScript === undefined ? undefined : workerOffload(workerScript, report),
     strategy: o.strategy ?? 'none',
     config: o.config,
     journalDir: o.journalDir,
@@ -172,7 +189,7 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
     if ('over' in read) return forward(req, res, { upstream, head: read.over });
     const raw = read.body;
     const now = clock();
-    const f = engine.onRequest(raw, { [SESSION_HEADER]: sessionHeader, ...clientHeaders(req.headers) }, now);
+    const f = await engine.handle(raw, { [SESSION_HEADER]: sessionHeader, ...clientHeaders(req.headers) }, now);
     const recorder = new ResponseRecorder();
     const relay = {
       upstream,
@@ -212,30 +229,37 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
       if (size <= MAX_MESSAGES_BODY_BYTES) chunks.push(c);
       else chunks.length = 0;
     });
-    let f: Forward | undefined;
+    // The call as recorded: a big body is read off the event loop, and its response may end first.
+    let recorded: Promise<Forward | undefined> = Promise.resolve(undefined);
+    let sessionId: string | undefined;
     const recorder = new ResponseRecorder();
     req.on('end', () => {
       if (size > MAX_MESSAGES_BODY_BYTES) return;
       const raw = Buffer.concat(chunks, size);
+      const headers = { [SESSION_HEADER]: sessionHeader, ...clientHeaders(req.headers) };
       // After this turn's I/O: the bytes are on their way before any of this runs.
-      setImmediate(() =>
-        engine.faults.guard('recording the call', undefined, () => {
-          f = engine.onRequest(raw, { [SESSION_HEADER]: sessionHeader, ...clientHeaders(req.headers) }, now);
-          engine.afterForward(f);
-          refine();
-        }),
-      );
+      recorded = new Promise<void>((ok) => setImmediate(ok))
+        .then(() => engine.handle(raw, headers, now))
+        .then((f) =>
+          engine.faults.guard('recording the call', f.sessionId, () => {
+            sessionId = f.sessionId;
+            engine.afterForward(f);
+            refine();
+            return f;
+          }),
+        );
     });
     forward(req, res, {
       upstream,
       identity: true,
-      onChunk: (c) => engine.faults.guard('reading the response', f?.sessionId, () => recorder.push(c)),
-      onEnd: (status) => {
-        if (f?.sessionId === undefined || f.callIndex === undefined) return;
-        if (status !== 200) return engine.onFailed(f.sessionId, f.callIndex);
-        const facts = engine.faults.guard('reading the response', f.sessionId, () => recorder.facts()) ?? {};
-        engine.onResponse(f.sessionId, f.callIndex, facts);
-      },
+      onChunk: (c) => engine.faults.guard('reading the response', sessionId, () => recorder.push(c)),
+      onEnd: (status) =>
+        void recorded.then((f) => {
+          if (f?.sessionId === undefined || f.callIndex === undefined) return;
+          if (status !== 200) return engine.onFailed(f.sessionId, f.callIndex);
+          const facts = engine.faults.guard('reading the response', f.sessionId, () => recorder.facts()) ?? {};
+          engine.onResponse(f.sessionId, f.callIndex, facts);
+        }),
     });
   };
 

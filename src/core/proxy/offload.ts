@@ -1,0 +1,142 @@
+/**
+ * Where a big request's text-bound work runs (prework.ts): in a worker thread when the host has
+ * its script (dist/proxy-worker.js), so the event loop stays free for other clients; else in this
+ * thread, each job in an event-loop turn of its own. A worker that fails or exits is not fatal:
+ * its jobs and the ones after run in this thread, and the failure is reported once.
+ */
+import { Worker, type MessagePort } from 'node:worker_threads';
+import type { RequestBody } from '../api/wire';
+import type { MessageParam } from '../session/types';
+import { messageDigests, parseBody, serializeBody, type ParseJob, type Parsed } from './prework';
+
+export interface Offload {
+  parse(job: ParseJob): Promise<Parsed>;
+  digests(messages: readonly MessageParam[]): Promise<string[]>;
+  serialize(body: RequestBody): Promise<Buffer>;
+  /** Jobs answered so far by a worker thread and in this thread. */
+  readonly ran: { worker: number; here: number };
+  close(): void;
+}
+
+type Job =
+  | { readonly op: 'parse'; readonly job: ParseJob }
+  | { readonly op: 'digests'; readonly messages: readonly MessageParam[] }
+  | { readonly op: 'serialize'; readonly body: RequestBody };
+
+function runJob(j: Job): Parsed | string[] | Uint8Array {
+  if (j.op === 'parse') return parseBody(j.job);
+  if (j.op === 'digests') return messageDigests(j.messages);
+  return serializeBody(j.body);
+}
+
+const toBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
+
+/** The next event-loop turn (after pending I/O: other clients' requests run first). */
+export const nextTurn = (): Promise<void> => new Promise((ok) => setImmediate(ok));
+
+/** Each job in an event-loop turn of its own, in this thread. */
+export function inThreadOffload(): Offload {
+  const ran = { worker: 0, here: 0 };
+  const run = async <T>(j: Job): Promise<T> => {
+    await nextTurn();
+    ran.here++;
+    return runJob(j) as T;
+  };
+  return {
+    parse: (job) => run<Parsed>({ op: 'parse', job }),
+    digests: (messages) => run<string[]>({ op: 'digests', messages }),
+    serialize: async (body) => toBuffer(await run<Uint8Array>({ op: 'serialize', body })),
+    ran,
+    close: () => undefined,
+  };
+}
+
+interface Waiting {
+  readonly job: Job;
+  readonly ok: (v: unknown) => void;
+  readonly fail: (e: unknown) => void;
+}
+
+/** Jobs in one worker thread (started on the first job, never keeping the process alive). */
+export function workerOffload(script: string, report: (e: unknown) => void): Offload {
+  const local = inThreadOffload();
+  const ran = local.ran;
+  let worker: Worker | undefined;
+  let broken = false;
+  let next = 0;
+  const waiting = new Map<number, Waiting>();
+  const fallBack = (e: unknown): void => {
+    if (broken) return;
+    broken = true;
+    report(e);
+    void worker?.terminate();
+    worker = undefined;
+    // What the worker had not answered runs here.
+    for (const w of waiting.values()) localRun(w.job).then(w.ok, w.fail);
+    waiting.clear();
+  };
+  const localRun = (j: Job): Promise<unknown> =>
+    j.op === 'parse' ? local.parse(j.job) : j.op === 'digests' ? local.digests(j.messages) : local.serialize(j.body);
+  const start = (): Worker => {
+    const w = new Worker(script);
+    w.unref();
+    w.on('message', (m: { id: number; result?: unknown; error?: string }) => {
+      const job = waiting.get(m.id);
+      waiting.delete(m.id);
+      if (job) ran.worker++;
+      if (m.error !== undefined) job?.fail(new Error(m.error));
+      else job?.ok(m.result);
+    });
+    w.on('error', fallBack);
+    w.on('exit', (code) => fallBack(new Error(`the proxy's worker thread exited (code ${code})`)));
+    return w;
+  };
+  const run = (job: Job): Promise<unknown> => {
+    if (broken) return localRun(job);
+    return new Promise((ok, fail) => {
+      const id = next++;
+      waiting.set(id, { job, ok, fail });
+      try {
+        worker ??= start();
+        worker.postMessage({ id, job });
+      } catch (e) {
+        // A body the structured clone cannot carry, or no worker: this job runs here.
+        waiting.delete(id);
+        localRun(job).then(ok, fail);
+        if (!worker) fallBack(e);
+      }
+    });
+  };
+  return {
+    parse: (job) => run({ op: 'parse', job }) as Promise<Parsed>,
+    digests: (messages) => run({ op: 'digests', messages }) as Promise<string[]>,
+    serialize: async (body) => {
+      const r = (await run({ op: 'serialize', body })) as Uint8Array | Buffer;
+      return Buffer.isBuffer(r) ? r : toBuffer(r);
+    },
+    ran,
+    close: () => {
+      broken = true;
+      void worker?.terminate();
+      worker = undefined;
+    },
+  };
+}
+
+/** The worker's side: answer each job (the worker script calls this). */
+export function serveOffload(port: MessagePort): void {
+  port.on('message', (m: { id: number; job: Job }) => {
+    let result: ReturnType<typeof runJob>;
+    try {
+      result = runJob(m.job);
+    } catch (e) {
+      port.postMessage({ id: m.id, error: e instanceof Error ? e.message : String(e) });
+      return;
+    }
+    // Bytes that own their whole buffer are moved, not copied (a pooled small buffer is copied).
+    const owns =
+      result instanceof Uint8Array && result.byteOffset === 0 && result.byteLength === result.buffer.byteLength;
+    const transfer = owns && result instanceof Uint8Array ? [result.buffer as ArrayBuffer] : [];
+    port.postMessage({ id: m.id, result }, transfer);
+  });
+}
