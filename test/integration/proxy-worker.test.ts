@@ -40,8 +40,8 @@ describe('the proxy worker thread', () => {
       expect(b.body.equals(a.body)).toBe(true);
     }
     expect(failures).toEqual([]);
-    // Parsing, the digests of what went upstream and its bytes: three jobs, all in the worker.
-    expect(offload.ran.worker).toBeGreaterThanOrEqual(3);
+    // Parsing, then the bytes and the digests of what went upstream: two jobs, both in the worker.
+    expect(offload.ran.worker).toBeGreaterThanOrEqual(2);
     expect(offload.ran.here).toBe(0);
     steps.close();
     oneGo.close();
@@ -54,7 +54,7 @@ describe('the proxy worker thread', () => {
     const f = await steps.handle(body(1, bigLog(0.6)), {}, 1_000);
     expect(f.transformed).toBe(true);
     expect(failures).toHaveLength(1);
-    expect(offload.ran.here).toBeGreaterThanOrEqual(3);
+    expect(offload.ran.here).toBeGreaterThanOrEqual(2);
     steps.close();
   });
 });

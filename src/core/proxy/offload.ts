@@ -7,12 +7,12 @@
 import { Worker, type MessagePort } from 'node:worker_threads';
 import type { RequestBody } from '../api/wire';
 import type { MessageParam } from '../session/types';
-import { messageDigests, parseBody, serializeBody, type ParseJob, type Parsed } from './prework';
+import { parseBody, sendBody, type ParseJob, type Parsed, type Sending } from './prework';
 
 export interface Offload {
   parse(job: ParseJob): Promise<Parsed>;
-  digests(messages: readonly MessageParam[]): Promise<string[]>;
-  serialize(body: RequestBody): Promise<Buffer>;
+  /** The body's bytes and the digests of `undigested` (messages of it). */
+  send(body: RequestBody, undigested: readonly MessageParam[]): Promise<{ digests: string[]; bytes: Buffer }>;
   /** Jobs answered so far by a worker thread and in this thread. */
   readonly ran: { worker: number; here: number };
   close(): void;
@@ -20,14 +20,16 @@ export interface Offload {
 
 type Job =
   | { readonly op: 'parse'; readonly job: ParseJob }
-  | { readonly op: 'digests'; readonly messages: readonly MessageParam[] }
-  | { readonly op: 'serialize'; readonly body: RequestBody };
+  | { readonly op: 'send'; readonly body: RequestBody; readonly undigested: readonly MessageParam[] };
 
-function runJob(j: Job): Parsed | string[] | Uint8Array {
-  if (j.op === 'parse') return parseBody(j.job);
-  if (j.op === 'digests') return messageDigests(j.messages);
-  return serializeBody(j.body);
+function runJob(j: Job): Parsed | Sending {
+  return j.op === 'parse' ? parseBody(j.job) : sendBody(j.body, j.undigested);
 }
+
+const sending = (s: Sending): { digests: string[]; bytes: Buffer } => ({
+  digests: s.digests,
+  bytes: toBuffer(s.bytes),
+});
 
 const toBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
 
@@ -44,8 +46,7 @@ export function inThreadOffload(): Offload {
   };
   return {
     parse: (job) => run<Parsed>({ op: 'parse', job }),
-    digests: (messages) => run<string[]>({ op: 'digests', messages }),
-    serialize: async (body) => toBuffer(await run<Uint8Array>({ op: 'serialize', body })),
+    send: async (body, undigested) => sending(await run<Sending>({ op: 'send', body, undigested })),
     ran,
     close: () => undefined,
   };
@@ -76,7 +77,7 @@ export function workerOffload(script: string, report: (e: unknown) => void): Off
     waiting.clear();
   };
   const localRun = (j: Job): Promise<unknown> =>
-    j.op === 'parse' ? local.parse(j.job) : j.op === 'digests' ? local.digests(j.messages) : local.serialize(j.body);
+    j.op === 'parse' ? local.parse(j.job) : local.send(j.body, j.undigested);
   const start = (): Worker => {
     const w = new Worker(script);
     w.unref();
@@ -109,10 +110,9 @@ export function workerOffload(script: string, report: (e: unknown) => void): Off
   };
   return {
     parse: (job) => run({ op: 'parse', job }) as Promise<Parsed>,
-    digests: (messages) => run({ op: 'digests', messages }) as Promise<string[]>,
-    serialize: async (body) => {
-      const r = (await run({ op: 'serialize', body })) as Uint8Array | Buffer;
-      return Buffer.isBuffer(r) ? r : toBuffer(r);
+    send: async (body, undigested) => {
+      const r = (await run({ op: 'send', body, undigested })) as Sending | { digests: string[]; bytes: Buffer };
+      return Buffer.isBuffer(r.bytes) ? (r as { digests: string[]; bytes: Buffer }) : sending(r);
     },
     ran,
     close: () => {
@@ -134,9 +134,9 @@ export function serveOffload(port: MessagePort): void {
       return;
     }
     // Bytes that own their whole buffer are moved, not copied (a pooled small buffer is copied).
-    const owns =
-      result instanceof Uint8Array && result.byteOffset === 0 && result.byteLength === result.buffer.byteLength;
-    const transfer = owns && result instanceof Uint8Array ? [result.buffer as ArrayBuffer] : [];
+    const bytes = 'bytes' in result ? result.bytes : undefined;
+    const owns = bytes !== undefined && bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
+    const transfer = owns ? [bytes.buffer as ArrayBuffer] : [];
     port.postMessage({ id: m.id, result }, transfer);
   });
 }

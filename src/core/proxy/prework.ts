@@ -10,6 +10,7 @@ import { toolResultText } from '../session/log';
 import type { MessageParam } from '../session/types';
 import { DEFAULT_REF_PATTERNS, extractRefs } from '../trimming/refs';
 import { messageDigest } from './digest';
+import { messagesArray, spans, type MessageSpans } from './raw-prefix';
 
 /** Tool results at least this long get their refs found off the event loop (shorter ones take under a ms). */
 export const REFS_MIN_CHARS = 64 * 1024;
@@ -18,6 +19,8 @@ export const REFS_MIN_CHARS = 64 * 1024;
 export interface ParseJob {
   readonly raw: Uint8Array;
   readonly skip?: { readonly open: number; readonly tail: number };
+  /** Find the byte spans of the messages from `first` on, from byte `from` (default: the messages' `[`). */
+  readonly spans?: { readonly first: number; readonly from?: number };
 }
 
 /** The refs of one huge tool result: block `block` of the parsed body's message `message`. */
@@ -35,6 +38,8 @@ export interface Parsed {
   /** Digest of each message of `body.messages`, in order (none when it is not a Messages request). */
   readonly digests: string[];
   readonly refs: FoundRefs[];
+  /** The spans asked for (registry.ts keeps them for the next request's known prefix). */
+  readonly spans?: MessageSpans;
 }
 
 /** Decode and parse a body, digest its messages and find the refs of its huge tool results. */
@@ -51,7 +56,12 @@ export function parseBody(job: ParseJob): Parsed {
   }
   if (typeof body !== 'object' || body === null || !Array.isArray(body.messages))
     return { body, digests: [], refs: [] };
-  return { body, digests: messageDigests(body.messages), refs: hugeResultRefs(body.messages) };
+  const digests = messageDigests(body.messages);
+  const refs = hugeResultRefs(body.messages);
+  if (!job.spans) return { body, digests, refs };
+  const { first } = job.spans;
+  const from = job.spans.from ?? messagesArray(raw);
+  return { body, digests, refs, spans: { first, from, spans: spans(raw, from, first, first + body.messages.length) } };
 }
 
 export function messageDigests(messages: readonly MessageParam[]): string[] {
@@ -73,7 +83,14 @@ function hugeResultRefs(messages: readonly MessageParam[]): FoundRefs[] {
   return out;
 }
 
-/** The upstream body's bytes, as the request path makes them. */
-export function serializeBody(body: unknown): Uint8Array {
-  return Buffer.from(JSON.stringify(body), 'utf8');
+export interface Sending {
+  /** Digests of `undigested` (messages of the body the verdicts have not digested yet). */
+  readonly digests: string[];
+  /** The upstream body's bytes, as the request path makes them. */
+  readonly bytes: Uint8Array;
+}
+
+/** What a call sends upstream: its bytes, and the digests the verdicts lack. */
+export function sendBody(body: RequestBody, undigested: readonly MessageParam[]): Sending {
+  return { digests: messageDigests(undigested), bytes: Buffer.from(JSON.stringify(body), 'utf8') };
 }

@@ -191,7 +191,8 @@ export class ProxyEngine {
 
   /** A big body: parsed off the event loop, then its steps in its session's lane. */
   private async big(raw: Buffer, headers: Headers, now: number, known?: KnownPrefix): Promise<Forward> {
-    const parsed = await this.offload.parse({ raw, skip: known?.skip });
+    const spans = known ? { first: known.count, from: known.entry.rawPrefix?.end } : { first: 0 };
+    const parsed = await this.offload.parse({ raw, skip: known?.skip, spans });
     let body = parsed.body;
     if (known) {
       body = step.withKnown(this.sessions, body, headers, known.entry, known.count);
@@ -205,7 +206,7 @@ export class ProxyEngine {
     const c: step.Call = { raw, body: checked };
     return this.lanes.run(sessionKeyOf(headers, checked), async () => {
       try {
-        const observed = step.begin(this.steps, c, headers, now, digests);
+        const observed = step.begin(this.steps, c, headers, now, { digests, spans: parsed.spans });
         step.rememberRefs(c, parsed.refs, offset);
         if (observed) return observed;
         await nextTurn();
@@ -215,8 +216,9 @@ export class ProxyEngine {
         await nextTurn();
         step.end(this.steps, c);
         const undigested = this.verdicts.undigested(p.up.messages);
-        this.verdicts.remember(undigested, await this.offload.digests(undigested));
-        return step.sent(this.steps, c, p.up, await this.offload.serialize(p.up));
+        const { digests: made, bytes } = await this.offload.send(p.up, undigested);
+        this.verdicts.remember(undigested, made);
+        return step.sent(this.steps, c, p.up, bytes);
       } catch (e) {
         return step.failed(this.steps, c, e);
       } finally {

@@ -16,7 +16,7 @@ import { Session } from '../session/session';
 import type { ClientKind } from './client-kind';
 import type { MessageParam, TextBlockParam, ToolDefinition } from '../session/types';
 import { commonPrefix, messageDigest } from './digest';
-import { elidedSpan, knownPrefix, nextPrefix, type RawPrefix } from './raw-prefix';
+import { elidedSpan, knownPrefix, nextPrefix, type MessageSpans, type RawPrefix } from './raw-prefix';
 
 /** Sessions kept in memory per proxy; the least recently used beyond this are forgotten (their journals stay). */
 export const MAX_LIVE_SESSIONS = 64;
@@ -59,6 +59,8 @@ export interface MatchInput {
   readonly raw?: Buffer;
   /** Digests already made elsewhere (a worker thread), by message index; the others are made here. */
   readonly digests?: readonly (string | undefined)[];
+  /** The raw body's message spans, found elsewhere (a worker thread) from some message on. */
+  readonly spans?: MessageSpans;
 }
 
 /** A body that continues a recent session's last request: its first `count` messages are bytes (open, tail). */
@@ -182,6 +184,7 @@ export class ProxySessions {
           input.messages.length,
           source === entry ? entry.rawPrefix : undefined,
           source === entry ? reused : 0,
+          input.spans,
         )
       : undefined;
     entry.lastMessages = entry.rawPrefix ? input.messages : undefined;

@@ -14,7 +14,7 @@ import type { ToolDefinition } from '../session/types';
 import { rememberDefaultRefs } from '../trimming';
 import { classifyClient } from './client-kind';
 import type { FoundRefs } from './prework';
-import type { ProxiedSession, ProxySessions } from './registry';
+import type { MatchInput, ProxiedSession, ProxySessions } from './registry';
 import type { SessionState, SessionStates } from './session-states';
 import { sessionKeyOf, type Headers } from './session-key';
 import { clientTtl, headAllowsLongTtl, upstreamBody } from './upstream';
@@ -111,7 +111,7 @@ export function withKnown(
 
 /**
  * Match the session, append what is new, record the call and judge it against the last one.
- * `digests`: the messages' digests where already known (a worker made them). Returns the
+ * `found`: the messages' digests and spans where already known (a worker made them). Returns the
  * client's bytes when observe-only has nothing to change.
  */
 export function begin(
@@ -119,7 +119,7 @@ export function begin(
   c: Call,
   headers: Headers,
   now: number,
-  digests?: readonly (string | undefined)[],
+  found: Pick<MatchInput, 'digests' | 'spans'> = {},
 ): Forward | undefined {
   const { body } = c;
   // Tools go upstream as sent; the session keeps them for token counts (server tools count as their JSON).
@@ -130,7 +130,7 @@ export function begin(
   ctx.matching.call = c;
   let m;
   try {
-    m = ctx.sessions.match({ key, messages, system, tools, model, now, raw, digests });
+    m = ctx.sessions.match({ key, messages, system, tools, model, now, raw, ...found });
   } finally {
     ctx.matching.call = undefined;
   }

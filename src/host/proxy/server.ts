@@ -30,7 +30,7 @@ import type { ClientTimeouts } from '../client-timeouts';
 import { startInspectorServer, type InspectorBackend, type InspectorServer } from '../standalone/server';
 import { CacheDiagnostics } from './diagnostics';
 import { forward } from './forward';
-import { declaredOver, readCapped } from './request-body';
+import { BodyCollector, declaredOver, readCapped } from './request-body';
 import { refusal, refusalBody } from '../request-guard';
 
 /** The API's own request limit (reference: "Body over 32 MB: 413"); larger bodies pass through untouched. */
@@ -221,21 +221,20 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
   const observe = (req: IncomingMessage, res: ServerResponse): void => {
     const sessionHeader = req.headers[SESSION_HEADER];
     const now = clock();
-    const chunks: Buffer[] = [];
     // A copy is kept only of a body the API could accept, and let go once one turns out larger.
-    let size = declaredOver(req, MAX_MESSAGES_BODY_BYTES) ? Infinity : 0;
+    const over = declaredOver(req, MAX_MESSAGES_BODY_BYTES);
+    let copy: BodyCollector | undefined = over ? undefined : new BodyCollector(req);
     req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size <= MAX_MESSAGES_BODY_BYTES) chunks.push(c);
-      else chunks.length = 0;
+      copy?.push(c);
+      if (copy && copy.size > MAX_MESSAGES_BODY_BYTES) copy = undefined;
     });
     // The call as recorded: a big body is read off the event loop, and its response may end first.
     let recorded: Promise<Forward | undefined> = Promise.resolve(undefined);
     let sessionId: string | undefined;
     const recorder = new ResponseRecorder();
     req.on('end', () => {
-      if (size > MAX_MESSAGES_BODY_BYTES) return;
-      const raw = Buffer.concat(chunks, size);
+      if (!copy) return;
+      const raw = copy.body();
       const headers = { [SESSION_HEADER]: sessionHeader, ...clientHeaders(req.headers) };
       // After this turn's I/O: the bytes are on their way before any of this runs.
       recorded = new Promise<void>((ok) => setImmediate(ok))

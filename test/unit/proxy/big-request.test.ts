@@ -52,7 +52,7 @@ describe('a big request', () => {
     }
     const f = await pending;
     expect(f.transformed).toBe(true);
-    // Parsing, planning, the journal, the digests and the bytes: the bystander got in between them.
+    // Parsing, planning, the journal, the bytes: the bystander got in between them.
     expect(order.indexOf('big')).toBeGreaterThanOrEqual(3);
     e.close();
   });
