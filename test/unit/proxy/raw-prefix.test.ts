@@ -29,6 +29,14 @@ const raw = (messages: MessageParam[], markLast = true): Buffer => {
   );
 };
 
+/** The history after step `k`: `add` messages appended (ending on a user turn), message `edit` rewritten. */
+function grown(history: MessageParam[], st: { add: number; edit: number; text: string }, k: number): MessageParam[] {
+  for (let i = 0; i < st.add; i++) history.push(msg(history.length % 2 ? 'assistant' : 'user', `${st.text} ${k}.${i}`));
+  if (history.length % 2 === 0) history.push(msg('user', 'go'));
+  if (st.edit < 0 || st.edit >= history.length - 1) return history;
+  return history.map((m, i) => (i === st.edit ? msg(m.role as 'user' | 'assistant', `${st.text} edited ${k}`) : m));
+}
+
 describe('raw prefix', () => {
   it('the messages before the marked last one are known from one byte comparison, scanning only what is new', () => {
     const a = [msg('user', 'hi "there" [x]'), msg('assistant', 'a \\ b {c}'), msg('user', 'next')];
@@ -74,13 +82,7 @@ describe('raw prefix', () => {
         const plain = new ProxySessions();
         let history: MessageParam[] = [];
         steps.forEach((st, k) => {
-          for (let i = 0; i < st.add; i++)
-            history.push(msg(history.length % 2 ? 'assistant' : 'user', `${st.text} ${k}.${i}`));
-          if (history.length % 2 === 0) history.push(msg('user', 'go'));
-          if (st.edit >= 0 && st.edit < history.length - 1)
-            history = history.map((m, i) =>
-              i === st.edit ? msg(m.role as 'user' | 'assistant', `${st.text} edited ${k}`) : m,
-            );
+          history = grown(history, st, k);
           const a = withRaw.match({ key: 'k', messages: history, model: 'm', now: k, raw: raw(history, st.marker) });
           const b = plain.match({ key: 'k', messages: history, model: 'm', now: k });
           expect(a.entry.id).toBe(b.entry.id);
@@ -132,15 +134,7 @@ describe('parsing only what is new', () => {
             const full = new ProxyEngine({ strategy });
             const histories: Record<string, MessageParam[]> = { s1: [], s2: [] };
             steps.forEach((st, k) => {
-              let history = histories[st.key];
-              for (let i = 0; i < st.add; i++)
-                history.push(msg(history.length % 2 ? 'assistant' : 'user', `${st.text} ${k}.${i}`));
-              if (history.length % 2 === 0) history.push(msg('user', 'go'));
-              if (st.edit >= 0 && st.edit < history.length - 1)
-                history = history.map((m, i) =>
-                  i === st.edit ? msg(m.role as 'user' | 'assistant', `${st.text} edited ${k}`) : m,
-                );
-              histories[st.key] = history;
+              const history = (histories[st.key] = grown(histories[st.key], st, k));
               const body = raw(history, st.marker);
               const headers = { 'x-claude-code-session-id': st.key };
               const a = partial.onRequest(body, headers, k);
