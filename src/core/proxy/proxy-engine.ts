@@ -191,10 +191,13 @@ export class ProxyEngine {
 
   /** A big body: parsed off the event loop, then its steps in its session's lane. */
   private async big(raw: Buffer, headers: Headers, now: number, known?: KnownPrefix): Promise<Forward> {
-    const spans = known ? { first: known.count, from: known.entry.rawPrefix?.end } : { first: 0 };
+    const prefix = known?.entry.rawPrefix;
+    const spans = known ? { first: known.count, from: prefix?.end } : { first: 0 };
     const parsed = await this.offload.parse({ raw, skip: known?.skip, spans });
     let body = parsed.body;
     if (known) {
+      // The session's last request changed meanwhile (its known messages may not be these bytes'): read all of it.
+      if (known.entry.rawPrefix !== prefix) return this.big(raw, headers, now);
       body = step.withKnown(this.sessions, body, headers, known.entry, known.count);
       // Not the known session's after all (another key): read all of it.
       if (body === undefined) return this.big(raw, headers, now);
@@ -208,8 +211,9 @@ export class ProxyEngine {
       try {
         const observed = step.begin(this.steps, c, headers, now, { digests, spans: parsed.spans });
         step.rememberRefs(c, parsed.refs, offset);
-        if (observed) return observed;
         await nextTurn();
+        // Observe only: the journal's records are written (finally) in this turn of their own.
+        if (observed) return observed;
         const p = step.plan(this.steps, c, now);
         if (isForward(p)) return p;
         // The journal's records (the new messages: megabytes) are written in a turn of their own.

@@ -100,6 +100,19 @@ describe('a big request', () => {
     steps.close();
   });
 
+  it('observe-only `none` sends the client bytes and records the big call all the same', async () => {
+    const e = new ProxyEngine({ strategy: 'none', bigBodyBytes: BIG });
+    e.onRequest(body('watch', []), NO_KEY, 1_000);
+    const raw = body('watch', [900], bigLog(0.3));
+    const f = await e.handle(raw, NO_KEY, 2_000);
+    expect(f.transformed).toBe(false);
+    expect(f.body).toBe(raw);
+    const s = e.state(f.sessionId!)!.entry.session;
+    expect(s.messages).toHaveLength(21);
+    expect(s.calls).toHaveLength(2);
+    e.close();
+  });
+
   it('the client gets its own bytes when the big body is not a Messages request', async () => {
     const e = engine();
     const raw = Buffer.from(JSON.stringify({ model: 'm', prompt: 'x'.repeat(2 * BIG) }));
