@@ -58,7 +58,13 @@ interface Waiting {
   readonly fail: (e: unknown) => void;
 }
 
-/** Jobs in one worker thread (started on the first job, never keeping the process alive). */
+/**
+ * A worker idle this long is ended: its heap (garbage of megabyte bodies until its own collector runs) is the
+ * process's memory. The next big request starts one again, off the event loop.
+ */
+export const WORKER_IDLE_MS = 5_000;
+
+/** Jobs in one worker thread (started on the first job, ended when idle, never keeping the process alive). */
 export function workerOffload(script: string, report: (e: unknown) => void): Offload {
   const local = inThreadOffload();
   const ran = local.ran;
@@ -66,6 +72,14 @@ export function workerOffload(script: string, report: (e: unknown) => void): Off
   let broken = false;
   let next = 0;
   const waiting = new Map<number, Waiting>();
+  let idle: NodeJS.Timeout | undefined;
+  const retire = (): void => {
+    idle = undefined;
+    if (waiting.size > 0 || !worker) return;
+    const w = worker;
+    worker = undefined;
+    void w.terminate();
+  };
   const fallBack = (e: unknown): void => {
     if (broken) return;
     broken = true;
@@ -87,13 +101,16 @@ export function workerOffload(script: string, report: (e: unknown) => void): Off
       if (job) ran.worker++;
       if (m.error !== undefined) job?.fail(new Error(m.error));
       else job?.ok(m.result);
+      if (waiting.size === 0) (idle = setTimeout(retire, WORKER_IDLE_MS)).unref();
     });
-    w.on('error', fallBack);
-    w.on('exit', (code) => fallBack(new Error(`the proxy's worker thread exited (code ${code})`)));
+    // A worker ended on purpose (idle, closed) is no longer `worker`: its exit is no failure.
+    w.on('error', (e) => w === worker && fallBack(e));
+    w.on('exit', (code) => w === worker && fallBack(new Error(`the proxy's worker thread exited (code ${code})`)));
     return w;
   };
   const run = (job: Job): Promise<unknown> => {
     if (broken) return localRun(job);
+    clearTimeout(idle);
     return new Promise((ok, fail) => {
       const id = next++;
       waiting.set(id, { job, ok, fail });
@@ -117,8 +134,10 @@ export function workerOffload(script: string, report: (e: unknown) => void): Off
     ran,
     close: () => {
       broken = true;
-      void worker?.terminate();
+      clearTimeout(idle);
+      const w = worker;
       worker = undefined;
+      void w?.terminate();
     },
   };
 }
