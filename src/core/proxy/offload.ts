@@ -138,6 +138,9 @@ export function workerOffload(script: string, report: (e: unknown) => void): Off
       const w = worker;
       worker = undefined;
       void w?.terminate();
+      // Requests still waiting for the worker go as the client sent them.
+      for (const job of waiting.values()) job.fail(new Error('the proxy is closing'));
+      waiting.clear();
     },
   };
 }
