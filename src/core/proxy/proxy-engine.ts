@@ -149,7 +149,8 @@ export class ProxyEngine {
    */
   async handle(raw: Buffer, headers: Headers, now = Date.now()): Promise<Forward> {
     try {
-      const known = this.sessions.known(raw);
+      // Other sessions often start with the same bytes (a client's first messages): the header's key picks its own.
+      const known = this.sessions.known(raw, sessionKeyOf(headers, {}));
       const fresh = raw.length - (known ? known.skip.tail - known.skip.open : 0);
       if (fresh >= (this.o.bigBodyBytes ?? BIG_BODY_BYTES)) return await this.big(raw, headers, now, known);
       const body = this.parse(raw, headers);

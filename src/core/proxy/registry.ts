@@ -108,12 +108,13 @@ export class ProxySessions {
   /**
    * The session whose last request `raw` continues byte for byte, and where the body's known
    * messages are (raw-prefix.ts): the caller parses only what is new. Undefined when no recent
-   * session's bytes start the body.
+   * session's bytes start the body. With `key` (the client's session header), only that key's sessions.
    */
-  known(raw: Buffer): KnownPrefix | undefined {
+  known(raw: Buffer, key?: string): KnownPrefix | undefined {
     let best: ProxiedSession | undefined;
     for (const e of this.entries)
       if (
+        (key === undefined || e.key === key) &&
         e.rawPrefix &&
         e.lastMessages &&
         (!best || e.rawPrefix.count > best.rawPrefix!.count) &&
