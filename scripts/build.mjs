@@ -24,6 +24,8 @@ const configs = [
   { ...common, entryPoints: { statusline: 'src/cli/statusline-main.ts' }, outdir: 'dist' },
   // `trimline report`'s worker threads (src/core/report/parallel.ts), beside the CLI and the bench.
   { ...common, entryPoints: { 'report-worker': 'src/cli/report-worker.ts' }, outdir: 'dist' },
+  // `trimline proxy`'s worker thread for big requests (src/core/proxy/offload.ts).
+  { ...common, entryPoints: { 'proxy-worker': 'src/host/proxy/worker.ts' }, outdir: 'dist' },
   // playwright-core (the page bench drives Chromium) is loaded from node_modules, not bundled.
   { ...common, entryPoints: { bench: 'test/bench/main.ts' }, outdir: 'dist', external: ['playwright-core'] },
   { ...common, entryPoints: { 'dev-server': 'src/dev/main.ts' }, outdir: 'dist' },

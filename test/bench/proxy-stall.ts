@@ -3,8 +3,8 @@
  * `npm run bench`). A bystander session (Claude-Code-shaped, 100 messages, one tool round per
  * call) calls the local test server directly and through `trimline proxy --strategy default`
  * (its own process, journal on) at the same moment, while another client sends one big request:
- * a 5 MB tool result, then 6 M same-class chars (the request that once overflowed the token
- * counter's stack). The bystander's added latency (proxy minus direct, paired) is measured
+ * a 5 MB tool result, a 20 MB one, then 6 M same-class chars (the request that once overflowed
+ * the token counter's stack). The bystander's added latency (proxy minus direct, paired) is measured
  * before, and from the big request's start until its background counting had time to end.
  * Bounded: each call has a timeout, each window a fixed length.
  */
@@ -18,6 +18,8 @@ import { bigBody, bigLog, ccBody, ccMessages, roundAssistant, roundResults } fro
 import { quantile } from './soak';
 
 const BYSTANDER_MESSAGES = 100;
+/** The big tool results sent while the bystander calls (MB). */
+const BIG_MB = [5, 20];
 const BASELINE_CALLS = 30;
 /** After the big call was answered, its counting goes on in the background: measure this long more. */
 const AFTER_MS = 8_000;
@@ -98,8 +100,10 @@ export async function runStall(log: (s: string) => void): Promise<StallRow[]> {
     for (let i = 0; i < 10; i++) await paired();
     await postMessages(proxy.url, 'stall-big', JSON.stringify(ccBody(ccMessages(20), 'stall-big')), CALL_TIMEOUT_MS);
     await window('no other client (baseline)', 0);
-    const log5 = bigBody(bigLog(5));
-    await window('another client sends a 5 MB tool result', log5.length / 1e6, log5);
+    for (const mb of BIG_MB) {
+      const big = bigBody(bigLog(mb), `stall-big-${mb}`);
+      await window(`another client sends a ${mb} MB tool result`, big.length / 1e6, big);
+    }
     const poison = bigBody('B'.repeat(6_000_000));
     await window('another client sends 6 M same-class chars', poison.length / 1e6, poison);
   } finally {

@@ -205,7 +205,9 @@ export async function runSoak(log: (s: string) => void): Promise<SoakResult> {
     });
     const s = samples[samples.length - 1];
     log(
-      `soak: ${s.calls} calls, ${s.sessions} sessions: ${s.alive ? 'alive' : 'GONE'}, RSS ${s.rssMB.toFixed(0)} MB (${s.rssAfterGcMB.toFixed(0)} after GC, heap ${s.heapAfterGcMB.toFixed(0)}), ${s.fds} fds, ${s.locks} locks`,
+      `soak: ${s.calls} calls, ${s.sessions} sessions: ${s.alive ? 'alive' : 'GONE'}, RSS ` +
+        `${s.rssMB.toFixed(0)} MB (${s.rssAfterGcMB.toFixed(0)} after GC, heap ${s.heapAfterGcMB.toFixed(0)}), ` +
+        `${s.fds} fds, ${s.locks} locks`,
     );
   };
   const call = async (url: string, key: string, body: string): Promise<number> => {
@@ -298,18 +300,30 @@ export function formatSoak(r: SoakResult): string[] {
   return [
     '## Soak',
     '',
-    `${r.calls.toLocaleString('en-US')} calls over ${r.sessions} sessions (cohorts of ${COHORT} side by side for ${TURNS} turns, string and block content alternating, streamed) through one \`trimline proxy --strategy ${r.strategy}\` (its own process, journal on) to the local test server, in ${f1(r.seconds)} s${r.completed ? '' : ' (stopped at the deadline: partial)'}; ${r.failures} calls failed. Every ${HOSTILE_EVERY.toLocaleString('en-US')} calls another client sent a poisoned request (6 M same-class chars) and a 5 MB tool result: ${r.hostile} sent, ${r.hostileFailures} not answered 200. The registry keeps 64 sessions and at most 24 journals hold a descriptor: the other sessions were released and their journals closed.`,
+    `${r.calls.toLocaleString('en-US')} calls over ${r.sessions} sessions (cohorts of ${COHORT} side by side ` +
+      `for ${TURNS} turns, string and block content alternating, streamed) through one \`trimline proxy ` +
+      `--strategy ${r.strategy}\` (its own process, journal on) to the local test server, in ` +
+      `${f1(r.seconds)} s${r.completed ? '' : ' (stopped at the deadline: partial)'}; ${r.failures} calls ` +
+      `failed. Every ${HOSTILE_EVERY.toLocaleString('en-US')} calls another client sent a poisoned ` +
+      `request (6 M same-class chars) and a 5 MB tool result: ${r.hostile} sent, ${r.hostileFailures} ` +
+      `not answered 200. The registry keeps 64 sessions and at most 24 journals hold a descriptor: ` +
+      `the other sessions were released and their journals closed.`,
     '',
-    '| after calls | sessions met | proxy alive | RSS MB | RSS after GC MB | heap after GC MB | open fds | lock files | journals |',
+    '| after calls | sessions met | proxy alive | RSS MB | RSS after GC MB | heap after GC MB | open fds | ' +
+      'lock files | journals |',
     '|---|---|---|---|---|---|---|---|---|',
     ...r.samples.map(
       (s) =>
-        `| ${s.calls} | ${s.sessions} | ${s.alive ? 'yes' : 'no'} | ${f1(s.rssMB)} | ${f1(s.rssAfterGcMB)} | ${f1(s.heapAfterGcMB)} | ${s.fds} | ${s.locks} | ${s.journals} |`,
+        `| ${s.calls} | ${s.sessions} | ${s.alive ? 'yes' : 'no'} | ${f1(s.rssMB)} | ${f1(s.rssAfterGcMB)} | ` +
+        `${f1(s.heapAfterGcMB)} | ${s.fds} | ${s.locks} | ${s.journals} |`,
     ),
     '',
-    `Start → end: RSS ${f1(first.rssMB)} → ${f1(last.rssMB)} MB (after GC ${f1(first.rssAfterGcMB)} → ${f1(last.rssAfterGcMB)}, heap ${f1(first.heapAfterGcMB)} → ${f1(last.heapAfterGcMB)}), descriptors ${first.fds} → ${last.fds}, lock files ${first.locks} → ${last.locks}.`,
+    `Start → end: RSS ${f1(first.rssMB)} → ${f1(last.rssMB)} MB (after GC ${f1(first.rssAfterGcMB)} → ` +
+      `${f1(last.rssAfterGcMB)}, heap ${f1(first.heapAfterGcMB)} → ${f1(last.heapAfterGcMB)}), descriptors ` +
+      `${first.fds} → ${last.fds}, lock files ${first.locks} → ${last.locks}.`,
     '',
-    `Added latency per call (the same body directly and through the proxy, alternating), over turns ${PAIRED_FROM_TURN + 1}–${TURNS} of the first and of the last cohort:`,
+    `Added latency per call (the same body directly and through the proxy, alternating), over turns ` +
+      `${PAIRED_FROM_TURN + 1}–${TURNS} of the first and of the last cohort:`,
     '',
     '| window | paired calls | direct p50 ms | proxy p50 ms | added p50 ms | added p99 ms |',
     '|---|---|---|---|---|---|',
@@ -320,7 +334,9 @@ export function formatSoak(r: SoakResult): string[] {
     '',
     ...(r.heap.length
       ? [
-          `RSS follows V8's collector, so what the proxy keeps is measured apart: the same cohorts (${HEAP_TURNS} turns each) through a ProxyEngine in the bench process, journal on, heap used after a forced GC per cohort:`,
+          `RSS follows V8's collector, so what the proxy keeps is measured apart: the same cohorts ` +
+            `(${HEAP_TURNS} turns each) through a ProxyEngine in the bench process, journal on, heap used ` +
+            `after a forced GC per cohort:`,
           '',
           '| sessions met | calls | live sessions | heap MB after GC |',
           '|---|---|---|---|',

@@ -19,7 +19,8 @@ import { ccClient, ccTurn, CC_MODEL } from './claude-code-client';
 
 const CALLS = 40;
 const REMINDERS = [
-  "As you answer the user's questions, you can use the following context:\n# claudeMd\nAlways run `npm test` before you say you are done.",
+  "As you answer the user's questions, you can use the following context:\n# claudeMd\nAlways run `npm test` " +
+    'before you say you are done.',
   "# currentDate\nToday's date is 2026-11-26.",
   'Working directory: /work/app. Is a git repository: true.',
   'The following skills are available: review, release.',
@@ -119,7 +120,8 @@ describe('proxy --strategy default keeps every user text block verbatim (Claude-
     const tokens = sum(trimmed.requests, messageTokens) / sum(none.requests, messageTokens);
     const cost = sum(trimmed.requests, inputCost) / sum(none.requests, inputCost);
     console.log(
-      `proxy default vs none on a 40-call loop: tokens ${(tokens * 100).toFixed(1)}%, input-side cost ${(cost * 100).toFixed(1)}%`,
+      `proxy default vs none on a 40-call loop: tokens ${(tokens * 100).toFixed(1)}%, input-side cost ` +
+        `${(cost * 100).toFixed(1)}%`,
     );
     // The aims of the issue for a single-prompt session with large reads (not measured values).
     expect(tokens).toBeLessThanOrEqual(0.6);

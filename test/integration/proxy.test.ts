@@ -78,25 +78,28 @@ describe('proxy: a Claude-Code-shaped session through the real SDK', () => {
     expect(sessions[0].session.calls.every((c) => c.usage !== undefined)).toBe(true);
   });
 
-  it('default: 0 invalid requests, fewer input tokens than none, cache reads kept, system/tools/thinking as sent', () => {
-    expect(trimmed.calls).toBe(none.calls);
-    for (const r of trimmed.requests) {
-      expect(r.validation.ok, r.validation.message).toBe(true);
-      const body = r.body as RequestBody;
-      expect(validateRequest(body, { model: body.model, thinking: true })).toEqual([]);
-      const client = JSON.parse(trimmed.client.sent[r.seq - trimmed.requests[0].seq]) as Record<string, unknown>;
-      for (const k of ['system', 'tools', 'thinking', 'context_management', 'metadata', 'max_tokens', 'model'])
-        expect(body[k as keyof RequestBody]).toEqual(client[k]);
-    }
-    const inNone = none.requests.map((r) => totalInput(r.response!.usage!));
-    const inDefault = trimmed.requests.map((r) => totalInput(r.response!.usage!));
-    const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
-    const ratio = sum(inDefault) / sum(inNone);
-    console.log(`proxy default/none input tokens: ${sum(inDefault)} / ${sum(inNone)} = ${(ratio * 100).toFixed(1)}%`);
-    expect(ratio).toBeLessThanOrEqual(0.6);
-    const reads = trimmed.requests.filter((r) => r.response!.usage!.cache_read_input_tokens > 0).length;
-    expect(reads).toBeGreaterThanOrEqual(trimmed.requests.length - 4);
-  });
+  it(
+    'default: 0 invalid requests, fewer input tokens than none, cache reads kept, system/tools/thinking as ' + 'sent',
+    () => {
+      expect(trimmed.calls).toBe(none.calls);
+      for (const r of trimmed.requests) {
+        expect(r.validation.ok, r.validation.message).toBe(true);
+        const body = r.body as RequestBody;
+        expect(validateRequest(body, { model: body.model, thinking: true })).toEqual([]);
+        const client = JSON.parse(trimmed.client.sent[r.seq - trimmed.requests[0].seq]) as Record<string, unknown>;
+        for (const k of ['system', 'tools', 'thinking', 'context_management', 'metadata', 'max_tokens', 'model'])
+          expect(body[k as keyof RequestBody]).toEqual(client[k]);
+      }
+      const inNone = none.requests.map((r) => totalInput(r.response!.usage!));
+      const inDefault = trimmed.requests.map((r) => totalInput(r.response!.usage!));
+      const sum = (xs: number[]): number => xs.reduce((a, b) => a + b, 0);
+      const ratio = sum(inDefault) / sum(inNone);
+      console.log(`proxy default/none input tokens: ${sum(inDefault)} / ${sum(inNone)} = ${(ratio * 100).toFixed(1)}%`);
+      expect(ratio).toBeLessThanOrEqual(0.6);
+      const reads = trimmed.requests.filter((r) => r.response!.usage!.cache_read_input_tokens > 0).length;
+      expect(reads).toBeGreaterThanOrEqual(trimmed.requests.length - 4);
+    },
+  );
 
   it('serves the inspector on the same port, showing the proxied session (and refuses other hosts)', async () => {
     const page = await fetch(trimmed.proxy.inspectorUrl);

@@ -9,26 +9,22 @@
  * Fail open: if anything here throws or the result would be refused, the client's original bytes go
  * upstream and the reason is kept for the inspector. Auth never reaches this module.
  */
-import { ContextEngine, type PreparedCall } from '../engine/context-engine';
-import { LiveInspector } from '../inspect/live';
 import type { RequestBody } from '../api/wire';
-import { thinkingEnabled, validateRequest } from '../request/validate';
-import type { ToolDefinition } from '../session/types';
-import type { Finding } from '../../protocol';
-import type { Session } from '../session/session';
-import type { Journal } from '../store/journal';
-import { TokenEstimator, type DeferPolicy } from '../tokens';
-import { strategyNames, type PipelineConfig } from '../trimming';
-import { classifyClient } from './client-kind';
+import type { DeferPolicy } from '../tokens';
+import type { PipelineConfig } from '../trimming';
 import { ProxyFaults } from './faults';
-import { ProxySessions, type ProxiedSession } from './registry';
-import { SessionJournals } from './session-journals';
-import { restoreSession } from './restore';
-import { titleOf } from './title';
+import { Lanes } from './lanes';
+import { inThreadOffload, nextTurn, type Offload } from './offload';
+import { ProxySessions, type KnownPrefix, type ProxiedSession } from './registry';
+import * as step from './request-steps';
+import { SessionStates, type SessionState } from './session-states';
 import { sessionKeyOf, type Headers } from './session-key';
 import type { ResponseFacts } from './sse-usage';
-import { clientTtl, headAllowsLongTtl, upstreamBody } from './upstream';
 import { ProxyVerdicts } from './verdicts';
+
+type Forward = step.Forward;
+export type { Forward } from './request-steps';
+export type { SessionState } from './session-states';
 
 /**
  * Token counting on the request path: js-tiktoken encodes ~1.2 MB/s, so a long session
@@ -40,6 +36,11 @@ import { ProxyVerdicts } from './verdicts';
 export const PROXY_DEFER: DeferPolicy = { minChars: 512, budgetChars: 2_048 };
 /** Text encoded per refinement step (≈ 3–4 ms at 1.2 MB/s), so relayed streams never wait long between steps. */
 export const REFINE_STEP_CHARS = 4_096;
+/**
+ * New bytes from which a request is handled in steps (`handle`): parsed, digested and serialized
+ * off the event loop, its session work in turns of its own. Below it all of it takes a few ms.
+ */
+export const BIG_BODY_BYTES = 512 * 1024;
 
 export interface ProxyEngineOptions {
   /** `none` (observe only), `default`, or a strategy spec. */
@@ -55,35 +56,10 @@ export interface ProxyEngineOptions {
   readonly warn?: (line: string) => void;
   /** Token counting on the request path (default PROXY_DEFER); false: exact counts, however long (benchmarks). */
   readonly defer?: DeferPolicy | false;
-}
-
-/** What to send upstream for one client request. */
-export interface Forward {
-  /** The exact bytes to send (the client's own when `transformed` is false). */
-  readonly body: Buffer;
-  readonly transformed: boolean;
-  readonly sessionId?: string;
-  readonly callIndex?: number;
-  /** Why the client's request went untouched although a strategy is on. */
-  readonly failOpen?: string;
-}
-
-/** Per-session state kept beside the registry entry. */
-export interface SessionState {
-  readonly entry: ProxiedSession;
-  readonly engine: ContextEngine;
-  readonly inspector: LiveInspector;
-  /** Undefined while it could not be opened (a full disk): opening is tried again on the next call. */
-  journal?: Journal;
-  /** The last reason a request went untouched (shown by the inspector). */
-  lastFailOpen?: string;
-  /** The journal's last write error while records are still waiting for a retry (shown by the inspector). */
-  journalError?: string;
-  prepared?: PreparedCall;
-  /** Stop following the session's overlay events. */
-  readonly unsubscribe: () => void;
-  /** Each call of the log (by its index) numbered as the journal and the verdicts number it (its lineage's). */
-  readonly callNumbers: Map<number, number>;
+  /** Where a big request's parsing, digests and serialization run (default: this thread, a turn each). */
+  readonly offload?: Offload;
+  /** A request with at least this many new bytes is handled in steps (default BIG_BODY_BYTES). */
+  readonly bigBodyBytes?: number;
 }
 
 export class ProxyEngine {
@@ -92,49 +68,33 @@ export class ProxyEngine {
   readonly verdicts = new ProxyVerdicts();
   /** Failures of the engine's own work, for stderr and the inspector's findings (faults.ts). */
   readonly faults: ProxyFaults;
-  private readonly journals: SessionJournals;
-  private readonly states = new Map<string, SessionState>();
-  /** Live sessions with at least one overlay (so `hasOverlays` is one lookup, not a loop). */
-  private readonly withOverlays = new Set<string>();
-  /** The journal batch of the request being handled (its new messages and call record: one fsync). */
-  private releaseBatch?: () => void;
-  /** Call numbers of sessions restored from their journal, until their inspector is made. */
-  private readonly restoredNumbers = new Map<string, Map<number, number>>();
+  private readonly states: SessionStates;
+  private readonly steps: step.StepsContext;
+  private readonly offload: Offload;
+  private readonly lanes = new Lanes();
 
   constructor(private readonly o: ProxyEngineOptions) {
     const warn = (line: string): void => (o.warn ?? o.log)?.(line);
     this.faults = new ProxyFaults(warn, (id) => this.showFault(id));
-    this.journals = new SessionJournals(o.journalDir, (line) => o.log?.(line), warn);
+    const defer = o.defer === false ? undefined : (o.defer ?? PROXY_DEFER);
+    this.states = new SessionStates({ ...o, defer, faults: this.faults, verdicts: this.verdicts, warn });
     this.sessions = new ProxySessions({
-      restore: (id) => this.restore(id),
-      onEvict: (entry) => this.forget(entry.id),
+      restore: (id) => this.states.restore(id),
+      onEvict: (entry) => this.states.forget(entry.id),
+      // The new messages and the call record reach the session's journal with one fsync, not one per record.
       beforeAppend: (entry) => {
-        this.releaseBatch ??= this.states.get(entry.id)?.journal?.hold();
+        const c = this.steps.matching.call;
+        if (c) c.release ??= this.states.get(entry.id)?.journal?.hold();
       },
     });
+    const { sessions, states, verdicts } = this;
+    this.steps = { sessions, states, verdicts, strategy: o.strategy, log: o.log, matching: {} };
+    this.offload = o.offload ?? inThreadOffload();
   }
 
   /** Number of sessions with engine state (bounded by the registry's MAX_LIVE_SESSIONS). */
   get liveSessions(): number {
     return this.states.size;
-  }
-
-  /** Free a session the registry forgot: its engine, inspector and journal (descriptor and lock). */
-  private forget(id: string): void {
-    const st = this.states.get(id);
-    if (!st) return;
-    this.states.delete(id);
-    this.withOverlays.delete(id);
-    this.faults.forget(id);
-    st.unsubscribe();
-    this.journals.close(id, st.journal);
-  }
-
-  /** A session journaled by an earlier run (the proxy was restarted), with its overlays and call numbers. */
-  private restore(id: string): Session | undefined {
-    const r = restoreSession(this.journals, this.verdicts, id, this.o.log);
-    if (r) this.restoredNumbers.set(id, r.callNumbers);
-    return r?.session;
   }
 
   get strategy(): string {
@@ -147,7 +107,7 @@ export class ProxyEngine {
 
   /** Whether any proxied session has an overlay (a user's pin or trim under observe-only `none`). */
   hasOverlays(): boolean {
-    return this.withOverlays.size > 0;
+    return this.states.anyOverlays();
   }
 
   /**
@@ -159,7 +119,7 @@ export class ProxyEngine {
   mayRestore(headers: Headers): boolean {
     const key = this.o.journalDir === undefined ? undefined : sessionKeyOf(headers, {});
     if (key === undefined || this.sessions.all().some((e) => e.key === key)) return false;
-    return this.journals.has(key);
+    return this.states.journaled(key);
   }
 
   /** Whether any proxied session has actions waiting for a cold cache (requests then go through the engine). */
@@ -174,156 +134,102 @@ export class ProxyEngine {
     return e && this.states.get(e.id);
   }
 
-  /** Decide what goes upstream for a client's `POST /v1/messages` body. Never throws. */
+  /** Decide what goes upstream for a client's `POST /v1/messages` body, in one go. Never throws. */
   onRequest(raw: Buffer, headers: Headers, now = Date.now()): Forward {
-    const untouched = (failOpen?: string, sessionId?: string, callIndex?: number): Forward => ({
-      body: raw,
-      transformed: false,
-      failOpen,
-      sessionId,
-      callIndex,
-    });
-    let body = this.parseKnown(raw, headers);
-    try {
-      body ??= JSON.parse(raw.toString('utf8')) as RequestBody;
-    } catch {
-      return untouched('the request body is not JSON');
-    }
-    if (typeof body !== 'object' || body === null || !Array.isArray(body.messages) || typeof body.model !== 'string')
-      return untouched('not a Messages API request');
-    let st: SessionState | undefined;
-    let callIndex: number | undefined;
-    // The new messages and the call record reach the session's journal with one fsync, not one per
-    // record: the registry opens the batch on the matched session before it appends (beforeAppend).
-    this.releaseBatch = undefined;
-    try {
-      // Tools go upstream as sent; the session keeps them for token counts (server tools count as their JSON).
-      const tools = body.tools as ToolDefinition[] | undefined;
-      const m = this.sessions.match({
-        key: sessionKeyOf(headers, body),
-        messages: body.messages,
-        system: body.system,
-        tools,
-        model: body.model,
-        now,
-        raw,
-      });
-      st = this.stateOf(m.entry);
-      m.entry.client ??= classifyClient(headers, body);
-      if (!st.journal) this.reopenJournal(st);
-      this.releaseBatch ??= st.journal?.hold();
-      const s = m.entry.session;
-      const call = s.recordCall({
-        at: s.messages.length,
-        epochStart: 0,
-        model: body.model,
-        timestamp: new Date(now).toISOString(),
-      });
-      st.journal?.recordCall(call);
-      callIndex = call.index;
-      const verdict = this.verdicts.onRequest({
-        sessionId: m.entry.id,
-        key: m.entry.key,
-        sessionCall: callIndex,
-        body,
-        digests: m.entry.digests,
-        now,
-        clientAsked: 'diagnostics' in body,
-      });
-      // One numbering everywhere: the inspector shows the call as the journal and the verdicts number it.
-      st.callNumbers.set(callIndex, verdict.call);
-      const earlier = verdict.previousSession === undefined ? undefined : this.states.get(verdict.previousSession);
-      if (earlier) st.inspector.continues(earlier.inspector);
-      // What the inspector shows for this call is this call's request, never an earlier one's.
-      st.prepared = undefined;
-      // The engine follows the client: its breakpoints' TTL and its model.
-      st.engine.ttl = clientTtl(body);
-      st.engine.longTtlAllowed = headAllowsLongTtl(body);
-      st.engine.model = body.model;
-      for (const done of st.inspector.applyDeferredIfCold(now))
-        this.o.log?.(`session ${m.entry.id}: deferred action applied on a cold cache: ${done}`);
-      // Observe only: the client's bytes, unless the user pinned, trimmed or restored something here.
-      if (this.o.strategy === 'none' && s.overlayCount === 0) return untouched(undefined, m.entry.id, callIndex);
-      const coldFrom = verdict.headChanged
-        ? { position: 0, why: 'the client changed its system prompt or tools: its cached prefix is gone' }
-        : undefined;
-      const prepared = st.engine.prepare({ callIndex, upTo: s.messages.length, epochStart: 0, now, coldFrom });
-      st.prepared = prepared;
-      // The builder had to repair something: if the client's own request breaks a rule, the
-      // client gets the API's answer to what it sent, not a request we made valid for it.
-      if (prepared.repairs.length > 0) {
-        const own = validateRequest(body, { model: body.model, thinking: thinkingEnabled(body) });
-        if (own.length > 0)
-          return this.failOpen(
-            st,
-            `the client's request breaks an API rule as sent: ${own[0].message}`,
-            raw,
-            callIndex,
-          );
-      }
-      const up = upstreamBody(body, prepared.body.messages);
-      if ('error' in up) return this.failOpen(st, up.error, raw, callIndex);
-      st.lastFailOpen = undefined;
-      this.verdicts.sentAs(m.entry.id, callIndex, up.body, body.messages);
-      return {
-        body: Buffer.from(JSON.stringify(up.body), 'utf8'),
-        transformed: true,
-        sessionId: m.entry.id,
-        callIndex,
-      };
-    } catch (e) {
-      const why = `the engine failed on this request: ${e instanceof Error ? e.message : String(e)}`;
-      return st ? this.failOpen(st, why, raw, callIndex) : untouched(why);
-    } finally {
-      const release = this.releaseBatch;
-      this.releaseBatch = undefined;
-      release?.();
-      if (st) this.checkJournal(st);
-    }
-  }
-
-  /** The journal wrote its queued records again after an error: the inspector stops warning. */
-  private checkJournal(st: SessionState): void {
-    if (st.journalError === undefined || !st.journal || st.journal.unwritten > 0) return;
-    st.journalError = undefined;
-    st.inspector.invalidate();
-    this.o.log?.(`session ${st.entry.id}: journal writes again`);
-  }
-
-  /** A journal write failed: its records wait for the next write; the user hears of it. */
-  private journalFailed(id: string, error: Error): void {
-    const st = this.states.get(id);
-    const why = `journal write failed (records kept for a retry): ${error.message}`;
-    // Once per error, not once per retry (a full disk must not flood the log).
-    if (st?.journalError !== why) (this.o.warn ?? this.o.log)?.(`session ${id}: ${why}`);
-    if (!st) return;
-    st.journalError = why;
-    st.inspector.invalidate();
-    this.o.onChange?.(st.entry);
+    const body = this.parse(raw, headers);
+    return isForward(body) ? body : this.run(raw, body, headers, now);
   }
 
   /**
-   * The body of a request that continues a recent session's last request byte for byte,
-   * parsed without its known messages (they are the session's own), or undefined (then the
-   * caller parses everything). The session key must be the one that session has.
+   * Decide what goes upstream without holding the event loop long (the server's entry): a body
+   * with at least `bigBodyBytes` new bytes is parsed, digested and serialized off the event loop
+   * (offload.ts) and its session work runs in turns of its own, so other sessions' calls are
+   * answered meanwhile; a call of the same session waits for it (lanes.ts). Other bodies go as
+   * `onRequest`, to the same bytes. Never rejects.
    */
-  private parseKnown(raw: Buffer, headers: Headers): RequestBody | undefined {
-    const peek = this.sessions.peek(raw);
-    if (!peek) return undefined;
+  async handle(raw: Buffer, headers: Headers, now = Date.now()): Promise<Forward> {
     try {
-      const body = JSON.parse(peek.json) as RequestBody;
-      if (
-        typeof body !== 'object' ||
-        body === null ||
-        !Array.isArray(body.messages) ||
-        sessionKeyOf(headers, body) !== peek.entry.key
-      )
-        return undefined;
-      body.messages = [...this.sessions.knownMessages(peek.entry, peek.count), ...body.messages];
-      return body;
-    } catch {
-      return undefined;
+      // Other sessions often start with the same bytes (a client's first messages): the header's key picks its own.
+      const known = this.sessions.known(raw, sessionKeyOf(headers, {}));
+      const fresh = raw.length - (known ? known.skip.tail - known.skip.open : 0);
+      if (fresh >= (this.o.bigBodyBytes ?? BIG_BODY_BYTES)) return await this.big(raw, headers, now, known);
+      const body = this.parse(raw, headers);
+      if (isForward(body)) return body;
+      const key = sessionKeyOf(headers, body);
+      if (!this.lanes.busy(key)) return this.run(raw, body, headers, now);
+      return await this.lanes.run(key, () => Promise.resolve(this.run(raw, body, headers, now)));
+    } catch (e) {
+      return step.untouched(raw, `the engine failed on this request: ${e instanceof Error ? e.message : String(e)}`);
     }
+  }
+
+  /** The body as parsed (only what is new when it continues a recent session's bytes), or the client's bytes. */
+  private parse(raw: Buffer, headers: Headers): RequestBody | Forward {
+    let body: unknown = step.parseKnown(this.sessions, raw, headers);
+    try {
+      body ??= JSON.parse(raw.toString('utf8'));
+    } catch {
+      body = undefined;
+    }
+    return step.checkBody(raw, body);
+  }
+
+  /** Every step of a call in one go. */
+  private run(raw: Buffer, body: RequestBody, headers: Headers, now: number): Forward {
+    const c: step.Call = { raw, body };
+    try {
+      const observed = step.begin(this.steps, c, headers, now);
+      if (observed) return observed;
+      const p = step.plan(this.steps, c, now);
+      if (isForward(p)) return p;
+      return step.sent(this.steps, c, p.up, Buffer.from(JSON.stringify(p.up), 'utf8'));
+    } catch (e) {
+      return step.failed(this.steps, c, e);
+    } finally {
+      step.end(this.steps, c);
+    }
+  }
+
+  /** A big body: parsed off the event loop, then its steps in its session's lane. */
+  private async big(raw: Buffer, headers: Headers, now: number, known?: KnownPrefix): Promise<Forward> {
+    const prefix = known?.entry.rawPrefix;
+    const spans = known ? { first: known.count, from: prefix?.end } : { first: 0 };
+    const parsed = await this.offload.parse({ raw, skip: known?.skip, spans });
+    let body = parsed.body;
+    if (known) {
+      // The session's last request changed meanwhile (its known messages may not be these bytes'): read all of it.
+      if (known.entry.rawPrefix !== prefix) return this.big(raw, headers, now);
+      body = step.withKnown(this.sessions, body, headers, known.entry, known.count);
+      // Not the known session's after all (another key): read all of it.
+      if (body === undefined) return this.big(raw, headers, now);
+    }
+    const checked = step.checkBody(raw, body);
+    if (isForward(checked)) return checked;
+    const offset = known?.count ?? 0;
+    const digests: (string | undefined)[] = [...Array<undefined>(offset), ...parsed.digests];
+    const c: step.Call = { raw, body: checked };
+    return this.lanes.run(sessionKeyOf(headers, checked), async () => {
+      try {
+        const observed = step.begin(this.steps, c, headers, now, { digests, spans: parsed.spans });
+        step.rememberRefs(c, parsed.refs, offset);
+        await nextTurn();
+        // Observe only: the journal's records are written (finally) in this turn of their own.
+        if (observed) return observed;
+        const p = step.plan(this.steps, c, now);
+        if (isForward(p)) return p;
+        // The journal's records (the new messages: megabytes) are written in a turn of their own.
+        await nextTurn();
+        step.end(this.steps, c);
+        const undigested = this.verdicts.undigested(p.up.messages);
+        const { digests: made, bytes } = await this.offload.send(p.up, undigested);
+        this.verdicts.remember(undigested, made);
+        return step.sent(this.steps, c, p.up, bytes);
+      } catch (e) {
+        return step.failed(this.steps, c, e);
+      } finally {
+        step.end(this.steps, c);
+      }
+    });
   }
 
   /** After the request went upstream: the inspector's view of the call (off the latency path). */
@@ -361,7 +267,7 @@ export class ProxyEngine {
     const s = st.entry.session;
     const call = s.completeCall(callIndex, { usage: facts.usage, apiMessageId: facts.id });
     st.journal?.recordUsage(callIndex, facts.usage);
-    this.checkJournal(st);
+    this.states.checkJournal(st);
     const judged = this.verdicts.onResponse(sessionId, callIndex, facts);
     if (judged) {
       st.journal?.recordVerdict(judged.lineage, judged.verdict, { print: judged.print, responseId: facts.id });
@@ -398,68 +304,11 @@ export class ProxyEngine {
   }
 
   close(): void {
-    for (const id of [...this.states.keys()]) this.forget(id);
+    this.states.close();
+    this.offload.close();
   }
+}
 
-  private failOpen(st: SessionState, why: string, raw: Buffer, callIndex: number | undefined): Forward {
-    st.lastFailOpen = why;
-    this.o.log?.(`session ${st.entry.id}: sent untouched: ${why}`);
-    return { body: raw, transformed: false, failOpen: why, sessionId: st.entry.id, callIndex };
-  }
-
-  /** A session whose journal could not be opened: try again (the disk may have space now). */
-  private reopenJournal(st: SessionState): void {
-    const { journal, error } = this.journals.open(
-      st.entry,
-      { onError: (e) => this.journalFailed(st.entry.id, e) },
-      st.journalError,
-    );
-    if (!journal) return void (st.journalError = error);
-    st.journal = journal;
-    // A catch-up that could not be written keeps the write's error (journalFailed) until a retry writes it.
-    if (journal.unwritten === 0) st.journalError = undefined;
-    st.inspector.invalidate();
-    this.o.log?.(`session ${st.entry.id}: journaled again`);
-  }
-
-  private stateOf(entry: ProxiedSession): SessionState {
-    let st = this.states.get(entry.id);
-    if (st) return st;
-    const estimator = new TokenEstimator({ defer: this.o.defer === false ? undefined : (this.o.defer ?? PROXY_DEFER) });
-    const engine = new ContextEngine(entry.session, {
-      strategy: this.o.strategy,
-      config: this.o.config,
-      model: entry.session.model,
-      estimator,
-    });
-    const { journal, error: notJournaled } = this.journals.open(entry, {
-      onError: (e) => this.journalFailed(entry.id, e),
-    });
-    const findings = (): Finding[] => this.faults.findings(entry.id, this.states.get(entry.id)?.journalError);
-    const callNumbers = this.restoredNumbers.get(entry.id) ?? new Map<number, number>();
-    this.restoredNumbers.delete(entry.id);
-    const meta = { sessionId: entry.id, title: () => titleOf(entry), strategy: this.o.strategy, findings };
-    const strategies = ['none', 'default', ...strategyNames()];
-    const inspector = new LiveInspector(engine, {
-      ...meta,
-      strategies,
-      externalVerdicts: true,
-      callNumber: (i) => callNumbers.get(i),
-    });
-    const s = entry.session;
-    const overlays = (): void => {
-      if (s.overlayCount > 0) this.withOverlays.add(entry.id);
-      else this.withOverlays.delete(entry.id);
-    };
-    overlays();
-    const unsubscribe = s.on((e) => {
-      if (e.type !== 'message') overlays();
-    });
-    st = { entry, engine, inspector, journal, journalError: notJournaled, unsubscribe, callNumbers };
-    this.states.set(entry.id, st);
-    this.o.log?.(
-      `session ${entry.id}: new (${entry.key ? `client session ${entry.key}` : 'matched by message prefix'}${entry.epoch > 1 ? `, epoch ${entry.epoch}: the client rewrote its history` : ''})`,
-    );
-    return st;
-  }
+function isForward<T extends object>(x: T | Forward): x is Forward {
+  return 'transformed' in x;
 }

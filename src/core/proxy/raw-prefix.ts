@@ -26,6 +26,13 @@ export interface RawPrefix {
   readonly open: number;
 }
 
+/** Byte spans of the messages from index `first` on, found scanning from byte `from` (see `spans`). */
+export interface MessageSpans {
+  readonly first: number;
+  readonly from: number;
+  readonly spans: readonly (readonly [number, number])[] | undefined;
+}
+
 const WS = new Set([0x20, 0x0a, 0x0d, 0x09]);
 
 function skipWs(b: Buffer, p: number): number {
@@ -62,7 +69,7 @@ function skipValue(b: Buffer, p: number): number {
 }
 
 /** Offset of the `[` of the top-level `messages` array, or -1. */
-function messagesArray(b: Buffer): number {
+export function messagesArray(b: Buffer): number {
   let p = skipWs(b, 0);
   if (b[p] !== 0x7b) return -1;
   p++;
@@ -88,7 +95,8 @@ function messagesArray(b: Buffer): number {
  * Byte spans [start, end) of the messages from index `first` on, scanning from `from` (just past
  * message `first - 1`, or the array's `[`). Undefined when the bytes are not what was expected.
  */
-function spans(b: Buffer, from: number, first: number, total: number): [number, number][] | undefined {
+export function spans(b: Buffer, from: number, first: number, total: number): [number, number][] | undefined {
+  if (from < 0) return undefined;
   const out: [number, number][] = [];
   let p = from;
   for (let i = first; i < total; i++) {
@@ -119,15 +127,17 @@ export function nextPrefix(
   total: number,
   prev: RawPrefix | undefined,
   known: number,
+  given?: MessageSpans,
 ): RawPrefix | undefined {
   if (total === 0) return undefined;
   const reuse = prev !== undefined && known > 0 && known === prev.count;
   const open = reuse ? prev.open : messagesArray(raw);
   const from = reuse ? prev.end : open;
   if (from < 0) return undefined;
-  const found = spans(raw, from, reuse ? known : 0, total);
-  if (!found) return undefined;
+  // Spans a worker thread found from the same byte on (prework.ts) are not looked for again.
   const first = reuse ? known : 0;
+  const found = given?.first === first && given.from === from ? given.spans : spans(raw, from, first, total);
+  if (!found) return undefined;
   // The prefix stops before the earliest recent message that carries a marker (it may move).
   let count = total - 1;
   for (let i = Math.max(first, total - TAIL_WITH_MARKERS); i < total; i++) {
@@ -142,15 +152,23 @@ export function nextPrefix(
 }
 
 /**
+ * Where the body's first `prev.count` messages are, when `raw` starts with the bytes `prev` covers:
+ * the JSON without them is bytes [0, open] and [tail, end) (see elidedJson). Undefined otherwise.
+ */
+export function elidedSpan(prev: RawPrefix, raw: Buffer): { open: number; tail: number } | undefined {
+  if (knownPrefix(prev, raw) !== prev.count || prev.count === 0) return undefined;
+  const p = skipWs(raw, prev.end);
+  const tail = raw[p] === 0x2c ? p + 1 : raw[p] === 0x5d ? p : -1;
+  return tail < 0 ? undefined : { open: prev.open, tail };
+}
+
+/**
  * The body's JSON text without its first `prev.count` messages, when `raw` starts with the
  * bytes `prev` covers: what is left to parse is the rest of the body and the new messages,
  * not the history (decoding and parsing megabytes of known messages was most of the proxy's
  * request path). Undefined when `raw` does not start that way.
  */
 export function elidedJson(prev: RawPrefix, raw: Buffer): string | undefined {
-  if (knownPrefix(prev, raw) !== prev.count || prev.count === 0) return undefined;
-  const p = skipWs(raw, prev.end);
-  const tail = raw[p] === 0x2c ? p + 1 : raw[p] === 0x5d ? p : -1;
-  if (tail < 0) return undefined;
-  return raw.toString('utf8', 0, prev.open + 1) + raw.toString('utf8', tail);
+  const span = elidedSpan(prev, raw);
+  return span && raw.toString('utf8', 0, span.open + 1) + raw.toString('utf8', span.tail);
 }

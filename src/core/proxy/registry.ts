@@ -16,7 +16,7 @@ import { Session } from '../session/session';
 import type { ClientKind } from './client-kind';
 import type { MessageParam, TextBlockParam, ToolDefinition } from '../session/types';
 import { commonPrefix, messageDigest } from './digest';
-import { elidedJson, knownPrefix, nextPrefix, type RawPrefix } from './raw-prefix';
+import { elidedSpan, knownPrefix, nextPrefix, type MessageSpans, type RawPrefix } from './raw-prefix';
 
 /** Sessions kept in memory per proxy; the least recently used beyond this are forgotten (their journals stay). */
 export const MAX_LIVE_SESSIONS = 64;
@@ -57,6 +57,17 @@ export interface MatchInput {
   readonly now: number;
   /** The request's raw body: messages whose bytes a session already saw are not digested again. */
   readonly raw?: Buffer;
+  /** Digests already made elsewhere (a worker thread), by message index; the others are made here. */
+  readonly digests?: readonly (string | undefined)[];
+  /** The raw body's message spans, found elsewhere (a worker thread) from some message on. */
+  readonly spans?: MessageSpans;
+}
+
+/** A body that continues a recent session's last request: its first `count` messages are bytes (open, tail). */
+export interface KnownPrefix {
+  readonly entry: ProxiedSession;
+  readonly count: number;
+  readonly skip: { readonly open: number; readonly tail: number };
 }
 
 export interface ProxySessionsOptions {
@@ -95,22 +106,31 @@ export class ProxySessions {
   }
 
   /**
-   * The session whose last request `raw` continues byte for byte, and the body's JSON without
-   * those known messages (raw-prefix.ts): the caller parses only what is new. Undefined when
-   * no recent session's bytes start the body.
+   * The session whose last request `raw` continues byte for byte, and where the body's known
+   * messages are (raw-prefix.ts): the caller parses only what is new. Undefined when no recent
+   * session's bytes start the body. With `key` (the client's session header), only that key's sessions.
    */
-  peek(raw: Buffer): { entry: ProxiedSession; count: number; json: string } | undefined {
+  known(raw: Buffer, key?: string): KnownPrefix | undefined {
     let best: ProxiedSession | undefined;
     for (const e of this.entries)
       if (
+        (key === undefined || e.key === key) &&
         e.rawPrefix &&
         e.lastMessages &&
         (!best || e.rawPrefix.count > best.rawPrefix!.count) &&
         knownPrefix(e.rawPrefix, raw) > 0
       )
         best = e;
-    const json = best && elidedJson(best.rawPrefix!, raw);
-    return json === undefined ? undefined : { entry: best!, count: best!.rawPrefix!.count, json };
+    const skip = best && elidedSpan(best.rawPrefix!, raw);
+    return skip === undefined ? undefined : { entry: best!, count: best!.rawPrefix!.count, skip };
+  }
+
+  /** {@link known}, with the body's JSON text without the known messages. */
+  peek(raw: Buffer): { entry: ProxiedSession; count: number; json: string } | undefined {
+    const k = this.known(raw);
+    if (!k) return undefined;
+    const json = raw.toString('utf8', 0, k.skip.open + 1) + raw.toString('utf8', k.skip.tail);
+    return { entry: k.entry, count: k.count, json };
   }
 
   /** The first `count` messages of a session's last request, as the client sent them. */
@@ -132,7 +152,8 @@ export class ProxySessions {
         if (k > reused) [source, reused] = [e, k];
       }
     }
-    const digests = input.messages.map((m, i) => (i < reused ? source!.digests[i] : messageDigest(m)));
+    const given = input.digests;
+    const digests = input.messages.map((m, i) => (i < reused ? source!.digests[i] : (given?.[i] ?? messageDigest(m))));
     let entry: ProxiedSession | undefined;
     for (const e of this.entries) {
       if (e.key !== input.key || e.digests.length > digests.length) continue;
@@ -164,6 +185,7 @@ export class ProxySessions {
           input.messages.length,
           source === entry ? entry.rawPrefix : undefined,
           source === entry ? reused : 0,
+          input.spans,
         )
       : undefined;
     entry.lastMessages = entry.rawPrefix ? input.messages : undefined;

@@ -133,6 +133,16 @@ export class ProxyVerdicts {
     });
   }
 
+  /** Messages whose digests {@link sentAs} would make, for those it has not made yet (a worker thread can). */
+  undigested(messages: readonly MessageParam[]): MessageParam[] {
+    return messages.filter((m) => !this.memo.has(m));
+  }
+
+  /** Digests made elsewhere (a worker thread, from the same messages): {@link sentAs} uses them. */
+  remember(messages: readonly MessageParam[], digests: readonly string[]): void {
+    messages.forEach((m, i) => this.memo.set(m, digests[i]));
+  }
+
   /** The response arrived: the verdict, from its usage and (when asked) the API's own answer. */
   onResponse(
     sessionId: string,

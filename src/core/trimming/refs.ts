@@ -252,6 +252,14 @@ export function defaultRefsOf(param: object, text: () => string): string[] {
   return r;
 }
 
+/**
+ * Remember the default-pattern refs of a block's text found elsewhere (the proxy scans a huge result in a worker
+ * thread, off its event loop): {@link defaultRefsOf} then returns them without scanning the text again.
+ */
+export function rememberDefaultRefs(param: object, refs: string[]): void {
+  if (!defaultRefs.has(param)) defaultRefs.set(param, refs);
+}
+
 /** The patterns are the default ones, in order (no custom pattern added). */
 export function isDefaultPatterns(patterns: readonly RefPattern[]): boolean {
   return (

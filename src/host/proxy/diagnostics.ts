@@ -41,7 +41,8 @@ export function withDiagnosticsBody(body: Buffer, previousMessageId: string | nu
   if (body[i] !== 0x7b) return undefined;
   let j = i + 1;
   while (j < body.length && (body[j] === 0x20 || body[j] === 0x0a || body[j] === 0x0d || body[j] === 0x09)) j++;
-  const member = `"diagnostics":${JSON.stringify({ previous_message_id: previousMessageId })}${body[j] === 0x7d ? '' : ','}`;
+  const value = JSON.stringify({ previous_message_id: previousMessageId });
+  const member = `"diagnostics":${value}${body[j] === 0x7d ? '' : ','}`;
   return Buffer.concat([body.subarray(0, i + 1), Buffer.from(member, 'utf8'), body.subarray(i + 1)]);
 }
 
@@ -95,7 +96,8 @@ export class CacheDiagnostics {
         if (size <= MAX_REFUSAL_BYTES && refusesDiagnostics(status, text)) {
           this.refused = true;
           this.notice(
-            `cache diagnostics: ${target.origin} refused the diagnostics parameter; requests go as the client sent them from now on (local verdicts only)`,
+            `cache diagnostics: ${target.origin} refused the diagnostics parameter; requests go as the client ` +
+              `sent them from now on (local verdicts only)`,
           );
           return forward(req, res, o);
         }

@@ -15,7 +15,10 @@
  * `Host` and refuses other sites' `Origin`s; the target must be a path (src/host/request-guard.ts).
  * No body larger than the API accepts is held: it streams upstream untouched.
  */
+import { existsSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { join } from 'node:path';
+import { workerOffload } from '../../core/proxy/offload';
 import { ProxyEngine, type Forward } from '../../core/proxy/proxy-engine';
 import { clientHeaders } from '../../core/proxy/client-kind';
 import { SessionFollower, sessionStatus } from '../../core/proxy/session-list';
@@ -27,7 +30,7 @@ import type { ClientTimeouts } from '../client-timeouts';
 import { startInspectorServer, type InspectorBackend, type InspectorServer } from '../standalone/server';
 import { CacheDiagnostics } from './diagnostics';
 import { forward } from './forward';
-import { declaredOver, readCapped } from './request-body';
+import { BodyCollector, declaredOver, readCapped } from './request-body';
 import { refusal, refusalBody } from '../request-guard';
 
 /** The API's own request limit (reference: "Body over 32 MB: 413"); larger bodies pass through untouched. */
@@ -64,6 +67,17 @@ export interface ProxyOptions {
   readonly token?: string;
   /** How long slow clients are waited for (default: client-timeouts.ts). */
   readonly timeouts?: ClientTimeouts;
+  /**
+   * The worker thread script for big requests' parsing and serialization (default: dist/proxy-worker.js beside
+   * this bundle); without one they run on the event loop, in turns of their own.
+   */
+  readonly workerScript?: string;
+}
+
+/** The worker script beside the bundle (dist/proxy-worker.js); undefined when running from sources. */
+function defaultWorkerScript(): string | undefined {
+  const script = join(__dirname, 'proxy-worker.js');
+  return existsSync(script) ? script : undefined;
 }
 
 export interface ProxyHandle {
@@ -110,7 +124,10 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
     }, BROADCAST_MS);
   };
   const diagnostics = o.cacheDiagnostics ? new CacheDiagnostics(o.notice ?? o.log ?? (() => undefined)) : undefined;
+  const workerScript = o.workerScript ?? defaultWorkerScript();
+  const report = (e: unknown): void => engine.faults.report('parsing a big request in the worker thread', e);
   const engine = new ProxyEngine({
+    offload: workerScript === undefined ? undefined : workerOffload(workerScript, report),
     strategy: o.strategy ?? 'none',
     config: o.config,
     journalDir: o.journalDir,
@@ -172,7 +189,7 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
     if ('over' in read) return forward(req, res, { upstream, head: read.over });
     const raw = read.body;
     const now = clock();
-    const f = engine.onRequest(raw, { [SESSION_HEADER]: sessionHeader, ...clientHeaders(req.headers) }, now);
+    const f = await engine.handle(raw, { [SESSION_HEADER]: sessionHeader, ...clientHeaders(req.headers) }, now);
     const recorder = new ResponseRecorder();
     const relay = {
       upstream,
@@ -204,38 +221,44 @@ export async function startProxy(o: ProxyOptions = {}): Promise<ProxyHandle> {
   const observe = (req: IncomingMessage, res: ServerResponse): void => {
     const sessionHeader = req.headers[SESSION_HEADER];
     const now = clock();
-    const chunks: Buffer[] = [];
     // A copy is kept only of a body the API could accept, and let go once one turns out larger.
-    let size = declaredOver(req, MAX_MESSAGES_BODY_BYTES) ? Infinity : 0;
+    const over = declaredOver(req, MAX_MESSAGES_BODY_BYTES);
+    let copy: BodyCollector | undefined = over ? undefined : new BodyCollector(req);
     req.on('data', (c: Buffer) => {
-      size += c.length;
-      if (size <= MAX_MESSAGES_BODY_BYTES) chunks.push(c);
-      else chunks.length = 0;
+      copy?.push(c);
+      if (copy && copy.size > MAX_MESSAGES_BODY_BYTES) copy = undefined;
     });
-    let f: Forward | undefined;
+    // The call as recorded: a big body is read off the event loop, and its response may end first.
+    let recorded: Promise<Forward | undefined> = Promise.resolve(undefined);
+    let sessionId: string | undefined;
     const recorder = new ResponseRecorder();
     req.on('end', () => {
-      if (size > MAX_MESSAGES_BODY_BYTES) return;
-      const raw = Buffer.concat(chunks, size);
+      if (!copy) return;
+      const raw = copy.body();
+      const headers = { [SESSION_HEADER]: sessionHeader, ...clientHeaders(req.headers) };
       // After this turn's I/O: the bytes are on their way before any of this runs.
-      setImmediate(() =>
-        engine.faults.guard('recording the call', undefined, () => {
-          f = engine.onRequest(raw, { [SESSION_HEADER]: sessionHeader, ...clientHeaders(req.headers) }, now);
-          engine.afterForward(f);
-          refine();
-        }),
-      );
+      recorded = new Promise<void>((ok) => setImmediate(ok))
+        .then(() => engine.handle(raw, headers, now))
+        .then((f) =>
+          engine.faults.guard('recording the call', f.sessionId, () => {
+            sessionId = f.sessionId;
+            engine.afterForward(f);
+            refine();
+            return f;
+          }),
+        );
     });
     forward(req, res, {
       upstream,
       identity: true,
-      onChunk: (c) => engine.faults.guard('reading the response', f?.sessionId, () => recorder.push(c)),
-      onEnd: (status) => {
-        if (f?.sessionId === undefined || f.callIndex === undefined) return;
-        if (status !== 200) return engine.onFailed(f.sessionId, f.callIndex);
-        const facts = engine.faults.guard('reading the response', f.sessionId, () => recorder.facts()) ?? {};
-        engine.onResponse(f.sessionId, f.callIndex, facts);
-      },
+      onChunk: (c) => engine.faults.guard('reading the response', sessionId, () => recorder.push(c)),
+      onEnd: (status) =>
+        void recorded.then((f) => {
+          if (f?.sessionId === undefined || f.callIndex === undefined) return;
+          if (status !== 200) return engine.onFailed(f.sessionId, f.callIndex);
+          const facts = engine.faults.guard('reading the response', f.sessionId, () => recorder.facts()) ?? {};
+          engine.onResponse(f.sessionId, f.callIndex, facts);
+        }),
     });
   };
 

@@ -49,29 +49,33 @@ describe('sessions from requests', () => {
     expect(second.entry.session.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user']);
   });
 
-  it('a rewritten history (the client compacted) starts a new epoch; a side call is its own session and the main one continues', () => {
-    const reg = new ProxySessions();
-    const main = reg.match({ key: 'k', messages: [user('a'), asst('b'), user('c')], model: 'm', now: 1 }).entry;
-    const side = reg.match({ key: 'k', messages: [user('title this conversation')], model: 'haiku', now: 2 }).entry;
-    expect(side.id).toBe('k.e2');
-    const cont = reg.match({
-      key: 'k',
-      messages: [user('a'), asst('b'), user('c'), asst('d'), user('e')],
-      model: 'm',
-      now: 3,
-    });
-    expect(cont.entry).toBe(main);
-    expect(cont.known).toBe(3);
-    const compacted = reg.match({
-      key: 'k',
-      messages: [user('summary of a…e'), asst('ok'), user('f')],
-      model: 'm',
-      now: 4,
-    });
-    expect(compacted.created).toBe(true);
-    expect(compacted.entry.id).toBe('k.e3');
-    expect(main.session.messages).toHaveLength(5);
-  });
+  it(
+    'a rewritten history (the client compacted) starts a new epoch; a side call is its own session and the ' +
+      'main one continues',
+    () => {
+      const reg = new ProxySessions();
+      const main = reg.match({ key: 'k', messages: [user('a'), asst('b'), user('c')], model: 'm', now: 1 }).entry;
+      const side = reg.match({ key: 'k', messages: [user('title this conversation')], model: 'haiku', now: 2 }).entry;
+      expect(side.id).toBe('k.e2');
+      const cont = reg.match({
+        key: 'k',
+        messages: [user('a'), asst('b'), user('c'), asst('d'), user('e')],
+        model: 'm',
+        now: 3,
+      });
+      expect(cont.entry).toBe(main);
+      expect(cont.known).toBe(3);
+      const compacted = reg.match({
+        key: 'k',
+        messages: [user('summary of a…e'), asst('ok'), user('f')],
+        model: 'm',
+        now: 4,
+      });
+      expect(compacted.created).toBe(true);
+      expect(compacted.entry.id).toBe('k.e3');
+      expect(main.session.messages).toHaveLength(5);
+    },
+  );
 
   it('without a key, the longest matching prefix wins', () => {
     const reg = new ProxySessions();
@@ -123,20 +127,27 @@ describe('upstream bodies', () => {
 });
 
 describe('response facts from the relayed stream', () => {
-  it('usage from message_start and the cumulative message_delta, across chunk boundaries; unknown events ignored', () => {
-    const r = new SseUsageReader();
-    const text =
-      'event: message_start\ndata: {"type":"message_start","message":{"id":"msg_1","model":"claude-sonnet-4-5","usage":{"input_tokens":12,"cache_creation_input_tokens":100,"cache_read_input_tokens":2000,"output_tokens":1}}}\n\n' +
-      'event: ping\ndata: {"type":"ping"}\n\nevent: something_new\ndata: {"type":"something_new"}\n\n' +
-      'event: message_delta\ndata: {"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":57}}\n\n';
-    for (let i = 0; i < text.length; i += 7) r.push(text.slice(i, i + 7));
-    expect(r.facts).toEqual({
-      id: 'msg_1',
-      model: 'claude-sonnet-4-5',
-      stopReason: 'tool_use',
-      usage: { input_tokens: 12, cache_creation_input_tokens: 100, cache_read_input_tokens: 2000, output_tokens: 57 },
-    });
-  });
+  it(
+    'usage from message_start and the cumulative message_delta, across chunk boundaries; unknown events ' + 'ignored',
+    () => {
+      const r = new SseUsageReader();
+      const text =
+        'event: message_start\ndata: ' +
+        '{"type":"message_start","message":{"id":"msg_1","model":"claude-sonnet-4-5",' +
+        '"usage":{"input_tokens":12,"cache_creation_input_tokens":100,' +
+        '"cache_read_input_tokens":2000,"output_tokens":1}}}\n\n' +
+        'event: ping\ndata: {"type":"ping"}\n\nevent: something_new\ndata: {"type":"something_new"}\n\n' +
+        'event: message_delta\ndata: ' +
+        '{"type":"message_delta","delta":{"stop_reason":"tool_use"},"usage":{"output_tokens":57}}\n\n';
+      for (let i = 0; i < text.length; i += 7) r.push(text.slice(i, i + 7));
+      expect(r.facts).toEqual({
+        id: 'msg_1',
+        model: 'claude-sonnet-4-5',
+        stopReason: 'tool_use',
+        usage: { input_tokens: 12, cache_creation_input_tokens: 100, cache_read_input_tokens: 2000, output_tokens: 57 },
+      });
+    },
+  );
 });
 
 describe('a proxy restarted mid-session', () => {

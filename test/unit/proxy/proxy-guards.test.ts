@@ -82,7 +82,7 @@ describe('the proxy goes on when its own work fails (issue 27)', () => {
   });
 
   it('a request handler that throws answers 502 and reports it; the proxy serves the next request', async () => {
-    vi.spyOn(proxy.engine, 'onRequest').mockImplementationOnce(() => {
+    vi.spyOn(proxy.engine, 'handle').mockImplementationOnce(() => {
       throw new TypeError('engine broke');
     });
     expect(await call('guard-d', 'hello')).toBe(502);

@@ -82,44 +82,48 @@ describe('a proxy restarted mid-session with string content', () => {
 });
 
 describe('journal write errors in the proxy', () => {
-  it('one session\u2019s failing journal leaves the others journaled; its records are retried and the inspector says so', () => {
-    const dir = journalDir();
-    const warnings: string[] = [];
-    const engine = new ProxyEngine({ strategy: 'none', journalDir: dir, warn: (l) => warnings.push(l) });
-    const a: MessageParam[] = [{ role: 'user', content: 'session a starts' }];
-    const b: MessageParam[] = [{ role: 'user', content: 'session b starts' }];
-    engine.onRequest(body(a), key('sess-a'), 1);
-    engine.onRequest(body(b), key('sess-b'), 2);
-    // sess-a's disk fails (every record of it names it), sess-b's does not.
-    const real = fs.writeSync.bind(fs) as (fd: number, b: Buffer, off: number, len: number) => number;
-    vi.spyOn(fs, 'writeSync').mockImplementation(((fd: number, buf: Buffer, off: number, len: number) => {
-      if (buf.includes('sess-a')) throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
-      return real(fd, buf, off, len);
-    }) as typeof fs.writeSync);
-    for (let turn = 1; turn <= 3; turn++) {
-      a.push({ role: 'assistant', content: `a reply ${turn}` }, { role: 'user', content: `a asks ${turn}` });
-      b.push({ role: 'assistant', content: `b reply ${turn}` }, { role: 'user', content: `b asks ${turn}` });
-      expect(engine.onRequest(body(a), key('sess-a'), 10 + turn).sessionId).toBe('sess-a');
-      expect(engine.onRequest(body(b), key('sess-b'), 20 + turn).sessionId).toBe('sess-b');
-    }
-    expect(loadJournal(journalPath(dir, 'proxy-sess-b')).session.messages).toHaveLength(7);
-    expect(loadJournal(journalPath(dir, 'proxy-sess-b')).session.calls).toHaveLength(4);
-    expect(warnings.some((w) => /sess-a: journal write failed .*EIO/.test(w))).toBe(true);
-    const stA = engine.state('sess-a')!;
-    expect(stA.journal!.unwritten).toBeGreaterThan(0);
-    expect(stA.inspector.snapshot()!.findings[0].message).toMatch(/^Journal: journal write failed.*EIO/);
+  it(
+    'one session\u2019s failing journal leaves the others journaled; its records are retried and the ' +
+      'inspector says so',
+    () => {
+      const dir = journalDir();
+      const warnings: string[] = [];
+      const engine = new ProxyEngine({ strategy: 'none', journalDir: dir, warn: (l) => warnings.push(l) });
+      const a: MessageParam[] = [{ role: 'user', content: 'session a starts' }];
+      const b: MessageParam[] = [{ role: 'user', content: 'session b starts' }];
+      engine.onRequest(body(a), key('sess-a'), 1);
+      engine.onRequest(body(b), key('sess-b'), 2);
+      // sess-a's disk fails (every record of it names it), sess-b's does not.
+      const real = fs.writeSync.bind(fs) as (fd: number, b: Buffer, off: number, len: number) => number;
+      vi.spyOn(fs, 'writeSync').mockImplementation(((fd: number, buf: Buffer, off: number, len: number) => {
+        if (buf.includes('sess-a')) throw Object.assign(new Error('EIO: i/o error, write'), { code: 'EIO' });
+        return real(fd, buf, off, len);
+      }) as typeof fs.writeSync);
+      for (let turn = 1; turn <= 3; turn++) {
+        a.push({ role: 'assistant', content: `a reply ${turn}` }, { role: 'user', content: `a asks ${turn}` });
+        b.push({ role: 'assistant', content: `b reply ${turn}` }, { role: 'user', content: `b asks ${turn}` });
+        expect(engine.onRequest(body(a), key('sess-a'), 10 + turn).sessionId).toBe('sess-a');
+        expect(engine.onRequest(body(b), key('sess-b'), 20 + turn).sessionId).toBe('sess-b');
+      }
+      expect(loadJournal(journalPath(dir, 'proxy-sess-b')).session.messages).toHaveLength(7);
+      expect(loadJournal(journalPath(dir, 'proxy-sess-b')).session.calls).toHaveLength(4);
+      expect(warnings.some((w) => /sess-a: journal write failed .*EIO/.test(w))).toBe(true);
+      const stA = engine.state('sess-a')!;
+      expect(stA.journal!.unwritten).toBeGreaterThan(0);
+      expect(stA.inspector.snapshot()!.findings[0].message).toMatch(/^Journal: journal write failed.*EIO/);
 
-    vi.restoreAllMocks();
-    a.push({ role: 'assistant', content: 'a reply 4' }, { role: 'user', content: 'a asks 4' });
-    engine.onRequest(body(a), key('sess-a'), 40);
-    expect(stA.journal!.unwritten).toBe(0);
-    expect(stA.inspector.snapshot()!.findings.some((x) => x.id === 'journal-error')).toBe(false);
-    engine.close();
-    const loaded = loadJournal(journalPath(dir, 'proxy-sess-a'));
-    expect(loaded.issues).toEqual([]);
-    expect(loaded.session.messages).toHaveLength(9);
-    expect(loaded.session.calls).toHaveLength(5);
-  });
+      vi.restoreAllMocks();
+      a.push({ role: 'assistant', content: 'a reply 4' }, { role: 'user', content: 'a asks 4' });
+      engine.onRequest(body(a), key('sess-a'), 40);
+      expect(stA.journal!.unwritten).toBe(0);
+      expect(stA.inspector.snapshot()!.findings.some((x) => x.id === 'journal-error')).toBe(false);
+      engine.close();
+      const loaded = loadJournal(journalPath(dir, 'proxy-sess-a'));
+      expect(loaded.issues).toEqual([]);
+      expect(loaded.session.messages).toHaveLength(9);
+      expect(loaded.session.calls).toHaveLength(5);
+    },
+  );
 });
 
 describe('a journal failing from its first write', () => {

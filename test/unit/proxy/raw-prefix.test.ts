@@ -29,6 +29,14 @@ const raw = (messages: MessageParam[], markLast = true): Buffer => {
   );
 };
 
+/** The history after step `k`: `add` messages appended (ending on a user turn), message `edit` rewritten. */
+function grown(history: MessageParam[], st: { add: number; edit: number; text: string }, k: number): MessageParam[] {
+  for (let i = 0; i < st.add; i++) history.push(msg(history.length % 2 ? 'assistant' : 'user', `${st.text} ${k}.${i}`));
+  if (history.length % 2 === 0) history.push(msg('user', 'go'));
+  if (st.edit < 0 || st.edit >= history.length - 1) return history;
+  return history.map((m, i) => (i === st.edit ? msg(m.role as 'user' | 'assistant', `${st.text} edited ${k}`) : m));
+}
+
 describe('raw prefix', () => {
   it('the messages before the marked last one are known from one byte comparison, scanning only what is new', () => {
     const a = [msg('user', 'hi "there" [x]'), msg('assistant', 'a \\ b {c}'), msg('user', 'next')];
@@ -74,13 +82,7 @@ describe('raw prefix', () => {
         const plain = new ProxySessions();
         let history: MessageParam[] = [];
         steps.forEach((st, k) => {
-          for (let i = 0; i < st.add; i++)
-            history.push(msg(history.length % 2 ? 'assistant' : 'user', `${st.text} ${k}.${i}`));
-          if (history.length % 2 === 0) history.push(msg('user', 'go'));
-          if (st.edit >= 0 && st.edit < history.length - 1)
-            history = history.map((m, i) =>
-              i === st.edit ? msg(m.role as 'user' | 'assistant', `${st.text} edited ${k}`) : m,
-            );
+          history = grown(history, st, k);
           const a = withRaw.match({ key: 'k', messages: history, model: 'm', now: k, raw: raw(history, st.marker) });
           const b = plain.match({ key: 'k', messages: history, model: 'm', now: k });
           expect(a.entry.id).toBe(b.entry.id);
@@ -111,60 +113,56 @@ describe('parsing only what is new', () => {
     expect(elidedJson(p1, raw([msg('user', 'other'), ...b.slice(1)]))).toBeUndefined();
   });
 
-  it('a proxy that parses only new messages keeps the same logs and sends the same bytes as one that parses everything', () => {
-    const step = fc.record({
-      add: fc.integer({ min: 1, max: 3 }),
-      edit: fc.integer({ min: -1, max: 8 }),
-      text: fc.constantFrom('x', 'y "q"', 'z\\n[1]', '{a}', 'é ☃'),
-      marker: fc.boolean(),
-      pin: fc.boolean(),
-      key: fc.constantFrom('s1', 's2'),
-    });
-    fc.assert(
-      fc.property(
-        fc.array(step, { minLength: 1, maxLength: 10 }),
-        fc.constantFrom('none', 'default'),
-        (steps, strategy) => {
-          const partial = new ProxyEngine({ strategy });
-          const full = new ProxyEngine({ strategy });
-          const histories: Record<string, MessageParam[]> = { s1: [], s2: [] };
-          steps.forEach((st, k) => {
-            let history = histories[st.key];
-            for (let i = 0; i < st.add; i++)
-              history.push(msg(history.length % 2 ? 'assistant' : 'user', `${st.text} ${k}.${i}`));
-            if (history.length % 2 === 0) history.push(msg('user', 'go'));
-            if (st.edit >= 0 && st.edit < history.length - 1)
-              history = history.map((m, i) =>
-                i === st.edit ? msg(m.role as 'user' | 'assistant', `${st.text} edited ${k}`) : m,
-              );
-            histories[st.key] = history;
-            const body = raw(history, st.marker);
-            const headers = { 'x-claude-code-session-id': st.key };
-            const a = partial.onRequest(body, headers, k);
-            // The reference parses everything: it never keeps a raw prefix to elide with.
-            for (const e of full.sessions.all()) e.rawPrefix = undefined;
-            const b = full.onRequest(body, headers, k);
-            expect(a.sessionId).toBe(b.sessionId);
-            expect(a.body.equals(b.body)).toBe(true);
-            const la = partial
-              .state(a.sessionId!)!
-              .entry.session.messages.map((m) => [m.role, m.blocks.map((x) => x.param)]);
-            const lb = full
-              .state(b.sessionId!)!
-              .entry.session.messages.map((m) => [m.role, m.blocks.map((x) => x.param)]);
-            expect(la).toEqual(lb);
-            if (st.pin) {
-              // A user's pin under observe-only: requests go through the engine from then on, in both.
-              for (const eng of [partial, full]) {
-                const st = eng.state(a.sessionId!)!;
-                const target = st.entry.session.messages[0].blocks[0];
-                if (!st.entry.session.isPinned(target.id)) st.inspector.handle({ op: 'pin', blockId: target.id });
+  it(
+    'a proxy that parses only new messages keeps the same logs and sends the same bytes as one that parses ' +
+      'everything',
+    () => {
+      const step = fc.record({
+        add: fc.integer({ min: 1, max: 3 }),
+        edit: fc.integer({ min: -1, max: 8 }),
+        text: fc.constantFrom('x', 'y "q"', 'z\\n[1]', '{a}', 'é ☃'),
+        marker: fc.boolean(),
+        pin: fc.boolean(),
+        key: fc.constantFrom('s1', 's2'),
+      });
+      fc.assert(
+        fc.property(
+          fc.array(step, { minLength: 1, maxLength: 10 }),
+          fc.constantFrom('none', 'default'),
+          (steps, strategy) => {
+            const partial = new ProxyEngine({ strategy });
+            const full = new ProxyEngine({ strategy });
+            const histories: Record<string, MessageParam[]> = { s1: [], s2: [] };
+            steps.forEach((st, k) => {
+              const history = (histories[st.key] = grown(histories[st.key], st, k));
+              const body = raw(history, st.marker);
+              const headers = { 'x-claude-code-session-id': st.key };
+              const a = partial.onRequest(body, headers, k);
+              // The reference parses everything: it never keeps a raw prefix to elide with.
+              for (const e of full.sessions.all()) e.rawPrefix = undefined;
+              const b = full.onRequest(body, headers, k);
+              expect(a.sessionId).toBe(b.sessionId);
+              expect(a.body.equals(b.body)).toBe(true);
+              const la = partial
+                .state(a.sessionId!)!
+                .entry.session.messages.map((m) => [m.role, m.blocks.map((x) => x.param)]);
+              const lb = full
+                .state(b.sessionId!)!
+                .entry.session.messages.map((m) => [m.role, m.blocks.map((x) => x.param)]);
+              expect(la).toEqual(lb);
+              if (st.pin) {
+                // A user's pin under observe-only: requests go through the engine from then on, in both.
+                for (const eng of [partial, full]) {
+                  const st = eng.state(a.sessionId!)!;
+                  const target = st.entry.session.messages[0].blocks[0];
+                  if (!st.entry.session.isPinned(target.id)) st.inspector.handle({ op: 'pin', blockId: target.id });
+                }
               }
-            }
-          });
-        },
-      ),
-      { numRuns: 200 },
-    );
-  });
+            });
+          },
+        ),
+        { numRuns: 200 },
+      );
+    },
+  );
 });

@@ -1,0 +1,96 @@
+/**
+ * The text-bound work of a big proxied request, as pure functions of bytes and plain data, so
+ * that it can run in a worker thread (offload.ts) while the event loop serves other clients:
+ * decoding and parsing the body, the digest of each new message, the refs of each huge tool
+ * result (what its summary will name), the digests of the messages sent upstream, and the
+ * upstream body's bytes. Each gives exactly what the request path computes in-line.
+ */
+import type { RequestBody } from '../api/wire';
+import { toolResultText } from '../session/log';
+import type { MessageParam } from '../session/types';
+import { DEFAULT_REF_PATTERNS, extractRefs } from '../trimming/refs';
+import { messageDigest } from './digest';
+import { messagesArray, spans, type MessageSpans } from './raw-prefix';
+
+/** Tool results at least this long get their refs found off the event loop (shorter ones take under a ms). */
+export const REFS_MIN_CHARS = 64 * 1024;
+
+/** Which bytes of the body to parse: all, or without the known messages [open + 1, tail) (raw-prefix.ts). */
+export interface ParseJob {
+  readonly raw: Uint8Array;
+  readonly skip?: { readonly open: number; readonly tail: number };
+  /** Find the byte spans of the messages from `first` on, from byte `from` (default: the messages' `[`). */
+  readonly spans?: { readonly first: number; readonly from?: number };
+}
+
+/** The refs of one huge tool result: block `block` of the parsed body's message `message`. */
+export interface FoundRefs {
+  readonly message: number;
+  readonly block: number;
+  readonly toolUseId: string;
+  readonly chars: number;
+  readonly refs: string[];
+}
+
+export interface Parsed {
+  /** The parsed body (its messages without the skipped ones), or undefined when it is not JSON. */
+  readonly body?: RequestBody;
+  /** Digest of each message of `body.messages`, in order (none when it is not a Messages request). */
+  readonly digests: string[];
+  readonly refs: FoundRefs[];
+  /** The spans asked for (registry.ts keeps them for the next request's known prefix). */
+  readonly spans?: MessageSpans;
+}
+
+/** Decode and parse a body, digest its messages and find the refs of its huge tool results. */
+export function parseBody(job: ParseJob): Parsed {
+  const raw = Buffer.from(job.raw.buffer, job.raw.byteOffset, job.raw.byteLength);
+  const json = job.skip
+    ? raw.toString('utf8', 0, job.skip.open + 1) + raw.toString('utf8', job.skip.tail)
+    : raw.toString('utf8');
+  let body: RequestBody;
+  try {
+    body = JSON.parse(json) as RequestBody;
+  } catch {
+    return { digests: [], refs: [] };
+  }
+  if (typeof body !== 'object' || body === null || !Array.isArray(body.messages))
+    return { body, digests: [], refs: [] };
+  const digests = messageDigests(body.messages);
+  const refs = hugeResultRefs(body.messages);
+  if (!job.spans) return { body, digests, refs };
+  const { first } = job.spans;
+  const from = job.spans.from ?? messagesArray(raw);
+  return { body, digests, refs, spans: { first, from, spans: spans(raw, from, first, first + body.messages.length) } };
+}
+
+export function messageDigests(messages: readonly MessageParam[]): string[] {
+  return messages.map((m) => messageDigest(m));
+}
+
+function hugeResultRefs(messages: readonly MessageParam[]): FoundRefs[] {
+  const out: FoundRefs[] = [];
+  messages.forEach((m, message) => {
+    if (!Array.isArray(m.content)) return;
+    m.content.forEach((b, block) => {
+      if (b.type !== 'tool_result') return;
+      const text = toolResultText(b);
+      if (text.length < REFS_MIN_CHARS) return;
+      const refs = extractRefs(text, DEFAULT_REF_PATTERNS);
+      out.push({ message, block, toolUseId: b.tool_use_id, chars: text.length, refs });
+    });
+  });
+  return out;
+}
+
+export interface Sending {
+  /** Digests of `undigested` (messages of the body the verdicts have not digested yet). */
+  readonly digests: string[];
+  /** The upstream body's bytes, as the request path makes them. */
+  readonly bytes: Uint8Array;
+}
+
+/** What a call sends upstream: its bytes, and the digests the verdicts lack. */
+export function sendBody(body: RequestBody, undigested: readonly MessageParam[]): Sending {
+  return { digests: messageDigests(undigested), bytes: Buffer.from(JSON.stringify(body), 'utf8') };
+}
