@@ -26,6 +26,7 @@ import { formatYardsticks, yardsticks } from './yardsticks';
 import {
   clientBody,
   clientFacts,
+  earlierWarmAtStart,
   recordedMeter,
   sharedWarm,
   type ClientFacts,
@@ -88,6 +89,7 @@ export async function drive(
     const { imp, fit } = f;
     const invalidated = new Set(fit.invalidations);
     let last = 0;
+    let started = false;
     for (let i = 0; i < imp.calls.length; i++) {
       const call = imp.calls[i];
       if (call.at <= call.epochStart) continue;
@@ -98,8 +100,17 @@ export async function drive(
       refresh = fit.timings[i].refresh;
       meter?.at(i);
       const body = clientBody(f, i);
-      // Another session of the client reads the shared part just before: it stays warm, as in the recording.
-      if (sharedWarm(f, String(body.model)))
+      const system = body.system as Record<string, unknown>[];
+      if (!started && earlierWarmAtStart(f, String(body.model)) && system.length > 0) {
+        // The first call read its earlier conversation: the calls before the transcript left it in cache.
+        const cc = (system[0].cache_control as object | undefined) ?? { type: 'ephemeral' };
+        const warm = system.map((b, j) => (j === system.length - 1 ? { ...b, cache_control: cc } : b));
+        server.cache.stepSystem(String(body.model), warm, blockTokens, clock, clock);
+      }
+      started = true;
+      // Another session of the client reads the shared part just before: it stays warm, as in the recording (not
+      // where the recording read less than it).
+      if (sharedWarm(f, String(body.model)) && fit.othersWarm[i] !== false)
         server.cache.stepSystem(String(body.model), [(body.system as object[])[0]], blockTokens, clock, refresh);
       // The client changed its messages in a way the transcript does not hold: nothing past the system prompt is read.
       if (invalidated.has(i)) server.cache.invalidateMessages();

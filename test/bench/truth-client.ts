@@ -58,6 +58,17 @@ function systemText(tokens: number, epoch = 0): string {
   return epoch ? `#${epoch} ${text}`.slice(0, chars) : text;
 }
 
+function earlierText(part: { key: string; tokens: number }, epoch: number): string {
+  const chars = Math.round(part.tokens * CHARS_PER_TOKEN);
+  const text = FILLER.repeat(Math.ceil(chars / FILLER.length) + 1);
+  return `earlier ${part.key}#${epoch} ${text}`.slice(0, chars);
+}
+
+/** The first call read the earlier conversation: the calls before the transcript left it warm. */
+export function earlierWarmAtStart(f: ClientFacts, model: string): boolean {
+  return (f.fit.prefixes.get(model) ?? f.fit.prefix).warmAtStart === true;
+}
+
 function cacheable(b: ContentBlockParam): boolean {
   return b.type !== 'thinking' && b.type !== 'redacted_thinking' && !(b.type === 'text' && !b.text.trim());
 }
@@ -140,7 +151,11 @@ export function clientBody(f: ClientFacts, i: number): Record<string, unknown> {
   const scc = sysTtl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
   const system = [systemText(p.shared), systemText(p.session, fit.sessionEpochs[i] ?? 0)]
     .filter((t) => t.length > 0)
-    .map((text) => ({ type: 'text', text, cache_control: scc }));
+    .map((text): Record<string, unknown> => ({ type: 'text', text, cache_control: scc }));
+  // A transcript that starts mid-conversation: the earlier conversation it does not hold follows the system prompt
+  // (report/earlier-conversation.ts), other bytes per revision and epoch, no breakpoint of its own.
+  const earlier = fit.earlier[i];
+  if (earlier && earlier.tokens > 0) system.push({ type: 'text', text: earlierText(earlier, fit.epochs[i] ?? 0) });
   return { model, max_tokens: 1024, system, messages };
 }
 
