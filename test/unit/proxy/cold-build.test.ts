@@ -44,7 +44,7 @@ describe('proxy cold build with deferred token counts', () => {
     st.engine.index.update();
     expect(st.engine.index.provisionalMessages).toBe(0);
     expect(st.engine.index.originalTokens(0, n)).toBe(ex.index.originalTokens(0, n));
-  });
+  }, 60_000);
 
   it('observe-only `none` sends the client bytes and defers counting just the same', () => {
     const engine = new ProxyEngine({ strategy: 'none' });

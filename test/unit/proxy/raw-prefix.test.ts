@@ -164,5 +164,6 @@ describe('parsing only what is new', () => {
         { numRuns: 200 },
       );
     },
+    60_000,
   );
 });

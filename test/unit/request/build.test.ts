@@ -434,7 +434,7 @@ describe('RequestBuilder repairs', () => {
     const specs: Spec[] = [];
     for (let i = 0; i < 100_002; i++) specs.push([i % 2 ? 'assistant' : 'user', `m${i}`]);
     expect(() => build(sessionOf(specs))).toThrow(RequestRefusedError);
-  });
+  }, 60_000);
 });
 
 describe('RequestBuilder caching and options', () => {
