@@ -178,6 +178,18 @@ export function extractRefs(
   return out.slice(0, limit).map((x) => x.ref);
 }
 
+/** Per shape: `allowed` of each ASCII character (1: allowed), so the scans call it only beyond ASCII. */
+const asciiTables = new WeakMap<object, Uint8Array>();
+function asciiTable(shape: NonNullable<RefPattern['shape']>): Uint8Array {
+  let t = asciiTables.get(shape);
+  if (!t) {
+    t = new Uint8Array(128);
+    for (let c = 0; c < 128; c++) t[c] = shape.allowed(c) ? 1 : 0;
+    asciiTables.set(shape, t);
+  }
+  return t;
+}
+
 /** Called with each match: where it starts, its text and its first group. */
 type OnMatch = (index: number, match: string, group: string | undefined) => void;
 
@@ -216,6 +228,7 @@ function matchesOf(text: string, p: RefPattern, on: OnMatch): void {
   }
   const shape = p.shape;
   if (!shape) return execAll(p.re, text, 0, on);
+  const allowed = asciiTable(shape);
   // The next occurrence of each anchor character at or after `from` (n: none left).
   const next: number[] = [];
   for (let k = 0; k < shape.anchor.length; k++) next.push(-1);
@@ -231,9 +244,16 @@ function matchesOf(text: string, p: RefPattern, on: OnMatch): void {
     }
     if (a >= n) return;
     let start = a;
-    while (start > from && shape.allowed(text.charCodeAt(start - 1))) start--;
+    while (start > from) {
+      const c = text.charCodeAt(start - 1);
+      if (c < 128 ? allowed[c] === 0 : !shape.allowed(c)) break;
+      start--;
+    }
     let end = a + 1;
-    while (end < n && shape.allowed(text.charCodeAt(end))) end++;
+    for (; end < n; end++) {
+      const c = text.charCodeAt(end);
+      if (c < 128 ? allowed[c] === 0 : !shape.allowed(c)) break;
+    }
     execAll(p.re, text.slice(start, end), start, on);
     from = end;
   }

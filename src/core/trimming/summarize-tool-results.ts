@@ -224,10 +224,12 @@ export class SummarizeToolResults implements Strategy {
     // A result that carries the user's words (a Roo <feedback>) stays whole (session/user-text.ts).
     if (session.overlaysOnBlock(blockId).length || session.userText.reasonOf(blockId)) return undefined;
     const block = session.block(blockId);
-    if (!block || toolResultText(block.param).length <= this.o.minChars) return undefined;
-    const toolName = block.toolName ?? (block.observation ? observationName(ctx, block.messageId) : undefined);
-    // Made once per result (foresee asks about the newest round, consider again when it is old): params never change.
+    if (!block) return undefined;
+    // Made once per result (foresee asks about the newest round, consider again when it is old): params never change,
+    // so a result summarized before is long enough.
     let made = this.texts.get(block.param);
+    if (made === undefined && toolResultText(block.param).length <= this.o.minChars) return undefined;
+    const toolName = block.toolName ?? (block.observation ? observationName(ctx, block.messageId) : undefined);
     if (made === undefined) {
       const text = summarizeToolResult(block.param, {
         toolName,

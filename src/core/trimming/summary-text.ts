@@ -6,22 +6,33 @@ import { DEFAULT_REF_PATTERNS, defaultRefsOf, extractRefs, isDefaultPatterns, ty
 /** Every trimmed text starts with this, so the model (and a reader) knows it is not the original. */
 export const TRIM_MARKER = '[trimmed by Trimline';
 
-/** Signs of failure in a tool result's text when the tool did not set is_error. */
-const ERROR_SIGNS: readonly RegExp[] = [
-  /^\s*(error|fatal|exception)\b/i,
-  /<tool_use_error>/,
-  /Traceback \(most recent call last\)/,
-  /\bexit(?:ed with)? code [1-9]\d*/i,
-  /\bcommand not found\b/,
-  /\bENOENT\b|\bEACCES\b|\bNo such file or directory\b/,
+/**
+ * Signs of failure in a tool result's text when the tool did not set is_error. `has`: texts of which a match holds one
+ * (looked for first: most texts hold none, and `includes` is cheaper than the regex).
+ */
+const ERROR_SIGNS: readonly { readonly re: RegExp; readonly has?: readonly string[] }[] = [
+  { re: /^\s*(error|fatal|exception)\b/i },
+  { re: /<tool_use_error>/, has: ['<tool_use_error>'] },
+  { re: /Traceback \(most recent call last\)/, has: ['Traceback (most recent call last)'] },
+  { re: /\bexit(?:ed with)? code [1-9]\d*/i },
+  { re: /\bcommand not found\b/, has: ['command not found'] },
+  {
+    re: /\bENOENT\b|\bEACCES\b|\bNo such file or directory\b/,
+    has: ['ENOENT', 'EACCES', 'No such file or directory'],
+  },
   // mini-swe-agent's observation template with a failing exit status.
-  /^<returncode>[1-9]\d*<\/returncode>/,
+  { re: /^<returncode>[1-9]\d*<\/returncode>/ },
 ];
 
-export function resultStatus(b: ContentBlockParam): 'OK' | 'ERROR' {
+/** Characters of a result's text looked at for {@link ERROR_SIGNS}. */
+const STATUS_HEAD_CHARS = 2000;
+
+/** `text`: the block's {@link toolResultText}, when the caller has it already. */
+export function resultStatus(b: ContentBlockParam, text?: string): 'OK' | 'ERROR' {
   if (b.type === 'tool_result' && b.is_error !== undefined) return b.is_error ? 'ERROR' : 'OK';
-  const head = toolResultText(b).slice(0, 2000);
-  return ERROR_SIGNS.some((re) => re.test(head)) ? 'ERROR' : 'OK';
+  const head = (text ?? toolResultText(b)).slice(0, STATUS_HEAD_CHARS);
+  const signed = ERROR_SIGNS.some(({ re, has }) => (!has || has.some((h) => head.includes(h))) && re.test(head));
+  return signed ? 'ERROR' : 'OK';
 }
 
 export interface SummaryOptions {
@@ -62,7 +73,7 @@ export function summarizeToolResult(b: ContentBlockParam, o: SummaryOptions): st
   if (preview.length > o.previewChars) preview = `${preview.slice(0, o.previewChars)}…`;
   const parts = [
     `${TRIM_MARKER}: ${o.label}; original restorable]`,
-    `${o.toolName ?? 'tool'} [${resultStatus(b)}] ${lines} lines, ${text.length} chars`,
+    `${o.toolName ?? 'tool'} [${resultStatus(b, text)}] ${lines} lines, ${text.length} chars`,
   ];
   if (preview) parts.push(`first line: ${preview}`);
   if (kept.length) parts.push(`refs: ${kept.join(' ')}${more > 0 ? ` (+${more} more)` : ''}`);
