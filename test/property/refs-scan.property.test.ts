@@ -1,7 +1,7 @@
 /**
  * The reference scan's shortcuts (a pattern's `shape`: the regex runs only on
- * runs of allowed characters holding an anchor; its `word` test: whole words
- * tested without the regex) are optimizations only: on
+ * runs of allowed characters holding an anchor, or its needle, and at least its
+ * `min` long; its `word` test: whole words tested without the regex) are optimizations only: on
  * random texts made of the characters the patterns care about, extractRefs
  * with the default patterns gives exactly what the same regexes give when
  * tried at every position (the patterns without their shapes).

@@ -12,7 +12,12 @@ export interface RefPattern {
    * every word character is allowed; `allowed` may say yes to more). The regex then runs only on the runs of allowed
    * characters that hold an anchor (see {@link matchesOf}).
    */
-  readonly shape?: { readonly anchor: string; readonly allowed: (c: number) => boolean };
+  readonly shape?: {
+    readonly anchor: string;
+    readonly allowed: (c: number) => boolean;
+    /** Characters every match has at least: shorter runs are skipped. */
+    readonly min?: number;
+  };
   /**
    * Instead of a shape: every match is one whole word (a maximal run of word characters, as
    * `\b…\b` around word characters makes it). `runs` finds every word `test` may accept (as
@@ -20,6 +25,11 @@ export interface RefPattern {
    * with `re`, which stays the definition.
    */
   readonly word?: { readonly runs: RegExp; readonly test: (text: string, start: number, end: number) => boolean };
+  /**
+   * With a shape: text every match holds (`://`), made of allowed characters. The runs are found around it instead of
+   * around each anchor character: those without it hold no match.
+   */
+  readonly needle?: string;
 }
 
 const isWordChar = (c: number): boolean =>
@@ -59,18 +69,23 @@ const FILE_EXTENSIONS = [
 export const DEFAULT_REF_PATTERNS: readonly RefPattern[] = [
   // `ref_id: X`, and the JSON form `"ref_id": "X"` MCP servers often answer with.
   { name: 'ref_id', re: /\bref_id"?\s*[:=]\s*"?([\w.:/-]+)/g },
-  { name: 'url', re: /\bhttps?:\/\/[^\s"'<>)\]]+/g, shape: { anchor: ':', allowed: isUrlChar } },
+  { name: 'url', re: /\bhttps?:\/\/[^\s"'<>)\]]+/g, shape: { anchor: ':', allowed: isUrlChar }, needle: '://' },
   // Resource URIs of other schemes (MCP resources: `file:///…`, `demo://…`): a later call may need them.
-  { name: 'uri', re: /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>)\]]+/g, shape: { anchor: ':', allowed: isUrlChar } },
+  {
+    name: 'uri',
+    re: /\b[a-z][a-z0-9+.-]*:\/\/[^\s"'<>)\]]+/g,
+    shape: { anchor: ':', allowed: isUrlChar },
+    needle: '://',
+  },
   {
     name: 'uuid',
     re: /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/gi,
-    shape: { anchor: '-', allowed: (c) => isWordChar(c) || c === 45 },
+    shape: { anchor: '-', allowed: (c) => isWordChar(c) || c === 45, min: 36 },
   },
   {
     name: 'api-id',
     re: /\b(?:toolu|msg|req|call|run|ref)_[A-Za-z0-9]{6,}\b/g,
-    shape: { anchor: '_', allowed: isWordChar },
+    shape: { anchor: '_', allowed: isWordChar, min: 10 },
   },
   // Paths: something/with/slashes or a Windows path, ending in a name; or a bare file name with an extension.
   {
@@ -229,15 +244,17 @@ function matchesOf(text: string, p: RefPattern, on: OnMatch): void {
   const shape = p.shape;
   if (!shape) return execAll(p.re, text, 0, on);
   const allowed = asciiTable(shape);
-  // The next occurrence of each anchor character at or after `from` (n: none left).
+  // The next occurrence of each anchor at or after `from` (n: none left). With a needle, the runs that hold it are
+  // those to look in (the others hold no match), found around it as around an anchor character.
+  const anchors = p.needle ? [p.needle] : [...shape.anchor];
   const next: number[] = [];
-  for (let k = 0; k < shape.anchor.length; k++) next.push(-1);
+  for (let k = 0; k < anchors.length; k++) next.push(-1);
   let from = 0;
   for (;;) {
     let a = n;
     for (let k = 0; k < next.length; k++) {
       if (next[k] < from) {
-        const i = text.indexOf(shape.anchor[k], from);
+        const i = text.indexOf(anchors[k], from);
         next[k] = i < 0 ? n : i;
       }
       if (next[k] < a) a = next[k];
@@ -254,7 +271,7 @@ function matchesOf(text: string, p: RefPattern, on: OnMatch): void {
       const c = text.charCodeAt(end);
       if (c < 128 ? allowed[c] === 0 : !shape.allowed(c)) break;
     }
-    execAll(p.re, text.slice(start, end), start, on);
+    if (end - start >= (shape.min ?? 0)) execAll(p.re, text.slice(start, end), start, on);
     from = end;
   }
 }
