@@ -20,11 +20,10 @@ export interface RefPattern {
   };
   /**
    * Instead of a shape: every match is one whole word (a maximal run of word characters, as
-   * `\b…\b` around word characters makes it). `runs` finds every word `test` may accept (as
-   * a whole or inside a longer word); `test` says which word [start, end) matches. Must agree
+   * `\b…\b` around word characters makes it); `test` says which word [start, end) matches. Must agree
    * with `re`, which stays the definition.
    */
-  readonly word?: { readonly runs: RegExp; readonly test: (text: string, start: number, end: number) => boolean };
+  readonly word?: { readonly test: (text: string, start: number, end: number) => boolean };
   /**
    * With a shape: text every match holds (`://`), made of allowed characters. The runs are found around it instead of
    * around each anchor character: those without it hold no match.
@@ -35,6 +34,9 @@ export interface RefPattern {
 const isWordChar = (c: number): boolean =>
   (c >= 48 && c <= 57) || (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95;
 const isSlash = (c: number): boolean => c === 47 || c === 92;
+/** {@link isWordChar} of every UTF-16 code unit (1: a word character), for the whole-word scan. */
+const WORD_CHARS = new Uint8Array(65536);
+for (let c = 0; c < 128; c++) WORD_CHARS[c] = isWordChar(c) ? 1 : 0;
 /**
  * Not ASCII white space, `"`, `'`, `<`, `>`, `)` or `]`: a superset of what a URL match holds (other white space counts
  * as allowed).
@@ -101,7 +103,7 @@ export const DEFAULT_REF_PATTERNS: readonly RefPattern[] = [
   {
     name: 'hash',
     re: /\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*\d)[0-9a-f]{7,64}\b/g,
-    word: { runs: /[0-9a-f]{7,}/g, test: isHashWord },
+    word: { test: isHashWord },
   },
   // snake_case names (config keys, functions, events): what a later step types back.
   { name: 'identifier', re: /\b[a-z][a-z0-9]*(?:_[a-z0-9]+)+\b/g, shape: { anchor: '_', allowed: isWordChar } },
@@ -219,8 +221,8 @@ function execAll(re: RegExp, text: string, offset: number, on: OnMatch): void {
 
 /**
  * The matches of a pattern, leftmost first, as `matchAll` gives them.
- * - With `word`: a match is a whole word (a maximal run of word characters): candidates are
- *   found by its `runs` regex, kept when they are whole words, and tested.
+ * - With `word`: a match is a whole word (a maximal run of word characters): each word of the
+ *   text is tested, found by a table scan (no regex).
  * - With `shape`: every match lies inside one run of allowed characters that holds an
  *   anchor; the characters around a run are not allowed, and since `allowed` covers every
  *   word character they are non-word characters, as the start and end of a string are (so
@@ -230,14 +232,14 @@ function execAll(re: RegExp, text: string, offset: number, on: OnMatch): void {
 function matchesOf(text: string, p: RefPattern, on: OnMatch): void {
   const n = text.length;
   if (p.word) {
-    // Candidates found natively; a whole word when no word character touches either end.
-    const { runs, test } = p.word;
-    runs.lastIndex = 0;
-    for (let m = runs.exec(text); m; m = runs.exec(text)) {
-      const i = m.index;
-      const j = i + m[0].length;
-      if ((i > 0 && isWordChar(text.charCodeAt(i - 1))) || (j < n && isWordChar(text.charCodeAt(j)))) continue;
-      if (test(text, i, j)) on(i, m[0], undefined);
+    // Each whole word (a maximal run of word characters), tested.
+    const { test } = p.word;
+    let i = 0;
+    while (i < n) {
+      while (i < n && WORD_CHARS[text.charCodeAt(i)] === 0) i++;
+      const start = i;
+      while (i < n && WORD_CHARS[text.charCodeAt(i)] === 1) i++;
+      if (i > start && test(text, start, i)) on(start, text.slice(start, i), undefined);
     }
     return;
   }
