@@ -11,6 +11,7 @@ import type { RequestBody } from '../api/wire';
 import type { PreparedCall } from '../engine/context-engine';
 import { thinkingEnabled, validateRequest } from '../request/validate';
 import type { ToolDefinition } from '../session/types';
+import type { Release } from '../store/journal-writer';
 import { rememberDefaultRefs } from '../trimming';
 import { classifyClient } from './client-kind';
 import type { FoundRefs } from './prework';
@@ -49,8 +50,8 @@ export interface Call {
   entry?: ProxiedSession;
   callIndex?: number;
   headChanged?: boolean;
-  /** Writes the call's journal records (one write and one fsync for all of them). */
-  release?: () => void;
+  /** Writes the call's journal records (one write and one fsync for all of them; `inSteps` for a big call). */
+  release?: Release;
 }
 
 export function untouched(raw: Buffer, failOpen?: string, sessionId?: string, callIndex?: number): Forward {
@@ -219,5 +220,13 @@ export function end(ctx: StepsContext, c: Call): void {
   const release = c.release;
   c.release = undefined;
   release?.();
+  if (c.st) ctx.states.checkJournal(c.st);
+}
+
+/** `end` for a big call: its journal records (megabytes) are written a slice per event-loop turn. */
+export async function endInSteps(ctx: StepsContext, c: Call): Promise<void> {
+  const release = c.release;
+  c.release = undefined;
+  await release?.inSteps();
   if (c.st) ctx.states.checkJournal(c.st);
 }
