@@ -8,6 +8,7 @@
 import type { RequestBody } from '../api/wire';
 import { toolResultText } from '../session/log';
 import type { MessageParam } from '../session/types';
+import { contentKey, KNOWN_KEY_MIN_CHARS } from '../tokens/hash';
 import { DEFAULT_REF_PATTERNS, extractRefs } from '../trimming/refs';
 import { messageDigest } from './digest';
 import { messagesArray, spans, type MessageSpans } from './raw-prefix';
@@ -32,12 +33,22 @@ export interface FoundRefs {
   readonly refs: string[];
 }
 
+/** A huge text's content key: the text of block `block` of message `message` (`part`: of its content array). */
+export interface TextKey {
+  readonly message: number;
+  readonly block: number;
+  readonly part?: number;
+  readonly key: string;
+}
+
 export interface Parsed {
   /** The parsed body (its messages without the skipped ones), or undefined when it is not JSON. */
   readonly body?: RequestBody;
   /** Digest of each message of `body.messages`, in order (none when it is not a Messages request). */
   readonly digests: string[];
   readonly refs: FoundRefs[];
+  /** The token counter's keys of the huge texts (tokens/hash.ts): the event loop does not hash them again. */
+  readonly keys?: TextKey[];
   /** The spans asked for (registry.ts keeps them for the next request's known prefix). */
   readonly spans?: MessageSpans;
 }
@@ -58,10 +69,43 @@ export function parseBody(job: ParseJob): Parsed {
     return { body, digests: [], refs: [] };
   const digests = messageDigests(body.messages);
   const refs = hugeResultRefs(body.messages);
-  if (!job.spans) return { body, digests, refs };
+  const keys = hugeTextKeys(body.messages);
+  if (!job.spans) return { body, digests, refs, keys };
   const { first } = job.spans;
   const from = job.spans.from ?? messagesArray(raw);
-  return { body, digests, refs, spans: { first, from, spans: spans(raw, from, first, first + body.messages.length) } };
+  const found = spans(raw, from, first, first + body.messages.length);
+  return { body, digests, refs, keys, spans: { first, from, spans: found } };
+}
+
+/** The huge text of a block (or of one part of its content), where the token counter measures one. */
+export function hugeText(messages: readonly MessageParam[], k: Omit<TextKey, 'key'>): string | undefined {
+  const m = messages[k.message];
+  const b = Array.isArray(m?.content) ? m.content[k.block] : undefined;
+  if (!b) return undefined;
+  let text: unknown;
+  if (k.part === undefined) text = b.type === 'text' ? b.text : b.type === 'tool_result' ? b.content : undefined;
+  else if (b.type === 'tool_result' && Array.isArray(b.content)) {
+    const p = b.content[k.part];
+    text = p?.type === 'text' ? p.text : undefined;
+  }
+  return typeof text === 'string' && text.length >= KNOWN_KEY_MIN_CHARS ? text : undefined;
+}
+
+function hugeTextKeys(messages: readonly MessageParam[]): TextKey[] {
+  const out: TextKey[] = [];
+  const add = (k: Omit<TextKey, 'key'>): void => {
+    const text = hugeText(messages, k);
+    if (text !== undefined) out.push({ ...k, key: contentKey(text) });
+  };
+  messages.forEach((m, message) => {
+    if (!Array.isArray(m.content)) return;
+    m.content.forEach((b, block) => {
+      add({ message, block });
+      if (b.type === 'tool_result' && Array.isArray(b.content))
+        b.content.forEach((_, part) => add({ message, block, part }));
+    });
+  });
+  return out;
 }
 
 export function messageDigests(messages: readonly MessageParam[]): string[] {

@@ -212,6 +212,7 @@ export class ProxyEngine {
       try {
         const observed = step.begin(this.steps, c, headers, now, { digests, spans: parsed.spans });
         step.rememberRefs(c, parsed.refs, offset);
+        step.rememberKeys(c, parsed.keys ?? [], offset);
         await nextTurn();
         // Observe only: the journal's records (the new messages: megabytes) are written in steps of their own.
         if (observed) {

@@ -14,7 +14,8 @@ import type { ToolDefinition } from '../session/types';
 import type { Release } from '../store/journal-writer';
 import { rememberDefaultRefs } from '../trimming';
 import { classifyClient } from './client-kind';
-import type { FoundRefs } from './prework';
+import { rememberContentKey } from '../tokens/hash';
+import { hugeText, type FoundRefs, type TextKey } from './prework';
 import type { MatchInput, ProxiedSession, ProxySessions } from './registry';
 import type { SessionState, SessionStates } from './session-states';
 import { sessionKeyOf, type Headers } from './session-key';
@@ -182,6 +183,15 @@ export function rememberRefs(c: Call, found: readonly FoundRefs[], offset: numbe
   for (const f of found) {
     const param = s.messages[offset + f.message]?.blocks[f.block]?.param;
     if (param?.type === 'tool_result' && param.tool_use_id === f.toolUseId) rememberDefaultRefs(param, f.refs);
+  }
+}
+
+/** Content keys a worker made for huge texts of the new messages: the token counter does not hash them again. */
+export function rememberKeys(c: Call, keys: readonly TextKey[], offset: number): void {
+  const messages = c.body.messages;
+  for (const k of keys) {
+    const text = hugeText(messages, { ...k, message: offset + k.message });
+    if (text !== undefined) rememberContentKey(text, k.key);
   }
 }
 
