@@ -9,6 +9,9 @@ import type { RequestBody } from '../api/wire';
 import { toolResultText } from '../session/log';
 import type { MessageParam } from '../session/types';
 import { contentKey, KNOWN_KEY_MIN_CHARS } from '../tokens/hash';
+import { hashString } from '../cache/hash';
+import { blockJson } from '../cache/sim-blocks';
+import type { SimBlock } from '../cache/sim-types';
 import { DEFAULT_REF_PATTERNS, extractRefs } from '../trimming/refs';
 import { messageDigest } from './digest';
 import { messagesArray, spans, type MessageSpans } from './raw-prefix';
@@ -132,9 +135,31 @@ export interface Sending {
   readonly digests: string[];
   /** The upstream body's bytes, as the request path makes them. */
   readonly bytes: Uint8Array;
+  /** The cache simulator's identity of each huge block of the body (cache/sim-identity.ts), by place. */
+  readonly identities?: BlockIdentity[];
+}
+
+/** Block `block` of message `message` is identified by `hash` (its JSON is at least KNOWN_KEY_MIN_CHARS long). */
+export interface BlockIdentity {
+  readonly message: number;
+  readonly block: number;
+  readonly hash: [number, number];
+}
+
+function hugeBlockIdentities(messages: readonly MessageParam[]): BlockIdentity[] {
+  const out: BlockIdentity[] = [];
+  messages.forEach((m, message) => {
+    if (!Array.isArray(m.content)) return;
+    m.content.forEach((b, block) => {
+      const json = blockJson(b as SimBlock);
+      if (json.length >= KNOWN_KEY_MIN_CHARS) out.push({ message, block, hash: hashString(json) });
+    });
+  });
+  return out;
 }
 
 /** What a call sends upstream: its bytes, and the digests the verdicts lack. */
 export function sendBody(body: RequestBody, undigested: readonly MessageParam[]): Sending {
-  return { digests: messageDigests(undigested), bytes: Buffer.from(JSON.stringify(body), 'utf8') };
+  const bytes = Buffer.from(JSON.stringify(body), 'utf8');
+  return { digests: messageDigests(undigested), bytes, identities: hugeBlockIdentities(body.messages) };
 }

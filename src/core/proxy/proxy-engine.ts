@@ -227,8 +227,9 @@ export class ProxyEngine {
         await nextTurn();
         await step.endInSteps(this.steps, c);
         const undigested = this.verdicts.undigested(p.up.messages);
-        const { digests: made, bytes } = await this.offload.send(p.up, undigested);
+        const { digests: made, bytes, identities } = await this.offload.send(p.up, undigested);
         this.verdicts.remember(undigested, made);
+        step.rememberIdentities(p.up, identities ?? []);
         return step.sent(this.steps, c, p.up, bytes);
       } catch (e) {
         return step.failed(this.steps, c, e);

@@ -15,7 +15,8 @@ import type { Release } from '../store/journal-writer';
 import { rememberDefaultRefs } from '../trimming';
 import { classifyClient } from './client-kind';
 import { rememberContentKey } from '../tokens/hash';
-import { hugeText, type FoundRefs, type TextKey } from './prework';
+import { rememberBlockIdentity } from '../cache/sim-identity';
+import { hugeText, type BlockIdentity, type FoundRefs, type TextKey } from './prework';
 import type { MatchInput, ProxiedSession, ProxySessions } from './registry';
 import type { SessionState, SessionStates } from './session-states';
 import { sessionKeyOf, type Headers } from './session-key';
@@ -192,6 +193,18 @@ export function rememberKeys(c: Call, keys: readonly TextKey[], offset: number):
   for (const k of keys) {
     const text = hugeText(messages, { ...k, message: offset + k.message });
     if (text !== undefined) rememberContentKey(text, k.key);
+  }
+}
+
+/**
+ * The cache simulator's identities of the upstream body's huge blocks, made by a worker: the inspector's simulator
+ * (which rebuilds the request: copies of these blocks) does not hash them again (cache/sim-identity.ts).
+ */
+export function rememberIdentities(up: RequestBody, identities: readonly BlockIdentity[]): void {
+  for (const { message, block, hash } of identities) {
+    const content = up.messages[message]?.content;
+    const b: unknown = Array.isArray(content) ? content[block] : undefined;
+    if (typeof b === 'object' && b !== null) rememberBlockIdentity(b, hash);
   }
 }
 
