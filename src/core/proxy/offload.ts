@@ -7,12 +7,19 @@
 import { Worker, type MessagePort } from 'node:worker_threads';
 import type { RequestBody } from '../api/wire';
 import type { MessageParam } from '../session/types';
-import { parseBody, sendBody, type ParseJob, type Parsed, type Sending } from './prework';
+import { parseBody, sendBody, type BlockIdentity, type ParseJob, type Parsed, type Sending } from './prework';
+
+/** What a send job gives back (prework.ts Sending, its bytes a Buffer). */
+export interface Sent {
+  readonly digests: string[];
+  readonly bytes: Buffer;
+  readonly identities?: BlockIdentity[];
+}
 
 export interface Offload {
   parse(job: ParseJob): Promise<Parsed>;
   /** The body's bytes and the digests of `undigested` (messages of it). */
-  send(body: RequestBody, undigested: readonly MessageParam[]): Promise<{ digests: string[]; bytes: Buffer }>;
+  send(body: RequestBody, undigested: readonly MessageParam[]): Promise<Sent>;
   /** Jobs answered so far by a worker thread and in this thread. */
   readonly ran: { worker: number; here: number };
   close(): void;
@@ -26,10 +33,7 @@ function runJob(j: Job): Parsed | Sending {
   return j.op === 'parse' ? parseBody(j.job) : sendBody(j.body, j.undigested);
 }
 
-const sending = (s: Sending): { digests: string[]; bytes: Buffer } => ({
-  digests: s.digests,
-  bytes: toBuffer(s.bytes),
-});
+const sending = (s: Sending): Sent => ({ ...s, bytes: toBuffer(s.bytes) });
 
 const toBuffer = (u: Uint8Array): Buffer => Buffer.from(u.buffer, u.byteOffset, u.byteLength);
 
@@ -128,8 +132,8 @@ export function workerOffload(script: string, report: (e: unknown) => void): Off
   return {
     parse: (job) => run({ op: 'parse', job }) as Promise<Parsed>,
     send: async (body, undigested) => {
-      const r = (await run({ op: 'send', body, undigested })) as Sending | { digests: string[]; bytes: Buffer };
-      return Buffer.isBuffer(r.bytes) ? (r as { digests: string[]; bytes: Buffer }) : sending(r);
+      const r = (await run({ op: 'send', body, undigested })) as Sending | Sent;
+      return Buffer.isBuffer(r.bytes) ? (r as Sent) : sending(r);
     },
     ran,
     close: () => {

@@ -8,6 +8,10 @@
 import type { RequestBody } from '../api/wire';
 import { toolResultText } from '../session/log';
 import type { MessageParam } from '../session/types';
+import { contentKey, KNOWN_KEY_MIN_CHARS } from '../tokens/hash';
+import { hashString } from '../cache/hash';
+import { blockJson } from '../cache/sim-blocks';
+import type { SimBlock } from '../cache/sim-types';
 import { DEFAULT_REF_PATTERNS, extractRefs } from '../trimming/refs';
 import { messageDigest } from './digest';
 import { messagesArray, spans, type MessageSpans } from './raw-prefix';
@@ -32,12 +36,22 @@ export interface FoundRefs {
   readonly refs: string[];
 }
 
+/** A huge text's content key: the text of block `block` of message `message` (`part`: of its content array). */
+export interface TextKey {
+  readonly message: number;
+  readonly block: number;
+  readonly part?: number;
+  readonly key: string;
+}
+
 export interface Parsed {
   /** The parsed body (its messages without the skipped ones), or undefined when it is not JSON. */
   readonly body?: RequestBody;
   /** Digest of each message of `body.messages`, in order (none when it is not a Messages request). */
   readonly digests: string[];
   readonly refs: FoundRefs[];
+  /** The token counter's keys of the huge texts (tokens/hash.ts): the event loop does not hash them again. */
+  readonly keys?: TextKey[];
   /** The spans asked for (registry.ts keeps them for the next request's known prefix). */
   readonly spans?: MessageSpans;
 }
@@ -58,10 +72,43 @@ export function parseBody(job: ParseJob): Parsed {
     return { body, digests: [], refs: [] };
   const digests = messageDigests(body.messages);
   const refs = hugeResultRefs(body.messages);
-  if (!job.spans) return { body, digests, refs };
+  const keys = hugeTextKeys(body.messages);
+  if (!job.spans) return { body, digests, refs, keys };
   const { first } = job.spans;
   const from = job.spans.from ?? messagesArray(raw);
-  return { body, digests, refs, spans: { first, from, spans: spans(raw, from, first, first + body.messages.length) } };
+  const found = spans(raw, from, first, first + body.messages.length);
+  return { body, digests, refs, keys, spans: { first, from, spans: found } };
+}
+
+/** The huge text of a block (or of one part of its content), where the token counter measures one. */
+export function hugeText(messages: readonly MessageParam[], k: Omit<TextKey, 'key'>): string | undefined {
+  const m = messages[k.message];
+  const b = Array.isArray(m?.content) ? m.content[k.block] : undefined;
+  if (!b) return undefined;
+  let text: unknown;
+  if (k.part === undefined) text = b.type === 'text' ? b.text : b.type === 'tool_result' ? b.content : undefined;
+  else if (b.type === 'tool_result' && Array.isArray(b.content)) {
+    const p = b.content[k.part];
+    text = p?.type === 'text' ? p.text : undefined;
+  }
+  return typeof text === 'string' && text.length >= KNOWN_KEY_MIN_CHARS ? text : undefined;
+}
+
+function hugeTextKeys(messages: readonly MessageParam[]): TextKey[] {
+  const out: TextKey[] = [];
+  const add = (k: Omit<TextKey, 'key'>): void => {
+    const text = hugeText(messages, k);
+    if (text !== undefined) out.push({ ...k, key: contentKey(text) });
+  };
+  messages.forEach((m, message) => {
+    if (!Array.isArray(m.content)) return;
+    m.content.forEach((b, block) => {
+      add({ message, block });
+      if (b.type === 'tool_result' && Array.isArray(b.content))
+        b.content.forEach((_, part) => add({ message, block, part }));
+    });
+  });
+  return out;
 }
 
 export function messageDigests(messages: readonly MessageParam[]): string[] {
@@ -88,9 +135,31 @@ export interface Sending {
   readonly digests: string[];
   /** The upstream body's bytes, as the request path makes them. */
   readonly bytes: Uint8Array;
+  /** The cache simulator's identity of each huge block of the body (cache/sim-identity.ts), by place. */
+  readonly identities?: BlockIdentity[];
+}
+
+/** Block `block` of message `message` is identified by `hash` (its JSON is at least KNOWN_KEY_MIN_CHARS long). */
+export interface BlockIdentity {
+  readonly message: number;
+  readonly block: number;
+  readonly hash: [number, number];
+}
+
+function hugeBlockIdentities(messages: readonly MessageParam[]): BlockIdentity[] {
+  const out: BlockIdentity[] = [];
+  messages.forEach((m, message) => {
+    if (!Array.isArray(m.content)) return;
+    m.content.forEach((b, block) => {
+      const json = blockJson(b as SimBlock);
+      if (json.length >= KNOWN_KEY_MIN_CHARS) out.push({ message, block, hash: hashString(json) });
+    });
+  });
+  return out;
 }
 
 /** What a call sends upstream: its bytes, and the digests the verdicts lack. */
 export function sendBody(body: RequestBody, undigested: readonly MessageParam[]): Sending {
-  return { digests: messageDigests(undigested), bytes: Buffer.from(JSON.stringify(body), 'utf8') };
+  const bytes = Buffer.from(JSON.stringify(body), 'utf8');
+  return { digests: messageDigests(undigested), bytes, identities: hugeBlockIdentities(body.messages) };
 }

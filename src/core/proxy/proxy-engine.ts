@@ -212,17 +212,24 @@ export class ProxyEngine {
       try {
         const observed = step.begin(this.steps, c, headers, now, { digests, spans: parsed.spans });
         step.rememberRefs(c, parsed.refs, offset);
+        step.rememberKeys(c, parsed.keys ?? [], offset);
         await nextTurn();
-        // Observe only: the journal's records are written (finally) in this turn of their own.
-        if (observed) return observed;
+        // Observe only: the journal's records (the new messages: megabytes) are written in steps of their own.
+        if (observed) {
+          await step.endInSteps(this.steps, c);
+          return observed;
+        }
         const p = step.plan(this.steps, c, now);
-        if (isForward(p)) return p;
-        // The journal's records (the new messages: megabytes) are written in a turn of their own.
+        if (isForward(p)) {
+          await step.endInSteps(this.steps, c);
+          return p;
+        }
         await nextTurn();
-        step.end(this.steps, c);
+        await step.endInSteps(this.steps, c);
         const undigested = this.verdicts.undigested(p.up.messages);
-        const { digests: made, bytes } = await this.offload.send(p.up, undigested);
+        const { digests: made, bytes, identities } = await this.offload.send(p.up, undigested);
         this.verdicts.remember(undigested, made);
+        step.rememberIdentities(p.up, identities ?? []);
         return step.sent(this.steps, c, p.up, bytes);
       } catch (e) {
         return step.failed(this.steps, c, e);

@@ -11,9 +11,12 @@ import type { RequestBody } from '../api/wire';
 import type { PreparedCall } from '../engine/context-engine';
 import { thinkingEnabled, validateRequest } from '../request/validate';
 import type { ToolDefinition } from '../session/types';
+import type { Release } from '../store/journal-writer';
 import { rememberDefaultRefs } from '../trimming';
 import { classifyClient } from './client-kind';
-import type { FoundRefs } from './prework';
+import { rememberContentKey } from '../tokens/hash';
+import { rememberBlockIdentity } from '../cache/sim-identity';
+import { hugeText, type BlockIdentity, type FoundRefs, type TextKey } from './prework';
 import type { MatchInput, ProxiedSession, ProxySessions } from './registry';
 import type { SessionState, SessionStates } from './session-states';
 import { sessionKeyOf, type Headers } from './session-key';
@@ -49,8 +52,8 @@ export interface Call {
   entry?: ProxiedSession;
   callIndex?: number;
   headChanged?: boolean;
-  /** Writes the call's journal records (one write and one fsync for all of them). */
-  release?: () => void;
+  /** Writes the call's journal records (one write and one fsync for all of them; `inSteps` for a big call). */
+  release?: Release;
 }
 
 export function untouched(raw: Buffer, failOpen?: string, sessionId?: string, callIndex?: number): Forward {
@@ -184,6 +187,27 @@ export function rememberRefs(c: Call, found: readonly FoundRefs[], offset: numbe
   }
 }
 
+/** Content keys a worker made for huge texts of the new messages: the token counter does not hash them again. */
+export function rememberKeys(c: Call, keys: readonly TextKey[], offset: number): void {
+  const messages = c.body.messages;
+  for (const k of keys) {
+    const text = hugeText(messages, { ...k, message: offset + k.message });
+    if (text !== undefined) rememberContentKey(text, k.key);
+  }
+}
+
+/**
+ * The cache simulator's identities of the upstream body's huge blocks, made by a worker: the inspector's simulator
+ * (which rebuilds the request: copies of these blocks) does not hash them again (cache/sim-identity.ts).
+ */
+export function rememberIdentities(up: RequestBody, identities: readonly BlockIdentity[]): void {
+  for (const { message, block, hash } of identities) {
+    const content = up.messages[message]?.content;
+    const b: unknown = Array.isArray(content) ? content[block] : undefined;
+    if (typeof b === 'object' && b !== null) rememberBlockIdentity(b, hash);
+  }
+}
+
 /** The pipeline, the planner and the builder: the upstream body, or the client's bytes and why. */
 export function plan(ctx: StepsContext, c: Call, now: number): { up: RequestBody; prepared: PreparedCall } | Forward {
   const { st, body, callIndex } = c;
@@ -219,5 +243,13 @@ export function end(ctx: StepsContext, c: Call): void {
   const release = c.release;
   c.release = undefined;
   release?.();
+  if (c.st) ctx.states.checkJournal(c.st);
+}
+
+/** `end` for a big call: its journal records (megabytes) are written a slice per event-loop turn. */
+export async function endInSteps(ctx: StepsContext, c: Call): Promise<void> {
+  const release = c.release;
+  c.release = undefined;
+  await release?.inSteps();
   if (c.st) ctx.states.checkJournal(c.st);
 }

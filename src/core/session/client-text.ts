@@ -77,9 +77,11 @@ export function supersedesContext(later: ClientContextKind, earlier: ClientConte
  */
 export function resultCarriesUserWords(block: ContentBlockParam, message: readonly ContentBlockParam[]): boolean {
   if (block.type !== 'tool_result') return false;
+  // The message's client context first: a huge result of another client's message is never scanned.
+  if (!message.some((b) => b.type === 'text' && isClientContext(b.text))) return false;
   const c = block.content;
   const text = typeof c === 'string' ? c : (c ?? []).map((x) => (x.type === 'text' ? x.text : '')).join('\n');
-  return USER_WORDS.test(text) && message.some((b) => b.type === 'text' && isClientContext(b.text));
+  return USER_WORDS.test(text);
 }
 
 /** Whether a text is client context (kept verbatim like a system reminder until a later copy restates it). */

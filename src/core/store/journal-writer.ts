@@ -11,6 +11,7 @@ import { fsyncDir, repairTornTail, touchOpen } from './journal-files';
 import { scanJournal } from './load';
 import { acquireLock, releaseLock } from './lock';
 import { JOURNAL_VERSION, type NewRecord } from './records';
+import { lineOf, SteppedBatch, TURN_CHARS, type Queued } from './stepped-batch';
 
 /** Records kept for a retry after failed writes; beyond this the oldest are dropped (and reported). */
 export const MAX_QUEUED_BYTES = 32 * 1024 * 1024;
@@ -28,10 +29,11 @@ export interface JournalOptions {
    */
   readonly maxQueuedBytes?: number;
 }
-interface Queued {
-  readonly id: string;
-  readonly line: string;
-}
+/**
+ * Ends a hold (`hold()`): the batch is written now, or (`inSteps`) serialized and written a slice per event-loop
+ * turn, fsynced off the event loop.
+ */
+export type Release = (() => void) & { inSteps(): Promise<void> };
 
 export class JournalWriter {
   readonly file: string;
@@ -52,8 +54,11 @@ export class JournalWriter {
   /** Records accepted but not yet in the file: a batch being collected, or a failed write to retry. */
   private queue: Queued[] = [];
   private readonly queued = new Set<string>();
-  private queuedBytes = 0;
   private holding = false;
+  /** A batch being written in steps: every other write waits for it (then goes after it, in order). */
+  private stepping: SteppedBatch | undefined;
+  /** Told to go idle (or closed) while writing in steps: done when the batch is out. */
+  private idleWanted = false;
   private indexed = false;
 
   constructor(file: string, sessionId: string, options: JournalOptions = {}) {
@@ -88,6 +93,10 @@ export class JournalWriter {
 
   /** Give back the descriptor and the lock until the next write. */
   idle(): void {
+    if (this.stepping) {
+      this.idleWanted = true;
+      return;
+    }
     touchOpen(this, false);
     if (this.fd === undefined) return;
     try {
@@ -141,18 +150,24 @@ export class JournalWriter {
    * one write and one fsync (a proxied request appends messages and a call record: one fsync,
    * not one per record, on the request path). Nested holds flush at the outermost release.
    */
-  hold(): () => void {
-    if (this.holding) return () => undefined;
+  hold(): Release {
+    if (this.holding) return Object.assign(() => undefined, { inSteps: () => Promise.resolve() });
     this.holding = true;
-    return () => {
-      this.holding = false;
-      this.flush();
+    let held = true;
+    const release = (): boolean => {
+      const was = held;
+      held = false;
+      if (was) this.holding = false;
+      return was;
     };
+    return Object.assign(() => void (release() && this.flush()), {
+      inSteps: async () => void (release() && (await this.flushInSteps())),
+    });
   }
 
   /** Records accepted but not in the file yet (a failed write's, waiting for the retry). */
   get unwritten(): number {
-    return this.holding ? 0 : this.queue.length;
+    return this.holding || this.stepping ? 0 : this.queue.length;
   }
 
   /** Write what is still queued (a last retry), release the file and its lock. */
@@ -160,6 +175,7 @@ export class JournalWriter {
     if (this.closed) return;
     this.holding = false;
     try {
+      this.finishSteps();
       if (this.queue.length) this.flush();
     } finally {
       this.closed = true;
@@ -174,10 +190,9 @@ export class JournalWriter {
   protected append(rec: NewRecord): boolean {
     if (this.ids.has(rec.id) || this.queued.has(rec.id)) return false;
     if (this.closed) throw new Error(`journal ${this.file} is closed`);
-    const line = `${JSON.stringify({ v: JOURNAL_VERSION, ...rec, ts: new Date().toISOString() })}\n`;
-    this.queue.push({ id: rec.id, line });
+    // Serialized when written: a batch written in steps (flushInSteps) serializes its huge texts in slices too.
+    this.queue.push({ id: rec.id, value: { v: JOURNAL_VERSION, ...rec, ts: new Date().toISOString() } });
     this.queued.add(rec.id);
-    this.queuedBytes += line.length;
     if (!this.holding) this.flush();
     return true;
   }
@@ -187,7 +202,7 @@ export class JournalWriter {
    * next write retries them first) and the error goes to onError, or is thrown.
    */
   private flush(): void {
-    if (!this.queue.length) return;
+    if (!this.queue.length || this.stepping) return;
     let error: Error | undefined;
     try {
       this.open();
@@ -196,27 +211,119 @@ export class JournalWriter {
     } catch (e) {
       error = e instanceof Error ? e : new Error(String(e));
     }
-    error ??= this.write(this.queue.map((q) => q.line).join(''));
-    if (!error) {
-      for (const q of this.queue) this.ids.add(q.id);
-      this.queue = [];
-      this.queued.clear();
-      this.queuedBytes = 0;
-      return;
+    error ??= this.write(this.queue.map(lineOf).join(''));
+    if (!error) this.written(this.queue.length);
+    else this.failed(error);
+  }
+
+  /** The first `n` queued records are in the file. */
+  private written(n: number): void {
+    for (const q of this.queue.slice(0, n)) {
+      this.ids.add(q.id);
+      this.queued.delete(q.id);
     }
+    this.queue = this.queue.slice(n);
+  }
+
+  /** A write failed: what is queued stays for the retry (the oldest beyond the bound dropped); report or throw. */
+  private failed(error: Error): void {
     const dropped = this.trimQueue();
     const err = dropped ? new Error(`${error.message} (${dropped} older unwritten records dropped)`) : error;
     if (!this.onError) throw err;
     this.onError(err);
   }
 
+  /**
+   * Write what is queued in steps (a hold's `inSteps`): the records' JSON made and written about TURN_CHARS per
+   * event-loop turn, then fsynced off the event loop, so a 20 MB record does not stop the process for its whole
+   * write. Records appended meanwhile wait and follow it. A crash midway leaves a torn last line, which the next
+   * open cuts off (the records before it are whole); a failed write is cut back off the file and retried.
+   */
+  private async flushInSteps(): Promise<void> {
+    if (!this.queue.length || this.stepping) return;
+    try {
+      this.open();
+      this.queue = this.queue.filter((q) => !this.ids.has(q.id));
+    } catch (e) {
+      this.failed(e instanceof Error ? e : new Error(String(e)));
+      return;
+    }
+    const run = new SteppedBatch(this.fd!, this.queue.slice(), this.bytes);
+    this.stepping = run;
+    try {
+      while (!this.stepWrite(run, TURN_CHARS)) {
+        await new Promise<void>((ok) => setImmediate(ok));
+        if (this.stepping !== run) return; // close() wrote the rest
+      }
+      await run.fsync();
+      if (this.stepping !== run) return;
+      this.written(run.records);
+    } catch (e) {
+      if (this.stepping !== run) return;
+      this.stepping = undefined;
+      this.cutBack(run);
+      this.failed(e instanceof Error ? e : new Error(String(e)));
+    } finally {
+      if (this.stepping === run) this.stepping = undefined;
+      this.afterSteps();
+    }
+  }
+
+  /** Write about `chars` more of a stepped batch; whether all of it is in the file. */
+  private stepWrite(run: SteppedBatch, chars: number): boolean {
+    const { bytes, done } = run.write(chars);
+    this.bytes += bytes;
+    return done;
+  }
+
+  /** Closing while a batch is written in steps: the rest of it is written now (write + fsync), in this turn. */
+  private finishSteps(): void {
+    const run = this.stepping;
+    if (!run) return;
+    this.stepping = undefined;
+    try {
+      this.stepWrite(run, Infinity);
+      fs.fsyncSync(run.fd);
+      this.written(run.records);
+    } catch (e) {
+      this.cutBack(run);
+      this.failed(e instanceof Error ? e : new Error(String(e)));
+    }
+  }
+
+  /** A stepped batch failed: its part is cut back off the file (no half record before the retry's whole one). */
+  private cutBack(run: SteppedBatch): void {
+    try {
+      fs.ftruncateSync(run.fd, run.start);
+      this.bytes = run.start;
+    } catch {
+      // The retry starts on a torn line, which load reports and skips.
+    }
+  }
+
+  /** After a stepped batch: what waited for it is written, a wanted idle done. */
+  private afterSteps(): void {
+    if (this.idleWanted && !this.closed) {
+      this.idleWanted = false;
+      if (!this.queue.length) this.idle();
+    }
+    if (this.queue.length && !this.holding && !this.closed) {
+      try {
+        this.flush();
+      } catch {
+        // No onError: the records stay queued for the next write, which throws to its caller.
+      }
+    }
+  }
+
   /** Bound the memory a long outage takes: drop the oldest queued records beyond maxQueuedBytes (the newest stays). */
   private trimQueue(): number {
+    let bytes = this.queue.reduce((sum, q) => sum + lineOf(q).length, 0);
     let n = 0;
-    while (this.queuedBytes > this.maxQueuedBytes && n < this.queue.length - 1) {
+    while (bytes > this.maxQueuedBytes && n < this.queue.length - 1) {
       const q = this.queue[n++];
       this.queued.delete(q.id);
-      this.queuedBytes -= q.line.length;
+      bytes -= lineOf(q).length;
     }
     if (n) this.queue = this.queue.slice(n);
     return n;

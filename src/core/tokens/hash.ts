@@ -12,9 +12,34 @@ import { createHash } from 'node:crypto';
 /** Below this many UTF-16 units the text itself is the key (a 28-char sha1 digest would save nothing). */
 export const INLINE_KEY_MAX_CHARS = 64;
 
+/** Texts at least this long may have their key made elsewhere (a worker thread: `rememberContentKey`). */
+export const KNOWN_KEY_MIN_CHARS = 64 * 1024;
+/** Keys made elsewhere, by their text (a Map hashes a long string by its length: a look-up is O(1) for the same text). */
+const knownKeys = new Map<string, string>();
+/** Characters of the texts `knownKeys` holds on to (oldest dropped beyond KNOWN_KEYS_MAX_CHARS). */
+let knownChars = 0;
+const KNOWN_KEYS_MAX_CHARS = 64 * 1024 * 1024;
+
+/**
+ * The key of a huge text, made off the event loop (the proxy's worker hashes a 20 MB tool result): the next
+ * `contentKey` of that text takes it instead of hashing it again on the event loop.
+ */
+export function rememberContentKey(text: string, key: string): void {
+  if (text.length < KNOWN_KEY_MIN_CHARS || knownKeys.has(text)) return;
+  knownKeys.set(text, key);
+  knownChars += text.length;
+  for (const old of knownKeys.keys()) {
+    if (knownChars <= KNOWN_KEYS_MAX_CHARS || old === text) break;
+    knownKeys.delete(old);
+    knownChars -= old.length;
+  }
+}
+
 /** A compact key for `text`; equal texts give equal keys. */
 export function contentKey(text: string): string {
   if (text.length <= INLINE_KEY_MAX_CHARS) return `=${text}`;
+  const known = text.length >= KNOWN_KEY_MIN_CHARS ? knownKeys.get(text) : undefined;
+  if (known !== undefined) return known;
   // Length is part of the key: a cheap extra guard and handy when debugging.
   return `#${text.length}:${createHash('sha1').update(text).digest('base64')}`;
 }

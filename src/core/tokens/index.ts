@@ -49,6 +49,6 @@ export {
 } from './encoder';
 export { CharRatios, PRIOR_CHARS_PER_TOKEN, PRIOR_WEIGHT_CHARS, RATIO_MIN_CHARS } from './char-ratio';
 export { FeatureExtractor, Features, FEATURE_NAMES, RAW_CLASSES, looksLikeCode } from './features';
-export { contentKey } from './hash';
+export { contentKey, rememberContentKey } from './hash';
 export { imageTokens, imageTokensForSize, sniffDimensions, IMAGE_DEFAULT_TOKENS } from './media';
 export { isHumanTurn, uncountedThinking } from './thinking';

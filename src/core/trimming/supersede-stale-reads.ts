@@ -105,12 +105,30 @@ interface Seen {
   pos: number;
 }
 
+/** Texts up to this long are printed whole; a longer one by samples (hashing 20 MB blocks the event loop ~40 ms). */
+const PRINT_WHOLE_CHARS = 64 * 1024;
+const PRINT_SAMPLES = 64;
+const SAMPLE_CHARS = 256;
+/** Different texts kept per print (sampled prints of different texts may be equal: each match is confirmed). */
+const PRINT_MATES = 8;
+
+/** A 64-bit print of a text: of all of it, or of its length and 65 spread samples (head and tail included). */
+export function textPrint(text: string): string {
+  if (text.length <= PRINT_WHOLE_CHARS) return hashString(text).join(':');
+  const stride = Math.floor(text.length / PRINT_SAMPLES);
+  const parts: string[] = [];
+  for (let i = 0; i < PRINT_SAMPLES; i++) parts.push(text.slice(i * stride, i * stride + SAMPLE_CHARS));
+  parts.push(text.slice(-SAMPLE_CHARS));
+  return hashString(parts.join('')).join(':');
+}
+
 export class SupersedeStaleReads implements Strategy {
   readonly name = 'supersede-stale-reads';
   readonly trigger: Trigger;
   private scanned = 0;
   private readonly reads = new Map<string, Seen[]>();
-  private readonly byHash = new Map<string, Seen & { text: string }>();
+  /** Results by their print: the ones with that print (a long text's print is sampled: texts confirm the match). */
+  private readonly byPrint = new Map<string, (Seen & { text: string })[]>();
   private readonly pendingUses = new Map<string, PendingUse>();
   private readonly readSet: Set<string>;
   private readonly stateSet: Set<string>;
@@ -194,14 +212,17 @@ export class SupersedeStaleReads implements Strategy {
       this.reads.set(use.path, list);
     }
     if (this.o.collapseDuplicates && text.length > this.o.minChars) {
-      // A fast 64-bit print of the text (no digest of the whole text through a crypto hash), confirmed by comparing the
-      // texts.
-      const [x, y] = hashString(text);
-      const h = `${use.name}\0${text.length}:${x}:${y}`;
-      const prev = this.byHash.get(h);
-      if (prev && prev.text === text)
-        this.point(ctx, prev, `identical to the later ${use.name} result in message ${this.scanned}`);
-      this.byHash.set(h, { blockId, pos: this.scanned, text });
+      // A fast print of the text (no crypto digest; a huge text's is sampled), confirmed by comparing the texts.
+      const h = `${use.name}\0${text.length}:${textPrint(text)}`;
+      const same = this.byPrint.get(h) ?? [];
+      const i = same.findIndex((s) => s.text === text);
+      if (i >= 0) {
+        this.point(ctx, same[i], `identical to the later ${use.name} result in message ${this.scanned}`);
+        same.splice(i, 1);
+      }
+      same.push({ blockId, pos: this.scanned, text });
+      if (same.length > PRINT_MATES) same.shift();
+      this.byPrint.set(h, same);
     }
   }
 
