@@ -193,3 +193,58 @@ export function recordedMeter(f: ClientFacts): RecordedMeter {
     },
   };
 }
+
+type WireBlock = { type: string; cache_control?: unknown };
+type WireMessage = { role: string; content: string | WireBlock[] };
+
+/**
+ * The request Claude Code made when the turn before call `i` ended (fit.turnEndWrites, report/fit.ts
+ * turnEndWritesOf), which the transcript does not hold: what was sent upstream for call `i` (`sent`, the proxy's
+ * request) up to the block the recorded read ends on, a breakpoint there (the last block of the last response when
+ * the proxy no longer sends that block as recorded). Undefined: no such request before call `i`.
+ */
+export function turnEndRequest(
+  f: ClientFacts,
+  i: number,
+  sent: { model?: unknown; system?: unknown; messages?: WireMessage[] },
+): { at: number; body: { model: string; system: unknown; messages: WireMessage[] } } | undefined {
+  const write = f.fit.turnEndWrites[i];
+  const messages = sent.messages;
+  if (!write || !messages) return undefined;
+  const blocks = (m: WireMessage): WireBlock[] => (Array.isArray(m.content) ? m.content : []);
+  let last = messages.length - 1;
+  while (
+    last >= 0 &&
+    (messages[last].role !== 'assistant' || !blocks(messages[last]).some((b) => cacheable(b as never)))
+  )
+    last--;
+  if (last < 0) return undefined;
+  let at: [number, number] = [
+    last,
+    blocks(messages[last])
+      .map((b) => cacheable(b as never))
+      .lastIndexOf(true),
+  ];
+  // The block as the client sent it for call i (a result it had cleared by then as its placeholder).
+  const orig = f.imp.messages.flatMap((m) => m.blocks).find((b) => b.id === write.block);
+  if (orig) {
+    const cleared = f.fit.contexts[i]?.cleared?.has(orig.id) && orig.param.type === 'tool_result';
+    const want = blockIdentityJson(cleared ? { ...orig.param, content: CLEARED_TEXT } : orig.param);
+    for (let mi = last; mi >= 0; mi--) {
+      const bi = blocks(messages[mi]).findIndex((b) => blockIdentityJson(b) === want);
+      if (bi >= 0) {
+        at = [mi, bi];
+        break;
+      }
+    }
+  }
+  const ttl = recordedTtl(f.imp.calls[i]);
+  const cc = ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
+  const [mi, bi] = at;
+  const upTo = messages.slice(0, mi + 1).map((m) => ({
+    role: m.role,
+    content: blocks(m).map(({ cache_control: _, ...b }) => b as WireBlock),
+  }));
+  upTo[mi].content = (upTo[mi].content as WireBlock[]).map((b, j) => (j === bi ? { ...b, cache_control: cc } : b));
+  return { at: write.at, body: { model: String(sent.model), system: sent.system, messages: upTo } };
+}
