@@ -129,6 +129,9 @@ export async function drive(
         if (sharedWarm(f, String(body.model)) && fit.othersWarm[i] !== false)
           server.cache.stepSystem(String(body.model), [(body.system as object[])[0]], blockTokens, now, until);
       };
+      // Between a response and the next request the proxy is idle (the model answered, tools ran): it has made its
+      // estimated token counts exact, as it does while idle.
+      while (proxy.engine.refineStep(Number.MAX_SAFE_INTEGER));
       const res = await fetch(`${proxy.url}/v1/messages`, {
         method: 'POST',
         headers: {

@@ -18,7 +18,10 @@ import { blockIdentityJson } from '../../src/core/api/cache-rules';
 import { recordedTtl } from '../../src/core/engine/replay';
 import { readTranscriptRecord } from '../../src/core/import';
 import type { RecordedCall } from '../../src/core/import/recorded';
+import { blockChars } from '../../src/core/report/block-chars';
+import { clientRestarts } from '../../src/core/report/client-prefix';
 import { fitNone, type FitResult } from '../../src/core/report/fit';
+import { CLEARED_RESULT_TOKENS } from '../../src/core/report/sizing';
 import { RESULT_NOT_RECORDED } from '../../src/core/request/assemble';
 import type { ContentBlockParam, ImportedSession } from '../../src/core/session/types';
 import { blockTokens, CHARS_PER_TOKEN } from '../../src/dev/tokens';
@@ -51,11 +54,11 @@ export function clientFacts(file: string, text = readFileSync(file, 'utf8')): Cl
   return { file, imp, model, fit: fitNone(imp, model, byId, undefined, conv.events) };
 }
 
-function systemText(tokens: number, epoch = 0): string {
+function systemText(tokens: number, key = ''): string {
   const chars = Math.round(tokens * CHARS_PER_TOKEN);
   const text = FILLER.repeat(Math.ceil(chars / FILLER.length)).slice(0, chars);
-  // A rewritten session part: other bytes, the same size.
-  return epoch ? `#${epoch} ${text}`.slice(0, chars) : text;
+  // Another client version, a restart, a rewritten session part: other bytes, the same size.
+  return key ? `#${key} ${text}`.slice(0, chars) : text;
 }
 
 function earlierText(part: { key: string; tokens: number }, epoch: number): string {
@@ -149,7 +152,11 @@ export function clientBody(f: ClientFacts, i: number): Record<string, unknown> {
   const p = fit.prefixes.get(model) ?? fit.prefix;
   const sysTtl = fit.timings[i]?.systemTtl ?? ttl ?? '5m';
   const scc = sysTtl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
-  const system = [systemText(p.shared), systemText(p.session, fit.sessionEpochs[i] ?? 0)]
+  const version = fit.contexts[i]?.prefixKey ?? '';
+  const epoch = fit.sessionEpochs[i] ?? 0;
+  const restarts = clientRestarts(fit, call);
+  const sessionKey = version || restarts || epoch ? `${version}#${restarts}#${epoch}` : '';
+  const system = [systemText(p.shared, version), systemText(p.session, sessionKey)]
     .filter((t) => t.length > 0)
     .map((text): Record<string, unknown> => ({ type: 'text', text, cache_control: scc }));
   // A transcript that starts mid-conversation: the earlier conversation it does not hold follows the system prompt
@@ -179,17 +186,36 @@ export function recordedMeter(f: ClientFacts): RecordedMeter {
   const bytes = f.imp.messages.map((m) => m.blocks.map((b) => blockIdentityJson(b.param)));
   let current: unknown;
   let byBytes = new Map<string, number>();
+  /** Tool uses and results by their tool id: tokens and characters as recorded. */
+  let byTool = new Map<string, { tokens: number; chars: number }>();
+  const toolId = (b: { type?: unknown; id?: unknown; tool_use_id?: unknown }): string | undefined =>
+    b.type === 'tool_result' ? String(b.tool_use_id) : b.type === 'tool_use' ? `use:${String(b.id)}` : undefined;
   return {
     at(i) {
       const messages = f.fit.sizesAt(i);
       if (messages === current) return;
       current = messages;
       byBytes = new Map();
-      messages.forEach((m, mi) => m.blocks.forEach((b, bi) => bytes[mi] && byBytes.set(bytes[mi][bi], b.tokens)));
+      byTool = new Map();
+      messages.forEach((m, mi) =>
+        m.blocks.forEach((b, bi) => {
+          if (!bytes[mi]) return;
+          byBytes.set(bytes[mi][bi], b.tokens);
+          const param = f.imp.messages[mi].blocks[bi]?.param;
+          const id = param && toolId(param as never);
+          if (id) byTool.set(id, { tokens: b.tokens, chars: blockChars(param) });
+        }),
+      );
     },
     tokensOf: (block) => {
       const t = byBytes.get(blockIdentityJson(block));
-      return t !== undefined ? Math.round(t) : blockTokens(block);
+      if (t !== undefined) return Math.round(t);
+      const p = block as ContentBlockParam;
+      // A result the client cleared: its placeholder, at the size the report gives it.
+      if (p.type === 'tool_result' && p.content === CLEARED_TEXT) return CLEARED_RESULT_TOKENS;
+      // A tool use or result a strategy rewrote: the recorded one's tokens per character (as the report scales it).
+      const orig = byTool.get(toolId(p as never) ?? '');
+      return orig ? Math.round((orig.tokens * blockChars(p)) / Math.max(1, orig.chars)) : blockTokens(block);
     },
   };
 }
