@@ -203,10 +203,12 @@ export async function drive(
   return { usd, refused, calls };
 }
 
-/** The report's default / none for a file's main conversation (anchored rows only). */
+/** The report's default / none for a file's main conversation (anchored rows only), a subagent file's own. */
 function reportRatio(file: string, text: string): number | undefined {
   const r = reportFile(file, text, new Set(), { strategies: ['default'], config: {} });
-  const row = r.rows.find((x) => !x.sidechain && x.fit.status === 'anchored');
+  // The main conversation, else (a subagent's own file) its first: the conversation the client facts are of.
+  const main = r.rows.some((x) => !x.sidechain) ? r.rows.filter((x) => !x.sidechain) : r.rows.slice(0, 1);
+  const row = main.find((x) => x.fit.status === 'anchored');
   const n = row?.strategies.none?.inputCost;
   const d = row?.strategies.default?.inputCost;
   return n && d !== undefined ? d / n : undefined;
