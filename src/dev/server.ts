@@ -71,6 +71,11 @@ export interface TestServerOptions {
    * recorded clock passes the recorded end of the response: the recordings read entries up to 5 minutes after it.
    */
   readonly refresh?: () => number;
+  /**
+   * Called with each valid request's body just before the cache prices it: a replay adds there what its client
+   * did in between that the recording does not hold (a request made when the turn ended, from what was sent).
+   */
+  readonly beforeCache?: (body: object) => void;
 }
 
 export interface TestServer {
@@ -285,6 +290,7 @@ export async function startTestServer(opts: TestServerOptions = {}): Promise<Tes
       if (entry !== undefined) queue.unshift(entry);
     };
 
+    opts.beforeCache?.(body);
     const at = now();
     const usage = cache.step(body as unknown as SimRequest, opts.tokensOf ?? blockTokens, at, opts.refresh?.() ?? at);
     const { content, stopReason } = materialize(turn, seed * 7919 + rec.seq);

@@ -29,6 +29,7 @@ import {
   earlierWarmAtStart,
   recordedMeter,
   sharedWarm,
+  turnEndRequest,
   type ClientFacts,
   type RecordedMeter,
 } from './truth-client';
@@ -70,11 +71,18 @@ export async function drive(
 ): Promise<{ usd: number; refused: number; calls: TruthCall[] }> {
   let clock = 0;
   let refresh = 0;
+  /** What the client did before this call that the recording does not hold, given what the proxy sent for it. */
+  let beforeCache: ((sent: object) => void) | undefined;
   const server = await startTestServer({
     now: () => clock,
     refresh: () => Math.max(refresh, clock),
     fallback: 'echo',
     tokensOf: meter?.tokensOf,
+    beforeCache: (body) => {
+      const h = beforeCache;
+      beforeCache = undefined;
+      h?.(body);
+    },
   });
   const proxy = await startProxy({
     upstream: server.url,
@@ -108,12 +116,22 @@ export async function drive(
         server.cache.stepSystem(String(body.model), warm, blockTokens, clock, clock);
       }
       started = true;
-      // Another session of the client reads the shared part just before: it stays warm, as in the recording (not
-      // where the recording read less than it).
-      if (sharedWarm(f, String(body.model)) && fit.othersWarm[i] !== false)
-        server.cache.stepSystem(String(body.model), [(body.system as object[])[0]], blockTokens, clock, refresh);
       // The client changed its messages in a way the transcript does not hold: nothing past the system prompt is read.
       if (invalidated.has(i)) server.cache.invalidateMessages();
+      const [now, until] = [clock, refresh];
+      beforeCache = (sent) => {
+        // When the previous turn ended, the client wrote the cache through its response with a request the
+        // transcript does not hold: what the proxy sent for this call, up to that response (not priced: unrecorded).
+        const w = turnEndRequest(f, i, sent);
+        if (w) server.cache.step(w.body as never, meter?.tokensOf ?? blockTokens, w.at, w.at);
+        // Another session of the client reads the shared part just before: it stays warm, as in the recording (not
+        // where the recording read less than it).
+        if (sharedWarm(f, String(body.model)) && fit.othersWarm[i] !== false)
+          server.cache.stepSystem(String(body.model), [(body.system as object[])[0]], blockTokens, now, until);
+      };
+      // Between a response and the next request the proxy is idle (the model answered, tools ran): it has made its
+      // estimated token counts exact, as it does while idle.
+      while (proxy.engine.refineStep(Number.MAX_SAFE_INTEGER));
       const res = await fetch(`${proxy.url}/v1/messages`, {
         method: 'POST',
         headers: {
@@ -124,6 +142,7 @@ export async function drive(
         },
         body: JSON.stringify(body),
       });
+      beforeCache = undefined;
       const json = (await res.json()) as {
         usage?: {
           input_tokens: number;
@@ -160,6 +179,10 @@ export async function drive(
           (b, bi) => b.cache_control && marks.push(`${mi}.${bi}`),
         ),
       );
+      if (process.env.TRUTH_CALLS === strategy)
+        process.stderr.write(
+          `TRUTH ${i} ${JSON.stringify(u)} ${c.input + c.cacheWrite + c.cacheRead} marks=${marks.join(',')} n=${sent?.messages?.length}\n`,
+        );
       calls.push({
         call: i,
         breakpoints: marks,
@@ -180,10 +203,12 @@ export async function drive(
   return { usd, refused, calls };
 }
 
-/** The report's default / none for a file's main conversation (anchored rows only). */
+/** The report's default / none for a file's main conversation (anchored rows only), a subagent file's own. */
 function reportRatio(file: string, text: string): number | undefined {
   const r = reportFile(file, text, new Set(), { strategies: ['default'], config: {} });
-  const row = r.rows.find((x) => !x.sidechain && x.fit.status === 'anchored');
+  // The main conversation, else (a subagent's own file) its first: the conversation the client facts are of.
+  const main = r.rows.some((x) => !x.sidechain) ? r.rows.filter((x) => !x.sidechain) : r.rows.slice(0, 1);
+  const row = main.find((x) => x.fit.status === 'anchored');
   const n = row?.strategies.none?.inputCost;
   const d = row?.strategies.default?.inputCost;
   return n && d !== undefined ? d / n : undefined;

@@ -18,7 +18,10 @@ import { blockIdentityJson } from '../../src/core/api/cache-rules';
 import { recordedTtl } from '../../src/core/engine/replay';
 import { readTranscriptRecord } from '../../src/core/import';
 import type { RecordedCall } from '../../src/core/import/recorded';
+import { blockChars } from '../../src/core/report/block-chars';
+import { clientRestarts } from '../../src/core/report/client-prefix';
 import { fitNone, type FitResult } from '../../src/core/report/fit';
+import { CLEARED_RESULT_TOKENS } from '../../src/core/report/sizing';
 import { RESULT_NOT_RECORDED } from '../../src/core/request/assemble';
 import type { ContentBlockParam, ImportedSession } from '../../src/core/session/types';
 import { blockTokens, CHARS_PER_TOKEN } from '../../src/dev/tokens';
@@ -51,11 +54,11 @@ export function clientFacts(file: string, text = readFileSync(file, 'utf8')): Cl
   return { file, imp, model, fit: fitNone(imp, model, byId, undefined, conv.events) };
 }
 
-function systemText(tokens: number, epoch = 0): string {
+function systemText(tokens: number, key = ''): string {
   const chars = Math.round(tokens * CHARS_PER_TOKEN);
   const text = FILLER.repeat(Math.ceil(chars / FILLER.length)).slice(0, chars);
-  // A rewritten session part: other bytes, the same size.
-  return epoch ? `#${epoch} ${text}`.slice(0, chars) : text;
+  // Another client version, a restart, a rewritten session part: other bytes, the same size.
+  return key ? `#${key} ${text}`.slice(0, chars) : text;
 }
 
 function earlierText(part: { key: string; tokens: number }, epoch: number): string {
@@ -149,7 +152,11 @@ export function clientBody(f: ClientFacts, i: number): Record<string, unknown> {
   const p = fit.prefixes.get(model) ?? fit.prefix;
   const sysTtl = fit.timings[i]?.systemTtl ?? ttl ?? '5m';
   const scc = sysTtl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
-  const system = [systemText(p.shared), systemText(p.session, fit.sessionEpochs[i] ?? 0)]
+  const version = fit.contexts[i]?.prefixKey ?? '';
+  const epoch = fit.sessionEpochs[i] ?? 0;
+  const restarts = clientRestarts(fit, call);
+  const sessionKey = version || restarts || epoch ? `${version}#${restarts}#${epoch}` : '';
+  const system = [systemText(p.shared, version), systemText(p.session, sessionKey)]
     .filter((t) => t.length > 0)
     .map((text): Record<string, unknown> => ({ type: 'text', text, cache_control: scc }));
   // A transcript that starts mid-conversation: the earlier conversation it does not hold follows the system prompt
@@ -179,17 +186,91 @@ export function recordedMeter(f: ClientFacts): RecordedMeter {
   const bytes = f.imp.messages.map((m) => m.blocks.map((b) => blockIdentityJson(b.param)));
   let current: unknown;
   let byBytes = new Map<string, number>();
+  /** Tool uses and results by their tool id: tokens and characters as recorded. */
+  let byTool = new Map<string, { tokens: number; chars: number }>();
+  const toolId = (b: { type?: unknown; id?: unknown; tool_use_id?: unknown }): string | undefined =>
+    b.type === 'tool_result' ? String(b.tool_use_id) : b.type === 'tool_use' ? `use:${String(b.id)}` : undefined;
   return {
     at(i) {
       const messages = f.fit.sizesAt(i);
       if (messages === current) return;
       current = messages;
       byBytes = new Map();
-      messages.forEach((m, mi) => m.blocks.forEach((b, bi) => bytes[mi] && byBytes.set(bytes[mi][bi], b.tokens)));
+      byTool = new Map();
+      messages.forEach((m, mi) =>
+        m.blocks.forEach((b, bi) => {
+          if (!bytes[mi]) return;
+          byBytes.set(bytes[mi][bi], b.tokens);
+          const param = f.imp.messages[mi].blocks[bi]?.param;
+          const id = param && toolId(param as never);
+          if (id) byTool.set(id, { tokens: b.tokens, chars: blockChars(param) });
+        }),
+      );
     },
     tokensOf: (block) => {
       const t = byBytes.get(blockIdentityJson(block));
-      return t !== undefined ? Math.round(t) : blockTokens(block);
+      if (t !== undefined) return Math.round(t);
+      const p = block as ContentBlockParam;
+      // A result the client cleared: its placeholder, at the size the report gives it.
+      if (p.type === 'tool_result' && p.content === CLEARED_TEXT) return CLEARED_RESULT_TOKENS;
+      // A tool use or result a strategy rewrote: the recorded one's tokens per character (as the report scales it).
+      const orig = byTool.get(toolId(p as never) ?? '');
+      return orig ? Math.round((orig.tokens * blockChars(p)) / Math.max(1, orig.chars)) : blockTokens(block);
     },
   };
+}
+
+type WireBlock = { type: string; cache_control?: unknown };
+type WireMessage = { role: string; content: string | WireBlock[] };
+
+/**
+ * The request Claude Code made when the turn before call `i` ended (fit.turnEndWrites, report/fit.ts
+ * turnEndWritesOf), which the transcript does not hold: what was sent upstream for call `i` (`sent`, the proxy's
+ * request) up to the block the recorded read ends on, a breakpoint there (the last block of the last response when
+ * the proxy no longer sends that block as recorded). Undefined: no such request before call `i`.
+ */
+export function turnEndRequest(
+  f: ClientFacts,
+  i: number,
+  sent: { model?: unknown; system?: unknown; messages?: WireMessage[] },
+): { at: number; body: { model: string; system: unknown; messages: WireMessage[] } } | undefined {
+  const write = f.fit.turnEndWrites[i];
+  const messages = sent.messages;
+  if (!write || !messages) return undefined;
+  const blocks = (m: WireMessage): WireBlock[] => (Array.isArray(m.content) ? m.content : []);
+  let last = messages.length - 1;
+  while (
+    last >= 0 &&
+    (messages[last].role !== 'assistant' || !blocks(messages[last]).some((b) => cacheable(b as never)))
+  )
+    last--;
+  if (last < 0) return undefined;
+  let at: [number, number] = [
+    last,
+    blocks(messages[last])
+      .map((b) => cacheable(b as never))
+      .lastIndexOf(true),
+  ];
+  // The block as the client sent it for call i (a result it had cleared by then as its placeholder).
+  const orig = f.imp.messages.flatMap((m) => m.blocks).find((b) => b.id === write.block);
+  if (orig) {
+    const cleared = f.fit.contexts[i]?.cleared?.has(orig.id) && orig.param.type === 'tool_result';
+    const want = blockIdentityJson(cleared ? { ...orig.param, content: CLEARED_TEXT } : orig.param);
+    for (let mi = last; mi >= 0; mi--) {
+      const bi = blocks(messages[mi]).findIndex((b) => blockIdentityJson(b) === want);
+      if (bi >= 0) {
+        at = [mi, bi];
+        break;
+      }
+    }
+  }
+  const ttl = recordedTtl(f.imp.calls[i]);
+  const cc = ttl === '1h' ? { type: 'ephemeral', ttl: '1h' } : { type: 'ephemeral' };
+  const [mi, bi] = at;
+  const upTo = messages.slice(0, mi + 1).map((m) => ({
+    role: m.role,
+    content: blocks(m).map(({ cache_control: _, ...b }) => b as WireBlock),
+  }));
+  upTo[mi].content = (upTo[mi].content as WireBlock[]).map((b, j) => (j === bi ? { ...b, cache_control: cc } : b));
+  return { at: write.at, body: { model: String(sent.model), system: sent.system, messages: upTo } };
 }

@@ -8,9 +8,17 @@ import type { CacheTtl } from '../api/wire';
 import type { CallRecord, ImportedSession } from '../session/types';
 import { ContextEngine, type EngineOptions, type PreparedCall } from './context-engine';
 
+/** Why the cache is cold from the first message when the client changed its head (the proxy's word for it too). */
+export const HEAD_CHANGED = 'the client changed its system prompt or tools: its cached prefix is gone';
+
 export interface ReplayOptions extends EngineOptions {
   /** Learn token calibration from the recorded usage while replaying (default true). */
   calibrate?: boolean;
+  /**
+   * Per call: whether the client changed its system prompt or tools since its previous request (the proxy then
+   * finds the cache cold from the first message: a free moment, proxy/request-steps.ts).
+   */
+  headChanged?: (callIndex: number) => boolean;
 }
 
 export interface ReplayStep {
@@ -60,7 +68,14 @@ export function* replay(imp: ImportedSession, opts: ReplayOptions = {}): Generat
     // The client's breakpoints are not in the transcript, but their TTL shows in the usage: follow it.
     const ttl = recordedTtl(call);
     if (ttl && opts.ttl === undefined) engine.ttl = ttl;
-    const prepared = engine.prepare({ callIndex: call.index, upTo: call.at, epochStart: call.epochStart, now });
+    const coldFrom = opts.headChanged?.(call.index) ? { position: call.epochStart, why: HEAD_CHANGED } : undefined;
+    const prepared = engine.prepare({
+      callIndex: call.index,
+      upTo: call.at,
+      epochStart: call.epochStart,
+      now,
+      coldFrom,
+    });
     // The recorded usage is the client's request's, written at the client's TTL.
     if (call.usage && opts.calibrate !== false)
       engine.observeUsage(call.usage, call.at, call.epochStart, true, engine.ttl);

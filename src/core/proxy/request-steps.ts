@@ -9,6 +9,7 @@
  */
 import type { RequestBody } from '../api/wire';
 import type { PreparedCall } from '../engine/context-engine';
+import { HEAD_CHANGED } from '../engine/replay';
 import { thinkingEnabled, validateRequest } from '../request/validate';
 import type { ToolDefinition } from '../session/types';
 import type { Release } from '../store/journal-writer';
@@ -212,9 +213,7 @@ export function rememberIdentities(up: RequestBody, identities: readonly BlockId
 export function plan(ctx: StepsContext, c: Call, now: number): { up: RequestBody; prepared: PreparedCall } | Forward {
   const { st, body, callIndex } = c;
   if (!st || callIndex === undefined) throw new Error('the call was not begun');
-  const coldFrom = c.headChanged
-    ? { position: 0, why: 'the client changed its system prompt or tools: its cached prefix is gone' }
-    : undefined;
+  const coldFrom = c.headChanged ? { position: 0, why: HEAD_CHANGED } : undefined;
   const upTo = st.entry.session.messages.length;
   const prepared = st.engine.prepare({ callIndex, upTo, epochStart: 0, now, coldFrom });
   st.prepared = prepared;

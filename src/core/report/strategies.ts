@@ -18,8 +18,8 @@ import { MAX_BREAKPOINTS } from '../api/cache-rules';
 import { SessionBill, withCleared } from './session-bill';
 import type { FitResult } from './fit';
 import { blockChars, CHARS_PER_TOKEN } from './sizing';
+import { clientHeadKeys, clientPrefixOf } from './client-prefix';
 import { UsageSizedTokens } from './usage-tokens';
-import { clientPrefixOf } from './client-prefix';
 
 export interface StrategyCost {
   /** Input-side cost over the billed calls, USD. */
@@ -198,8 +198,6 @@ export function priceStrategy(
   let inputCost = 0;
   let tokensSent = 0;
   let writeCost = 0;
-  // Sizes from the fit, never a tokenizer (see usage-tokens.ts); no calibration: the sizes are the usage's.
-  const estimator = new UsageSizedTokens(imp, fit.messages, imp.model ?? imp.calls.find((c) => c.model)?.model);
   let prev:
     | {
         readonly sent: readonly unknown[];
@@ -207,9 +205,14 @@ export function priceStrategy(
         readonly billed: readonly BillMessage[];
       }
     | undefined;
+  // Sizes from the fit, never a tokenizer (see usage-tokens.ts); no calibration: the sizes are the usage's.
+  const estimator = new UsageSizedTokens(imp, fit.messages, imp.model ?? imp.calls.find((c) => c.model)?.model);
   // Decided as the proxy would: with the client's system prompt and tools in front of the messages.
+  // Where the client sent another system prompt than before, the proxy finds the cache cold: a free moment.
   const clientPrefix = clientPrefixOf(fit.prefix);
-  for (const step of replay(imp, { strategy, config, estimator, calibrate: false, clientPrefix })) {
+  const heads = clientHeadKeys(fit, imp);
+  const headChanged = (i: number): boolean => i > 0 && heads[i] !== heads[i - 1];
+  for (const step of replay(imp, { strategy, config, estimator, calibrate: false, clientPrefix, headChanged })) {
     const i = step.call.index;
     sizesOf(i);
     const body = step.prepared.body;
@@ -276,6 +279,10 @@ export function priceStrategy(
     };
     // A side request of its own (fit.foreign) costs what it cost, whatever the strategy.
     const s = foreign.has(i) ? fit.steps[i] : bill.step(ctx.model, req);
+    // The proxy learns from the usage of what it sent while it has not edited the history (proxy-engine.ts): what
+    // the cache lost for no reason its requests show.
+    if (!foreign.has(i) && (strategy === 'none' || !step.engine.session.overlayCount))
+      step.engine.observeUsage({ ...s.usage, output_tokens: 0 }, step.call.at, step.call.epochStart, true);
     if (plain) {
       const d = foreign.has(i)
         ? s
