@@ -11,6 +11,19 @@ const common = {
   sourcemap: true,
   logLevel: 'warning',
 };
+/** A webview bundle: browser ESM, loaded under a strict CSP. */
+const webview = (name, entry) => ({
+  bundle: true,
+  platform: 'browser',
+  target: 'es2022',
+  format: 'esm',
+  sourcemap: true,
+  minify: true,
+  logLevel: 'warning',
+  entryPoints: { [name]: entry },
+  outdir: 'dist/webview',
+});
+
 const configs = [
   // dist/cli.js launches the CLI bundle, or the small status-line bundle (src/cli/launch.ts).
   {
@@ -53,30 +66,10 @@ const configs = [
     minify: true,
   },
   // Chat webview: browser ESM, loaded by the chat view under a strict CSP.
-  {
-    bundle: true,
-    platform: 'browser',
-    target: 'es2022',
-    format: 'esm',
-    sourcemap: true,
-    minify: true,
-    logLevel: 'warning',
-    entryPoints: { chat: 'webview/chat/main.ts' },
-    outdir: 'dist/webview',
-  },
+  webview('chat', 'webview/chat/main.ts'),
   // Context inspector webview: browser ESM (toolkit controls bundled in), the same bundle for
   // the VS Code panel and the standalone server; its CSS (media/inspector.css + base.css) bundled beside it.
-  {
-    bundle: true,
-    platform: 'browser',
-    target: 'es2022',
-    format: 'esm',
-    sourcemap: true,
-    minify: true,
-    logLevel: 'warning',
-    entryPoints: { inspector: 'webview/inspector/main.ts' },
-    outdir: 'dist/webview',
-  },
+  webview('inspector', 'webview/inspector/main.ts'),
   {
     bundle: true,
     minify: true,
@@ -85,17 +78,7 @@ const configs = [
     outdir: 'dist/webview',
   },
   // Report view webview ("What would trimming have saved?").
-  {
-    bundle: true,
-    platform: 'browser',
-    target: 'es2022',
-    format: 'esm',
-    sourcemap: true,
-    minify: true,
-    logLevel: 'warning',
-    entryPoints: { report: 'webview/report/main.ts' },
-    outdir: 'dist/webview',
-  },
+  webview('report', 'webview/report/main.ts'),
 ];
 
 for (const cfg of configs) {

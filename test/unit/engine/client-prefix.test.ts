@@ -5,31 +5,18 @@
  */
 import { describe, expect, it } from 'vitest';
 import { CostLedger, replay } from '../../../src/core/engine';
-import { Session } from '../../../src/core/session';
-import type { CallRecord, ImportedSession } from '../../../src/core/session/types';
-import { round } from '../trimming/helpers';
+import type { ImportedSession } from '../../../src/core/session/types';
+import { timedToolLoop } from './timed-loop';
 
 const MODEL = 'claude-opus-4-5';
 
 /** A short Opus session: 12 calls, a few hundred tokens each, 20 s apart. */
 function shortOpusSession(): ImportedSession {
-  const s = new Session({ model: MODEL });
-  s.append('user', 'fix the failing test in src/a.ts');
-  const calls: CallRecord[] = [];
-  const t0 = Date.parse('2026-01-01T10:00:00Z');
-  for (let i = 0; i < 12; i++) {
-    calls.push({
-      index: i,
-      at: s.messages.length,
-      epochStart: 0,
-      model: MODEL,
-      timestamp: new Date(t0 + i * 20_000).toISOString(),
-    });
-    round(s, [
-      { name: 'Read', input: { file_path: `src/f${i}.ts` }, result: `export const v${i} = ${i};\n`.repeat(8) },
-    ]);
-  }
-  return { format: 'claude-code', file: 'short-opus.jsonl', model: MODEL, messages: s.messages, calls, issues: [] };
+  return timedToolLoop(MODEL, 'short-opus.jsonl', 'fix the failing test in src/a.ts', 12, (i) => ({
+    name: 'Read',
+    input: { file_path: `src/f${i}.ts` },
+    result: `export const v${i} = ${i};\n`.repeat(8),
+  }));
 }
 
 function messageBreakpoints(imp: ImportedSession, clientPrefix?: { tokens: number }): number[] {

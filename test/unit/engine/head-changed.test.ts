@@ -5,35 +5,18 @@
  */
 import { describe, expect, it } from 'vitest';
 import { replay } from '../../../src/core/engine';
-import { Session } from '../../../src/core/session';
-import type { CallRecord, ImportedSession } from '../../../src/core/session/types';
-import { round } from '../trimming/helpers';
+import type { ImportedSession } from '../../../src/core/session/types';
+import { timedToolLoop } from './timed-loop';
 
 const MODEL = 'claude-sonnet-4-5';
 
 /** A tool loop of 12 calls, 20 s apart, each reading a large file. */
 function toolLoop(): ImportedSession {
-  const s = new Session({ model: MODEL });
-  s.append('user', 'refactor the modules under src/');
-  const calls: CallRecord[] = [];
-  const t0 = Date.parse('2026-01-01T10:00:00Z');
-  for (let i = 0; i < 12; i++) {
-    calls.push({
-      index: i,
-      at: s.messages.length,
-      epochStart: 0,
-      model: MODEL,
-      timestamp: new Date(t0 + i * 20_000).toISOString(),
-    });
-    round(s, [
-      {
-        name: 'Bash',
-        input: { command: `npm test -- src/m${i}` },
-        result: `PASS src/m${i}/case.test.ts line ${i}: ok, nothing to see\n`.repeat(300),
-      },
-    ]);
-  }
-  return { format: 'claude-code', file: 'loop.jsonl', model: MODEL, messages: s.messages, calls, issues: [] };
+  return timedToolLoop(MODEL, 'loop.jsonl', 'refactor the modules under src/', 12, (i) => ({
+    name: 'Bash',
+    input: { command: `npm test -- src/m${i}` },
+    result: `PASS src/m${i}/case.test.ts line ${i}: ok, nothing to see\n`.repeat(300),
+  }));
 }
 
 /** What `none` cost by the engine's own shadow of the cache (savings guard), after the whole replay. */

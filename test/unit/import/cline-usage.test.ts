@@ -2,7 +2,7 @@
  * Cline tasks in the report: recorded spend and a fit from the task's ui_messages.json
  * (test/fixtures/cline-task), or a precise reason when it cannot be read.
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -160,7 +160,7 @@ describe('Cline usage (ui_messages.json)', () => {
       const ui = join(dir, 'task', 'ui_messages.json');
       const before = discover([dir]).files[0];
       writeFileSync(ui, '[]');
-      utimesSync(ui, new Date(), new Date(Date.now() + 60_000));
+      utimesSync(ui, statSync(ui).atime, new Date(statSync(ui).mtimeMs + 60_000));
       expect(discover([dir]).files[0].mtimeMs).toBeGreaterThan(before.mtimeMs);
       const third = run();
       expect(third.hits).toBe(0);

@@ -1,5 +1,5 @@
 /** McpToolSource against the workflow fixture as a real stdio process (the official SDK on both ends). */
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   McpToolSource,
   RESTRICTED_TEXT,
@@ -157,9 +157,8 @@ describe('McpToolSource (workflow fixture over stdio)', () => {
     await src.start();
     const r = await src.execute('mcp__workflow__show_env', {}, toolContext());
     expect(r.content).toBe(`WORKFLOW_TOKEN=${REDACTED}`);
-    await new Promise((res) => setTimeout(res, 100));
+    await vi.waitFor(() => expect(log.join('\n')).toContain(`token is ${REDACTED}`));
     expect(log.join('\n')).not.toContain(SECRET);
-    expect(log.join('\n')).toContain(`token is ${REDACTED}`);
   });
 
   it('refreshes its tools on tools/list_changed', async () => {
@@ -167,9 +166,7 @@ describe('McpToolSource (workflow fixture over stdio)', () => {
     await src.start();
     expect(src.has('mcp__workflow__added_later')).toBe(false);
     await src.execute('mcp__workflow__add_tool', {}, toolContext());
-    const deadline = Date.now() + 5_000;
-    while (!src.has('mcp__workflow__added_later') && Date.now() < deadline)
-      await new Promise((res) => setTimeout(res, 20));
+    await vi.waitFor(() => expect(src.has('mcp__workflow__added_later')).toBe(true), { timeout: 5_000 });
     expect(src.definitions({ cacheCold: false }).map((d) => d.name)).toContain('mcp__workflow__added_later');
     expect(await src.execute('mcp__workflow__added_later', {}, toolContext())).toEqual({
       content: 'the added tool ran',

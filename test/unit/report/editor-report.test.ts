@@ -3,7 +3,7 @@
  * it keeps the per-file cache in the file it is given (the extension's globalStorage), so a
  * second run reads none of the unchanged files and gives the same report; a touched file is read again.
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, utimesSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -41,7 +41,7 @@ describe('report command: per-file cache under globalStorage', () => {
     expect(second.report).toEqual(first.report);
 
     const sub = join(dir, 'projects/-home-u-proj/11111111-1111-4111-8111-111111111111/subagents/agent-b2.jsonl');
-    utimesSync(sub, new Date(), new Date(Date.now() + 60_000));
+    utimesSync(sub, statSync(sub).atime, new Date(statSync(sub).mtimeMs + 60_000));
     const third = await run();
     expect(third.fromCache).toBe(2);
     expect(third.report).toEqual(first.report);
